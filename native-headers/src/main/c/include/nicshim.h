@@ -32,10 +32,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* ============================================================================================
  * ABI version: major in bits 31:16, minor in bits 15:0. A library is usable when its major
  * equals NICSHIM_ABI_VERSION_MAJOR and its minor is >= the header's minor.
@@ -340,9 +336,5 @@ int32_t nicshim_get_stats(const nicshim_t *shim, nicshim_stats_t *out);
 
 /** Static English text for a NICSHIM_OK / NICSHIM_ERR_* code ("unknown error" otherwise). */
 const char *nicshim_strerror(int32_t error);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif /* NICBRIDGE_NICSHIM_H */
