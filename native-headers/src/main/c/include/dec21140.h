@@ -444,7 +444,10 @@
  * A.0 / A.3 Linux constants worth having ([V LT])
  * ========================================================================================== */
 
-/** Linux's valid-interrupt mask for the 21140: bits 0-3, 5-9, 11, 13-16. */
+/**
+ * Linux's valid-interrupt mask for the 21140: bits 0-3, 5-9, 11, 13-16, i.e. every 21140
+ * source and both summaries except the 21140A-only ETI (bit 10).
+ */
 #define DEC21140_LINUX_VALID_INTRS     (0x0001EBEFu)
 /** Linux acknowledges an interrupt by writing back csr5 & this mask. */
 #define DEC21140_LINUX_CSR5_ACK_MASK   (0x0001FFFFu)
