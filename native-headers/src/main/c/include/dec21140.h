@@ -3,7 +3,7 @@
  *
  * This header is the single source of truth for the 21140 as nicbridge sees it: the Java
  * bindings are generated from it, the emulator (sim-hardware) implements it and the native
- * shim serves it. Facts come from /work/shared/reference/hardware-facts.md section A (chip) and
+ * shim serves it. Facts come from shared/reference/hardware-facts.md section A (chip) and
  * D.1 (Ethernet wire); the section is named next to each group. Anything tagged [P] is a choice
  * of this project, not a fact of the chip. Tags [V]/[R] are the fact sheet's confidence tags.
  *
