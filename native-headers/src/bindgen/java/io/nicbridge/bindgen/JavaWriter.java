@@ -31,7 +31,7 @@ final class JavaWriter {
     Map<String, String> write(List<Model.Header> headers) {
         for (Model.Header header : headers) {
             for (Model.Struct struct : header.structs()) {
-                String className = Names.structClass(struct.cName());
+                String className = Names.structClass(struct.cName(), header.fileName());
                 if (structClasses.containsValue(className) || className.equals(Names.headerClass(header.fileName()))
                         || className.equals(MANIFEST_CLASS)) {
                     throw new IllegalStateException(header.fileName() + ": struct " + struct.cName()

@@ -32,11 +32,19 @@ final class Names {
         return fileName.endsWith(".h") ? fileName.substring(0, fileName.length() - 2) : fileName;
     }
 
-    /** {@code dec21140_desc_t} -> {@code Dec21140Desc}; {@code struct medusa_bte} -> {@code MedusaBte}. */
-    static String structClass(String cName) {
+    /**
+     * {@code dec21140_desc_t} -> {@code Dec21140Desc}; {@code struct medusa_bte} -> {@code MedusaBte}; a name that
+     * starts with its header's base name starts with the header's class name ({@code nicshim_info_t} ->
+     * {@code NicShimInfo}).
+     */
+    static String structClass(String cName, String headerFileName) {
         String name = cName.startsWith("struct ") ? cName.substring("struct ".length()) : cName;
         if (name.endsWith("_t")) {
             name = name.substring(0, name.length() - 2);
+        }
+        String base = baseName(headerFileName);
+        if (name.startsWith(base + "_")) {
+            return headerClass(headerFileName) + camel(name.substring(base.length() + 1), true);
         }
         return camel(name, true);
     }

@@ -1,0 +1,340 @@
+/*
+ * nicshim.h - C API of the nicbridge native driver shim.
+ *
+ * The shim serves one card contract (dec21140.h, or sba200_unet.h carried over Ethernet) on a
+ * real Linux network interface: Java allocates the card's register window and every DMA-able
+ * region as pinned off-heap memory, hands them to the shim, and from then on both sides work on
+ * the same bytes - Java as the driver, the shim as the card. Frames move through AF_PACKET with
+ * PACKET_MMAP rings (see ARCHITECTURE.md, "Backends"). This header only defines the API; the
+ * implementation lives next to it in native-headers.
+ *
+ * Rules of the API
+ *  - Every function returns 0 or a non-negative value on success and a negative NICSHIM_ERR_*
+ *    code on failure; nicshim_strerror() turns a code into text. Bad input is rejected with an
+ *    error, never by crashing: the shim touches only the memory it was given.
+ *  - The card never dereferences a bus address directly: every descriptor or buffer address is
+ *    translated through the DMA regions registered with nicshim_add_dma_region(); an address
+ *    (plus length) not wholly inside one region is a bus error, reported the card's way
+ *    (21140: CSR5.FBE with EB = master abort; U-Net: descriptor error status) and counted in
+ *    nicshim_stats_t.bus_errors.
+ *  - Threads: nicshim_kick(), nicshim_get_stats() and the two functions without a shim argument
+ *    may be called from any thread at any time. All other calls on one shim must not run
+ *    concurrently (the caller serialises them; typically one driver thread).
+ *  - Ownership handoffs inside the shared memory follow the card contract: the writer stores the
+ *    payload first and the ownership word last with release; the reader loads it with acquire.
+ *
+ * Naming: constants NICSHIM_*, types nicshim_*_t, functions nicshim_*. All structs are in host
+ * byte order (this header has no byte-order marker) and use fixed-width fields only.
+ */
+#ifndef NICBRIDGE_NICSHIM_H
+#define NICBRIDGE_NICSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ============================================================================================
+ * ABI version: major in bits 31:16, minor in bits 15:0. A library is usable when its major
+ * equals NICSHIM_ABI_VERSION_MAJOR and its minor is >= the header's minor.
+ * ========================================================================================== */
+
+#define NICSHIM_ABI_VERSION_MAJOR 1
+#define NICSHIM_ABI_VERSION_MINOR 0
+#define NICSHIM_ABI_VERSION       (0x00010000u)
+#define NICSHIM_ABI_MAJOR_SHIFT   16
+#define NICSHIM_ABI_MAJOR_MASK    (0xFFFFu << 16)
+#define NICSHIM_ABI_MINOR_SHIFT   0
+#define NICSHIM_ABI_MINOR_MASK    (0xFFFFu << 0)
+
+/* ============================================================================================
+ * Error codes (negative; 0 = success)
+ * ========================================================================================== */
+
+#define NICSHIM_OK                 0
+#define NICSHIM_ERR_INVALID       (-1)  /* a NULL pointer, zero length or out-of-range argument */
+#define NICSHIM_ERR_NOMEM         (-2)  /* the shim could not allocate its own state */
+#define NICSHIM_ERR_NO_DEVICE     (-3)  /* no network interface of that name */
+#define NICSHIM_ERR_PERMISSION    (-4)  /* AF_PACKET needs CAP_NET_RAW */
+#define NICSHIM_ERR_SYSTEM        (-5)  /* another system call failed (socket, mmap, poll, ...) */
+#define NICSHIM_ERR_CARD_KIND     (-6)  /* unknown NICSHIM_CARD_* value */
+#define NICSHIM_ERR_ABI           (-7)  /* options.size does not match this library's struct */
+#define NICSHIM_ERR_STATE         (-8)  /* call not allowed in the current state (see each call) */
+#define NICSHIM_ERR_WINDOW        (-9)  /* window range unknown, length wrong or misaligned */
+#define NICSHIM_ERR_DMA_OVERLAP   (-10) /* DMA region overlaps a registered region (bus or host) */
+#define NICSHIM_ERR_DMA_FULL      (-11) /* already NICSHIM_MAX_DMA_REGIONS regions */
+#define NICSHIM_ERR_NOT_FOUND     (-12) /* no DMA region with that id */
+#define NICSHIM_ERR_MTU           (-13) /* interface MTU too small for the card's largest frame */
+#define NICSHIM_ERR_REGISTER      (-14) /* register offset outside the window or not 4-aligned */
+#define NICSHIM_ERR_IFACE_DOWN    (-15) /* the interface is administratively down */
+/** The most negative code defined; codes below it are unknown to this ABI version. */
+#define NICSHIM_ERR_MIN           (-15)
+
+/* ============================================================================================
+ * Card kinds
+ * ========================================================================================== */
+
+/** DEC 21140 (dec21140.h): one register range of 128 bytes; frames are plain Ethernet. */
+#define NICSHIM_CARD_DEC21140       1u
+/**
+ * Fore SBA-200 with U-Net firmware (sba200_unet.h) whose ATM link is carried over Ethernet:
+ * every AAL5 PDU travels as one Ethernet frame tagged with its cell header (see "U-Net over
+ * Ethernet" below). Two register ranges: BCR (4 bytes) and board RAM (0x40000 bytes).
+ */
+#define NICSHIM_CARD_SBA200_UNET_ETH 2u
+
+/* Register window ranges, per card kind (the `range` argument of nicshim_attach_window). */
+#define NICSHIM_RANGE_DEC21140_CSR   0u
+#define NICSHIM_RANGE_SBA200_BCR     0u
+#define NICSHIM_RANGE_SBA200_RAM     1u
+/* Required lengths of those ranges (mirror dec21140.h / sba200_unet.h; asserted by the tests). */
+#define NICSHIM_DEC21140_CSR_WINDOW_SIZE 128
+#define NICSHIM_SBA200_BCR_SIZE          4
+#define NICSHIM_SBA200_RAM_SIZE          (0x40000)
+/** Every window range must be aligned to this (all register accesses are 32-bit). */
+#define NICSHIM_WINDOW_ALIGN             8
+
+/* ============================================================================================
+ * U-Net over Ethernet [P]
+ *
+ * One AAL5 PDU per Ethernet frame (no cells, no pad, no AAL5 trailer: the Ethernet FCS protects
+ * the data). The frame is
+ *
+ *   +--------+--------+-----------+-------------------------+------------------------+
+ *   | DA (6) | SA (6) | type (2)  | tag: ATM cell header    | PDU payload            |
+ *   |        |        | ethertype | word, big-endian (4)    | (<= MTU - 4 bytes)     |
+ *   +--------+--------+-----------+-------------------------+------------------------+
+ *
+ * The tag is the first cell header of the PDU without HEC (GFC 0, VPI, VCI, PTI = 001, CLP 0),
+ * laid out as sba200_unet.h's SBA200_UNET_HDR_* fields, so the receiving shim demultiplexes on
+ * VCI exactly as the card does. A PDU longer than MTU - 4 completes with send status TOO_LONG.
+ * ========================================================================================== */
+
+/** IEEE 802 "local experimental" EtherType 1, the default tag type. */
+#define NICSHIM_UNET_ETHERTYPE_DEFAULT (0x88B5u)
+#define NICSHIM_UNET_TAG_SIZE          4
+#define NICSHIM_UNET_ETH_HEADER_SIZE   14
+
+/* ============================================================================================
+ * Options for nicshim_open()
+ *
+ *   0x00 size            sizeof(nicshim_options_t): the ABI check
+ *   0x04 flags           NICSHIM_OPT_*
+ *   0x08 rx_ring_frames  PACKET_MMAP RX ring frames (0 = 256; power of two)
+ *   0x0C tx_ring_frames  PACKET_MMAP TX ring frames (0 = 256; power of two)
+ *   0x10 frame_size      PACKET_MMAP frame size in bytes (0 = 2048; multiple of 16)
+ *   0x14 poll_budget     max frames moved per direction per nicshim_poll() (0 = 64)
+ *   0x18 unet_ethertype  SBA200_UNET_ETH: tag EtherType (0 = NICSHIM_UNET_ETHERTYPE_DEFAULT)
+ *   0x1A reserved0       must be 0
+ *   0x1C unet_dst_mac    SBA200_UNET_ETH: destination MAC (all zero = broadcast)
+ *   0x22 reserved1       must be 0
+ *   0x28 (size)
+ * ========================================================================================== */
+
+typedef struct nicshim_options {
+    uint32_t size;
+    uint32_t flags;
+    uint32_t rx_ring_frames;
+    uint32_t tx_ring_frames;
+    uint32_t frame_size;
+    uint32_t poll_budget;
+    uint16_t unet_ethertype;
+    uint16_t reserved0;
+    uint8_t unet_dst_mac[6];
+    uint8_t reserved1[6];
+} nicshim_options_t;
+
+_Static_assert(sizeof(nicshim_options_t) == 40, "nicshim_options_t must be 40 bytes");
+_Static_assert(offsetof(nicshim_options_t, flags) == 4, "flags at 0x04");
+_Static_assert(offsetof(nicshim_options_t, poll_budget) == 0x14, "poll_budget at 0x14");
+_Static_assert(offsetof(nicshim_options_t, unet_ethertype) == 0x18, "unet_ethertype at 0x18");
+_Static_assert(offsetof(nicshim_options_t, unet_dst_mac) == 0x1C, "unet_dst_mac at 0x1C");
+_Static_assert(offsetof(nicshim_options_t, reserved1) == 0x22, "reserved1 at 0x22");
+
+#define NICSHIM_OPT_PROMISC        (1u << 0) /* put the interface in promiscuous mode while open */
+#define NICSHIM_OPT_QDISC_BYPASS   (1u << 1) /* PACKET_QDISC_BYPASS on the TX socket */
+#define NICSHIM_OPT_ALL            (0x3u)
+
+#define NICSHIM_DEFAULT_RING_FRAMES 256
+#define NICSHIM_DEFAULT_FRAME_SIZE  2048
+#define NICSHIM_DEFAULT_POLL_BUDGET 64
+
+/* ============================================================================================
+ * Interface information
+ *
+ *   0x00 card_kind  0x04 ifindex  0x08 mtu  0x0C flags (NICSHIM_INFO_*)  0x10 mac[6] 0x16 pad[2]
+ * ========================================================================================== */
+
+typedef struct nicshim_info {
+    uint32_t card_kind;
+    uint32_t ifindex;
+    uint32_t mtu;
+    uint32_t flags;
+    uint8_t mac[6];
+    uint8_t reserved[2];
+} nicshim_info_t;
+
+_Static_assert(sizeof(nicshim_info_t) == 24, "nicshim_info_t must be 24 bytes");
+_Static_assert(offsetof(nicshim_info_t, flags) == 12, "flags at 0x0C");
+_Static_assert(offsetof(nicshim_info_t, mac) == 16, "mac at 0x10");
+
+#define NICSHIM_INFO_LINK_UP (1u << 0) /* carrier present */
+#define NICSHIM_INFO_RUNNING (1u << 1) /* between nicshim_start() and nicshim_stop() */
+
+/* ============================================================================================
+ * Statistics: counters since nicshim_open(), all uint64_t, monotonic
+ *
+ *   0x00 tx_frames            0x40 rx_drop_too_long       0x80 kicks
+ *   0x08 tx_bytes             0x48 rx_drop_bad_frame      0x88 polls
+ *   0x10 rx_frames            0x50 rx_drop_no_channel     0x90 interrupts
+ *   0x18 rx_bytes             0x58 tx_drop_too_long       0x98 card_errors
+ *   0x20 rx_missed            0x60 tx_drop_kernel         0xA0 reserved[4]
+ *   0x28 rx_drop_filter       0x68 tx_bad_descriptor
+ *   0x30 rx_drop_kernel       0x70 bus_errors
+ *   0x38 rx_drop_truncated    0x78 link_changes
+ *
+ * rx_missed: frames dropped because the card had no card-owned descriptor / free buffer /
+ * receive-queue slot (21140 CSR8 missed frames; U-Net RQ full or no free buffer).
+ * rx_drop_kernel: frames the kernel dropped before the shim saw them (PACKET_STATISTICS).
+ * rx_drop_truncated: frames longer than the PACKET_MMAP frame. rx_drop_bad_frame: runts and
+ * malformed tags. rx_drop_no_channel: U-Net tag with no open channel for its VCI.
+ * tx_drop_kernel: frames the kernel refused (send error or TX ring full after the budget).
+ * tx_bad_descriptor: descriptors rejected by the card's checks (lengths, segment bounds).
+ * bus_errors: DMA addresses outside every registered region. card_errors: other card-visible
+ * error completions. interrupts: rising edges of the card's interrupt line.
+ * ========================================================================================== */
+
+typedef struct nicshim_stats {
+    uint64_t tx_frames;
+    uint64_t tx_bytes;
+    uint64_t rx_frames;
+    uint64_t rx_bytes;
+    uint64_t rx_missed;
+    uint64_t rx_drop_filter;
+    uint64_t rx_drop_kernel;
+    uint64_t rx_drop_truncated;
+    uint64_t rx_drop_too_long;
+    uint64_t rx_drop_bad_frame;
+    uint64_t rx_drop_no_channel;
+    uint64_t tx_drop_too_long;
+    uint64_t tx_drop_kernel;
+    uint64_t tx_bad_descriptor;
+    uint64_t bus_errors;
+    uint64_t link_changes;
+    uint64_t kicks;
+    uint64_t polls;
+    uint64_t interrupts;
+    uint64_t card_errors;
+    uint64_t reserved[4];
+} nicshim_stats_t;
+
+_Static_assert(sizeof(nicshim_stats_t) == 192, "nicshim_stats_t must be 192 bytes");
+_Static_assert(offsetof(nicshim_stats_t, rx_missed) == 0x20, "rx_missed at 0x20");
+_Static_assert(offsetof(nicshim_stats_t, bus_errors) == 0x70, "bus_errors at 0x70");
+_Static_assert(offsetof(nicshim_stats_t, card_errors) == 0x98, "card_errors at 0x98");
+_Static_assert(offsetof(nicshim_stats_t, reserved) == 0xA0, "reserved at 0xA0");
+
+/* ============================================================================================
+ * Kicks (doorbells) and events
+ * ========================================================================================== */
+
+/** 21140: CSR1 write (TX poll demand). U-Net: an endpoint's sq_prod changed. */
+#define NICSHIM_KICK_TX  (1u << 0)
+/** 21140: CSR2 write (RX poll demand). U-Net: an endpoint's fq_prod or rq_cons changed. */
+#define NICSHIM_KICK_RX  (1u << 1)
+/** U-Net: the kernel command producer (UG cmd_prod) changed. Ignored by the 21140. */
+#define NICSHIM_KICK_CMD (1u << 2)
+#define NICSHIM_KICK_ALL (0x7u)
+
+/* Event bits returned by nicshim_poll() (always < 2^31, so a return value >= 0 is a bit set). */
+#define NICSHIM_EV_RX       (1u << 0) /* frames were delivered into host receive buffers */
+#define NICSHIM_EV_TX_DONE  (1u << 1) /* transmit descriptors were completed */
+#define NICSHIM_EV_IRQ      (1u << 2) /* the card's interrupt line is asserted */
+#define NICSHIM_EV_LINK     (1u << 3) /* the interface's carrier changed */
+#define NICSHIM_EV_RX_STALL (1u << 4) /* a frame found no card-owned buffer (missed) */
+#define NICSHIM_EV_BUS_ERR  (1u << 5) /* a DMA address fell outside every region */
+#define NICSHIM_EV_CMD_DONE (1u << 6) /* U-Net: kernel commands completed */
+#define NICSHIM_EV_ALL      (0x7Fu)
+
+/** Largest timeout nicshim_poll() accepts: 1 s, so a driver thread never blocks unboundedly. */
+#define NICSHIM_POLL_MAX_TIMEOUT_NS (1000000000)
+#define NICSHIM_MAX_DMA_REGIONS     64
+
+/* ============================================================================================
+ * Functions
+ * ========================================================================================== */
+
+/** Opaque shim handle. */
+typedef struct nicshim nicshim_t;
+
+/** The ABI version the library was built with (NICSHIM_ABI_VERSION layout). */
+uint32_t nicshim_abi_version(void);
+
+/**
+ * Open a shim serving card contract `card_kind` on Linux interface `ifname`.
+ * `options` may be NULL for defaults; otherwise options->size must be sizeof(nicshim_options_t)
+ * and reserved fields 0. On failure returns NULL and stores a NICSHIM_ERR_* code in
+ * *out_error (if out_error is not NULL); on success stores NICSHIM_OK.
+ */
+nicshim_t *nicshim_open(const char *ifname, uint32_t card_kind, const nicshim_options_t *options,
+                        int32_t *out_error);
+
+/** Stop (if running) and free the shim. NULL is ignored. Shared memory is left untouched. */
+void nicshim_close(nicshim_t *shim);
+
+/** Fill *out with the interface's identity and state. */
+int32_t nicshim_get_info(const nicshim_t *shim, nicshim_info_t *out);
+
+/**
+ * Attach one register range of the card (host memory shared with Java, NICSHIM_RANGE_*).
+ * `length` must equal the range's size and `base` be NICSHIM_WINDOW_ALIGN-aligned. Loads the
+ * card's reset values into the range. Only while stopped (else NICSHIM_ERR_STATE).
+ */
+int32_t nicshim_attach_window(nicshim_t *shim, uint32_t range, void *base, uint64_t length);
+
+/**
+ * Register a DMA region: bus addresses [bus_base, bus_base + length) map to host memory
+ * [host, host + length). Regions may not overlap in bus or host space. Returns the region id
+ * (>= 0). Allowed while running: the new region becomes visible to the card atomically.
+ */
+int32_t nicshim_add_dma_region(nicshim_t *shim, uint64_t bus_base, void *host, uint64_t length);
+
+/** Remove DMA region `region_id`. Only while stopped (the card may hold addresses into it). */
+int32_t nicshim_remove_dma_region(nicshim_t *shim, int32_t region_id);
+
+/**
+ * Register access with side effects (write-1-to-clear, clear-on-read, start/stop, reset, SROM
+ * and MII bit-banging, doorbells): the bridge's Registers API routes such accesses here instead
+ * of touching the shared window directly. `range` is a NICSHIM_RANGE_*, `offset` a 4-aligned
+ * byte offset inside it; values are in host order (the shim applies the card's byte order).
+ */
+int32_t nicshim_reg_write(nicshim_t *shim, uint32_t range, uint32_t offset, uint32_t value);
+int32_t nicshim_reg_read(nicshim_t *shim, uint32_t range, uint32_t offset, uint32_t *value);
+
+/**
+ * Start moving frames (opens the PACKET_MMAP rings). Needs every register range of the card
+ * attached (else NICSHIM_ERR_STATE). Starting a running shim is NICSHIM_ERR_STATE.
+ */
+int32_t nicshim_start(nicshim_t *shim);
+
+/** Stop moving frames; the card's processes go to their stopped states. Idempotent. */
+int32_t nicshim_stop(nicshim_t *shim);
+
+/**
+ * Doorbell: `what` is a set of NICSHIM_KICK_* bits. Thread-safe and non-blocking: it records the
+ * kick and ends a concurrent nicshim_poll() wait early; the work itself happens in poll.
+ */
+int32_t nicshim_kick(nicshim_t *shim, uint32_t what);
+
+/**
+ * Do pending card work (kicked rings, received frames, timers), then, if no event is pending
+ * and timeout_ns > 0, wait up to timeout_ns (0..NICSHIM_POLL_MAX_TIMEOUT_NS) for one and do
+ * that work too. Returns the NICSHIM_EV_* bits that occurred (0 = none), or a negative error.
+ */
+int32_t nicshim_poll(nicshim_t *shim, int64_t timeout_ns);
+
+/** Copy a consistent-per-counter snapshot of the statistics into *out. Thread-safe. */
+int32_t nicshim_get_stats(const nicshim_t *shim, nicshim_stats_t *out);
+
+/** Static English text for a NICSHIM_OK / NICSHIM_ERR_* code ("unknown error" otherwise). */
+const char *nicshim_strerror(int32_t error);
+
+#endif /* NICBRIDGE_NICSHIM_H */
