@@ -3,7 +3,7 @@
  *
  * This header is the single source of truth for the 21140 as nicbridge sees it: the Java
  * bindings are generated from it, the emulator (sim-hardware) implements it and the native
- * shim serves it. Facts come from /work/shared/reference/hardware-facts.md section A (chip) and
+ * shim serves it. Facts come from shared/reference/hardware-facts.md section A (chip) and
  * D.1 (Ethernet wire); the section is named next to each group. Anything tagged [P] is a choice
  * of this project, not a fact of the chip. Tags [V]/[R] are the fact sheet's confidence tags.
  *
@@ -444,7 +444,10 @@
  * A.0 / A.3 Linux constants worth having ([V LT])
  * ========================================================================================== */
 
-/** Linux's valid-interrupt mask for the 21140: bits 0-3, 5-9, 11, 13-16. */
+/**
+ * Linux's valid-interrupt mask for the 21140: bits 0-3, 5-9, 11, 13-16, i.e. every 21140
+ * source and both summaries except the 21140A-only ETI (bit 10).
+ */
 #define DEC21140_LINUX_VALID_INTRS     (0x0001EBEFu)
 /** Linux acknowledges an interrupt by writing back csr5 & this mask. */
 #define DEC21140_LINUX_CSR5_ACK_MASK   (0x0001FFFFu)

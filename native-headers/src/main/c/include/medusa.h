@@ -3,7 +3,7 @@
  *
  * Almost nothing register-level about the real Medusa survives in the literature (fact sheet
  * C.1), so this whole register contract is the project's PROPOSAL of
- * /work/shared/reference/hardware-facts.md section C.2 [P], shaped by the facts that are known:
+ * shared/reference/hardware-facts.md section C.2 [P], shaped by the facts that are known:
  * 1 MB of on-board buffer memory in 128 buffers of 8 KB, host access by programmed I/O only
  * (the host CPU makes the single copy), a checksum unit that sums data as the host copies it,
  * and FIFOs of buffer numbers used as doorbells. FDDI wire constants come from section D.3.

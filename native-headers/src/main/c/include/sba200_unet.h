@@ -5,7 +5,7 @@
  * plus a 256 KiB board-RAM window, 32-bit big-endian word accesses only, and Fore's i960 boot
  * handshake (monitor block at 0x400, boot status 0xCE11FEED). Everything U-Net-specific lives
  * in board RAM at fixed offsets. The U-Net part is the project's PROPOSAL of
- * /work/shared/reference/hardware-facts.md section B.4 [P], modelled on the U-Net SBA-200
+ * shared/reference/hardware-facts.md section B.4 [P], modelled on the U-Net SBA-200
  * firmware described in B.3 (send and free queues in board RAM mapped into the process, receive
  * queue in host memory written by DMA, a kernel-only command queue). ATM cell and AAL5 constants
  * come from section D.2. Details that B.4 leaves open are filled in here and tagged [P].
@@ -311,8 +311,8 @@ _Static_assert(offsetof(sba200_unet_cmd_t, arg) == SBA200_UNET_CMD_ARG_OFS, "arg
 #define SBA200_UNET_CMD_ERR_CHANNEL_OPEN  6u /* CH_OPEN of an open channel */
 #define SBA200_UNET_CMD_ERR_BAD_VCI       7u /* VCI reserved (< 32) or >= 1024, or VPI > 255 */
 #define SBA200_UNET_CMD_ERR_VCI_IN_USE    8u /* RX VCI already routed to a channel */
-#define SBA200_UNET_CMD_ERR_BAD_SEGMENT   9u /* segment length 0 or not in a registered DMA region */
-#define SBA200_UNET_CMD_ERR_BAD_RQ        10u /* RQ_LEN not a power of two in range, or RQ not registered */
+#define SBA200_UNET_CMD_ERR_BAD_SEGMENT   9u /* segment length 0, base not 64-aligned, or not in a DMA region */
+#define SBA200_UNET_CMD_ERR_BAD_RQ        10u /* RQ_LEN not a power of two in range, base not 64-aligned, or not in a DMA region */
 #define SBA200_UNET_CMD_ERR_BAD_MODE      11u /* EP_UPCALL mode unknown */
 #define SBA200_UNET_CMD_ERR_DMA           12u /* GET_STATS address not in a registered DMA region */
 
@@ -650,6 +650,10 @@ _Static_assert(offsetof(sba200_unet_epcb_t, seg_len) == SBA200_UNET_EPCB_SEG_LEN
 #define SBA200_UNET_RQ_LEN_MIN       2    /* [P] power of two */
 #define SBA200_UNET_RQ_LEN_MAX       4096 /* [P] power of two */
 #define SBA200_UNET_RQ_ENTRY_SIZE    64
+/** [P] EP_CREATE alignment rules: RQ DMA base and segment DMA base 64-byte aligned (as Fore's
+ *  64-byte buffer alignment), so every RQ entry - including its 64-bit timestamp - is aligned. */
+#define SBA200_UNET_RQ_ALIGN         64
+#define SBA200_UNET_SEG_ALIGN        64
 
 typedef struct sba200_unet_ep_page {
     sba200_unet_epcb_t epcb;               /* 0x000 */
