@@ -105,7 +105,9 @@ public final class BindGen {
             throw new IllegalStateException("no headers (*.h) in " + include);
         }
         List<Model.Header> models = new ArrayList<>();
-        try (Arena arena = Arena.ofConfined(); Clang clang = new Clang(arena)) {
+        // Struct results and strings live in this arena; libclang's own objects are disposed where created.
+        try (Arena arena = Arena.ofConfined()) {
+            Clang clang = new Clang(arena);
             MemorySegment index = clang.createIndex();
             try {
                 HeaderReader reader = new HeaderReader(clang, index, include, warnings);

@@ -30,7 +30,8 @@ import java.util.List;
  * <p>Only the tiny subset of the API used by {@link HeaderReader} is bound, with the same names as in C minus the
  * {@code clang_} prefix.
  */
-final class Clang implements AutoCloseable {
+@SuppressWarnings("restricted") // binding a native library is this class's whole purpose
+final class Clang {
 
     /** Exit status of the generator when libclang cannot be found, so tests can tell "skip" from "failed". */
     static final int EXIT_NO_LIBCLANG = 3;
@@ -69,7 +70,6 @@ final class Clang implements AutoCloseable {
 
     // enum CXTokenKind (subset)
     static final int TOKEN_PUNCTUATION = 0;
-    static final int TOKEN_IDENTIFIER = 2;
     static final int TOKEN_LITERAL = 3;
 
     static final int PARSE_DETAILED_PREPROCESSING_RECORD = 0x01;
@@ -139,9 +139,6 @@ final class Clang implements AutoCloseable {
     private final MethodHandle getTypedefDeclUnderlyingType;
     private final MethodHandle getCanonicalType;
     private final MethodHandle getTypeSpelling;
-    private final MethodHandle getTypeDeclaration;
-    private final MethodHandle getPointeeType;
-    private final MethodHandle isConstQualifiedType;
     private final MethodHandle typeGetSizeOf;
     private final MethodHandle typeGetAlignOf;
     private final MethodHandle getArrayElementType;
@@ -175,6 +172,8 @@ final class Clang implements AutoCloseable {
 
     /** Thrown when libclang or its resource headers cannot be found; the message says how to install them. */
     static final class MissingLibclangException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
         MissingLibclangException(String message) {
             super(message);
         }
@@ -221,9 +220,6 @@ final class Clang implements AutoCloseable {
                 FunctionDescriptor.of(CX_TYPE, CX_CURSOR));
         getCanonicalType = bind("clang_getCanonicalType", FunctionDescriptor.of(CX_TYPE, CX_TYPE));
         getTypeSpelling = bind("clang_getTypeSpelling", FunctionDescriptor.of(CX_STRING, CX_TYPE));
-        getTypeDeclaration = bind("clang_getTypeDeclaration", FunctionDescriptor.of(CX_CURSOR, CX_TYPE));
-        getPointeeType = bind("clang_getPointeeType", FunctionDescriptor.of(CX_TYPE, CX_TYPE));
-        isConstQualifiedType = bind("clang_isConstQualifiedType", FunctionDescriptor.of(INT, CX_TYPE));
         typeGetSizeOf = bind("clang_Type_getSizeOf", FunctionDescriptor.of(LONG, CX_TYPE));
         typeGetAlignOf = bind("clang_Type_getAlignOf", FunctionDescriptor.of(LONG, CX_TYPE));
         getArrayElementType = bind("clang_getArrayElementType", FunctionDescriptor.of(CX_TYPE, CX_TYPE));
@@ -264,11 +260,6 @@ final class Clang implements AutoCloseable {
 
     Path resourceDir() {
         return resourceDir;
-    }
-
-    @Override
-    public void close() {
-        // Struct results and strings live in the caller's arena; libclang objects are disposed where created.
     }
 
     // ------------------------------------------------------------------------------------------ index and units
@@ -512,17 +503,8 @@ final class Clang implements AutoCloseable {
         return string(struct(() -> (MemorySegment) getTypeSpelling.invokeExact(alloc(), type)));
     }
 
-    MemorySegment typeDeclaration(MemorySegment type) {
-        return struct(() -> (MemorySegment) getTypeDeclaration.invokeExact(alloc(), type));
-    }
 
-    MemorySegment pointee(MemorySegment type) {
-        return struct(() -> (MemorySegment) getPointeeType.invokeExact(alloc(), type));
-    }
 
-    boolean isConst(MemorySegment type) {
-        return (int) call(() -> (int) isConstQualifiedType.invokeExact(type)) != 0;
-    }
 
     long sizeOf(MemorySegment type) {
         return (long) call(() -> (long) typeGetSizeOf.invokeExact(type));
