@@ -169,8 +169,15 @@ public final class LayoutChecker {
         c.append("    return 0;\n}\n");
         Files.writeString(source, c.toString(), StandardCharsets.UTF_8);
 
-        ProcessResult compiled = run(List.of(gcc, "-std=c11", "-Wall", "-Wextra", "-Werror",
-                "-I" + includeDir.toAbsolutePath(), "-o", binary.toString(), source.toString()));
+        ProcessResult compiled;
+        try {
+            compiled = run(List.of(gcc, "-std=c11", "-Wall", "-Wextra", "-Werror",
+                    "-I" + includeDir.toAbsolutePath(), "-o", binary.toString(), source.toString()));
+        } catch (IOException e) {
+            failures.add(header.fileName() + ": cannot run gcc '" + gcc + "' (set -Dnicbridge.gcc=PATH): "
+                    + e.getMessage());
+            return;
+        }
         if (compiled.status() != 0) {
             failures.add(header.fileName() + ": the probe " + source + " does not compile (gcc exit "
                     + compiled.status() + "); a field or constant the bindings use is gone or renamed - "

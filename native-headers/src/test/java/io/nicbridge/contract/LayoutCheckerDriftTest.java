@@ -170,6 +170,14 @@ class LayoutCheckerDriftTest {
     }
 
     @Test
+    void missingGccIsReportedNotThrown() throws Exception {
+        copyHeaders();
+        LayoutChecker.Report report = new LayoutChecker("/nonexistent/gcc", work).check(include);
+        assertEquals(ContractManifest.HEADERS.size(), report.probeFailures().size(), report::describe);
+        assertTrue(report.probeFailures().getFirst().contains("cannot run gcc '/nonexistent/gcc'"), report::describe);
+    }
+
+    @Test
     void handEditedJavaValueIsReported() throws Exception {
         copyHeaders();
         // Stands in for a hand edit of a generated class: same headers, one Java value off by one.
