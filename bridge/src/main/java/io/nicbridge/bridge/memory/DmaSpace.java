@@ -137,9 +137,14 @@ public final class DmaSpace {
                 if (candidate + span + GUARD_GAP <= base) { // fits before region i with a guard gap
                     break;
                 }
-                candidate = Math.max(candidate, pageUp(table.end(i)) + GUARD_GAP);
+                if (table.last(i) > width.maxAddress() - PAGE - GUARD_GAP) {
+                    candidate = -1; // region i reaches the top of the space: nothing fits after it
+                    break;
+                }
+                candidate = Math.max(candidate, pageUp(table.last(i) + 1) + GUARD_GAP);
             }
-            if (candidate > width.maxAddress() || segment.byteSize() - 1 > width.maxAddress() - candidate) {
+            if (candidate < 0 || candidate > width.maxAddress()
+                || segment.byteSize() - 1 > width.maxAddress() - candidate) {
                 throw new IllegalStateException("DMA space '" + name + "': no room for '" + label + "' ("
                     + segment.byteSize() + " bytes) below bus address 0x" + Long.toHexString(width.maxAddress())
                     + "; " + table.size() + " regions registered");
@@ -170,12 +175,12 @@ public final class DmaSpace {
         synchronized (lock) {
             Regions table = regions;
             checkRoom(label, table);
-            long end = busAddress + segment.byteSize();
+            long last = busAddress + (segment.byteSize() - 1);
             for (int i = 0; i < table.size(); i++) {
-                if (busAddress < table.end(i) && table.base(i) < end) {
+                if (busAddress <= table.last(i) && table.base(i) <= last) {
                     throw new IllegalArgumentException("DMA space '" + name + "': '" + label + "' ["
-                        + hex(busAddress) + ", " + hex(end) + ") overlaps region '" + table.label(i) + "' ["
-                        + hex(table.base(i)) + ", " + hex(table.end(i)) + ")");
+                        + hex(busAddress) + ", " + hex(last) + "] overlaps region '" + table.label(i) + "' ["
+                        + hex(table.base(i)) + ", " + hex(table.last(i)) + "]");
                 }
             }
             publish(table.with(busAddress, segment, label));
@@ -444,15 +449,16 @@ public final class DmaSpace {
     public static final class Regions {
         private final DmaSpace owner;
         private final long[] bases;
-        private final long[] ends;
+        /** Inclusive last bus address of each region (an exclusive end could overflow at the top of a 64-bit space). */
+        private final long[] lasts;
         private final MemorySegment[] segments;
         private final String[] labels;
         private final long maxAddress;
 
-        private Regions(DmaSpace owner, long[] bases, long[] ends, MemorySegment[] segments, String[] labels) {
+        private Regions(DmaSpace owner, long[] bases, long[] lasts, MemorySegment[] segments, String[] labels) {
             this.owner = owner;
             this.bases = bases;
-            this.ends = ends;
+            this.lasts = lasts;
             this.segments = segments;
             this.labels = labels;
             this.maxAddress = owner.width.maxAddress();
@@ -496,10 +502,10 @@ public final class DmaSpace {
                     hi = mid - 1;
                 }
             }
-            if (found < 0 || bus >= ends[found]) {
+            if (found < 0 || bus > lasts[found]) {
                 return BusError.NO_REGION;
             }
-            if (len > ends[found] - bus) {
+            if (len - 1 > lasts[found] - bus) {
                 return BusError.OUT_OF_REGION;
             }
             if (!segments[found].scope().isAlive()) {
@@ -530,9 +536,14 @@ public final class DmaSpace {
             return bases[index];
         }
 
-        /** @return bus address one past the last byte of region {@code index} */
-        public long end(int index) {
-            return ends[index];
+        /** @return bus address of the last byte of region {@code index} (inclusive) */
+        public long last(int index) {
+            return lasts[index];
+        }
+
+        /** @return bytes in region {@code index} */
+        public long length(int index) {
+            return lasts[index] - bases[index] + 1;
         }
 
         public String label(int index) {
@@ -550,15 +561,15 @@ public final class DmaSpace {
             MemorySegment[] ns = new MemorySegment[n + 1];
             String[] nl = new String[n + 1];
             System.arraycopy(bases, 0, nb, 0, at);
-            System.arraycopy(ends, 0, ne, 0, at);
+            System.arraycopy(lasts, 0, ne, 0, at);
             System.arraycopy(segments, 0, ns, 0, at);
             System.arraycopy(labels, 0, nl, 0, at);
             nb[at] = base;
-            ne[at] = base + segment.byteSize();
+            ne[at] = base + (segment.byteSize() - 1);
             ns[at] = segment;
             nl[at] = label;
             System.arraycopy(bases, at, nb, at + 1, n - at);
-            System.arraycopy(ends, at, ne, at + 1, n - at);
+            System.arraycopy(lasts, at, ne, at + 1, n - at);
             System.arraycopy(segments, at, ns, at + 1, n - at);
             System.arraycopy(labels, at, nl, at + 1, n - at);
             return new Regions(owner, nb, ne, ns, nl);
@@ -573,7 +584,7 @@ public final class DmaSpace {
             for (int i = 0, j = 0; i < n; i++) {
                 if (i != index) {
                     nb[j] = bases[i];
-                    ne[j] = ends[i];
+                    ne[j] = lasts[i];
                     ns[j] = segments[i];
                     nl[j] = labels[i];
                     j++;
@@ -595,21 +606,21 @@ public final class DmaSpace {
                 case BusError.OUT_OF_REGION -> {
                     int r = indexContaining(bus);
                     yield "bus error OUT_OF_REGION in " + space + ": " + range + " runs past the end of region '"
-                        + labels[r] + "' [" + hex(bases[r]) + ", " + hex(ends[r]) + ") by "
-                        + (len - (ends[r] - bus)) + " bytes";
+                        + labels[r] + "' [" + hex(bases[r]) + ", " + hex(lasts[r]) + "] by "
+                        + (len - 1 - (lasts[r] - bus)) + " bytes";
                 }
                 case BusError.REGION_CLOSED -> "bus error REGION_CLOSED in " + space + ": " + range
                     + " is registered but its memory was freed";
                 case BusError.MISALIGNED -> "bus error MISALIGNED in " + space + ": " + hex(bus)
                     + " is not 4-byte aligned";
                 default -> range + " translates to region '" + labels[code] + "' [" + hex(bases[code]) + ", "
-                    + hex(ends[code]) + ") at offset " + (bus - bases[code]);
+                    + hex(lasts[code]) + "] at offset " + (bus - bases[code]);
             };
         }
 
         private int indexContaining(long bus) {
             for (int i = 0; i < bases.length; i++) {
-                if (bus >= bases[i] && bus < ends[i]) {
+                if (bus >= bases[i] && bus <= lasts[i]) {
                     return i;
                 }
             }
@@ -622,10 +633,10 @@ public final class DmaSpace {
             }
             List<String> around = new ArrayList<>();
             for (int i = 0; i < bases.length; i++) {
-                if (ends[i] <= bus && (i + 1 == bases.length || bases[i + 1] > bus)) {
-                    around.add("below: '" + labels[i] + "' ends at " + hex(ends[i]));
+                if (lasts[i] < bus && (i + 1 == bases.length || bases[i + 1] > bus)) {
+                    around.add("below: '" + labels[i] + "' ends at " + hex(lasts[i]) + " (inclusive)");
                 }
-                if (bases[i] > bus && (i == 0 || ends[i - 1] <= bus)) {
+                if (bases[i] > bus && (i == 0 || lasts[i - 1] < bus)) {
                     around.add("above: '" + labels[i] + "' starts at " + hex(bases[i]));
                 }
             }
@@ -643,7 +654,7 @@ public final class DmaSpace {
                     sb.append(", ");
                 }
                 sb.append('\'').append(labels[i]).append("' [").append(hex(bases[i])).append(", ")
-                    .append(hex(ends[i])).append(')');
+                    .append(hex(lasts[i])).append(']');
             }
             return sb.toString();
         }
