@@ -41,6 +41,8 @@ import org.slf4j.LoggerFactory;
  * translate/region/offset. The conveniences on this class ({@link #readInt}, {@link #copyFromBus}, ...)
  * do so internally. Unregister a range before closing the memory behind it: a stale snapshot that
  * still reaches freed memory gets an {@link IllegalStateException} from FFM, never a crash.
+ * The bus error counter is atomic; the "last error" fields are diagnostics written one by one, so when
+ * several card threads fault at the same moment they may describe different errors.
  */
 public final class DmaSpace {
     private static final Logger LOG = LoggerFactory.getLogger(DmaSpace.class);
@@ -389,10 +391,10 @@ public final class DmaSpace {
         Objects.requireNonNull(slice, "slice");
         Regions table = regions;
         long address = slice.address();
-        for (int i = 0; i < table.size(); i++) {
+        for (int i = 0; i < table.size() && slice.isNative(); i++) {
             MemorySegment seg = table.segment(i);
             long start = seg.address();
-            if (slice.isNative() && address >= start && address - start <= seg.byteSize()
+            if (address >= start && address - start <= seg.byteSize()
                 && slice.byteSize() <= seg.byteSize() - (address - start)) {
                 return table.base(i) + (address - start);
             }

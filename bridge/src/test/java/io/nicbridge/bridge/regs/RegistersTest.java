@@ -256,4 +256,42 @@ class RegistersTest {
             assertEquals(2, window.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(order), 0));
         }
     }
+
+    /** 100k random offsets: exactly the aligned in-window ones are accepted; the rest throw, touching nothing. */
+    @Test
+    void randomOffsetsAreAcceptedExactlyWhenAlignedAndInside() {
+        CountingEffects fx = new CountingEffects();
+        MemorySegment guarded = arena.allocate(256, 8);
+        MemorySegment inner = guarded.asSlice(64, 128);
+        Registers regs = new Registers("fuzz", inner, ByteOrder.BIG_ENDIAN, fx, CSR1);
+        fx.regs = regs;
+        java.util.Random random = new java.util.Random(0xC5);
+        int accepted = 0;
+        for (int n = 0; n < 100_000; n++) {
+            int offset = switch (n % 4) {
+                case 0 -> random.nextInt();
+                case 1 -> random.nextInt(160) - 16;
+                case 2 -> Integer.MAX_VALUE - random.nextInt(8);
+                default -> Integer.MIN_VALUE + random.nextInt(8);
+            };
+            boolean valid = offset >= 0 && offset <= 124 && (offset & 3) == 0;
+            try {
+                regs.write(offset, 0xFFFF_FFFF);
+                regs.read(offset);
+                if (!valid) {
+                    throw new AssertionError("offset " + offset + " was accepted");
+                }
+                accepted++;
+            } catch (IllegalArgumentException e) {
+                if (valid) {
+                    throw new AssertionError("offset " + offset + " was rejected: " + e.getMessage());
+                }
+            }
+        }
+        assertTrue(accepted > 1000);
+        for (long i = 0; i < 64; i++) {
+            assertEquals(0, guarded.get(ValueLayout.JAVA_BYTE, i), "byte before the window untouched");
+            assertEquals(0, guarded.get(ValueLayout.JAVA_BYTE, 192 + i), "byte after the window untouched");
+        }
+    }
 }
