@@ -1,0 +1,158 @@
+package io.nicbridge.bridge.spi;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A card's interrupt line: level-triggered, high while {@code (status & mask) != 0}.
+ *
+ * <p>The backend drives it ({@link #update(int, int)}, or {@link #raise()}/{@link #lower()}); the host
+ * polls {@link #isAsserted()}, parks in {@link #await(long, TimeUnit)} until it goes high, or installs
+ * an {@link InterruptHandler} that runs on each low-to-high edge. {@link #assertions()} counts edges.
+ *
+ * <p>Waiting parks; it never spins. Waiters occupy one of {@link #MAX_WAITERS} slots (no allocation per
+ * wait). Lost wake-ups are impossible: a waiter publishes itself in a slot (volatile) and re-reads the
+ * level before parking; {@link #raise()} sets the level (volatile) before scanning the slots, so at least
+ * one of the two sees the other.
+ */
+public final class InterruptLine {
+    /** Most threads that may wait at the same time. */
+    public static final int MAX_WAITERS = 16;
+
+    private static final VarHandle ASSERTED;
+    private static final VarHandle ASSERTIONS;
+    private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(Thread[].class);
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            ASSERTED = lookup.findVarHandle(InterruptLine.class, "asserted", boolean.class);
+            ASSERTIONS = lookup.findVarHandle(InterruptLine.class, "assertions", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final String name;
+    private final Thread[] waiters = new Thread[MAX_WAITERS];
+    private volatile boolean asserted;
+    private volatile long assertions;
+    private volatile InterruptHandler handler;
+
+    public InterruptLine(String name) {
+        this.name = Objects.requireNonNull(name, "name");
+    }
+
+    public String name() {
+        return name;
+    }
+
+    // ------------------------------------------------------------------ backend side
+
+    /** Sets the level from the card's status and mask registers: high iff {@code (status & mask) != 0}. */
+    public void update(int status, int mask) {
+        if ((status & mask) != 0) {
+            raise();
+        } else {
+            lower();
+        }
+    }
+
+    /** Drives the line high; on a low-to-high edge counts it, wakes every waiter and runs the handler. */
+    public void raise() {
+        if (asserted || !ASSERTED.compareAndSet(this, false, true)) {
+            return; // already high: level-triggered, nothing new to report
+        }
+        ASSERTIONS.getAndAdd(this, 1L);
+        Thread[] slots = waiters;
+        for (int i = 0; i < slots.length; i++) {
+            Thread t = (Thread) SLOTS.getVolatile(slots, i);
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+        InterruptHandler h = handler;
+        if (h != null) {
+            h.onInterrupt(this);
+        }
+    }
+
+    /** Drives the line low (the host acknowledged every enabled status bit). */
+    public void lower() {
+        if (asserted) {
+            asserted = false;
+        }
+    }
+
+    // ------------------------------------------------------------------ host side
+
+    public boolean isAsserted() {
+        return asserted;
+    }
+
+    /** @return low-to-high edges since creation */
+    public long assertions() {
+        return assertions;
+    }
+
+    /** Installs (or with {@code null} removes) the edge handler; it runs in the card's thread. */
+    public void handler(InterruptHandler handler) {
+        this.handler = handler;
+    }
+
+    /**
+     * Waits until the line is high.
+     *
+     * @return true when the line is high, false when {@code timeout} elapsed first
+     * @throws InterruptedException  when the waiting thread is interrupted
+     * @throws IllegalStateException when {@link #MAX_WAITERS} threads already wait on this line
+     */
+    public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
+        if (asserted) {
+            return true;
+        }
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        long remaining = unit.toNanos(timeout);
+        if (remaining <= 0) {
+            return false;
+        }
+        long deadline = System.nanoTime() + remaining;
+        int slot = enlist(Thread.currentThread());
+        try {
+            while (!asserted) {
+                if (remaining <= 0) {
+                    return false;
+                }
+                LockSupport.parkNanos(this, remaining);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                remaining = deadline - System.nanoTime();
+            }
+            return true;
+        } finally {
+            SLOTS.setVolatile(waiters, slot, (Thread) null);
+        }
+    }
+
+    private int enlist(Thread self) {
+        Thread[] slots = waiters;
+        for (int i = 0; i < slots.length; i++) {
+            if (SLOTS.getVolatile(slots, i) == null && SLOTS.compareAndSet(slots, i, (Thread) null, self)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("interrupt line '" + name + "': more than " + MAX_WAITERS
+            + " threads are waiting");
+    }
+
+    @Override
+    public String toString() {
+        return "InterruptLine[" + name + ", " + (asserted ? "high" : "low") + ", " + assertions + " assertions]";
+    }
+}
