@@ -291,10 +291,7 @@ public final class Dec21140DescriptorRing {
         if (txAdded != txPlanned) {
             throw new IllegalStateException("only " + txAdded + " of " + txPlanned + " claimed descriptors have buffers");
         }
-        if ((flags & ~TX_FLAGS) != 0) {
-            throw new IllegalArgumentException("transmit flags may hold only IC, AC, DPD, SET, FT0, FT1; was 0x"
-                    + Integer.toHexString(flags));
-        }
+        checkTxFlags(flags);
         int n = txPlanned;
         for (int k = 0; k < n; k++) {
             long d = offsetOf(slot(headSlot + k));
@@ -326,6 +323,7 @@ public final class Dec21140DescriptorRing {
     public int transmit(long buffer1BusAddress, int length1, long buffer2BusAddress, int length2, int flags) {
         checkTxBuffer(1, buffer1BusAddress, length1);
         checkTxBuffer(2, buffer2BusAddress, length2);
+        checkTxFlags(flags);
         if (claimTransmit(1) < 0) {
             return -1;
         }
@@ -442,6 +440,13 @@ public final class Dec21140DescriptorRing {
         if (bus < 0 || bus > BUS_LIMIT - size) {
             throw new IllegalArgumentException("buffer " + which + " [0x" + Long.toHexString(bus) + ", +" + size
                     + ") is not a 32-bit bus range");
+        }
+    }
+
+    private static void checkTxFlags(int flags) {
+        if ((flags & ~TX_FLAGS) != 0) {
+            throw new IllegalArgumentException("transmit flags may hold only IC, AC, DPD, SET, FT0, FT1; was 0x"
+                    + Integer.toHexString(flags));
         }
     }
 
