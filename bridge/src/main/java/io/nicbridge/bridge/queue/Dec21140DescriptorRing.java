@@ -43,7 +43,7 @@ public final class Dec21140DescriptorRing {
     public enum Direction { RECEIVE, TRANSMIT }
 
     /** How the chip finds the next descriptor. */
-    public enum Mode { RING, CHAIN }
+    public enum ListMode { RING, CHAIN }
 
     /** Transmit control bits a caller may pass to {@link #commitTransmit}. */
     public static final int TX_FLAGS = TDES1_IC | TDES1_AC | TDES1_DPD | TDES1_SET | TDES1_FT0 | TDES1_FT1;
@@ -56,7 +56,7 @@ public final class Dec21140DescriptorRing {
     private final int count;
     private final int stride;
     private final Direction direction;
-    private final Mode mode;
+    private final ListMode mode;
     private final boolean be;
 
     private int headSlot;    // next descriptor the cursor API posts
@@ -71,7 +71,7 @@ public final class Dec21140DescriptorRing {
 
     /** Little-endian descriptors (CSR0.DBO = 0). */
     public Dec21140DescriptorRing(MemorySegment segment, long busBase, int count, int skipLongwords,
-                                  Direction direction, Mode mode) {
+                                  Direction direction, ListMode mode) {
         this(segment, busBase, count, skipLongwords, direction, mode, ByteOrder.LITTLE_ENDIAN);
     }
 
@@ -83,7 +83,7 @@ public final class Dec21140DescriptorRing {
      * @param order         descriptor byte order: little-endian, or big-endian when CSR0.DBO is set
      */
     public Dec21140DescriptorRing(MemorySegment segment, long busBase, int count, int skipLongwords,
-                                  Direction direction, Mode mode, ByteOrder order) {
+                                  Direction direction, ListMode mode, ByteOrder order) {
         if (direction == null || mode == null) {
             throw new NullPointerException("direction and mode must not be null");
         }
@@ -131,7 +131,7 @@ public final class Dec21140DescriptorRing {
         return direction;
     }
 
-    public Mode mode() {
+    public ListMode mode() {
         return mode;
     }
 
@@ -387,7 +387,7 @@ public final class Dec21140DescriptorRing {
     }
 
     private int listBits(int i) {
-        if (mode == Mode.CHAIN) {
+        if (mode == ListMode.CHAIN) {
             return SECOND_ADDRESS_CHAINED;
         }
         return i == count - 1 ? END_OF_RING : 0;
@@ -395,7 +395,7 @@ public final class Dec21140DescriptorRing {
 
     private void writeBuffers(long d, int i, long buffer1, int size1, long buffer2, int size2) {
         int next = (int) (busBase + (long) ((i + 1) % count) * stride);
-        int word3 = mode == Mode.RING && size2 > 0 ? (int) buffer2 : next;
+        int word3 = mode == ListMode.RING && size2 > 0 ? (int) buffer2 : next;
         IntWords.set(segment, d + WORD1, be, listBits(i) | size2 << BS2_SHIFT | size1);
         IntWords.set(segment, d + WORD2, be, (int) buffer1);
         IntWords.set(segment, d + WORD3, be, word3);
@@ -405,7 +405,7 @@ public final class Dec21140DescriptorRing {
         if (optional && size == 0) {
             return;
         }
-        if (which == 2 && mode == Mode.CHAIN) {
+        if (which == 2 && mode == ListMode.CHAIN) {
             throw new IllegalArgumentException("chain mode: word 3 is the next-descriptor pointer, buffer 2 size must be 0, was " + size);
         }
         if (size <= 0 || size > MAX_BUFFER_BYTES) {
@@ -430,7 +430,7 @@ public final class Dec21140DescriptorRing {
         if (length == 0) {
             return;
         }
-        if (which == 2 && mode == Mode.CHAIN) {
+        if (which == 2 && mode == ListMode.CHAIN) {
             throw new IllegalArgumentException("chain mode: word 3 is the next-descriptor pointer, buffer 2 length must be 0, was " + length);
         }
         checkBus(which, bus, length);

@@ -49,6 +49,7 @@ public final class Dec21140DescriptorWalker {
 
     // The descriptor loaded by the last successful fetch().
     private boolean loaded;
+    private boolean returned;
     private MemorySegment region;
     private long offset;
     private int control;
@@ -132,6 +133,7 @@ public final class Dec21140DescriptorWalker {
         buffer1 = IntWords.get(s, off + WORD2, be);
         word3 = IntWords.get(s, off + WORD3, be);
         loaded = true;
+        returned = false;
         fetched++;
         return FETCH_CARD_OWNED;
     }
@@ -183,14 +185,21 @@ public final class Dec21140DescriptorWalker {
      * transmit frame, status is 0 in every descriptor but the LS one.
      *
      * @throws IllegalArgumentException if {@code status} has the OWN bit set
+     * @throws IllegalStateException    if the descriptor was already handed back: the host may have re-armed it
+     *                                  since, and a second status write would take it back from the host
      */
     public void complete(int status) {
         requireLoaded("complete");
+        if (returned) {
+            throw new IllegalStateException("descriptor at 0x" + Long.toHexString(current)
+                    + " was already handed back to the host; fetch() the next one");
+        }
         if ((status & OWN) != 0) {
             throw new IllegalArgumentException("a completion status must not have OWN (bit 31) set: 0x"
                     + Integer.toHexString(status));
         }
         IntWords.setRelease(region, offset + WORD0, be, status);
+        returned = true;
         completed++;
     }
 

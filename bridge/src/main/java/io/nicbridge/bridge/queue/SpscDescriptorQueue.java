@@ -136,19 +136,23 @@ public final class SpscDescriptorQueue {
         return new Consumer();
     }
 
-    int getInt(long offset) {
+    /** Plain read of the word at byte {@code offset} of {@link #slots()} (a slot offset plus a word offset). */
+    public int getInt(long offset) {
         return IntWords.get(slots, offset, bigEndian);
     }
 
-    void putInt(long offset, int value) {
+    /** Plain write of a slot word: payload written before {@link Producer#commit()} publishes it. */
+    public void putInt(long offset, int value) {
         IntWords.set(slots, offset, bigEndian, value);
     }
 
-    int getIntAcquire(long offset) {
+    /** Acquire read of a slot word, for queues that also keep an ownership bit in the slot. */
+    public int getIntAcquire(long offset) {
         return IntWords.getAcquire(slots, offset, bigEndian);
     }
 
-    void putIntRelease(long offset, int value) {
+    /** Release write of a slot word, for queues that also keep an ownership bit in the slot: write it last. */
+    public void putIntRelease(long offset, int value) {
         IntWords.setRelease(slots, offset, bigEndian, value);
     }
 

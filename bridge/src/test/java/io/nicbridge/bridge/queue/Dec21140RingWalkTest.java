@@ -5,7 +5,7 @@ import static io.nicbridge.bridge.queue.Dec21140DescriptorWalker.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Direction;
-import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Mode;
+import io.nicbridge.bridge.queue.Dec21140DescriptorRing.ListMode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -63,7 +63,7 @@ class Dec21140RingWalkTest {
 
     @Test
     void ringModeWithoutSkipVisitsConsecutiveDescriptorsAndWrapsAtEndOfRing() {
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 4, 0, Direction.RECEIVE, Mode.RING);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 4, 0, Direction.RECEIVE, ListMode.RING);
         armAll(ring);
         Dec21140DescriptorWalker w = walker(ring, 0);
         for (int i = 0; i < 4; i++) {
@@ -81,7 +81,7 @@ class Dec21140RingWalkTest {
     @Test
     void ringModeWithSkipLengthAddsFourBytesPerSkippedLongword() {
         int dsl = 3;
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 5, dsl, Direction.RECEIVE, Mode.RING);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 5, dsl, Direction.RECEIVE, ListMode.RING);
         assertEquals(28, ring.stride());
         armAll(ring);
         Dec21140DescriptorWalker w = walker(ring, dsl);
@@ -96,7 +96,7 @@ class Dec21140RingWalkTest {
 
     @Test
     void ringModeNeverFollowsWordThreeWithoutChainBitAndRbs2ZeroMeansNoBuffer2() {
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 4, 0, Direction.RECEIVE, Mode.RING);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 4, 0, Direction.RECEIVE, ListMode.RING);
         armAll(ring);
         // Linux style: word 3 of each descriptor holds the next descriptor's address without RCH...
         assertEquals((int) ring.busAddress(1), ring.word3(0));
@@ -113,7 +113,7 @@ class Dec21140RingWalkTest {
 
     @Test
     void ringModeWithTwoBuffersReportsBuffer2FromWordThree() {
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 2, 0, Direction.RECEIVE, Mode.RING);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 2, 0, Direction.RECEIVE, ListMode.RING);
         ring.arm(0, BUF_BUS, 1024, BUF_BUS + 4096, 512);
         Dec21140DescriptorWalker w = walker(ring, 0);
         assertEquals(FETCH_CARD_OWNED, w.fetch());
@@ -125,7 +125,7 @@ class Dec21140RingWalkTest {
 
     @Test
     void chainModeFollowsWordThreeInWhateverOrderTheHostLinkedThem() {
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 4, 0, Direction.RECEIVE, Mode.CHAIN);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 4, 0, Direction.RECEIVE, ListMode.CHAIN);
         armAll(ring);
         for (int i = 0; i < 4; i++) {
             assertEquals(RDES1_RCH, ring.control(i) & (RDES1_RCH | RDES1_RER), "chain bit in every descriptor, no RER");
@@ -148,7 +148,7 @@ class Dec21140RingWalkTest {
 
     @Test
     void chainBitMakesBuffer2SizeZeroEvenIfTheFieldIsNot() {
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 2, 0, Direction.RECEIVE, Mode.CHAIN);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 2, 0, Direction.RECEIVE, ListMode.CHAIN);
         ring.arm(0, BUF_BUS, 64);
         int control = ring.control(0) | (100 << BS2_SHIFT);
         ringMemory.set(ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN), WORD1, control);
@@ -160,7 +160,7 @@ class Dec21140RingWalkTest {
 
     @Test
     void endOfRingWinsOverChain() {
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 4, 0, Direction.RECEIVE, Mode.CHAIN);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 4, 0, Direction.RECEIVE, ListMode.CHAIN);
         armAll(ring);
         // Descriptor 1: chain bit, word 3 -> descriptor 3, and end-of-ring as well.
         int control = ring.control(1) | RDES1_RER;
@@ -177,7 +177,7 @@ class Dec21140RingWalkTest {
 
     @Test
     void listBaseWriteResetsCurrentPointer() {
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 4, 0, Direction.RECEIVE, Mode.RING);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 4, 0, Direction.RECEIVE, ListMode.RING);
         armAll(ring);
         Dec21140DescriptorWalker w = walker(ring, 0);
         step(w, 0);
@@ -189,7 +189,7 @@ class Dec21140RingWalkTest {
 
     @Test
     void multiDescriptorTransmitFrameHasFsFirstLsAndIcLastAndIsWalkedInOrder() {
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 8, 1, Direction.TRANSMIT, Mode.RING);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 8, 1, Direction.TRANSMIT, ListMode.RING);
         // A one-descriptor frame first, so the three-descriptor frame wraps nowhere but does not start at 0.
         assertEquals(0, ring.transmit(BUF_BUS, 60, 0, 0, 0));
         assertEquals(1, ring.claimTransmit(3));
@@ -229,7 +229,7 @@ class Dec21140RingWalkTest {
 
     @Test
     void transmitFrameWrapsAroundTheRingEnd() {
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 4, 0, Direction.TRANSMIT, Mode.RING);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 4, 0, Direction.TRANSMIT, ListMode.RING);
         Dec21140DescriptorWalker w = walker(ring, 0);
         for (int i = 0; i < 3; i++) {
             ring.transmit(BUF_BUS, 60, 0, 0, 0);
@@ -260,14 +260,14 @@ class Dec21140RingWalkTest {
 
     @Test
     void bigEndianDescriptorsPutOwnInTheFirstByte() {
-        Dec21140DescriptorRing le = new Dec21140DescriptorRing(ringMemory, RING_BUS, 2, 0, Direction.RECEIVE, Mode.RING);
+        Dec21140DescriptorRing le = new Dec21140DescriptorRing(ringMemory, RING_BUS, 2, 0, Direction.RECEIVE, ListMode.RING);
         le.arm(0, BUF_BUS, 64);
         assertEquals((byte) 0x80, ringMemory.get(ValueLayout.JAVA_BYTE, 3));
         assertEquals((byte) 0, ringMemory.get(ValueLayout.JAVA_BYTE, 0));
 
         MemorySegment second = ringMemory.asSlice(4096, 1024);
         Dec21140DescriptorRing be = new Dec21140DescriptorRing(second, RING_BUS + 4096, 2, 0, Direction.RECEIVE,
-                Mode.RING, ByteOrder.BIG_ENDIAN);
+                ListMode.RING, ByteOrder.BIG_ENDIAN);
         be.arm(0, BUF_BUS, 64);
         assertEquals((byte) 0x80, second.get(ValueLayout.JAVA_BYTE, 0));
         assertEquals(64, second.get(ValueLayout.JAVA_BYTE, 4 + 3), "RBS1 in the low byte, stored last");
@@ -284,7 +284,7 @@ class Dec21140RingWalkTest {
 
     @Test
     void receiveCursorPostsInRingOrderAndReportsBackPressure() {
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 3, 0, Direction.RECEIVE, Mode.RING);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 3, 0, Direction.RECEIVE, ListMode.RING);
         assertEquals(0, ring.postReceive(BUF_BUS, 1536));
         assertEquals(1, ring.postReceive(BUF_BUS + 2048, 1536));
         assertEquals(2, ring.postReceive(BUF_BUS + 4096, 1536));

@@ -6,7 +6,7 @@ import static io.nicbridge.bridge.queue.UnetLayout.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Direction;
-import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Mode;
+import io.nicbridge.bridge.queue.Dec21140DescriptorRing.ListMode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -94,7 +94,7 @@ class OwnershipHandoffStressTest {
         int count = 64;
         int dsl = 2;
         MemorySegment mem = arena.allocate((long) count * stride(dsl), 64);
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(mem, RING_BUS, count, dsl, Direction.TRANSMIT, Mode.RING);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(mem, RING_BUS, count, dsl, Direction.TRANSMIT, ListMode.RING);
         FixedDmaView dma = new FixedDmaView();
         dma.map(RING_BUS, mem);
         Dec21140DescriptorWalker walker = new Dec21140DescriptorWalker(dma);
@@ -161,7 +161,7 @@ class OwnershipHandoffStressTest {
         int count = 32;
         MemorySegment mem = arena.allocate((long) count * BYTES, 64);
         Dec21140DescriptorRing ring = new Dec21140DescriptorRing(mem, RING_BUS, count, 0, Direction.RECEIVE,
-                Mode.CHAIN, ByteOrder.BIG_ENDIAN);
+                ListMode.CHAIN, ByteOrder.BIG_ENDIAN);
         FixedDmaView dma = new FixedDmaView();
         dma.map(RING_BUS, mem);
         Dec21140DescriptorWalker walker = new Dec21140DescriptorWalker(dma, ByteOrder.BIG_ENDIAN);
@@ -218,7 +218,7 @@ class OwnershipHandoffStressTest {
         int count = 16;
         int frames = N / 4;
         MemorySegment mem = arena.allocate((long) count * BYTES, 64);
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(mem, RING_BUS, count, 0, Direction.TRANSMIT, Mode.RING);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(mem, RING_BUS, count, 0, Direction.TRANSMIT, ListMode.RING);
         FixedDmaView dma = new FixedDmaView();
         dma.map(RING_BUS, mem);
         Dec21140DescriptorWalker walker = new Dec21140DescriptorWalker(dma);
