@@ -245,6 +245,36 @@ public class DescriptorQueueBench {
         return c;
     }
 
+    /** NI side of the receive queue: publish one message if the next slot is free. */
+    @Benchmark
+    @Group("unetReceive")
+    @GroupThreads(1)
+    public long unetRxNi(UnetGroupState s, Handoffs h) {
+        long d = s.rqNi.claim();
+        if (d < 0) {
+            return -1;
+        }
+        s.rqNi.putBuffer(d, 0, 0x2000, 1500);
+        s.rqNi.publish(d, 1500, 3, 1, 0);
+        h.handoffs++;
+        return d;
+    }
+
+    /** User side of the receive queue: consume one message if any. */
+    @Benchmark
+    @Group("unetReceive")
+    @GroupThreads(1)
+    public int unetRxUser(UnetGroupState s, Handoffs h) {
+        long u = s.rqUser.poll();
+        if (u < 0) {
+            return -1;
+        }
+        int len = s.rqUser.length(u) + s.rqUser.bufferOffset(u, 0);
+        s.rqUser.release(u);
+        h.handoffs++;
+        return len;
+    }
+
     /** NI side: consume one posted descriptor if any. */
     @Benchmark
     @Group("unetSend")
