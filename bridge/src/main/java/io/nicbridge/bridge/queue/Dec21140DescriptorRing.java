@@ -177,12 +177,14 @@ public final class Dec21140DescriptorRing {
         return IntWords.get(segment, offsetOf(i) + WORD1, be);
     }
 
-    public int buffer1Address(int i) {
-        return IntWords.get(segment, offsetOf(i) + WORD2, be);
+    /** Word 2: buffer-1 bus address, unsigned 32-bit. */
+    public long buffer1Address(int i) {
+        return IntWords.get(segment, offsetOf(i) + WORD2, be) & 0xFFFF_FFFFL;
     }
 
-    public int word3(int i) {
-        return IntWords.get(segment, offsetOf(i) + WORD3, be);
+    /** Word 3: buffer-2 bus address or next-descriptor pointer, unsigned 32-bit. */
+    public long word3(int i) {
+        return IntWords.get(segment, offsetOf(i) + WORD3, be) & 0xFFFF_FFFFL;
     }
 
     // ------------------------------------------------------------------ receive

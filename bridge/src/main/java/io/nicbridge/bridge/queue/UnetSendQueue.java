@@ -149,7 +149,7 @@ public final class UnetSendQueue {
         return producer.index() - reclaimIndex;
     }
 
-    /** The {@code sq_prod} value this side will write next commit minus one, i.e. the current producer index. */
+    /** The current producer index: the value of {@code sq_prod} after the last commit. */
     public int producerIndex() {
         return producer.index();
     }

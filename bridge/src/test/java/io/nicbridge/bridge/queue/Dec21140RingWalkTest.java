@@ -99,7 +99,7 @@ class Dec21140RingWalkTest {
         Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 4, 0, Direction.RECEIVE, ListMode.RING);
         armAll(ring);
         // Linux style: word 3 of each descriptor holds the next descriptor's address without RCH...
-        assertEquals((int) ring.busAddress(1), ring.word3(0));
+        assertEquals(ring.busAddress(1), ring.word3(0));
         // ...and make word 3 of descriptor 0 point somewhere else entirely: the chip must not follow it.
         ringMemory.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), WORD3, (int) ring.busAddress(3));
         Dec21140DescriptorWalker w = walker(ring, 0);
@@ -129,7 +129,7 @@ class Dec21140RingWalkTest {
         armAll(ring);
         for (int i = 0; i < 4; i++) {
             assertEquals(RDES1_RCH, ring.control(i) & (RDES1_RCH | RDES1_RER), "chain bit in every descriptor, no RER");
-            assertEquals((int) ring.busAddress((i + 1) % 4), ring.word3(i));
+            assertEquals(ring.busAddress((i + 1) % 4), ring.word3(i));
         }
         // Relink 0 -> 2 -> 1 -> 3 -> 0 by rewriting word 3 (a chained list need not be contiguous).
         int[] next = {2, 3, 1, 0};
