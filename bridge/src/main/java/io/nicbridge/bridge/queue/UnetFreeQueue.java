@@ -1,0 +1,83 @@
+package io.nicbridge.bridge.queue;
+
+import static io.nicbridge.bridge.queue.UnetLayout.*;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+
+/**
+ * User side of a U-Net endpoint's free queue: 128 x 8-byte {@code {offset, length}} entries at
+ * {@link UnetLayout#FQ_OFFSET} of the endpoint page, naming receive buffers in the user's communication segment;
+ * producer index {@code fq_prod} (written here), consumer index {@code fq_cons} (written by the NI).
+ *
+ * <p><b>Handoff.</b> {@link #offer} writes both words of the entry, then stores {@code fq_prod} with release.
+ * The entry has no ownership bit: the index is the ownership word. The NI reads {@code fq_prod} with acquire.
+ */
+public final class UnetFreeQueue {
+    private final MemorySegment page;
+    private final boolean be;
+    private final SpscDescriptorQueue queue;
+    private final SpscDescriptorQueue.Producer producer;
+
+    public UnetFreeQueue(MemorySegment endpointPage) {
+        this(endpointPage, ByteOrder.BIG_ENDIAN);
+    }
+
+    public UnetFreeQueue(MemorySegment endpointPage, ByteOrder order) {
+        this.queue = freeQueueOver(endpointPage, order);
+        this.page = endpointPage;
+        this.be = queue.bigEndian();
+        this.producer = queue.producer();
+    }
+
+    static SpscDescriptorQueue freeQueueOver(MemorySegment endpointPage, ByteOrder order) {
+        IntWords.checkRegion(endpointPage, 0, ENDPOINT_PAGE_BYTES, "U-Net endpoint page");
+        return new SpscDescriptorQueue(endpointPage, FQ_OFFSET, FQ_ENTRY_BYTES, FQ_LEN,
+                endpointPage, EPCB_FQ_PROD, EPCB_FQ_CONS, order);
+    }
+
+    /**
+     * Gives the NI a receive buffer of {@code length} bytes at {@code segmentOffset} in the segment.
+     *
+     * @param segmentOffset a multiple of 64 (treated as unsigned 32-bit)
+     * @param length        positive (treated as unsigned 32-bit; the NI checks it against the segment)
+     * @return false when the free queue is full (back-pressure)
+     */
+    public boolean offer(int segmentOffset, int length) {
+        if ((segmentOffset & (FQ_BUFFER_ALIGNMENT - 1)) != 0) {
+            throw new IllegalArgumentException("free buffer offset must be " + FQ_BUFFER_ALIGNMENT
+                    + "-byte aligned, was 0x" + Integer.toHexString(segmentOffset));
+        }
+        if (length == 0) {
+            throw new IllegalArgumentException("free buffer length must not be 0");
+        }
+        long e = producer.claim();
+        if (e < 0) {
+            return false;
+        }
+        IntWords.set(page, e + FQ_ENTRY_OFFSET, be, segmentOffset);
+        IntWords.set(page, e + FQ_ENTRY_LENGTH, be, length);
+        producer.commit(); // fq_prod with release: the entry is visible before the index
+        return true;
+    }
+
+    public int remainingCapacity() {
+        return producer.remainingCapacity();
+    }
+
+    public int producerIndex() {
+        return producer.index();
+    }
+
+    public long posted() {
+        return producer.produced();
+    }
+
+    public long protocolErrors() {
+        return producer.protocolErrors();
+    }
+
+    public SpscDescriptorQueue queue() {
+        return queue;
+    }
+}

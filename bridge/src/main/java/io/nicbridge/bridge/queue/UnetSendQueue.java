@@ -1,0 +1,172 @@
+package io.nicbridge.bridge.queue;
+
+import static io.nicbridge.bridge.queue.UnetLayout.*;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+
+/**
+ * User side of a U-Net endpoint's send queue: 32 x 64-byte descriptors at {@link UnetLayout#SQ_OFFSET} of the
+ * endpoint page, producer index {@code sq_prod} (written here), consumer index {@code sq_cons} (written by the NI).
+ *
+ * <p><b>Handoff (user to NI).</b> {@link #claim()} a descriptor, write its body ({@link #putBuffer},
+ * {@link #putInline}, {@link #putWord}), then {@link #commit}: w1 := 0 (pending), then w0 with VALID is stored with
+ * <i>release</i> (the body is visible to whoever sees VALID), then {@code sq_prod} is stored with release (the
+ * NI's doorbell). <b>Handoff back.</b> The NI writes w1 (status) and clears VALID, then advances {@code sq_cons} with
+ * release; {@link #pollCompletion()} reads {@code sq_cons} with acquire and then w1.
+ *
+ * <p>A slot is reused only after its completion status has been collected, either by {@link #pollCompletion()} or
+ * automatically by {@link #claim()} when the queue looks full (then the status is only counted). Full is therefore
+ * exactly the contract's {@code sq_prod - sq_cons == SQ_LEN} when nothing is waiting to be collected.
+ *
+ * <p>Not thread-safe: one user thread per endpoint, like the hardware queue it drives. Nothing on the hot path
+ * allocates.
+ */
+public final class UnetSendQueue {
+    private final MemorySegment page;
+    private final boolean be;
+    private final SpscDescriptorQueue queue;
+    private final SpscDescriptorQueue.Producer producer;
+    private int reclaimIndex;
+    private long completedOk;
+    private long completedWithError;
+
+    /** A view over {@code endpointPage} (at least {@link UnetLayout#ENDPOINT_PAGE_BYTES}), big-endian words. */
+    public UnetSendQueue(MemorySegment endpointPage) {
+        this(endpointPage, ByteOrder.BIG_ENDIAN);
+    }
+
+    public UnetSendQueue(MemorySegment endpointPage, ByteOrder order) {
+        this.queue = sendQueueOver(endpointPage, order);
+        this.page = endpointPage;
+        this.be = queue.bigEndian();
+        this.producer = queue.producer();
+        this.reclaimIndex = producer.index();
+    }
+
+    static SpscDescriptorQueue sendQueueOver(MemorySegment endpointPage, ByteOrder order) {
+        IntWords.checkRegion(endpointPage, 0, ENDPOINT_PAGE_BYTES, "U-Net endpoint page");
+        return new SpscDescriptorQueue(endpointPage, SQ_OFFSET, SQ_DESCRIPTOR_BYTES, SQ_LEN,
+                endpointPage, EPCB_SQ_PROD, EPCB_SQ_CONS, order);
+    }
+
+    /**
+     * Claims the next send descriptor.
+     *
+     * @return its byte offset in the endpoint page, or -1 when all {@link UnetLayout#SQ_LEN} descriptors are in
+     *         flight (back-pressure)
+     */
+    public long claim() {
+        if (producer.index() - reclaimIndex == SQ_LEN && pollCompletion() < 0) {
+            return -1;
+        }
+        return producer.claim();
+    }
+
+    /** Writes buffer pair {@code i} (0..5) of the claimed descriptor: {@code length} bytes at segment {@code offset}. */
+    public void putBuffer(long descriptor, int i, int offset, int length) {
+        UnetDescriptors.checkOffset(descriptor, producer.claimedOffset(), "putBuffer");
+        UnetDescriptors.putBuffer(page, be, descriptor, i, offset, length);
+    }
+
+    /** Copies {@code length} (at most 40) inline payload bytes into w2..w11 of the claimed descriptor. */
+    public void putInline(long descriptor, MemorySegment src, long srcOffset, int length) {
+        UnetDescriptors.checkOffset(descriptor, producer.claimedOffset(), "putInline");
+        UnetDescriptors.putInline(page, descriptor, src, srcOffset, length);
+    }
+
+    /** Writes body word {@code word} (1..15) of the claimed descriptor; w0 is written only by {@link #commit}. */
+    public void putWord(long descriptor, int word, int value) {
+        UnetDescriptors.checkOffset(descriptor, producer.claimedOffset(), "putWord");
+        UnetDescriptors.putBodyWord(page, be, descriptor, word, value);
+    }
+
+    /**
+     * Hands the claimed descriptor to the NI. The handoff order is the point of this method: w1 := pending, then
+     * w0 := fields | VALID with release, then {@code sq_prod} with release.
+     *
+     * @param nbufs 1..6 buffer pairs, or 0 with {@code inline} (length at most 40)
+     */
+    public void commit(long descriptor, int length, int channel, int nbufs, boolean inline) {
+        UnetDescriptors.checkOffset(descriptor, producer.claimedOffset(), "commit");
+        UnetLayout.checkMessage(length, channel, nbufs, inline);
+        IntWords.set(page, descriptor + DESC_W1, be, SQ_STATUS_PENDING);
+        int w0 = UnetLayout.word0(length, channel, nbufs, inline ? SQ_W0_INLINE : 0);
+        IntWords.setRelease(page, descriptor + DESC_W0, be, w0 | W0_VALID);
+        producer.commit();
+    }
+
+    /** Claims, fills and commits a one-buffer message. Returns false when the queue is full. */
+    public boolean offer(int channel, int segmentOffset, int length) {
+        UnetLayout.checkMessage(length, channel, 1, false);
+        long d = claim();
+        if (d < 0) {
+            return false;
+        }
+        UnetDescriptors.putBuffer(page, be, d, 0, segmentOffset, length);
+        commit(d, length, channel, 1, false);
+        return true;
+    }
+
+    /** Claims, fills and commits an inline message of at most 40 bytes. Returns false when the queue is full. */
+    public boolean offerInline(int channel, MemorySegment src, long srcOffset, int length) {
+        UnetLayout.checkMessage(length, channel, 0, true);
+        long d = claim();
+        if (d < 0) {
+            return false;
+        }
+        UnetDescriptors.putInline(page, d, src, srcOffset, length);
+        commit(d, length, channel, 0, true);
+        return true;
+    }
+
+    /**
+     * Collects the oldest completed send: reads {@code sq_cons} with acquire (pairs with the NI's release), then
+     * the descriptor's w1 status.
+     *
+     * @return the NI status ({@link UnetLayout#SQ_STATUS_SENT}, or an error status), or -1 if none is completed
+     */
+    public int pollCompletion() {
+        int consumer = queue.consumerIndexAcquire();
+        int done = consumer - reclaimIndex;
+        int inFlight = producer.index() - reclaimIndex;
+        if (done == 0 || Integer.compareUnsigned(done, inFlight) > 0) {
+            // Nothing completed, or an impossible sq_cons (ahead of what was posted): never trust it.
+            return -1;
+        }
+        int status = IntWords.get(page, queue.slotOffset(reclaimIndex) + DESC_W1, be);
+        reclaimIndex++;
+        if (status == SQ_STATUS_SENT) {
+            completedOk++;
+        } else {
+            completedWithError++;
+        }
+        return status;
+    }
+
+    /** Descriptors committed and not yet collected by {@link #pollCompletion()}. */
+    public int inFlight() {
+        return producer.index() - reclaimIndex;
+    }
+
+    /** The current producer index: the value of {@code sq_prod} after the last commit. */
+    public int producerIndex() {
+        return producer.index();
+    }
+
+    public long posted() {
+        return producer.produced();
+    }
+
+    public long completedOk() {
+        return completedOk;
+    }
+
+    public long completedWithError() {
+        return completedWithError;
+    }
+
+    public SpscDescriptorQueue queue() {
+        return queue;
+    }
+}

@@ -1,0 +1,31 @@
+/**
+ * Descriptor-queue views: flyweights over caller-allocated {@link java.lang.foreign.MemorySegment}s that hand
+ * descriptors between a host and a card (or between a U-Net user process and the NI) with explicit ownership.
+ *
+ * <h2>The handoff rule, everywhere in this package</h2>
+ * The side giving an entry away writes the entry's payload first and its ownership word last, with a
+ * <i>release</i> store ({@code VarHandle.setRelease} on a 32-bit word in the queue's byte order). The side taking
+ * it reads the ownership word with an <i>acquire</i> load ({@code getAcquire}) and only then reads the payload.
+ * The ownership word is:
+ * <ul>
+ *   <li>DEC 21140: bit 31 (OWN) of descriptor word 0, in both directions
+ *       ({@link io.nicbridge.bridge.queue.Dec21140DescriptorRing} host side,
+ *       {@link io.nicbridge.bridge.queue.Dec21140DescriptorWalker} card side);</li>
+ *   <li>U-Net send queue: w0.VALID, then {@code sq_prod} (user to NI); {@code sq_cons} (NI to user);</li>
+ *   <li>U-Net free queue: {@code fq_prod} (user to NI); {@code fq_cons} (NI to user);</li>
+ *   <li>U-Net receive queue: w0.VALID set (NI to user), w0.VALID cleared (user to NI).</li>
+ * </ul>
+ * Counter-indexed queues share {@link io.nicbridge.bridge.queue.SpscDescriptorQueue} (free-running 32-bit
+ * indices, power-of-two capacity, unsigned wrap-around).
+ *
+ * <h2>Rules</h2>
+ * Geometry, bounds and alignment are checked once at construction, so hot-path accesses are in bounds and
+ * atomic; hot paths allocate nothing. Back-pressure (full, empty, still owned by the other side) is a return value
+ * (-1 or false). Misuse (bad index, size, length, flags, call order) throws with a message naming the problem.
+ * Values written by the other side are never trusted: impossible indices read as empty/full and are counted; card
+ * side code reaches host memory only through a bounds-checked {@link io.nicbridge.bridge.queue.DmaView}.
+ *
+ * <p>Layout constants are defined in {@link io.nicbridge.bridge.queue.Dec21140Descriptor} and
+ * {@link io.nicbridge.bridge.queue.UnetLayout}; they must equal the native-headers contract.
+ */
+package io.nicbridge.bridge.queue;
