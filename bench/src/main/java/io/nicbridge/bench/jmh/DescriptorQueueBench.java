@@ -1,16 +1,16 @@
 package io.nicbridge.bench.jmh;
 
-import io.nicbridge.bridge.queue.Dec21140Descriptor;
+import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Direction;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.ListMode;
 import io.nicbridge.bridge.queue.Dec21140DescriptorWalker;
-import io.nicbridge.bridge.queue.FixedDmaView;
-import io.nicbridge.bridge.queue.UnetLayout;
 import io.nicbridge.bridge.queue.UnetNiReceiveQueue;
 import io.nicbridge.bridge.queue.UnetNiSendQueue;
 import io.nicbridge.bridge.queue.UnetReceiveQueue;
 import io.nicbridge.bridge.queue.UnetSendQueue;
+import io.nicbridge.contract.Dec21140;
+import io.nicbridge.contract.Sba200Unet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
@@ -51,8 +51,7 @@ public class DescriptorQueueBench {
     static final long RING_BUS = 0x0010_0000L;
     static final long BUFFER_BUS = 0x0100_0000L;
     static final int RING_SIZE = 128;
-    static final int RX_OK = Dec21140Descriptor.RDES0_FS | Dec21140Descriptor.RDES0_LS
-            | (64 << Dec21140Descriptor.RDES0_FL_SHIFT);
+    static final int RX_OK = Dec21140.RDES0_FS | Dec21140.RDES0_LS | (64 << Dec21140.RDES0_FL_SHIFT);
 
     /** A 21140 receive ring (Linux geometry: 128 descriptors, ring mode) with its card-side walker. */
     public static class RingFixture {
@@ -62,10 +61,10 @@ public class DescriptorQueueBench {
 
         void open() {
             arena = Arena.ofShared();
-            MemorySegment mem = arena.allocate((long) RING_SIZE * Dec21140Descriptor.BYTES, 64);
+            MemorySegment mem = arena.allocate((long) RING_SIZE * Dec21140.DESC_SIZE, 64);
             ring = new Dec21140DescriptorRing(mem, RING_BUS, RING_SIZE, 0, Direction.RECEIVE, ListMode.RING);
-            FixedDmaView dma = new FixedDmaView();
-            dma.map(RING_BUS, mem);
+            DmaSpace dma = new DmaSpace("21140");
+            dma.registerAt("rx-ring", mem, RING_BUS);
             walker = new Dec21140DescriptorWalker(dma);
             walker.setListBase(RING_BUS);
         }
@@ -85,12 +84,12 @@ public class DescriptorQueueBench {
 
         void open() {
             arena = Arena.ofShared();
-            MemorySegment page = arena.allocate(UnetLayout.ENDPOINT_PAGE_BYTES, 4096);
-            MemorySegment rq = arena.allocate((long) UnetLayout.RQ_LEN_DEFAULT * UnetLayout.RQ_DESCRIPTOR_BYTES, 64);
+            MemorySegment page = arena.allocate(Sba200Unet.EP_PAGE_SIZE, 4096);
+            MemorySegment rq = arena.allocate((long) Sba200Unet.RQ_LEN_DEFAULT * Sba200Unet.RECV_DESC_SIZE, 64);
             user = new UnetSendQueue(page);
             ni = new UnetNiSendQueue(page);
-            rqUser = new UnetReceiveQueue(rq, 0, UnetLayout.RQ_LEN_DEFAULT, page);
-            rqNi = new UnetNiReceiveQueue(rq, 0, UnetLayout.RQ_LEN_DEFAULT, page);
+            rqUser = new UnetReceiveQueue(rq, 0, Sba200Unet.RQ_LEN_DEFAULT, page);
+            rqNi = new UnetNiReceiveQueue(rq, 0, Sba200Unet.RQ_LEN_DEFAULT, page);
         }
 
         void close() {
@@ -177,7 +176,7 @@ public class DescriptorQueueBench {
         w.complete(RX_OK);
         w.advance();
         int reclaimed = s.ring.reclaim();
-        return posted + f + reclaimed + Dec21140Descriptor.frameLength(s.ring.status(reclaimed));
+        return posted + f + reclaimed + Dec21140DescriptorRing.frameLength(s.ring.status(reclaimed));
     }
 
     /** User offers a one-buffer message, the NI polls and completes it, the user collects the completion. */
@@ -186,7 +185,7 @@ public class DescriptorQueueBench {
         s.user.offer(3, 0x1000, 1500);
         long d = s.ni.poll();
         int len = s.ni.length(d) + s.ni.bufferOffset(d, 0);
-        s.ni.complete(d, UnetLayout.SQ_STATUS_SENT);
+        s.ni.complete(d, Sba200Unet.TX_STATUS_SENT);
         return len + s.user.pollCompletion();
     }
 
@@ -285,7 +284,7 @@ public class DescriptorQueueBench {
             return -1;
         }
         int len = s.ni.length(d);
-        s.ni.complete(d, UnetLayout.SQ_STATUS_SENT);
+        s.ni.complete(d, Sba200Unet.TX_STATUS_SENT);
         h.handoffs++;
         return len;
     }

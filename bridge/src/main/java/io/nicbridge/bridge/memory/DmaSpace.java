@@ -37,14 +37,15 @@ import org.slf4j.LoggerFactory;
  * translation reads the current table with a volatile load (acquire) and then only final arrays, so a
  * card thread may translate concurrently with registration and sees either the old or the new table,
  * never a torn one. Region indices belong to one table: a card thread that may race with
- * (un)registration takes {@link #regions()} once per DMA operation and uses that snapshot for
+ * (un)registration takes {@link #regions()} (or {@link #snapshot()}, the same table typed as the
+ * {@link DmaView} that card-side code depends on) once per DMA operation and uses that snapshot for
  * translate/region/offset. The conveniences on this class ({@link #readInt}, {@link #copyFromBus}, ...)
  * do so internally. Unregister a range before closing the memory behind it: a stale snapshot that
  * still reaches freed memory gets an {@link IllegalStateException} from FFM, never a crash.
  * The bus error counter is atomic; the "last error" fields are diagnostics written one by one, so when
  * several card threads fault at the same moment they may describe different errors.
  */
-public final class DmaSpace {
+public final class DmaSpace implements DmaView {
     private static final Logger LOG = LoggerFactory.getLogger(DmaSpace.class);
 
     /** Bus page size: ranges start on, and are padded to, this granularity. */
@@ -108,6 +109,12 @@ public final class DmaSpace {
 
     /** @return the current immutable table (one volatile read, no allocation) */
     public Regions regions() {
+        return regions;
+    }
+
+    /** {@link DmaView}: the current immutable table, i.e. {@link #regions()}. */
+    @Override
+    public Regions snapshot() {
         return regions;
     }
 
@@ -246,16 +253,19 @@ public final class DmaSpace {
      * @return the index of the region holding all of {@code [bus, bus+len)} in the current table, or a
      *         negative {@link BusError} code (counted)
      */
+    @Override
     public int translate(long bus, long len) {
         return regions.translate(bus, len);
     }
 
     /** @return the segment of region {@code index} of the current table; see the thread-safety note */
+    @Override
     public MemorySegment region(int index) {
         return regions.segment(index);
     }
 
     /** @return the byte offset of {@code bus} in region {@code index} of the current table */
+    @Override
     public long offset(int index, long bus) {
         return regions.offset(index, bus);
     }
@@ -445,10 +455,11 @@ public final class DmaSpace {
     }
 
     /**
-     * One immutable version of the region table, sorted by bus address. Obtain with {@link #regions()};
-     * indices returned by {@link #translate} are valid for this object only.
+     * One immutable version of the region table, sorted by bus address. Obtain with {@link #regions()} or
+     * {@link #snapshot()}; indices returned by {@link #translate} are valid for this object only. As a
+     * {@link DmaView} it is its own snapshot.
      */
-    public static final class Regions {
+    public static final class Regions implements DmaView {
         private final DmaSpace owner;
         private final long[] bases;
         /** Inclusive last bus address of each region (an exclusive end could overflow at the top of a 64-bit space). */
@@ -475,6 +486,7 @@ public final class DmaSpace {
          * @return the index of the region holding all of {@code [bus, bus+len)}, or a negative
          *         {@link BusError} code; errors are counted on the owning {@link DmaSpace}
          */
+        @Override
         public int translate(long bus, long len) {
             int r = classify(bus, len);
             if (r < 0) {
@@ -528,7 +540,20 @@ public final class DmaSpace {
             return segments[index];
         }
 
+        /** {@link DmaView}: the same as {@link #segment(int)}. */
+        @Override
+        public MemorySegment region(int index) {
+            return segments[index];
+        }
+
+        /** {@link DmaView}: this table never changes, so it is its own snapshot. */
+        @Override
+        public Regions snapshot() {
+            return this;
+        }
+
         /** @return {@code bus - base(index)}: where {@code bus} lies in {@link #segment(int)} */
+        @Override
         public long offset(int index, long bus) {
             return bus - bases[index];
         }

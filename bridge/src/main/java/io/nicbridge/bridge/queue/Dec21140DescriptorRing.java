@@ -1,13 +1,19 @@
 package io.nicbridge.bridge.queue;
 
-import static io.nicbridge.bridge.queue.Dec21140Descriptor.*;
+import static io.nicbridge.contract.Dec21140.*;
 
+import io.nicbridge.contract.Dec21140Desc;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
 /**
  * Host (driver) side of one DEC 21140 descriptor list, receive or transmit, over a segment the caller allocated
  * and registered for DMA at bus address {@code busBase}.
+ *
+ * <p>Layout and bits are the device contract's ({@code dec21140.h}, generated as {@link io.nicbridge.contract.Dec21140}
+ * and {@link Dec21140Desc}): four 32-bit words DES0..DES3, OWN in bit 31 of word 0. The generated struct accessors
+ * are fixed little-endian, but CSR0.DBO lets the chip use big-endian descriptors, so the words are accessed through
+ * {@link IntWords} in the list's byte order at the generated offsets.
  *
  * <pre>
  * segment byte 0 = bus address busBase
@@ -50,6 +56,32 @@ public final class Dec21140DescriptorRing {
     private static final int FIRST_DESCRIPTOR_FLAGS = TDES1_AC | TDES1_DPD | TDES1_SET | TDES1_FT0 | TDES1_FT1;
 
     private static final long BUS_LIMIT = 1L << 32;
+
+    // Word offsets (dec21140_desc_t).
+    static final long WORD0 = Dec21140Desc.OFFSET_DES0;
+    static final long WORD1 = Dec21140Desc.OFFSET_DES1;
+    static final long WORD2 = Dec21140Desc.OFFSET_DES2;
+    static final long WORD3 = Dec21140Desc.OFFSET_DES3;
+
+    // Receive and transmit descriptors keep these in the same place (RDES0_OWN == TDES0_OWN, RDES1_RER ==
+    // TDES1_TER, RDES1_RCH == TDES1_TCH, RBSn == TBSn; DescriptorContractTest checks it), so code that serves
+    // both directions names them once.
+    static final int OWN = RDES0_OWN;
+    static final int END_OF_RING = RDES1_RER;
+    static final int SECOND_ADDRESS_CHAINED = RDES1_RCH;
+    static final int BS1_SHIFT = RDES1_RBS1_SHIFT;
+    static final int BS1_MASK = RDES1_RBS1_MASK;
+    static final int BS2_SHIFT = RDES1_RBS2_SHIFT;
+    static final int BS2_MASK = RDES1_RBS2_MASK;
+
+    /** CSR0.DSL, the longwords skipped between ring-mode descriptors: the width of its field. */
+    static final int MAX_SKIP_LONGWORDS = CSR0_DSL_MASK >>> CSR0_DSL_SHIFT;
+    /**
+     * Receive buffer sizes must be multiples of 4 (A.6, the RBS1/RBS2 comments in dec21140.h; no named constant), so
+     * the largest is the largest multiple of 4 in the 11-bit field: 2044.
+     */
+    private static final int RX_BUFFER_SIZE_UNIT = 4;
+    private static final int MAX_RX_BUFFER_BYTES = BUFFER_SIZE_MAX & -RX_BUFFER_SIZE_UNIT;
 
     private final MemorySegment segment;
     private final long busBase;
@@ -94,8 +126,8 @@ public final class Dec21140DescriptorRing {
             throw new IllegalArgumentException("descriptor skip length (CSR0.DSL) must be 0.." + MAX_SKIP_LONGWORDS
                     + " longwords, was " + skipLongwords);
         }
-        int stride = Dec21140Descriptor.stride(skipLongwords);
-        long bytes = (long) (count - 1) * stride + BYTES;
+        int stride = stride(skipLongwords);
+        long bytes = (long) (count - 1) * stride + DESC_SIZE;
         IntWords.checkRegion(segment, 0, bytes, count + " descriptors at stride " + stride);
         if ((busBase & 3) != 0 || busBase < 0 || busBase > BUS_LIMIT - bytes) {
             throw new IllegalArgumentException("descriptor list bus address 0x" + Long.toHexString(busBase)
@@ -115,6 +147,33 @@ public final class Dec21140DescriptorRing {
             IntWords.set(segment, d + WORD3, be, (int) busAddress((i + 1) % count));
             IntWords.setRelease(segment, d + WORD0, be, 0);
         }
+    }
+
+    // ------------------------------------------------------------------ contract helpers
+
+    /** Distance between consecutive ring-mode descriptors for CSR0.DSL = {@code skipLongwords}. */
+    public static int stride(int skipLongwords) {
+        return DESC_SIZE + DSL_UNIT_BYTES * skipLongwords;
+    }
+
+    /** RDES0.FL: frame length including the 4-byte FCS (valid in the LS descriptor). */
+    public static int frameLength(int rdes0) {
+        return (rdes0 & RDES0_FL_MASK) >>> RDES0_FL_SHIFT;
+    }
+
+    /** Linux's acceptance test of a received frame's RDES0 (tulip interrupt.c): FS and LS, no error bits. */
+    public static boolean isGoodReceive(int rdes0) {
+        return (rdes0 & LINUX_RX_ACCEPT_MASK) == LINUX_RX_ACCEPT_VALUE;
+    }
+
+    /** Buffer-1 size field of word 1 (RBS1/TBS1). */
+    static int buffer1Size(int control) {
+        return (control & BS1_MASK) >>> BS1_SHIFT;
+    }
+
+    /** Buffer-2 size field of word 1 (RBS2/TBS2); meaningless when the chain bit is set. */
+    static int buffer2Size(int control) {
+        return (control & BS2_MASK) >>> BS2_SHIFT;
     }
 
     // ------------------------------------------------------------------ geometry
@@ -398,7 +457,7 @@ public final class Dec21140DescriptorRing {
     private void writeBuffers(long d, int i, long buffer1, int size1, long buffer2, int size2) {
         int next = (int) (busBase + (long) ((i + 1) % count) * stride);
         int word3 = mode == ListMode.RING && size2 > 0 ? (int) buffer2 : next;
-        IntWords.set(segment, d + WORD1, be, listBits(i) | size2 << BS2_SHIFT | size1);
+        IntWords.set(segment, d + WORD1, be, listBits(i) | size2 << BS2_SHIFT | size1 << BS1_SHIFT);
         IntWords.set(segment, d + WORD2, be, (int) buffer1);
         IntWords.set(segment, d + WORD3, be, word3);
     }
@@ -410,11 +469,11 @@ public final class Dec21140DescriptorRing {
         if (which == 2 && mode == ListMode.CHAIN) {
             throw new IllegalArgumentException("chain mode: word 3 is the next-descriptor pointer, buffer 2 size must be 0, was " + size);
         }
-        if (size <= 0 || size > MAX_BUFFER_BYTES) {
-            throw new IllegalArgumentException("receive buffer " + which + " size must be 4.." + MAX_RX_BUFFER_BYTES
-                    + " bytes (at most " + MAX_BUFFER_BYTES + "), was " + size);
+        if (size <= 0 || size > BUFFER_SIZE_MAX) {
+            throw new IllegalArgumentException("receive buffer " + which + " size must be " + RX_BUFFER_SIZE_UNIT
+                    + ".." + MAX_RX_BUFFER_BYTES + " bytes (at most " + BUFFER_SIZE_MAX + "), was " + size);
         }
-        if ((size & 3) != 0) {
+        if ((size & (RX_BUFFER_SIZE_UNIT - 1)) != 0) {
             throw new IllegalArgumentException("receive buffer " + which + " size must be a multiple of 4, was " + size);
         }
         checkBus(which, bus, size);
@@ -425,8 +484,8 @@ public final class Dec21140DescriptorRing {
     }
 
     private void checkTxBuffer(int which, long bus, int length) {
-        if (length < 0 || length > MAX_BUFFER_BYTES) {
-            throw new IllegalArgumentException("transmit buffer " + which + " length must be 0.." + MAX_BUFFER_BYTES
+        if (length < 0 || length > BUFFER_SIZE_MAX) {
+            throw new IllegalArgumentException("transmit buffer " + which + " length must be 0.." + BUFFER_SIZE_MAX
                     + ", was " + length);
         }
         if (length == 0) {

@@ -1,7 +1,19 @@
 package io.nicbridge.bridge.queue;
 
-import static io.nicbridge.bridge.queue.Dec21140Descriptor.*;
+import static io.nicbridge.bridge.queue.Dec21140DescriptorRing.END_OF_RING;
+import static io.nicbridge.bridge.queue.Dec21140DescriptorRing.MAX_SKIP_LONGWORDS;
+import static io.nicbridge.bridge.queue.Dec21140DescriptorRing.OWN;
+import static io.nicbridge.bridge.queue.Dec21140DescriptorRing.SECOND_ADDRESS_CHAINED;
+import static io.nicbridge.bridge.queue.Dec21140DescriptorRing.WORD0;
+import static io.nicbridge.bridge.queue.Dec21140DescriptorRing.WORD1;
+import static io.nicbridge.bridge.queue.Dec21140DescriptorRing.WORD2;
+import static io.nicbridge.bridge.queue.Dec21140DescriptorRing.WORD3;
+import static io.nicbridge.bridge.queue.Dec21140DescriptorRing.stride;
 
+import io.nicbridge.bridge.memory.BusError;
+import io.nicbridge.bridge.memory.DmaSpace;
+import io.nicbridge.bridge.memory.DmaView;
+import io.nicbridge.contract.Dec21140;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
@@ -9,9 +21,15 @@ import java.nio.ByteOrder;
  * Card side of one DEC 21140 descriptor list: the chip's current-descriptor pointer and the way it walks the
  * list (hardware-facts A.7). Used by the emulated 21140 and by the Java half of the native shim.
  *
- * <p>The walker touches host memory only through a {@link DmaView}: it translates the current descriptor's bus
- * address (16 bytes, bounds-checked by the view) before every access, and it never follows buffer addresses or
- * word 3 itself; it reports them as bus addresses for the caller to translate the same way.
+ * <p>The walker touches host memory only through a {@link DmaView} (in practice the card's {@link DmaSpace}): it
+ * translates the current descriptor's bus address (16 bytes, bounds-checked by the view) before every access, and
+ * it never follows buffer addresses or word 3 itself; it reports them as bus addresses for the caller to translate
+ * the same way. Each {@link #fetch()} takes one {@link DmaView#snapshot() snapshot} of the region table and does
+ * translate, region and offset through it, so a host thread registering or unregistering memory at the same time
+ * cannot make the region index of one table select a segment of another. {@link #complete(int)} writes through the
+ * segment that fetch found, so the host must stop the DMA engine before it unregisters and frees a descriptor list
+ * (the {@link DmaSpace} rule: unregister before closing; a stale segment whose memory was freed makes FFM throw
+ * {@link IllegalStateException}, it never reaches foreign memory).
  *
  * <p><b>Next-descriptor rule</b> ({@link #nextAddress()}), applied to the descriptor just used:
  * <ol>
@@ -36,10 +54,17 @@ public final class Dec21140DescriptorWalker {
     public static final int FETCH_CARD_OWNED = 0;
     /** {@link #fetch()}: the descriptor is owned by the host; the chip suspends (TU/RU). */
     public static final int FETCH_HOST_OWNED = 1;
-    /** {@link #fetch()}: the current address is not a mapped, longword-aligned descriptor: a bus error (CSR5.FBE). */
+    /**
+     * {@link #fetch()}: the current address is not a mapped, longword-aligned descriptor: a bus error (CSR5.FBE).
+     * The view's reason is a {@link BusError} code; translation failures are also counted by the
+     * {@link DmaSpace} ({@link DmaSpace#busErrors()}, {@link DmaSpace#lastErrorCode()}). A misaligned descriptor
+     * address is caught here, before translation, and counted only by the walker ({@link #busErrors()}).
+     */
     public static final int FETCH_BUS_ERROR = -1;
 
     private static final long BUS_MASK = 0xFFFF_FFFFL;
+    /** Descriptors are longword aligned (CSR3/CSR4 ignore bits 1:0; the walker treats a misaligned pointer as a bus error). */
+    private static final int DESC_ALIGN_MASK = Dec21140.DESC_ALIGN - 1;
 
     private final DmaView dma;
     private final boolean be;
@@ -111,13 +136,18 @@ public final class Dec21140DescriptorWalker {
      */
     public int fetch() {
         loaded = false;
-        int r = (current & 3) != 0 ? DmaView.BAD_RANGE : dma.translate(current, BYTES);
-        if (r < 0) {
+        if ((current & DESC_ALIGN_MASK) != 0) {
             busErrors++;
             return FETCH_BUS_ERROR;
         }
-        MemorySegment s = dma.region(r);
-        long off = dma.offset(r, current);
+        DmaView table = dma.snapshot(); // one table for translate, region and offset (see the class comment)
+        int r = table.translate(current, Dec21140.DESC_SIZE);
+        if (r < 0) { // a BusError code
+            busErrors++;
+            return FETCH_BUS_ERROR;
+        }
+        MemorySegment s = table.region(r);
+        long off = table.offset(r, current);
         if (!isWordAligned(s, off)) {
             busErrors++;
             return FETCH_BUS_ERROR;
@@ -159,7 +189,7 @@ public final class Dec21140DescriptorWalker {
     }
 
     public int buffer1Size() {
-        return Dec21140Descriptor.buffer1Size(control());
+        return Dec21140DescriptorRing.buffer1Size(control());
     }
 
     /** Buffer-2 bus address (word 3); meaningful only when {@link #buffer2Size()} is not 0. */
@@ -171,7 +201,7 @@ public final class Dec21140DescriptorWalker {
     /** Buffer-2 size; 0 (no buffer 2) when the chain bit is set, since word 3 is then the next pointer. */
     public int buffer2Size() {
         int c = control();
-        return (c & SECOND_ADDRESS_CHAINED) != 0 ? 0 : Dec21140Descriptor.buffer2Size(c);
+        return (c & SECOND_ADDRESS_CHAINED) != 0 ? 0 : Dec21140DescriptorRing.buffer2Size(c);
     }
 
     /** Word 3 as stored, unsigned 32-bit. */
@@ -243,9 +273,9 @@ public final class Dec21140DescriptorWalker {
 
     private static boolean isWordAligned(MemorySegment s, long off) {
         if (s.isNative()) {
-            return ((s.address() + off) & 3) == 0;
+            return ((s.address() + off) & DESC_ALIGN_MASK) == 0;
         }
-        return s.maxByteAlignment() >= 4 && (off & 3) == 0;
+        return s.maxByteAlignment() >= Dec21140.DESC_ALIGN && (off & DESC_ALIGN_MASK) == 0;
     }
 
     private void requireLoaded(String operation) {

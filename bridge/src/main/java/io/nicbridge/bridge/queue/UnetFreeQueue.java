@@ -1,13 +1,14 @@
 package io.nicbridge.bridge.queue;
 
-import static io.nicbridge.bridge.queue.UnetLayout.*;
+import static io.nicbridge.contract.Sba200Unet.*;
 
+import io.nicbridge.contract.Sba200UnetFqEntry;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
 /**
- * User side of a U-Net endpoint's free queue: 128 x 8-byte {@code {offset, length}} entries at
- * {@link UnetLayout#FQ_OFFSET} of the endpoint page, naming receive buffers in the user's communication segment;
+ * User side of a U-Net endpoint's free queue: {@link io.nicbridge.contract.Sba200Unet#FQ_LEN} x 8-byte {@code {offset, length}}
+ * entries ({@link Sba200UnetFqEntry}) at {@link io.nicbridge.contract.Sba200Unet#FQ_OFS} of the endpoint page, naming receive buffers in the user's communication segment;
  * producer index {@code fq_prod} (written here), consumer index {@code fq_cons} (written by the NI).
  *
  * <p><b>Handoff.</b> {@link #offer} writes both words of the entry, then stores {@code fq_prod} with release.
@@ -31,9 +32,9 @@ public final class UnetFreeQueue {
     }
 
     static SpscDescriptorQueue freeQueueOver(MemorySegment endpointPage, ByteOrder order) {
-        IntWords.checkRegion(endpointPage, 0, ENDPOINT_PAGE_BYTES, "U-Net endpoint page");
-        return new SpscDescriptorQueue(endpointPage, FQ_OFFSET, FQ_ENTRY_BYTES, FQ_LEN,
-                endpointPage, EPCB_FQ_PROD, EPCB_FQ_CONS, order);
+        IntWords.checkRegion(endpointPage, 0, EP_PAGE_SIZE, "U-Net endpoint page");
+        return new SpscDescriptorQueue(endpointPage, FQ_OFS, FQ_ENTRY_SIZE, FQ_LEN,
+                endpointPage, EPCB_FQ_PROD_OFS, EPCB_FQ_CONS_OFS, order);
     }
 
     /**
@@ -44,8 +45,8 @@ public final class UnetFreeQueue {
      * @return false when the free queue is full (back-pressure)
      */
     public boolean offer(int segmentOffset, int length) {
-        if ((segmentOffset & (FQ_BUFFER_ALIGNMENT - 1)) != 0) {
-            throw new IllegalArgumentException("free buffer offset must be " + FQ_BUFFER_ALIGNMENT
+        if ((segmentOffset & (FQ_BUF_ALIGN - 1)) != 0) {
+            throw new IllegalArgumentException("free buffer offset must be " + FQ_BUF_ALIGN
                     + "-byte aligned, was 0x" + Integer.toHexString(segmentOffset));
         }
         if (length == 0) {
@@ -55,8 +56,8 @@ public final class UnetFreeQueue {
         if (e < 0) {
             return false;
         }
-        IntWords.set(page, e + FQ_ENTRY_OFFSET, be, segmentOffset);
-        IntWords.set(page, e + FQ_ENTRY_LENGTH, be, length);
+        IntWords.set(page, e + Sba200UnetFqEntry.OFFSET_OFFSET, be, segmentOffset);
+        IntWords.set(page, e + Sba200UnetFqEntry.OFFSET_LENGTH, be, length);
         producer.commit(); // fq_prod with release: the entry is visible before the index
         return true;
     }

@@ -1,7 +1,8 @@
 package io.nicbridge.bridge.queue;
 
-import static io.nicbridge.bridge.queue.UnetLayout.*;
+import static io.nicbridge.contract.Sba200Unet.*;
 
+import io.nicbridge.contract.Sba200UnetFqEntry;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
@@ -38,8 +39,8 @@ public final class UnetNiFreeQueue {
         if (e < 0) {
             return false;
         }
-        offset = IntWords.get(page, e + FQ_ENTRY_OFFSET, be);
-        length = IntWords.get(page, e + FQ_ENTRY_LENGTH, be);
+        offset = IntWords.get(page, e + Sba200UnetFqEntry.OFFSET_OFFSET, be);
+        length = IntWords.get(page, e + Sba200UnetFqEntry.OFFSET_LENGTH, be);
         consumer.release();
         return true;
     }

@@ -1,7 +1,8 @@
 package io.nicbridge.bridge.queue;
 
-import static io.nicbridge.bridge.queue.UnetLayout.*;
+import static io.nicbridge.contract.Sba200Unet.*;
 
+import io.nicbridge.contract.Sba200UnetRecvDesc;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
@@ -39,7 +40,7 @@ public final class UnetNiReceiveQueue {
         this.mask = rqLength - 1;
         this.page = endpointPage;
         this.be = IntWords.isBigEndian(order);
-        this.index = IntWords.get(page, EPCB_RQ_PROD_SHADOW, be);
+        this.index = IntWords.get(page, EPCB_RQ_PROD_SHADOW_OFS, be);
     }
 
     /**
@@ -51,8 +52,8 @@ public final class UnetNiReceiveQueue {
         if (held >= 0) {
             return held;
         }
-        long d = rqOffset + (long) (index & mask) * RQ_DESCRIPTOR_BYTES;
-        if ((IntWords.getAcquire(rq, d + DESC_W0, be) & W0_VALID) != 0) {
+        long d = rqOffset + (long) (index & mask) * RECV_DESC_SIZE;
+        if ((IntWords.getAcquire(rq, d + Sba200UnetRecvDesc.OFFSET_W0, be) & RX_VALID) != 0) {
             overruns++;
             return -1;
         }
@@ -68,54 +69,58 @@ public final class UnetNiReceiveQueue {
 
     public void putBuffer(long descriptor, int i, int offset, int length) {
         UnetDescriptors.checkOffset(descriptor, held, "putBuffer");
-        UnetDescriptors.putBuffer(rq, be, descriptor, i, offset, length);
+        UnetDescriptors.putBuffer(rq, be, descriptor + Sba200UnetRecvDesc.OFFSET_BUFS, i, offset, length);
     }
 
     public void putInline(long descriptor, MemorySegment src, long srcOffset, int length) {
         UnetDescriptors.checkOffset(descriptor, held, "putInline");
-        UnetDescriptors.putInline(rq, descriptor, src, srcOffset, length);
+        UnetDescriptors.putInline(rq, descriptor + RECV_DESC_INLINE_OFS, src, srcOffset, length);
     }
 
     /** w1 := error code, AAL5 UU and CPI. */
     public void putStatus(long descriptor, int errorCode, int userToUser, int cpi) {
         UnetDescriptors.checkOffset(descriptor, held, "putStatus");
-        IntWords.set(rq, descriptor + DESC_W1, be,
-                (errorCode & 0xFF) << RQ_W1_ERROR_SHIFT | (userToUser & 0xFF) << RQ_W1_UU_SHIFT | (cpi & 0xFF));
+        IntWords.set(rq, descriptor + Sba200UnetRecvDesc.OFFSET_W1, be, errorCode << RX_ERR_SHIFT & RX_ERR_MASK
+                | userToUser << RX_UU_SHIFT & RX_UU_MASK | cpi << RX_CPI_SHIFT & RX_CPI_MASK);
     }
 
+    /**
+     * {@code timestamp_us} := {@code micros}: the {@code uint64_t} at {@link Sba200UnetRecvDesc#OFFSET_TIMESTAMP_US}
+     * (w14..w15), written as one 64-bit value in the queue's byte order (big-endian in the contract: w14 high).
+     */
     public void putTimestamp(long descriptor, long micros) {
         UnetDescriptors.checkOffset(descriptor, held, "putTimestamp");
-        IntWords.set(rq, descriptor + DESC_TIMESTAMP_HIGH, be, (int) (micros >>> 32));
-        IntWords.set(rq, descriptor + DESC_TIMESTAMP_LOW, be, (int) micros);
+        UnetDescriptors.setLong(rq, descriptor + Sba200UnetRecvDesc.OFFSET_TIMESTAMP_US, be, micros);
     }
 
     /**
      * Hands the claimed descriptor to the user: w0 := fields | VALID with release (the body written before is
      * visible to a user that sees VALID with acquire), then {@code rq_prod_shadow} with release.
      *
-     * @param flags {@link UnetLayout#RQ_W0_INLINE} and/or {@link UnetLayout#RQ_W0_ERROR}
+     * @param flags {@link io.nicbridge.contract.Sba200Unet#RX_INLINE} and/or {@link io.nicbridge.contract.Sba200Unet#RX_ERROR}
      * @param nbufs 0..6 (0 for inline or error entries that carry no buffer)
      */
     public void publish(long descriptor, int length, int channel, int nbufs, int flags) {
         UnetDescriptors.checkOffset(descriptor, held, "publish");
-        if ((flags & ~(RQ_W0_INLINE | RQ_W0_ERROR)) != 0) {
+        if ((flags & ~(RX_INLINE | RX_ERROR)) != 0) {
             throw new IllegalArgumentException("flags may hold only INLINE and ERROR, was 0x" + Integer.toHexString(flags));
         }
-        if (length < 0 || length > MAX_LENGTH) {
-            throw new IllegalArgumentException("length must be 0.." + MAX_LENGTH + ", was " + length);
+        if (length < 0 || length > MAX_PDU) {
+            throw new IllegalArgumentException("length must be 0.." + MAX_PDU + ", was " + length);
         }
-        if (channel < 0 || channel > MAX_CHANNEL) {
-            throw new IllegalArgumentException("channel must be 0.." + MAX_CHANNEL + ", was " + channel);
+        if (channel < 0 || channel > UnetDescriptors.MAX_CHANNEL) {
+            throw new IllegalArgumentException("channel must be 0.." + UnetDescriptors.MAX_CHANNEL + ", was " + channel);
         }
-        if (nbufs < 0 || nbufs > MAX_BUFFERS) {
-            throw new IllegalArgumentException("nbufs must be 0.." + MAX_BUFFERS + ", was " + nbufs);
+        if (nbufs < 0 || nbufs > MAX_BUFS) {
+            throw new IllegalArgumentException("nbufs must be 0.." + MAX_BUFS + ", was " + nbufs);
         }
-        if ((flags & RQ_W0_INLINE) != 0 && length > MAX_INLINE_BYTES) {
-            throw new IllegalArgumentException("inline length must be at most " + MAX_INLINE_BYTES + ", was " + length);
+        if ((flags & RX_INLINE) != 0 && length > INLINE_MAX) {
+            throw new IllegalArgumentException("inline length must be at most " + INLINE_MAX + ", was " + length);
         }
-        IntWords.setRelease(rq, descriptor + DESC_W0, be, UnetLayout.word0(length, channel, nbufs, flags) | W0_VALID);
+        int w0 = flags | nbufs << RX_NBUFS_SHIFT | channel << RX_CHAN_SHIFT | length << RX_LENGTH_SHIFT;
+        IntWords.setRelease(rq, descriptor + Sba200UnetRecvDesc.OFFSET_W0, be, w0 | RX_VALID);
         index++;
-        IntWords.setRelease(page, EPCB_RQ_PROD_SHADOW, be, index);
+        IntWords.setRelease(page, EPCB_RQ_PROD_SHADOW_OFS, be, index);
         held = -1;
         published++;
     }

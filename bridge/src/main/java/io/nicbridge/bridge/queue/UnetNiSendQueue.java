@@ -1,7 +1,8 @@
 package io.nicbridge.bridge.queue;
 
-import static io.nicbridge.bridge.queue.UnetLayout.*;
+import static io.nicbridge.contract.Sba200Unet.*;
 
+import io.nicbridge.contract.Sba200UnetSendDesc;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
@@ -14,9 +15,9 @@ import java.nio.ByteOrder;
  * VALID is a user bug the firmware reports as an error status), reads the fields, and {@link #complete}s it: w1 :=
  * status, w0 := w0 without VALID, then {@code sq_cons} with release, after which the user may reuse the slot.
  *
- * <p>An impossible {@code sq_prod} (more than {@link UnetLayout#SQ_LEN} ahead) is never trusted: it reads as empty
+ * <p>An impossible {@code sq_prod} (more than {@link io.nicbridge.contract.Sba200Unet#SQ_LEN} ahead) is never trusted: it reads as empty
  * and is counted in {@link #protocolErrors()}. Field values are returned raw; bounds-checking buffer offsets
- * against the segment is the firmware's job (status {@link UnetLayout#SQ_STATUS_SEGMENT_BOUNDS}).
+ * against the segment is the firmware's job (status {@link io.nicbridge.contract.Sba200Unet#TX_STATUS_SEG_BOUNDS}).
  */
 public final class UnetNiSendQueue {
     private final MemorySegment page;
@@ -42,35 +43,35 @@ public final class UnetNiSendQueue {
 
     /** VALID bit of the descriptor, read with acquire. */
     public boolean isValid(long descriptor) {
-        return (IntWords.getAcquire(page, descriptor + DESC_W0, be) & W0_VALID) != 0;
+        return (IntWords.getAcquire(page, descriptor + Sba200UnetSendDesc.OFFSET_W0, be) & TX_VALID) != 0;
     }
 
     public int word0(long descriptor) {
-        return IntWords.get(page, descriptor + DESC_W0, be);
+        return IntWords.get(page, descriptor + Sba200UnetSendDesc.OFFSET_W0, be);
     }
 
     public int length(long descriptor) {
-        return UnetDescriptors.length(word0(descriptor));
+        return UnetDescriptors.field(word0(descriptor), TX_LENGTH_MASK, TX_LENGTH_SHIFT);
     }
 
     public int channel(long descriptor) {
-        return UnetDescriptors.channel(word0(descriptor));
+        return UnetDescriptors.field(word0(descriptor), TX_CHAN_MASK, TX_CHAN_SHIFT);
     }
 
     public int nbufs(long descriptor) {
-        return UnetDescriptors.nbufs(word0(descriptor));
+        return UnetDescriptors.field(word0(descriptor), TX_NBUFS_MASK, TX_NBUFS_SHIFT);
     }
 
     public boolean isInline(long descriptor) {
-        return (word0(descriptor) & SQ_W0_INLINE) != 0;
+        return (word0(descriptor) & TX_INLINE) != 0;
     }
 
     public int bufferOffset(long descriptor, int i) {
-        return UnetDescriptors.bufferOffset(page, be, descriptor, i);
+        return UnetDescriptors.bufferOffset(page, be, descriptor + Sba200UnetSendDesc.OFFSET_BUFS, i);
     }
 
     public int bufferLength(long descriptor, int i) {
-        return UnetDescriptors.bufferLength(page, be, descriptor, i);
+        return UnetDescriptors.bufferLength(page, be, descriptor + Sba200UnetSendDesc.OFFSET_BUFS, i);
     }
 
     /** Raw word {@code word} (0..15). */
@@ -80,7 +81,7 @@ public final class UnetNiSendQueue {
 
     /** Copies {@code length} (at most 40) inline bytes out of w2..w11. */
     public void copyInline(long descriptor, MemorySegment dst, long dstOffset, int length) {
-        UnetDescriptors.copyInline(page, descriptor, dst, dstOffset, length);
+        UnetDescriptors.copyInline(page, descriptor + SEND_DESC_INLINE_OFS, dst, dstOffset, length);
     }
 
     /**
@@ -89,8 +90,8 @@ public final class UnetNiSendQueue {
      */
     public void complete(long descriptor, int status) {
         UnetDescriptors.checkOffset(descriptor, consumer.peekedOffset(), "complete");
-        IntWords.set(page, descriptor + DESC_W1, be, status);
-        IntWords.set(page, descriptor + DESC_W0, be, word0(descriptor) & ~W0_VALID);
+        IntWords.set(page, descriptor + Sba200UnetSendDesc.OFFSET_STATUS, be, status);
+        IntWords.set(page, descriptor + Sba200UnetSendDesc.OFFSET_W0, be, word0(descriptor) & ~TX_VALID);
         consumer.release();
     }
 

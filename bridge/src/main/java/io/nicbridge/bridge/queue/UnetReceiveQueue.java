@@ -1,7 +1,8 @@
 package io.nicbridge.bridge.queue;
 
-import static io.nicbridge.bridge.queue.UnetLayout.*;
+import static io.nicbridge.contract.Sba200Unet.*;
 
+import io.nicbridge.contract.Sba200UnetRecvDesc;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
@@ -46,16 +47,16 @@ public final class UnetReceiveQueue {
         this.mask = rqLength - 1;
         this.page = endpointPage;
         this.be = IntWords.isBigEndian(order);
-        this.index = IntWords.get(page, EPCB_RQ_CONS, be);
+        this.index = IntWords.get(page, EPCB_RQ_CONS_OFS, be);
     }
 
     static void checkReceiveQueue(MemorySegment rq, long rqOffset, int rqLength, MemorySegment endpointPage) {
         if (rqLength <= 0 || Integer.bitCount(rqLength) != 1) {
             throw new IllegalArgumentException("RQ_LEN must be a power of two (32-bit counters wrap), was " + rqLength);
         }
-        IntWords.checkRegion(rq, rqOffset, (long) rqLength * RQ_DESCRIPTOR_BYTES,
+        IntWords.checkRegion(rq, rqOffset, (long) rqLength * RECV_DESC_SIZE,
                 "receive queue of " + rqLength + " descriptors");
-        IntWords.checkRegion(endpointPage, 0, EPCB_BYTES, "U-Net endpoint page EPCB");
+        IntWords.checkRegion(endpointPage, 0, EPCB_SIZE, "U-Net endpoint page EPCB");
     }
 
     /**
@@ -66,8 +67,8 @@ public final class UnetReceiveQueue {
         if (held >= 0) {
             return held;
         }
-        long d = rqOffset + (long) (index & mask) * RQ_DESCRIPTOR_BYTES;
-        if ((IntWords.getAcquire(rq, d + DESC_W0, be) & W0_VALID) == 0) {
+        long d = rqOffset + (long) (index & mask) * RECV_DESC_SIZE;
+        if ((IntWords.getAcquire(rq, d + Sba200UnetRecvDesc.OFFSET_W0, be) & RX_VALID) == 0) {
             return -1;
         }
         held = d;
@@ -77,63 +78,70 @@ public final class UnetReceiveQueue {
     /** Hands the polled descriptor back to the NI: w0 := 0 with release, then {@code rq_cons} with release. */
     public void release(long descriptor) {
         UnetDescriptors.checkOffset(descriptor, held, "release");
-        IntWords.setRelease(rq, descriptor + DESC_W0, be, 0);
+        IntWords.setRelease(rq, descriptor + Sba200UnetRecvDesc.OFFSET_W0, be, 0);
         index++;
-        IntWords.setRelease(page, EPCB_RQ_CONS, be, index);
+        IntWords.setRelease(page, EPCB_RQ_CONS_OFS, be, index);
         held = -1;
         received++;
     }
 
     public int word0(long descriptor) {
-        return IntWords.get(rq, descriptor + DESC_W0, be);
+        return IntWords.get(rq, descriptor + Sba200UnetRecvDesc.OFFSET_W0, be);
     }
 
     public int length(long descriptor) {
-        return UnetDescriptors.length(word0(descriptor));
+        return UnetDescriptors.field(word0(descriptor), RX_LENGTH_MASK, RX_LENGTH_SHIFT);
     }
 
     public int channel(long descriptor) {
-        return UnetDescriptors.channel(word0(descriptor));
+        return UnetDescriptors.field(word0(descriptor), RX_CHAN_MASK, RX_CHAN_SHIFT);
     }
 
     public int nbufs(long descriptor) {
-        return UnetDescriptors.nbufs(word0(descriptor));
+        return UnetDescriptors.field(word0(descriptor), RX_NBUFS_MASK, RX_NBUFS_SHIFT);
     }
 
     public boolean isInline(long descriptor) {
-        return (word0(descriptor) & RQ_W0_INLINE) != 0;
+        return (word0(descriptor) & RX_INLINE) != 0;
     }
 
     public boolean isError(long descriptor) {
-        return (word0(descriptor) & RQ_W0_ERROR) != 0;
+        return (word0(descriptor) & RX_ERROR) != 0;
     }
 
-    /** w1 bits 23:16: {@link UnetLayout#RQ_ERROR_CRC} etc., 0 when no error. */
+    /** w1 bits 23:16: {@link io.nicbridge.contract.Sba200Unet#RX_ERR_CRC} etc., {@code RX_ERR_NONE} (0) when no error. */
     public int errorCode(long descriptor) {
-        return (word(descriptor, 1) >>> RQ_W1_ERROR_SHIFT) & 0xFF;
+        return UnetDescriptors.field(w1(descriptor), RX_ERR_MASK, RX_ERR_SHIFT);
     }
 
+    /** w1 bits 15:8: the AAL5 CPCS-UU byte. */
     public int userToUser(long descriptor) {
-        return (word(descriptor, 1) >>> RQ_W1_UU_SHIFT) & 0xFF;
+        return UnetDescriptors.field(w1(descriptor), RX_UU_MASK, RX_UU_SHIFT);
     }
 
+    /** w1 bits 7:0: the AAL5 CPI byte. */
     public int cpi(long descriptor) {
-        return word(descriptor, 1) & RQ_W1_CPI_MASK;
+        return UnetDescriptors.field(w1(descriptor), RX_CPI_MASK, RX_CPI_SHIFT);
+    }
+
+    private int w1(long descriptor) {
+        return IntWords.get(rq, descriptor + Sba200UnetRecvDesc.OFFSET_W1, be);
     }
 
     public int bufferOffset(long descriptor, int i) {
-        return UnetDescriptors.bufferOffset(rq, be, descriptor, i);
+        return UnetDescriptors.bufferOffset(rq, be, descriptor + Sba200UnetRecvDesc.OFFSET_BUFS, i);
     }
 
     public int bufferLength(long descriptor, int i) {
-        return UnetDescriptors.bufferLength(rq, be, descriptor, i);
+        return UnetDescriptors.bufferLength(rq, be, descriptor + Sba200UnetRecvDesc.OFFSET_BUFS, i);
     }
 
-    /** w14:w15 timestamp in microseconds. */
+    /**
+     * {@code timestamp_us}: the {@code uint64_t} at {@link Sba200UnetRecvDesc#OFFSET_TIMESTAMP_US} (w14..w15), read as
+     * one 64-bit value in the queue's byte order (big-endian in the contract: w14 is the high word).
+     */
     public long timestampMicros(long descriptor) {
-        long high = IntWords.get(rq, descriptor + DESC_TIMESTAMP_HIGH, be) & 0xFFFF_FFFFL;
-        long low = IntWords.get(rq, descriptor + DESC_TIMESTAMP_LOW, be) & 0xFFFF_FFFFL;
-        return high << 32 | low;
+        return UnetDescriptors.getLong(rq, descriptor + Sba200UnetRecvDesc.OFFSET_TIMESTAMP_US, be);
     }
 
     /** Raw word {@code word} (0..15). */
@@ -142,7 +150,7 @@ public final class UnetReceiveQueue {
     }
 
     public void copyInline(long descriptor, MemorySegment dst, long dstOffset, int length) {
-        UnetDescriptors.copyInline(rq, descriptor, dst, dstOffset, length);
+        UnetDescriptors.copyInline(rq, descriptor + RECV_DESC_INLINE_OFS, dst, dstOffset, length);
     }
 
     public int consumerIndex() {

@@ -1,13 +1,14 @@
 package io.nicbridge.bridge.queue;
 
-import static io.nicbridge.bridge.queue.UnetLayout.*;
+import static io.nicbridge.contract.Sba200Unet.*;
 
+import io.nicbridge.contract.Sba200UnetSendDesc;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
 /**
- * User side of a U-Net endpoint's send queue: 32 x 64-byte descriptors at {@link UnetLayout#SQ_OFFSET} of the
- * endpoint page, producer index {@code sq_prod} (written here), consumer index {@code sq_cons} (written by the NI).
+ * User side of a U-Net endpoint's send queue: {@link io.nicbridge.contract.Sba200Unet#SQ_LEN} x 64-byte descriptors
+ * ({@link Sba200UnetSendDesc}) at {@link io.nicbridge.contract.Sba200Unet#SQ_OFS} of the endpoint page, producer index {@code sq_prod} (written here), consumer index {@code sq_cons} (written by the NI).
  *
  * <p><b>Handoff (user to NI).</b> {@link #claim()} a descriptor, write its body ({@link #putBuffer},
  * {@link #putInline}, {@link #putWord}), then {@link #commit}: w1 := 0 (pending), then w0 with VALID is stored with
@@ -31,7 +32,7 @@ public final class UnetSendQueue {
     private long completedOk;
     private long completedWithError;
 
-    /** A view over {@code endpointPage} (at least {@link UnetLayout#ENDPOINT_PAGE_BYTES}), big-endian words. */
+    /** A view over {@code endpointPage} (at least {@link io.nicbridge.contract.Sba200Unet#EP_PAGE_SIZE} bytes), big-endian words as in the contract. */
     public UnetSendQueue(MemorySegment endpointPage) {
         this(endpointPage, ByteOrder.BIG_ENDIAN);
     }
@@ -45,15 +46,15 @@ public final class UnetSendQueue {
     }
 
     static SpscDescriptorQueue sendQueueOver(MemorySegment endpointPage, ByteOrder order) {
-        IntWords.checkRegion(endpointPage, 0, ENDPOINT_PAGE_BYTES, "U-Net endpoint page");
-        return new SpscDescriptorQueue(endpointPage, SQ_OFFSET, SQ_DESCRIPTOR_BYTES, SQ_LEN,
-                endpointPage, EPCB_SQ_PROD, EPCB_SQ_CONS, order);
+        IntWords.checkRegion(endpointPage, 0, EP_PAGE_SIZE, "U-Net endpoint page");
+        return new SpscDescriptorQueue(endpointPage, SQ_OFS, SEND_DESC_SIZE, SQ_LEN,
+                endpointPage, EPCB_SQ_PROD_OFS, EPCB_SQ_CONS_OFS, order);
     }
 
     /**
      * Claims the next send descriptor.
      *
-     * @return its byte offset in the endpoint page, or -1 when all {@link UnetLayout#SQ_LEN} descriptors are in
+     * @return its byte offset in the endpoint page, or -1 when all {@link io.nicbridge.contract.Sba200Unet#SQ_LEN} descriptors are in
      *         flight (back-pressure)
      */
     public long claim() {
@@ -66,13 +67,13 @@ public final class UnetSendQueue {
     /** Writes buffer pair {@code i} (0..5) of the claimed descriptor: {@code length} bytes at segment {@code offset}. */
     public void putBuffer(long descriptor, int i, int offset, int length) {
         UnetDescriptors.checkOffset(descriptor, producer.claimedOffset(), "putBuffer");
-        UnetDescriptors.putBuffer(page, be, descriptor, i, offset, length);
+        UnetDescriptors.putBuffer(page, be, descriptor + Sba200UnetSendDesc.OFFSET_BUFS, i, offset, length);
     }
 
     /** Copies {@code length} (at most 40) inline payload bytes into w2..w11 of the claimed descriptor. */
     public void putInline(long descriptor, MemorySegment src, long srcOffset, int length) {
         UnetDescriptors.checkOffset(descriptor, producer.claimedOffset(), "putInline");
-        UnetDescriptors.putInline(page, descriptor, src, srcOffset, length);
+        UnetDescriptors.putInline(page, descriptor + SEND_DESC_INLINE_OFS, src, srcOffset, length);
     }
 
     /** Writes body word {@code word} (1..15) of the claimed descriptor; w0 is written only by {@link #commit}. */
@@ -89,33 +90,33 @@ public final class UnetSendQueue {
      */
     public void commit(long descriptor, int length, int channel, int nbufs, boolean inline) {
         UnetDescriptors.checkOffset(descriptor, producer.claimedOffset(), "commit");
-        UnetLayout.checkMessage(length, channel, nbufs, inline);
-        IntWords.set(page, descriptor + DESC_W1, be, SQ_STATUS_PENDING);
-        int w0 = UnetLayout.word0(length, channel, nbufs, inline ? SQ_W0_INLINE : 0);
-        IntWords.setRelease(page, descriptor + DESC_W0, be, w0 | W0_VALID);
+        UnetDescriptors.checkMessage(length, channel, nbufs, inline);
+        IntWords.set(page, descriptor + Sba200UnetSendDesc.OFFSET_STATUS, be, TX_STATUS_PENDING);
+        int w0 = (inline ? TX_INLINE : 0) | nbufs << TX_NBUFS_SHIFT | channel << TX_CHAN_SHIFT | length << TX_LENGTH_SHIFT;
+        IntWords.setRelease(page, descriptor + Sba200UnetSendDesc.OFFSET_W0, be, w0 | TX_VALID);
         producer.commit();
     }
 
     /** Claims, fills and commits a one-buffer message. Returns false when the queue is full. */
     public boolean offer(int channel, int segmentOffset, int length) {
-        UnetLayout.checkMessage(length, channel, 1, false);
+        UnetDescriptors.checkMessage(length, channel, 1, false);
         long d = claim();
         if (d < 0) {
             return false;
         }
-        UnetDescriptors.putBuffer(page, be, d, 0, segmentOffset, length);
+        UnetDescriptors.putBuffer(page, be, d + Sba200UnetSendDesc.OFFSET_BUFS, 0, segmentOffset, length);
         commit(d, length, channel, 1, false);
         return true;
     }
 
     /** Claims, fills and commits an inline message of at most 40 bytes. Returns false when the queue is full. */
     public boolean offerInline(int channel, MemorySegment src, long srcOffset, int length) {
-        UnetLayout.checkMessage(length, channel, 0, true);
+        UnetDescriptors.checkMessage(length, channel, 0, true);
         long d = claim();
         if (d < 0) {
             return false;
         }
-        UnetDescriptors.putInline(page, d, src, srcOffset, length);
+        UnetDescriptors.putInline(page, d + SEND_DESC_INLINE_OFS, src, srcOffset, length);
         commit(d, length, channel, 0, true);
         return true;
     }
@@ -124,7 +125,7 @@ public final class UnetSendQueue {
      * Collects the oldest completed send: reads {@code sq_cons} with acquire (pairs with the NI's release), then
      * the descriptor's w1 status.
      *
-     * @return the NI status ({@link UnetLayout#SQ_STATUS_SENT}, or an error status), or -1 if none is completed
+     * @return the NI status ({@link io.nicbridge.contract.Sba200Unet#TX_STATUS_SENT}, or an error status), or -1 if none is completed
      */
     public int pollCompletion() {
         int consumer = queue.consumerIndexAcquire();
@@ -134,9 +135,9 @@ public final class UnetSendQueue {
             // Nothing completed, or an impossible sq_cons (ahead of what was posted): never trust it.
             return -1;
         }
-        int status = IntWords.get(page, queue.slotOffset(reclaimIndex) + DESC_W1, be);
+        int status = IntWords.get(page, queue.slotOffset(reclaimIndex) + Sba200UnetSendDesc.OFFSET_STATUS, be);
         reclaimIndex++;
-        if (status == SQ_STATUS_SENT) {
+        if (status == TX_STATUS_SENT) {
             completedOk++;
         } else {
             completedWithError++;

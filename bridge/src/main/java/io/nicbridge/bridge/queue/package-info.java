@@ -23,9 +23,18 @@
  * atomic; hot paths allocate nothing. Back-pressure (full, empty, still owned by the other side) is a return value
  * (-1 or false). Misuse (bad index, size, length, flags, call order) throws with a message naming the problem.
  * Values written by the other side are never trusted: impossible indices read as empty/full and are counted; card
- * side code reaches host memory only through a bounds-checked {@link io.nicbridge.bridge.queue.DmaView}.
+ * side code reaches host memory only through a bounds-checked {@link io.nicbridge.bridge.memory.DmaView} (a
+ * {@link io.nicbridge.bridge.memory.DmaSpace}), one table snapshot per descriptor fetch.
  *
- * <p>Layout constants are defined in {@link io.nicbridge.bridge.queue.Dec21140Descriptor} and
- * {@link io.nicbridge.bridge.queue.UnetLayout}; they must equal the native-headers contract.
+ * <h2>Layout</h2>
+ * Every offset, bit and size comes from the device contract headers, through their generated bindings
+ * ({@link io.nicbridge.contract.Dec21140}, {@link io.nicbridge.contract.Dec21140Desc},
+ * {@link io.nicbridge.contract.Sba200Unet}, {@link io.nicbridge.contract.Sba200UnetEpcb},
+ * {@link io.nicbridge.contract.Sba200UnetSendDesc}, {@link io.nicbridge.contract.Sba200UnetRecvDesc},
+ * {@link io.nicbridge.contract.Sba200UnetFqEntry}, {@link io.nicbridge.contract.Sba200UnetEpPage}); nothing here
+ * restates a layout value. The views access words through {@link io.nicbridge.bridge.queue.IntWords} rather than the
+ * generated accessors because the byte order is a per-view choice (the 21140's CSR0.DBO selects big-endian
+ * descriptors; the generated accessors are fixed to the header's order). The few values a header states only in
+ * prose are derived and kept private where they are used (e.g. the 21140's largest receive buffer, 2044).
  */
 package io.nicbridge.bridge.queue;

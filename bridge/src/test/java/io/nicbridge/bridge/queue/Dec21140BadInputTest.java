@@ -1,8 +1,11 @@
 package io.nicbridge.bridge.queue;
 
-import static io.nicbridge.bridge.queue.Dec21140Descriptor.*;
+import static io.nicbridge.contract.Dec21140.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.nicbridge.bridge.memory.BusError;
+import io.nicbridge.bridge.memory.DmaSpace;
+import io.nicbridge.bridge.memory.DmaView;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Direction;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.ListMode;
 import java.lang.foreign.Arena;
@@ -66,7 +69,7 @@ class Dec21140BadInputTest {
         assertMessage(IllegalArgumentException.class, "CSR0.DSL",
                 () -> new Dec21140DescriptorRing(memory, BUS, 4, 32, Direction.RECEIVE, ListMode.RING));
         assertMessage(IllegalArgumentException.class, "CSR0.DSL",
-                () -> new Dec21140DescriptorWalker(new FixedDmaView()).setSkipLength(-1));
+                () -> new Dec21140DescriptorWalker(new DmaSpace("21140")).setSkipLength(-1));
     }
 
     @Test
@@ -135,8 +138,8 @@ class Dec21140BadInputTest {
 
     @Test
     void walkerRefusesOwnInStatusAndUseBeforeFetch() {
-        FixedDmaView dma = new FixedDmaView();
-        dma.map(BUS, memory);
+        DmaSpace dma = new DmaSpace("21140");
+        dma.registerAt("ring", memory, BUS);
         Dec21140DescriptorRing ring = rx(ListMode.RING);
         ring.arm(0, 0x2000, 64);
         Dec21140DescriptorWalker w = new Dec21140DescriptorWalker(dma);
@@ -144,7 +147,7 @@ class Dec21140BadInputTest {
         assertThrows(IllegalStateException.class, () -> w.complete(0));
         assertThrows(IllegalStateException.class, w::nextAddress);
         assertEquals(Dec21140DescriptorWalker.FETCH_CARD_OWNED, w.fetch());
-        assertMessage(IllegalArgumentException.class, "OWN", () -> w.complete(OWN | 5));
+        assertMessage(IllegalArgumentException.class, "OWN", () -> w.complete(RDES0_OWN | 5));
         assertFalse(ring.isHostOwned(0));
         w.complete(5);
         assertTrue(ring.isHostOwned(0));
@@ -154,15 +157,38 @@ class Dec21140BadInputTest {
     }
 
     @Test
-    void dmaViewRejectsOverlapsAndReportsRangeErrors() {
-        FixedDmaView dma = new FixedDmaView();
-        assertEquals(0, dma.map(0x1000, memory));
-        assertMessage(IllegalArgumentException.class, "overlaps region 0", () -> dma.map(0x1800, memory));
-        assertEquals(DmaView.NOT_MAPPED, dma.translate(0x0FFF, 1));
-        assertEquals(DmaView.OUT_OF_BOUNDS, dma.translate(0x1000 + 4090, 16));
-        assertEquals(DmaView.BAD_RANGE, dma.translate(0x1000, -1));
-        assertEquals(0, dma.translate(0x1000 + 4080, 16));
-        assertEquals(4080, dma.offset(0, 0x1000 + 4080));
+    void dmaSpaceAsDmaViewReportsBusErrorCodesAndSnapshotsKeepTheirIndices() {
+        DmaSpace space = new DmaSpace("21140");
+        DmaView dma = space;
+        space.registerAt("ring", memory, 0x2000);
+        assertEquals(BusError.NO_REGION, dma.translate(0x1FFF, 1));
+        assertEquals(BusError.OUT_OF_REGION, dma.translate(0x2000 + 4090, 16));
+        assertEquals(BusError.BAD_LENGTH, dma.translate(0x2000, -1));
+        assertEquals(BusError.ADDRESS_WRAP, dma.translate(0xFFFF_FFF8L, 16));
+        assertEquals(0, dma.translate(0x2000 + 4080, 16));
+        assertEquals(4080, dma.offset(0, 0x2000 + 4080));
+        assertEquals(memory, dma.region(0));
         assertThrows(IndexOutOfBoundsException.class, () -> dma.region(1));
+
+        // A snapshot is one immutable table: registering a region below shifts the live indices, not its.
+        DmaView before = dma.snapshot();
+        assertSame(before, before.snapshot());
+        MemorySegment low = arena.allocate(4096, 16);
+        space.registerAt("low", low, BUS);
+        assertEquals(1, dma.translate(0x2000, 16), "the live table now has 'low' at index 0");
+        assertEquals(0, before.translate(0x2000, 16));
+        assertEquals(memory, before.region(0));
+        assertEquals(BusError.NO_REGION, before.translate(BUS, 16), "the old table never saw 'low'");
+
+        // The walker takes one snapshot per fetch, so a descriptor list in a newly registered region is found.
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(low, BUS, 2, 0, Direction.RECEIVE, ListMode.RING);
+        ring.arm(0, 0x2000, 64);
+        Dec21140DescriptorWalker w = new Dec21140DescriptorWalker(space);
+        w.setListBase(BUS);
+        assertEquals(Dec21140DescriptorWalker.FETCH_CARD_OWNED, w.fetch());
+        space.unregister(BUS);
+        w.setListBase(BUS);
+        assertEquals(Dec21140DescriptorWalker.FETCH_BUS_ERROR, w.fetch(), "an unregistered list is a bus error");
+        assertEquals(BusError.NO_REGION, space.lastErrorCode());
     }
 }

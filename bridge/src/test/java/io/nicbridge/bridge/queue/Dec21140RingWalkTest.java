@@ -1,11 +1,16 @@
 package io.nicbridge.bridge.queue;
 
-import static io.nicbridge.bridge.queue.Dec21140Descriptor.*;
+import static io.nicbridge.bridge.queue.Dec21140DescriptorRing.frameLength;
+import static io.nicbridge.bridge.queue.Dec21140DescriptorRing.isGoodReceive;
 import static io.nicbridge.bridge.queue.Dec21140DescriptorWalker.*;
+import static io.nicbridge.contract.Dec21140.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.nicbridge.bridge.memory.BusError;
+import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Direction;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.ListMode;
+import io.nicbridge.contract.Dec21140Desc;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -22,16 +27,16 @@ class Dec21140RingWalkTest {
     private Arena arena;
     private MemorySegment ringMemory;
     private MemorySegment buffers;
-    private FixedDmaView dma;
+    private DmaSpace dma;
 
     @BeforeEach
     void setUp() {
         arena = Arena.ofConfined();
         ringMemory = arena.allocate(8192, 64);
         buffers = arena.allocate(64 * 1024, 64);
-        dma = new FixedDmaView();
-        dma.map(RING_BUS, ringMemory);
-        dma.map(BUF_BUS, buffers);
+        dma = new DmaSpace("21140");
+        dma.registerAt("rings", ringMemory, RING_BUS);
+        dma.registerAt("buffers", buffers, BUF_BUS);
     }
 
     @AfterEach
@@ -101,7 +106,7 @@ class Dec21140RingWalkTest {
         // Linux style: word 3 of each descriptor holds the next descriptor's address without RCH...
         assertEquals(ring.busAddress(1), ring.word3(0));
         // ...and make word 3 of descriptor 0 point somewhere else entirely: the chip must not follow it.
-        ringMemory.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), WORD3, (int) ring.busAddress(3));
+        ringMemory.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), Dec21140Desc.OFFSET_DES3, (int) ring.busAddress(3));
         Dec21140DescriptorWalker w = walker(ring, 0);
         assertEquals(FETCH_CARD_OWNED, w.fetch());
         assertFalse(w.isChained());
@@ -134,7 +139,7 @@ class Dec21140RingWalkTest {
         // Relink 0 -> 2 -> 1 -> 3 -> 0 by rewriting word 3 (a chained list need not be contiguous).
         int[] next = {2, 3, 1, 0};
         for (int i = 0; i < 4; i++) {
-            ringMemory.set(ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN), ring.offsetOf(i) + WORD3,
+            ringMemory.set(ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN), ring.offsetOf(i) + Dec21140Desc.OFFSET_DES3,
                     (int) ring.busAddress(next[i]));
         }
         Dec21140DescriptorWalker w = walker(ring, 7); // DSL is irrelevant in chain mode
@@ -150,8 +155,8 @@ class Dec21140RingWalkTest {
     void chainBitMakesBuffer2SizeZeroEvenIfTheFieldIsNot() {
         Dec21140DescriptorRing ring = new Dec21140DescriptorRing(ringMemory, RING_BUS, 2, 0, Direction.RECEIVE, ListMode.CHAIN);
         ring.arm(0, BUF_BUS, 64);
-        int control = ring.control(0) | (100 << BS2_SHIFT);
-        ringMemory.set(ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN), WORD1, control);
+        int control = ring.control(0) | (100 << RDES1_RBS2_SHIFT);
+        ringMemory.set(ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN), Dec21140Desc.OFFSET_DES1, control);
         Dec21140DescriptorWalker w = walker(ring, 0);
         assertEquals(FETCH_CARD_OWNED, w.fetch());
         assertEquals(0, w.buffer2Size());
@@ -164,8 +169,8 @@ class Dec21140RingWalkTest {
         armAll(ring);
         // Descriptor 1: chain bit, word 3 -> descriptor 3, and end-of-ring as well.
         int control = ring.control(1) | RDES1_RER;
-        ringMemory.set(ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN), ring.offsetOf(1) + WORD1, control);
-        ringMemory.set(ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN), ring.offsetOf(1) + WORD3,
+        ringMemory.set(ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN), ring.offsetOf(1) + Dec21140Desc.OFFSET_DES1, control);
+        ringMemory.set(ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN), ring.offsetOf(1) + Dec21140Desc.OFFSET_DES3,
                 (int) ring.busAddress(3));
         Dec21140DescriptorWalker w = walker(ring, 0);
         step(w, 0);
@@ -223,7 +228,7 @@ class Dec21140RingWalkTest {
         assertEquals(2, ring.reclaim());
         assertEquals(3, ring.reclaim());
         assertEquals(-1, ring.reclaim());
-        assertEquals(2, (ring.status(3) >>> TDES0_CC_SHIFT) & TDES0_CC_MASK);
+        assertEquals(2, (ring.status(3) & TDES0_CC_MASK) >>> TDES0_CC_SHIFT);
         assertEquals(8, ring.freeDescriptors());
     }
 
@@ -255,6 +260,8 @@ class Dec21140RingWalkTest {
         w.setListBase(RING_BUS + ringMemory.byteSize() - 8); // descriptor straddles the end of the region
         assertEquals(FETCH_BUS_ERROR, w.fetch());
         assertEquals(3, w.busErrors());
+        assertEquals(2, dma.busErrors(), "the misaligned pointer never reaches the DMA space; the other two do");
+        assertEquals(BusError.OUT_OF_REGION, dma.lastErrorCode());
         assertThrows(IllegalStateException.class, w::control);
     }
 

@@ -1,10 +1,12 @@
 package io.nicbridge.bridge.queue;
 
 import static io.nicbridge.bridge.queue.Backoff.mix;
-import static io.nicbridge.bridge.queue.Dec21140Descriptor.*;
-import static io.nicbridge.bridge.queue.UnetLayout.*;
+import static io.nicbridge.bridge.queue.Dec21140DescriptorRing.stride;
+import static io.nicbridge.contract.Dec21140.*;
+import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Direction;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.ListMode;
 import java.lang.foreign.Arena;
@@ -86,7 +88,7 @@ class OwnershipHandoffStressTest {
     // ------------------------------------------------------------------ DEC 21140
 
     private static int cardStatus(int seq) {
-        return mix(seq ^ 0x5A5A_5A5A) & ~OWN;
+        return mix(seq ^ 0x5A5A_5A5A) & ~TDES0_OWN; // RDES0_OWN is the same bit
     }
 
     @Test
@@ -95,8 +97,8 @@ class OwnershipHandoffStressTest {
         int dsl = 2;
         MemorySegment mem = arena.allocate((long) count * stride(dsl), 64);
         Dec21140DescriptorRing ring = new Dec21140DescriptorRing(mem, RING_BUS, count, dsl, Direction.TRANSMIT, ListMode.RING);
-        FixedDmaView dma = new FixedDmaView();
-        dma.map(RING_BUS, mem);
+        DmaSpace dma = new DmaSpace("21140");
+        dma.registerAt("ring", mem, RING_BUS);
         Dec21140DescriptorWalker walker = new Dec21140DescriptorWalker(dma);
         walker.setSkipLength(dsl);
         walker.setListBase(RING_BUS);
@@ -109,7 +111,7 @@ class OwnershipHandoffStressTest {
                 boolean progress = false;
                 if (posted < N) {
                     int sum = mix(posted);
-                    if (ring.transmit(posted, posted & BS_MASK, sum >>> 1, 1 + (sum & 0x3FF),
+                    if (ring.transmit(posted, posted & TDES1_TBS1_MASK, sum >>> 1, 1 + (sum & 0x3FF),
                             (posted & 15) == 0 ? TDES1_IC : 0) >= 0) {
                         posted++;
                         progress = true;
@@ -141,7 +143,7 @@ class OwnershipHandoffStressTest {
                 check(f == Dec21140DescriptorWalker.FETCH_CARD_OWNED, "bus error", seq);
                 int sum = mix(seq);
                 check(walker.buffer1Address() == seq, "buffer 1 address", seq);
-                check(walker.buffer1Size() == (seq & BS_MASK), "buffer 1 size", seq);
+                check(walker.buffer1Size() == (seq & TDES1_TBS1_MASK), "buffer 1 size", seq);
                 check(walker.buffer2Address() == (sum >>> 1), "buffer 2 address (checksum)", seq);
                 check(walker.buffer2Size() == 1 + (sum & 0x3FF), "buffer 2 size", seq);
                 check((walker.control() & (TDES1_FS | TDES1_LS)) == (TDES1_FS | TDES1_LS), "FS|LS", seq);
@@ -159,11 +161,11 @@ class OwnershipHandoffStressTest {
     @Test
     void dec21140ReceiveChainHostArmsCardFillsAndReturns() throws InterruptedException {
         int count = 32;
-        MemorySegment mem = arena.allocate((long) count * BYTES, 64);
+        MemorySegment mem = arena.allocate((long) count * DESC_SIZE, 64);
         Dec21140DescriptorRing ring = new Dec21140DescriptorRing(mem, RING_BUS, count, 0, Direction.RECEIVE,
                 ListMode.CHAIN, ByteOrder.BIG_ENDIAN);
-        FixedDmaView dma = new FixedDmaView();
-        dma.map(RING_BUS, mem);
+        DmaSpace dma = new DmaSpace("21140");
+        dma.registerAt("ring", mem, RING_BUS);
         Dec21140DescriptorWalker walker = new Dec21140DescriptorWalker(dma, ByteOrder.BIG_ENDIAN);
         walker.setListBase(RING_BUS);
 
@@ -217,10 +219,10 @@ class OwnershipHandoffStressTest {
     void dec21140MultiDescriptorFramesAppearToTheCardWhole() throws InterruptedException {
         int count = 16;
         int frames = N / 4;
-        MemorySegment mem = arena.allocate((long) count * BYTES, 64);
+        MemorySegment mem = arena.allocate((long) count * DESC_SIZE, 64);
         Dec21140DescriptorRing ring = new Dec21140DescriptorRing(mem, RING_BUS, count, 0, Direction.TRANSMIT, ListMode.RING);
-        FixedDmaView dma = new FixedDmaView();
-        dma.map(RING_BUS, mem);
+        DmaSpace dma = new DmaSpace("21140");
+        dma.registerAt("ring", mem, RING_BUS);
         Dec21140DescriptorWalker walker = new Dec21140DescriptorWalker(dma);
         walker.setListBase(RING_BUS);
 
@@ -290,9 +292,9 @@ class OwnershipHandoffStressTest {
 
     @Test
     void unetSendQueueUserToNi() throws InterruptedException {
-        MemorySegment page = arena.allocate(ENDPOINT_PAGE_BYTES, 64);
-        page.set(BE, EPCB_SQ_PROD, COUNTER_START);
-        page.set(BE, EPCB_SQ_CONS, COUNTER_START);
+        MemorySegment page = arena.allocate(EP_PAGE_SIZE, 64);
+        page.set(BE, EPCB_SQ_PROD_OFS, COUNTER_START);
+        page.set(BE, EPCB_SQ_CONS_OFS, COUNTER_START);
         UnetSendQueue user = new UnetSendQueue(page);
         UnetNiSendQueue ni = new UnetNiSendQueue(page);
 
@@ -341,21 +343,21 @@ class OwnershipHandoffStressTest {
                 check(ni.word(d, 13) == sum, "checksum (torn descriptor)", seq);
                 check(ni.length(d) == (seq & 0xFFFF) && ni.channel(d) == (seq & 63)
                         && ni.nbufs(d) == 1 + Integer.remainderUnsigned(seq, 6), "w0 fields", seq);
-                ni.complete(d, SQ_STATUS_SENT);
+                ni.complete(d, TX_STATUS_SENT);
                 seq++;
             }
         };
         runPair("unet-send-queue", producer, consumer);
         assertEquals(N, user.completedOk());
-        assertEquals(COUNTER_START + N, page.get(BE, EPCB_SQ_CONS));
+        assertEquals(COUNTER_START + N, page.get(BE, EPCB_SQ_CONS_OFS));
         assertEquals(0, ni.protocolErrors());
     }
 
     @Test
     void unetFreeQueueUserToNi() throws InterruptedException {
-        MemorySegment page = arena.allocate(ENDPOINT_PAGE_BYTES, 64);
-        page.set(BE, EPCB_FQ_PROD, COUNTER_START);
-        page.set(BE, EPCB_FQ_CONS, COUNTER_START);
+        MemorySegment page = arena.allocate(EP_PAGE_SIZE, 64);
+        page.set(BE, EPCB_FQ_PROD_OFS, COUNTER_START);
+        page.set(BE, EPCB_FQ_CONS_OFS, COUNTER_START);
         UnetFreeQueue user = new UnetFreeQueue(page);
         UnetNiFreeQueue ni = new UnetNiFreeQueue(page);
 
@@ -387,15 +389,15 @@ class OwnershipHandoffStressTest {
         };
         runPair("unet-free-queue", producer, consumer);
         assertEquals(N, ni.popped());
-        assertEquals(COUNTER_START + N, page.get(BE, EPCB_FQ_CONS));
+        assertEquals(COUNTER_START + N, page.get(BE, EPCB_FQ_CONS_OFS));
     }
 
     @Test
     void unetReceiveQueueNiToUser() throws InterruptedException {
-        MemorySegment page = arena.allocate(ENDPOINT_PAGE_BYTES, 64);
-        MemorySegment rq = arena.allocate((long) RQ_LEN_DEFAULT * RQ_DESCRIPTOR_BYTES, 64);
-        page.set(BE, EPCB_RQ_CONS, COUNTER_START);
-        page.set(BE, EPCB_RQ_PROD_SHADOW, COUNTER_START);
+        MemorySegment page = arena.allocate(EP_PAGE_SIZE, 64);
+        MemorySegment rq = arena.allocate((long) RQ_LEN_DEFAULT * RECV_DESC_SIZE, 64);
+        page.set(BE, EPCB_RQ_CONS_OFS, COUNTER_START);
+        page.set(BE, EPCB_RQ_PROD_SHADOW_OFS, COUNTER_START);
         UnetReceiveQueue user = new UnetReceiveQueue(rq, 0, RQ_LEN_DEFAULT, page);
         UnetNiReceiveQueue ni = new UnetNiReceiveQueue(rq, 0, RQ_LEN_DEFAULT, page);
 
@@ -444,6 +446,6 @@ class OwnershipHandoffStressTest {
         };
         runPair("unet-receive-queue", producer, consumer);
         assertEquals(N, user.received());
-        assertEquals(COUNTER_START + N, page.get(BE, EPCB_RQ_CONS));
+        assertEquals(COUNTER_START + N, page.get(BE, EPCB_RQ_CONS_OFS));
     }
 }

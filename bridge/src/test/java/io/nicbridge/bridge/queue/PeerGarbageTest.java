@@ -1,8 +1,10 @@
 package io.nicbridge.bridge.queue;
 
-import static io.nicbridge.bridge.queue.UnetLayout.*;
+import static io.nicbridge.contract.Dec21140.BUFFER_SIZE_MAX;
+import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.nicbridge.bridge.memory.DmaSpace;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -42,8 +44,8 @@ class PeerGarbageTest {
         SplittableRandom rnd = new SplittableRandom(SEED);
         long base = 0x4000;
         MemorySegment mem = arena.allocate(4096, 64);
-        FixedDmaView dma = new FixedDmaView();
-        dma.map(base, mem);
+        DmaSpace dma = new DmaSpace("21140");
+        dma.registerAt("list", mem, base);
         Dec21140DescriptorWalker w = new Dec21140DescriptorWalker(dma);
         int busErrors = 0;
         int cardOwned = 0;
@@ -68,7 +70,7 @@ class PeerGarbageTest {
                 cardOwned++;
                 long next = w.nextAddress();
                 assertTrue(next >= 0 && next <= 0xFFFF_FFFFL, "a 32-bit bus address");
-                assertTrue(w.buffer1Size() <= 2047 && w.buffer2Size() <= 2047);
+                assertTrue(w.buffer1Size() <= BUFFER_SIZE_MAX && w.buffer2Size() <= BUFFER_SIZE_MAX);
                 w.complete(rnd.nextInt() & 0x7FFF_FFFF);
                 w.advance();
             }
@@ -76,13 +78,15 @@ class PeerGarbageTest {
         assertTrue(busErrors > 100, "random pointers mostly leave the mapped region: " + busErrors);
         assertTrue(cardOwned > 100, "and some walks do follow card-owned descriptors: " + cardOwned);
         assertEquals(busErrors, w.busErrors());
+        assertTrue(dma.busErrors() > 0 && dma.busErrors() <= busErrors,
+                "the DMA space counts the translation failures (misaligned pointers stop in the walker)");
     }
 
     @Test
     void niSideQueuesOverRandomMemoryNeverThrow() {
         SplittableRandom rnd = new SplittableRandom(SEED + 1);
-        MemorySegment page = arena.allocate(ENDPOINT_PAGE_BYTES, 64);
-        MemorySegment rq = arena.allocate(16L * RQ_DESCRIPTOR_BYTES, 64);
+        MemorySegment page = arena.allocate(EP_PAGE_SIZE, 64);
+        MemorySegment rq = arena.allocate(16L * RECV_DESC_SIZE, 64);
         long sent = 0;
         long popped = 0;
         long received = 0;
@@ -93,8 +97,8 @@ class PeerGarbageTest {
             if (rnd.nextBoolean()) {
                 // Plausible-looking indices (some just over the limit), garbage descriptors.
                 ValueLayout.OfInt be = ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
-                page.set(be, EPCB_SQ_PROD, page.get(be, EPCB_SQ_CONS) + rnd.nextInt(40));
-                page.set(be, EPCB_FQ_PROD, page.get(be, EPCB_FQ_CONS) + rnd.nextInt(140));
+                page.set(be, EPCB_SQ_PROD_OFS, page.get(be, EPCB_SQ_CONS_OFS) + rnd.nextInt(40));
+                page.set(be, EPCB_FQ_PROD_OFS, page.get(be, EPCB_FQ_CONS_OFS) + rnd.nextInt(140));
             }
             UnetNiSendQueue sq = new UnetNiSendQueue(page);
             UnetNiFreeQueue fq = new UnetNiFreeQueue(page);
@@ -102,11 +106,11 @@ class PeerGarbageTest {
             for (int k = 0; k < 40; k++) {
                 long d = sq.poll();
                 if (d >= 0) {
-                    assertTrue(d >= SQ_OFFSET && d + SQ_DESCRIPTOR_BYTES <= SQ_OFFSET + SQ_LEN * SQ_DESCRIPTOR_BYTES);
+                    assertTrue(d >= SQ_OFS && d + SEND_DESC_SIZE <= SQ_OFS + SQ_LEN * SEND_DESC_SIZE);
                     sq.length(d);
                     sq.nbufs(d);
                     sq.bufferOffset(d, 5);
-                    sq.complete(d, sq.isValid(d) ? SQ_STATUS_SENT : SQ_STATUS_BAD_CHANNEL);
+                    sq.complete(d, sq.isValid(d) ? TX_STATUS_SENT : TX_STATUS_BAD_CHANNEL);
                     sent++;
                 }
                 if (fq.poll()) {
@@ -127,15 +131,15 @@ class PeerGarbageTest {
     @Test
     void userSideQueuesOverRandomNiIndicesNeverThrow() {
         SplittableRandom rnd = new SplittableRandom(SEED + 2);
-        MemorySegment page = arena.allocate(ENDPOINT_PAGE_BYTES, 64);
+        MemorySegment page = arena.allocate(EP_PAGE_SIZE, 64);
         for (int run = 0; run < 3000; run++) {
             page.fill((byte) 0);
             UnetSendQueue sq = new UnetSendQueue(page);
             UnetFreeQueue fq = new UnetFreeQueue(page);
             for (int k = 0; k < 40; k++) {
-                page.set(ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN), EPCB_SQ_CONS,
+                page.set(ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN), EPCB_SQ_CONS_OFS,
                         rnd.nextBoolean() ? rnd.nextInt() : sq.producerIndex() - rnd.nextInt(40));
-                page.set(ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN), EPCB_FQ_CONS,
+                page.set(ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN), EPCB_FQ_CONS_OFS,
                         rnd.nextBoolean() ? rnd.nextInt() : fq.producerIndex() - rnd.nextInt(200));
                 sq.offer(1, 64, 64);
                 sq.pollCompletion();

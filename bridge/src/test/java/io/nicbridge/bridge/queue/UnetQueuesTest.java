@@ -1,6 +1,6 @@
 package io.nicbridge.bridge.queue;
 
-import static io.nicbridge.bridge.queue.UnetLayout.*;
+import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.lang.foreign.Arena;
@@ -22,8 +22,8 @@ class UnetQueuesTest {
     @BeforeEach
     void setUp() {
         arena = Arena.ofConfined();
-        page = arena.allocate(ENDPOINT_PAGE_BYTES, 64);
-        rq = arena.allocate(RQ_LEN_DEFAULT * RQ_DESCRIPTOR_BYTES, 64);
+        page = arena.allocate(EP_PAGE_SIZE, 64);
+        rq = arena.allocate(RQ_LEN_DEFAULT * RECV_DESC_SIZE, 64);
     }
 
     @AfterEach
@@ -40,15 +40,15 @@ class UnetQueuesTest {
     void sendDescriptorLayoutIsBigEndianWithValidLast() {
         UnetSendQueue user = new UnetSendQueue(page);
         long d = user.claim();
-        assertEquals(SQ_OFFSET, d);
+        assertEquals(SQ_OFS, d);
         user.putBuffer(d, 0, 0x1000, 1500);
         user.putBuffer(d, 5, 0x2000, 10);
-        assertEquals(0, page.get(BE, EPCB_SQ_PROD), "nothing published before commit");
-        assertEquals(0, page.get(BE, d) & W0_VALID);
+        assertEquals(0, page.get(BE, EPCB_SQ_PROD_OFS), "nothing published before commit");
+        assertEquals(0, page.get(BE, d) & TX_VALID);
         user.commit(d, 1510, 5, 6, false);
-        assertEquals(W0_VALID | 6 << 24 | 5 << 16 | 1510, page.get(BE, d));
+        assertEquals(TX_VALID | 6 << 24 | 5 << 16 | 1510, page.get(BE, d));
         assertEquals((byte) 0x86, page.get(ValueLayout.JAVA_BYTE, d), "VALID and nbufs are the first byte big-endian");
-        assertEquals(1, page.get(BE, EPCB_SQ_PROD));
+        assertEquals(1, page.get(BE, EPCB_SQ_PROD_OFS));
         assertEquals(0x2000, page.get(BE, d + 8 + 40));
 
         UnetNiSendQueue ni = new UnetNiSendQueue(page);
@@ -62,10 +62,10 @@ class UnetQueuesTest {
         assertEquals(0x1000, ni.bufferOffset(n, 0));
         assertEquals(1500, ni.bufferLength(n, 0));
         assertEquals(-1, user.pollCompletion(), "not completed yet");
-        ni.complete(n, SQ_STATUS_SENT);
+        ni.complete(n, TX_STATUS_SENT);
         assertFalse(ni.isValid(n));
-        assertEquals(1, page.get(BE, EPCB_SQ_CONS));
-        assertEquals(SQ_STATUS_SENT, user.pollCompletion());
+        assertEquals(1, page.get(BE, EPCB_SQ_CONS_OFS));
+        assertEquals(TX_STATUS_SENT, user.pollCompletion());
         assertEquals(-1, user.pollCompletion());
         assertEquals(-1, ni.poll());
         assertEquals(1, user.completedOk());
@@ -98,7 +98,7 @@ class UnetQueuesTest {
         assertFalse(user.offer(0, 0, 64), "32 in flight: full");
         assertEquals(-1, user.claim());
         long n = ni.poll();
-        ni.complete(n, SQ_STATUS_BAD_CHANNEL);
+        ni.complete(n, TX_STATUS_BAD_CHANNEL);
         assertTrue(user.offer(0, 0, 64), "claim() collects the completed descriptor itself");
         assertEquals(1, user.completedWithError());
         assertEquals(SQ_LEN, user.inFlight());
@@ -106,8 +106,8 @@ class UnetQueuesTest {
 
     @Test
     void sendQueueCountersWrapAroundUnsigned() {
-        page.set(BE, EPCB_SQ_PROD, 0xFFFF_FFF0);
-        page.set(BE, EPCB_SQ_CONS, 0xFFFF_FFF0);
+        page.set(BE, EPCB_SQ_PROD_OFS, 0xFFFF_FFF0);
+        page.set(BE, EPCB_SQ_CONS_OFS, 0xFFFF_FFF0);
         UnetSendQueue user = new UnetSendQueue(page);
         UnetNiSendQueue ni = new UnetNiSendQueue(page);
         for (int round = 0; round < 3; round++) {
@@ -117,24 +117,24 @@ class UnetQueuesTest {
             assertFalse(user.offer(1, 0, 64), "full across the wrap");
             for (int i = 0; i < SQ_LEN; i++) {
                 long n = ni.poll();
-                assertEquals(SQ_OFFSET + (long) ((0xFFFF_FFF0 + round * SQ_LEN + i) & (SQ_LEN - 1)) * SQ_DESCRIPTOR_BYTES, n);
+                assertEquals(SQ_OFS + (long) ((0xFFFF_FFF0 + round * SQ_LEN + i) & (SQ_LEN - 1)) * SEND_DESC_SIZE, n);
                 assertEquals((round * SQ_LEN + i) * 64, ni.bufferOffset(n, 0));
-                ni.complete(n, SQ_STATUS_SENT);
+                ni.complete(n, TX_STATUS_SENT);
             }
             assertEquals(-1, ni.poll());
             while (user.pollCompletion() >= 0) {
                 // collect
             }
         }
-        assertEquals(0xFFFF_FFF0 + 3 * SQ_LEN, page.get(BE, EPCB_SQ_PROD));
-        assertEquals(0xFFFF_FFF0 + 3 * SQ_LEN, page.get(BE, EPCB_SQ_CONS));
+        assertEquals(0xFFFF_FFF0 + 3 * SQ_LEN, page.get(BE, EPCB_SQ_PROD_OFS));
+        assertEquals(0xFFFF_FFF0 + 3 * SQ_LEN, page.get(BE, EPCB_SQ_CONS_OFS));
         assertEquals(3 * SQ_LEN, user.completedOk());
     }
 
     @Test
     void freeQueueRoundTripFullAndWrap() {
-        page.set(BE, EPCB_FQ_PROD, 0xFFFF_FFF0);
-        page.set(BE, EPCB_FQ_CONS, 0xFFFF_FFF0);
+        page.set(BE, EPCB_FQ_PROD_OFS, 0xFFFF_FFF0);
+        page.set(BE, EPCB_FQ_CONS_OFS, 0xFFFF_FFF0);
         UnetFreeQueue user = new UnetFreeQueue(page);
         UnetNiFreeQueue ni = new UnetNiFreeQueue(page);
         assertFalse(ni.poll());
@@ -150,7 +150,7 @@ class UnetQueuesTest {
             assertEquals(2048 + i, ni.length());
         }
         assertFalse(ni.poll());
-        assertEquals(0xFFFF_FFF0 + FQ_LEN, page.get(BE, EPCB_FQ_CONS));
+        assertEquals(0xFFFF_FFF0 + FQ_LEN, page.get(BE, EPCB_FQ_CONS_OFS));
         assertEquals(FQ_LEN, user.remainingCapacity());
         // Entry 0 of the queue after the wrap sits at the slot of index 0x70 = 112.
         assertEquals(0xFFFF_FFF0 & (FQ_LEN - 1), 112);
@@ -158,14 +158,14 @@ class UnetQueuesTest {
 
     @Test
     void receiveQueueHandoffBothWays() {
-        page.set(BE, EPCB_RQ_CONS, 0xFFFF_FFFE);
-        page.set(BE, EPCB_RQ_PROD_SHADOW, 0xFFFF_FFFE);
+        page.set(BE, EPCB_RQ_CONS_OFS, 0xFFFF_FFFE);
+        page.set(BE, EPCB_RQ_PROD_SHADOW_OFS, 0xFFFF_FFFE);
         UnetReceiveQueue user = new UnetReceiveQueue(rq, 0, RQ_LEN_DEFAULT, page);
         UnetNiReceiveQueue ni = new UnetNiReceiveQueue(rq, 0, RQ_LEN_DEFAULT, page);
         assertEquals(-1, user.poll());
         for (int m = 0; m < 4; m++) {
             long d = ni.claim();
-            assertEquals((long) ((0xFFFF_FFFE + m) & (RQ_LEN_DEFAULT - 1)) * RQ_DESCRIPTOR_BYTES, d);
+            assertEquals((long) ((0xFFFF_FFFE + m) & (RQ_LEN_DEFAULT - 1)) * RECV_DESC_SIZE, d);
             ni.putBuffer(d, 0, 0x4000 + m * 64, 100 + m);
             ni.putStatus(d, 0, 7, 1);
             ni.putTimestamp(d, 0x1_0000_0002L + m);
@@ -184,10 +184,10 @@ class UnetQueuesTest {
             assertFalse(user.isError(u) || user.isInline(u));
             assertEquals(0x1_0000_0002L + m, user.timestampMicros(u));
             user.release(u);
-            assertEquals(0, rq.get(BE, d) & W0_VALID);
+            assertEquals(0, rq.get(BE, d) & RX_VALID);
         }
-        assertEquals(0xFFFF_FFFE + 4, page.get(BE, EPCB_RQ_CONS));
-        assertEquals(0xFFFF_FFFE + 4, page.get(BE, EPCB_RQ_PROD_SHADOW));
+        assertEquals(0xFFFF_FFFE + 4, page.get(BE, EPCB_RQ_CONS_OFS));
+        assertEquals(0xFFFF_FFFE + 4, page.get(BE, EPCB_RQ_PROD_SHADOW_OFS));
     }
 
     @Test
@@ -196,7 +196,7 @@ class UnetQueuesTest {
         UnetNiReceiveQueue ni = new UnetNiReceiveQueue(rq, 0, 4, page);
         for (int m = 0; m < 4; m++) {
             long d = ni.claim();
-            ni.publish(d, 0, 0, 0, RQ_W0_ERROR);
+            ni.publish(d, 0, 0, 0, RX_ERROR);
         }
         assertEquals(-1, ni.claim(), "slot 0 still VALID: RQ_OVERRUN");
         assertEquals(1, ni.overruns());
@@ -209,15 +209,15 @@ class UnetQueuesTest {
     @Test
     void impossibleIndicesFromThePeerAreNotTrusted() {
         UnetNiSendQueue ni = new UnetNiSendQueue(page);
-        page.set(BE, EPCB_SQ_PROD, 1000); // a user claiming 1000 posted descriptors in a 32-entry queue
+        page.set(BE, EPCB_SQ_PROD_OFS, 1000); // a user claiming 1000 posted descriptors in a 32-entry queue
         assertEquals(-1, ni.poll());
         assertEquals(1, ni.protocolErrors());
         UnetFreeQueue user = new UnetFreeQueue(page);
-        page.set(BE, EPCB_FQ_CONS, 5); // the NI claiming to have consumed entries never posted
+        page.set(BE, EPCB_FQ_CONS_OFS, 5); // the NI claiming to have consumed entries never posted
         assertFalse(user.offer(0, 64));
         assertEquals(1, user.protocolErrors());
         UnetSendQueue sender = new UnetSendQueue(page);
-        page.set(BE, EPCB_SQ_CONS, 0x7000_0000);
+        page.set(BE, EPCB_SQ_CONS_OFS, 0x7000_0000);
         assertEquals(-1, sender.pollCompletion(), "sq_cons ahead of what was posted");
     }
 
@@ -244,9 +244,9 @@ class UnetQueuesTest {
         assertMessage(IllegalArgumentException.class, "4-byte aligned", () -> new UnetReceiveQueue(rq, 2, 4, page));
         UnetNiReceiveQueue ni = new UnetNiReceiveQueue(rq, 0, 64, page);
         long r = ni.claim();
-        assertMessage(IllegalArgumentException.class, "flags may hold only", () -> ni.publish(r, 1, 1, 1, W0_VALID));
+        assertMessage(IllegalArgumentException.class, "flags may hold only", () -> ni.publish(r, 1, 1, 1, RX_VALID));
         assertMessage(IllegalArgumentException.class, "nbufs must be 0..6", () -> ni.publish(r, 1, 1, 7, 0));
-        assertMessage(IllegalArgumentException.class, "inline length", () -> ni.publish(r, 41, 1, 0, RQ_W0_INLINE));
+        assertMessage(IllegalArgumentException.class, "inline length", () -> ni.publish(r, 41, 1, 0, RX_INLINE));
         assertEquals(0, rq.get(BE, r), "rejected publish wrote nothing");
         UnetReceiveQueue u = new UnetReceiveQueue(rq, 0, 64, page);
         assertMessage(IllegalStateException.class, "no descriptor is held", () -> u.release(0));
