@@ -1,0 +1,23 @@
+package io.nicbridge.sim.engine;
+
+/**
+ * A one-shot timer created once at setup and re-armed as often as needed, so that arming it on a
+ * hot path allocates nothing (the 21140's CSR11 timer, a wire's delivery of an in-flight frame, a
+ * protocol's retransmission timeout).
+ *
+ * <p>When it expires, its action runs where the time base runs actions: on the scheduler thread in
+ * virtual time; in real time on the thread that services the owning engine. An action never runs
+ * concurrently with itself.
+ */
+public interface SimTimer {
+    /** Arms the timer to fire {@code delayNanos} (>= 0) from now, replacing any pending expiry. */
+    void armAfter(long delayNanos);
+
+    /** Disarms it; a no-op when not armed. */
+    void cancel();
+
+    boolean isArmed();
+
+    /** @return the time of the pending expiry on this timer's clock; meaningless when not armed */
+    long deadline();
+}
