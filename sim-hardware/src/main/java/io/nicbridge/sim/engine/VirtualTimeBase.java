@@ -3,6 +3,7 @@ package io.nicbridge.sim.engine;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.SplittableRandom;
+import java.util.function.BooleanSupplier;
 
 /**
  * Simulated time for one whole world (cards, wires, timers, application processes): a deterministic
@@ -119,6 +120,30 @@ public final class VirtualTimeBase implements TimeBase {
             runner = null;
         }
         return processed;
+    }
+
+    /**
+     * Processes events one at a time until {@code condition} holds (checked before the first event and after
+     * each one), no event is left, or the next event lies beyond {@code timeLimitNanos}. Unlike
+     * {@link #runUntil(long)} the clock stays at the last processed event, so the caller can read the exact
+     * simulated time at which the condition became true.
+     *
+     * @return true when the condition holds
+     */
+    public boolean runUntil(BooleanSupplier condition, long timeLimitNanos) {
+        Objects.requireNonNull(condition, "condition");
+        enterRun();
+        try {
+            while (!condition.getAsBoolean()) {
+                if (size == 0 || heap[0].time > timeLimitNanos) {
+                    return false;
+                }
+                processNext();
+            }
+            return true;
+        } finally {
+            runner = null;
+        }
     }
 
     /** Runs for {@code durationNanos} (>= 0) of simulated time. @return the number of events processed */

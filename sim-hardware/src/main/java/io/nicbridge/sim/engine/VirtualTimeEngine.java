@@ -2,6 +2,7 @@ package io.nicbridge.sim.engine;
 
 import java.util.Objects;
 import java.util.SplittableRandom;
+import java.util.function.BooleanSupplier;
 
 /**
  * Drives models in simulated time: a kick schedules the model's {@link DeviceModel#service()} as an event at
@@ -48,6 +49,10 @@ public final class VirtualTimeEngine implements DeviceEngine {
 
     public long runUntil(long timeNanos) {
         return timeBase.runUntil(timeNanos);
+    }
+
+    public boolean runUntil(BooleanSupplier condition, long timeLimitNanos) {
+        return timeBase.runUntil(condition, timeLimitNanos);
     }
 
     public long runFor(long durationNanos) {

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -36,7 +36,7 @@ class InlineEngineTest {
             }
             lastKickSeen = kicksIssued.get();
             services++;
-            for (int i = 0; i < 20; i++) {
+            for (int i = 0; i < 200; i++) {
                 Thread.onSpinWait(); // widen the window in which a second thread could get in
             }
             inside.decrementAndGet();
@@ -49,30 +49,39 @@ class InlineEngineTest {
         InlineEngine engine = new InlineEngine();
         ExclusiveModel model = new ExclusiveModel();
         WorkSignal signal = engine.attach(model);
-        int perThread = 200_000;
-        CountDownLatch go = new CountDownLatch(1);
+        int rounds = 20_000;
+        int kicksPerRound = 4;
+        AtomicInteger lostRounds = new AtomicInteger();
+        // After every round (both threads done kicking, nobody kicking any more) the last service must have
+        // started after the last kick: the race between a note and the holder's exit happens once per round.
+        CyclicBarrier roundEnd = new CyclicBarrier(2, () -> {
+            if (model.lastKickSeen != model.kicksIssued.get()) {
+                lostRounds.incrementAndGet();
+            }
+        });
         Runnable kicker = () -> {
             try {
-                go.await();
-            } catch (InterruptedException e) {
+                for (int r = 0; r < rounds; r++) {
+                    for (int i = 0; i < kicksPerRound; i++) {
+                        model.kicksIssued.incrementAndGet(); // the work the kick announces, published before it
+                        signal.kick();
+                    }
+                    roundEnd.await(10, TimeUnit.SECONDS);
+                }
+            } catch (Exception e) {
                 throw new AssertionError(e);
-            }
-            for (int i = 0; i < perThread; i++) {
-                model.kicksIssued.incrementAndGet(); // the "work" the kick announces, published before the kick
-                signal.kick();
             }
         };
         Thread a = new Thread(kicker, "kicker-a");
         Thread b = new Thread(kicker, "kicker-b");
         a.start();
         b.start();
-        go.countDown();
         a.join();
         b.join();
         assertEquals(0, model.overlaps.get(), "service() ran on two threads at once");
-        // Every kick is followed by a service that started after it: the last service saw the last kick.
-        assertEquals(2L * perThread, model.lastKickSeen, "a kick was not followed by a service");
-        assertTrue(model.services >= 1 && model.services <= 2L * perThread, "services " + model.services);
+        assertEquals(0, lostRounds.get(), "rounds in which a kick was not followed by a service");
+        assertEquals(2L * rounds * kicksPerRound, model.lastKickSeen);
+        assertTrue(model.services >= rounds && model.services <= 2L * rounds * kicksPerRound, "services " + model.services);
     }
 
     @Test

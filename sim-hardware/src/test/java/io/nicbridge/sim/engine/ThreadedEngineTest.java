@@ -109,6 +109,44 @@ class ThreadedEngineTest {
     }
 
     @Test
+    void noWakeUpIsLostInAPingPongWithALongParkingEngine() throws Exception {
+        // Every round waits for its own service; a lost wake-up would leave the thread parked for 10 s.
+        ThreadedEngine engine = new ThreadedEngine(new ParkIdle(TimeUnit.SECONDS.toNanos(10)));
+        RequestModel m = new RequestModel("ping-pong");
+        WorkSignal s = engine.attach(m);
+        Thread[] kickers = new Thread[2];
+        AtomicLong done = new AtomicLong();
+        for (int k = 0; k < 2; k++) {
+            kickers[k] = new Thread(() -> {
+                for (int i = 0; i < 5_000; i++) {
+                    long want = m.requested.incrementAndGet();
+                    s.kick();
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+                    int spins = 0;
+                    while (m.served < want) {
+                        if (System.nanoTime() - deadline > 0) {
+                            return; // lost wake-up: done stays short
+                        }
+                        if (++spins < 100) {
+                            Thread.onSpinWait();
+                        } else {
+                            Thread.yield();
+                        }
+                    }
+                    done.incrementAndGet();
+                }
+            });
+            kickers[k].start();
+        }
+        for (Thread t : kickers) {
+            t.join(30_000);
+        }
+        engine.close();
+        assertEquals(10_000, done.get(), "a kick did not wake the engine thread");
+        assertEquals(0, m.overlaps.get());
+    }
+
+    @Test
     void idleEngineThreadsBackOffAndUseLittleCpu() throws Exception {
         for (IdleStrategy idle : List.of(new BackoffIdle(), new ParkIdle(ParkIdle.DEFAULT_PARK_NANOS))) {
             ThreadedEngine engine = new ThreadedEngine(idle);

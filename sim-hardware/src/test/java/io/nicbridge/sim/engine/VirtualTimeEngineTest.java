@@ -107,6 +107,25 @@ class VirtualTimeEngineTest {
     }
 
     @Test
+    void runUntilConditionStopsAtTheEventThatMadeItTrue() {
+        VirtualTimeBase world = new VirtualTimeBase(1);
+        int[] ticks = new int[1];
+        SimTimer[] t = new SimTimer[1];
+        t[0] = world.newTimer("tick", () -> {
+            ticks[0]++;
+            t[0].armAfter(250);
+        });
+        t[0].armAfter(250);
+        assertTrue(world.runUntil(() -> ticks[0] == 3, 10_000));
+        assertEquals(750, world.nanoTime());
+        assertFalse(world.runUntil(() -> ticks[0] == 100, 2_000), "limit reached first");
+        assertEquals(8, ticks[0]);
+        assertEquals(2_000, world.nanoTime());
+        t[0].cancel();
+        assertFalse(world.runUntil(() -> false, Long.MAX_VALUE), "no events left");
+    }
+
+    @Test
     void runMethodsCannotBeCalledFromInsideAnEvent() {
         VirtualTimeBase world = new VirtualTimeBase(1);
         IllegalStateException[] caught = new IllegalStateException[1];
