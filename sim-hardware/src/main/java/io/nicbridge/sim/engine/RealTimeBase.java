@@ -50,6 +50,8 @@ public final class RealTimeBase implements TimeBase {
      * it again, or the poller's scan sees the armed state and sets it again.
      */
     private volatile boolean maybeArmed;
+    /** Told after every arm, so that engine threads parked until an older deadline recompute it. */
+    private volatile Runnable[] armListeners = new Runnable[0];
 
     @Override
     public long nanoTime() {
@@ -70,6 +72,17 @@ public final class RealTimeBase implements TimeBase {
         grown[grown.length - 1] = timer;
         timers = grown;
         return timer;
+    }
+
+    /**
+     * Registers a hook run (on the arming thread) after every {@link SimTimer#armAfter}: threaded engines
+     * use it to unpark idle threads so they do not sleep past the new deadline. Setup-time only; the hook
+     * must be cheap and allocation-free.
+     */
+    synchronized void addArmListener(Runnable listener) {
+        Runnable[] grown = Arrays.copyOf(armListeners, armListeners.length + 1);
+        grown[grown.length - 1] = Objects.requireNonNull(listener, "listener");
+        armListeners = grown;
     }
 
     /** @return the number of timers created on this time base */
@@ -126,6 +139,14 @@ public final class RealTimeBase implements TimeBase {
     }
 
     /**
+     * Like {@link #nanosToNextDeadline()}, but one volatile read when no timer can be armed (the idle path of
+     * engine threads).
+     */
+    long nanosToNextDeadlineIfArmed() {
+        return maybeArmed ? nanosToNextDeadline() : Long.MAX_VALUE;
+    }
+
+    /**
      * @return nanoseconds from now until the earliest armed deadline (0 when one is already due), or
      *     {@link Long#MAX_VALUE} when no timer is armed
      */
@@ -133,7 +154,7 @@ public final class RealTimeBase implements TimeBase {
         long nowRelative = System.nanoTime() - epoch;
         long best = Long.MAX_VALUE;
         for (Timer timer : timers) {
-            long s = (long) STATE.getAcquire(timer);
+            long s = (long) STATE.getVolatile(timer); // volatile: Dekker pair with an idling engine thread
             if (s != DISARMED) {
                 best = Math.min(best, Math.max(0L, s - nowRelative));
             }
@@ -165,6 +186,9 @@ public final class RealTimeBase implements TimeBase {
             STATE.setVolatile(this, deadline); // volatile, not just release: see maybeArmed
             if (!maybeArmed) {
                 maybeArmed = true;
+            }
+            for (Runnable listener : armListeners) {
+                listener.run();
             }
         }
 

@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * the unpark (a syscall when the thread really sleeps) is paid only when the thread may be sleeping.
  *
  * <p><b>Timers</b> of this engine's {@link RealTimeBase} are polled by every engine thread on every pass
- * (one at a time; a thread that finds another polling skips). Their lateness is therefore bounded by the
- * idle strategy's longest park, and with no model attached nothing polls them.
+ * (one at a time; a thread that finds another polling skips). An idle thread never parks past the next armed
+ * deadline ({@link IdleStrategy#idle(int, long)}), and arming a timer unparks idle threads so they see the
+ * new deadline; a timer fires about one park-wake-up late at most. With no model attached nothing polls
+ * them.
  *
  * <p><b>Close</b> stops every thread, unparks it and joins it with a timeout.
  */
@@ -40,6 +42,8 @@ public final class ThreadedEngine implements DeviceEngine {
     private final IdleStrategy idlePrototype;
     private final long joinTimeoutNanos;
     private final List<Runner> runners = new ArrayList<>();
+    /** Snapshot of {@link #runners} for the arm hook, which runs on any thread without the lock. */
+    private volatile Runner[] runnerArray = new Runner[0];
     private volatile boolean closed;
     private volatile Throwable failure;
 
@@ -59,6 +63,21 @@ public final class ThreadedEngine implements DeviceEngine {
             throw new IllegalArgumentException("join timeout must be > 0 ns, was " + joinTimeoutNanos);
         }
         this.joinTimeoutNanos = joinTimeoutNanos;
+        timeBase.addArmListener(this::wakeIdleThreads);
+    }
+
+    /**
+     * After a timer was armed: unpark the threads that are idling, so none sleeps past the new deadline. The
+     * thread stores {@code idling = true} and then reads the deadlines; the armer stores the deadline and
+     * then reads {@code idling} - all volatile, so one of them sees the other (no sleeping through a
+     * deadline). Busy threads are not disturbed.
+     */
+    private void wakeIdleThreads() {
+        for (Runner r : runnerArray) {
+            if (r.idling) {
+                LockSupport.unpark(r.thread);
+            }
+        }
     }
 
     @Override
@@ -88,6 +107,7 @@ public final class ThreadedEngine implements DeviceEngine {
         }
         Runner runner = new Runner(model, idlePrototype.copy());
         runners.add(runner);
+        runnerArray = runners.toArray(new Runner[0]);
         runner.thread.start();
         LOG.debug("threaded engine: attached {} ({})", model.name(), idlePrototype);
         return runner;
@@ -204,8 +224,9 @@ public final class ThreadedEngine implements DeviceEngine {
                         idle.idle(work);
                     } else {
                         idling = true;
-                        if (!kickPending && running) {
-                            idle.idle(0);
+                        long toDeadline = timeBase.nanosToNextDeadlineIfArmed();
+                        if (!kickPending && running && toDeadline > 0) {
+                            idle.idle(0, toDeadline);
                         } else {
                             idle.reset();
                         }

@@ -207,6 +207,30 @@ class ThreadedEngineTest {
     }
 
     @Test
+    void aLongParkingEngineStillFiresTimersNearTheirDeadline() {
+        // also: no thread may sleep past a deadline armed while it was parked
+        ThreadedEngine engine = new ThreadedEngine(new ParkIdle(TimeUnit.SECONDS.toNanos(10)));
+        RequestModel m = new RequestModel("sleepy");
+        WorkSignal s = engine.attach(m);
+        s.kick();
+        await(() -> m.thread != null && m.thread.getState() == Thread.State.TIMED_WAITING, 5_000, "engine to park");
+        AtomicLong firedAt = new AtomicLong();
+        SimTimer t = engine.timeBase().newTimer("soon", () -> firedAt.set(System.nanoTime()));
+        for (int i = 0; i < 5; i++) {
+            await(() -> m.thread.getState() == Thread.State.TIMED_WAITING, 5_000, "engine to park again");
+            firedAt.set(0);
+            t.armAfter(TimeUnit.MILLISECONDS.toNanos(20));
+            long deadline = t.deadline();
+            // armed from this thread while the engine thread sleeps for 10 s: the arm must wake it
+            await(() -> firedAt.get() != 0, 2_000, "timer " + i + " despite 10 s parks");
+            assertTrue(firedAt.get() - deadline >= 0, "fired early");
+            assertTrue(firedAt.get() - deadline < TimeUnit.MILLISECONDS.toNanos(500),
+                    "fired " + (firedAt.get() - deadline) / 1_000 + " us late");
+        }
+        engine.close();
+    }
+
+    @Test
     void aThrowingModelStopsItsThreadAndIsReported() {
         ThreadedEngine engine = new ThreadedEngine(new YieldIdle());
         WorkSignal s = engine.attach(new DeviceModel() {
