@@ -204,6 +204,9 @@ public final class ThreadedEngine implements DeviceEngine {
         }
 
         boolean join(long timeoutNanos) {
+            if (thread == Thread.currentThread()) {
+                return true; // close() called from this model's own service(): the loop ends when it returns
+            }
             try {
                 return thread.join(java.time.Duration.ofNanos(timeoutNanos));
             } catch (InterruptedException e) {
