@@ -1,9 +1,16 @@
 package io.nicbridge.sim.ethernet;
 
 import io.nicbridge.contract.Dec21140;
+import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.SimTimer;
 import io.nicbridge.sim.engine.TimeBase;
+import io.nicbridge.sim.fault.FaultInjector;
+import io.nicbridge.sim.fault.FaultKind;
+import io.nicbridge.sim.fault.FaultPlan;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -47,6 +54,29 @@ import org.slf4j.LoggerFactory;
  * construction, so transmitting allocates nothing. When every slot is busy the frame is dropped and
  * counted ({@link DropReason#POOL_FULL}); the sender is not told, as on a real wire.
  *
+ * <h2>Faults</h2>
+ * A {@link FaultPlan} given to the builder is applied <b>per transmitted frame</b>: one decision for
+ * each frame put on the medium (frames numbered from 1 in transmit order), and every receiver sees
+ * the same outcome, as if the fault hit the shared cable. Faults act on delivery, after the frame
+ * has occupied the medium, so the sender's timing never changes (a real sender cannot tell either):
+ * <ul>
+ *   <li>DROP: no station receives it ({@link DropReason#FAULT});
+ *   <li>DUPLICATE: each receiver gets it twice, back to back at its arrival time;
+ *   <li>REORDER: it is held and delivered immediately after the next transmitted frame (at that
+ *       frame's arrival; if that frame is dropped or itself held, at the time it would have arrived);
+ *   <li>DELAY: it arrives {@link FaultInjector#delayNanos()} later (in real time through its slot's
+ *       timer);
+ *   <li>CORRUPT: one bit at or after byte 12 is inverted (addresses stay intact, so the frame still
+ *       passes the receiver's address filter) and its FCS no longer matches: the 21140 sets RDES0 CE.
+ * </ul>
+ * Every fault is counted by kind ({@link #faultCount}).
+ *
+ * <h2>Capture</h2>
+ * A {@link PcapWriter} (LINKTYPE 1) records every frame <b>as the receivers get it</b>, after the
+ * fault layer: dropped frames are absent, duplicates appear twice, corrupted frames carry the
+ * inverted bit, each stamped with its arrival time. The FCS is stripped unless the writer's linktype
+ * carries the FCS-length flag for 4 bytes (0x24000001), in which case it is kept.
+ *
  * <h2>Threads</h2>
  * Stations may transmit from any thread. The bookkeeping (medium state, slots, counters) is guarded
  * by one lock that is never held while a sink runs, so a sink that makes its card answer at once
@@ -73,8 +103,13 @@ public final class EthernetSegment implements EthernetWire {
         /** Every in-flight slot was busy (virtual time). */
         POOL_FULL,
         /** The frame was longer than the segment's maximum frame length. */
-        TOO_LONG
+        TOO_LONG,
+        /** The fault layer dropped it. */
+        FAULT
     }
+
+    /** Seeded corruption spares DA and SA, so a corrupted frame still reaches its card's FCS check. */
+    private static final int FIRST_CORRUPTIBLE_BYTE = 2 * Dec21140.ETH_ADDR_LEN;
 
     private final String name;
     private final TimeBase timeBase;
@@ -83,6 +118,9 @@ public final class EthernetSegment implements EthernetWire {
     private final long bitRate;
     private final int maxFrameBytes;
     private final Object lock = new Object();
+    private final PcapWriter capture;
+    private final boolean ownsCapture;
+    private final boolean captureKeepsFcs;
 
     // Stations: copy-on-attach array, read without the lock by delivery.
     private volatile Station[] stations = new Station[0];
@@ -96,6 +134,8 @@ public final class EthernetSegment implements EthernetWire {
     private long deferrals;
     private long deliveries;
     private final long[] drops = new long[DropReason.values().length];
+    private final FaultInjector faults;
+    private Slot held;
     private boolean closed;
 
     private EthernetSegment(Builder b) {
@@ -110,8 +150,13 @@ public final class EthernetSegment implements EthernetWire {
             freeSlots[i] = new Slot(i, b.maxFrameBytes);
         }
         this.freeCount = b.maxInFlight;
-        LOG.debug("segment {}: {} time, {} b/s, propagation {} ns, {} in-flight slots of {} bytes",
-                name, virtual ? "virtual" : "real", bitRate, propagationNanos, b.maxInFlight, maxFrameBytes);
+        this.faults = b.faults.newInjector();
+        this.capture = b.captureWriter;
+        this.ownsCapture = b.ownsCapture;
+        this.captureKeepsFcs = capture != null && PcapWriter.fcsBytes(capture.linkType()) == Dec21140.ETH_FCS_LEN;
+        LOG.debug("segment {}: {} time, {} b/s, propagation {} ns, {} in-flight slots of {} bytes, faults: {},"
+                + " capture: {}", name, virtual ? "virtual" : "real", bitRate, propagationNanos, b.maxInFlight,
+                maxFrameBytes, b.faults, capture == null ? "none" : capture.path());
     }
 
     public static Builder builder(TimeBase timeBase) {
@@ -159,15 +204,52 @@ public final class EthernetSegment implements EthernetWire {
     }
 
     private long transmitReal(Station sender, MemorySegment frame, long offset, int length) {
+        Slot released;
+        Slot corrupted = null;
+        int directCopies = 0;
         synchronized (lock) {
             frames++;
             bytes += length;
+            // Take the held frame out first: a sink called below may transmit on this segment again.
+            released = held;
+            held = null;
             if (length > maxFrameBytes) {
                 drops[DropReason.TOO_LONG.ordinal()]++;
-                return 0;
+            } else {
+                FaultKind kind = faults.next(length, FIRST_CORRUPTIBLE_BYTE);
+                switch (kind) {
+                    case NONE -> directCopies = 1;
+                    case DUPLICATE -> directCopies = 2;
+                    case DROP -> drops[DropReason.FAULT.ordinal()]++;
+                    case REORDER, DELAY, CORRUPT -> {
+                        // These need the frame beyond this call (or altered): copy it into a slot.
+                        Slot slot = acquire(sender, frame, offset, length);
+                        if (slot != null) {
+                            if (kind == FaultKind.CORRUPT) {
+                                FaultInjector.flipBit(slot.data, 0, faults.corruptBit());
+                                corrupted = slot;
+                            } else if (kind == FaultKind.REORDER) {
+                                held = slot;
+                            } else {
+                                slot.trailer = released;
+                                released = null;
+                                slot.timer.armAfter(faults.delayNanos());
+                            }
+                        }
+                    }
+                }
             }
         }
-        deliver(sender.index, frame, offset, length);
+        if (directCopies > 0) {
+            // Clean path: straight from the sender's memory, no copy here (the sinks copy).
+            deliver(sender.index, frame, offset, length, directCopies);
+        }
+        if (corrupted != null) {
+            arrive(corrupted);
+        }
+        if (released != null) {
+            arrive(released);
+        }
         return 0;
     }
 
@@ -182,41 +264,95 @@ public final class EthernetSegment implements EthernetWire {
             mediumFreeAt = start + wireNanos(length + Dec21140.ETH_WIRE_OVERHEAD);
             frames++;
             bytes += length;
-            long arrival = start + wireNanos(length + Dec21140.ETH_PREAMBLE_SFD_LEN) + propagationNanos;
+            long arriveAfter = start + wireNanos(length + Dec21140.ETH_PREAMBLE_SFD_LEN) + propagationNanos - now;
+            Slot released = held;
+            held = null;
             if (length > maxFrameBytes) {
                 drops[DropReason.TOO_LONG.ordinal()]++;
-            } else if (freeCount == 0) {
-                drops[DropReason.POOL_FULL.ordinal()]++;
             } else {
-                Slot slot = freeSlots[--freeCount];
-                MemorySegment.copy(frame, offset, slot.data, 0, length);
-                slot.length = length;
-                slot.sender = sender.index;
-                slot.timer.armAfter(arrival - now);
+                FaultKind kind = faults.next(length, FIRST_CORRUPTIBLE_BYTE);
+                if (kind == FaultKind.DROP) {
+                    drops[DropReason.FAULT.ordinal()]++;
+                } else {
+                    Slot slot = acquire(sender, frame, offset, length);
+                    if (slot != null) {
+                        if (kind == FaultKind.REORDER) {
+                            held = slot;
+                        } else {
+                            if (kind == FaultKind.DUPLICATE) {
+                                slot.copies = 2;
+                            } else if (kind == FaultKind.CORRUPT) {
+                                FaultInjector.flipBit(slot.data, 0, faults.corruptBit());
+                            }
+                            // A held frame rides behind this one: delivered right after it, same instant.
+                            slot.trailer = released;
+                            released = null;
+                            slot.timer.armAfter(kind == FaultKind.DELAY ? arriveAfter + faults.delayNanos() : arriveAfter);
+                        }
+                    }
+                }
+            }
+            if (released != null) {
+                // The frame it waited for is not delivered (dropped, held, no slot): release it at the
+                // time that frame would have arrived.
+                released.timer.armAfter(arriveAfter);
             }
             return mediumFreeAt - now;
         }
     }
 
-    /** Hands a frame to every station but the sender. Runs without the lock. */
-    private void deliver(int sender, MemorySegment frame, long offset, int length) {
-        Station[] all = stations;
-        int delivered = 0;
-        for (Station s : all) {
-            if (s.index != sender) {
-                s.sink.frameArrived(frame, offset, length);
-                delivered++;
-            }
+    /** Takes a free slot and copies the frame in; null (counted) when none is free. Under the lock. */
+    private Slot acquire(Station sender, MemorySegment frame, long offset, int length) {
+        if (freeCount == 0) {
+            drops[DropReason.POOL_FULL.ordinal()]++;
+            return null;
         }
+        Slot slot = freeSlots[--freeCount];
+        MemorySegment.copy(frame, offset, slot.data, 0, length);
+        slot.length = length;
+        slot.sender = sender.index;
+        slot.copies = 1;
+        slot.trailer = null;
+        return slot;
+    }
+
+    /**
+     * Hands a frame {@code copies} times to every station but the sender, capturing each copy first.
+     * The sinks run without the lock.
+     */
+    private void deliver(int sender, MemorySegment frame, long offset, int length, int copies) {
+        Station[] all = stations;
         synchronized (lock) {
-            deliveries += delivered;
+            if (capture != null) {
+                int recorded = captureKeepsFcs ? length : Math.max(0, length - Dec21140.ETH_FCS_LEN);
+                long now = timeBase.nanoTime();
+                for (int c = 0; c < copies; c++) {
+                    capture.record(now, frame, offset, recorded, recorded);
+                }
+            }
+            deliveries += (long) copies * (all.length - 1);
+        }
+        for (int c = 0; c < copies; c++) {
+            for (Station s : all) {
+                if (s.index != sender) {
+                    s.sink.frameArrived(frame, offset, length);
+                }
+            }
         }
     }
 
-    private void arrive(Slot slot) {
-        deliver(slot.sender, slot.data, 0, slot.length);
-        synchronized (lock) {
-            freeSlots[freeCount++] = slot;
+    /** A slot's frame arrives (timer expiry, or at once in real time), then any frame held behind it. */
+    private void arrive(Slot first) {
+        Slot slot = first;
+        while (slot != null) {
+            deliver(slot.sender, slot.data, 0, slot.length, slot.copies);
+            Slot next;
+            synchronized (lock) {
+                next = slot.trailer;
+                slot.trailer = null;
+                freeSlots[freeCount++] = slot;
+            }
+            slot = next;
         }
     }
 
@@ -272,7 +408,33 @@ public final class EthernetSegment implements EthernetWire {
         }
     }
 
-    /** @return frames transmitted but not yet arrived (virtual time) */
+    /** @return frames the fault layer treated as {@code kind} ({@link FaultKind#NONE}: untouched) */
+    public long faultCount(FaultKind kind) {
+        synchronized (lock) {
+            return faults.count(kind);
+        }
+    }
+
+    /** @return faults injected so far, all kinds */
+    public long faultsInjected() {
+        synchronized (lock) {
+            return faults.injected();
+        }
+    }
+
+    /** @return true while a frame is held back for reordering */
+    public boolean holdsFrame() {
+        synchronized (lock) {
+            return held != null;
+        }
+    }
+
+    /** @return the capture writer, or null when the segment is not captured */
+    public PcapWriter capture() {
+        return capture;
+    }
+
+    /** @return frames transmitted but not yet arrived, including one held for reordering */
     public int inFlight() {
         synchronized (lock) {
             return freeSlots.length - freeCount;
@@ -293,6 +455,13 @@ public final class EthernetSegment implements EthernetWire {
                 return;
             }
             closed = true;
+        }
+        if (capture != null) {
+            if (ownsCapture) {
+                capture.close();
+            } else {
+                capture.flush();
+            }
         }
         LOG.debug("segment {} closed: {} frames, {} bytes, {} deferrals, {} deliveries", name, frames(), bytes(),
                 deferrals(), deliveries());
@@ -337,6 +506,8 @@ public final class EthernetSegment implements EthernetWire {
         final SimTimer timer;
         int length;
         int sender;
+        int copies;
+        Slot trailer;
 
         Slot(int index, int capacity) {
             this.data = MemorySegment.ofArray(new byte[capacity]);
@@ -357,6 +528,11 @@ public final class EthernetSegment implements EthernetWire {
         private long bitRate = DEFAULT_BIT_RATE;
         private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
         private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+        private FaultPlan faults = FaultPlan.NONE;
+        private PcapWriter captureWriter;
+        private Path capturePath;
+        private boolean captureFcs;
+        private boolean ownsCapture;
 
         private Builder(TimeBase timeBase) {
             this.timeBase = Objects.requireNonNull(timeBase, "timeBase");
@@ -404,7 +580,57 @@ public final class EthernetSegment implements EthernetWire {
             return this;
         }
 
+        /** Faults to inject on this segment (default {@link FaultPlan#NONE}). */
+        public Builder faults(FaultPlan plan) {
+            this.faults = Objects.requireNonNull(plan, "plan");
+            return this;
+        }
+
+        /**
+         * Captures into a writer the caller opened (linktype 1, or 0x24000001 to keep the FCS). The
+         * segment flushes it on close but does not close it: it may serve other links too.
+         */
+        public Builder capture(PcapWriter writer) {
+            Objects.requireNonNull(writer, "writer");
+            if ((writer.linkType() & 0xFFFF) != PcapWriter.LINKTYPE_ETHERNET) {
+                throw new IllegalArgumentException("an Ethernet segment captures with linktype "
+                        + PcapWriter.LINKTYPE_ETHERNET + ", but " + writer.path() + " has linktype 0x"
+                        + Integer.toHexString(writer.linkType()));
+            }
+            this.captureWriter = writer;
+            this.capturePath = null;
+            return this;
+        }
+
+        /** Captures into a new file at {@code path} (ns timestamps) that the segment closes on close. */
+        public Builder capture(Path path) {
+            this.capturePath = Objects.requireNonNull(path, "path");
+            this.captureWriter = null;
+            return this;
+        }
+
+        /** With {@link #capture(Path)}: keep each frame's FCS in the file (linktype 0x24000001). */
+        public Builder captureFcs(boolean keep) {
+            this.captureFcs = keep;
+            return this;
+        }
+
+        /** @throws UncheckedIOException if the capture file cannot be created */
         public EthernetSegment build() {
+            if (capturePath != null) {
+                try {
+                    captureWriter = PcapWriter.builder(capturePath, timeBase)
+                            .linkType(captureFcs
+                                    ? PcapWriter.linkTypeWithFcs(PcapWriter.LINKTYPE_ETHERNET, Dec21140.ETH_FCS_LEN)
+                                    : PcapWriter.LINKTYPE_ETHERNET)
+                            .open();
+                } catch (IOException e) {
+                    throw new UncheckedIOException("segment " + name + ": cannot create capture file " + capturePath, e);
+                }
+                ownsCapture = true;
+            } else {
+                ownsCapture = false;
+            }
             return new EthernetSegment(this);
         }
     }
