@@ -47,7 +47,13 @@ import org.slf4j.LoggerFactory;
  * (64 + 8) x 80 + propagation ns after it started; a 1518-byte frame occupies 123 040 ns. The
  * default propagation delay is {@value #DEFAULT_PROPAGATION_NANOS} ns: 100 m of cable at 5 ns/m,
  * the longest 100BASE-TX link. All receivers get the frame at the same instant (one propagation
- * delay for the whole segment).
+ * delay for the whole segment), and every station sees the medium busy until {@code mediumFreeAt}
+ * (carrier sense is not delayed by propagation in this model).
+ *
+ * <p>Consequence for request/response: a station that answers the instant a 64-byte frame arrives
+ * (6260 ns after it started) finds the medium busy with that frame's IFG until 6720 ns and defers,
+ * so a zero-delay ping-pong of 64-byte frames takes 6720 + 6260 = 12 980 ns; an answer given
+ * 460 ns or more after arrival does not defer, and each leg then costs (N + 8) x 80 + 500 ns.
  *
  * <p>A frame in flight (between {@code transmit} and its arrival) is copied into one of
  * {@code maxInFlight} slots preallocated at construction, each with its own timer created at
@@ -65,7 +71,7 @@ import org.slf4j.LoggerFactory;
  *   <li>REORDER: it is held and delivered immediately after the next transmitted frame (at that
  *       frame's arrival; if that frame is dropped or itself held, at the time it would have arrived);
  *   <li>DELAY: it arrives {@link FaultInjector#delayNanos()} later (in real time through its slot's
- *       timer);
+ *       timer, which fires when the engine owning the real-time base polls its timers);
  *   <li>CORRUPT: one bit at or after byte 12 is inverted (addresses stay intact, so the frame still
  *       passes the receiver's address filter) and its FCS no longer matches: the 21140 sets RDES0 CE.
  * </ul>
@@ -100,7 +106,10 @@ public final class EthernetSegment implements EthernetWire {
 
     /** Why a transmitted frame reached no station. */
     public enum DropReason {
-        /** Every in-flight slot was busy (virtual time). */
+        /**
+         * Every in-flight slot was busy: in virtual time for any frame, in real time for a frame that
+         * a fault (reorder, delay, corrupt) needed to copy.
+         */
         POOL_FULL,
         /** The frame was longer than the segment's maximum frame length. */
         TOO_LONG,
