@@ -201,6 +201,37 @@ public final class EthernetSegment implements EthernetWire {
         return Math.ceilDiv(byteCount * 8L * 1_000_000_000L, bitRate);
     }
 
+    /**
+     * @return virtual time from the start of a {@code frameBytes}-byte frame (DA..FCS) on an idle
+     *     medium to its arrival at the receivers: (N + 8) x 8 bit times + propagation (6260 ns for
+     *     64 bytes at the defaults)
+     */
+    public long arrivalNanos(int frameBytes) {
+        return wireNanos(frameBytes + Dec21140.ETH_PREAMBLE_SFD_LEN) + propagationNanos;
+    }
+
+    /**
+     * @return virtual time a {@code frameBytes}-byte frame keeps the medium busy, preamble to end of
+     *     IFG: (N + 20) x 8 bit times (6720 ns for 64 bytes at 100 Mb/s); what transmit returns on an
+     *     idle medium
+     */
+    public long occupancyNanos(int frameBytes) {
+        return wireNanos(frameBytes + Dec21140.ETH_WIRE_OVERHEAD);
+    }
+
+    /** @return the timing model in one line, for tools that print what they simulate */
+    public String modelDescription() {
+        if (!virtual) {
+            return "segment " + name + ": real time, frames delivered synchronously to every other station";
+        }
+        return "segment " + name + ": collision-free shared medium at " + bitRate + " b/s; a frame of N bytes"
+                + " (DA..FCS) occupies (N+" + Dec21140.ETH_WIRE_OVERHEAD + ") byte times (preamble+SFD "
+                + Dec21140.ETH_PREAMBLE_SFD_LEN + ", IFG " + Dec21140.ETH_IFG_BYTES + ") and arrives (N+"
+                + Dec21140.ETH_PREAMBLE_SFD_LEN + ") byte times + " + propagationNanos + " ns propagation after it"
+                + " starts; busy medium: defer (64 B: occupies " + occupancyNanos(Dec21140.ETH_MIN_FRAME)
+                + " ns, arrives after " + arrivalNanos(Dec21140.ETH_MIN_FRAME) + " ns)";
+    }
+
     private long transmit(Station sender, MemorySegment frame, long offset, int length) {
         if (length <= 0) {
             throw new IllegalArgumentException("station " + sender.name + ": frame length must be > 0, was " + length);
@@ -270,10 +301,10 @@ public final class EthernetSegment implements EthernetWire {
                 start = mediumFreeAt;
                 deferrals++;
             }
-            mediumFreeAt = start + wireNanos(length + Dec21140.ETH_WIRE_OVERHEAD);
+            mediumFreeAt = start + occupancyNanos(length);
             frames++;
             bytes += length;
-            long arriveAfter = start + wireNanos(length + Dec21140.ETH_PREAMBLE_SFD_LEN) + propagationNanos - now;
+            long arriveAfter = start + arrivalNanos(length) - now;
             Slot released = held;
             held = null;
             if (length > maxFrameBytes) {
@@ -457,6 +488,11 @@ public final class EthernetSegment implements EthernetWire {
         }
     }
 
+    /**
+     * Closes the capture file if the segment opened it, or flushes a writer the caller passed in.
+     * Stations may still transmit afterwards; nothing more is captured (the writer counts those
+     * records as lost).
+     */
     @Override
     public void close() {
         synchronized (lock) {
