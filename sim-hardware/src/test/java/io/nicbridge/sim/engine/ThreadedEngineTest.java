@@ -68,7 +68,9 @@ class ThreadedEngineTest {
             RequestModel b = new RequestModel("engine-test-b-" + idle.describe());
             WorkSignal sa = engine.attach(a);
             WorkSignal sb = engine.attach(b);
-            assertEquals(0, engine.liveThreads(), "threads start at the first kick or start(), not at attach");
+            assertEquals(2, engine.liveThreads(), "one thread per model, started at attach");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            assertNull(a.thread, "service() must wait for the first kick (the model may still be under construction)");
             for (int i = 0; i < 1_000; i++) {
                 a.requested.incrementAndGet();
                 sa.kick();
@@ -194,12 +196,13 @@ class ThreadedEngineTest {
             firedOn[0] = Thread.currentThread();
             fired.incrementAndGet();
         });
-        engine.start();
+        // no kick, no start(): the engine thread polls timers from attach on
         long armedAt = System.nanoTime();
         t.armAfter(TimeUnit.MILLISECONDS.toNanos(5));
         await(() -> fired.get() == 1, 5_000, "timer");
         assertTrue(System.nanoTime() - armedAt >= TimeUnit.MILLISECONDS.toNanos(5), "fired early");
         assertEquals("timer-host", firedOn[0].getName());
+        assertNull(m.thread, "timers fire without servicing a model that was never kicked");
         engine.close();
     }
 
