@@ -1,0 +1,242 @@
+package io.nicbridge.sim.engine;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One engine thread per attached model, like the SBA-200's i960 polling its queues: the thread loops
+ * {@code service()} + due timers, and after a pass without work calls its {@link IdleStrategy} (each thread
+ * has its own {@link IdleStrategy#copy() copy}).
+ *
+ * <p><b>Start.</b> A model's thread starts at its first kick or at {@link #start()}, whichever comes first -
+ * not at attach, because a card typically attaches itself from its constructor, and a thread calling
+ * {@code service()} on a half-built card would be a bug. {@link Thread#start()} then publishes everything
+ * the card set up before.
+ *
+ * <p><b>Kick.</b> A kick sets the thread's {@code kickPending} flag and, only if the thread said it is about
+ * to idle, unparks it. The thread says {@code idling = true} and then reads {@code kickPending}; the kicker
+ * writes {@code kickPending = true} and then reads {@code idling}. Both are volatile, so at least one side
+ * sees the other's write (Dekker): either the thread skips its idle or the kicker unparks it. No allocation;
+ * the unpark (a syscall when the thread really sleeps) is paid only when the thread may be sleeping.
+ *
+ * <p><b>Timers</b> of this engine's {@link RealTimeBase} are polled by every engine thread on every pass
+ * (one at a time; a thread that finds another polling skips). Their lateness is therefore bounded by the
+ * idle strategy's longest park, and with no model attached nothing polls them.
+ *
+ * <p><b>Close</b> stops every thread, unparks it and joins it with a timeout.
+ */
+public final class ThreadedEngine implements DeviceEngine {
+    private static final Logger LOG = LoggerFactory.getLogger(ThreadedEngine.class);
+    public static final long DEFAULT_JOIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private static final VarHandle STARTED;
+
+    static {
+        try {
+            STARTED = MethodHandles.lookup().findVarHandle(Runner.class, "started", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final RealTimeBase timeBase;
+    private final IdleStrategy idlePrototype;
+    private final long joinTimeoutNanos;
+    private final List<Runner> runners = new ArrayList<>();
+    private volatile boolean closed;
+    private volatile Throwable failure;
+
+    public ThreadedEngine(IdleStrategy idle) {
+        this(new RealTimeBase(), idle, DEFAULT_JOIN_TIMEOUT_NANOS);
+    }
+
+    /**
+     * @param timeBase         the real-time base whose timers the engine threads poll
+     * @param idle             prototype of the idle strategy; each thread gets its own copy
+     * @param joinTimeoutNanos how long {@link #close()} waits for each thread
+     */
+    public ThreadedEngine(RealTimeBase timeBase, IdleStrategy idle, long joinTimeoutNanos) {
+        this.timeBase = Objects.requireNonNull(timeBase, "timeBase");
+        this.idlePrototype = Objects.requireNonNull(idle, "idle");
+        if (joinTimeoutNanos <= 0) {
+            throw new IllegalArgumentException("join timeout must be > 0 ns, was " + joinTimeoutNanos);
+        }
+        this.joinTimeoutNanos = joinTimeoutNanos;
+    }
+
+    @Override
+    public EngineMode mode() {
+        return EngineMode.THREADED;
+    }
+
+    @Override
+    public RealTimeBase timeBase() {
+        return timeBase;
+    }
+
+    public IdleStrategy idleStrategy() {
+        return idlePrototype;
+    }
+
+    @Override
+    public synchronized WorkSignal attach(DeviceModel model) {
+        Objects.requireNonNull(model, "model");
+        if (closed) {
+            throw new IllegalStateException("threaded engine is closed; cannot attach " + model.name());
+        }
+        for (Runner r : runners) {
+            if (r.model == model) {
+                throw new IllegalArgumentException("model " + model.name() + " is already attached");
+            }
+        }
+        Runner runner = new Runner(model, idlePrototype.copy());
+        runners.add(runner);
+        LOG.debug("threaded engine: attached {} ({})", model.name(), idlePrototype);
+        return runner;
+    }
+
+    /** Starts the thread of every attached model that has not started yet. */
+    public synchronized void start() {
+        for (Runner r : runners) {
+            r.startOnce();
+        }
+    }
+
+    /** @return the first exception thrown by a model's service() or a timer action (that thread stopped), or null */
+    public Throwable failure() {
+        return failure;
+    }
+
+    /** @return the number of engine threads currently alive */
+    public synchronized int liveThreads() {
+        int n = 0;
+        for (Runner r : runners) {
+            if (r.thread.isAlive()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Stops every engine thread and waits for each up to the join timeout.
+     *
+     * @throws IllegalStateException when a thread did not stop in time (it is interrupted and left behind)
+     */
+    @Override
+    public void close() {
+        List<Runner> toStop;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            toStop = List.copyOf(runners);
+        }
+        for (Runner r : toStop) {
+            r.running = false;
+            LockSupport.unpark(r.thread);
+        }
+        List<String> stuck = new ArrayList<>();
+        for (Runner r : toStop) {
+            if (!r.join(joinTimeoutNanos)) {
+                r.thread.interrupt();
+                stuck.add(r.thread.getName());
+            }
+        }
+        if (!stuck.isEmpty()) {
+            LOG.error("threaded engine: threads {} did not stop within {} ms", stuck,
+                    TimeUnit.NANOSECONDS.toMillis(joinTimeoutNanos));
+            throw new IllegalStateException("engine threads " + stuck + " did not stop within "
+                    + TimeUnit.NANOSECONDS.toMillis(joinTimeoutNanos) + " ms (a service() that never returns?)");
+        }
+        LOG.debug("threaded engine: stopped {} threads", toStop.size());
+    }
+
+    /** A model's engine thread; also the model's {@link WorkSignal}. */
+    private final class Runner implements WorkSignal, Runnable {
+        private final DeviceModel model;
+        private final IdleStrategy idle;
+        private final Thread thread;
+        @SuppressWarnings("unused") // accessed through STARTED
+        private volatile boolean started;
+        private volatile boolean running = true;
+        private volatile boolean idling;
+        private volatile boolean kickPending;
+
+        Runner(DeviceModel model, IdleStrategy idle) {
+            this.model = model;
+            this.idle = idle;
+            this.thread = Thread.ofPlatform().name(model.name()).daemon(true).unstarted(this);
+        }
+
+        @Override
+        public void kick() {
+            if (!started) {
+                startOnce();
+            }
+            kickPending = true;
+            if (idling) {
+                LockSupport.unpark(thread);
+            }
+        }
+
+        void startOnce() {
+            if (!closed && STARTED.compareAndSet(this, false, true)) {
+                thread.start();
+            }
+        }
+
+        boolean join(long timeoutNanos) {
+            if (!started) {
+                return true;
+            }
+            try {
+                return thread.join(java.time.Duration.ofNanos(timeoutNanos));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+
+        @Override
+        public void run() {
+            try {
+                while (running) {
+                    if (kickPending) {
+                        kickPending = false; // cleared before the pass, so a kick during the pass is seen after it
+                    }
+                    int work = model.service() + timeBase.pollTimersIfFree();
+                    if (work > 0) {
+                        idle.idle(work);
+                    } else {
+                        idling = true;
+                        if (!kickPending && running) {
+                            idle.idle(0);
+                        } else {
+                            idle.reset();
+                        }
+                        idling = false;
+                    }
+                }
+            } catch (RuntimeException | Error e) {
+                if (failure == null) {
+                    failure = e;
+                }
+                LOG.error("engine thread {} stopped: service() of {} threw", thread.getName(), model.name(), e);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "threaded signal of " + model.name();
+        }
+    }
+}

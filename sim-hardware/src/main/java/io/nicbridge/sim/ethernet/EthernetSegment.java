@@ -1,0 +1,637 @@
+package io.nicbridge.sim.ethernet;
+
+import io.nicbridge.contract.Dec21140;
+import io.nicbridge.sim.capture.PcapWriter;
+import io.nicbridge.sim.engine.SimTimer;
+import io.nicbridge.sim.engine.TimeBase;
+import io.nicbridge.sim.fault.FaultInjector;
+import io.nicbridge.sim.fault.FaultKind;
+import io.nicbridge.sim.fault.FaultPlan;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An Ethernet segment (a repeater hub) joining N stations: every frame one station transmits
+ * reaches every other station; the cards' own address filters decide what they keep.
+ *
+ * <h2>Real time</h2>
+ * {@link WirePort#transmit} delivers the frame synchronously, on the calling thread, to every other
+ * station's {@link FrameSink} and returns 0. The frame is handed to the sinks straight from the
+ * sender's memory (the sinks copy what they keep), so the clean path copies nothing here.
+ *
+ * <h2>Virtual time</h2>
+ * The segment models a 100 Mb/s (configurable) <b>collision-free shared medium</b>: a deliberate
+ * simplification of half-duplex CSMA/CD in which a station that finds the medium busy defers until
+ * it is free (counted in {@link #deferrals()}) instead of colliding and backing off. Frames are
+ * serialized in the order {@code transmit} is called, which is deterministic in virtual time.
+ * <pre>
+ *   bit time  b = 10^9 / bitRate ns          (10 ns at 100 Mb/s, so 80 ns per byte)
+ *   N         = frame length, DA..FCS, in bytes
+ *
+ *   now ---- wait while busy ---- start
+ *   start     = max(now, mediumFreeAt)                 (start &gt; now counts one deferral)
+ *   |&lt;- preamble+SFD 8 B -&gt;|&lt;------ DA .. FCS, N bytes ------&gt;|&lt;-- IFG 12 B --&gt;|
+ *   start                                     last bit leaves   mediumFreeAt
+ *   lastBit   = start + (N + 8) x 8 b
+ *   arrival   = lastBit + propagation                  (each receiver's FrameSink runs then)
+ *   mediumFreeAt = start + (N + 20) x 8 b
+ *   transmit returns mediumFreeAt - now
+ * </pre>
+ * At 100 Mb/s a 64-byte frame occupies the medium for (64 + 20) x 80 = 6720 ns and arrives
+ * (64 + 8) x 80 + propagation ns after it started; a 1518-byte frame occupies 123 040 ns. The
+ * default propagation delay is {@value #DEFAULT_PROPAGATION_NANOS} ns: 100 m of cable at 5 ns/m,
+ * the longest 100BASE-TX link. All receivers get the frame at the same instant (one propagation
+ * delay for the whole segment).
+ *
+ * <p>A frame in flight (between {@code transmit} and its arrival) is copied into one of
+ * {@code maxInFlight} slots preallocated at construction, each with its own timer created at
+ * construction, so transmitting allocates nothing. When every slot is busy the frame is dropped and
+ * counted ({@link DropReason#POOL_FULL}); the sender is not told, as on a real wire.
+ *
+ * <h2>Faults</h2>
+ * A {@link FaultPlan} given to the builder is applied <b>per transmitted frame</b>: one decision for
+ * each frame put on the medium (frames numbered from 1 in transmit order), and every receiver sees
+ * the same outcome, as if the fault hit the shared cable. Faults act on delivery, after the frame
+ * has occupied the medium, so the sender's timing never changes (a real sender cannot tell either):
+ * <ul>
+ *   <li>DROP: no station receives it ({@link DropReason#FAULT});
+ *   <li>DUPLICATE: each receiver gets it twice, back to back at its arrival time;
+ *   <li>REORDER: it is held and delivered immediately after the next transmitted frame (at that
+ *       frame's arrival; if that frame is dropped or itself held, at the time it would have arrived);
+ *   <li>DELAY: it arrives {@link FaultInjector#delayNanos()} later (in real time through its slot's
+ *       timer);
+ *   <li>CORRUPT: one bit at or after byte 12 is inverted (addresses stay intact, so the frame still
+ *       passes the receiver's address filter) and its FCS no longer matches: the 21140 sets RDES0 CE.
+ * </ul>
+ * Every fault is counted by kind ({@link #faultCount}).
+ *
+ * <h2>Capture</h2>
+ * A {@link PcapWriter} (LINKTYPE 1) records every frame <b>as the receivers get it</b>, after the
+ * fault layer: dropped frames are absent, duplicates appear twice, corrupted frames carry the
+ * inverted bit, each stamped with its arrival time. The FCS is stripped unless the writer's linktype
+ * carries the FCS-length flag for 4 bytes (0x24000001), in which case it is kept.
+ *
+ * <h2>Threads</h2>
+ * Stations may transmit from any thread. The bookkeeping (medium state, slots, counters) is guarded
+ * by one lock that is never held while a sink runs, so a sink that makes its card answer at once
+ * (an inline engine) may transmit on this segment again from inside {@code frameArrived}.
+ */
+public final class EthernetSegment implements EthernetWire {
+    private static final Logger LOG = LoggerFactory.getLogger(EthernetSegment.class);
+
+    /** 100 Mb/s: Fast Ethernet, the 21140's speed. */
+    public static final long DEFAULT_BIT_RATE = 100_000_000L;
+    /** 100 m of cable at 5 ns/m (about 0.67 c): the longest 100BASE-TX segment. */
+    public static final long DEFAULT_PROPAGATION_NANOS = 500L;
+    /** Frames in flight at once; a hub with a handful of stations rarely has more than two. */
+    public static final int DEFAULT_MAX_IN_FLIGHT = 64;
+    /**
+     * Longest frame the segment carries. Larger than {@link Dec21140#ETH_MAX_FRAME} on purpose: a card
+     * may transmit an over-long frame (the 21140 can, with two 2047-byte buffers), and the receiving
+     * card must see it to report TL or RW.
+     */
+    public static final int DEFAULT_MAX_FRAME_BYTES = 4096;
+
+    /** Why a transmitted frame reached no station. */
+    public enum DropReason {
+        /** Every in-flight slot was busy (virtual time). */
+        POOL_FULL,
+        /** The frame was longer than the segment's maximum frame length. */
+        TOO_LONG,
+        /** The fault layer dropped it. */
+        FAULT
+    }
+
+    /** Seeded corruption spares DA and SA, so a corrupted frame still reaches its card's FCS check. */
+    private static final int FIRST_CORRUPTIBLE_BYTE = 2 * Dec21140.ETH_ADDR_LEN;
+
+    private final String name;
+    private final TimeBase timeBase;
+    private final boolean virtual;
+    private final long propagationNanos;
+    private final long bitRate;
+    private final int maxFrameBytes;
+    private final Object lock = new Object();
+    private final PcapWriter capture;
+    private final boolean ownsCapture;
+    private final boolean captureKeepsFcs;
+
+    // Stations: copy-on-attach array, read without the lock by delivery.
+    private volatile Station[] stations = new Station[0];
+
+    // ---- guarded by lock
+    private final Slot[] freeSlots;
+    private int freeCount;
+    private long mediumFreeAt = Long.MIN_VALUE;
+    private long frames;
+    private long bytes;
+    private long deferrals;
+    private long deliveries;
+    private final long[] drops = new long[DropReason.values().length];
+    private final FaultInjector faults;
+    private Slot held;
+    private boolean closed;
+
+    private EthernetSegment(Builder b) {
+        this.name = b.name;
+        this.timeBase = b.timeBase;
+        this.virtual = b.timeBase.isVirtual();
+        this.propagationNanos = b.propagationNanos;
+        this.bitRate = b.bitRate;
+        this.maxFrameBytes = b.maxFrameBytes;
+        this.freeSlots = new Slot[b.maxInFlight];
+        for (int i = 0; i < b.maxInFlight; i++) {
+            freeSlots[i] = new Slot(i, b.maxFrameBytes);
+        }
+        this.freeCount = b.maxInFlight;
+        this.faults = b.faults.newInjector();
+        this.capture = b.captureWriter;
+        this.ownsCapture = b.ownsCapture;
+        this.captureKeepsFcs = capture != null && PcapWriter.fcsBytes(capture.linkType()) == Dec21140.ETH_FCS_LEN;
+        LOG.debug("segment {}: {} time, {} b/s, propagation {} ns, {} in-flight slots of {} bytes, faults: {},"
+                + " capture: {}", name, virtual ? "virtual" : "real", bitRate, propagationNanos, b.maxInFlight,
+                maxFrameBytes, b.faults, capture == null ? "none" : capture.path());
+    }
+
+    public static Builder builder(TimeBase timeBase) {
+        return new Builder(timeBase);
+    }
+
+    @Override
+    public WirePort attach(String stationName, FrameSink sink) {
+        Objects.requireNonNull(stationName, "stationName");
+        Objects.requireNonNull(sink, "sink");
+        synchronized (lock) {
+            if (closed) {
+                throw new IllegalStateException("segment " + name + " is closed; cannot attach " + stationName);
+            }
+            Station[] old = stations;
+            for (Station s : old) {
+                if (s.name.equals(stationName)) {
+                    throw new IllegalArgumentException(
+                            "segment " + name + " already has a station named " + stationName);
+                }
+            }
+            Station station = new Station(old.length, stationName, sink);
+            Station[] grown = Arrays.copyOf(old, old.length + 1);
+            grown[old.length] = station;
+            stations = grown;
+            LOG.debug("segment {}: station {} attached as #{}", name, stationName, station.index);
+            return station;
+        }
+    }
+
+    /** @return nanoseconds that {@code byteCount} bytes take on the wire at this segment's bit rate */
+    public long wireNanos(int byteCount) {
+        return Math.ceilDiv(byteCount * 8L * 1_000_000_000L, bitRate);
+    }
+
+    private long transmit(Station sender, MemorySegment frame, long offset, int length) {
+        if (length <= 0) {
+            throw new IllegalArgumentException("station " + sender.name + ": frame length must be > 0, was " + length);
+        }
+        if (offset < 0 || offset > frame.byteSize() - length) {
+            throw new IllegalArgumentException("station " + sender.name + ": frame [" + offset + ", " + offset + "+"
+                    + length + ") lies outside its segment of " + frame.byteSize() + " bytes");
+        }
+        return virtual ? transmitVirtual(sender, frame, offset, length) : transmitReal(sender, frame, offset, length);
+    }
+
+    private long transmitReal(Station sender, MemorySegment frame, long offset, int length) {
+        Slot released;
+        Slot corrupted = null;
+        int directCopies = 0;
+        synchronized (lock) {
+            frames++;
+            bytes += length;
+            // Take the held frame out first: a sink called below may transmit on this segment again.
+            released = held;
+            held = null;
+            if (length > maxFrameBytes) {
+                drops[DropReason.TOO_LONG.ordinal()]++;
+            } else {
+                FaultKind kind = faults.next(length, FIRST_CORRUPTIBLE_BYTE);
+                switch (kind) {
+                    case NONE -> directCopies = 1;
+                    case DUPLICATE -> directCopies = 2;
+                    case DROP -> drops[DropReason.FAULT.ordinal()]++;
+                    case REORDER, DELAY, CORRUPT -> {
+                        // These need the frame beyond this call (or altered): copy it into a slot.
+                        Slot slot = acquire(sender, frame, offset, length);
+                        if (slot != null) {
+                            if (kind == FaultKind.CORRUPT) {
+                                FaultInjector.flipBit(slot.data, 0, faults.corruptBit());
+                                corrupted = slot;
+                            } else if (kind == FaultKind.REORDER) {
+                                held = slot;
+                            } else {
+                                slot.trailer = released;
+                                released = null;
+                                slot.timer.armAfter(faults.delayNanos());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if (directCopies > 0) {
+            // Clean path: straight from the sender's memory, no copy here (the sinks copy).
+            deliver(sender.index, frame, offset, length, directCopies);
+        }
+        if (corrupted != null) {
+            arrive(corrupted);
+        }
+        if (released != null) {
+            arrive(released);
+        }
+        return 0;
+    }
+
+    private long transmitVirtual(Station sender, MemorySegment frame, long offset, int length) {
+        synchronized (lock) {
+            long now = timeBase.nanoTime();
+            long start = now;
+            if (mediumFreeAt > now) {
+                start = mediumFreeAt;
+                deferrals++;
+            }
+            mediumFreeAt = start + wireNanos(length + Dec21140.ETH_WIRE_OVERHEAD);
+            frames++;
+            bytes += length;
+            long arriveAfter = start + wireNanos(length + Dec21140.ETH_PREAMBLE_SFD_LEN) + propagationNanos - now;
+            Slot released = held;
+            held = null;
+            if (length > maxFrameBytes) {
+                drops[DropReason.TOO_LONG.ordinal()]++;
+            } else {
+                FaultKind kind = faults.next(length, FIRST_CORRUPTIBLE_BYTE);
+                if (kind == FaultKind.DROP) {
+                    drops[DropReason.FAULT.ordinal()]++;
+                } else {
+                    Slot slot = acquire(sender, frame, offset, length);
+                    if (slot != null) {
+                        if (kind == FaultKind.REORDER) {
+                            held = slot;
+                        } else {
+                            if (kind == FaultKind.DUPLICATE) {
+                                slot.copies = 2;
+                            } else if (kind == FaultKind.CORRUPT) {
+                                FaultInjector.flipBit(slot.data, 0, faults.corruptBit());
+                            }
+                            // A held frame rides behind this one: delivered right after it, same instant.
+                            slot.trailer = released;
+                            released = null;
+                            slot.timer.armAfter(kind == FaultKind.DELAY ? arriveAfter + faults.delayNanos() : arriveAfter);
+                        }
+                    }
+                }
+            }
+            if (released != null) {
+                // The frame it waited for is not delivered (dropped, held, no slot): release it at the
+                // time that frame would have arrived.
+                released.timer.armAfter(arriveAfter);
+            }
+            return mediumFreeAt - now;
+        }
+    }
+
+    /** Takes a free slot and copies the frame in; null (counted) when none is free. Under the lock. */
+    private Slot acquire(Station sender, MemorySegment frame, long offset, int length) {
+        if (freeCount == 0) {
+            drops[DropReason.POOL_FULL.ordinal()]++;
+            return null;
+        }
+        Slot slot = freeSlots[--freeCount];
+        MemorySegment.copy(frame, offset, slot.data, 0, length);
+        slot.length = length;
+        slot.sender = sender.index;
+        slot.copies = 1;
+        slot.trailer = null;
+        return slot;
+    }
+
+    /**
+     * Hands a frame {@code copies} times to every station but the sender, capturing each copy first.
+     * The sinks run without the lock.
+     */
+    private void deliver(int sender, MemorySegment frame, long offset, int length, int copies) {
+        Station[] all = stations;
+        synchronized (lock) {
+            if (capture != null) {
+                int recorded = captureKeepsFcs ? length : Math.max(0, length - Dec21140.ETH_FCS_LEN);
+                long now = timeBase.nanoTime();
+                for (int c = 0; c < copies; c++) {
+                    capture.record(now, frame, offset, recorded, recorded);
+                }
+            }
+            deliveries += (long) copies * (all.length - 1);
+        }
+        for (int c = 0; c < copies; c++) {
+            for (Station s : all) {
+                if (s.index != sender) {
+                    s.sink.frameArrived(frame, offset, length);
+                }
+            }
+        }
+    }
+
+    /** A slot's frame arrives (timer expiry, or at once in real time), then any frame held behind it. */
+    private void arrive(Slot first) {
+        Slot slot = first;
+        while (slot != null) {
+            deliver(slot.sender, slot.data, 0, slot.length, slot.copies);
+            Slot next;
+            synchronized (lock) {
+                next = slot.trailer;
+                slot.trailer = null;
+                freeSlots[freeCount++] = slot;
+            }
+            slot = next;
+        }
+    }
+
+    // ---- counters (any thread)
+
+    public String name() {
+        return name;
+    }
+
+    public boolean isVirtual() {
+        return virtual;
+    }
+
+    public long propagationNanos() {
+        return propagationNanos;
+    }
+
+    public long bitRate() {
+        return bitRate;
+    }
+
+    /** @return frames stations transmitted (including those then dropped) */
+    public long frames() {
+        synchronized (lock) {
+            return frames;
+        }
+    }
+
+    /** @return bytes (DA..FCS) stations transmitted */
+    public long bytes() {
+        synchronized (lock) {
+            return bytes;
+        }
+    }
+
+    /** @return transmits that found the medium busy and waited (virtual time) */
+    public long deferrals() {
+        synchronized (lock) {
+            return deferrals;
+        }
+    }
+
+    /** @return frames handed to receiving stations' sinks (one per frame per receiver) */
+    public long deliveries() {
+        synchronized (lock) {
+            return deliveries;
+        }
+    }
+
+    public long drops(DropReason reason) {
+        synchronized (lock) {
+            return drops[reason.ordinal()];
+        }
+    }
+
+    /** @return frames the fault layer treated as {@code kind} ({@link FaultKind#NONE}: untouched) */
+    public long faultCount(FaultKind kind) {
+        synchronized (lock) {
+            return faults.count(kind);
+        }
+    }
+
+    /** @return faults injected so far, all kinds */
+    public long faultsInjected() {
+        synchronized (lock) {
+            return faults.injected();
+        }
+    }
+
+    /** @return true while a frame is held back for reordering */
+    public boolean holdsFrame() {
+        synchronized (lock) {
+            return held != null;
+        }
+    }
+
+    /** @return the capture writer, or null when the segment is not captured */
+    public PcapWriter capture() {
+        return capture;
+    }
+
+    /** @return frames transmitted but not yet arrived, including one held for reordering */
+    public int inFlight() {
+        synchronized (lock) {
+            return freeSlots.length - freeCount;
+        }
+    }
+
+    /** @return the virtual time at which the medium is next free; meaningless in real time */
+    public long mediumFreeAt() {
+        synchronized (lock) {
+            return mediumFreeAt;
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        if (capture != null) {
+            if (ownsCapture) {
+                capture.close();
+            } else {
+                capture.flush();
+            }
+        }
+        LOG.debug("segment {} closed: {} frames, {} bytes, {} deferrals, {} deliveries", name, frames(), bytes(),
+                deferrals(), deliveries());
+    }
+
+    @Override
+    public String toString() {
+        return "EthernetSegment[" + name + ", " + (virtual ? "virtual" : "real") + " time, " + stations.length
+                + " stations]";
+    }
+
+    private final class Station implements WirePort {
+        final int index;
+        final String name;
+        final FrameSink sink;
+
+        Station(int index, String name, FrameSink sink) {
+            this.index = index;
+            this.name = name;
+            this.sink = sink;
+        }
+
+        @Override
+        public long transmit(MemorySegment frame, long offset, int length) {
+            return EthernetSegment.this.transmit(this, frame, offset, length);
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public String toString() {
+            return EthernetSegment.this.name + "/" + name;
+        }
+    }
+
+    /** One frame in flight: its bytes, who sent it and the timer that delivers it. */
+    private final class Slot implements Runnable {
+        final MemorySegment data;
+        final SimTimer timer;
+        int length;
+        int sender;
+        int copies;
+        Slot trailer;
+
+        Slot(int index, int capacity) {
+            this.data = MemorySegment.ofArray(new byte[capacity]);
+            this.timer = timeBase.newTimer(name + "-inflight-" + index, this);
+        }
+
+        @Override
+        public void run() {
+            arrive(this);
+        }
+    }
+
+    /** Builds a segment. Every setting has a default except the time base. */
+    public static final class Builder {
+        private final TimeBase timeBase;
+        private String name = "ether0";
+        private long propagationNanos = DEFAULT_PROPAGATION_NANOS;
+        private long bitRate = DEFAULT_BIT_RATE;
+        private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+        private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+        private FaultPlan faults = FaultPlan.NONE;
+        private PcapWriter captureWriter;
+        private Path capturePath;
+        private boolean captureFcs;
+        private boolean ownsCapture;
+
+        private Builder(TimeBase timeBase) {
+            this.timeBase = Objects.requireNonNull(timeBase, "timeBase");
+        }
+
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** One-way delay from the sender's last bit to the receivers' last bit, in ns (>= 0). */
+        public Builder propagationNanos(long nanos) {
+            if (nanos < 0) {
+                throw new IllegalArgumentException("propagationNanos must be >= 0, was " + nanos);
+            }
+            this.propagationNanos = nanos;
+            return this;
+        }
+
+        /** Bits per second (> 0); 100 000 000 for Fast Ethernet, 10 000 000 for classic. */
+        public Builder bitRate(long bitsPerSecond) {
+            if (bitsPerSecond <= 0) {
+                throw new IllegalArgumentException("bitRate must be > 0, was " + bitsPerSecond);
+            }
+            this.bitRate = bitsPerSecond;
+            return this;
+        }
+
+        /** Number of preallocated in-flight frame slots (>= 1). */
+        public Builder maxInFlight(int slots) {
+            if (slots < 1) {
+                throw new IllegalArgumentException("maxInFlight must be >= 1, was " + slots);
+            }
+            this.maxInFlight = slots;
+            return this;
+        }
+
+        /** Longest frame (DA..FCS) carried, in bytes; longer frames are dropped and counted. */
+        public Builder maxFrameBytes(int bytes) {
+            if (bytes < Dec21140.ETH_MIN_FRAME || bytes > 65535) {
+                throw new IllegalArgumentException(
+                        "maxFrameBytes must be in [" + Dec21140.ETH_MIN_FRAME + ", 65535], was " + bytes);
+            }
+            this.maxFrameBytes = bytes;
+            return this;
+        }
+
+        /** Faults to inject on this segment (default {@link FaultPlan#NONE}). */
+        public Builder faults(FaultPlan plan) {
+            this.faults = Objects.requireNonNull(plan, "plan");
+            return this;
+        }
+
+        /**
+         * Captures into a writer the caller opened (linktype 1, or 0x24000001 to keep the FCS). The
+         * segment flushes it on close but does not close it: it may serve other links too.
+         */
+        public Builder capture(PcapWriter writer) {
+            Objects.requireNonNull(writer, "writer");
+            if ((writer.linkType() & 0xFFFF) != PcapWriter.LINKTYPE_ETHERNET) {
+                throw new IllegalArgumentException("an Ethernet segment captures with linktype "
+                        + PcapWriter.LINKTYPE_ETHERNET + ", but " + writer.path() + " has linktype 0x"
+                        + Integer.toHexString(writer.linkType()));
+            }
+            this.captureWriter = writer;
+            this.capturePath = null;
+            return this;
+        }
+
+        /** Captures into a new file at {@code path} (ns timestamps) that the segment closes on close. */
+        public Builder capture(Path path) {
+            this.capturePath = Objects.requireNonNull(path, "path");
+            this.captureWriter = null;
+            return this;
+        }
+
+        /** With {@link #capture(Path)}: keep each frame's FCS in the file (linktype 0x24000001). */
+        public Builder captureFcs(boolean keep) {
+            this.captureFcs = keep;
+            return this;
+        }
+
+        /** @throws UncheckedIOException if the capture file cannot be created */
+        public EthernetSegment build() {
+            if (capturePath != null) {
+                try {
+                    captureWriter = PcapWriter.builder(capturePath, timeBase)
+                            .linkType(captureFcs
+                                    ? PcapWriter.linkTypeWithFcs(PcapWriter.LINKTYPE_ETHERNET, Dec21140.ETH_FCS_LEN)
+                                    : PcapWriter.LINKTYPE_ETHERNET)
+                            .open();
+                } catch (IOException e) {
+                    throw new UncheckedIOException("segment " + name + ": cannot create capture file " + capturePath, e);
+                }
+                ownsCapture = true;
+            } else {
+                ownsCapture = false;
+            }
+            return new EthernetSegment(this);
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package io.nicbridge.sim.testing;
+
+import io.nicbridge.sim.engine.SimTimer;
+import io.nicbridge.sim.engine.TimeBase;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A minimal single-threaded virtual time base for tests of wires and links: timers fire in
+ * (deadline, arming order) order when the test calls {@link #runUntilIdle()} or {@link #runUntil}.
+ */
+public final class ManualVirtualTime implements TimeBase {
+    private final List<Timer> timers = new ArrayList<>();
+    private long now;
+    private long armSequence;
+
+    @Override
+    public long nanoTime() {
+        return now;
+    }
+
+    @Override
+    public boolean isVirtual() {
+        return true;
+    }
+
+    @Override
+    public SimTimer newTimer(String name, Runnable action) {
+        Timer t = new Timer(name, action);
+        timers.add(t);
+        return t;
+    }
+
+    /** Moves the clock forward to {@code time} without firing anything (a test's "now"). */
+    public void advanceTo(long time) {
+        if (time < now) {
+            throw new IllegalArgumentException("time runs forward: " + time + " < " + now);
+        }
+        now = time;
+    }
+
+    /** Fires timers in order until none is armed. @return timers fired */
+    public int runUntilIdle() {
+        return runUntil(Long.MAX_VALUE);
+    }
+
+    /** Fires timers whose deadline is <= {@code limit}, then sets the clock to the last one fired. */
+    public int runUntil(long limit) {
+        int fired = 0;
+        while (true) {
+            Timer next = null;
+            for (Timer t : timers) {
+                if (t.armed && t.deadline <= limit
+                        && (next == null || t.deadline < next.deadline
+                                || (t.deadline == next.deadline && t.sequence < next.sequence))) {
+                    next = t;
+                }
+            }
+            if (next == null) {
+                return fired;
+            }
+            now = next.deadline;
+            next.armed = false;
+            next.action.run();
+            fired++;
+        }
+    }
+
+    private final class Timer implements SimTimer {
+        final String name;
+        final Runnable action;
+        boolean armed;
+        long deadline;
+        long sequence;
+
+        Timer(String name, Runnable action) {
+            this.name = name;
+            this.action = action;
+        }
+
+        @Override
+        public void armAfter(long delayNanos) {
+            if (delayNanos < 0) {
+                throw new IllegalArgumentException(name + ": delay < 0: " + delayNanos);
+            }
+            deadline = now + delayNanos;
+            sequence = armSequence++;
+            armed = true;
+        }
+
+        @Override
+        public void cancel() {
+            armed = false;
+        }
+
+        @Override
+        public boolean isArmed() {
+            return armed;
+        }
+
+        @Override
+        public long deadline() {
+            return deadline;
+        }
+    }
+}
