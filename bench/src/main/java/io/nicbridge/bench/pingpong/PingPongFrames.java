@@ -16,8 +16,8 @@ import java.nio.ByteOrder;
  *   0      6      12    14        18
  *   | dst  | src  | 88B5 | seq u32 | pattern ... up to size
  * </pre>
- * EtherType 0x88B5 is IEEE's "local experimental" type. Only the first 18 bytes change per frame; the pattern is
- * written once per TX buffer by {@link #prime}.
+ * EtherType 0x88B5 is IEEE's "local experimental" type. Only the first 18 bytes are written per frame; the rest of
+ * the buffer is sent as it is.
  */
 public final class PingPongFrames {
     /** IEEE 802 local experimental EtherType. */
@@ -29,23 +29,6 @@ public final class PingPongFrames {
     private static final ValueLayout.OfShort TYPE = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private PingPongFrames() {
-    }
-
-    /** Fills the pattern bytes of every TX buffer of {@code port} once (setup; claims and aborts each buffer). */
-    public static void prime(FramePort port, int size) {
-        int[] held = new int[256];
-        int n = 0;
-        int h;
-        while (n < held.length && (h = port.claim()) != FramePort.NONE) {
-            MemorySegment b = port.txBuffer(h);
-            for (int i = MIN_SIZE; i < size; i++) {
-                b.set(ValueLayout.JAVA_BYTE, i, (byte) i);
-            }
-            held[n++] = h;
-        }
-        for (int i = 0; i < n; i++) {
-            port.abort(held[i]);
-        }
     }
 
     /**
