@@ -14,6 +14,7 @@ import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.DeviceModel;
+import io.nicbridge.sim.engine.FrameFifo;
 import io.nicbridge.sim.engine.SimTimer;
 import io.nicbridge.sim.engine.TimeBase;
 import io.nicbridge.sim.engine.WorkSignal;
@@ -96,7 +97,10 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
 
     /** Transmit FIFO size: frames whose length with FCS exceeds it trip the jabber timer. */
     public static final int TX_FIFO_BYTES = RX_WATCHDOG_BYTES;
-    /** Frames the receive FIFO holds (see {@link ReceiveFifo}). */
+    /**
+     * Frames the receive FIFO holds. The real 21140 has a 2 KiB receive FIFO; this one holds more so that a
+     * threaded engine's scheduling delay is not mistaken for an overflow. Overflows still count in CSR8.
+     */
     public static final int RX_FIFO_FRAMES = 32;
     /** Longest frame the receive FIFO accepts; longer ones trip the receive watchdog. */
     public static final int RX_MAX_FRAME = RX_WATCHDOG_BYTES;
@@ -138,7 +142,10 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
     private final Dec21140DescriptorWalker rxWalker;
     private final Dec21140Srom srom;
     private final Dec21140AddressFilter filter = new Dec21140AddressFilter();
-    private final ReceiveFifo rxFifo = new ReceiveFifo(RX_FIFO_FRAMES, RX_MAX_FRAME);
+    private final FrameFifo rxFifo = new FrameFifo(RX_FIFO_FRAMES, RX_MAX_FRAME);
+    /** The frame the receive process is working on, taken off the FIFO (the chip's DMA staging). */
+    private final byte[] rxFrame = new byte[RX_MAX_FRAME];
+    private final MemorySegment rxFrameSegment = MemorySegment.ofArray(rxFrame);
     private final CRC32 crc = new CRC32();
     private final byte[] txFifo = new byte[TX_FIFO_BYTES];
     private final MemorySegment txFifoSegment = MemorySegment.ofArray(txFifo);
@@ -175,6 +182,8 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
     private int txFrameDescriptors;
     private int txStatus;
     private boolean rxFilterFailed;
+    private boolean rxStaged;
+    private int rxLength;
     private int gpioDirection;
     private int gpioOutputs;
     private int gpioInputs = CSR12_RESET & CSR12_PINS_MASK;
@@ -416,10 +425,9 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
             rxTimerDue = false;
             if (rxPhase == RX_WAIT_DMA) {
                 rxPhase = RX_IDLE;
-                int len = rxFifo.peekLength();
-                if (len >= 0 && rxState != RS_STOPPED) {
+                if (rxStaged && rxState != RS_STOPPED) {
                     work++;
-                    deliverHead(len);
+                    deliverStaged();
                 }
             }
         }
@@ -678,26 +686,32 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
     private int receiveWork() {
         int frames = 0;
         while (rxState != RS_STOPPED && rxPhase == RX_IDLE) {
+            if (rxStaged) { // stopped while its DMA was pending, restarted since
+                deliverStaged();
+                continue;
+            }
             int len = rxFifo.peekLength();
             if (len < 0) {
                 break;
             }
             frames++;
-            byte[] f = rxFifo.peekData();
+            MemorySegment.copy(rxFifo.peekSlot(), 0, rxFrameSegment, 0, len);
+            rxFifo.release();
+            byte[] f = rxFrame;
             int csr6 = registers.loadRaw(CSR6);
             if (len < ETH_ADDR_LEN || (len < ETH_MIN_FRAME && (csr6 & CSR6_PB) == 0)) {
                 counters.rxRunts++;
-                rxFifo.remove();
                 continue;
             }
             boolean group = (f[0] & 1) != 0;
             boolean pass = (csr6 & CSR6_PR) != 0 || (group && (csr6 & CSR6_PM) != 0) || filter.accepts(f, 0);
             if (!pass && (csr6 & CSR6_RA) == 0) {
                 counters.rxFiltered++;
-                rxFifo.remove();
                 continue;
             }
             rxFilterFailed = !pass;
+            rxStaged = true;
+            rxLength = len;
             long delay = timing.receiveNanos(len);
             if (delay > 0) {
                 rxPhase = RX_WAIT_DMA;
@@ -705,7 +719,7 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
                 rxTimer.armAfter(delay);
                 break;
             }
-            deliverHead(len);
+            deliverStaged();
         }
         return frames;
     }
@@ -720,10 +734,11 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
         }
     }
 
-    /** Moves the FIFO's head frame into host buffers (hardware-facts A.7, receive). */
-    private void deliverHead(int len) {
-        byte[] f = rxFifo.peekData();
-        MemorySegment frame = rxFifo.peekSegment();
+    /** Moves the staged frame into host buffers (hardware-facts A.7, receive). */
+    private void deliverStaged() {
+        int len = rxLength;
+        byte[] f = rxFrame;
+        MemorySegment frame = rxFrameSegment;
         setRxState(RS_FETCH_DESC);
         int fetch = rxWalker.fetch();
         if (fetch == FETCH_BUS_ERROR) {
@@ -858,19 +873,19 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
         if ((flags & RDES0_TL) != 0) {
             counters.rxTooLong++;
         }
-        rxFifo.remove();
+        rxStaged = false;
         raise(CSR5_RI);
     }
 
     private void frameTruncated(int written) {
         counters.rxTruncated++;
         counters.rxBytes += written;
-        rxFifo.remove();
+        rxStaged = false;
         raise(CSR5_RI);
     }
 
     private void dropHead() {
-        rxFifo.remove();
+        rxStaged = false;
     }
 
     /** Writes an intermediate receive descriptor's status (OWN clear) with release, after its buffer data. */
@@ -1027,7 +1042,8 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
         rxPhase = RX_IDLE;
         txInFrame = false;
         txLength = 0;
-        counters.rxFlushed += rxFifo.clear();
+        counters.rxFlushed += rxFifo.clear() + (rxStaged ? 1 : 0);
+        rxStaged = false;
         for (int i = 0; i < RESET_VALUES.length; i++) {
             registers.storeRaw(i * CSR_STRIDE, RESET_VALUES[i]);
         }

@@ -27,7 +27,7 @@ final class CardHarness implements AutoCloseable {
     final Arena arena = Arena.ofShared();
     final MemorySegment mem = arena.allocate(MEM_BYTES, 4096);
     final ManualTimeBase time;
-    final RecordingPort wire = new RecordingPort();
+    final RecordingPort wire;
     final Dec21140Model card;
     final Registers csr;
     final long busBase;
@@ -38,8 +38,18 @@ final class CardHarness implements AutoCloseable {
 
     CardHarness(boolean virtual, Dec21140Timing timing) {
         time = new ManualTimeBase(virtual);
+        wire = new RecordingPort();
         card = new Dec21140Model("dec21140#test", MAC, time, timing);
         card.connect(card::service, wire);
+        busBase = card.dma().register("host", mem);
+        csr = card.registers();
+    }
+
+    /** Host memory and helpers for a card that lives elsewhere (a testbed): no manual time, no recording port. */
+    CardHarness(Dec21140Model model) {
+        time = null;
+        wire = null;
+        card = model;
         busBase = card.dma().register("host", mem);
         csr = card.registers();
     }
