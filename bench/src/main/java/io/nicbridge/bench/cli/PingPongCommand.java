@@ -18,7 +18,11 @@ import io.nicbridge.sim.dec21140.Dec21140Timing;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;
 import io.nicbridge.sim.ethernet.EthernetSegment;
-import io.nicbridge.sim.testbed.TulipTestbed;
+import io.nicbridge.sim.emu.EmuBackendProvider;
+import io.nicbridge.sim.emu.EmulatedTestbed;
+import io.nicbridge.sim.dec21140.Dec21140Card;
+import io.nicbridge.bridge.spi.Backends;
+import io.nicbridge.bridge.spi.Card;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
@@ -100,34 +104,43 @@ final class PingPongCommand implements Callable<Integer> {
         Histogram rtt = RttSummary.newHistogram();
         Progress progress = new Progress("pingpong " + Engines.modeName(engineMode), (long) warmup + count,
             System.err);
-        TulipTestbed.Builder tb = TulipTestbed.builder().mode(engineMode).seed(seed).config(config);
-        if (engineMode == EngineMode.THREADED) {
-            tb.idle(idle);
-        }
         RttSummary emulated;
         long modelRtt = -1;
         boolean modelOk = true;
+        // Both nodes come from the backend: the emu backend puts cards opened with the same mode, seed, idle
+        // strategy and wire name on one simulated Ethernet segment.
+        String spec = backend + "?mode=" + Engines.modeName(engineMode) + "&seed=" + seed + "&idle=" + idle
+            + "&wire=pingpong";
         long wallStart = System.nanoTime();
-        try (TulipTestbed bed = tb.build()) {
-            bed.awaitFiltersLoaded(TimeUnit.SECONDS.toNanos(5));
-            TulipDriver a = bed.driver(0);
-            TulipDriver b = bed.driver(1);
-            out.printf("stations: A %s <-> B %s on segment '%s'%n", a.stationAddress(), b.stationAddress(),
-                bed.wire().name());
+        try (Card cardA = Backends.open(spec + "&name=pingpong-a&mac=02-00-00-00-00-01");
+             Card cardB = Backends.open(spec + "&name=pingpong-b&mac=02-00-00-00-00-02");
+             TulipDriver a = TulipDriver.open(cardA, config);
+             TulipDriver b = TulipDriver.open(cardB, config)) {
+            EmulatedTestbed world = EmuBackendProvider.testbed(cardA).orElseThrow(() -> new IllegalStateException(
+                "backend '" + backend + "' did not give an emulated testbed"));
+            EthernetSegment wire = world.wire("pingpong").orElseThrow();
+            out.printf("stations: A %s (%s) <-> B %s (%s) on segment '%s'%n", a.stationAddress(), cardA.name(),
+                b.stationAddress(), cardB.name(), wire.name());
             long macA = a.stationAddress().value();
             long macB = b.stationAddress().value();
             switch (engineMode) {
-                case INLINE -> PingPongLoops.inline(a, macA, b, macB, size, warmup, count, rtt, progress);
-                case THREADED -> PingPongLoops.threaded(a, macA, b, macB, size, warmup, count, rtt, progress);
+                case INLINE -> {
+                    awaitFilters(a, b);
+                    PingPongLoops.inline(a, macA, b, macB, size, warmup, count, rtt, progress);
+                }
+                case THREADED -> {
+                    awaitFilters(a, b);
+                    PingPongLoops.threaded(a, macA, b, macB, size, warmup, count, rtt, progress);
+                }
                 case VIRTUAL -> {
-                    VirtualPingPong vp = new VirtualPingPong(a, b, bed.virtualTime(), size, warmup, count, rtt,
-                        progress);
+                    VirtualPingPong vp = new VirtualPingPong(a, b, world.virtualEngine().timeBase(), size, warmup,
+                        count, rtt, progress);
                     long simulated = vp.run();
                     long wall = System.nanoTime() - wallStart;
-                    modelRtt = printModel(out, bed.wire(), bed.card(0).timing(), onWire);
+                    modelRtt = printModel(out, wire, ((Dec21140Card) cardA).timing(), onWire);
                     modelOk = vp.minRtt() == modelRtt && vp.maxRtt() == modelRtt;
-                    out.printf(Locale.ROOT, "simulated: %d round trips in %.3f ms of virtual time; every RTT in [%d, %d]"
-                        + " ns%n", warmup + count, simulated / 1e6, vp.minRtt(), vp.maxRtt());
+                    out.printf(Locale.ROOT, "simulated: %d round trips in %.3f ms of virtual time; every measured RTT"
+                        + " in [%d, %d] ns%n", warmup + count, simulated / 1e6, vp.minRtt(), vp.maxRtt());
                     out.printf(Locale.ROOT, "model check: %s (model %d ns, measured min %d ns, max %d ns)%n",
                         modelOk ? "OK" : "MISMATCH", modelRtt, vp.minRtt(), vp.maxRtt());
                     out.printf(Locale.ROOT, "simulation cost: %.3f us of wall clock per simulated round trip%n",
@@ -182,6 +195,17 @@ final class PingPongCommand implements Callable<Integer> {
             ETH_WIRE_OVERHEAD, occupy, defer);
         out.printf(Locale.ROOT, "model: RTT = 2 x (%d + %d) = %d ns%n", oneWay, defer, rtt);
         return rtt;
+    }
+
+    /** Real time: waits (bounded) until both chips have taken their setup frames, so no early frame is filtered. */
+    private static void awaitFilters(TulipDriver a, TulipDriver b) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!a.isFilterLoaded() || !b.isFilterLoaded()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the setup frames were not processed within 5 s");
+            }
+            Thread.yield();
+        }
     }
 
     private EngineMode validate() {

@@ -3,17 +3,15 @@ package io.nicbridge.sim.testbed;
 import io.nicbridge.bridge.driver.tulip.MacAddress;
 import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
-import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.sim.dec21140.Dec21140Card;
-import io.nicbridge.sim.dec21140.Dec21140Model;
 import io.nicbridge.sim.dec21140.Dec21140Timing;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
-import io.nicbridge.sim.engine.Engines;
 import io.nicbridge.sim.engine.IdleStrategy;
 import io.nicbridge.sim.engine.ThreadedEngine;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
+import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.ethernet.EthernetSegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,45 +29,39 @@ import java.util.function.IntFunction;
  *     |                 |
  *   EthernetSegment "segment" (100 Mb/s, propagation 500 ns in virtual time; immediate in real time)
  * </pre>
- * Closing it closes the drivers (which stop the chips), the cards, the segment and the engine, in that order.
+ * Built on the emu backend's {@link EmulatedTestbed}. Closing it closes the drivers (which stop the chips), then
+ * the cards, the segment and the engine.
  */
 public final class TulipTestbed implements AutoCloseable {
-    /** The spec every card here answers to. */
-    public static final DeviceSpec SPEC = DeviceSpec.parse("emu:dec21140");
-
-    private final DeviceEngine engine;
+    private final EmulatedTestbed world;
     private final EthernetSegment wire;
     private final List<Dec21140Card> cards = new ArrayList<>();
     private final List<TulipDriver> drivers = new ArrayList<>();
 
     private TulipTestbed(Builder b) {
-        this.engine = b.engine != null ? b.engine : Engines.create(b.mode, b.seed,
-            b.mode == EngineMode.THREADED ? b.idle : null);
-        EthernetSegment built = null;
+        this.world = b.engine != null ? EmulatedTestbed.on(b.engine) : EmulatedTestbed.create(b.mode, b.seed, b.idle);
+        EthernetSegment segment = null;
         try {
-            EthernetSegment.Builder wb = EthernetSegment.builder(engine.timeBase()).name("segment");
-            if (b.propagationNanos >= 0) {
-                wb.propagationNanos(b.propagationNanos);
-            }
-            built = wb.build();
+            world.cardTiming(b.timing);
+            segment = world.ethernet("segment", wb -> {
+                if (b.propagationNanos >= 0) {
+                    wb.propagationNanos(b.propagationNanos);
+                }
+            });
             for (int i = 0; i < b.nodes; i++) {
-                Dec21140Model model = new Dec21140Model("dec21140#" + i, mac(i).toBytes(), engine.timeBase(),
-                    b.timing);
-                model.attach(engine, built);
-                cards.add(new Dec21140Card(SPEC, model, () -> { }));
+                cards.add(world.dec21140("dec21140#" + i, segment, mac(i).toBytes()));
             }
-            if (engine instanceof ThreadedEngine t) {
+            if (world.engine() instanceof ThreadedEngine t) {
                 t.start();
             }
             for (int i = 0; i < b.nodes; i++) {
                 drivers.add(TulipDriver.open(cards.get(i), b.config.apply(i)));
             }
         } catch (RuntimeException e) {
-            this.wire = built;
-            close();
+            closeAll();
             throw e;
         }
-        this.wire = built;
+        this.wire = segment;
     }
 
     public static Builder builder() {
@@ -82,11 +74,16 @@ public final class TulipTestbed implements AutoCloseable {
     }
 
     public DeviceEngine engine() {
-        return engine;
+        return world.engine();
     }
 
     public EngineMode mode() {
-        return engine.mode();
+        return world.mode();
+    }
+
+    /** The emulated world underneath (engine, segments, cards). */
+    public EmulatedTestbed world() {
+        return world;
     }
 
     public EthernetSegment wire() {
@@ -107,10 +104,7 @@ public final class TulipTestbed implements AutoCloseable {
 
     /** @throws IllegalStateException when the engine is not virtual */
     public VirtualTimeBase virtualTime() {
-        if (engine instanceof VirtualTimeEngine v) {
-            return v.timeBase();
-        }
-        throw new IllegalStateException("the testbed runs in " + engine.mode() + " mode, not virtual time");
+        return world.virtualEngine().timeBase();
     }
 
     /**
@@ -120,7 +114,7 @@ public final class TulipTestbed implements AutoCloseable {
      * @throws IllegalStateException when a filter is still not loaded after {@code timeoutNanos} (real time)
      */
     public void awaitFiltersLoaded(long timeoutNanos) {
-        if (engine instanceof VirtualTimeEngine v) {
+        if (world.engine() instanceof VirtualTimeEngine v) {
             v.runUntilIdle();
         }
         long deadline = System.nanoTime() + timeoutNanos;
@@ -138,6 +132,10 @@ public final class TulipTestbed implements AutoCloseable {
 
     @Override
     public void close() {
+        closeAll();
+    }
+
+    private void closeAll() {
         RuntimeException first = null;
         for (TulipDriver d : drivers) {
             try {
@@ -146,17 +144,7 @@ public final class TulipTestbed implements AutoCloseable {
                 first = first == null ? e : first;
             }
         }
-        for (Dec21140Card c : cards) {
-            try {
-                c.close();
-            } catch (RuntimeException e) {
-                first = first == null ? e : first;
-            }
-        }
-        if (wire != null) {
-            wire.close();
-        }
-        engine.close();
+        world.close(); // cards, segment, engine
         if (first != null) {
             throw first;
         }
@@ -231,7 +219,7 @@ public final class TulipTestbed implements AutoCloseable {
         }
 
         public TulipTestbed build() {
-            if (mode == EngineMode.THREADED && idle == null && engine == null) {
+            if (idle == null) {
                 idle = IdleStrategy.parse("backoff");
             }
             return new TulipTestbed(this);
