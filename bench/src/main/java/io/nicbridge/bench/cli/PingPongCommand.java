@@ -63,10 +63,10 @@ final class PingPongCommand implements Callable<Integer> {
                 + " (default: ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--count", defaultValue = "10000", description = "Measured round trips (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--count", defaultValue = "20000", description = "Measured round trips (default: ${DEFAULT-VALUE}).")
     int count;
 
-    @Option(names = "--warmup", defaultValue = "1000",
+    @Option(names = "--warmup", defaultValue = "10000",
             description = "Round trips before measuring (default: ${DEFAULT-VALUE}).")
     int warmup;
 
