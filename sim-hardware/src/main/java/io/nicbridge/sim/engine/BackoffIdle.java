@@ -43,6 +43,11 @@ public final class BackoffIdle implements IdleStrategy {
 
     @Override
     public void idle(int workCount) {
+        idle(workCount, Long.MAX_VALUE);
+    }
+
+    @Override
+    public void idle(int workCount, long maxWaitNanos) {
         if (workCount > 0) {
             reset();
         } else if (spins < maxSpins) {
@@ -52,7 +57,7 @@ public final class BackoffIdle implements IdleStrategy {
             yields++;
             Thread.yield();
         } else {
-            LockSupport.parkNanos(parkNanos);
+            LockSupport.parkNanos(Math.min(parkNanos, maxWaitNanos));
             parkNanos = Math.min(parkNanos << 1, maxParkNanos);
         }
     }

@@ -13,6 +13,18 @@ public interface DeviceEngine extends AutoCloseable {
     /** Attaches a model; the returned signal is how the model asks to be serviced. Setup-time only. */
     WorkSignal attach(DeviceModel model);
 
+    /**
+     * Lets the engine run pending work on the calling thread, for hosts that drive it by polling (a driver
+     * reading its card's status register). Inline: services every model and fires due timers. Threaded and
+     * virtual: nothing - engine threads or the scheduler run the work - so a card may call this from any
+     * register-read hook without knowing the mode.
+     *
+     * @return the work done on this call
+     */
+    default int poll() {
+        return 0;
+    }
+
     @Override
     void close();
 }

@@ -16,6 +16,16 @@ public interface IdleStrategy {
      */
     void idle(int workCount);
 
+    /**
+     * An idle pass that must not sleep past {@code maxWaitNanos} (the next timer deadline): strategies that
+     * park shorten the park; others ignore the bound, since they return quickly anyway.
+     *
+     * @param maxWaitNanos &gt; 0; {@link Long#MAX_VALUE} for no bound
+     */
+    default void idle(int workCount, long maxWaitNanos) {
+        idle(workCount);
+    }
+
     /** Forgets the backoff progress (called when the thread got work). */
     void reset();
 

@@ -75,6 +75,7 @@ public final class InlineEngine implements DeviceEngine {
      *
      * @return the work done on this thread: the sum of the {@code service()} results plus the timers fired
      */
+    @Override
     public int poll() {
         int work = 0;
         for (Gated g : models) {

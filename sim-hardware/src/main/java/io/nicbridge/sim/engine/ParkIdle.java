@@ -26,6 +26,13 @@ public final class ParkIdle implements IdleStrategy {
     }
 
     @Override
+    public void idle(int workCount, long maxWaitNanos) {
+        if (workCount <= 0) {
+            LockSupport.parkNanos(Math.min(parkNanos, maxWaitNanos));
+        }
+    }
+
+    @Override
     public void reset() {
         // stateless
     }

@@ -42,6 +42,16 @@ public final class RealTimeBase implements TimeBase {
     private final ServiceGate pollGate = new ServiceGate();
     /** Copy-on-write at setup (newTimer), so pollers on other threads always see a complete array. */
     private volatile Timer[] timers = new Timer[0];
+    /**
+     * False only when no timer can be armed, so that a poll with nothing armed (the common case on an inline
+     * kick) costs one volatile read instead of a clock read and a scan. Dekker pair with {@link Timer#armAfter}:
+     * the armer stores its state (volatile) then reads this flag; the poller clears this flag (volatile) then
+     * reads every state (volatile). Whatever the interleaving, either the armer sees the cleared flag and sets
+     * it again, or the poller's scan sees the armed state and sets it again.
+     */
+    private volatile boolean maybeArmed;
+    /** Told after every arm, so that engine threads parked until an older deadline recompute it. */
+    private volatile Runnable[] armListeners = new Runnable[0];
 
     @Override
     public long nanoTime() {
@@ -64,6 +74,17 @@ public final class RealTimeBase implements TimeBase {
         return timer;
     }
 
+    /**
+     * Registers a hook run (on the arming thread) after every {@link SimTimer#armAfter}: threaded engines
+     * use it to unpark idle threads so they do not sleep past the new deadline. Setup-time only; the hook
+     * must be cheap and allocation-free.
+     */
+    synchronized void addArmListener(Runnable listener) {
+        Runnable[] grown = Arrays.copyOf(armListeners, armListeners.length + 1);
+        grown[grown.length - 1] = Objects.requireNonNull(listener, "listener");
+        armListeners = grown;
+    }
+
     /** @return the number of timers created on this time base */
     public int timerCount() {
         return timers.length;
@@ -75,7 +96,7 @@ public final class RealTimeBase implements TimeBase {
      * @return how many actions ran on this call; 0 also when another thread was polling (it polls again for us)
      */
     public int pollTimers() {
-        if (timers.length == 0 || !pollGate.enterOrNote()) {
+        if (!maybeArmed || !pollGate.enterOrNote()) {
             return 0;
         }
         return pollHeld();
@@ -87,7 +108,7 @@ public final class RealTimeBase implements TimeBase {
      * other looping.
      */
     int pollTimersIfFree() {
-        if (timers.length == 0 || !pollGate.tryEnter()) {
+        if (!maybeArmed || !pollGate.tryEnter()) {
             return 0;
         }
         return pollHeld();
@@ -98,9 +119,15 @@ public final class RealTimeBase implements TimeBase {
         int fired = 0;
         try {
             do {
+                maybeArmed = false;
+                boolean stillArmed = false;
                 long nowRelative = System.nanoTime() - epoch;
                 for (Timer timer : table) {
                     fired += timer.fireIfDue(nowRelative);
+                    stillArmed |= timer.isArmed(); // includes re-arms made by the actions that just ran
+                }
+                if (stillArmed) {
+                    maybeArmed = true;
                 }
                 table = timers;
             } while (!pollGate.tryExit());
@@ -112,6 +139,14 @@ public final class RealTimeBase implements TimeBase {
     }
 
     /**
+     * Like {@link #nanosToNextDeadline()}, but one volatile read when no timer can be armed (the idle path of
+     * engine threads).
+     */
+    long nanosToNextDeadlineIfArmed() {
+        return maybeArmed ? nanosToNextDeadline() : Long.MAX_VALUE;
+    }
+
+    /**
      * @return nanoseconds from now until the earliest armed deadline (0 when one is already due), or
      *     {@link Long#MAX_VALUE} when no timer is armed
      */
@@ -119,7 +154,7 @@ public final class RealTimeBase implements TimeBase {
         long nowRelative = System.nanoTime() - epoch;
         long best = Long.MAX_VALUE;
         for (Timer timer : timers) {
-            long s = (long) STATE.getAcquire(timer);
+            long s = (long) STATE.getVolatile(timer); // volatile: Dekker pair with an idling engine thread
             if (s != DISARMED) {
                 best = Math.min(best, Math.max(0L, s - nowRelative));
             }
@@ -148,7 +183,13 @@ public final class RealTimeBase implements TimeBase {
             if (deadline < 0) { // overflow: "never" in practice
                 deadline = Long.MAX_VALUE;
             }
-            STATE.setRelease(this, deadline);
+            STATE.setVolatile(this, deadline); // volatile, not just release: see maybeArmed
+            if (!maybeArmed) {
+                maybeArmed = true;
+            }
+            for (Runnable listener : armListeners) {
+                listener.run();
+            }
         }
 
         @Override
@@ -167,7 +208,7 @@ public final class RealTimeBase implements TimeBase {
         }
 
         int fireIfDue(long nowRelative) {
-            long s = (long) STATE.getAcquire(this);
+            long s = (long) STATE.getVolatile(this); // volatile: ordered after the poller's maybeArmed store
             if (s == DISARMED || nowRelative < s || !STATE.compareAndSet(this, s, DISARMED)) {
                 return 0;
             }

@@ -1,7 +1,5 @@
 package io.nicbridge.sim.engine;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -15,10 +13,12 @@ import org.slf4j.LoggerFactory;
  * {@code service()} + due timers, and after a pass without work calls its {@link IdleStrategy} (each thread
  * has its own {@link IdleStrategy#copy() copy}).
  *
- * <p><b>Start.</b> A model's thread starts at its first kick or at {@link #start()}, whichever comes first -
- * not at attach, because a card typically attaches itself from its constructor, and a thread calling
- * {@code service()} on a half-built card would be a bug. {@link Thread#start()} then publishes everything
- * the card set up before.
+ * <p><b>Start.</b> A model's thread starts at attach and from then on polls the timers, but it calls
+ * {@code service()} only after the model's first kick or {@link #start()}: a card typically attaches itself
+ * from its constructor, and a thread calling {@code service()} on a half-built card would be a bug. The kick's
+ * volatile store, read by the thread before its first {@code service()}, publishes everything the card set
+ * up before kicking. (A card that must be polled without doorbells, like an i960 scanning its queues, kicks
+ * itself once at the end of its setup.)
  *
  * <p><b>Kick.</b> A kick sets the thread's {@code kickPending} flag and, only if the thread said it is about
  * to idle, unparks it. The thread says {@code idling = true} and then reads {@code kickPending}; the kicker
@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * the unpark (a syscall when the thread really sleeps) is paid only when the thread may be sleeping.
  *
  * <p><b>Timers</b> of this engine's {@link RealTimeBase} are polled by every engine thread on every pass
- * (one at a time; a thread that finds another polling skips). Their lateness is therefore bounded by the
- * idle strategy's longest park, and with no model attached nothing polls them.
+ * (one at a time; a thread that finds another polling skips). An idle thread never parks past the next armed
+ * deadline ({@link IdleStrategy#idle(int, long)}), and arming a timer unparks idle threads so they see the
+ * new deadline; a timer fires about one park-wake-up late at most. With no model attached nothing polls
+ * them.
  *
  * <p><b>Close</b> stops every thread, unparks it and joins it with a timeout.
  */
@@ -36,20 +38,12 @@ public final class ThreadedEngine implements DeviceEngine {
     private static final Logger LOG = LoggerFactory.getLogger(ThreadedEngine.class);
     public static final long DEFAULT_JOIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
-    private static final VarHandle STARTED;
-
-    static {
-        try {
-            STARTED = MethodHandles.lookup().findVarHandle(Runner.class, "started", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final RealTimeBase timeBase;
     private final IdleStrategy idlePrototype;
     private final long joinTimeoutNanos;
     private final List<Runner> runners = new ArrayList<>();
+    /** Snapshot of {@link #runners} for the arm hook, which runs on any thread without the lock. */
+    private volatile Runner[] runnerArray = new Runner[0];
     private volatile boolean closed;
     private volatile Throwable failure;
 
@@ -69,6 +63,21 @@ public final class ThreadedEngine implements DeviceEngine {
             throw new IllegalArgumentException("join timeout must be > 0 ns, was " + joinTimeoutNanos);
         }
         this.joinTimeoutNanos = joinTimeoutNanos;
+        timeBase.addArmListener(this::wakeIdleThreads);
+    }
+
+    /**
+     * After a timer was armed: unpark the threads that are idling, so none sleeps past the new deadline. The
+     * thread stores {@code idling = true} and then reads the deadlines; the armer stores the deadline and
+     * then reads {@code idling} - all volatile, so one of them sees the other (no sleeping through a
+     * deadline). Busy threads are not disturbed.
+     */
+    private void wakeIdleThreads() {
+        for (Runner r : runnerArray) {
+            if (r.idling) {
+                LockSupport.unpark(r.thread);
+            }
+        }
     }
 
     @Override
@@ -98,14 +107,16 @@ public final class ThreadedEngine implements DeviceEngine {
         }
         Runner runner = new Runner(model, idlePrototype.copy());
         runners.add(runner);
+        runnerArray = runners.toArray(new Runner[0]);
+        runner.thread.start();
         LOG.debug("threaded engine: attached {} ({})", model.name(), idlePrototype);
         return runner;
     }
 
-    /** Starts the thread of every attached model that has not started yet. */
+    /** Lets every attached model's thread call {@code service()} from now on, as its first kick would. */
     public synchronized void start() {
         for (Runner r : runners) {
-            r.startOnce();
+            r.enableService();
         }
     }
 
@@ -165,8 +176,7 @@ public final class ThreadedEngine implements DeviceEngine {
         private final DeviceModel model;
         private final IdleStrategy idle;
         private final Thread thread;
-        @SuppressWarnings("unused") // accessed through STARTED
-        private volatile boolean started;
+        private volatile boolean serviceEnabled;
         private volatile boolean running = true;
         private volatile boolean idling;
         private volatile boolean kickPending;
@@ -179,8 +189,8 @@ public final class ThreadedEngine implements DeviceEngine {
 
         @Override
         public void kick() {
-            if (!started) {
-                startOnce();
+            if (!serviceEnabled) {
+                serviceEnabled = true; // stored before kickPending: a thread that sees the kick services
             }
             kickPending = true;
             if (idling) {
@@ -188,15 +198,14 @@ public final class ThreadedEngine implements DeviceEngine {
             }
         }
 
-        void startOnce() {
-            if (!closed && STARTED.compareAndSet(this, false, true)) {
-                thread.start();
-            }
+        void enableService() {
+            serviceEnabled = true;
+            LockSupport.unpark(thread);
         }
 
         boolean join(long timeoutNanos) {
-            if (!started) {
-                return true;
+            if (thread == Thread.currentThread()) {
+                return true; // close() called from this model's own service(): the loop ends when it returns
             }
             try {
                 return thread.join(java.time.Duration.ofNanos(timeoutNanos));
@@ -213,13 +222,14 @@ public final class ThreadedEngine implements DeviceEngine {
                     if (kickPending) {
                         kickPending = false; // cleared before the pass, so a kick during the pass is seen after it
                     }
-                    int work = model.service() + timeBase.pollTimersIfFree();
+                    int work = (serviceEnabled ? model.service() : 0) + timeBase.pollTimersIfFree();
                     if (work > 0) {
                         idle.idle(work);
                     } else {
                         idling = true;
-                        if (!kickPending && running) {
-                            idle.idle(0);
+                        long toDeadline = timeBase.nanosToNextDeadlineIfArmed();
+                        if (!kickPending && running && toDeadline > 0) {
+                            idle.idle(0, toDeadline);
                         } else {
                             idle.reset();
                         }

@@ -30,6 +30,8 @@ class EnginesTest {
             assertInstanceOf(VirtualTimeEngine.class, virtual);
             assertEquals(99, ((VirtualTimeEngine) virtual).timeBase().seed());
             assertEquals(EngineMode.THREADED, threaded.mode());
+            assertEquals(0, threaded.poll(), "threaded engines do their work on their own threads");
+            assertEquals(0, virtual.poll(), "virtual engines do their work in the scheduler");
         }
         try (DeviceEngine threaded = Engines.create("threaded", 1, "park:5000")) {
             assertEquals("park:5000", ((ThreadedEngine) threaded).idleStrategy().describe());

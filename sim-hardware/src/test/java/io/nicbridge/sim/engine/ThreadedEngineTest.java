@@ -68,7 +68,9 @@ class ThreadedEngineTest {
             RequestModel b = new RequestModel("engine-test-b-" + idle.describe());
             WorkSignal sa = engine.attach(a);
             WorkSignal sb = engine.attach(b);
-            assertEquals(0, engine.liveThreads(), "threads start at the first kick or start(), not at attach");
+            assertEquals(2, engine.liveThreads(), "one thread per model, started at attach");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            assertNull(a.thread, "service() must wait for the first kick (the model may still be under construction)");
             for (int i = 0; i < 1_000; i++) {
                 a.requested.incrementAndGet();
                 sa.kick();
@@ -194,12 +196,37 @@ class ThreadedEngineTest {
             firedOn[0] = Thread.currentThread();
             fired.incrementAndGet();
         });
-        engine.start();
+        // no kick, no start(): the engine thread polls timers from attach on
         long armedAt = System.nanoTime();
         t.armAfter(TimeUnit.MILLISECONDS.toNanos(5));
         await(() -> fired.get() == 1, 5_000, "timer");
         assertTrue(System.nanoTime() - armedAt >= TimeUnit.MILLISECONDS.toNanos(5), "fired early");
         assertEquals("timer-host", firedOn[0].getName());
+        assertNull(m.thread, "timers fire without servicing a model that was never kicked");
+        engine.close();
+    }
+
+    @Test
+    void aLongParkingEngineStillFiresTimersNearTheirDeadline() {
+        // also: no thread may sleep past a deadline armed while it was parked
+        ThreadedEngine engine = new ThreadedEngine(new ParkIdle(TimeUnit.SECONDS.toNanos(10)));
+        RequestModel m = new RequestModel("sleepy");
+        WorkSignal s = engine.attach(m);
+        s.kick();
+        await(() -> m.thread != null && m.thread.getState() == Thread.State.TIMED_WAITING, 5_000, "engine to park");
+        AtomicLong firedAt = new AtomicLong();
+        SimTimer t = engine.timeBase().newTimer("soon", () -> firedAt.set(System.nanoTime()));
+        for (int i = 0; i < 5; i++) {
+            await(() -> m.thread.getState() == Thread.State.TIMED_WAITING, 5_000, "engine to park again");
+            firedAt.set(0);
+            t.armAfter(TimeUnit.MILLISECONDS.toNanos(20));
+            long deadline = t.deadline();
+            // armed from this thread while the engine thread sleeps for 10 s: the arm must wake it
+            await(() -> firedAt.get() != 0, 2_000, "timer " + i + " despite 10 s parks");
+            assertTrue(firedAt.get() - deadline >= 0, "fired early");
+            assertTrue(firedAt.get() - deadline < TimeUnit.MILLISECONDS.toNanos(500),
+                    "fired " + (firedAt.get() - deadline) / 1_000 + " us late");
+        }
         engine.close();
     }
 
