@@ -47,7 +47,13 @@ import org.slf4j.LoggerFactory;
  * (64 + 8) x 80 + propagation ns after it started; a 1518-byte frame occupies 123 040 ns. The
  * default propagation delay is {@value #DEFAULT_PROPAGATION_NANOS} ns: 100 m of cable at 5 ns/m,
  * the longest 100BASE-TX link. All receivers get the frame at the same instant (one propagation
- * delay for the whole segment).
+ * delay for the whole segment), and every station sees the medium busy until {@code mediumFreeAt}
+ * (carrier sense is not delayed by propagation in this model).
+ *
+ * <p>Consequence for request/response: a station that answers the instant a 64-byte frame arrives
+ * (6260 ns after it started) finds the medium busy with that frame's IFG until 6720 ns and defers,
+ * so a zero-delay ping-pong of 64-byte frames takes 6720 + 6260 = 12 980 ns; an answer given
+ * 460 ns or more after arrival does not defer, and each leg then costs (N + 8) x 80 + 500 ns.
  *
  * <p>A frame in flight (between {@code transmit} and its arrival) is copied into one of
  * {@code maxInFlight} slots preallocated at construction, each with its own timer created at
@@ -65,7 +71,7 @@ import org.slf4j.LoggerFactory;
  *   <li>REORDER: it is held and delivered immediately after the next transmitted frame (at that
  *       frame's arrival; if that frame is dropped or itself held, at the time it would have arrived);
  *   <li>DELAY: it arrives {@link FaultInjector#delayNanos()} later (in real time through its slot's
- *       timer);
+ *       timer, which fires when the engine owning the real-time base polls its timers);
  *   <li>CORRUPT: one bit at or after byte 12 is inverted (addresses stay intact, so the frame still
  *       passes the receiver's address filter) and its FCS no longer matches: the 21140 sets RDES0 CE.
  * </ul>
@@ -100,7 +106,10 @@ public final class EthernetSegment implements EthernetWire {
 
     /** Why a transmitted frame reached no station. */
     public enum DropReason {
-        /** Every in-flight slot was busy (virtual time). */
+        /**
+         * Every in-flight slot was busy: in virtual time for any frame, in real time for a frame that
+         * a fault (reorder, delay, corrupt) needed to copy.
+         */
         POOL_FULL,
         /** The frame was longer than the segment's maximum frame length. */
         TOO_LONG,
@@ -192,6 +201,37 @@ public final class EthernetSegment implements EthernetWire {
         return Math.ceilDiv(byteCount * 8L * 1_000_000_000L, bitRate);
     }
 
+    /**
+     * @return virtual time from the start of a {@code frameBytes}-byte frame (DA..FCS) on an idle
+     *     medium to its arrival at the receivers: (N + 8) x 8 bit times + propagation (6260 ns for
+     *     64 bytes at the defaults)
+     */
+    public long arrivalNanos(int frameBytes) {
+        return wireNanos(frameBytes + Dec21140.ETH_PREAMBLE_SFD_LEN) + propagationNanos;
+    }
+
+    /**
+     * @return virtual time a {@code frameBytes}-byte frame keeps the medium busy, preamble to end of
+     *     IFG: (N + 20) x 8 bit times (6720 ns for 64 bytes at 100 Mb/s); what transmit returns on an
+     *     idle medium
+     */
+    public long occupancyNanos(int frameBytes) {
+        return wireNanos(frameBytes + Dec21140.ETH_WIRE_OVERHEAD);
+    }
+
+    /** @return the timing model in one line, for tools that print what they simulate */
+    public String modelDescription() {
+        if (!virtual) {
+            return "segment " + name + ": real time, frames delivered synchronously to every other station";
+        }
+        return "segment " + name + ": collision-free shared medium at " + bitRate + " b/s; a frame of N bytes"
+                + " (DA..FCS) occupies (N+" + Dec21140.ETH_WIRE_OVERHEAD + ") byte times (preamble+SFD "
+                + Dec21140.ETH_PREAMBLE_SFD_LEN + ", IFG " + Dec21140.ETH_IFG_BYTES + ") and arrives (N+"
+                + Dec21140.ETH_PREAMBLE_SFD_LEN + ") byte times + " + propagationNanos + " ns propagation after it"
+                + " starts; busy medium: defer (64 B: occupies " + occupancyNanos(Dec21140.ETH_MIN_FRAME)
+                + " ns, arrives after " + arrivalNanos(Dec21140.ETH_MIN_FRAME) + " ns)";
+    }
+
     private long transmit(Station sender, MemorySegment frame, long offset, int length) {
         if (length <= 0) {
             throw new IllegalArgumentException("station " + sender.name + ": frame length must be > 0, was " + length);
@@ -261,10 +301,10 @@ public final class EthernetSegment implements EthernetWire {
                 start = mediumFreeAt;
                 deferrals++;
             }
-            mediumFreeAt = start + wireNanos(length + Dec21140.ETH_WIRE_OVERHEAD);
+            mediumFreeAt = start + occupancyNanos(length);
             frames++;
             bytes += length;
-            long arriveAfter = start + wireNanos(length + Dec21140.ETH_PREAMBLE_SFD_LEN) + propagationNanos - now;
+            long arriveAfter = start + arrivalNanos(length) - now;
             Slot released = held;
             held = null;
             if (length > maxFrameBytes) {
@@ -448,6 +488,11 @@ public final class EthernetSegment implements EthernetWire {
         }
     }
 
+    /**
+     * Closes the capture file if the segment opened it, or flushes a writer the caller passed in.
+     * Stations may still transmit afterwards; nothing more is captured (the writer counts those
+     * records as lost).
+     */
     @Override
     public void close() {
         synchronized (lock) {

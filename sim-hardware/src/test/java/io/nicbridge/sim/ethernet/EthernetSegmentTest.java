@@ -199,6 +199,23 @@ class EthernetSegmentTest {
     }
 
     @Test
+    void modelFiguresMatchTheArithmetic() {
+        ManualVirtualTime vt = new ManualVirtualTime();
+        EthernetSegment wire = EthernetSegment.builder(vt).build();
+        assertEquals(6_260, wire.arrivalNanos(64));
+        assertEquals(6_720, wire.occupancyNanos(64));
+        assertEquals(123_040, wire.occupancyNanos(1518));
+        assertEquals(1526 * 80 + 500, wire.arrivalNanos(1518));
+        assertEquals(500, wire.propagationNanos());
+        assertEquals(100_000_000L, wire.bitRate());
+        String d = wire.modelDescription();
+        assertTrue(d.contains("6720 ns") && d.contains("6260 ns") && d.contains("500 ns"), d);
+        try (RealTimeForTests rt = new RealTimeForTests()) {
+            assertTrue(EthernetSegment.builder(rt).build().modelDescription().contains("real time"));
+        }
+    }
+
+    @Test
     void badArgumentsAreRejectedWithAMessage() {
         ManualVirtualTime vt = new ManualVirtualTime();
         EthernetSegment wire = EthernetSegment.builder(vt).build();
