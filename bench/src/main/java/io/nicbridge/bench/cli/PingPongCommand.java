@@ -109,8 +109,8 @@ final class PingPongCommand implements Callable<Integer> {
         boolean modelOk = true;
         // Both nodes come from the backend: the emu backend puts cards opened with the same mode, seed, idle
         // strategy and wire name on one simulated Ethernet segment.
-        String spec = backend + "?mode=" + Engines.modeName(engineMode) + "&seed=" + seed + "&idle=" + idle
-            + "&wire=pingpong";
+        String spec = backend + "?mode=" + Engines.modeName(engineMode) + "&seed=" + seed
+            + (engineMode == EngineMode.THREADED ? "&idle=" + idle : "") + "&wire=pingpong";
         long wallStart = System.nanoTime();
         try (Card cardA = Backends.open(spec + "&name=pingpong-a&mac=02-00-00-00-00-01");
              Card cardB = Backends.open(spec + "&name=pingpong-b&mac=02-00-00-00-00-02");
