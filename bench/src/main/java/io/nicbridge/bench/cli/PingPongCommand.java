@@ -63,11 +63,12 @@ final class PingPongCommand implements Callable<Integer> {
                 + " (default: ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--count", defaultValue = "20000", description = "Measured round trips (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--count", defaultValue = "50000", description = "Measured round trips (default: ${DEFAULT-VALUE}).")
     int count;
 
-    @Option(names = "--warmup", defaultValue = "10000",
-            description = "Round trips before measuring (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "50000",
+            description = "Round trips before measuring, so the JIT has compiled driver, card and wire"
+                + " (default: ${DEFAULT-VALUE}).")
     int warmup;
 
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the virtual world (default: ${DEFAULT-VALUE}).")
