@@ -115,7 +115,7 @@ public final class Network {
     private final NodePort[] nodePorts;
     private final Endpoint[] endpoints;
     private final int[] nodeSinkFlits;
-    private final boolean[] receiving;
+    private final boolean[] receiving; // per node*2+cls
     private final boolean[] ejectListed;
     private final int[] ejectList;
     private int ejectCount;
@@ -310,7 +310,7 @@ public final class Network {
         nodePorts = new NodePort[nodes];
         endpoints = new Endpoint[nodes];
         nodeSinkFlits = new int[nodes];
-        receiving = new boolean[nodes];
+        receiving = new boolean[nodes * 2];
         Arrays.fill(receiving, true);
         ejectListed = new boolean[nodes];
         ejectList = new int[nodes];
@@ -642,12 +642,12 @@ public final class Network {
         return nodeWake[node];
     }
 
-    void receiving(int node, boolean on) {
-        receiving[node] = on;
+    void receiving(int node, int cls, boolean on) {
+        receiving[node * 2 + cls] = on;
     }
 
-    boolean receiving(int node) {
-        return receiving[node];
+    boolean receiving(int node, int cls) {
+        return receiving[node * 2 + cls];
     }
 
     long processorFreeAt(int node) {
@@ -1043,7 +1043,7 @@ public final class Network {
         int kept = 0;
         for (int i = 0; i < ejectCount; i++) {
             int node = ejectList[i];
-            if (receiving[node]) {
+            if (receiving[node * 2] || receiving[node * 2 + 1]) {
                 int first = nodeSinkFirst[node];
                 for (int s = 0, c = nodeSinkCount[node]; s < c; s++) {
                     consume(node, routerPorts + first + s, now);
@@ -1070,7 +1070,7 @@ public final class Network {
                 v -= vcs;
             }
             int ivc = (gi << vcShift) + v;
-            if (vcCount[ivc] == 0) {
+            if (vcCount[ivc] == 0 || !receiving[node * 2 + (v >= vcsPerClass ? 1 : 0)]) {
                 continue;
             }
             int slot = ivc * depth + vcHead[ivc];
