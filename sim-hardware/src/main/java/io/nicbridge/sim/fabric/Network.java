@@ -66,6 +66,7 @@ public final class Network {
     private final boolean dropMode;
     private final int dropTimeout;
     private final boolean cutThrough;
+    private final boolean timeMux;
     private final boolean storeAndForward;
     private final int subclasses;
     private final int routerPorts; // routers << portShift: first sink / first injection link index
@@ -198,6 +199,7 @@ public final class Network {
         this.storeAndForward = config.switching() == Switching.STORE_AND_FORWARD;
         this.cutThrough = config.switching() != Switching.WORMHOLE;
         this.subclasses = topology.vcSubclasses();
+        this.timeMux = config.timeMultiplexedClasses();
         if (subclasses == 2 && (vcsPerClass < 2 || vcsPerClass % 2 != 0)) {
             throw new IllegalArgumentException(topology.name() + " uses dateline VCs: vcsPerClass must be even and"
                 + " >= 2, got " + vcsPerClass);
@@ -837,7 +839,7 @@ public final class Network {
             return;
         }
         int go = ovc >> vcShift;
-        if (credits[ovc] == 0 || outFreeAt[go] > now) {
+        if (credits[ovc] == 0 || outFreeAt[go] > now || (timeMux && ((int) now & 1) != cls)) {
             return;
         }
         credits[ovc]--;
@@ -959,6 +961,9 @@ public final class Network {
         }
         int ovc = vcOutVc[ivc];
         int go = ovc >> vcShift;
+        if (timeMux && ((int) now & 1) != pCls[pkt]) {
+            return false; // not this logical network's time slot: waiting for it is not being blocked
+        }
         if (credits[ovc] == 0 || outFreeAt[go] > now) {
             if (dropMode && seq == 0 && now - eligible >= dropTimeout) {
                 ovcBusy[ovc] = false;
