@@ -12,7 +12,7 @@ import java.util.SplittableRandom;
  * something to do. Packets the NI queue cannot take wait in a per-node backlog (latency from creation includes
  * that wait). Allocation-free after the backlog has grown to its working size.
  */
-final class UniformBernoulliSource implements Endpoint {
+public final class UniformBernoulliSource implements Endpoint {
     private final double logMiss;
     private final int flits;
     private final int nodes;
@@ -35,7 +35,8 @@ final class UniformBernoulliSource implements Endpoint {
         this.random = new SplittableRandom(seed);
     }
 
-    static UniformBernoulliSource[] attachAll(Network net, double load, int flits, long seed) {
+    /** One source per node of {@code net}, seeds drawn from {@code seed}. */
+    public static UniformBernoulliSource[] attachAll(Network net, double load, int flits, long seed) {
         SplittableRandom seeds = new SplittableRandom(seed);
         UniformBernoulliSource[] sources = new UniformBernoulliSource[net.nodes()];
         for (int n = 0; n < sources.length; n++) {
