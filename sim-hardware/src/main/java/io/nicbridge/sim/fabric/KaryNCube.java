@@ -23,6 +23,8 @@ public final class KaryNCube extends Topology {
     private final int[] stride;
     private final boolean torus;
     private final boolean adaptive;
+    /** coordinates[id * n + d]: precomputed so routing does no division. */
+    private final int[] coordinates;
 
     public KaryNCube(int[] radix, boolean torus, boolean adaptive) {
         super(describe(radix, torus, adaptive), product(radix), product(radix), 1 + 2 * radix.length);
@@ -36,6 +38,12 @@ public final class KaryNCube extends Topology {
             s *= radix[d];
         }
         int n = nodes();
+        coordinates = new int[n * radix.length];
+        for (int id = 0; id < n; id++) {
+            for (int d = 0; d < radix.length; d++) {
+                coordinates[id * radix.length + d] = (id / stride[d]) % radix[d];
+            }
+        }
         for (int r = 0; r < n; r++) {
             attachInjection(r, r, 0);
             attachEjection(r, r, 0);
@@ -85,7 +93,7 @@ public final class KaryNCube extends Topology {
 
     /** Coordinate of node/router {@code id} in dimension {@code d}. */
     public int coord(int id, int d) {
-        return (id / stride[d]) % radix[d];
+        return coordinates[id * radix.length + d];
     }
 
     public int dimensions() {
@@ -104,9 +112,10 @@ public final class KaryNCube extends Topology {
     public int route(int router, int inPort, int src, int dst, SplittableRandom random, int[] outPorts,
                      int[] outSubclass) {
         int count = 0;
-        for (int d = 0; d < radix.length; d++) {
-            int c = coord(router, d);
-            int t = coord(dst, d);
+        int dims = radix.length;
+        for (int d = 0; d < dims; d++) {
+            int c = coordinates[router * dims + d];
+            int t = coordinates[dst * dims + d];
             if (c == t) {
                 continue;
             }
@@ -119,7 +128,7 @@ public final class KaryNCube extends Topology {
                     delta += k;
                 }
                 plus = 2 * delta <= k;
-                int s = coord(src, d);
+                int s = coordinates[src * dims + d];
                 sub = plus ? (c < s || c == k - 1 ? 1 : 0) : (c > s || c == 0 ? 1 : 0);
             } else {
                 plus = t > c;
