@@ -2,6 +2,8 @@ package io.nicbridge.sim.fabric;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Cycle-driven, flit-level simulator of one fabric: input-queued virtual-channel routers with credit flow
@@ -38,6 +40,7 @@ import java.util.SplittableRandom;
  * <p>Not thread-safe: one simulation thread.
  */
 public final class Network {
+    private static final Logger LOG = LoggerFactory.getLogger(Network.class);
     /** {@link NodePort#inject} class of request packets. */
     public static final int REQUEST = 0;
     /** {@link NodePort#inject} class of reply packets. */
@@ -356,6 +359,8 @@ public final class Network {
         candPorts = new int[maxCand];
         candSubs = new int[maxCand];
         record = new PacketRecord(this);
+        LOG.debug("fabric built: {}, {} nodes, {} routers x {} ports, {} VCs/port x {} flits, {} {}, seed {}",
+            topology.name(), nodes, routers, ports, vcs, depth, config.switching(), config.discipline(), seed);
     }
 
     private void allocatePool(int size) {
