@@ -9,9 +9,10 @@ package io.nicbridge.sim.fabric;
  *       butterflies) and from the separate request/reply VC classes.</li>
  *   <li>{@link #DROP_WHEN_BLOCKED}: the idempotent-messaging paper's lossy network. A head flit that has been
  *       eligible to leave a router for more than {@link FabricConfig#dropTimeoutCycles()} cycles without leaving
- *       (no free output VC, no credit, or lost switch arbitration) is dropped: the packet is marked dead, and its
- *       flits are discarded as they reach the front of that VC (the rest of the worm drains into the bit bucket,
- *       returning credits). Body flits are never the cause of a drop. A packet therefore waits at most
+ *       (no free output VC, no credit, or lost switch arbitration) is dropped: the packet is marked dead and the rest
+ *       of the worm drains into the bit bucket at that VC (flits are discarded as they reach its front, returning
+ *       credits; routers upstream forward them normally and their tail releases each VC). Body flits are never
+ *       the cause of a drop, and the source NI, which cannot know, sends the whole packet. A packet therefore waits at most
  *       {@code routerDelay + dropTimeout} cycles per router, which bounds its time in the network. Packets carry
  *       one extra checksum flit (the tail) when {@link FabricConfig#checksumFlit()} is set.</li>
  * </ul>

@@ -572,6 +572,34 @@ public final class Network {
         return n;
     }
 
+    /**
+     * Describes the first resource still held in a fabric that should be empty, or returns null when every VC is
+     * idle, no output VC is allocated, every credit is home and no packet handle is alive. For tests after
+     * {@link #drain}: a leaked allocation would block a channel forever.
+     */
+    String leakedResource() {
+        for (int i = 0; i < vcState.length; i++) {
+            if (vcState[i] != IDLE || vcCount[i] != 0) {
+                return "input VC " + i + " state " + vcState[i] + " holding " + vcCount[i] + " flits";
+            }
+        }
+        for (int go = 0; go < outTarget.length; go++) {
+            if (outTarget[go] < 0) {
+                continue;
+            }
+            for (int v = 0; v < vcs; v++) {
+                int o = (go << vcShift) + v;
+                if (ovcBusy[o] || credits[o] != depth) {
+                    return "output VC " + o + " busy=" + ovcBusy[o] + " credits " + credits[o] + "/" + depth;
+                }
+            }
+        }
+        if (freeCount != poolSize) {
+            return (poolSize - freeCount) + " packet handles still alive";
+        }
+        return null;
+    }
+
     /** Packets waiting in NI send queues or partly injected. */
     public int packetsQueued() {
         int n = 0;
@@ -832,17 +860,9 @@ public final class Network {
             niQCount[q]--;
         }
         int ovc = niCurOvc[q];
+        // A packet whose head was dropped downstream is still sent in full: the NI cannot know, and the routers
+        // between here and the drop point hold VCs that only the tail releases.
         int seq = niCurSeq[q];
-        if (pState[pkt] == DEAD) {
-            // the head was dropped downstream: the NI stops sending the rest (never injected, never counted)
-            ovcBusy[ovc] = false;
-            niCur[q] = -1;
-            pLeft[pkt] -= pLen[pkt] - seq;
-            if (pLeft[pkt] == 0) {
-                freeHandles[freeCount++] = pkt;
-            }
-            return;
-        }
         int go = ovc >> vcShift;
         if (credits[ovc] == 0 || outFreeAt[go] > now || (timeMux && ((int) now & 1) != cls)) {
             return;
@@ -915,7 +935,7 @@ public final class Network {
     private boolean advance(int r, int inPort, int gi, int ivc, long now) {
         int slot = ivc * depth + vcHead[ivc];
         int pkt = bufPkt[slot];
-        if (pState[pkt] == DEAD) {
+        if (pState[pkt] == DEAD && vcState[ivc] == IDLE) {
             discardDead(r, gi, ivc, now);
             if (vcCount[ivc] == 0) {
                 return false;
@@ -1025,9 +1045,11 @@ public final class Network {
     }
 
     /**
-     * Discards front flits of dead packets. The kill propagates back along the worm: a router still holding an
-     * output VC for the dead packet releases it here, so no resource stays held by a packet that will never
-     * finish. The handle is freed when the last of its flits is gone (flits may still be on links).
+     * Discards the front flits of a dead packet at the VC where its head was dropped (state IDLE there). Routers
+     * upstream of the drop point still hold an output VC for the worm (state ACTIVE), so they keep forwarding its
+     * flits normally and the tail releases each allocation on its way; only at the drop point do flits vanish.
+     * (Discarding upstream too would strand a downstream VC whose tail never arrives.) The handle is freed when
+     * the last flit is gone.
      */
     private void discardDead(int r, int gi, int ivc, long now) {
         while (vcCount[ivc] > 0) {
@@ -1036,10 +1058,6 @@ public final class Network {
             if (pState[pkt] != DEAD) {
                 return;
             }
-            if (vcState[ivc] == ACTIVE) {
-                ovcBusy[vcOutVc[ivc]] = false;
-            }
-            vcState[ivc] = IDLE;
             popFront(ivc, gi, now);
             routerFlits[r]--;
             flitsDropped++;
