@@ -28,7 +28,8 @@ package io.nicbridge.sim.fabric;
  * @param processor          processor overheads used by {@link NodePort#send}
  * @param timeMultiplexedClasses the CM-5 way of sharing links between the two logical networks: requests may
  *                           cross a link only on even cycles and replies only on odd cycles, whatever the other
- *                           network's load (the NIFDY paper's CM-5 fat tree). Off: demand-multiplexed VCs.
+ *                           network's load, so a flit of either class takes {@code 2 * cyclesPerFlit} cycles
+ *                           (the NIFDY paper's CM-5 fat tree). Off: demand-multiplexed VCs.
  */
 public record FabricConfig(int vcsPerClass, int bufferDepth, int linkLatency, int routerDelay, int cyclesPerFlit,
                            int flitBits, Switching switching, Discipline discipline, int dropTimeoutCycles,

@@ -106,7 +106,12 @@ public final class Network {
     // output VCs, per go*V+v
     private final int[] credits;
     private final boolean[] ovcBusy;
-    private final long[] outFreeAt;  // per go
+    /**
+     * Per go * 2 + slot: first cycle the port may send again. Demand-multiplexed classes share slot 0; with time
+     * multiplexing each class has its own slot and only every other cycle, so a flit takes 2 * cyclesPerFlit.
+     */
+    private final long[] outFreeAt;
+    private final int serialization;
 
     // routers
     private final int[] routerFlits;
@@ -300,7 +305,8 @@ public final class Network {
         rrVc = new int[inputs];
         credits = new int[outputs << vcShift];
         ovcBusy = new boolean[outputs << vcShift];
-        outFreeAt = new long[outputs];
+        outFreeAt = new long[outputs * 2];
+        serialization = timeMux ? 2 * cyclesPerFlit : cyclesPerFlit;
         for (int go = 0; go < outputs; go++) {
             if (outTarget[go] >= 0) {
                 Arrays.fill(credits, go << vcShift, (go << vcShift) + vcs, depth);
@@ -864,11 +870,12 @@ public final class Network {
         // between here and the drop point hold VCs that only the tail releases.
         int seq = niCurSeq[q];
         int go = ovc >> vcShift;
-        if (credits[ovc] == 0 || outFreeAt[go] > now || (timeMux && ((int) now & 1) != cls)) {
+        int port = timeMux ? go * 2 + cls : go * 2;
+        if (credits[ovc] == 0 || outFreeAt[port] > now || (timeMux && ((int) now & 1) != cls)) {
             return;
         }
         credits[ovc]--;
-        outFreeAt[go] = now + cyclesPerFlit;
+        outFreeAt[port] = now + serialization;
         scheduleFlit(now + linkLatency, (outTarget[go] << vcShift) + (ovc & vcMask), pkt, seq);
         flitsInjected++;
         nodeFlitsInjected[node]++;
@@ -989,7 +996,8 @@ public final class Network {
         if (timeMux && ((int) now & 1) != pCls[pkt]) {
             return false; // not this logical network's time slot: waiting for it is not being blocked
         }
-        if (credits[ovc] == 0 || outFreeAt[go] > now) {
+        int port = timeMux ? go * 2 + pCls[pkt] : go * 2;
+        if (credits[ovc] == 0 || outFreeAt[port] > now) {
             if (dropMode && seq == 0 && now - eligible >= dropTimeout) {
                 ovcBusy[ovc] = false;
                 drop(r, gi, ivc, pkt, go, now);
@@ -999,7 +1007,7 @@ public final class Network {
         popFront(ivc, gi, now);
         routerFlits[r]--;
         credits[ovc]--;
-        outFreeAt[go] = now + cyclesPerFlit;
+        outFreeAt[port] = now + serialization;
         scheduleFlit(now + linkLatency, (outTarget[go] << vcShift) + (ovc & vcMask), pkt, seq);
         flitHops++;
         if (seq == 0) {

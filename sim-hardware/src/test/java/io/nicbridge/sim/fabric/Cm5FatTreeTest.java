@@ -58,4 +58,35 @@ class Cm5FatTreeTest {
         assertTrue(slotted <= 0.5, "requests only get every other cycle: " + slotted);
         assertTrue(shared > 0.85, "demand multiplexing gives requests the whole link: " + shared);
     }
+
+    @Test
+    void timeMultiplexedClassesEachGetTheirOwnSlotsAndNeitherStarves() {
+        FabricConfig cfg = FabricConfig.defaults().withBufferDepth(8).withCyclesPerFlit(2)
+            .withTimeMultiplexedClasses(true);
+        // one link per node (the CM-5 tree's nodes have two, which lets a class alternate links)
+        Network net = new Network(Topologies.fatTree(4, 3), cfg, 3);
+        TestLoad[] loads = TestLoad.attachAll(net, 1.0, 4, xor(1), 4);
+        for (int n = 1; n < 64; n += 2) {
+            loads[n].packetClass = Network.REPLY;
+        }
+        net.run(3_000);
+        long[] before = new long[64];
+        for (int n = 0; n < 64; n++) {
+            before[n] = net.flitsEjectedAt(n);
+        }
+        net.run(10_000);
+        double requests = 0;
+        double replies = 0;
+        for (int n = 0; n < 64; n++) {
+            double a = (net.flitsEjectedAt(n) - before[n]) / 10_000.0 / 32;
+            if ((n & 1) == 0) {
+                replies += a; // even nodes receive from odd partners, which send replies
+            } else {
+                requests += a;
+            }
+        }
+        // 4-bit links, byte flits, every other cycle: one flit per 4 cycles per class
+        assertTrue(requests <= 0.25 && replies <= 0.25, "requests " + requests + " replies " + replies);
+        assertTrue(requests > 0.2 && replies > 0.2, "neither class starves: " + requests + " / " + replies);
+    }
 }

@@ -17,6 +17,8 @@ final class TestLoad implements Endpoint {
     private int backlogHead;
     private int backlogCount;
     private boolean stopped;
+    /** Class of the packets this node sends. */
+    int packetClass = Network.REQUEST;
     long created;
     long delivered;
     long latencySum;
@@ -79,7 +81,7 @@ final class TestLoad implements Endpoint {
         }
         while (backlogCount > 0) {
             int dst = permutation == null ? random.nextInt(nodes) : permutation[port.node()];
-            if (!port.inject(dst, flits, Network.REQUEST, backlog[backlogHead], created)) {
+            if (!port.inject(dst, flits, packetClass, backlog[backlogHead], created)) {
                 break;
             }
             backlogHead = (backlogHead + 1) % backlog.length;
