@@ -42,6 +42,15 @@ public interface FabricPorts {
     int polledHops();
 
     /**
+     * @return cycles from the head of the packet the last {@link #poll} returned leaving the port's
+     *         queue to its delivery, or -1 when the fabric does not track it (the caller then counts
+     *         from its offer)
+     */
+    default int polledNetworkLatency() {
+        return -1;
+    }
+
+    /**
      * Turns a node's ejection on or off: a node that stops pulling packets from its port (a
      * processor that does not poll) leaves them in the network, which backs up behind it.
      */

@@ -10,7 +10,8 @@ package io.nicbridge.sim.traffic;
  * @param acceptedAverage flits ejected during the window per node per cycle, averaged over nodes
  * @param acceptedMinimum the same, for the node that received least
  * @param packetLatency mean latency from creation to ejection (includes source queueing)
- * @param networkLatency mean latency from injection into the port to ejection
+ * @param networkLatency mean latency from the head leaving the node's NI queue to ejection (from the
+ *                       harness's offer when the fabric does not report it)
  * @param maxPacketLatency worst packet latency seen
  * @param hops mean routers traversed
  * @param measuredPackets packets created in the window that were delivered

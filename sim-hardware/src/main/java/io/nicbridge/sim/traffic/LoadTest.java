@@ -282,7 +282,8 @@ public final class LoadTest {
                 if (packets.measured[slot]) {
                     taggedDelivered++;
                     taggedLatencySum += latency;
-                    taggedNetworkLatencySum += after - packets.injected[slot];
+                    int net = fabric.polledNetworkLatency();
+                    taggedNetworkLatencySum += net >= 0 ? net : after - packets.injected[slot];
                     taggedHopsSum += hops;
                     taggedMaxLatency = Math.max(taggedMaxLatency, latency);
                     outstandingTagged--;

@@ -17,7 +17,9 @@ public final class NetworkFabricPorts implements FabricPorts {
     private final Network network;
     private final IntRingQueues[] tags = new IntRingQueues[2];
     private final IntRingQueues[] hops = new IntRingQueues[2];
+    private final IntRingQueues[] networkLatency = new IntRingQueues[2];
     private int polledHops;
+    private int polledNetworkLatency;
     private DropListener dropListener = (n, t) -> { };
 
     public NetworkFabricPorts(Network network) {
@@ -26,6 +28,7 @@ public final class NetworkFabricPorts implements FabricPorts {
         for (int c = 0; c < 2; c++) {
             tags[c] = new IntRingQueues(nodes, 8);
             hops[c] = new IntRingQueues(nodes, 8);
+            networkLatency[c] = new IntRingQueues(nodes, 8);
         }
         Endpoint collector = new Endpoint() {
             @Override
@@ -38,6 +41,8 @@ public final class NetworkFabricPorts implements FabricPorts {
                 int c = packet.packetClass();
                 tags[c].push(port.node(), (int) packet.payloadId());
                 hops[c].push(port.node(), packet.hops());
+                long injected = packet.injectedCycle();
+                networkLatency[c].push(port.node(), injected < 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, cycle - injected));
             }
         };
         for (int n = 0; n < nodes; n++) {
@@ -90,12 +95,18 @@ public final class NetworkFabricPorts implements FabricPorts {
             return NO_PACKET;
         }
         polledHops = hops[net].pop(node);
+        polledNetworkLatency = networkLatency[net].pop(node);
         return q.pop(node);
     }
 
     @Override
     public int polledHops() {
         return polledHops;
+    }
+
+    @Override
+    public int polledNetworkLatency() {
+        return polledNetworkLatency;
     }
 
     @Override
