@@ -52,6 +52,7 @@ public final class LoadTest {
     private long windowPackets;
     private long windowLatencySum;
     private long windowFlits;
+    private long windowDroppedFlits;
     private long flitHops;
 
     /**
@@ -162,9 +163,11 @@ public final class LoadTest {
             }
             tagging = false;
             windowOpen = false;
-            // A network that delivers clearly less than it is offered is past saturation even when
-            // its latency has not yet crossed the threshold.
-            if (stable && windowFlits < windowCreatedFlits * (1.0 - settings.warmupThreshold())) {
+            // A network that carries clearly less than it is offered is past saturation even when its
+            // latency has not yet crossed the threshold. Dropped flits were carried (and thrown away):
+            // in drop mode the drop rate, not this test, reports the loss.
+            if (stable && windowFlits + windowDroppedFlits
+                    < windowCreatedFlits * (1.0 - settings.warmupThreshold())) {
                 stable = false;
                 verdict = "accepted rate below offered";
             }
@@ -298,6 +301,9 @@ public final class LoadTest {
             return;
         }
         int slot = (int) tag;
+        if (windowOpen) {
+            windowDroppedFlits += packetFlits;
+        }
         if (packets.measured[slot]) {
             taggedDropped++;
             outstandingTagged--;
