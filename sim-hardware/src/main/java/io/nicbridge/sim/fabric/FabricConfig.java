@@ -26,10 +26,22 @@ package io.nicbridge.sim.fabric;
  * @param checksumFlit       drop mode: append one checksum flit to every packet
  * @param injectQueuePackets capacity of each node's NI send queue per class, in packets
  * @param processor          processor overheads used by {@link NodePort#send}
+ * @param timeMultiplexedClasses the CM-5 way of sharing links between the two logical networks: requests may
+ *                           cross a link only on even cycles and replies only on odd cycles, whatever the other
+ *                           network's load (the NIFDY paper's CM-5 fat tree). Off: demand-multiplexed VCs.
  */
 public record FabricConfig(int vcsPerClass, int bufferDepth, int linkLatency, int routerDelay, int cyclesPerFlit,
                            int flitBits, Switching switching, Discipline discipline, int dropTimeoutCycles,
-                           boolean checksumFlit, int injectQueuePackets, ProcessorModel processor) {
+                           boolean checksumFlit, int injectQueuePackets, ProcessorModel processor,
+                           boolean timeMultiplexedClasses) {
+
+    /** Demand-multiplexed request/reply networks (the common case). */
+    public FabricConfig(int vcsPerClass, int bufferDepth, int linkLatency, int routerDelay, int cyclesPerFlit,
+                        int flitBits, Switching switching, Discipline discipline, int dropTimeoutCycles,
+                        boolean checksumFlit, int injectQueuePackets, ProcessorModel processor) {
+        this(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits, switching, discipline,
+            dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, false);
+    }
 
     public FabricConfig {
         require(vcsPerClass >= 1 && vcsPerClass <= 64, "vcsPerClass must be in [1, 64]", vcsPerClass);
@@ -80,61 +92,66 @@ public record FabricConfig(int vcsPerClass, int bufferDepth, int linkLatency, in
 
     public FabricConfig withVcsPerClass(int v) {
         return new FabricConfig(v, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits, switching,
-            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor);
+            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
     }
 
     public FabricConfig withBufferDepth(int v) {
         return new FabricConfig(vcsPerClass, v, linkLatency, routerDelay, cyclesPerFlit, flitBits, switching,
-            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor);
+            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
     }
 
     public FabricConfig withLinkLatency(int v) {
         return new FabricConfig(vcsPerClass, bufferDepth, v, routerDelay, cyclesPerFlit, flitBits, switching,
-            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor);
+            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
     }
 
     public FabricConfig withRouterDelay(int v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, v, cyclesPerFlit, flitBits, switching,
-            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor);
+            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
     }
 
     public FabricConfig withCyclesPerFlit(int v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, v, flitBits, switching,
-            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor);
+            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
     }
 
     public FabricConfig withFlitBits(int v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, v, switching,
-            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor);
+            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
     }
 
     public FabricConfig withSwitching(Switching v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits, v,
-            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor);
+            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
     }
 
     public FabricConfig withDiscipline(Discipline v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits,
-            switching, v, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor);
+            switching, v, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
     }
 
     public FabricConfig withDropTimeoutCycles(int v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits,
-            switching, discipline, v, checksumFlit, injectQueuePackets, processor);
+            switching, discipline, v, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
     }
 
     public FabricConfig withChecksumFlit(boolean v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits,
-            switching, discipline, dropTimeoutCycles, v, injectQueuePackets, processor);
+            switching, discipline, dropTimeoutCycles, v, injectQueuePackets, processor, timeMultiplexedClasses);
     }
 
     public FabricConfig withInjectQueuePackets(int v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits,
-            switching, discipline, dropTimeoutCycles, checksumFlit, v, processor);
+            switching, discipline, dropTimeoutCycles, checksumFlit, v, processor, timeMultiplexedClasses);
     }
 
     public FabricConfig withProcessor(ProcessorModel v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits,
-            switching, discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, v);
+            switching, discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, v, timeMultiplexedClasses);
+    }
+
+    public FabricConfig withTimeMultiplexedClasses(boolean v) {
+        return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits,
+            switching, discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, v);
     }
 }

@@ -66,9 +66,14 @@ public final class Network {
     private final boolean dropMode;
     private final int dropTimeout;
     private final boolean cutThrough;
+    private final boolean timeMux;
     private final boolean storeAndForward;
     private final int subclasses;
-    private final int routerPorts; // routers * ports: first sink / first injection link index
+    private final int routerPorts; // routers << portShift: first sink / first injection link index
+    // index strides are padded to powers of two so the hot path shifts and masks instead of dividing
+    private final int portShift;
+    private final int vcShift;
+    private final int vcMask;
 
     // wiring
     private final int[] outTarget;   // per go: gi downstream
@@ -111,7 +116,7 @@ public final class Network {
     private final NodePort[] nodePorts;
     private final Endpoint[] endpoints;
     private final int[] nodeSinkFlits;
-    private final boolean[] receiving;
+    private final boolean[] receiving; // per node*2+cls
     private final boolean[] ejectListed;
     private final int[] ejectList;
     private int ejectCount;
@@ -194,6 +199,7 @@ public final class Network {
         this.storeAndForward = config.switching() == Switching.STORE_AND_FORWARD;
         this.cutThrough = config.switching() != Switching.WORMHOLE;
         this.subclasses = topology.vcSubclasses();
+        this.timeMux = config.timeMultiplexedClasses();
         if (subclasses == 2 && (vcsPerClass < 2 || vcsPerClass % 2 != 0)) {
             throw new IllegalArgumentException(topology.name() + " uses dateline VCs: vcsPerClass must be even and"
                 + " >= 2, got " + vcsPerClass);
@@ -202,7 +208,13 @@ public final class Network {
             throw new IllegalArgumentException(topology.name() + " is not deadlock-free when buffered;"
                 + " use Discipline.DROP_WHEN_BLOCKED or dimension-order routing");
         }
-        this.routerPorts = routers * ports;
+        this.portShift = 32 - Integer.numberOfLeadingZeros(Math.max(1, ports - 1));
+        this.vcShift = 32 - Integer.numberOfLeadingZeros(Math.max(1, vcs - 1));
+        this.vcMask = (1 << vcShift) - 1;
+        if ((long) routers << portShift > Integer.MAX_VALUE / 1024) {
+            throw new IllegalArgumentException("fabric too large: " + routers + " routers");
+        }
+        this.routerPorts = routers << portShift;
 
         // ---- wiring: sinks grouped by node, injection links grouped by node
         int sinks = topology.ejections();
@@ -233,11 +245,15 @@ public final class Network {
         inSource = new int[inputs];
         Arrays.fill(outTarget, -1);
         Arrays.fill(inSource, -1);
-        for (int go = 0; go < routerPorts; go++) {
-            int gi = topology.linkOf(go);
-            if (gi >= 0) {
-                outTarget[go] = gi;
-                inSource[gi] = go;
+        for (int r = 0; r < routers; r++) {
+            for (int p = 0; p < ports; p++) {
+                int t = topology.linkOf(r * ports + p);
+                if (t >= 0) {
+                    int go = (r << portShift) + p;
+                    int gi = ((t / ports) << portShift) + t % ports;
+                    outTarget[go] = gi;
+                    inSource[gi] = go;
+                }
             }
         }
         sinkNode = new int[sinks];
@@ -247,7 +263,7 @@ public final class Network {
             int n = topology.ejection(i, 0);
             int sink = nodeSinkFirst[n] + fill[n]++;
             sinkNode[sink] = n;
-            int go = topology.ejection(i, 1) * ports + topology.ejection(i, 2);
+            int go = (topology.ejection(i, 1) << portShift) + topology.ejection(i, 2);
             outTarget[go] = routerPorts + sink;
             inSource[routerPorts + sink] = go;
         }
@@ -256,35 +272,35 @@ public final class Network {
             int n = topology.injection(i, 0);
             int link = nodeLinkFirst[n] + fill[n]++;
             linkNode[link] = n;
-            int gi = topology.injection(i, 1) * ports + topology.injection(i, 2);
+            int gi = (topology.injection(i, 1) << portShift) + topology.injection(i, 2);
             outTarget[routerPorts + link] = gi;
             inSource[gi] = routerPorts + link;
         }
 
         // ---- buffers and VC state
-        long slots = (long) inputs * vcs * depth;
+        long slots = ((long) inputs << vcShift) * depth;
         if (slots > Integer.MAX_VALUE - 16) {
             throw new IllegalArgumentException("fabric too large: " + slots + " buffer slots");
         }
         bufPkt = new int[(int) slots];
         bufSeq = new int[(int) slots];
         bufTime = new long[(int) slots];
-        vcHead = new int[inputs * vcs];
-        vcCount = new int[inputs * vcs];
-        vcState = new byte[inputs * vcs];
-        vcOutVc = new int[inputs * vcs];
+        vcHead = new int[(inputs << vcShift)];
+        vcCount = new int[(inputs << vcShift)];
+        vcState = new byte[(inputs << vcShift)];
+        vcOutVc = new int[(inputs << vcShift)];
         maxCand = Math.max(1, topology.maxCandidates());
-        vcCandPort = new int[inputs * vcs * maxCand];
-        vcCandSub = new int[inputs * vcs * maxCand];
-        vcCandN = new byte[inputs * vcs];
+        vcCandPort = new int[(inputs << vcShift) * maxCand];
+        vcCandSub = new int[(inputs << vcShift) * maxCand];
+        vcCandN = new byte[(inputs << vcShift)];
         portFlits = new int[inputs];
         rrVc = new int[inputs];
-        credits = new int[outputs * vcs];
-        ovcBusy = new boolean[outputs * vcs];
+        credits = new int[outputs << vcShift];
+        ovcBusy = new boolean[outputs << vcShift];
         outFreeAt = new long[outputs];
         for (int go = 0; go < outputs; go++) {
             if (outTarget[go] >= 0) {
-                Arrays.fill(credits, go * vcs, go * vcs + vcs, depth);
+                Arrays.fill(credits, go << vcShift, (go << vcShift) + vcs, depth);
             }
         }
         routerFlits = new int[routers];
@@ -296,7 +312,7 @@ public final class Network {
         nodePorts = new NodePort[nodes];
         endpoints = new Endpoint[nodes];
         nodeSinkFlits = new int[nodes];
-        receiving = new boolean[nodes];
+        receiving = new boolean[nodes * 2];
         Arrays.fill(receiving, true);
         ejectListed = new boolean[nodes];
         ejectList = new int[nodes];
@@ -628,12 +644,12 @@ public final class Network {
         return nodeWake[node];
     }
 
-    void receiving(int node, boolean on) {
-        receiving[node] = on;
+    void receiving(int node, int cls, boolean on) {
+        receiving[node * 2 + cls] = on;
     }
 
-    boolean receiving(int node) {
-        return receiving[node];
+    boolean receiving(int node, int cls) {
+        return receiving[node * 2 + cls];
     }
 
     long processorFreeAt(int node) {
@@ -703,10 +719,10 @@ public final class Network {
         bufSeq[slot] = seq;
         bufTime[slot] = now;
         vcCount[ivc] = count + 1;
-        int gi = ivc / vcs;
+        int gi = ivc >> vcShift;
         portFlits[gi]++;
         if (gi < routerPorts) {
-            int r = gi / ports;
+            int r = gi >> portShift;
             routerFlits[r]++;
             if (!routerListed[r]) {
                 routerListed[r] = true;
@@ -753,7 +769,7 @@ public final class Network {
         vcCount[ivc]--;
         portFlits[gi]--;
         int up = inSource[gi];
-        scheduleCredit(now + linkLatency, up * vcs + (ivc - gi * vcs));
+        scheduleCredit(now + linkLatency, (up << vcShift) + (ivc & vcMask));
     }
 
     private void injectPhase(long now) {
@@ -789,7 +805,7 @@ public final class Network {
             int linkCount = nodeLinkCount[node];
             int link = nodeLinkFirst[node] + (linkCount == 1 ? 0 : random.nextInt(linkCount));
             int go = routerPorts + link;
-            int base = go * vcs + cls * vcsPerClass;
+            int base = (go << vcShift) + cls * vcsPerClass;
             int ovc = -1;
             for (int v = 0; v < vcsPerClass; v++) {
                 int o = base + v;
@@ -822,13 +838,13 @@ public final class Network {
             }
             return;
         }
-        int go = ovc / vcs;
-        if (credits[ovc] == 0 || outFreeAt[go] > now) {
+        int go = ovc >> vcShift;
+        if (credits[ovc] == 0 || outFreeAt[go] > now || (timeMux && ((int) now & 1) != cls)) {
             return;
         }
         credits[ovc]--;
         outFreeAt[go] = now + cyclesPerFlit;
-        scheduleFlit(now + linkLatency, outTarget[go] * vcs + (ovc - go * vcs), pkt, seq);
+        scheduleFlit(now + linkLatency, (outTarget[go] << vcShift) + (ovc & vcMask), pkt, seq);
         flitsInjected++;
         nodeFlitsInjected[node]++;
         if (seq == 0) {
@@ -863,7 +879,7 @@ public final class Network {
     }
 
     private void processRouter(int r, long now) {
-        int base = r * ports;
+        int base = r << portShift;
         int start = rrIn[r];
         for (int i = 0; i < ports; i++) {
             int p = start + i;
@@ -880,7 +896,7 @@ public final class Network {
                 if (v >= vcs) {
                     v -= vcs;
                 }
-                int ivc = gi * vcs + v;
+                int ivc = (gi << vcShift) + v;
                 if (vcCount[ivc] != 0 && advance(r, p, gi, ivc, now)) {
                     rrVc[gi] = v + 1 == vcs ? 0 : v + 1;
                     break;
@@ -913,7 +929,7 @@ public final class Network {
             int count = topology.route(r, inPort, pSrc[pkt], pDst[pkt], random, candPorts, candSubs);
             int cb = ivc * maxCand;
             for (int c = 0; c < count; c++) {
-                vcCandPort[cb + c] = r * ports + candPorts[c];
+                vcCandPort[cb + c] = (r << portShift) + candPorts[c];
                 vcCandSub[cb + c] = candSubs[c];
             }
             vcCandN[ivc] = (byte) count;
@@ -944,7 +960,10 @@ public final class Network {
             vcState[ivc] = ACTIVE;
         }
         int ovc = vcOutVc[ivc];
-        int go = ovc / vcs;
+        int go = ovc >> vcShift;
+        if (timeMux && ((int) now & 1) != pCls[pkt]) {
+            return false; // not this logical network's time slot: waiting for it is not being blocked
+        }
         if (credits[ovc] == 0 || outFreeAt[go] > now) {
             if (dropMode && seq == 0 && now - eligible >= dropTimeout) {
                 ovcBusy[ovc] = false;
@@ -956,7 +975,7 @@ public final class Network {
         routerFlits[r]--;
         credits[ovc]--;
         outFreeAt[go] = now + cyclesPerFlit;
-        scheduleFlit(now + linkLatency, outTarget[go] * vcs + (ovc - go * vcs), pkt, seq);
+        scheduleFlit(now + linkLatency, (outTarget[go] << vcShift) + (ovc & vcMask), pkt, seq);
         flitHops++;
         if (seq == 0) {
             pHops[pkt]++;
@@ -975,7 +994,7 @@ public final class Network {
         int width = subclasses == 2 ? vcsPerClass >> 1 : vcsPerClass;
         for (int c = 0; c < count; c++) {
             int go = vcCandPort[cb + c];
-            int lo = go * vcs + clsBase + (subclasses == 2 ? vcCandSub[cb + c] * width : 0);
+            int lo = (go << vcShift) + clsBase + (subclasses == 2 ? vcCandSub[cb + c] * width : 0);
             for (int o = lo; o < lo + width; o++) {
                 if (!ovcBusy[o] && (!cutThrough || credits[o] >= len)) {
                     ovcBusy[o] = true;
@@ -1029,7 +1048,7 @@ public final class Network {
         int kept = 0;
         for (int i = 0; i < ejectCount; i++) {
             int node = ejectList[i];
-            if (receiving[node]) {
+            if (receiving[node * 2] || receiving[node * 2 + 1]) {
                 int first = nodeSinkFirst[node];
                 for (int s = 0, c = nodeSinkCount[node]; s < c; s++) {
                     consume(node, routerPorts + first + s, now);
@@ -1055,8 +1074,8 @@ public final class Network {
             if (v >= vcs) {
                 v -= vcs;
             }
-            int ivc = gi * vcs + v;
-            if (vcCount[ivc] == 0) {
+            int ivc = (gi << vcShift) + v;
+            if (vcCount[ivc] == 0 || !receiving[node * 2 + (v >= vcsPerClass ? 1 : 0)]) {
                 continue;
             }
             int slot = ivc * depth + vcHead[ivc];

@@ -9,10 +9,13 @@ package io.nicbridge.sim.fabric;
  * charging the processor's send overhead: the packet becomes eligible when the processor has finished.
  * A full queue is back-pressure: the call returns {@code false} and nothing is queued.
  *
- * <p>Receiving: the NI consumes one flit per cycle per ejection link while {@link #receiving(boolean) receiving}
- * is on and calls {@link Endpoint#deliver} at the tail. Turning receiving off models a processor that does not
- * poll: the ejection buffers fill and back-pressure reaches into the network (in drop mode the blocked heads at
- * the last router are dropped, counted as {@link DropReason#EJECT_BLOCKED}).
+ * <p>Receiving: the NI consumes one flit per cycle per ejection link from the VCs of the classes whose receiving
+ * is on, and calls {@link Endpoint#deliver} at the tail. Turning a class off models a processor that does not
+ * poll it: that class's ejection VCs fill and back-pressure reaches into the network (in drop mode the blocked
+ * heads at the last router are dropped, counted as {@link DropReason#EJECT_BLOCKED}), while the other class, on
+ * its own VCs, keeps flowing - the separate request/reply networks that avoid fetch deadlock. An endpoint that
+ * models polling keeps delivered packets in its own queue and charges {@link ProcessorModel#pollEmpty()} /
+ * {@link ProcessorModel#receiveOverhead()} through {@link #chargeProcessor(long)}.
  */
 public final class NodePort {
     private final Network network;
@@ -78,13 +81,19 @@ public final class NodePort {
         return network.wakePending(node);
     }
 
-    /** Turns flit consumption from the ejection buffers on or off (on initially). */
+    /** Turns flit consumption from the ejection buffers on or off for both classes (on initially). */
     public void receiving(boolean on) {
-        network.receiving(node, on);
+        network.receiving(node, Network.REQUEST, on);
+        network.receiving(node, Network.REPLY, on);
     }
 
-    public boolean receiving() {
-        return network.receiving(node);
+    /** Turns flit consumption of class {@code cls} on or off. */
+    public void receiving(int cls, boolean on) {
+        network.receiving(node, checkClass(cls), on);
+    }
+
+    public boolean receiving(int cls) {
+        return network.receiving(node, checkClass(cls));
     }
 
     /** The processor cost model of this fabric. */

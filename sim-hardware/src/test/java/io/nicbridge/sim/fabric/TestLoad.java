@@ -3,41 +3,56 @@ package io.nicbridge.sim.fabric;
 import java.util.SplittableRandom;
 
 /**
- * Minimal test/bench load: every node, every cycle, creates a packet with probability {@code rate / flits}
- * (offered load {@code rate} flits/node/cycle) to a uniformly random destination (self included) and queues it
- * in its own unbounded source queue, so offered load is not throttled by the NI queue (latency from creation
- * includes source queueing). Counts delivered packets and their latency.
+ * Minimal test load: each node, each cycle, creates a packet with probability {@code rate / flits} (offered load
+ * {@code rate} flits/node/cycle), to a uniformly random destination (self included) or to {@code permutation[src]},
+ * queued in an unbounded source backlog so offered load is not throttled by the NI queue. Counts what it sees.
  */
-final class BernoulliUniform implements Endpoint {
+final class TestLoad implements Endpoint {
     private final double probability;
     private final int flits;
     private final int nodes;
+    private final int[] permutation;
     private final SplittableRandom random;
-    private final boolean avoidSelf;
-    private long[] backlog = new long[64]; // created cycles waiting for the NI queue
+    private long[] backlog = new long[64];
     private int backlogHead;
     private int backlogCount;
+    private boolean stopped;
     long created;
     long delivered;
     long latencySum;
+    long networkLatencySum;
     long hopsSum;
 
-    BernoulliUniform(double rate, int flits, int nodes, long seed, boolean avoidSelf) {
-        this.probability = rate / flits;
+    TestLoad(double rate, int flits, int nodes, int[] permutation, long seed) {
+        this.probability = Math.min(1.0, rate / flits);
         this.flits = flits;
         this.nodes = nodes;
+        this.permutation = permutation;
         this.random = new SplittableRandom(seed);
-        this.avoidSelf = avoidSelf;
     }
 
-    static BernoulliUniform[] attachAll(Network net, double rate, int flits, long seed) {
-        BernoulliUniform[] eps = new BernoulliUniform[net.nodes()];
+    static TestLoad[] attachAll(Network net, double rate, int flits, int[] permutation, long seed) {
+        TestLoad[] loads = new TestLoad[net.nodes()];
         SplittableRandom seeds = new SplittableRandom(seed);
-        for (int n = 0; n < eps.length; n++) {
-            eps[n] = new BernoulliUniform(rate, flits, net.nodes(), seeds.nextLong(), false);
-            net.attach(n, eps[n]);
+        for (int n = 0; n < loads.length; n++) {
+            loads[n] = new TestLoad(rate, flits, net.nodes(), permutation, seeds.nextLong());
+            net.attach(n, loads[n]);
         }
-        return eps;
+        return loads;
+    }
+
+    static void stopAll(TestLoad[] loads) {
+        for (TestLoad l : loads) {
+            l.stopped = true;
+        }
+    }
+
+    static long sum(TestLoad[] loads, java.util.function.ToLongFunction<TestLoad> f) {
+        long s = 0;
+        for (TestLoad l : loads) {
+            s += f.applyAsLong(l);
+        }
+        return s;
     }
 
     @Override
@@ -47,6 +62,9 @@ final class BernoulliUniform implements Endpoint {
 
     @Override
     public void wake(NodePort port, long cycle) {
+        if (stopped) {
+            return;
+        }
         if (random.nextDouble() < probability) {
             if (backlogCount == backlog.length) {
                 long[] b = new long[backlog.length * 2];
@@ -60,10 +78,7 @@ final class BernoulliUniform implements Endpoint {
             created++;
         }
         while (backlogCount > 0) {
-            int dst = random.nextInt(nodes);
-            if (avoidSelf && dst == port.node()) {
-                dst = (dst + 1) % nodes;
-            }
+            int dst = permutation == null ? random.nextInt(nodes) : permutation[port.node()];
             if (!port.inject(dst, flits, Network.REQUEST, backlog[backlogHead], created)) {
                 break;
             }
@@ -77,10 +92,7 @@ final class BernoulliUniform implements Endpoint {
     public void deliver(NodePort port, PacketRecord packet, long cycle) {
         delivered++;
         latencySum += cycle - packet.createdCycle();
+        networkLatencySum += cycle - packet.injectedCycle();
         hopsSum += packet.hops();
-    }
-
-    int backlog() {
-        return backlogCount;
     }
 }
