@@ -34,6 +34,7 @@ public final class LoadTest {
     private final IntRingQueues sourceQueues;
     private final long[] windowEjectedFlits;
 
+    private boolean ran;
     private boolean tagging;
     private boolean windowOpen;
     private long outstandingTagged;
@@ -92,8 +93,15 @@ public final class LoadTest {
         return r;
     }
 
-    /** Runs warm-up, measurement and drain, and reports the measured load point. */
+    /**
+     * Runs warm-up, measurement and drain, and reports the measured load point. One run per instance
+     * (and per fresh network): the network's state is part of the measurement.
+     */
     public LoadResult run() {
+        if (ran) {
+            throw new IllegalStateException("a LoadTest runs once; build a new one on a fresh network");
+        }
+        ran = true;
         long start = System.nanoTime();
         long startCycle = fabric.cycle();
         String verdict = "stable";

@@ -101,6 +101,11 @@ final class FabricRunCommand implements Callable<Integer> {
     }
 
     static String describe(SimConfig c) {
+        if (!c.getString("workload", "synthetic").equalsIgnoreCase("synthetic")) {
+            return String.format(Locale.ROOT, "%s, %s, %d VCs x %d flits, workload %s",
+                    c.getString("switching", "wormhole"), c.getString("discipline", "buffered"),
+                    c.getInt("num_vcs", 2), c.getInt("vc_buf_size", 4), c.getString("workload", ""));
+        }
         return String.format(Locale.ROOT, "%s, %s, %s traffic, %d-flit packets, %d VCs x %d flits",
                 c.getString("switching", "wormhole"), c.getString("discipline", "buffered"),
                 c.getString("traffic", "uniform"), c.getInt("packet_size", 4), c.getInt("num_vcs", 2),
