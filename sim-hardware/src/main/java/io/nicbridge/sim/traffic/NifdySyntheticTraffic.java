@@ -6,7 +6,8 @@ import java.util.SplittableRandom;
  * The NIFDY paper's synthetic workloads (section 4.1): phases separated by barriers; in a phase each
  * sending node sends its packets (100 to 300) as fast as it can, as messages of consecutive packets
  * to one random destination, choosing a new destination and length at the end of each message. No
- * node starts the next phase until every sending node has finished the current one. The metric is
+ * node starts the next phase until every sending node has finished the current one (here: its port
+ * has accepted all its packets; the barrier then takes {@code barrierCycles}). The metric is
  * packets delivered in a fixed number of cycles (the paper: 1,000,000).
  * <pre>
  *   heavy  every node sends every phase; message length uniform in 1..5 packets
