@@ -1,5 +1,6 @@
 package io.nicbridge.bench.cli;
 
+import io.nicbridge.bench.cli.fabric.FabricCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -9,7 +10,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = NicCommand.Version.class,
         description = "nicbridge: user-level network interfaces of five classic papers on the Java FFM API.",
-        subcommands = {InfoCommand.class, PingPongCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {InfoCommand.class, PingPongCommand.class, FabricCommand.class,
+                CommandLine.HelpCommand.class})
 public final class NicCommand implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
