@@ -181,6 +181,14 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         boot();
     }
 
+    /**
+     * A DMA space sized for this card: SBus DVMA is 32-bit, and every endpoint pins two regions (segment and
+     * receive queue), plus room for the kernel's own buffers.
+     */
+    public static DmaSpace newDmaSpace(String name) {
+        return new DmaSpace(name, io.nicbridge.bridge.memory.BusWidth.BITS_32, 2 * MAX_ENDPOINTS + 64);
+    }
+
     /** Attaches the model to its engine and gives it the uplink it transmits cells on (setup). */
     public void attach(DeviceEngine engine, CellLink uplink) {
         Objects.requireNonNull(engine, "engine");

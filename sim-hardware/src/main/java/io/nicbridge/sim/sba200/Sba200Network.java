@@ -1,6 +1,5 @@
 package io.nicbridge.sim.sba200;
 
-import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.sim.atm.AtmNetworkService;
 import io.nicbridge.sim.atm.AtmSwitch;
@@ -67,7 +66,7 @@ public final class Sba200Network implements AutoCloseable {
                 throw new IllegalArgumentException("network already has a card named '" + name + "'");
             }
         }
-        Sba200Model model = new Sba200Model(name, engine.timeBase(), new DmaSpace(name + ".dma"), cardTiming);
+        Sba200Model model = new Sba200Model(name, engine.timeBase(), Sba200Model.newDmaSpace(name + ".dma"), cardTiming);
         AtmSwitch.Port port = atmSwitch.connect(model);
         model.attach(engine, port.uplink());
         Sba200Card card = new Sba200Card(DeviceSpec.parse("emu:sba200?mode=" + Engines.modeName(engine.mode())),

@@ -2,7 +2,6 @@ package io.nicbridge.sim.sba200;
 
 import static io.nicbridge.contract.Sba200Unet.*;
 
-import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.sim.atm.Aal5;
 import io.nicbridge.sim.atm.AtmCells;
@@ -29,8 +28,8 @@ final class CardRig implements AutoCloseable {
     final List<Long> sentAt = new ArrayList<>();
 
     CardRig(EngineMode mode, Sba200Timing timing) {
-        engine = Engines.create(mode, 7, null);
-        model = new Sba200Model("rig", engine.timeBase(), new DmaSpace("rig.dma"), timing);
+        engine = Engines.create(mode, 7, mode == EngineMode.THREADED ? new io.nicbridge.sim.engine.BackoffIdle() : null);
+        model = new Sba200Model("rig", engine.timeBase(), Sba200Model.newDmaSpace("rig.dma"), timing);
         uplink = CellLink.builder(engine.timeBase(), (c, o) -> {
             sent.add(c.asSlice(o, AtmCells.CELL_SIZE).toArray(ValueLayout.JAVA_BYTE));
             sentAt.add(engine.timeBase().nanoTime());
