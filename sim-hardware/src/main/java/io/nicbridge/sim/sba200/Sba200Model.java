@@ -589,9 +589,12 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         while (!txBusy && activeMask != 0 && work < TX_PER_PASS) {
             int found = -1;
             long d = -1;
-            for (int k = 0; k < MAX_ENDPOINTS; k++) {
-                int ep = (txNext + k) & (MAX_ENDPOINTS - 1);
-                if ((activeMask & (1 << ep)) != 0 && (d = sendQueues[ep].poll()) >= 0) {
+            // Round robin over the active endpoints only, starting after the last one served.
+            int rotated = Integer.rotateRight(activeMask, txNext & (MAX_ENDPOINTS - 1));
+            while (rotated != 0) {
+                int ep = (Integer.numberOfTrailingZeros(rotated) + txNext) & (MAX_ENDPOINTS - 1);
+                rotated &= rotated - 1;
+                if ((d = sendQueues[ep].poll()) >= 0) {
                     found = ep;
                     break;
                 }
