@@ -99,6 +99,25 @@ class AtmCellsTest {
     }
 
     @Test
+    void crcMatchesBitwiseReferenceAtEveryLengthAndAlignment() {
+        byte[] data = new byte[200];
+        new java.util.Random(5).nextBytes(data);
+        MemorySegment s = MemorySegment.ofArray(data);
+        for (int off = 0; off < 8; off++) {
+            for (int len = 0; len <= 150; len++) {
+                int c = 0xFFFFFFFF;
+                for (int i = off; i < off + len; i++) {
+                    c ^= (data[i] & 0xFF) << 24;
+                    for (int b = 0; b < 8; b++) {
+                        c = c < 0 ? (c << 1) ^ 0x04C11DB7 : c << 1;
+                    }
+                }
+                assertEquals(~c, Aal5.crc(s, off, len), "offset " + off + " length " + len);
+            }
+        }
+    }
+
+    @Test
     void cellCountsAndPad() {
         int[][] cases = {{0, 1}, {1, 1}, {40, 1}, {41, 2}, {88, 2}, {89, 3}, {1000, 21}, {65535, 1366}};
         for (int[] c : cases) {
