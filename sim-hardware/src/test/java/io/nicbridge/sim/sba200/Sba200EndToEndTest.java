@@ -75,6 +75,21 @@ class Sba200EndToEndTest {
     }
 
     @Test
+    void aThreadedI960FindsSendsWithoutADoorbell() {
+        try (Pair p = new Pair(EngineMode.THREADED, Sba200Timing.WIRE_ONLY, s -> s.ports(2))) {
+            byte[] m = Pair.bytes(30, 1);
+            assertTrue(p.sa.sq.offerInline(p.sa.channel, java.lang.foreign.MemorySegment.ofArray(m), 0, m.length));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            long d;
+            while ((d = p.sb.rq.poll()) < 0) {
+                assertTrue(System.nanoTime() < deadline, "the i960 thread polls the send queue by itself");
+                LockSupport.parkNanos(100_000);
+            }
+            assertArrayEquals(m, p.sb.payload(d));
+        }
+    }
+
+    @Test
     void lostAndCorruptedCellsFailReassemblyAndAreCounted() {
         // Downlink to port 1: cell 2 lost (middle of a 3-cell PDU), cell 5 corrupted in its payload.
         FaultPlan plan = FaultPlan.builder().dropFrame(2).corruptFrame(5, 8 * 30).corruptFrame(8, 8 * 2).build();

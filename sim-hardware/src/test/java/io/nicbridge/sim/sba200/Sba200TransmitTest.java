@@ -63,6 +63,28 @@ class Sba200TransmitTest {
     }
 
     @Test
+    void endpointsAreServedRoundRobin() {
+        try (CardRig r = new CardRig(io.nicbridge.sim.engine.EngineMode.VIRTUAL, Sba200Timing.WIRE_ONLY)) {
+            Sba200Endpoint e1 = r.endpoint(4096, 8);
+            Sba200Endpoint e2 = r.endpoint(4096, 8);
+            Pair.Side s1 = new Pair.Side(e1, r.kernel.openChannel(e1, 0, 101, 201));
+            Pair.Side s2 = new Pair.Side(e2, r.kernel.openChannel(e2, 0, 102, 202));
+            for (int i = 0; i < 3; i++) {
+                assertTrue(s1.sendInline(Pair.bytes(8, i)));
+            }
+            for (int i = 0; i < 3; i++) {
+                assertTrue(s2.sendInline(Pair.bytes(8, i)));
+            }
+            r.settle();
+            StringBuilder order = new StringBuilder();
+            for (byte[] c : r.sent) {
+                order.append(AtmCells.vci(AtmCells.readHeader(MemorySegment.ofArray(c), 0)) - 100);
+            }
+            assertEquals("121212", order.toString(), "one PDU per endpoint in turn");
+        }
+    }
+
+    @Test
     void segmentMemoryGoneIsADmaErrorNotACrash() {
         try (CardRig r = CardRig.inline()) {
             java.lang.foreign.Arena process = java.lang.foreign.Arena.ofShared();
