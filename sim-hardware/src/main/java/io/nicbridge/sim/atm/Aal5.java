@@ -139,8 +139,8 @@ public final class Aal5 {
 
     /** The trailer's LEN field of the 48-byte last-cell payload at {@code payload}. */
     public static int trailerLength(MemorySegment lastCellPayload, long payload) {
-        return lastCellPayload.get(SHORT_BE, payload + AtmCells.PAYLOAD_SIZE - TRAILER_SIZE + Sba200Unet.AAL5_LENGTH_OFS)
-            & 0xFFFF;
+        long at = payload + AtmCells.PAYLOAD_SIZE - TRAILER_SIZE + Sba200Unet.AAL5_LENGTH_OFS;
+        return lastCellPayload.get(SHORT_BE, at) & 0xFFFF;
     }
 
     public static int trailerUu(MemorySegment lastCellPayload, long payload) {

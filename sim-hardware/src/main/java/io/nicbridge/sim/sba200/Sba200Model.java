@@ -48,9 +48,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Send.</b> For each active endpoint (round robin) the firmware polls the send queue through
  * {@link UnetNiSendQueue}. A descriptor is rejected, with status and {@code tx_rejected} counted, when VALID is
- * missing, the length is 0 (AAL5's abort value), nbufs is 0 or &gt; 6, or the buffer lengths do not add up to the length (BAD_DESC), the channel is not
- * open (BAD_CHANNEL), an INLINE length exceeds 40 or a buffer length 65535 (TOO_LONG), or a buffer leaves the
- * segment (SEG_BOUNDS, and ep_status SEGFAULT). Otherwise the data is gathered, framed as an AAL5 CPCS-PDU (UU 0,
+ * missing, the length is 0 (AAL5's abort value), nbufs is 0 or &gt; 6, or the buffer lengths do not add up to
+ * the length (BAD_DESC), the channel is not open (BAD_CHANNEL), an INLINE length exceeds 40 or a buffer length
+ * 65535 (TOO_LONG), or a buffer leaves the segment (SEG_BOUNDS, and ep_status SEGFAULT). Otherwise the data is gathered, framed as an AAL5 CPCS-PDU (UU 0,
  * CPI 0, LEN, CRC-32), cut into cells (GFC 0, the channel's VPI/TX VCI, PTI 000 and 001 on the last, CLP 0, HEC)
  * and put on the uplink. Status SENT is written, then {@code sq_cons} advanced: at once in real time; in virtual
  * time when the last cell has left, and only then is the next descriptor taken (one PDU on the fiber at a time).
@@ -896,7 +896,8 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
             }
             int k = Math.min(n, rxBufCapacity[base + b] - rxBufFill[base + b]);
             try {
-                MemorySegment.copy(src, from, seg, Integer.toUnsignedLong(rxBufOffset[base + b]) + rxBufFill[base + b], k);
+                long to = Integer.toUnsignedLong(rxBufOffset[base + b]) + rxBufFill[base + b];
+                MemorySegment.copy(src, from, seg, to, k);
             } catch (IllegalStateException e) {
                 rxError[vci] = RX_ERR_DMA;
                 addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1);

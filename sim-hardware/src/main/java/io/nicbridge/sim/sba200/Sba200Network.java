@@ -77,7 +77,8 @@ public final class Sba200Network implements AutoCloseable {
                 throw new IllegalArgumentException("network already has a card named '" + name + "'");
             }
         }
-        Sba200Model model = new Sba200Model(name, engine.timeBase(), Sba200Model.newDmaSpace(name + ".dma"), cardTiming);
+        Sba200Model model = new Sba200Model(name, engine.timeBase(), Sba200Model.newDmaSpace(name + ".dma"),
+            cardTiming);
         AtmSwitch.Port port = atmSwitch.connect(model);
         model.attach(engine, port.uplink());
         Sba200Card card = new Sba200Card(spec, model, port.number(), release);
