@@ -50,8 +50,8 @@ import org.slf4j.LoggerFactory;
  * {@link UnetNiSendQueue}. A descriptor is rejected, with status and {@code tx_rejected} counted, when VALID is
  * missing, the length is 0 (AAL5's abort value), nbufs is 0 or &gt; 6, or the buffer lengths do not add up to
  * the length (BAD_DESC), the channel is not open (BAD_CHANNEL), an INLINE length exceeds 40 or a buffer length
- * 65535 (TOO_LONG), or a buffer leaves the segment (SEG_BOUNDS, and ep_status SEGFAULT). Otherwise the data is gathered, framed as an AAL5 CPCS-PDU (UU 0,
- * CPI 0, LEN, CRC-32), cut into cells (GFC 0, the channel's VPI/TX VCI, PTI 000 and 001 on the last, CLP 0, HEC)
+ * 65535 (TOO_LONG), or a buffer leaves the segment (SEG_BOUNDS, and ep_status SEGFAULT). Otherwise the data is
+ * gathered, framed as an AAL5 CPCS-PDU (UU 0, CPI 0, LEN, CRC-32), cut into cells (GFC 0, the channel's VPI/TX VCI, PTI 000 and 001 on the last, CLP 0, HEC)
  * and put on the uplink. Status SENT is written, then {@code sq_cons} advanced: at once in real time; in virtual
  * time when the last cell has left, and only then is the next descriptor taken (one PDU on the fiber at a time).
  *
