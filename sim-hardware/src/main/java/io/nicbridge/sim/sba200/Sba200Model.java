@@ -1,0 +1,1053 @@
+package io.nicbridge.sim.sba200;
+
+import static io.nicbridge.contract.Sba200Unet.*;
+
+import io.nicbridge.bridge.memory.BusError;
+import io.nicbridge.bridge.memory.BusErrorException;
+import io.nicbridge.bridge.memory.DmaSpace;
+import io.nicbridge.bridge.queue.UnetNiFreeQueue;
+import io.nicbridge.bridge.queue.UnetNiReceiveQueue;
+import io.nicbridge.bridge.queue.UnetNiSendQueue;
+import io.nicbridge.bridge.regs.RegisterSideEffects;
+import io.nicbridge.bridge.regs.Registers;
+import io.nicbridge.bridge.spi.InterruptLine;
+import io.nicbridge.sim.atm.Aal5;
+import io.nicbridge.sim.atm.AtmCells;
+import io.nicbridge.sim.atm.CellLink;
+import io.nicbridge.sim.atm.CellSink;
+import io.nicbridge.sim.capture.PcapWriter;
+import io.nicbridge.sim.engine.DeviceEngine;
+import io.nicbridge.sim.engine.DeviceModel;
+import io.nicbridge.sim.engine.FrameFifo;
+import io.nicbridge.sim.engine.SimTimer;
+import io.nicbridge.sim.engine.TimeBase;
+import io.nicbridge.sim.engine.WorkSignal;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The emulated Fore SBA-200 running the U-Net firmware (hardware-facts B.4, contract {@code sba200_unet.h}): board
+ * RAM, BCR, the i960's polling loop, the AAL5 segmentation and reassembly engine and the TAXI cell interface.
+ *
+ * <pre>
+ *   kernel  --- ram() Registers (256 KiB, big-endian) --- UG block, command queue, VCI table      (hooks: cmd_prod
+ *   process --- its endpoint page only (a 4 KiB slice) -- EPCB, send queue, free queue             doorbell,
+ *   host    --- bcr() Registers (4 bytes) ---------------- reset / release / clear interrupt       sq_prod doorbells,
+ *                                                                                                   pending W1C)
+ *   service():  kernel commands -&gt; receive cells (demux, reassembly, RQ DMA) -&gt; send descriptors
+ *               (checks, gather DMA, AAL5 framing + CRC-32, cells + HEC onto the uplink)
+ *   DMA: every host access (segments, receive queues, GET_STATS) goes through the card's DmaSpace; segments and
+ *        receive queues are translated once, at EP_CREATE, into the i960's protection table (slices), and every
+ *        offset is bounds-checked against that endpoint's own slice - never another endpoint's.
+ * </pre>
+ *
+ * <p><b>Send.</b> For each active endpoint (round robin) the firmware polls the send queue through
+ * {@link UnetNiSendQueue}. A descriptor is rejected, with status and {@code tx_rejected} counted, when VALID is
+ * missing or nbufs is 0 or &gt; 6 or the buffer lengths do not add up to the length (BAD_DESC), the channel is not
+ * open (BAD_CHANNEL), an INLINE length exceeds 40 or a buffer length 65535 (TOO_LONG), or a buffer leaves the
+ * segment (SEG_BOUNDS, and ep_status SEGFAULT). Otherwise the data is gathered, framed as an AAL5 CPCS-PDU (UU 0,
+ * CPI 0, LEN, CRC-32), cut into cells (GFC 0, the channel's VPI/TX VCI, PTI 000 and 001 on the last, CLP 0, HEC)
+ * and put on the uplink. Status SENT is written, then {@code sq_cons} advanced: at once in real time; in virtual
+ * time when the last cell has left, and only then is the next descriptor taken (one PDU on the fiber at a time).
+ *
+ * <p><b>Receive.</b> Cells arrive through {@link #cellArrived} into a bounded ingress FIFO (any thread) and are
+ * processed by {@code service()}: HEC check (bad: {@code hec_errors}), VCI demux through the RAM table (unknown or
+ * VPI mismatch: {@code drop_unknown_vci}), per-VCI reassembly. A PDU of one cell with LEN &lt;= 40 goes INLINE into
+ * the receive descriptor and takes no free buffer. Longer PDUs go into free-queue buffers (validated against the
+ * segment; at most 6); the firmware holds each cell back by one so that on the last cell it knows LEN and writes
+ * exactly LEN bytes, never pad or trailer. On the last cell CRC and LEN are checked; errors are delivered as ERROR
+ * entries (code CRC, LENGTH, NO_BUFFERS, TOO_MANY_BUFS, DMA) that still list the buffers taken, so the process can
+ * recycle them. A PDU whose receive-queue slot is still VALID is dropped (RQ overrun); one that starts while the
+ * queue is already full is discarded before it takes buffers. Then the upcall condition is checked.
+ *
+ * <p><b>Upcalls.</b> Mode NONEMPTY signals on every delivery, ALMOST_FULL when at least 3/4 of RQ_LEN entries are
+ * outstanding: the endpoint's bit is set in the UG pending mask (write 1 to clear) and, if UG intr_enable allows,
+ * the interrupt line is raised (BCR bit 0x100 reads it; BCR write 0x04 lowers it). Command completion with the IRQ
+ * bit raises it too.
+ *
+ * <p><b>Threads.</b> {@code service()} runs on one thread at a time (the engine's guarantee); register hooks and
+ * {@link #cellArrived} run on host or link threads and only store, kick, or offer into the FIFO. Nothing on the
+ * data path allocates.
+ */
+public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Sba200Model.class);
+    /** [P] monitor version word the emulated boot monitor reports. */
+    public static final int MONITOR_VERSION = 0x0001_0000;
+    public static final int DEFAULT_INGRESS_CELLS = 4096;
+    /** Send descriptors processed per service pass at most (fairness with receive). */
+    static final int TX_PER_PASS = 32;
+
+    private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final java.lang.invoke.VarHandle INT_BE_HANDLE = INT_BE.varHandle();
+    private static final int NO_ERROR = 0;
+    /** Internal reassembly verdict: drop silently (RQ full at the first cell). */
+    private static final int DISCARD_OVERRUN = 0x100;
+    private static final int VCIS = VCI_TABLE_ENTRIES;
+
+    private final String name;
+    private final TimeBase timeBase;
+    private final boolean virtual;
+    private final Sba200Timing timing;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment ram;
+    private final Registers ramRegisters;
+    private final Registers bcr;
+    private final DmaSpace dma;
+    private final InterruptLine irq;
+    private final FrameFifo ingress;
+    private final SimTimer pollTimer;
+    private final SimTimer txDoneTimer;
+
+    // ---- the i960's protection table, per endpoint (indexed by endpoint number)
+    private final MemorySegment[] pages = new MemorySegment[MAX_ENDPOINTS];
+    private final MemorySegment[] segments = new MemorySegment[MAX_ENDPOINTS];
+    private final long[] segmentLengths = new long[MAX_ENDPOINTS];
+    private final int[] rqLengths = new int[MAX_ENDPOINTS];
+    private final UnetNiSendQueue[] sendQueues = new UnetNiSendQueue[MAX_ENDPOINTS];
+    private final UnetNiFreeQueue[] freeQueues = new UnetNiFreeQueue[MAX_ENDPOINTS];
+    private final UnetNiReceiveQueue[] receiveQueues = new UnetNiReceiveQueue[MAX_ENDPOINTS];
+    private final MemorySegment[] rqSegments = new MemorySegment[MAX_ENDPOINTS];
+    private int activeMask;
+    /** Per endpoint, bit c = channel c open. */
+    private final long[] channelsOpen = new long[MAX_ENDPOINTS];
+    /** [ep * 64 + chan] = cell header word (VPI, TX VCI; PTI 0, CLP 0). */
+    private final int[] txHeaders = new int[MAX_ENDPOINTS * MAX_CHANNELS];
+    /** [ep * 64 + chan] = the RX VCI the channel registered. */
+    private final int[] rxVcis = new int[MAX_ENDPOINTS * MAX_CHANNELS];
+
+    // ---- reassembly state per incoming VCI (firmware-private, "not part of the contract")
+    private final int[] rxCells = new int[VCIS];
+    private final int[] rxCrc = new int[VCIS];
+    private final int[] rxError = new int[VCIS];
+    private final int[] rxBytes = new int[VCIS];
+    private final int[] rxNbufs = new int[VCIS];
+    private final int[] rxBufOffset = new int[VCIS * MAX_BUFS];
+    private final int[] rxBufCapacity = new int[VCIS * MAX_BUFS];
+    private final int[] rxBufFill = new int[VCIS * MAX_BUFS];
+    /** One held-back 48-byte payload per VCI. */
+    private final MemorySegment rxHeld;
+
+    // ---- transmit staging
+    /** 4-byte SunATM pseudo-header, then the CPCS-PDU (payload, pad, trailer). */
+    private final MemorySegment pdu;
+    private final MemorySegment cell;
+    private final MemorySegment captureBuffer;
+    private boolean txBusy;
+    private int txEp;
+    private long txDescriptor;
+    private int txNext;
+
+    private volatile CellLink uplink;
+    private volatile PcapWriter capture;
+    private WorkSignal signal = () -> { };
+    private volatile boolean resetAsserted;
+    private volatile boolean bootPending;
+    private volatile boolean closed;
+    private long protocolErrors;
+
+    /**
+     * @param dma    the card's DMA space: the host memory it may reach (segments, receive queues, GET_STATS)
+     * @param timing virtual-time costs (ignored in real time)
+     */
+    public Sba200Model(String name, TimeBase timeBase, DmaSpace dma, Sba200Timing timing) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.timeBase = Objects.requireNonNull(timeBase, "timeBase");
+        this.virtual = timeBase.isVirtual();
+        this.dma = Objects.requireNonNull(dma, "dma");
+        this.timing = Objects.requireNonNull(timing, "timing");
+        this.ram = arena.allocate(RAM_SIZE, 4096);
+        int[] hooked = new int[2 + MAX_ENDPOINTS];
+        hooked[0] = UG_OFS + UG_CMD_PROD_OFS;
+        hooked[1] = UG_OFS + UG_UPCALL_PENDING_OFS;
+        for (int e = 0; e < MAX_ENDPOINTS; e++) {
+            hooked[2 + e] = pageOffset(e) + EPCB_SQ_PROD_OFS;
+        }
+        this.ramRegisters = new Registers(name + ".ram", ram, ByteOrder.BIG_ENDIAN, new RamHooks(), hooked);
+        this.bcr = new Registers(name + ".bcr", arena.allocate(BCR_RANGE_SIZE, 4), ByteOrder.BIG_ENDIAN,
+            new BcrHooks(), BCR_OFS);
+        this.irq = new InterruptLine(name + ".irq");
+        this.ingress = new FrameFifo(arena, DEFAULT_INGRESS_CELLS, AtmCells.CELL_SIZE);
+        this.rxHeld = arena.allocate((long) VCIS * AtmCells.PAYLOAD_SIZE, 8);
+        this.pdu = arena.allocate(4 + (long) Aal5.MAX_CELLS * AtmCells.PAYLOAD_SIZE, 8);
+        this.cell = arena.allocate(AtmCells.CELL_SIZE, 8);
+        this.captureBuffer = arena.allocate(4 + (long) MAX_PDU, 8);
+        this.pollTimer = timeBase.newTimer(name + ".i960-poll", this::kickNow);
+        this.txDoneTimer = timeBase.newTimer(name + ".tx-done", this::txDone);
+        boot();
+    }
+
+    /** Attaches the model to its engine and gives it the uplink it transmits cells on (setup). */
+    public void attach(DeviceEngine engine, CellLink uplink) {
+        Objects.requireNonNull(engine, "engine");
+        if (engine.timeBase() != timeBase) {
+            throw new IllegalArgumentException(name + " was built on another time base than the engine's");
+        }
+        this.uplink = Objects.requireNonNull(uplink, "uplink");
+        ram.set(INT_BE, UG_OFS + UG_LINK_STATUS_OFS, UG_LINK_CARRIER);
+        this.signal = engine.attach(this);
+        signal.kick();
+    }
+
+    // =============================================================================================== accessors
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** The 256 KiB board-RAM window (kernel view). */
+    public Registers ram() {
+        return ramRegisters;
+    }
+
+    /** The 4-byte Board Control Register range. */
+    public Registers bcr() {
+        return bcr;
+    }
+
+    public DmaSpace dma() {
+        return dma;
+    }
+
+    public InterruptLine interrupt() {
+        return irq;
+    }
+
+    public Sba200Timing timing() {
+        return timing;
+    }
+
+    public TimeBase timeBase() {
+        return timeBase;
+    }
+
+    public CellLink uplink() {
+        return uplink;
+    }
+
+    /**
+     * The process's mapping of endpoint page {@code ep}: a 4 KiB slice of board RAM and nothing else (setup-time;
+     * the kernel hands it to the owning process only).
+     */
+    public MemorySegment endpointPage(int ep) {
+        checkEndpoint(ep);
+        return ram.asSlice(pageOffset(ep), EP_PAGE_SIZE);
+    }
+
+    /** RAM offset of endpoint page {@code ep}. */
+    public static int pageOffset(int ep) {
+        return EP_PAGE_BASE + ep * EP_PAGE_SIZE;
+    }
+
+    /** A UG counter (offset relative to the UG block, e.g. {@code UG_CNT_CELLS_RX_OFS}), unsigned. */
+    public long counter(int ugOffset) {
+        return Integer.toUnsignedLong(ramRegisters.loadRaw(UG_OFS + ugOffset));
+    }
+
+    /** Impossible command producer values seen (more than CMDQ_LEN ahead); never trusted. */
+    public long protocolErrors() {
+        return protocolErrors;
+    }
+
+    /** Cells lost because the ingress FIFO was full. */
+    public long ingressOverflows() {
+        return ingress.overflows();
+    }
+
+    /** Records every PDU sent (direction bit set) and every good PDU received as SunATM (LINKTYPE 123) records. */
+    public void capture(PcapWriter writer) {
+        if (writer != null && writer.linkType() != PCAP_LINKTYPE_SUNATM) {
+            throw new IllegalArgumentException("an SBA-200 capture needs LINKTYPE_SUNATM (123), the writer has "
+                + writer.linkType());
+        }
+        this.capture = writer;
+    }
+
+    // =============================================================================================== doorbells
+
+    /**
+     * What a doorbell write does: the i960 notices it on its next polling pass, {@code pollLatencyNanos} later in
+     * virtual time, at once in real time. The endpoint owner calls this after pushing to its send queue (its
+     * {@code sq_prod} store goes to its mapping, which cannot trap); writes of {@code sq_prod} and
+     * {@code cmd_prod} through {@link #ram()} do it by themselves. Allocation-free, any thread.
+     */
+    public void doorbell() {
+        if (virtual && timing.pollLatencyNanos() > 0) {
+            if (!pollTimer.isArmed()) {
+                pollTimer.armAfter(timing.pollLatencyNanos());
+            }
+        } else {
+            signal.kick();
+        }
+    }
+
+    private void kickNow() {
+        signal.kick();
+    }
+
+    @Override
+    public void cellArrived(MemorySegment src, long offset) {
+        if (ingress.offer(src, offset, AtmCells.CELL_SIZE)) {
+            signal.kick();
+        }
+    }
+
+    // =============================================================================================== service
+
+    @Override
+    public int service() {
+        if (closed || resetAsserted) {
+            return 0;
+        }
+        if (bootPending) {
+            bootPending = false;
+            boot();
+        }
+        int work = commands();
+        work += receive();
+        work += transmit();
+        if (work > 0) {
+            addRaw(UG_OFS + UG_HEARTBEAT_OFS, 1);
+        }
+        return work;
+    }
+
+    // =============================================================================================== boot
+
+    /** Power-on / reset release: clears all state and RAM, writes the monitor block and the UG block. */
+    private void boot() {
+        txDoneTimer.cancel();
+        txBusy = false;
+        for (int e = 0; e < MAX_ENDPOINTS; e++) {
+            forgetEndpoint(e);
+        }
+        activeMask = 0;
+        java.util.Arrays.fill(rxCells, 0);
+        ingress.clear();
+        ram.fill((byte) 0);
+        ram.set(INT_BE, MONITOR_OFS + MONITOR_APP_BASE_OFS, FIRMWARE_OFS);
+        ram.set(INT_BE, MONITOR_OFS + MONITOR_VERSION_OFS, MONITOR_VERSION);
+        int ug = UG_OFS;
+        ram.set(INT_BE, ug + UG_MAGIC_OFS, UG_MAGIC);
+        ram.set(INT_BE, ug + UG_VERSION_OFS, UG_VERSION);
+        ram.set(INT_BE, ug + UG_MAX_ENDPOINTS_OFS, MAX_ENDPOINTS);
+        ram.set(INT_BE, ug + UG_EP_PAGE_BASE_OFS, EP_PAGE_BASE);
+        ram.set(INT_BE, ug + UG_EP_PAGE_SIZE_OFS, EP_PAGE_SIZE);
+        ram.set(INT_BE, ug + UG_CMDQ_BASE_OFS, CMDQ_OFS);
+        ram.set(INT_BE, ug + UG_CMDQ_LEN_OFS, CMDQ_LEN);
+        ram.set(INT_BE, ug + UG_LINK_STATUS_OFS, uplink != null ? UG_LINK_CARRIER : 0);
+        irq.lower();
+        // The boot status is the last word written: a kernel polling for CP_RUNNING then sees everything above.
+        ramRegisters.storeRaw(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS, BOOT_CP_RUNNING);
+        LOG.debug("{}: U-Net firmware running", name);
+    }
+
+    private void forgetEndpoint(int e) {
+        pages[e] = null;
+        segments[e] = null;
+        segmentLengths[e] = 0;
+        rqLengths[e] = 0;
+        sendQueues[e] = null;
+        freeQueues[e] = null;
+        receiveQueues[e] = null;
+        rqSegments[e] = null;
+        channelsOpen[e] = 0;
+        activeMask &= ~(1 << e);
+    }
+
+    // =============================================================================================== commands
+
+    private int commands() {
+        int cons = ramRegisters.loadRaw(UG_OFS + UG_CMD_CONS_OFS);
+        int prod = ramRegisters.loadRaw(UG_OFS + UG_CMD_PROD_OFS);
+        int pending = prod - cons;
+        if (pending == 0) {
+            return 0;
+        }
+        if (Integer.compareUnsigned(pending, CMDQ_LEN) > 0) {
+            protocolErrors++;
+            return 0;
+        }
+        int done = 0;
+        while (cons != prod) {
+            int slot = CMDQ_OFS + (cons & (CMDQ_LEN - 1)) * CMD_SIZE;
+            int op = ram.get(INT_BE, slot + CMD_OP_OFS);
+            int result = execute(op & CMD_OPCODE_MASK, slot);
+            int status = result == NO_ERROR ? CMD_STATUS_DONE
+                : CMD_STATUS_ERROR | (result << CMD_ERROR_SHIFT) & CMD_ERROR_MASK;
+            // Handoff: status (volatile store) before the consumer index, which the kernel reads to know it is done.
+            ramRegisters.storeRaw(slot + CMD_STATUS_OFS, status);
+            cons++;
+            ramRegisters.storeRaw(UG_OFS + UG_CMD_CONS_OFS, cons);
+            if ((op & CMD_IRQ) != 0) {
+                signalHost();
+            }
+            done++;
+        }
+        return done;
+    }
+
+    private int arg(int slot, int ofs) {
+        return ram.get(INT_BE, slot + ofs);
+    }
+
+    /** @return 0 or a CMD_ERR_* code */
+    private int execute(int opcode, int slot) {
+        switch (opcode) {
+            case OP_EP_CREATE:
+                return epCreate(arg(slot, CMD_EP_CREATE_EP_OFS), arg(slot, CMD_EP_CREATE_SEG_BASE_OFS),
+                    arg(slot, CMD_EP_CREATE_SEG_LEN_OFS), arg(slot, CMD_EP_CREATE_RQ_BASE_OFS),
+                    arg(slot, CMD_EP_CREATE_RQ_LEN_OFS));
+            case OP_EP_DESTROY:
+                return epDestroy(arg(slot, CMD_EP_DESTROY_EP_OFS));
+            case OP_CH_OPEN:
+                return chOpen(arg(slot, CMD_CH_OPEN_EP_OFS), arg(slot, CMD_CH_OPEN_CHAN_OFS),
+                    arg(slot, CMD_CH_OPEN_VPI_OFS), arg(slot, CMD_CH_OPEN_TX_VCI_OFS),
+                    arg(slot, CMD_CH_OPEN_RX_VCI_OFS));
+            case OP_CH_CLOSE:
+                return chClose(arg(slot, CMD_CH_CLOSE_EP_OFS), arg(slot, CMD_CH_CLOSE_CHAN_OFS));
+            case OP_EP_UPCALL:
+                return epUpcall(arg(slot, CMD_EP_UPCALL_EP_OFS), arg(slot, CMD_EP_UPCALL_MODE_OFS));
+            case OP_GET_STATS:
+                return getStats(arg(slot, CMD_GET_STATS_ADDR_OFS));
+            case OP_NOP:
+                return NO_ERROR;
+            default:
+                return CMD_ERR_BAD_OPCODE;
+        }
+    }
+
+    private boolean active(int ep) {
+        return Integer.compareUnsigned(ep, MAX_ENDPOINTS) < 0 && (activeMask & (1 << ep)) != 0;
+    }
+
+    private int epCreate(int ep, int segBase, int segLen, int rqBase, int rqLen) {
+        if (Integer.compareUnsigned(ep, MAX_ENDPOINTS) >= 0) {
+            return CMD_ERR_BAD_ENDPOINT;
+        }
+        if (active(ep)) {
+            return CMD_ERR_EP_ACTIVE;
+        }
+        long segBus = Integer.toUnsignedLong(segBase);
+        long segBytes = Integer.toUnsignedLong(segLen);
+        if (segBytes == 0 || (segBus & (SEG_ALIGN - 1)) != 0 || dma.translate(segBus, segBytes) < 0) {
+            return CMD_ERR_BAD_SEGMENT;
+        }
+        long rqBus = Integer.toUnsignedLong(rqBase);
+        if (rqLen < RQ_LEN_MIN || rqLen > RQ_LEN_MAX || Integer.bitCount(rqLen) != 1
+            || (rqBus & (RQ_ALIGN - 1)) != 0 || dma.translate(rqBus, (long) rqLen * RQ_ENTRY_SIZE) < 0) {
+            return CMD_ERR_BAD_RQ;
+        }
+        MemorySegment seg;
+        MemorySegment rq;
+        try {
+            seg = dma.slice(segBus, segBytes);
+            rq = dma.slice(rqBus, (long) rqLen * RQ_ENTRY_SIZE);
+        } catch (BusErrorException e) {
+            return CMD_ERR_DMA;
+        }
+        MemorySegment page = ram.asSlice(pageOffset(ep), EP_PAGE_SIZE);
+        page.fill((byte) 0);
+        // The receive queue starts empty: the firmware clears every VALID bit by DMA.
+        for (int i = 0; i < rqLen; i++) {
+            rq.set(INT_BE, (long) i * RQ_ENTRY_SIZE + RECV_DESC_W0_OFS, 0);
+        }
+        page.set(INT_BE, EPCB_RQ_LEN_OFS, rqLen);
+        page.set(INT_BE, EPCB_SEG_LEN_OFS, segLen);
+        pages[ep] = page;
+        segments[ep] = seg;
+        segmentLengths[ep] = segBytes;
+        rqLengths[ep] = rqLen;
+        rqSegments[ep] = rq;
+        sendQueues[ep] = new UnetNiSendQueue(page);
+        freeQueues[ep] = new UnetNiFreeQueue(page);
+        receiveQueues[ep] = new UnetNiReceiveQueue(rq, 0, rqLen, page);
+        channelsOpen[ep] = 0;
+        page.set(INT_BE, EPCB_EP_STATUS_OFS, EP_ACTIVE);
+        activeMask |= 1 << ep;
+        return NO_ERROR;
+    }
+
+    private int epDestroy(int ep) {
+        if (Integer.compareUnsigned(ep, MAX_ENDPOINTS) >= 0) {
+            return CMD_ERR_BAD_ENDPOINT;
+        }
+        if (!active(ep)) {
+            return CMD_ERR_EP_INACTIVE;
+        }
+        for (int c = 0; c < MAX_CHANNELS; c++) {
+            if ((channelsOpen[ep] & (1L << c)) != 0) {
+                closeChannel(ep, c);
+            }
+        }
+        if (txBusy && txEp == ep) {
+            // The PDU's cells are already on the fiber; its completion has nowhere to go.
+            txDoneTimer.cancel();
+            txBusy = false;
+        }
+        pages[ep].fill((byte) 0);
+        forgetEndpoint(ep);
+        ramRegisters.getAndBitwiseAndRaw(UG_OFS + UG_UPCALL_PENDING_OFS, ~(1 << ep));
+        return NO_ERROR;
+    }
+
+    private int chOpen(int ep, int chan, int vpi, int txVci, int rxVci) {
+        if (Integer.compareUnsigned(ep, MAX_ENDPOINTS) >= 0) {
+            return CMD_ERR_BAD_ENDPOINT;
+        }
+        if (!active(ep)) {
+            return CMD_ERR_EP_INACTIVE;
+        }
+        if (Integer.compareUnsigned(chan, MAX_CHANNELS) >= 0) {
+            return CMD_ERR_BAD_CHANNEL;
+        }
+        if ((channelsOpen[ep] & (1L << chan)) != 0) {
+            return CMD_ERR_CHANNEL_OPEN;
+        }
+        if (Integer.compareUnsigned(vpi, 0xFF) > 0 || !userVci(txVci) || !userVci(rxVci)) {
+            return CMD_ERR_BAD_VCI;
+        }
+        int entryOfs = VCI_TABLE_OFS + rxVci * VCI_ENTRY_SIZE;
+        if ((ram.get(INT_BE, entryOfs) & VCI_VALID) != 0) {
+            return CMD_ERR_VCI_IN_USE;
+        }
+        int i = ep * MAX_CHANNELS + chan;
+        txHeaders[i] = AtmCells.header(vpi, txVci, 0, 0);
+        rxVcis[i] = rxVci;
+        rxCells[rxVci] = 0;
+        channelsOpen[ep] |= 1L << chan;
+        ramRegisters.storeRaw(entryOfs, VCI_VALID | ep << VCI_EP_SHIFT | chan << VCI_CHAN_SHIFT
+            | vpi << VCI_VPI_SHIFT);
+        return NO_ERROR;
+    }
+
+    private static boolean userVci(int vci) {
+        return vci >= VCI_FIRST_USER && vci < VCIS;
+    }
+
+    private int chClose(int ep, int chan) {
+        if (Integer.compareUnsigned(ep, MAX_ENDPOINTS) >= 0) {
+            return CMD_ERR_BAD_ENDPOINT;
+        }
+        if (!active(ep)) {
+            return CMD_ERR_EP_INACTIVE;
+        }
+        if (Integer.compareUnsigned(chan, MAX_CHANNELS) >= 0 || (channelsOpen[ep] & (1L << chan)) == 0) {
+            return CMD_ERR_BAD_CHANNEL;
+        }
+        closeChannel(ep, chan);
+        return NO_ERROR;
+    }
+
+    private void closeChannel(int ep, int chan) {
+        int rxVci = rxVcis[ep * MAX_CHANNELS + chan];
+        ramRegisters.storeRaw(VCI_TABLE_OFS + rxVci * VCI_ENTRY_SIZE, 0);
+        rxCells[rxVci] = 0;
+        channelsOpen[ep] &= ~(1L << chan);
+    }
+
+    private int epUpcall(int ep, int mode) {
+        if (Integer.compareUnsigned(ep, MAX_ENDPOINTS) >= 0) {
+            return CMD_ERR_BAD_ENDPOINT;
+        }
+        if (!active(ep)) {
+            return CMD_ERR_EP_INACTIVE;
+        }
+        if (mode != UPCALL_NONE && mode != UPCALL_NONEMPTY && mode != UPCALL_ALMOST_FULL) {
+            return CMD_ERR_BAD_MODE;
+        }
+        pages[ep].set(INT_BE, EPCB_UPCALL_MODE_OFS, mode);
+        return NO_ERROR;
+    }
+
+    private int getStats(int address) {
+        long bus = Integer.toUnsignedLong(address);
+        if (dma.translate(bus, STATS_SIZE) < 0) {
+            addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1);
+            return CMD_ERR_DMA;
+        }
+        return dma.copyToBus(ram, UG_OFS + UG_STATS_OFS, bus, STATS_SIZE) < 0 ? CMD_ERR_DMA : NO_ERROR;
+    }
+
+    // =============================================================================================== transmit
+
+    private int transmit() {
+        int work = 0;
+        while (!txBusy && activeMask != 0 && work < TX_PER_PASS) {
+            int found = -1;
+            long d = -1;
+            for (int k = 0; k < MAX_ENDPOINTS; k++) {
+                int ep = (txNext + k) & (MAX_ENDPOINTS - 1);
+                if ((activeMask & (1 << ep)) != 0 && (d = sendQueues[ep].poll()) >= 0) {
+                    found = ep;
+                    break;
+                }
+            }
+            if (found < 0) {
+                break;
+            }
+            txNext = found + 1;
+            sendOne(found, d);
+            work++;
+        }
+        return work;
+    }
+
+    private void sendOne(int ep, long d) {
+        UnetNiSendQueue q = sendQueues[ep];
+        if (!q.isValid(d)) {
+            reject(ep, d, TX_STATUS_BAD_DESC);
+            return;
+        }
+        int length = q.length(d);
+        int chan = q.channel(d);
+        if ((channelsOpen[ep] & (1L << chan)) == 0) {
+            reject(ep, d, TX_STATUS_BAD_CHANNEL);
+            return;
+        }
+        long now = timeBase.nanoTime();
+        long firstReady = now + timing.txSetupNanos();
+        long picosPerCell = 0;
+        if (q.isInline(d)) {
+            if (length > INLINE_MAX) {
+                reject(ep, d, TX_STATUS_TOO_LONG);
+                return;
+            }
+            q.copyInline(d, pdu, 4, length);
+        } else {
+            int nbufs = q.nbufs(d);
+            if (nbufs < 1 || nbufs > MAX_BUFS) {
+                reject(ep, d, TX_STATUS_BAD_DESC);
+                return;
+            }
+            long segLen = segmentLengths[ep];
+            long sum = 0;
+            for (int i = 0; i < nbufs; i++) {
+                long off = Integer.toUnsignedLong(q.bufferOffset(d, i));
+                long len = Integer.toUnsignedLong(q.bufferLength(d, i));
+                if (len > MAX_PDU) {
+                    reject(ep, d, TX_STATUS_TOO_LONG);
+                    return;
+                }
+                if (off + len > segLen) {
+                    setStatusBits(ep, EP_SEGFAULT);
+                    reject(ep, d, TX_STATUS_SEG_BOUNDS);
+                    return;
+                }
+                sum += len;
+            }
+            if (sum != length) {
+                reject(ep, d, TX_STATUS_BAD_DESC);
+                return;
+            }
+            MemorySegment seg = segments[ep];
+            long at = 4;
+            try {
+                for (int i = 0; i < nbufs; i++) {
+                    long off = Integer.toUnsignedLong(q.bufferOffset(d, i));
+                    int len = q.bufferLength(d, i);
+                    MemorySegment.copy(seg, off, pdu, at, len);
+                    at += len;
+                }
+            } catch (IllegalStateException e) {
+                // The segment's memory was released under the card: a bus error, reported the card's way.
+                addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1);
+                reject(ep, d, TX_STATUS_DMA_ERROR);
+                return;
+            }
+            picosPerCell = AtmCells.PAYLOAD_SIZE * timing.dmaPicosPerByte();
+        }
+        int total = Aal5.frame(pdu, 4, length, 0);
+        int cells = total / AtmCells.PAYLOAD_SIZE;
+        int header = txHeaders[ep * MAX_CHANNELS + chan];
+        CellLink link = uplink;
+        for (int c = 0; c < cells; c++) {
+            int h = c == cells - 1 ? header | PTI_AUU << HDR_PTI_SHIFT : header;
+            AtmCells.writeHeader(cell, 0, h);
+            MemorySegment.copy(pdu, 4 + (long) c * AtmCells.PAYLOAD_SIZE, cell, AtmCells.HEADER_SIZE,
+                AtmCells.PAYLOAD_SIZE);
+            if (link != null) {
+                link.transmit(cell, 0, firstReady + (c + 1) * picosPerCell / 1000);
+            }
+        }
+        addRaw(UG_OFS + UG_CNT_CELLS_TX_OFS, cells);
+        addRaw(UG_OFS + UG_CNT_PDUS_TX_OFS, 1);
+        PcapWriter w = capture;
+        if (w != null) {
+            writePseudoHeader(pdu, 0, true, header);
+            w.record(pdu, 0, 4 + length);
+        }
+        if (virtual && link != null) {
+            txBusy = true;
+            txEp = ep;
+            txDescriptor = d;
+            txDoneTimer.armAfter(Math.max(0, link.lastDepartureNanos() - now));
+        } else {
+            q.complete(d, TX_STATUS_SENT);
+        }
+    }
+
+    /** Virtual time: the PDU's last cell has left; status SENT, then sq_cons, then the next descriptor. */
+    private void txDone() {
+        if (!txBusy) {
+            return;
+        }
+        txBusy = false;
+        if (active(txEp)) {
+            sendQueues[txEp].complete(txDescriptor, TX_STATUS_SENT);
+        }
+        signal.kick();
+    }
+
+    private void reject(int ep, long d, int status) {
+        sendQueues[ep].complete(d, status);
+        addRaw(UG_OFS + UG_CNT_TX_REJECTED_OFS, 1);
+        addPage(ep, EPCB_TX_REJECTED_OFS, 1);
+    }
+
+    // =============================================================================================== receive
+
+    private int receive() {
+        int work = 0;
+        while (ingress.peekLength() >= 0) {
+            receiveCell(ingress.buffer(), ingress.peekOffset());
+            ingress.release();
+            work++;
+        }
+        return work;
+    }
+
+    private void receiveCell(MemorySegment c, long at) {
+        addRaw(UG_OFS + UG_CNT_CELLS_RX_OFS, 1);
+        if (!AtmCells.hecOk(c, at)) {
+            addRaw(UG_OFS + UG_CNT_HEC_ERRORS_OFS, 1);
+            return;
+        }
+        int header = AtmCells.readHeader(c, at);
+        if (AtmCells.isNonUser(header)) {
+            return; // OAM / RM cells are not AAL5 data; the U-Net firmware ignores them
+        }
+        int vci = AtmCells.vci(header);
+        int entry = vci < VCIS ? ram.get(INT_BE, VCI_TABLE_OFS + vci * VCI_ENTRY_SIZE) : 0;
+        if ((entry & VCI_VALID) == 0 || (entry & VCI_VPI_MASK) >>> VCI_VPI_SHIFT != AtmCells.vpi(header)) {
+            addRaw(UG_OFS + UG_CNT_DROP_UNKNOWN_VCI_OFS, 1);
+            return;
+        }
+        int ep = (entry & VCI_EP_MASK) >>> VCI_EP_SHIFT;
+        int chan = (entry & VCI_CHAN_MASK) >>> VCI_CHAN_SHIFT;
+        if (!active(ep)) {
+            addRaw(UG_OFS + UG_CNT_DROP_UNKNOWN_VCI_OFS, 1);
+            return;
+        }
+        long payload = at + AtmCells.HEADER_SIZE;
+        boolean last = AtmCells.isLastOfPdu(header);
+        int n = rxCells[vci];
+        if (n == 0) {
+            rxCrc[vci] = Aal5.CRC_INIT;
+            rxError[vci] = NO_ERROR;
+            rxBytes[vci] = 0;
+            rxNbufs[vci] = 0;
+            if (!last && !rqHasRoom(ep)) {
+                rxError[vci] = DISCARD_OVERRUN;
+            }
+        }
+        rxCells[vci] = n + 1;
+        long held = (long) vci * AtmCells.PAYLOAD_SIZE;
+        if (!last) {
+            rxCrc[vci] = Aal5.crcUpdate(rxCrc[vci], c, payload, AtmCells.PAYLOAD_SIZE);
+            if (n + 1 >= Aal5.MAX_CELLS && rxError[vci] == NO_ERROR) {
+                rxError[vci] = RX_ERR_LENGTH; // longer than any AAL5 PDU: its end was lost
+            }
+            if (rxError[vci] == NO_ERROR && n > 0) {
+                writeBuffers(ep, vci, rxHeld, held, AtmCells.PAYLOAD_SIZE);
+            }
+            MemorySegment.copy(c, payload, rxHeld, held, AtmCells.PAYLOAD_SIZE);
+            return;
+        }
+        // Last cell: the CRC covers everything up to the CRC field itself.
+        int crc = Aal5.crcFinish(Aal5.crcUpdate(rxCrc[vci], c, payload, AtmCells.PAYLOAD_SIZE - 4));
+        int cells = n + 1;
+        rxCells[vci] = 0;
+        int error = rxError[vci];
+        if (error == DISCARD_OVERRUN) {
+            dropOverrun(ep);
+            return;
+        }
+        int length = Aal5.trailerLength(c, payload);
+        if (error == NO_ERROR) {
+            if (crc != Aal5.trailerCrc(c, payload)) {
+                error = RX_ERR_CRC;
+            } else if (length == AAL5_LENGTH_ABORT || Aal5.cells(length) != cells) {
+                error = RX_ERR_LENGTH;
+            }
+        }
+        if (error == NO_ERROR && cells == 1) {
+            deliverInline(ep, chan, c, payload, length, Aal5.trailerUu(c, payload), Aal5.trailerCpi(c, payload));
+            return;
+        }
+        if (error == NO_ERROR) {
+            // Everything before the held cell is in the buffers; write the rest of LEN from held + last.
+            int rest = length - rxBytes[vci];
+            int fromHeld = Math.min(rest, AtmCells.PAYLOAD_SIZE);
+            writeBuffers(ep, vci, rxHeld, held, fromHeld);
+            if (rxError[vci] == NO_ERROR && rest > fromHeld) {
+                writeBuffers(ep, vci, c, payload, rest - fromHeld);
+            }
+            error = rxError[vci];
+        }
+        if (error == RX_ERR_CRC) {
+            addRaw(UG_OFS + UG_CNT_AAL5_CRC_ERRORS_OFS, 1);
+        } else if (error == RX_ERR_LENGTH) {
+            addRaw(UG_OFS + UG_CNT_LENGTH_ERRORS_OFS, 1);
+        }
+        deliverBuffers(ep, chan, vci, error, error == NO_ERROR ? length : rxBytes[vci],
+            Aal5.trailerUu(c, payload), Aal5.trailerCpi(c, payload));
+    }
+
+    /** Copies {@code n} payload bytes into the VCI's free buffers, popping more as needed; sets rxError on failure. */
+    private void writeBuffers(int ep, int vci, MemorySegment src, long from, int n) {
+        MemorySegment seg = segments[ep];
+        int base = vci * MAX_BUFS;
+        while (n > 0) {
+            int b = rxNbufs[vci] - 1;
+            if (b < 0 || rxBufFill[base + b] == rxBufCapacity[base + b]) {
+                if (rxNbufs[vci] == MAX_BUFS) {
+                    rxError[vci] = RX_ERR_TOO_MANY_BUFS;
+                    return;
+                }
+                UnetNiFreeQueue fq = freeQueues[ep];
+                if (!fq.poll()) {
+                    rxError[vci] = RX_ERR_NO_BUFFERS;
+                    addRaw(UG_OFS + UG_CNT_DROP_NO_FREE_BUF_OFS, 1);
+                    addPage(ep, EPCB_DROP_NO_FREE_BUF_OFS, 1);
+                    setStatusBits(ep, EP_NO_FREE_BUF);
+                    return;
+                }
+                long off = Integer.toUnsignedLong(fq.offset());
+                long len = Integer.toUnsignedLong(fq.length());
+                if (len == 0 || (off & (FQ_BUF_ALIGN - 1)) != 0 || off + len > segmentLengths[ep]) {
+                    // A free buffer outside the process's own segment: never written, reported as a DMA error.
+                    rxError[vci] = RX_ERR_DMA;
+                    addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1);
+                    setStatusBits(ep, EP_SEGFAULT);
+                    return;
+                }
+                b = rxNbufs[vci]++;
+                rxBufOffset[base + b] = (int) off;
+                rxBufCapacity[base + b] = (int) Math.min(len, Integer.MAX_VALUE);
+                rxBufFill[base + b] = 0;
+            }
+            int k = Math.min(n, rxBufCapacity[base + b] - rxBufFill[base + b]);
+            try {
+                MemorySegment.copy(src, from, seg, Integer.toUnsignedLong(rxBufOffset[base + b]) + rxBufFill[base + b], k);
+            } catch (IllegalStateException e) {
+                rxError[vci] = RX_ERR_DMA;
+                addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1);
+                return;
+            }
+            rxBufFill[base + b] += k;
+            rxBytes[vci] += k;
+            from += k;
+            n -= k;
+        }
+    }
+
+    /** True when the next receive-queue slot of {@code ep} is free (its VALID bit is clear). */
+    private boolean rqHasRoom(int ep) {
+        UnetNiReceiveQueue rq = receiveQueues[ep];
+        long slot = (long) (rq.producerIndex() & (rqLengths[ep] - 1)) * RQ_ENTRY_SIZE;
+        return (rqSegments[ep].get(INT_BE, slot + RECV_DESC_W0_OFS) & RX_VALID) == 0;
+    }
+
+    private void dropOverrun(int ep) {
+        addRaw(UG_OFS + UG_CNT_DROP_RQ_FULL_OFS, 1);
+        addPage(ep, EPCB_DROP_RQ_OVERRUN_OFS, 1);
+        setStatusBits(ep, EP_RQ_OVERRUN);
+    }
+
+    private void deliverInline(int ep, int chan, MemorySegment c, long payload, int length, int uu, int cpi) {
+        UnetNiReceiveQueue rq = receiveQueues[ep];
+        long d = rq.claim();
+        if (d < 0) {
+            dropOverrun(ep);
+            return;
+        }
+        rq.putInline(d, c, payload, length);
+        rq.putStatus(d, RX_ERR_NONE, uu, cpi);
+        rq.putTimestamp(d, timeBase.nanoTime() / 1000);
+        rq.publish(d, length, chan, 0, RX_INLINE);
+        addRaw(UG_OFS + UG_CNT_PDUS_RX_OFS, 1);
+        PcapWriter w = capture;
+        if (w != null) {
+            writePseudoHeader(captureBuffer, 0, false, txHeaderForCapture(c, payload));
+            MemorySegment.copy(c, payload, captureBuffer, 4, length);
+            w.record(captureBuffer, 0, 4 + length);
+        }
+        afterDelivery(ep);
+    }
+
+    private static int txHeaderForCapture(MemorySegment c, long payload) {
+        return AtmCells.readHeader(c, payload - AtmCells.HEADER_SIZE);
+    }
+
+    private void deliverBuffers(int ep, int chan, int vci, int error, int length, int uu, int cpi) {
+        UnetNiReceiveQueue rq = receiveQueues[ep];
+        long d = rq.claim();
+        if (d < 0) {
+            dropOverrun(ep);
+            return;
+        }
+        int base = vci * MAX_BUFS;
+        int nbufs = rxNbufs[vci];
+        for (int b = 0; b < nbufs; b++) {
+            rq.putBuffer(d, b, rxBufOffset[base + b], rxBufFill[base + b]);
+        }
+        rq.putStatus(d, error, uu, cpi);
+        rq.putTimestamp(d, timeBase.nanoTime() / 1000);
+        rq.publish(d, Math.min(length, MAX_PDU), chan, nbufs, error == NO_ERROR ? 0 : RX_ERROR);
+        if (error == NO_ERROR) {
+            addRaw(UG_OFS + UG_CNT_PDUS_RX_OFS, 1);
+            PcapWriter w = capture;
+            if (w != null) {
+                int vpi = (ram.get(INT_BE, VCI_TABLE_OFS + vci * VCI_ENTRY_SIZE) & VCI_VPI_MASK) >>> VCI_VPI_SHIFT;
+                writePseudoHeader(captureBuffer, 0, false, AtmCells.header(vpi, vci, 0, 0));
+                long at = 4;
+                MemorySegment seg = segments[ep];
+                for (int b = 0; b < nbufs; b++) {
+                    MemorySegment.copy(seg, Integer.toUnsignedLong(rxBufOffset[base + b]), captureBuffer, at,
+                        rxBufFill[base + b]);
+                    at += rxBufFill[base + b];
+                }
+                w.record(captureBuffer, 0, (int) at);
+            }
+        } else {
+            addPage(ep, EPCB_RX_ERRORS_OFS, 1);
+        }
+        afterDelivery(ep);
+    }
+
+    /** Upcall check after a descriptor was published. */
+    private void afterDelivery(int ep) {
+        MemorySegment page = pages[ep];
+        int mode = page.get(INT_BE, EPCB_UPCALL_MODE_OFS);
+        if (mode == UPCALL_NONE) {
+            return;
+        }
+        boolean fire;
+        if (mode == UPCALL_NONEMPTY) {
+            fire = true;
+        } else {
+            int outstanding = receiveQueues[ep].producerIndex() - (int) INT_BE_HANDLE.getAcquire(page,
+                (long) EPCB_RQ_CONS_OFS);
+            fire = Integer.toUnsignedLong(outstanding) * UPCALL_ALMOST_FULL_DEN
+                >= (long) rqLengths[ep] * UPCALL_ALMOST_FULL_NUM;
+        }
+        if (fire) {
+            ramRegisters.getAndBitwiseOrRaw(UG_OFS + UG_UPCALL_PENDING_OFS, 1 << ep);
+            signalHost();
+        }
+    }
+
+    /** Raises the SBus interrupt if the kernel enabled interrupts in the UG block. */
+    private void signalHost() {
+        if ((ramRegisters.loadRaw(UG_OFS + UG_INTR_ENABLE_OFS) & UG_INTR_ENABLE) != 0) {
+            irq.raise();
+        }
+    }
+
+    /** SunATM pseudo-header: direction bit 7 (1 = transmit), traffic type 0 (raw AAL5), VPI, VCI. */
+    private static void writePseudoHeader(MemorySegment s, long at, boolean transmit, int header) {
+        s.set(ValueLayout.JAVA_BYTE, at, (byte) (transmit ? 0x80 : 0x00));
+        s.set(ValueLayout.JAVA_BYTE, at + 1, (byte) AtmCells.vpi(header));
+        int vci = AtmCells.vci(header);
+        s.set(ValueLayout.JAVA_BYTE, at + 2, (byte) (vci >>> 8));
+        s.set(ValueLayout.JAVA_BYTE, at + 3, (byte) vci);
+    }
+
+    // =============================================================================================== RAM helpers
+
+    private void addRaw(int offset, int delta) {
+        // Counters are written only by the firmware (this thread); volatile store so readers see whole values.
+        ramRegisters.storeRaw(offset, ramRegisters.loadRaw(offset) + delta);
+    }
+
+    private void addPage(int ep, int offset, int delta) {
+        MemorySegment page = pages[ep];
+        page.set(INT_BE, offset, page.get(INT_BE, offset) + delta);
+    }
+
+    private void setStatusBits(int ep, int bits) {
+        MemorySegment page = pages[ep];
+        page.set(INT_BE, EPCB_EP_STATUS_OFS, page.get(INT_BE, EPCB_EP_STATUS_OFS) | bits);
+    }
+
+    private static void checkEndpoint(int ep) {
+        if (ep < 0 || ep >= MAX_ENDPOINTS) {
+            throw new IllegalArgumentException("endpoint must be 0.." + (MAX_ENDPOINTS - 1) + ", was " + ep);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        pollTimer.cancel();
+        txDoneTimer.cancel();
+        irq.lower();
+    }
+
+    @Override
+    public String toString() {
+        return "Sba200Model[" + name + (virtual ? ", virtual time" : ", real time") + "]";
+    }
+
+    // =============================================================================================== hooks
+
+    /** Board RAM hooks: the doorbells (cmd_prod, every sq_prod) and the write-1-to-clear pending mask. */
+    private final class RamHooks implements RegisterSideEffects {
+        @Override
+        public int onRead(int offset, int storedValue) {
+            return storedValue;
+        }
+
+        @Override
+        public void onWrite(int offset, int value) {
+            if (offset == UG_OFS + UG_UPCALL_PENDING_OFS) {
+                ramRegisters.getAndBitwiseAndRaw(offset, ~value);
+                return;
+            }
+            ramRegisters.storeRaw(offset, value);
+            doorbell();
+        }
+    }
+
+    /** BCR: 0x01 assert reset, 0x00 release (the firmware boots), 0x04 clear the interrupt; reads bit 0x100. */
+    private final class BcrHooks implements RegisterSideEffects {
+        @Override
+        public int onRead(int offset, int storedValue) {
+            return irq.isAsserted() ? BCR_INTR_PENDING : 0;
+        }
+
+        @Override
+        public void onWrite(int offset, int value) {
+            if ((value & BCR_CLEAR_INTR) != 0) {
+                irq.lower();
+            }
+            if ((value & BCR_RESET) != 0) {
+                resetAsserted = true;
+                ramRegisters.storeRaw(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS, BOOT_COLD_START);
+            } else if (value == BCR_RELEASE && resetAsserted) {
+                bootPending = true;
+                resetAsserted = false;
+                signal.kick();
+            }
+        }
+    }
+}
