@@ -58,6 +58,7 @@ public final class UnetKernelDriver implements AutoCloseable {
 
     private final String name;
     private final Registers ram;
+    private final Registers bcr;
     private final WordAccess words;
     private final DmaSpace dma;
     private final InterruptLine line;
@@ -79,13 +80,24 @@ public final class UnetKernelDriver implements AutoCloseable {
      * @param progress run while waiting for the card (see the class comment); {@code null} = nothing to run
      */
     public UnetKernelDriver(String name, Registers ram, DmaSpace dma, InterruptLine line, Runnable progress) {
-        this(name, ram, dma, line, progress, DEFAULT_COMMAND_TIMEOUT_NANOS);
+        this(name, ram, null, dma, line, progress, DEFAULT_COMMAND_TIMEOUT_NANOS);
     }
 
-    public UnetKernelDriver(String name, Registers ram, DmaSpace dma, InterruptLine line, Runnable progress,
-                            long commandTimeoutNanos) {
+    /**
+     * @param bcr                 the Board Control Register (its own 4-byte range), through which the interrupt is
+     *                            acknowledged ({@code BCR_CLEAR_INTR}); {@code null} when the card lowers its line
+     *                            when the pending mask is cleared
+     * @param commandTimeoutNanos how long (wall clock) a command may take
+     */
+    public UnetKernelDriver(String name, Registers ram, Registers bcr, DmaSpace dma, InterruptLine line,
+                            Runnable progress, long commandTimeoutNanos) {
         this.name = Objects.requireNonNull(name, "name");
         this.ram = Objects.requireNonNull(ram, "ram");
+        this.bcr = bcr;
+        if (bcr != null && bcr.size() != BCR_RANGE_SIZE) {
+            throw new IllegalArgumentException(name + ": the BCR range is " + BCR_RANGE_SIZE + " bytes, '" + bcr.name()
+                    + "' has " + bcr.size());
+        }
         this.dma = Objects.requireNonNull(dma, "dma");
         this.line = Objects.requireNonNull(line, "line");
         this.progress = progress == null ? () -> { } : progress;
@@ -125,6 +137,12 @@ public final class UnetKernelDriver implements AutoCloseable {
      */
     public static UnetKernelDriver open(Card card, Runnable progress) {
         return new UnetKernelDriver(card.name() + " u-net", card.registers(), card.dma(), card.interrupt(), progress);
+    }
+
+    /** Attaches to a card whose {@link Card#registers()} is the board RAM window and whose BCR is {@code bcr}. */
+    public static UnetKernelDriver open(Card card, Registers bcr, Runnable progress) {
+        return new UnetKernelDriver(card.name() + " u-net", card.registers(), bcr, card.dma(), card.interrupt(),
+                progress, DEFAULT_COMMAND_TIMEOUT_NANOS);
     }
 
     public String name() {
@@ -280,6 +298,10 @@ public final class UnetKernelDriver implements AutoCloseable {
      * @return how many endpoints were signalled
      */
     public int serviceEvents() {
+        if (bcr != null) {
+            // Acknowledge the line before reading the mask: a bit the card sets after the read raises a new edge.
+            bcr.writeRelease(BCR_OFS, BCR_CLEAR_INTR);
+        }
         int pending = ram.readAcquire(UG_OFS + UG_UPCALL_PENDING_OFS);
         if (pending == 0) {
             return 0;

@@ -71,7 +71,7 @@ final class ContractFirmware implements RegisterSideEffects {
     }
 
     UnetKernelDriver driver() {
-        return new UnetKernelDriver("test", ram, dma, line, null, 1_000_000_000L);
+        return new UnetKernelDriver("test", ram, null, dma, line, null, 1_000_000_000L);
     }
 
     /** The switch: cells sent on {@code tx} arrive on {@code rx}. */
@@ -349,13 +349,16 @@ final class ContractFirmware implements RegisterSideEffects {
             for (int i = 0; i < nbufs; i++) {
                 long off = Integer.toUnsignedLong(w.getInt(d + SEND_DESC_BUFS_OFS + 8 * i));
                 long l = Integer.toUnsignedLong(w.getInt(d + SEND_DESC_BUFS_OFS + 8 * i + 4));
+                if (l > MAX_PDU) {
+                    return TX_STATUS_TOO_LONG;
+                }
                 if (off + l > segLen[e]) {
                     return TX_STATUS_SEG_BOUNDS;
                 }
                 total += l;
             }
             if (total != len) {
-                return TX_STATUS_TOO_LONG;
+                return TX_STATUS_BAD_DESC;
             }
             long at = 0;
             DmaView v = dma.snapshot();

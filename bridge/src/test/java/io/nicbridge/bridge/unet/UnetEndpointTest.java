@@ -111,6 +111,10 @@ class UnetEndpointTest {
         long s = a.claimSend();
         a.putSendBuffer(s, 0, 0, 100);
         a.commitSend(s, 60, 0, 1); // descriptor length disagrees with its buffers
+        assertEquals(TX_STATUS_BAD_DESC, a.pollSendCompletion());
+        s = a.claimSend();
+        a.putSendBuffer(s, 0, 0, 70_000); // a buffer longer than any PDU
+        a.commitSend(s, 100, 0, 1);
         assertEquals(TX_STATUS_TOO_LONG, a.pollSendCompletion());
         f.kernel.closeChannel(a, 0);
         assertTrue(a.send(0, 0, 64));
@@ -119,8 +123,16 @@ class UnetEndpointTest {
         assertEquals(2, a.sendCompletions(TX_STATUS_BAD_CHANNEL));
         assertEquals(1, a.sendCompletions(TX_STATUS_SEG_BOUNDS));
         assertEquals(1, a.sendCompletions(TX_STATUS_TOO_LONG));
-        assertEquals(4, a.epcbWord(EPCB_TX_REJECTED_OFS));
+        assertEquals(1, a.sendCompletions(TX_STATUS_BAD_DESC));
+        assertEquals(5, a.epcbWord(EPCB_TX_REJECTED_OFS));
         assertEquals(-1, a.pollSendCompletion());
+
+        f.kernel.openChannel(a, 0, 0, 100, 101);
+        f.card.dma.unregister(a.segmentBusAddress()); // the segment vanishes from the card's DMA space
+        assertTrue(a.send(0, 0, 64));
+        assertEquals(TX_STATUS_DMA_ERROR, a.pollSendCompletion());
+        assertEquals(1, a.sendCompletions(TX_STATUS_DMA_ERROR));
+        f.card.dma.registerAt("again", a.segment(), a.segmentBusAddress());
         assertThrows(IllegalArgumentException.class, () -> a.sendInline(0, a.segment(), 0, 41));
         assertThrows(IllegalArgumentException.class, () -> a.send(64, 0, 10));
     }

@@ -137,8 +137,8 @@ class UnetKernelDriverTest {
             ram.write(UG_OFS + UG_MAGIC_OFS, UG_MAGIC);
             ram.write(UG_OFS + UG_CMDQ_BASE_OFS, CMDQ_OFS);
             ram.write(UG_OFS + UG_CMDQ_LEN_OFS, CMDQ_LEN);
-            UnetKernelDriver d = new UnetKernelDriver("dead", ram, new DmaSpace("d"), new InterruptLine("l"), null,
-                    20_000_000L);
+            UnetKernelDriver d = new UnetKernelDriver("dead", ram, null, new DmaSpace("d"), new InterruptLine("l"),
+                    null, 20_000_000L);
             UnetCommandException e = assertThrows(UnetCommandException.class, d::nop);
             assertEquals(-1, e.errorCode());
             assertTrue(e.getMessage().contains("timeout"), e.getMessage());
