@@ -198,7 +198,7 @@ public final class UnetKernelDriver implements AutoCloseable {
             UnetEndpoint ep = new UnetEndpoint(this, endpoint, page, segment, segBus, rq, rqBus, rqLen,
                     new EndpointDoorbell(ram, endpoint));
             endpoints[endpoint] = ep;
-            LOG.info("{}: endpoint {} created (segment {} B at bus 0x{}, RQ {} x {} B at bus 0x{})", name, endpoint,
+            LOG.debug("{}: endpoint {} created (segment {} B at bus 0x{}, RQ {} x {} B at bus 0x{})", name, endpoint,
                     segment.capacity(), Long.toHexString(segBus), rqLen, RQ_ENTRY_SIZE, Long.toHexString(rqBus));
             return ep;
         } catch (RuntimeException e) {
@@ -234,7 +234,7 @@ public final class UnetKernelDriver implements AutoCloseable {
         dma.unregister(endpoint.segmentBusAddress());
         dma.unregister(endpoint.receiveQueueBusAddress());
         endpoint.receiveQueueMemory().close();
-        LOG.info("{}: endpoint {} destroyed", name, endpoint.id());
+        LOG.debug("{}: endpoint {} destroyed", name, endpoint.id());
         throwIfError(OP_EP_DESTROY, status, "endpoint " + endpoint.id());
     }
 
