@@ -142,6 +142,15 @@ public final class UnetEndpoint {
         return rqLen;
     }
 
+    /**
+     * The receive queue's host memory ({@code receiveQueueLength() x 64} bytes from offset 0), which the card
+     * writes by DMA. For tools that stand in for the card (benchmarks isolating the API's own cost) and for
+     * inspection; the endpoint reads it through its queue view.
+     */
+    public MemorySegment receiveQueueSegment() {
+        return rqMemory.segment();
+    }
+
     /** True when {@code channel} was opened by the kernel for this endpoint and not closed since. */
     public boolean isChannelOpen(int channel) {
         return channel >= 0 && channel < MAX_CHANNELS && (openChannels & (1L << channel)) != 0;
