@@ -19,7 +19,7 @@ import java.util.Objects;
  * bit left:
  * <pre>
  *   start(i)     = max(now, notBefore, departure(i-1))
- *   departure(i) = start(i) + cellTime                 (returned by lastDepartureNanos())
+ *   departure(i) = start(i) + cellTime, rounded up to ns (returned by lastDepartureNanos())
  *   arrival(i)   = departure(i) + propagation          (the sink runs then, in transmit order)
  * </pre>
  * Cells in flight wait in a ring of {@code capacity} preallocated 53-byte slots (the transmitter's output FIFO
@@ -119,7 +119,8 @@ public final class CellLink {
         if (virtual) {
             long start = Math.max(Math.max(timeBase.nanoTime(), notBeforeNanos) * 1000, freeAtPicos);
             freeAtPicos = start + cellPicos;
-            depart = freeAtPicos / 1000;
+            // The last bit leaves within this nanosecond: round up, so a cell is never seen before it is complete.
+            depart = (freeAtPicos + 999) / 1000;
             lastDepartureNanos = depart;
         }
         FaultKind kind = faults == null ? FaultKind.NONE : faults.next(CELL);

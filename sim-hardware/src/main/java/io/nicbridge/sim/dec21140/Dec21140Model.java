@@ -121,6 +121,7 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
     private static final int CSR15_WRITABLE = CSR15_JBD | CSR15_HUJ | CSR15_JCK | CSR15_RWD | CSR15_RWR;
     private static final int SUMMARY_BITS = CSR5_NIS | CSR5_AIS;
     private static final int RX_KEEP_ON_TRUNCATION = RDES0_MF | RDES0_FF | RDES0_FT;
+    private static final ValueLayout.OfInt FCS_LAYOUT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private static final int TX_IDLE = 0;
     private static final int TX_WAIT_START = 1;
@@ -567,7 +568,7 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
             crc.reset();
             crc.update(txFifo, 0, txLength);
             int fcs = (int) crc.getValue();
-            txFifoSegment.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), txLength, fcs);
+            txFifoSegment.set(FCS_LAYOUT, txLength, fcs); // the FCS goes out least significant byte first
             txLength += ETH_FCS_LEN;
         }
         txStatus = 0;
@@ -997,8 +998,10 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
     private void recordBusError(long address, int code) {
         lastBusErrorAddress = address;
         lastBusErrorCode = code;
-        LOG.debug("21140 '{}': fatal bus error {} at bus address 0x{}", name, BusError.name(code),
-            Long.toHexString(address));
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("21140 '{}': fatal bus error {} at bus address 0x{}", name, BusError.name(code),
+                Long.toHexString(address));
+        }
     }
 
     /** FBE: the chip stops all DMA; both processes stop (TS = RS = 0) until the host restarts them or resets. */

@@ -39,6 +39,9 @@ import java.util.Set;
 public final class EmuBackendProvider implements BackendProvider {
     public static final String SCHEME = "emu";
     public static final String DEC21140 = "dec21140";
+    /** {@code emu:sba200[?mode=..][&switch=NAME][&ports=N][&name=NAME][&seed=N][&idle=..]}: see {@link #openSba200}. */
+    public static final String SBA200 = "sba200";
+    private static final Set<String> SBA200_PARAMS = Set.of("mode", "switch", "ports", "name", "seed", "idle", "card");
     private static final Set<String> PARAMS = Set.of("mode", "wire", "mac", "name", "seed", "idle", "card");
 
     private static final Object LOCK = new Object();
@@ -58,7 +61,7 @@ public final class EmuBackendProvider implements BackendProvider {
 
     @Override
     public List<String> cards() {
-        return List.of(DEC21140);
+        return List.of(DEC21140, SBA200);
     }
 
     @Override
@@ -68,11 +71,15 @@ public final class EmuBackendProvider implements BackendProvider {
 
     @Override
     public List<String> exampleSpecs() {
-        return List.of("emu:dec21140", "emu:dec21140?mode=virtual&wire=lab&mac=02-00-00-00-00-01");
+        return List.of("emu:dec21140", "emu:dec21140?mode=virtual&wire=lab&mac=02-00-00-00-00-01",
+            "emu:sba200?mode=virtual&switch=asx0");
     }
 
     @Override
     public Card open(DeviceSpec spec) {
+        if (SBA200.equals(spec.card())) {
+            return openSba200(spec);
+        }
         for (String key : spec.params().keySet()) {
             if (!PARAMS.contains(key)) {
                 throw new IllegalArgumentException("device spec '" + spec + "': backend 'emu' has no parameter '" + key
@@ -112,6 +119,61 @@ public final class EmuBackendProvider implements BackendProvider {
             Dec21140Card card;
             try {
                 card = bed.dec21140(name, bed.ethernet(wireName), mac, bed.cardTiming(), spec,
+                    () -> released(owner, key, self[0]));
+            } catch (RuntimeException e) {
+                if (OPEN_CARDS.getOrDefault(bed, 0) == 0) {
+                    closeDefault(bed, key);
+                }
+                throw e;
+            }
+            self[0] = card;
+            OPEN_CARDS.merge(bed, 1, Integer::sum);
+            CARD_TESTBEDS.put(card, bed);
+            return card;
+        }
+    }
+
+    /**
+     * Opens an emulated SBA-200 with U-Net firmware on the ATM switch {@code switch} (default {@code asx0}, with
+     * {@code ports} ports, default 8, when the first card creates it) of the default testbed of (mode, seed, idle),
+     * like {@code dec21140} cards share an Ethernet segment. {@code name} defaults to {@code sba200#N}. The card's
+     * kernel driver is {@code testbed(card).atm(switch).kernel(card)}.
+     */
+    private Card openSba200(DeviceSpec spec) {
+        for (String key : spec.params().keySet()) {
+            if (!SBA200_PARAMS.contains(key)) {
+                throw new IllegalArgumentException("device spec '" + spec + "': backend 'emu' card 'sba200' has no"
+                    + " parameter '" + key + "'; it takes " + SBA200_PARAMS);
+            }
+        }
+        EngineMode mode = Engines.parseMode(spec.param("mode", "inline"));
+        long seed;
+        int ports;
+        try {
+            seed = Long.parseLong(spec.param("seed", "0"));
+            ports = Integer.parseInt(spec.param("ports", "8"));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("device spec '" + spec + "': seed and ports must be whole numbers");
+        }
+        IdleStrategy idle = IdleStrategy.parse(spec.param("idle", "backoff"));
+        String switchName = spec.param("switch", "asx0");
+        String key = Engines.modeName(mode) + "/" + (mode == EngineMode.VIRTUAL ? seed : 0) + "/"
+            + (mode == EngineMode.THREADED ? idle.describe() : "-");
+        synchronized (LOCK) {
+            EmulatedTestbed bed = DEFAULTS.get(key);
+            if (bed == null || bed.isClosed()) {
+                bed = EmulatedTestbed.create(mode, seed, idle);
+                DEFAULTS.put(key, bed);
+                NUMBERS.put(bed, 0);
+            }
+            int number = NUMBERS.merge(bed, 1, Integer::sum);
+            String name = spec.param("name", SBA200 + "#" + (number - 1));
+            EmulatedTestbed owner = bed;
+            Card[] self = new Card[1];
+            Card card;
+            try {
+                io.nicbridge.sim.sba200.Sba200Network net = bed.atm(switchName, b -> b.ports(ports));
+                card = net.addCard(name, io.nicbridge.sim.sba200.Sba200Timing.I960_25MHZ, spec,
                     () -> released(owner, key, self[0]));
             } catch (RuntimeException e) {
                 if (OPEN_CARDS.getOrDefault(bed, 0) == 0) {

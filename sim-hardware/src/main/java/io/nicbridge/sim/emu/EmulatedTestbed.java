@@ -4,6 +4,9 @@ import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.sim.dec21140.Dec21140Card;
 import io.nicbridge.sim.dec21140.Dec21140Model;
 import io.nicbridge.sim.dec21140.Dec21140Timing;
+import io.nicbridge.sim.atm.AtmSwitch;
+import io.nicbridge.sim.sba200.Sba200Card;
+import io.nicbridge.sim.sba200.Sba200Network;
 import io.nicbridge.sim.engine.BackoffIdle;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
@@ -46,6 +49,7 @@ public final class EmulatedTestbed implements AutoCloseable {
     private final long seed;
     private final Map<String, EthernetSegment> wires = new LinkedHashMap<>();
     private final Map<String, Dec21140Card> cards = new LinkedHashMap<>();
+    private final Map<String, Sba200Network> atmNetworks = new LinkedHashMap<>();
     private Dec21140Timing cardTiming = Dec21140Timing.PCI_33MHZ;
     private boolean closed;
 
@@ -184,6 +188,33 @@ public final class EmulatedTestbed implements AutoCloseable {
         return card;
     }
 
+    /**
+     * The ATM network called {@code name} (an ATM switch, its network service, and the SBA-200s on its ports),
+     * created with {@code switchOptions} (ports, propagation, cell faults) the first time it is asked for.
+     */
+    public synchronized Sba200Network atm(String name, Consumer<AtmSwitch.Builder> switchOptions) {
+        checkOpen();
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(switchOptions, "switchOptions");
+        Sba200Network n = atmNetworks.get(name);
+        if (n == null) {
+            n = Sba200Network.create(engine, b -> switchOptions.accept(b.name(name)));
+            atmNetworks.put(name, n);
+        }
+        return n;
+    }
+
+    /** The ATM network called {@code name}, with an 8-port switch if it is new. */
+    public Sba200Network atm(String name) {
+        return atm(name, b -> b.ports(8));
+    }
+
+    /** An emulated SBA-200 with U-Net firmware called {@code name} on the next free port of {@code network}. */
+    public Sba200Card sba200(String name, Sba200Network network) {
+        checkOpen();
+        return network.addCard(name);
+    }
+
     /** @return the open cards, in creation order */
     public synchronized List<Dec21140Card> cards() {
         return List.copyOf(cards.values());
@@ -194,11 +225,13 @@ public final class EmulatedTestbed implements AutoCloseable {
     public void close() {
         List<Dec21140Card> toClose;
         List<EthernetSegment> segments;
+        List<Sba200Network> networks;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
+            networks = new ArrayList<>(atmNetworks.values());
             toClose = new ArrayList<>(cards.values());
             segments = new ArrayList<>(wires.values());
         }
@@ -207,6 +240,9 @@ public final class EmulatedTestbed implements AutoCloseable {
         }
         for (EthernetSegment w : segments) {
             w.close();
+        }
+        for (Sba200Network n : networks) {
+            n.close();
         }
         engine.close();
     }

@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Send.</b> For each active endpoint (round robin) the firmware polls the send queue through
  * {@link UnetNiSendQueue}. A descriptor is rejected, with status and {@code tx_rejected} counted, when VALID is
- * missing or nbufs is 0 or &gt; 6 or the buffer lengths do not add up to the length (BAD_DESC), the channel is not
+ * missing, the length is 0 (AAL5's abort value), nbufs is 0 or &gt; 6, or the buffer lengths do not add up to the length (BAD_DESC), the channel is not
  * open (BAD_CHANNEL), an INLINE length exceeds 40 or a buffer length 65535 (TOO_LONG), or a buffer leaves the
  * segment (SEG_BOUNDS, and ep_status SEGFAULT). Otherwise the data is gathered, framed as an AAL5 CPCS-PDU (UU 0,
  * CPI 0, LEN, CRC-32), cut into cells (GFC 0, the channel's VPI/TX VCI, PTI 000 and 001 on the last, CLP 0, HEC)
@@ -179,6 +179,14 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         this.pollTimer = timeBase.newTimer(name + ".i960-poll", this::kickNow);
         this.txDoneTimer = timeBase.newTimer(name + ".tx-done", this::txDone);
         boot();
+    }
+
+    /**
+     * A DMA space sized for this card: SBus DVMA is 32-bit, and every endpoint pins two regions (segment and
+     * receive queue), plus room for the kernel's own buffers.
+     */
+    public static DmaSpace newDmaSpace(String name) {
+        return new DmaSpace(name, io.nicbridge.bridge.memory.BusWidth.BITS_32, 2 * MAX_ENDPOINTS + 64);
     }
 
     /** Attaches the model to its engine and gives it the uplink it transmits cells on (setup). */
@@ -610,6 +618,11 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
             reject(ep, d, TX_STATUS_BAD_CHANNEL);
             return;
         }
+        if (length == AAL5_LENGTH_ABORT) {
+            // [P] AAL5 reserves LEN 0 for "abort": the receiver would discard it, so the firmware refuses it.
+            reject(ep, d, TX_STATUS_BAD_DESC);
+            return;
+        }
         long now = timeBase.nanoTime();
         long firstReady = now + timing.txSetupNanos();
         long picosPerCell = 0;
@@ -780,10 +793,11 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         }
         int length = Aal5.trailerLength(c, payload);
         if (error == NO_ERROR) {
-            if (crc != Aal5.trailerCrc(c, payload)) {
-                error = RX_ERR_CRC;
-            } else if (length == AAL5_LENGTH_ABORT || Aal5.cells(length) != cells) {
+            // The length check first: a lost cell is then reported as what it is (the CRC would fail as well).
+            if (length == AAL5_LENGTH_ABORT || Aal5.cells(length) != cells) {
                 error = RX_ERR_LENGTH;
+            } else if (crc != Aal5.trailerCrc(c, payload)) {
+                error = RX_ERR_CRC;
             }
         }
         if (error == NO_ERROR && cells == 1) {

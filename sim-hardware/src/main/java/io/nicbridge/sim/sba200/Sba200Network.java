@@ -1,6 +1,5 @@
 package io.nicbridge.sim.sba200;
 
-import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.sim.atm.AtmNetworkService;
 import io.nicbridge.sim.atm.AtmSwitch;
@@ -60,18 +59,28 @@ public final class Sba200Network implements AutoCloseable {
     }
 
     /** A new SBA-200 on the switch's next free port, with its own DMA space and kernel driver. */
-    public synchronized Sba200Card addCard(String name, Sba200Timing cardTiming) {
+    public Sba200Card addCard(String name, Sba200Timing cardTiming) {
+        return addCard(name, cardTiming, DeviceSpec.parse("emu:sba200?mode=" + Engines.modeName(engine.mode())),
+            () -> { });
+    }
+
+    /**
+     * As {@link #addCard(String, Sba200Timing)}, for a backend that opened the card from {@code spec}.
+     *
+     * @param release what else closing the card frees; runs once, after the card is closed
+     */
+    public synchronized Sba200Card addCard(String name, Sba200Timing cardTiming, DeviceSpec spec, Runnable release) {
         Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(cardTiming, "cardTiming");
         for (Sba200Card c : cards) {
             if (c.name().equals(name)) {
                 throw new IllegalArgumentException("network already has a card named '" + name + "'");
             }
         }
-        Sba200Model model = new Sba200Model(name, engine.timeBase(), new DmaSpace(name + ".dma"), cardTiming);
+        Sba200Model model = new Sba200Model(name, engine.timeBase(), Sba200Model.newDmaSpace(name + ".dma"), cardTiming);
         AtmSwitch.Port port = atmSwitch.connect(model);
         model.attach(engine, port.uplink());
-        Sba200Card card = new Sba200Card(DeviceSpec.parse("emu:sba200?mode=" + Engines.modeName(engine.mode())),
-            model, port.number(), () -> { });
+        Sba200Card card = new Sba200Card(spec, model, port.number(), release);
         cards.add(card);
         kernels.add(new UnetKernel(card, engine));
         return card;
