@@ -1,5 +1,6 @@
 package io.nicbridge.bench.jmh;
 
+import io.nicbridge.bridge.driver.tulip.MacAddress;
 import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
@@ -116,14 +117,12 @@ public class TulipEmulatedBench {
 
     /** Destination, source, sequence number: the bytes a sender writes per frame. */
     static final class TulipHeader {
-        private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
-
         private TulipHeader() {
         }
 
         static void write(MemorySegment buf, long dst, long src, int seq) {
-            io.nicbridge.bridge.driver.tulip.MacAddress.write(dst, buf, 0);
-            io.nicbridge.bridge.driver.tulip.MacAddress.write(src, buf, 6);
+            MacAddress.write(dst, buf, 0);
+            MacAddress.write(src, buf, 6);
             buf.set(ValueLayout.JAVA_INT_UNALIGNED, 14, seq);
         }
     }

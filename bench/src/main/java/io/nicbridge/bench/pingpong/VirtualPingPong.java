@@ -12,6 +12,7 @@ import org.HdrHistogram.Histogram;
  * clock, with no host timing in it at all.
  */
 public final class VirtualPingPong {
+    private static final long EVENTS_PER_ROUND_TRIP_BOUND = 1_000;
     private final TulipDriver a;
     private final TulipDriver b;
     private final VirtualTimeBase time;
@@ -55,7 +56,9 @@ public final class VirtualPingPong {
         if (!PingPongFrames.send(a, macB, macA, 0, size)) {
             throw new IllegalStateException(a.name() + ": no TX buffer for the first frame");
         }
-        time.runUntilIdle();
+        // A round trip is a handful of events (doorbells, DMA timers, wire deliveries, interrupts); the bound only
+        // catches a world that never goes idle.
+        time.runUntilIdle(Math.max(VirtualTimeBase.DEFAULT_MAX_EVENTS, (long) total * EVENTS_PER_ROUND_TRIP_BOUND));
         a.onInterrupt(null);
         b.onInterrupt(null);
         if (failure != null) {
