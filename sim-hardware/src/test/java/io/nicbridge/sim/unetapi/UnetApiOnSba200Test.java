@@ -187,4 +187,78 @@ class UnetApiOnSba200Test {
             assertArrayEquals(bytes(a.segment(), DirectAccess.HEADER_SIZE, 3000), bytes(b.segment(), 4096 + 12345, 3000));
         }
     }
+
+    @Test
+    void theRealCardEnforcesSegmentBoundsOnSendAndOnFreeBuffers() {
+        try (UnetApiTestbed t = UnetApiTestbed.builder(EngineMode.INLINE).segmentBytes(64 * 1024).build()) {
+            UnetEndpoint a = t.a();
+            UnetEndpoint b = t.b();
+            assertTrue(a.send(UnetApiTestbed.CHANNEL, 64 * 1024 - 10, 100));
+            t.engine().poll();
+            assertEquals(TX_STATUS_SEG_BOUNDS, a.pollSendCompletion());
+            assertEquals(EP_SEGFAULT, a.status() & EP_SEGFAULT);
+            assertTrue(a.send(UnetApiTestbed.CHANNEL + 1, 0, 100));
+            t.engine().poll();
+            assertEquals(TX_STATUS_BAD_CHANNEL, a.pollSendCompletion());
+            assertTrue(b.offerFreeBufferUnchecked(64 * 1024, 1024)); // just past b's segment
+            assertTrue(a.send(UnetApiTestbed.CHANNEL, 0, 500));
+            t.engine().poll();
+            long d = b.poll();
+            assertTrue(d >= 0);
+            assertTrue(b.isError(d));
+            assertEquals(RX_ERR_DMA, b.errorCode(d), "error code " + b.errorCode(d));
+            b.releaseKeepBuffers(d);
+        }
+    }
+
+    @Test
+    void kernelEmulatedEndpointsAcrossTheSwitch() {
+        try (UnetApiTestbed t = UnetApiTestbed.builder(EngineMode.INLINE).build()) {
+            t.a().postReceiveBuffers(RX_AREA, 32, 1024);
+            t.b().postReceiveBuffers(RX_AREA, 32, 1024);
+            try (var muxA = new io.nicbridge.bridge.unet.EmulatedEndpointMux(t.a(), 900, 0);
+                 var muxB = new io.nicbridge.bridge.unet.EmulatedEndpointMux(t.b(), 900, 0)) {
+                var telnet = muxA.create(1, 4);
+                var sshd = muxB.create(22, 4);
+                var telnetd = muxB.create(23, 4);
+                MemorySegment msg = MemorySegment.ofArray(new byte[900]);
+                fill(msg, 0, 900, 3);
+                assertTrue(telnet.send(UnetApiTestbed.CHANNEL, 23, msg, 0, 700));
+                t.engine().poll();
+                assertEquals(1, muxB.pump());
+                assertEquals(-1, sshd.poll());
+                int h = telnetd.poll();
+                assertEquals(700, telnetd.length(h));
+                assertEquals(1, telnetd.sourceTag(h));
+                assertArrayEquals(bytes(msg, 0, 700), bytes(telnetd.buffer(h), 0, 700));
+                telnetd.release(h);
+            }
+        }
+    }
+
+    @Test
+    void framePortOverTheRealCard() throws Exception {
+        try (UnetApiTestbed t = UnetApiTestbed.builder(EngineMode.INLINE).build()) {
+            var left = new io.nicbridge.bridge.unet.UnetFramePort("left", t.kernelA(), t.a(), UnetApiTestbed.CHANNEL, 0,
+                    2048, 4, 16, 4);
+            var right = new io.nicbridge.bridge.unet.UnetFramePort("right", t.kernelB(), t.b(), UnetApiTestbed.CHANNEL,
+                    0, 2048, 4, 16, 4);
+            for (int len : new int[] {20, 40, 41, 1500, 2048}) {
+                int h = left.claim();
+                fill(left.txBuffer(h), 0, len, len);
+                left.commit(h, len);
+                t.engine().poll();
+                int r = right.poll();
+                assertTrue(r >= 0, "length " + len);
+                assertEquals(len, right.rxLength(r));
+                assertEquals(0, right.rxStatus(r));
+                MemorySegment want = MemorySegment.ofArray(new byte[len]);
+                fill(want, 0, len, len);
+                assertArrayEquals(bytes(want, 0, len), bytes(right.rxBuffer(r), 0, len));
+                right.release(r);
+            }
+            right.close();
+            left.close();
+        }
+    }
 }
