@@ -38,6 +38,24 @@ public final class UnetReport {
         return sizes;
     }
 
+    /** Fiber figures of the testbed: {cell time in picoseconds, propagation in nanoseconds}. */
+    static long[] fiber(Sba200Timing timing) {
+        try (UnetApiTestbed t = UnetApiTestbed.builder(EngineMode.VIRTUAL).timing(timing).build()) {
+            return new long[] {t.cellTimePicos(), t.propagationNanos()};
+        }
+    }
+
+    /**
+     * The model's one-way time for a message, in picoseconds: the send doorbell's poll latency, the send set-up, the
+     * DMA of the first cell's 48 bytes (none inline; later cells are fetched faster than the fiber sends them), the
+     * cells on the uplink, the last cell again on the downlink (store and forward), and two fibers' propagation.
+     */
+    static long modelOneWayPicos(int size, Sba200Timing timing, long[] fiber) {
+        long firstFetch = size <= io.nicbridge.contract.Sba200Unet.INLINE_MAX ? 0 : CELL_PAYLOAD * timing.dmaPicosPerByte();
+        return (timing.pollLatencyNanos() + timing.txSetupNanos()) * 1000 + firstFetch
+                + (UnetPaper.cells(size) + 1L) * fiber[0] + 2 * fiber[1] * 1000;
+    }
+
     static void printModel(PrintStream out, Sba200Timing timing) {
         try (UnetApiTestbed t = UnetApiTestbed.builder(EngineMode.VIRTUAL).timing(timing).build()) {
             out.printf(Locale.ROOT, "model: card (sim.sba200.Sba200Timing): i960 poll latency %d ns after a send doorbell,"
@@ -62,15 +80,25 @@ public final class UnetReport {
                 count);
         printModel(out, timing);
         out.println();
-        out.println("  size  cells | simulated RTT us (min..max) | paper Fig.3 (sec. 4.2.3 text) us | sim/paper");
+        out.println("model: RTT = 2 x (poll + set-up + first-cell DMA (0 inline) + (cells + 1) x cell time"
+                + " + 2 x propagation)");
+        out.println();
+        out.println("  size  cells | simulated RTT us (min..max) | model us  | paper Fig.3 (sec. 4.2.3 text) us | sim/paper");
         double[] rtt = new double[sizes.length];
+        long[] fiber = fiber(timing);
+        long worst = 0;
         for (int i = 0; i < sizes.length; i++) {
             long[] r = UnetRuns.virtualRoundTrip(sizes[i], warmup, count, seed, timing);
             rtt[i] = r[0] / 1000.0;
+            double model = 2 * modelOneWayPicos(sizes[i], timing, fiber) / 1e6;
+            worst = Math.max(worst, Math.max(Math.abs(r[0] - Math.round(model * 1000)),
+                    Math.abs(r[1] - Math.round(model * 1000))));
             double paper = UnetPaper.describedRttUs(sizes[i]);
-            out.printf(Locale.ROOT, "%6d  %5d | %10.3f .. %-10.3f      | %8.1f                         | %5.2f%n",
-                    sizes[i], UnetPaper.cells(sizes[i]), r[0] / 1000.0, r[1] / 1000.0, paper, rtt[i] / paper);
+            out.printf(Locale.ROOT, "%6d  %5d | %10.3f .. %-10.3f      | %9.3f | %8.1f                         | %5.2f%n",
+                    sizes[i], UnetPaper.cells(sizes[i]), r[0] / 1000.0, r[1] / 1000.0, model, paper, rtt[i] / paper);
         }
+        out.printf(Locale.ROOT, "model check: %s (largest |simulated - model| = %d ns; the simulation rounds each timer"
+                + " to whole ns)%n", worst <= 10 ? "OK" : "MISMATCH", worst);
         for (String s : UnetPaper.sources()) {
             out.println("  " + s);
         }

@@ -15,6 +15,7 @@ class Sba200CommandsTest {
                 "200", "--warmup", "200");
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.out().contains("shape check: single-cell step at 40 B present: yes"), r.out());
+        assertTrue(r.out().contains("model check: OK"), r.out());
         assertTrue(r.out().contains("model: card"), r.out());
         assertTrue(r.out().contains("sec. 4.2.3 / Fig. 3: 65 us"), r.out());
         assertTrue(r.out().contains("software cost per message"), r.out());

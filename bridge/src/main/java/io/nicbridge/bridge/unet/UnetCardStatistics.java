@@ -9,6 +9,8 @@ import java.lang.foreign.MemorySegment;
  * 16 big-endian words). Values are unsigned 32-bit counters returned as {@code long}.
  */
 public final class UnetCardStatistics {
+    private static final java.lang.foreign.ValueLayout.OfInt WORD =
+            java.lang.foreign.ValueLayout.JAVA_INT.withOrder(Sba200Unet.BYTE_ORDER);
     private final MemorySegment block;
 
     UnetCardStatistics(MemorySegment block) {
@@ -16,8 +18,7 @@ public final class UnetCardStatistics {
     }
 
     private long word(long offset) {
-        return Integer.toUnsignedLong(block.get(java.lang.foreign.ValueLayout.JAVA_INT.withOrder(Sba200Unet.BYTE_ORDER),
-                offset));
+        return Integer.toUnsignedLong(block.get(WORD, offset));
     }
 
     public long cellsTx() {

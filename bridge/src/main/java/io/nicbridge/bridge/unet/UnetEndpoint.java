@@ -63,6 +63,8 @@ public final class UnetEndpoint {
     }
 
     private static final int UPCALL_RUNNING = -1;
+    private static final java.lang.foreign.ValueLayout.OfInt WORD =
+            java.lang.foreign.ValueLayout.JAVA_INT.withOrder(BYTE_ORDER);
     /** How long a blocked {@link #await} parks before it looks again without a signal (a bounded slice). */
     private static final long AWAIT_SLICE_NANOS = 200_000L;
 
@@ -158,8 +160,7 @@ public final class UnetEndpoint {
 
     /** {@code ep_status} from the EPCB: {@code EP_ACTIVE}, {@code EP_SEGFAULT}, {@code EP_RQ_OVERRUN}, {@code EP_NO_FREE_BUF}. */
     public int status() {
-        return page.get(java.lang.foreign.ValueLayout.JAVA_INT.withOrder(BYTE_ORDER).withByteAlignment(4),
-                EPCB_EP_STATUS_OFS);
+        return page.get(WORD, EPCB_EP_STATUS_OFS);
     }
 
     /** The firmware's per-endpoint drop counter at {@code EPCB_DROP_RQ_OVERRUN_OFS} etc. */
@@ -167,7 +168,7 @@ public final class UnetEndpoint {
         if (offset < 0 || offset >= EPCB_SIZE || (offset & 3) != 0) {
             throw new IllegalArgumentException("EPCB word offset must be 0..60 and 4-aligned, was " + offset);
         }
-        return page.get(java.lang.foreign.ValueLayout.JAVA_INT.withOrder(BYTE_ORDER).withByteAlignment(4), offset);
+        return page.get(WORD, offset);
     }
 
     // ------------------------------------------------------------------ send
