@@ -126,7 +126,9 @@ public final class UnetReport {
         }
         out.println();
         out.printf(Locale.ROOT, "real time, inline engine (U-Net API + emulated card + switch on one thread, wall clock),"
-                + " %d warm-up round trips, then best of 5 runs of %d:%n", realWarmup, realCount);
+                + " %d warm-up round trips, then best of 5 runs of %d (machine: %d cores, load average %.1f):%n",
+                realWarmup, realCount, Runtime.getRuntime().availableProcessors(),
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         for (int size : new int[] {40, 1024}) {
             double ns = UnetRuns.inlineNanosPerMessage(size, realWarmup, realCount, 5);
             out.printf(Locale.ROOT, "  software cost per message (send + card + switch + card + receive), %4d B (%s): %.0f ns%n", size,
