@@ -33,6 +33,10 @@ public final class Aal5 {
     private static final ValueLayout.OfShort SHORT_BE =
         ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int[] TABLE = new int[256];
+    /** Slicing-by-4: T1..T3[i] = the register after byte i followed by 1..3 zero bytes. */
+    private static final int[] T1 = new int[256];
+    private static final int[] T2 = new int[256];
+    private static final int[] T3 = new int[256];
 
     static {
         for (int i = 0; i < 256; i++) {
@@ -41,6 +45,11 @@ public final class Aal5 {
                 c = c < 0 ? (c << 1) ^ Sba200Unet.AAL5_CRC_POLY : c << 1;
             }
             TABLE[i] = c;
+        }
+        for (int i = 0; i < 256; i++) {
+            T1[i] = (TABLE[i] << 8) ^ TABLE[TABLE[i] >>> 24];
+            T2[i] = (T1[i] << 8) ^ TABLE[T1[i] >>> 24];
+            T3[i] = (T2[i] << 8) ^ TABLE[T2[i] >>> 24];
         }
     }
 
@@ -61,7 +70,13 @@ public final class Aal5 {
     public static int crcUpdate(int crc, MemorySegment data, long offset, long length) {
         int c = crc;
         long end = offset + length;
-        for (long i = offset; i < end; i++) {
+        long i = offset;
+        // Four bytes per step (slicing-by-4): one bounds-checked big-endian word read instead of four byte reads.
+        for (long words = end - 3; i < words; i += 4) {
+            c ^= data.get(INT_BE, i);
+            c = T3[c >>> 24] ^ T2[(c >>> 16) & 0xFF] ^ T1[(c >>> 8) & 0xFF] ^ TABLE[c & 0xFF];
+        }
+        for (; i < end; i++) {
             c = (c << 8) ^ TABLE[((c >>> 24) ^ data.get(ValueLayout.JAVA_BYTE, i)) & 0xFF];
         }
         return c;

@@ -137,6 +137,10 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
     private final MemorySegment pdu;
     private final MemorySegment cell;
     private final MemorySegment captureBuffer;
+    private final boolean rxPaced;
+    private final SimTimer rxTimer;
+    /** Virtual time at which the head cell's processing ends; -1 when it has not started. */
+    private long rxDoneAt = -1;
     private boolean txBusy;
     private int txEp;
     private long txDescriptor;
@@ -178,6 +182,8 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         this.captureBuffer = arena.allocate(4 + (long) MAX_PDU, 8);
         this.pollTimer = timeBase.newTimer(name + ".i960-poll", this::kickNow);
         this.txDoneTimer = timeBase.newTimer(name + ".tx-done", this::txDone);
+        this.rxTimer = timeBase.newTimer(name + ".rx-cell", this::kickNow);
+        this.rxPaced = virtual && timing.hasReceiveCosts();
         boot();
     }
 
@@ -337,6 +343,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         activeMask = 0;
         java.util.Arrays.fill(rxCells, 0);
         ingress.clear();
+        rxDoneAt = -1;
         ram.fill((byte) 0);
         ram.set(INT_BE, MONITOR_OFS + MONITOR_APP_BASE_OFS, FIRMWARE_OFS);
         ram.set(INT_BE, MONITOR_OFS + MONITOR_VERSION_OFS, MONITOR_VERSION);
@@ -589,9 +596,12 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         while (!txBusy && activeMask != 0 && work < TX_PER_PASS) {
             int found = -1;
             long d = -1;
-            for (int k = 0; k < MAX_ENDPOINTS; k++) {
-                int ep = (txNext + k) & (MAX_ENDPOINTS - 1);
-                if ((activeMask & (1 << ep)) != 0 && (d = sendQueues[ep].poll()) >= 0) {
+            // Round robin over the active endpoints only, starting after the last one served.
+            int rotated = Integer.rotateRight(activeMask, txNext & (MAX_ENDPOINTS - 1));
+            while (rotated != 0) {
+                int ep = (Integer.numberOfTrailingZeros(rotated) + txNext) & (MAX_ENDPOINTS - 1);
+                rotated &= rotated - 1;
+                if ((d = sendQueues[ep].poll()) >= 0) {
                     found = ep;
                     break;
                 }
@@ -728,11 +738,39 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
     private int receive() {
         int work = 0;
         while (ingress.peekLength() >= 0) {
+            if (rxPaced) {
+                // Virtual time: the head cell's processing takes time; its effects appear when it is done.
+                long now = timeBase.nanoTime();
+                if (rxDoneAt < 0) {
+                    rxDoneAt = now + receiveCost(ingress.buffer(), ingress.peekOffset());
+                }
+                if (now < rxDoneAt) {
+                    rxTimer.armAfter(rxDoneAt - now);
+                    return work;
+                }
+                rxDoneAt = -1;
+            }
             receiveCell(ingress.buffer(), ingress.peekOffset());
             ingress.release();
             work++;
         }
         return work;
+    }
+
+    /** i960 time to process the cell at {@code at} (see {@link Sba200Timing}). */
+    private long receiveCost(MemorySegment c, long at) {
+        int header = AtmCells.readHeader(c, at);
+        long dma48 = AtmCells.PAYLOAD_SIZE * timing.dmaPicosPerByte() / 1000;
+        if (!AtmCells.hecOk(c, at) || AtmCells.isNonUser(header)) {
+            return timing.rxCellNanos();
+        }
+        int vci = AtmCells.vci(header);
+        boolean first = vci >= VCIS || rxCells[vci] == 0;
+        if (AtmCells.isLastOfPdu(header)) {
+            return first ? timing.rxCellNanos() + timing.rxInlineNanos()
+                : timing.rxCellNanos() + dma48 + timing.rxBufferPduNanos();
+        }
+        return timing.rxCellNanos() + dma48;
     }
 
     private void receiveCell(MemorySegment c, long at) {
@@ -1014,6 +1052,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         closed = true;
         pollTimer.cancel();
         txDoneTimer.cancel();
+        rxTimer.cancel();
         irq.lower();
     }
 

@@ -6,31 +6,54 @@ package io.nicbridge.sim.sba200;
  *
  * <pre>
  *   doorbell (sq_prod / cmd_prod write) --pollLatency--&gt; i960 sees it (one pass of its polling loop)
- *   send:  txSetup (descriptor read, channel + bounds checks, DMA set-up)
- *          then cell c may start once its 48 bytes are fetched:  ready(c) = txSetup + (c + 1) x 48 x dmaPerByte
- *          (inline sends fetch nothing: ready(c) = txSetup); the fiber adds one cell time per cell
+ *   send:    txSetup (descriptor read, channel + bounds checks, DMA set-up)
+ *            then cell c may start once its 48 bytes are fetched:  ready(c) = txSetup + (c + 1) x 48 x dmaPerByte
+ *            (inline sends fetch nothing: ready(c) = txSetup); the fiber adds one cell time per cell
+ *   receive: the i960 takes the cells from its input FIFO one at a time; a cell's effects (buffer DMA, receive
+ *            descriptor) become visible when its processing ends:
+ *              single-cell PDU (inline):      rxCell + rxInline
+ *              other cell:                    rxCell + 48 x dmaPerByte
+ *              last cell of a multi-cell PDU: rxCell + 48 x dmaPerByte + rxBufferPdu
+ *            cells that arrive meanwhile wait in the FIFO (the i960, not the fiber, is then the bottleneck)
  * </pre>
  *
- * @param pollLatencyNanos  from a doorbell write to the firmware acting on it
- * @param txSetupNanos      per send descriptor, before the first cell can leave
- * @param dmaPicosPerByte   SBus DVMA cost of gathering one byte from the host segment
+ * @param pollLatencyNanos    from a doorbell write to the firmware acting on it
+ * @param txSetupNanos        per send descriptor, before the first cell can leave
+ * @param dmaPicosPerByte     SBus DVMA cost of moving one byte between host memory and the card
+ * @param rxCellNanos         i960 work per received cell (demux, reassembly state)
+ * @param rxInlineNanos       writing a single-cell message into the receive-queue entry
+ * @param rxBufferPduNanos    completing a multi-cell PDU: free-buffer bookkeeping and the descriptor's DMA
  */
-public record Sba200Timing(long pollLatencyNanos, long txSetupNanos, long dmaPicosPerByte) {
+public record Sba200Timing(long pollLatencyNanos, long txSetupNanos, long dmaPicosPerByte, long rxCellNanos,
+                           long rxInlineNanos, long rxBufferPduNanos) {
     /** No card costs at all: only the fiber's cell time and propagation. */
-    public static final Sba200Timing WIRE_ONLY = new Sba200Timing(0, 0, 0);
+    public static final Sba200Timing WIRE_ONLY = new Sba200Timing(0, 0, 0, 0, 0, 0);
 
     /**
-     * [P] A 25 MHz i960 polling its queues and an SBus DVMA master, as proposed for this emulator (not measured on
-     * a real board): a polling-loop pass of about 50 instructions (2 us), about 50 instructions to check and set up
-     * a send (2 us), and DVMA at 25 MB/s (40 ns/byte), which is faster than the fiber so that cells leave
-     * back to back.
+     * [P] A 25 MHz i960 polling its queues and an SBus DVMA master, as proposed for this emulator (assumed, not
+     * measured on a real board; 1 us is about 25 i960 instructions): a polling-loop pass of 2 us; 2 us to check
+     * and set up a send; DVMA at 25 MB/s (40 ns/byte), faster than the fiber, so cells leave back to back; 1 us of
+     * reassembly work per received cell; 2 us to write a single-cell message into its receive-queue entry; 5 us to
+     * pop free buffers and DMA the descriptor of a multi-cell message (the work the single-cell path avoids).
      */
-    public static final Sba200Timing I960_25MHZ = new Sba200Timing(2_000, 2_000, 40_000);
+    public static final Sba200Timing I960_25MHZ = new Sba200Timing(2_000, 2_000, 40_000, 1_000, 2_000, 5_000);
+
+    /** Send-side costs only; receive processing is instantaneous. */
+    public Sba200Timing(long pollLatencyNanos, long txSetupNanos, long dmaPicosPerByte) {
+        this(pollLatencyNanos, txSetupNanos, dmaPicosPerByte, 0, 0, 0);
+    }
 
     public Sba200Timing {
-        if (pollLatencyNanos < 0 || txSetupNanos < 0 || dmaPicosPerByte < 0) {
+        if (pollLatencyNanos < 0 || txSetupNanos < 0 || dmaPicosPerByte < 0 || rxCellNanos < 0 || rxInlineNanos < 0
+            || rxBufferPduNanos < 0) {
             throw new IllegalArgumentException("timings must be >= 0, were poll " + pollLatencyNanos + " ns, setup "
-                + txSetupNanos + " ns, DMA " + dmaPicosPerByte + " ps/byte");
+                + txSetupNanos + " ns, DMA " + dmaPicosPerByte + " ps/byte, rx cell " + rxCellNanos
+                + " ns, rx inline " + rxInlineNanos + " ns, rx buffer PDU " + rxBufferPduNanos + " ns");
         }
+    }
+
+    /** True when receiving costs time (the card then paces its input FIFO). */
+    public boolean hasReceiveCosts() {
+        return rxCellNanos > 0 || rxInlineNanos > 0 || rxBufferPduNanos > 0 || dmaPicosPerByte > 0;
     }
 }

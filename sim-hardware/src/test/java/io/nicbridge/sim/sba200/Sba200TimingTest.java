@@ -63,6 +63,26 @@ class Sba200TimingTest {
     }
 
     @Test
+    void receiveCostsMakeTheSingleCellPathCheaper() {
+        Sba200Timing rx = new Sba200Timing(0, 0, 0, 1_000, 2_000, 5_000);
+        long[] wire = new long[2];
+        long[] paced = new long[2];
+        for (int i = 0; i < 2; i++) {
+            Sba200Timing t = i == 0 ? Sba200Timing.WIRE_ONLY : rx;
+            try (Pair p = new Pair(EngineMode.VIRTUAL, t, s -> s.ports(2).propagationNanos(500))) {
+                p.sb.postBuffers(0, 16, 1024);
+                long[] r40 = sendAndTime(p, 40);
+                long[] r41 = sendAndTime(p, 41);
+                (i == 0 ? wire : paced)[0] = r40[1];
+                (i == 0 ? wire : paced)[1] = r41[1];
+            }
+        }
+        assertEquals(1_000 + 2_000, paced[0] - wire[0], "inline: one cell's work plus the inline write");
+        assertEquals(1_000 + 5_000, paced[1] - wire[1], "two cells, the second after the first is done");
+        assertTrue(paced[1] - paced[0] > wire[1] - wire[0], "the step at 40 bytes grows with the buffer path's cost");
+    }
+
+    @Test
     void inlineSendsNeedNoDma() {
         try (Pair p = new Pair(EngineMode.VIRTUAL, new Sba200Timing(1_000, 2_000, 100_000), s -> s.ports(2))) {
             p.virtual().runUntilIdle();

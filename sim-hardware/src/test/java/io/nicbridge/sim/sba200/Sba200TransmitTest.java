@@ -62,6 +62,23 @@ class Sba200TransmitTest {
         }
     }
 
+    @Test
+    void segmentMemoryGoneIsADmaErrorNotACrash() {
+        try (CardRig r = CardRig.inline()) {
+            java.lang.foreign.Arena process = java.lang.foreign.Arena.ofShared();
+            Sba200Endpoint ep = r.kernel.createEndpoint(process.allocate(4096, 64), 8);
+            int ch = r.kernel.openChannel(ep, 0, 100, 200);
+            Pair.Side side = new Pair.Side(ep, ch);
+            side.postBuffers(0, 4, 1024);
+            process.close(); // the process died with its segment still pinned
+            assertEquals(TX_STATUS_DMA_ERROR, postRaw(r, ep, w0(16, ch, 1, false), 0, 16));
+            r.injectAll(r.cellsOf(0, 200, Pair.bytes(100, 1)));
+            long d = side.rq.poll();
+            assertEquals(RX_ERR_DMA, side.rq.errorCode(d));
+            assertEquals(2, r.counter(UG_CNT_DMA_ERRORS_OFS));
+        }
+    }
+
     /** Reassembles the recorded cells of one PDU, checking each header; returns the payload. */
     static byte[] checkCells(CardRig r, int from, int vpi, int vci, int length) {
         int cells = Aal5.cells(length);
