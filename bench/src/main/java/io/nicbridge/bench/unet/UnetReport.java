@@ -48,12 +48,18 @@ public final class UnetReport {
     /**
      * The model's one-way time for a message, in picoseconds: the send doorbell's poll latency, the send set-up, the
      * DMA of the first cell's 48 bytes (none inline; later cells are fetched faster than the fiber sends them), the
-     * cells on the uplink, the last cell again on the downlink (store and forward), and two fibers' propagation.
+     * cells on the uplink, the last cell again on the downlink (store and forward), two fibers' propagation, and the
+     * receiving i960's work on the last cell (inline: per-cell work + the receive-entry write; otherwise per-cell
+     * work + the cell's DMA + completing the buffer PDU). Earlier cells are processed while later ones are still on
+     * the fiber, as long as a cell's receive work is shorter than a cell time (true for the default timing).
      */
     static long modelOneWayPicos(int size, Sba200Timing timing, long[] fiber) {
-        long firstFetch = size <= io.nicbridge.contract.Sba200Unet.INLINE_MAX ? 0 : CELL_PAYLOAD * timing.dmaPicosPerByte();
+        boolean inline = size <= io.nicbridge.contract.Sba200Unet.INLINE_MAX;
+        long firstFetch = inline ? 0 : CELL_PAYLOAD * timing.dmaPicosPerByte();
+        long lastCellRx = inline ? (timing.rxCellNanos() + timing.rxInlineNanos()) * 1000
+                : (timing.rxCellNanos() + timing.rxBufferPduNanos()) * 1000 + CELL_PAYLOAD * timing.dmaPicosPerByte();
         return (timing.pollLatencyNanos() + timing.txSetupNanos()) * 1000 + firstFetch
-                + (UnetPaper.cells(size) + 1L) * fiber[0] + 2 * fiber[1] * 1000;
+                + (UnetPaper.cells(size) + 1L) * fiber[0] + 2 * fiber[1] * 1000 + lastCellRx;
     }
 
     static void printModel(PrintStream out, Sba200Timing timing) {
@@ -63,9 +69,11 @@ public final class UnetReport {
                     + " fetched; inline sends fetch nothing)%n", timing.pollLatencyNanos(), timing.txSetupNanos(),
                     timing.dmaPicosPerByte());
             out.printf(Locale.ROOT, "model: fibers: 140 Mbit/s TAXI, %.3f ns per 53-byte cell, %d ns propagation per"
-                    + " fiber; the switch forwards each cell onto the downlink (one more cell time); receive side:"
-                    + " the card reassembles and DMAs without modelled delay; hosts poll at zero cost%n",
-                    t.cellTimePicos() / 1000.0, t.propagationNanos());
+                    + " fiber; the switch forwards each cell onto the downlink (one more cell time); hosts poll at zero"
+                    + " cost%n", t.cellTimePicos() / 1000.0, t.propagationNanos());
+            out.printf(Locale.ROOT, "model: card receive: %d ns i960 work per cell, + %d ns to write a single-cell message"
+                    + " into its receive entry, or + 48 B of DMA per cell and %d ns to complete a multi-cell (buffer)"
+                    + " message%n", timing.rxCellNanos(), timing.rxInlineNanos(), timing.rxBufferPduNanos());
         }
     }
 
@@ -81,7 +89,7 @@ public final class UnetReport {
         printModel(out, timing);
         out.println();
         out.println("model: RTT = 2 x (poll + set-up + first-cell DMA (0 inline) + (cells + 1) x cell time"
-                + " + 2 x propagation)");
+                + " + 2 x propagation + receive work on the last cell)");
         out.println();
         out.println("  size  cells | simulated RTT us (min..max) | model us  | paper Fig.3 (sec. 4.2.3 text) us | sim/paper");
         double[] rtt = new double[sizes.length];
