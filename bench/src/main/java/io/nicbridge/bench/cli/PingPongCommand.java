@@ -42,7 +42,7 @@ import picocli.CommandLine.Option;
         description = "Two emulated cards on one wire exchange frames; prints RTT percentiles next to a TCP"
             + " loopback baseline measured in the same run.")
 final class PingPongCommand implements Callable<Integer> {
-    static final List<String> CARDS = List.of("dec21140");
+    static final List<String> CARDS = List.of("dec21140", "sba200");
 
     @Option(names = "--card", required = true, description = "Card model: ${COMPLETION-CANDIDATES}.",
             completionCandidates = CardNames.class)
@@ -84,6 +84,10 @@ final class PingPongCommand implements Callable<Integer> {
                 + " interrupt).")
     String driverMode;
 
+    @Option(names = "--sizes", description = "sba200: message sizes in bytes, comma-separated (default: 4 .. 5120,"
+            + " the points of the U-Net paper's Figures 3 and 4).")
+    String sizes;
+
     static final class CardNames implements Iterable<String> {
         @Override
         public java.util.Iterator<String> iterator() {
@@ -94,6 +98,16 @@ final class PingPongCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintStream out = System.out;
+        if ("sba200".equals(card)) {
+            // U-Net over ATM: a size sweep in virtual time beside the paper's Figure 3, then the real-time cost.
+            int[] sweep = sizes == null ? io.nicbridge.bench.unet.UnetReport.DEFAULT_SIZES
+                : io.nicbridge.bench.unet.UnetReport.parseSizes(sizes);
+            if (count < 1 || warmup < 0) {
+                throw new IllegalArgumentException("--count must be >= 1 and --warmup >= 0");
+            }
+            return io.nicbridge.bench.unet.UnetReport.pingpong(out, sweep, 2, 10, warmup, count, seed,
+                io.nicbridge.sim.sba200.Sba200Timing.I960_25MHZ);
+        }
         EngineMode engineMode = validate();
         InterruptMode irq = interruptMode(engineMode);
         TulipConfig config = TulipConfig.builder().interruptMode(irq).build();

@@ -60,7 +60,7 @@ class PingPongCommandTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "--card|sba200|unknown card 'sba200'",
+        "--card|medusa|unknown card 'medusa'",
         "--mode|warp|unknown engine mode 'warp'",
         "--size|59|--size must be 60..1514",
         "--size|1515|--size must be 60..1514",

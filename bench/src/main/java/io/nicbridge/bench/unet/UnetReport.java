@@ -1,0 +1,219 @@
+package io.nicbridge.bench.unet;
+
+import static io.nicbridge.contract.Sba200Unet.CELL_PAYLOAD;
+
+import io.nicbridge.sim.sba200.Sba200Timing;
+import io.nicbridge.sim.unetapi.UnetApiTestbed;
+import io.nicbridge.sim.engine.EngineMode;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * The sba200 reports of {@code nic pingpong} and {@code nic bandwidth}: the simulated curves beside the U-Net
+ * paper's published figures, a shape check, the model that produced them, and (pingpong) the real-time software
+ * cost per message on the inline engine.
+ */
+public final class UnetReport {
+    /** 4 bytes .. 5 KB, with the points around the single-cell boundary and the cell multiples. */
+    public static final int[] DEFAULT_SIZES = {4, 8, 16, 24, 32, 40, 44, 48, 64, 96, 128, 256, 512, 800, 1024, 1500,
+        2048, 4096, 5120};
+
+    private UnetReport() {
+    }
+
+    public static int[] parseSizes(String text) {
+        int[] sizes;
+        try {
+            sizes = Arrays.stream(text.split(",")).map(String::trim).mapToInt(Integer::parseInt).toArray();
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--sizes must be a comma-separated list of byte counts, was '" + text + "'");
+        }
+        for (int s : sizes) {
+            if (s < 1 || s > 5 * 1024 + 1024) {
+                throw new IllegalArgumentException("message sizes must be 1..6144 bytes (6 receive buffers of 1 KB),"
+                        + " was " + s);
+            }
+        }
+        return sizes;
+    }
+
+    /** Fiber figures of the testbed: {cell time in picoseconds, propagation in nanoseconds}. */
+    static long[] fiber(Sba200Timing timing) {
+        try (UnetApiTestbed t = UnetApiTestbed.builder(EngineMode.VIRTUAL).timing(timing).build()) {
+            return new long[] {t.cellTimePicos(), t.propagationNanos()};
+        }
+    }
+
+    /**
+     * The model's one-way time for a message, in picoseconds: the send doorbell's poll latency, the send set-up, the
+     * DMA of the first cell's 48 bytes (none inline; later cells are fetched faster than the fiber sends them), the
+     * cells on the uplink, the last cell again on the downlink (store and forward), two fibers' propagation, and the
+     * receiving i960's work on the last cell (inline: per-cell work + the receive-entry write; otherwise per-cell
+     * work + the cell's DMA + completing the buffer PDU). Earlier cells are processed while later ones are still on
+     * the fiber, as long as a cell's receive work is shorter than a cell time (true for the default timing).
+     */
+    static long modelOneWayPicos(int size, Sba200Timing timing, long[] fiber) {
+        boolean inline = size <= io.nicbridge.contract.Sba200Unet.INLINE_MAX;
+        long firstFetch = inline ? 0 : CELL_PAYLOAD * timing.dmaPicosPerByte();
+        long lastCellRx = inline ? (timing.rxCellNanos() + timing.rxInlineNanos()) * 1000
+                : (timing.rxCellNanos() + timing.rxBufferPduNanos()) * 1000 + CELL_PAYLOAD * timing.dmaPicosPerByte();
+        return (timing.pollLatencyNanos() + timing.txSetupNanos()) * 1000 + firstFetch
+                + (UnetPaper.cells(size) + 1L) * fiber[0] + 2 * fiber[1] * 1000 + lastCellRx;
+    }
+
+    static void printModel(PrintStream out, Sba200Timing timing) {
+        try (UnetApiTestbed t = UnetApiTestbed.builder(EngineMode.VIRTUAL).timing(timing).build()) {
+            out.printf(Locale.ROOT, "model: card (sim.sba200.Sba200Timing): i960 poll latency %d ns after a send doorbell,"
+                    + " send set-up %d ns per descriptor, SBus DMA %d ps/byte (a cell leaves once its 48 bytes are"
+                    + " fetched; inline sends fetch nothing)%n", timing.pollLatencyNanos(), timing.txSetupNanos(),
+                    timing.dmaPicosPerByte());
+            out.printf(Locale.ROOT, "model: fibers: 140 Mbit/s TAXI, %.3f ns per 53-byte cell, %d ns propagation per"
+                    + " fiber; the switch forwards each cell onto the downlink (one more cell time); hosts poll at zero"
+                    + " cost%n", t.cellTimePicos() / 1000.0, t.propagationNanos());
+            out.printf(Locale.ROOT, "model: card receive: %d ns i960 work per cell, + %d ns to write a single-cell message"
+                    + " into its receive entry, or + 48 B of DMA per cell and %d ns to complete a multi-cell (buffer)"
+                    + " message%n", timing.rxCellNanos(), timing.rxInlineNanos(), timing.rxBufferPduNanos());
+        }
+    }
+
+    // ------------------------------------------------------------------ pingpong
+
+    public static int pingpong(PrintStream out, int[] sizes, int warmup, int count, int realWarmup, int realCount,
+                               long seed, Sba200Timing timing) {
+        out.println("pingpong: card sba200 - two emulated Fore SBA-200s (U-Net firmware) on a 2-port ATM switch,"
+                + " driven through the bridge's U-Net API (io.nicbridge.bridge.unet); raw U-Net: messages <= 40 B"
+                + " inline in the descriptor (one cell), longer ones from the segment into 1 KB free buffers");
+        out.printf(Locale.ROOT, "virtual time, seed %d, %d warm-up + %d measured round trips per size%n", seed, warmup,
+                count);
+        printModel(out, timing);
+        out.println();
+        out.println("model: RTT = 2 x (poll + set-up + first-cell DMA (0 inline) + (cells + 1) x cell time"
+                + " + 2 x propagation + receive work on the last cell)");
+        out.println();
+        out.println("  size  cells | simulated RTT us (min..max) | model us  | paper Fig.3 (sec. 4.2.3 text) us | sim/paper");
+        double[] rtt = new double[sizes.length];
+        long[] fiber = fiber(timing);
+        long worst = 0;
+        for (int i = 0; i < sizes.length; i++) {
+            long[] r = UnetRuns.virtualRoundTrip(sizes[i], warmup, count, seed, timing);
+            rtt[i] = r[0] / 1000.0;
+            double model = 2 * modelOneWayPicos(sizes[i], timing, fiber) / 1e6;
+            worst = Math.max(worst, Math.max(Math.abs(r[0] - Math.round(model * 1000)),
+                    Math.abs(r[1] - Math.round(model * 1000))));
+            double paper = UnetPaper.describedRttUs(sizes[i]);
+            out.printf(Locale.ROOT, "%6d  %5d | %10.3f .. %-10.3f      | %9.3f | %8.1f                         | %5.2f%n",
+                    sizes[i], UnetPaper.cells(sizes[i]), r[0] / 1000.0, r[1] / 1000.0, model, paper, rtt[i] / paper);
+        }
+        out.printf(Locale.ROOT, "model check: %s (largest |simulated - model| = %d ns; the simulation rounds each timer"
+                + " to whole ns)%n", worst <= 10 ? "OK" : "MISMATCH", worst);
+        for (String s : UnetPaper.sources()) {
+            out.println("  " + s);
+        }
+        // Shape: the single-cell step at 40 bytes, and the per-cell slope after it.
+        int i40 = indexOf(sizes, 40);
+        int i44 = indexOf(sizes, 44) >= 0 ? indexOf(sizes, 44) : indexOf(sizes, 48);
+        int i48 = indexOf(sizes, 48);
+        int i96 = indexOf(sizes, 96);
+        if (i40 >= 0 && i44 >= 0 && i48 >= 0 && i96 >= 0) {
+            double step = rtt[i44] - rtt[i40];
+            double perCell = (rtt[i96] - rtt[i48]) / (UnetPaper.cells(96) - UnetPaper.cells(48));
+            boolean present = step > perCell * 1.2;
+            double paperStep = UnetPaper.RTT_48_BYTES_US - UnetPaper.SINGLE_CELL_RTT_US;
+            out.printf(Locale.ROOT, "shape check: single-cell step at 40 B present: %s (simulated +%.2f us from %d to %d B"
+                    + " vs +%.2f us per additional cell beyond; paper +%.0f us vs +%.0f us per cell)%n",
+                    present ? "yes" : "NO", step, sizes[i40], sizes[i44], perCell, paperStep,
+                    UnetPaper.RTT_PER_EXTRA_CELL_US);
+            out.printf(Locale.ROOT, "shape check: per-cell slope simulated %.2f us/cell vs paper %.0f us/cell (ratio %.2f);"
+                    + " single-cell RTT simulated %.2f us vs paper %.0f us (ratio %.2f): the simulation has no host"
+                    + " software or SBus PIO cost, which the paper's 65 us includes%n", perCell,
+                    UnetPaper.RTT_PER_EXTRA_CELL_US, perCell / UnetPaper.RTT_PER_EXTRA_CELL_US, rtt[i40],
+                    UnetPaper.SINGLE_CELL_RTT_US, rtt[i40] / UnetPaper.SINGLE_CELL_RTT_US);
+        } else {
+            out.println("shape check: needs sizes 40, 44 (or 48), 48 and 96 in --sizes");
+        }
+        out.println();
+        out.printf(Locale.ROOT, "real time, inline engine (U-Net API + emulated card + switch on one thread, wall clock):"
+                + " a discarded JIT warm-up pass over both sizes, then per size %d warm-up round trips and the best of 5"
+                + " runs of %d (machine: %d cores, load average %.1f):%n", realWarmup, realCount,
+                Runtime.getRuntime().availableProcessors(),
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        int[] realSizes = {40, 1024};
+        for (int size : realSizes) {
+            UnetRuns.inlineNanosPerMessage(size, realWarmup, realCount, 1); // JIT warm-up of the whole chain
+        }
+        for (int size : realSizes) {
+            double ns = UnetRuns.inlineNanosPerMessage(size, realWarmup, realCount, 5);
+            out.printf(Locale.ROOT, "  software cost per message (send + card + switch + card + receive), %4d B (%s): %.0f ns%n",
+                    size, size <= 40 ? "inline, one cell" : "segment buffer, " + UnetPaper.cells(size) + " cells", ns);
+        }
+        return 0;
+    }
+
+    // ------------------------------------------------------------------ bandwidth
+
+    public static int bandwidth(PrintStream out, int[] sizes, int messages, long seed, Sba200Timing timing) {
+        out.println("bandwidth: card sba200 - A streams messages to B over one U-Net channel through the ATM switch,"
+                + " keeping its 32-entry send queue full; B polls, releases and re-posts its buffers");
+        out.printf(Locale.ROOT, "virtual time, seed %d, %d messages per size; bandwidth = payload bits / (last arrival -"
+                + " first send)%n", seed, messages);
+        printModel(out, timing);
+        out.println();
+        out.println("  size  cells | simulated Mbit/s   MB/s | AAL5 limit Mbit/s (Fig.4 curve) | % of limit | paper");
+        double[] pct = new double[sizes.length];
+        double[] bw = new double[sizes.length];
+        double maxPct = 0;
+        int maxAt = -1;
+        for (int i = 0; i < sizes.length; i++) {
+            UnetRuns.Stream s = UnetRuns.virtualStream(sizes[i], messages, seed, timing);
+            bw[i] = s.mbits();
+            double limit = UnetPaper.aal5LimitMbits(sizes[i]);
+            pct[i] = 100.0 * bw[i] / limit;
+            if (pct[i] > maxPct) {
+                maxPct = pct[i];
+                maxAt = i;
+            }
+            String paper = sizes[i] >= UnetPaper.SATURATION_MESSAGE_BYTES ? "fiber saturated (>= 800 B)"
+                    : "below saturation (i960-bound)";
+            if (sizes[i] == 4096) {
+                paper = "Table 3: 120 Mbit/s";
+            }
+            out.printf(Locale.ROOT, "%6d  %5d | %10.2f   %6.2f | %10.2f                      | %6.1f %%   | %s%n",
+                    sizes[i], UnetPaper.cells(sizes[i]), bw[i], bw[i] / 8, limit, pct[i], paper);
+        }
+        for (String s : UnetPaper.sources()) {
+            out.println("  " + s);
+        }
+        int i800 = indexOf(sizes, UnetPaper.SATURATION_MESSAGE_BYTES);
+        out.printf(Locale.ROOT, "shape check: max bandwidth %.1f %% of the AAL5 limit (at %d B, %.2f Mbit/s; paper Table 3:"
+                + " %.0f Mbit/s = %.1f %% of the limit at 4096 B)%n", maxPct, maxAt >= 0 ? sizes[maxAt] : 0,
+                maxAt >= 0 ? bw[maxAt] : 0, UnetPaper.TABLE3_RAW_AAL5_MBITS,
+                100 * UnetPaper.TABLE3_RAW_AAL5_MBITS / UnetPaper.aal5LimitMbits(4096));
+        if (i800 >= 0) {
+            out.printf(Locale.ROOT, "shape check: at 800 B the simulation reaches %.1f %% of the limit (paper: saturated"
+                    + " from about 800 B): %s%n", pct[i800], pct[i800] >= 85 ? "yes" : "NO");
+        }
+        int i40 = indexOf(sizes, 40);
+        int i44 = indexOf(sizes, 44);
+        if (i40 >= 0 && i44 >= 0) {
+            boolean limitDrops = UnetPaper.aal5LimitMbits(44) < UnetPaper.aal5LimitMbits(40);
+            boolean simDrops = bw[i44] < bw[i40];
+            out.printf(Locale.ROOT, "shape check: 48-byte sawtooth - from 40 B (1 cell) to 44 B (2 cells) the AAL5 limit"
+                    + " drops (%.1f -> %.1f Mbit/s) and the simulation %s (%.2f -> %.2f Mbit/s)%n",
+                    UnetPaper.aal5LimitMbits(40), UnetPaper.aal5LimitMbits(44),
+                    limitDrops == simDrops ? "follows it" : "does NOT follow it", bw[i40], bw[i44]);
+        }
+        out.printf(Locale.ROOT, "note: the AAL5 limit is %d B payload per 53 B cell at 140 Mbit/s = %.1f Mbit/s for"
+                + " messages filling whole cells%n", CELL_PAYLOAD, 140.0 * CELL_PAYLOAD / 53);
+        return 0;
+    }
+
+    private static int indexOf(int[] sizes, int size) {
+        for (int i = 0; i < sizes.length; i++) {
+            if (sizes[i] == size) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}

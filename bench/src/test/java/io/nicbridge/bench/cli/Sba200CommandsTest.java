@@ -1,0 +1,61 @@
+package io.nicbridge.bench.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nicbridge.bench.cli.PingPongCommandTest.Run;
+import io.nicbridge.bench.unet.UnetPaper;
+import org.junit.jupiter.api.Test;
+
+/** {@code nic pingpong --card sba200} and {@code nic bandwidth --card sba200}: the shapes of the U-Net paper. */
+class Sba200CommandsTest {
+    @Test
+    void pingpongShowsTheSingleCellStepBesideThePaper() {
+        Run r = PingPongCommandTest.run("pingpong", "--card", "sba200", "--sizes", "4,40,44,48,96,1024", "--count",
+                "200", "--warmup", "200");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("shape check: single-cell step at 40 B present: yes"), r.out());
+        assertTrue(r.out().contains("model check: OK"), r.out());
+        assertTrue(r.out().contains("model: card"), r.out());
+        assertTrue(r.out().contains("sec. 4.2.3 / Fig. 3: 65 us"), r.out());
+        assertTrue(r.out().contains("software cost per message"), r.out());
+        // the 40-byte row: one cell, the paper's 65 us beside it
+        assertTrue(r.out().lines().anyMatch(l -> l.trim().startsWith("40      1 |") && l.contains("65.0")), r.out());
+    }
+
+    @Test
+    void bandwidthApproachesTheAal5LimitWithItsSawtooth() {
+        Run r = PingPongCommandTest.run("bandwidth", "--card", "sba200", "--sizes", "4,40,44,800,4096", "--messages",
+                "100");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("at 800 B the simulation reaches"), r.out());
+        assertTrue(r.out().contains("(paper: saturated from about 800 B): yes"), r.out());
+        assertTrue(r.out().contains("the simulation follows it"), r.out());
+        assertTrue(r.out().contains("Table 3: 120 Mbit/s"), r.out());
+    }
+
+    @Test
+    void badInputGivesOneClearLine() {
+        Run r = PingPongCommandTest.run("bandwidth", "--card", "dec21140");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().startsWith("nic bandwidth: unknown card 'dec21140'"), r.err());
+        r = PingPongCommandTest.run("bandwidth", "--card", "sba200", "--sizes", "0");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("message sizes must be"), r.err());
+        r = PingPongCommandTest.run("pingpong", "--card", "sba200", "--sizes", "a,b");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("--sizes must be a comma-separated list"), r.err());
+    }
+
+    @Test
+    void theAal5LimitIsTheCellArithmetic() {
+        assertEquals(1, UnetPaper.cells(40));
+        assertEquals(2, UnetPaper.cells(41));
+        assertEquals(107, UnetPaper.cells(5120));
+        // 40 bytes in one 53-byte cell at 140 Mbit/s: 40 x 8 / 3.0286 us
+        assertEquals(40 * 8 / (53 * 8 / 140.0), UnetPaper.aal5LimitMbits(40), 1e-9);
+        assertEquals(65.0, UnetPaper.describedRttUs(40));
+        assertEquals(120.0, UnetPaper.describedRttUs(48));
+        assertEquals(126.0, UnetPaper.describedRttUs(96));
+    }
+}

@@ -1,0 +1,693 @@
+package io.nicbridge.bridge.unet;
+
+import static io.nicbridge.contract.Sba200Unet.*;
+
+import io.nicbridge.bridge.memory.CommSegment;
+import io.nicbridge.bridge.queue.UnetFreeQueue;
+import io.nicbridge.bridge.queue.UnetReceiveQueue;
+import io.nicbridge.bridge.queue.UnetSendQueue;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A process's U-Net endpoint (paper section 3.1): its communication segment, its send and free queues (in its own
+ * endpoint page of board RAM) and its receive queue (host memory the card writes by DMA). The process reaches
+ * exactly this: a 4 KiB slice of board RAM, its own segment and receive queue, and the doorbells of its own page;
+ * nothing here can name another endpoint's memory.
+ *
+ * <pre>
+ *  communication segment (process memory, DMA-mapped by the kernel)
+ *  +----------------+----------------+-- ... --+----------------+
+ *  | send buffers   | receive buffers (posted to the free queue) |   layout chosen by the process
+ *  +----------------+----------------+-- ... --+----------------+
+ *
+ *  send:     compose in the segment -> send(channel, offset, length)        (base level: the one copy is the
+ *            or sendInline(channel, src, offset, length <= 40 bytes)          application's, into the segment)
+ *            -> completions: reapSends() / pollSendCompletion(): TX_STATUS_SENT or the card's error status
+ *  receive:  poll() / await(timeout) / upcall  -> descriptor handle d
+ *            isInline(d): the bytes are in the descriptor (single-cell message, no free buffer used)
+ *            else bufferCount(d) x {bufferOffset, bufferLength} in the segment
+ *            copyTo(d, dst, at) -> release(d): the descriptor goes back and its buffers are re-posted
+ * </pre>
+ *
+ * <h2>Upcalls and critical sections</h2>
+ * {@link #upcall(UnetUpcall, int)} installs a handler and asks the kernel for a signal mode. Each signal consumes
+ * every pending message in one upcall. {@link #disableUpcalls()} / {@link #enableUpcalls()} bracket a critical
+ * section with one CAS each on a counter - no system call, no allocation; a signal that arrives meanwhile is
+ * recorded and its upcall runs when the outermost {@code enableUpcalls()} returns the counter to zero. The state word
+ * is {@code >= 0}: upcalls enabled when 0, else the nesting depth of disables; {@code -1}: an upcall is running. A
+ * signal sets {@code deferred} before it tries {@code 0 -> -1}; enabling stores the counter before it reads
+ * {@code deferred}: both are volatile, so at least one side sees the other and no signal is lost.
+ *
+ * <h2>Threads</h2>
+ * One thread sends and receives (the queues are single-producer / single-consumer, like the hardware's). Upcalls
+ * run in the signalling thread (the card's interrupt, or {@link UnetKernelDriver#serviceEvents()}); while upcalls
+ * are enabled that thread consumes the receive queue, so a process using upcalls receives only through them.
+ * Nothing on the send or receive path allocates.
+ */
+public final class UnetEndpoint {
+    private static final VarHandle UPCALL_STATE;
+    private static final VarHandle DEFERRED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            UPCALL_STATE = lookup.findVarHandle(UnetEndpoint.class, "upcallState", int.class);
+            DEFERRED = lookup.findVarHandle(UnetEndpoint.class, "deferred", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static final int UPCALL_RUNNING = -1;
+    private static final java.lang.foreign.ValueLayout.OfInt WORD =
+            java.lang.foreign.ValueLayout.JAVA_INT.withOrder(BYTE_ORDER);
+    /** How long a blocked {@link #await} parks before it looks again without a signal (a bounded slice). */
+    private static final long AWAIT_SLICE_NANOS = 200_000L;
+
+    private final UnetKernelDriver kernel;
+    private final int id;
+    private final MemorySegment page;
+    private final CommSegment comm;
+    private final MemorySegment segment;
+    private final long segmentBus;
+    private final CommSegment rqMemory;
+    private final long rqBus;
+    private final int rqLen;
+    private final EndpointDoorbell bell;
+    private final UnetSendQueue sendQueue;
+    private final UnetFreeQueue freeQueue;
+    private final UnetReceiveQueue receiveQueue;
+    private final long[] sendStatus = new long[TX_STATUS_DMA_ERROR + 2];
+    private final long[] receiveErrors = new long[RX_ERR_DMA + 2];
+    private long openChannels;
+    private int upcallMode = UPCALL_NONE;
+    private int receiveBufferSize;
+    private long received;
+    private long receivedBytes;
+    private long freeQueueFull;
+    private boolean live = true;
+
+    private volatile UnetUpcall upcall;
+    private volatile int upcallState;
+    private volatile boolean deferred;
+    private volatile Thread waiter;
+    private Thread dispatching;
+    private int nestedInUpcall;
+    private long upcalls;
+    private long upcallMessages;
+    private long deferredSignals;
+    private long signals;
+
+    UnetEndpoint(UnetKernelDriver kernel, int id, MemorySegment page, CommSegment comm, long segmentBus,
+                 CommSegment rqMemory, long rqBus, int rqLen, EndpointDoorbell bell) {
+        this.kernel = kernel;
+        this.id = id;
+        this.page = page;
+        this.comm = comm;
+        this.segment = comm.segment();
+        this.segmentBus = segmentBus;
+        this.rqMemory = rqMemory;
+        this.rqBus = rqBus;
+        this.rqLen = rqLen;
+        this.bell = bell;
+        this.sendQueue = new UnetSendQueue(page);
+        this.freeQueue = new UnetFreeQueue(page);
+        this.receiveQueue = new UnetReceiveQueue(rqMemory.segment(), 0, rqLen, page);
+    }
+
+    // ------------------------------------------------------------------ identity
+
+    /** The endpoint number (its board RAM page is {@code EP_PAGE_BASE + id * EP_PAGE_SIZE}). */
+    public int id() {
+        return id;
+    }
+
+    /** The communication segment: compose messages here, receive buffers live here. */
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    public CommSegment communicationSegment() {
+        return comm;
+    }
+
+    /** This endpoint's 4 KiB board RAM page (EPCB, send queue, free queue): the only board RAM it can reach. */
+    public MemorySegment page() {
+        return page;
+    }
+
+    public int receiveQueueLength() {
+        return rqLen;
+    }
+
+    /**
+     * The receive queue's host memory ({@code receiveQueueLength() x 64} bytes from offset 0), which the card
+     * writes by DMA. For tools that stand in for the card (benchmarks isolating the API's own cost) and for
+     * inspection; the endpoint reads it through its queue view.
+     */
+    public MemorySegment receiveQueueSegment() {
+        return rqMemory.segment();
+    }
+
+    /** True when {@code channel} was opened by the kernel for this endpoint and not closed since. */
+    public boolean isChannelOpen(int channel) {
+        return channel >= 0 && channel < MAX_CHANNELS && (openChannels & (1L << channel)) != 0;
+    }
+
+    /** {@code ep_status} from the EPCB: {@code EP_ACTIVE}, {@code EP_SEGFAULT}, {@code EP_RQ_OVERRUN}, {@code EP_NO_FREE_BUF}. */
+    public int status() {
+        return page.get(WORD, EPCB_EP_STATUS_OFS);
+    }
+
+    /** The firmware's per-endpoint drop counter at {@code EPCB_DROP_RQ_OVERRUN_OFS} etc. */
+    public int epcbWord(int offset) {
+        if (offset < 0 || offset >= EPCB_SIZE || (offset & 3) != 0) {
+            throw new IllegalArgumentException("EPCB word offset must be 0..60 and 4-aligned, was " + offset);
+        }
+        return page.get(WORD, offset);
+    }
+
+    // ------------------------------------------------------------------ send
+
+    /**
+     * Sends {@code length} bytes at {@code offset} of the segment on {@code channel} (one buffer). The card checks
+     * the channel and the bounds; its verdict comes back as the completion status.
+     *
+     * @return false when the send queue is full (back-pressure: reap completions and retry)
+     */
+    public boolean send(int channel, int offset, int length) {
+        if (sendQueue.inFlight() == SQ_LEN) {
+            reapSends();
+        }
+        if (!sendQueue.offer(channel, offset, length)) {
+            return false;
+        }
+        bell.send(sendQueue.producerIndex());
+        return true;
+    }
+
+    /**
+     * Sends up to 40 bytes carried in the descriptor itself (the small-message optimisation, paper 3.4): no segment
+     * buffer and no DMA on the card.
+     *
+     * @return false when the send queue is full
+     */
+    public boolean sendInline(int channel, MemorySegment src, long srcOffset, int length) {
+        if (sendQueue.inFlight() == SQ_LEN) {
+            reapSends();
+        }
+        if (!sendQueue.offerInline(channel, src, srcOffset, length)) {
+            return false;
+        }
+        bell.send(sendQueue.producerIndex());
+        return true;
+    }
+
+    /** Gather send, step 1: the next send descriptor, or -1 when the queue is full. */
+    public long claimSend() {
+        if (sendQueue.inFlight() == SQ_LEN) {
+            reapSends();
+        }
+        return sendQueue.claim();
+    }
+
+    /** Gather send, step 2: buffer {@code i} (0..5) of the claimed descriptor. */
+    public void putSendBuffer(long descriptor, int i, int offset, int length) {
+        sendQueue.putBuffer(descriptor, i, offset, length);
+    }
+
+    /** Gather send, step 3: hands the descriptor (total {@code length}, {@code nbufs} buffers) to the card. */
+    public void commitSend(long descriptor, int length, int channel, int nbufs) {
+        sendQueue.commit(descriptor, length, channel, nbufs, false);
+        bell.send(sendQueue.producerIndex());
+    }
+
+    /**
+     * Collects the oldest completed send.
+     *
+     * @return {@code TX_STATUS_SENT}, or the card's error ({@code TX_STATUS_BAD_CHANNEL}, {@code TX_STATUS_SEG_BOUNDS},
+     *         {@code TX_STATUS_TOO_LONG}, {@code TX_STATUS_BAD_DESC}, {@code TX_STATUS_DMA_ERROR}); -1 if none completed
+     */
+    public int pollSendCompletion() {
+        int status = sendQueue.pollCompletion();
+        if (status >= 0) {
+            sendStatus[status >= 0 && status <= TX_STATUS_DMA_ERROR ? status : sendStatus.length - 1]++;
+        }
+        return status;
+    }
+
+    /** Collects every completed send; returns how many. */
+    public int reapSends() {
+        int n = 0;
+        while (pollSendCompletion() >= 0) {
+            n++;
+        }
+        return n;
+    }
+
+    /** Sends committed and not yet collected. */
+    public int sendsInFlight() {
+        return sendQueue.inFlight();
+    }
+
+    /** Completions collected with {@code status} (a {@code TX_STATUS_*} value; other values count under 7). */
+    public long sendCompletions(int status) {
+        return sendStatus[status >= 0 && status <= TX_STATUS_DMA_ERROR ? status : sendStatus.length - 1];
+    }
+
+    // ------------------------------------------------------------------ free queue
+
+    /**
+     * Posts {@code count} receive buffers of {@code size} bytes each, back to back at 64-byte strides from
+     * {@code offset} of the segment. Every receive buffer of an endpoint has the same size, so that a released
+     * descriptor's buffers can be re-posted whole.
+     *
+     * @return how many were posted (fewer when the free queue filled up: back-pressure)
+     * @throws IllegalArgumentException when the buffers do not lie inside the segment, are misaligned, or differ in
+     *                                  size from the endpoint's receive buffers
+     */
+    public int postReceiveBuffers(long offset, int count, int size) {
+        if (size <= 0 || count < 0) {
+            throw new IllegalArgumentException("endpoint " + id + ": buffer size must be positive and count >= 0, were "
+                    + size + " and " + count);
+        }
+        if (receiveBufferSize != 0 && receiveBufferSize != size) {
+            throw new IllegalArgumentException("endpoint " + id + ": receive buffers are " + receiveBufferSize
+                    + " bytes, cannot post " + size);
+        }
+        long stride = (size + FQ_BUF_ALIGN - 1) & -FQ_BUF_ALIGN;
+        if (offset < 0 || (offset & (FQ_BUF_ALIGN - 1)) != 0 || offset + stride * (count - 1) + size > segment.byteSize()) {
+            throw new IllegalArgumentException("endpoint " + id + ": " + count + " buffers of " + size + " B from offset "
+                    + offset + " do not fit the " + segment.byteSize() + "-byte segment at " + FQ_BUF_ALIGN + "-byte alignment");
+        }
+        receiveBufferSize = size;
+        int posted = 0;
+        for (; posted < count; posted++) {
+            if (!freeQueue.offer((int) (offset + stride * posted), size)) {
+                freeQueueFull++;
+                break;
+            }
+        }
+        bell.free(freeQueue.producerIndex());
+        return posted;
+    }
+
+    /**
+     * Posts one raw free-queue entry without the host-side bounds check (the card must reject a bad one on its own:
+     * this is how tests exercise the card's protection). Returns false when the free queue is full.
+     */
+    public boolean offerFreeBufferUnchecked(int offset, int length) {
+        if (!freeQueue.offer(offset, length)) {
+            freeQueueFull++;
+            return false;
+        }
+        bell.free(freeQueue.producerIndex());
+        return true;
+    }
+
+    /** The size of this endpoint's receive buffers (0 before the first post). */
+    public int receiveBufferSize() {
+        return receiveBufferSize;
+    }
+
+    /** Free-queue entries the card has not consumed yet. */
+    public int freeBuffersPosted() {
+        return FQ_LEN - freeQueue.remainingCapacity();
+    }
+
+    // ------------------------------------------------------------------ receive
+
+    /**
+     * Polls the receive queue.
+     *
+     * @return the next received descriptor (polling again before {@link #release} returns the same one), or -1
+     */
+    public long poll() {
+        return receiveQueue.poll();
+    }
+
+    /**
+     * Blocks (parking, the "select" of the paper) until a message is in the receive queue or the timeout passes.
+     * Asks the kernel for non-empty signals the first time; runs the kernel's progress hook between looks so an
+     * inline or virtual card can make progress.
+     *
+     * @return the next received descriptor, or -1 on timeout
+     */
+    public long await(long timeout, TimeUnit unit) throws InterruptedException {
+        long d = poll();
+        if (d >= 0) {
+            return d;
+        }
+        if (upcallMode == UPCALL_NONE) {
+            kernel.setUpcallMode(this, UPCALL_NONEMPTY);
+        }
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        Thread self = Thread.currentThread();
+        waiter = self;
+        try {
+            for (;;) {
+                kernel.progress();
+                d = poll();
+                if (d >= 0) {
+                    return d;
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return -1;
+                }
+                LockSupport.parkNanos(this, Math.min(remaining, AWAIT_SLICE_NANOS));
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            }
+        } finally {
+            waiter = null;
+        }
+    }
+
+    public int length(long descriptor) {
+        return receiveQueue.length(descriptor);
+    }
+
+    public int channel(long descriptor) {
+        return receiveQueue.channel(descriptor);
+    }
+
+    /** True for a single-cell message (at most 40 bytes) carried in the descriptor itself. */
+    public boolean isInline(long descriptor) {
+        return receiveQueue.isInline(descriptor);
+    }
+
+    public boolean isError(long descriptor) {
+        return receiveQueue.isError(descriptor);
+    }
+
+    /** {@code RX_ERR_CRC}, {@code RX_ERR_LENGTH}, {@code RX_ERR_NO_BUFFERS}, {@code RX_ERR_TOO_MANY_BUFS}, {@code RX_ERR_DMA}, or 0. */
+    public int errorCode(long descriptor) {
+        return receiveQueue.errorCode(descriptor);
+    }
+
+    public int bufferCount(long descriptor) {
+        return receiveQueue.nbufs(descriptor);
+    }
+
+    public int bufferOffset(long descriptor, int i) {
+        return receiveQueue.bufferOffset(descriptor, i);
+    }
+
+    public int bufferLength(long descriptor, int i) {
+        return receiveQueue.bufferLength(descriptor, i);
+    }
+
+    /** The card's receive timestamp in microseconds (0 when the card does not stamp). */
+    public long timestampMicros(long descriptor) {
+        return receiveQueue.timestampMicros(descriptor);
+    }
+
+    /**
+     * Copies the message's bytes to {@code dst} at {@code dstOffset} (the base-level architecture's one copy on the
+     * receive side): from the descriptor for an inline message, else from its buffers in the segment in order.
+     *
+     * @return the number of bytes copied (the message length)
+     * @throws IndexOutOfBoundsException when {@code dst} is too small, or the card named a buffer outside the segment
+     */
+    public int copyTo(long descriptor, MemorySegment dst, long dstOffset) {
+        return copyRange(descriptor, 0, dst, dstOffset, receiveQueue.length(descriptor));
+    }
+
+    /**
+     * Copies bytes {@code [from, from + length)} of the message to {@code dst} at {@code dstOffset}, wherever they
+     * lie: in the descriptor (inline) or spread over its buffers in the segment.
+     *
+     * @return the bytes copied: {@code length}, or fewer when the message ends first
+     */
+    public int copyRange(long descriptor, int from, MemorySegment dst, long dstOffset, int length) {
+        int total = receiveQueue.length(descriptor);
+        if (from < 0 || length < 0) {
+            throw new IllegalArgumentException("endpoint " + id + ": range [" + from + ", +" + length + ") is negative");
+        }
+        int want = Math.min(length, Math.max(0, total - from));
+        if (want == 0) {
+            return 0;
+        }
+        if (receiveQueue.isInline(descriptor)) {
+            if (from == 0) {
+                receiveQueue.copyInline(descriptor, dst, dstOffset, Math.min(want, INLINE_MAX));
+            } else {
+                MemorySegment.copy(receiveQueue.segment(), descriptor + RECV_DESC_INLINE_OFS + from, dst, dstOffset,
+                        Math.min(want, Math.max(0, INLINE_MAX - from)));
+            }
+            return want;
+        }
+        int n = Math.min(receiveQueue.nbufs(descriptor), MAX_BUFS);
+        long at = dstOffset;
+        int skip = from;
+        int left = want;
+        for (int i = 0; i < n && left > 0; i++) {
+            int len = receiveQueue.bufferLength(descriptor, i);
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            int chunk = Math.min(len - skip, left);
+            long off = Integer.toUnsignedLong(receiveQueue.bufferOffset(descriptor, i)) + skip;
+            MemorySegment.copy(segment, off, dst, at, chunk);
+            at += chunk;
+            left -= chunk;
+            skip = 0;
+        }
+        return want - left;
+    }
+
+    /**
+     * Hands the descriptor back to the card and re-posts its receive buffers to the free queue (whole, at the
+     * endpoint's receive buffer size). Counts the message (and its error code, if any).
+     */
+    public void release(long descriptor) {
+        account(descriptor);
+        if (!receiveQueue.isInline(descriptor)) {
+            int n = Math.min(receiveQueue.nbufs(descriptor), MAX_BUFS);
+            int size = receiveBufferSize;
+            for (int i = 0; i < n; i++) {
+                int off = receiveQueue.bufferOffset(descriptor, i);
+                if (!freeQueue.offer(off, size == 0 ? receiveQueue.bufferLength(descriptor, i) : size)) {
+                    freeQueueFull++;
+                }
+            }
+            if (n > 0) {
+                bell.free(freeQueue.producerIndex());
+            }
+        }
+        receiveQueue.release(descriptor);
+        bell.receive(receiveQueue.consumerIndex());
+    }
+
+    /**
+     * Hands the descriptor back but keeps its buffers: the application goes on reading them in place (true zero
+     * copy, paper footnote to 3.3) and re-posts them later with {@link #postReceiveBuffers}.
+     */
+    public void releaseKeepBuffers(long descriptor) {
+        account(descriptor);
+        receiveQueue.release(descriptor);
+        bell.receive(receiveQueue.consumerIndex());
+    }
+
+    private void account(long descriptor) {
+        received++;
+        if (receiveQueue.isError(descriptor)) {
+            int code = receiveQueue.errorCode(descriptor);
+            receiveErrors[code >= 0 && code <= RX_ERR_DMA ? code : receiveErrors.length - 1]++;
+        } else {
+            receivedBytes += receiveQueue.length(descriptor);
+        }
+    }
+
+    /** Messages released so far (good and bad). */
+    public long received() {
+        return received;
+    }
+
+    /** Payload bytes of good messages released so far. */
+    public long receivedBytes() {
+        return receivedBytes;
+    }
+
+    /** Released messages that carried error {@code code} ({@code RX_ERR_*}). */
+    public long receiveErrors(int code) {
+        return receiveErrors[code >= 0 && code <= RX_ERR_DMA ? code : receiveErrors.length - 1];
+    }
+
+    /** Times a free-queue post found the queue full. */
+    public long freeQueueFull() {
+        return freeQueueFull;
+    }
+
+    // ------------------------------------------------------------------ upcalls
+
+    /**
+     * Installs {@code handler} and sets the card's signal mode ({@code UPCALL_NONEMPTY} or {@code UPCALL_ALMOST_FULL});
+     * {@code null} with {@code UPCALL_NONE} removes it.
+     */
+    public void upcall(UnetUpcall handler, int mode) {
+        if ((handler == null) != (mode == UPCALL_NONE)) {
+            throw new IllegalArgumentException("endpoint " + id + ": a handler needs a signal mode and no handler needs "
+                    + "UPCALL_NONE (handler " + (handler == null ? "null" : "set") + ", mode " + mode + ")");
+        }
+        this.upcall = handler;
+        kernel.setUpcallMode(this, mode);
+    }
+
+    /** Starts a critical section that is atomic relative to message reception; nests. One CAS, no allocation. */
+    public void disableUpcalls() {
+        if (upcallState == UPCALL_RUNNING && dispatching == Thread.currentThread()) {
+            nestedInUpcall++; // inside the upcall itself: reception is already excluded
+            return;
+        }
+        int idle = 0;
+        for (;;) {
+            int s = upcallState;
+            if (s >= 0 && UPCALL_STATE.compareAndSet(this, s, s + 1)) {
+                return;
+            }
+            idle = UnetKernelDriver.backOff(idle); // an upcall runs in another thread: wait for it to finish
+        }
+    }
+
+    /** Ends a critical section; the outermost end runs the upcall a signal deferred meanwhile. */
+    public void enableUpcalls() {
+        if (nestedInUpcall > 0 && dispatching == Thread.currentThread()) {
+            nestedInUpcall--;
+            return;
+        }
+        for (;;) {
+            int s = upcallState;
+            if (s <= 0) {
+                throw new IllegalStateException("endpoint " + id + ": enableUpcalls() without disableUpcalls()");
+            }
+            if (UPCALL_STATE.compareAndSet(this, s, s - 1)) {
+                if (s == 1 && deferred) {
+                    dispatch();
+                }
+                return;
+            }
+        }
+    }
+
+    public boolean upcallsEnabled() {
+        return upcallState == 0;
+    }
+
+    /** Upcalls run (each consumed every pending message). */
+    public long upcalls() {
+        return upcalls;
+    }
+
+    /** Messages consumed by upcalls. */
+    public long upcallMessages() {
+        return upcallMessages;
+    }
+
+    /** Signals that found upcalls disabled and were deferred. */
+    public long deferredSignals() {
+        return deferredSignals;
+    }
+
+    /** Signals from the kernel (interrupt edges or serviced events) for this endpoint. */
+    public long signals() {
+        return signals;
+    }
+
+    /** The kernel signals this endpoint: wake a blocked {@link #await}, run the upcall (or defer it). */
+    void signal() {
+        signals++;
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+        if (upcall == null) {
+            return;
+        }
+        DEFERRED.setVolatile(this, true);
+        if (upcallState != 0) {
+            deferredSignals++;
+        }
+        dispatch();
+    }
+
+    /** Runs the upcall over every pending message while a signal is outstanding and upcalls are enabled. */
+    private void dispatch() {
+        while (deferred) {
+            if (!UPCALL_STATE.compareAndSet(this, 0, UPCALL_RUNNING)) {
+                return; // disabled (the outermost enable will come back here) or already running (it re-checks)
+            }
+            dispatching = Thread.currentThread();
+            try {
+                DEFERRED.setVolatile(this, false);
+                UnetUpcall handler = upcall;
+                if (handler != null) {
+                    upcalls++;
+                    for (long d = poll(); d >= 0; d = poll()) {
+                        handler.onMessage(this, d);
+                        release(d);
+                        upcallMessages++;
+                    }
+                }
+            } finally {
+                dispatching = null;
+                nestedInUpcall = 0;
+                UPCALL_STATE.setVolatile(this, 0);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ kernel bookkeeping
+
+    void channelOpened(int channel) {
+        openChannels |= 1L << channel;
+    }
+
+    void channelClosed(int channel) {
+        openChannels &= ~(1L << channel);
+    }
+
+    void upcallModeSet(int mode) {
+        upcallMode = mode;
+    }
+
+    public int upcallMode() {
+        return upcallMode;
+    }
+
+    long segmentBusAddress() {
+        return segmentBus;
+    }
+
+    long receiveQueueBusAddress() {
+        return rqBus;
+    }
+
+    CommSegment receiveQueueMemory() {
+        return rqMemory;
+    }
+
+    void detach() {
+        live = false;
+        upcall = null;
+        openChannels = 0;
+    }
+
+    /** False once the kernel destroyed the endpoint. */
+    public boolean isLive() {
+        return live;
+    }
+
+    @Override
+    public String toString() {
+        return "UnetEndpoint[" + id + ", segment " + segment.byteSize() + " B, RQ " + rqLen + (live ? "" : ", destroyed")
+                + "]";
+    }
+}
