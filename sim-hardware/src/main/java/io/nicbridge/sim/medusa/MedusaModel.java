@@ -611,7 +611,7 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
         int max = (ctrl & CTRL_LONG_FRAMES) != 0 ? MAX_FRAME_LONG : MAX_FRAME;
         int len = lengthWithFcs - FDDI_FCS_LEN;
         int wanted = (ctrl & CTRL_KEEP_FCS) != 0 ? lengthWithFcs : len;
-        int limit = Math.min(BUF_SIZE - ofs, max);
+        int limit = Math.min(BUF_SIZE - ofs, (ctrl & CTRL_KEEP_FCS) != 0 ? max : max - FDDI_FCS_LEN);
         boolean truncated = lengthWithFcs > max || wanted > BUF_SIZE - ofs;
         int stored = Math.min(wanted, limit);
         long base = (long) n * BUF_SIZE + ofs;
