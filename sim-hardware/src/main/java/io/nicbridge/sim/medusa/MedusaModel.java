@@ -248,10 +248,22 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
         return registers.loadRaw(REGS_OFS + reg);
     }
 
-    /** Stops the card: frames from the ring ignored, nothing more sent. Idempotent. */
+    /** Stops the card: it leaves the ring (bypassed), frames from the ring are ignored, nothing more sent. Idempotent. */
     @Override
     public void close() {
-        closed = true;
+        boolean leave;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            leave = joined;
+            joined = false;
+        }
+        FddiRingPort p = port;
+        if (leave && p != null) {
+            p.leave(); // no card lock held: ring, then card
+        }
     }
 
     // ================================================================== reset and register side effects
