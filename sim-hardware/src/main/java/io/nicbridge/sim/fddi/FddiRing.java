@@ -62,8 +62,9 @@ import org.slf4j.LoggerFactory;
  * reorders (paper, section 5.2), so only two kinds apply: DROP (the frame is garbled beyond recognition: no
  * station sees it, it still returns to its sender with no indicator set, so A = 0 tells the sender) and CORRUPT
  * (one bit after the MAC header is inverted after the FCS was computed: receivers detect the FCS error and set
- * E). DUPLICATE, REORDER and DELAY draws are counted by the injector but not applied. Capture writes
- * LINKTYPE 10 records: FC, DA, SA, INFO without FCS, with DA and SA bit-reversed per byte (fact sheet D.4:
+ * E). DUPLICATE, REORDER and DELAY draws are counted by the injector but not applied. Capture writes one
+ * LINKTYPE 10 record per frame sent (not for lost ones), stamped when the frame starts on the fibre: FC, DA, SA,
+ * INFO without FCS, with DA and SA bit-reversed per byte (fact sheet D.4:
  * Wireshark bit-swaps linktype 10 addresses, so it then shows them canonically). Inside the emulator addresses
  * are canonical, the order the MACADDR registers use.
  *

@@ -67,6 +67,12 @@ import org.slf4j.LoggerFactory;
  * the lock). In the other direction the host writes data and LEN before its TX_FIFO push (a hooked register:
  * {@link Registers#writeRelease} or a volatile write orders them).
  *
+ * <h2>Interrupts</h2>
+ * The line is driven under the card's lock, so its level always equals {@code (ISR & IMR) != 0}; an
+ * {@link io.nicbridge.bridge.spi.InterruptHandler} therefore runs with that lock held (and, for receive and
+ * transmit events, the ring's): it may access this card's registers but should only wake the driver's thread
+ * rather than drive other cards.
+ *
  * <h2>Time</h2>
  * The card adds no delays of its own: PIO costs are the host's, the wire's are the ring's. In virtual time
  * {@link #service()} asks the ring for the token; the ring pulls frames at token arrivals. In real time the ring
