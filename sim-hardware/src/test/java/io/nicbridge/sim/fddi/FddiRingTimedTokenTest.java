@@ -97,6 +97,7 @@ class FddiRingTimedTokenTest {
         w.engine.runFor(1_000_000);
         assertEquals(6_000_000, w.ring.ttrtNanos(), "the 5 ms bidder left");
         assertEquals(2, w.ring.memberCount());
+        assertEquals(2 * (880 + 700), w.ring.idleRotationNanos(), "a bypassed station adds no latency");
         w.ports.get(0).leave();
         w.ports.get(2).leave();
         assertEquals(FddiRing.STATE_ISOLATED, w.ring.state());
