@@ -53,8 +53,9 @@ import org.slf4j.LoggerFactory;
  *       STAT = DONE | TRUNCATED, a TXDONE entry with the ERROR bit, ISR TX_DONE | TX_ERR and CNT_TX_ERRORS + 1;
  *       a LEN below the 13-byte MAC header likewise, with STAT = DONE only;</li>
  *   <li>a received frame longer than the limit or the buffer is stored truncated: STAT TRUNCATED, LEN = the
- *       bytes stored, ISR RX_ERR, CNT_RX_TRUNCATED + 1; a frame with a bad FCS is stored with STAT FCS_ERR and E,
- *       ISR RX_ERR, CNT_FCS_ERRORS + 1 (the host discards it).</li>
+ *       bytes stored, ISR RX_ERR, CNT_RX_TRUNCATED + 1; a frame with a bad FCS that the station accepts is
+ *       stored with STAT FCS_ERR and E, ISR RX_ERR (the host discards it); CNT_FCS_ERRORS counts every frame with
+ *       a bad FCS that passes the station, accepted or not.</li>
  * </ul>
  * STAT codes are bit numbers (medusa.h {@code MEDUSA_STAT_*_BIT}). On TX completion E/A/C are the frame-status
  * indicators the frame came back with (A: some station recognised DA; C: some station copied it; E: some

@@ -47,6 +47,9 @@ class MedusaBackendTest {
             () -> Backends.open("emu:medusa?colour=blue"));
         assertTrue(e.getMessage().contains("colour"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Backends.open("emu:medusa?mac=02-00-00"));
+        e = assertThrows(IllegalArgumentException.class, () -> Backends.open("emu:medusa?wire=lab"));
+        assertTrue(e.getMessage().contains("ring=NAME"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Backends.open("emu:dec21140?ring=lab"));
         assertTrue(Backends.provider("emu").orElseThrow().cards().contains("medusa"));
     }
 }
