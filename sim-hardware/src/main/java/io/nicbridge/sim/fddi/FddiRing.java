@@ -694,8 +694,11 @@ public final class FddiRing implements AutoCloseable {
                         int length = launch(st, realTimeFrame, pulled, timeBase.nanoTime());
                         int fs = 0;
                         if (!lastLaunchLost) {
-                            for (Station next = nextMember(st); next != null && next != st; next = nextMember(next)) {
+                            // at most one lap, even if a callback changes the membership meanwhile
+                            Station next = nextMember(st);
+                            for (int hop = 0; next != null && next != st && hop < stations.length; hop++) {
                                 fs |= next.mac.frameArrived(realTimeFrame, length, fs);
+                                next = nextMember(next);
                             }
                         }
                         st.mac.frameReturned((int) (pulled >>> 32), fs);
