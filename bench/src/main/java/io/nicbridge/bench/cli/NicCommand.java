@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = NicCommand.Version.class,
         description = "nicbridge: user-level network interfaces of five classic papers on the Java FFM API.",
-        subcommands = {InfoCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {InfoCommand.class, PingPongCommand.class, CommandLine.HelpCommand.class})
 public final class NicCommand implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -20,7 +20,23 @@ public final class NicCommand implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new NicCommand()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * The command line with its error handling: bad input given to a command (an {@link IllegalArgumentException}
+     * from it) prints one line naming the problem and exits with 2 instead of a stack trace.
+     */
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new NicCommand());
+        cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> {
+            if (ex instanceof IllegalArgumentException) {
+                cmd.getErr().println("nic " + cmd.getCommandName() + ": " + ex.getMessage());
+                return 2;
+            }
+            throw ex;
+        });
+        return cl;
     }
 
     /** Reports the version recorded in the jar manifest, or "development" when run from classes. */

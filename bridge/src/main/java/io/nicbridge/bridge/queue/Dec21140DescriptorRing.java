@@ -53,6 +53,8 @@ public final class Dec21140DescriptorRing {
 
     /** Transmit control bits a caller may pass to {@link #commitTransmit}. */
     public static final int TX_FLAGS = TDES1_IC | TDES1_AC | TDES1_DPD | TDES1_SET | TDES1_FT0 | TDES1_FT1;
+    /** Control bits {@link #stageTransmit} accepts: {@link #TX_FLAGS} plus FS and LS, set exactly as given. */
+    public static final int STAGE_FLAGS = TX_FLAGS | TDES1_FS | TDES1_LS;
     private static final int FIRST_DESCRIPTOR_FLAGS = TDES1_AC | TDES1_DPD | TDES1_SET | TDES1_FT0 | TDES1_FT1;
 
     private static final long BUS_LIMIT = 1L << 32;
@@ -390,6 +392,65 @@ public final class Dec21140DescriptorRing {
         }
         addTransmitBuffers(buffer1BusAddress, length1, buffer2BusAddress, length2);
         return commitTransmit(flags);
+    }
+
+    /**
+     * Cursor API for a transmit descriptor that is not simply one frame: writes the next descriptor in ring order
+     * with exactly the control bits given ({@link #STAGE_FLAGS}: FS and LS are NOT added) and buffer 1, and leaves
+     * it <b>host-owned</b>; {@link #handOver(int)} gives it to the card later. This is how Linux queues a setup
+     * frame behind a dummy descriptor: the dummy (no FS/LS, length 0) is staged first, the setup descriptor is
+     * posted and owned, and only then is the dummy handed over, so a chip that is polling never runs from the dummy
+     * into a half-written setup descriptor. Hand every staged descriptor over before the next {@link #reclaim()}:
+     * a host-owned descriptor looks "done" to reclaim.
+     *
+     * @param control TDES1 bits from {@link #STAGE_FLAGS}; the list bits (TER/TCH) and the size are added here
+     * @return its index, or -1 when every descriptor is posted and not yet reclaimed (back-pressure)
+     * @throws IllegalStateException if a frame is being built with {@link #claimTransmit}
+     */
+    public int stageTransmit(long buffer1BusAddress, int length1, int control) {
+        requireDirection(Direction.TRANSMIT, "stageTransmit");
+        if (txFirst >= 0) {
+            throw new IllegalStateException("stageTransmit() while a transmit frame of " + txPlanned
+                    + " descriptors is claimed");
+        }
+        checkTxBuffer(1, buffer1BusAddress, length1);
+        if ((control & ~STAGE_FLAGS) != 0) {
+            throw new IllegalArgumentException("staged transmit control may hold only FS, LS, IC, AC, DPD, SET, FT0,"
+                    + " FT1; was 0x" + Integer.toHexString(control));
+        }
+        if (posted == count) {
+            return -1;
+        }
+        int i = headSlot;
+        long d = offsetOf(i);
+        writeBuffers(d, i, buffer1BusAddress, length1, 0, 0);
+        IntWords.set(segment, d + WORD1, be, IntWords.get(segment, d + WORD1, be) | control);
+        IntWords.setRelease(segment, d + WORD0, be, 0); // still the host's: no OWN yet
+        headSlot = slot(headSlot + 1);
+        posted++;
+        postedDescriptors++;
+        return i;
+    }
+
+    /**
+     * Gives a descriptor staged with {@link #stageTransmit} to the card: word 0 := OWN with release (everything
+     * written into the descriptor before is visible to a card that reads OWN with acquire).
+     *
+     * @throws IllegalStateException if {@code i} is not posted-and-unreclaimed or is already card-owned
+     */
+    public void handOver(int i) {
+        requireDirection(Direction.TRANSMIT, "handOver");
+        checkIndex(i);
+        int age = i - tailSlot < 0 ? i - tailSlot + count : i - tailSlot;
+        if (posted == 0 || age >= posted) {
+            throw new IllegalStateException("transmit descriptor " + i + " is not staged (posted window starts at "
+                    + tailSlot + ", " + posted + " posted)");
+        }
+        long d = offsetOf(i);
+        if ((IntWords.getAcquire(segment, d + WORD0, be) & OWN) != 0) {
+            throw new IllegalStateException("transmit descriptor " + i + " is already owned by the card");
+        }
+        IntWords.setRelease(segment, d + WORD0, be, OWN);
     }
 
     /** Abandons a claimed, uncommitted transmit frame; nothing was handed to the card. */

@@ -1,0 +1,258 @@
+package io.nicbridge.bench.cli;
+
+import static io.nicbridge.contract.Dec21140.ETH_FCS_LEN;
+import static io.nicbridge.contract.Dec21140.ETH_MIN_FRAME_NOFCS;
+import static io.nicbridge.contract.Dec21140.ETH_PREAMBLE_SFD_LEN;
+import static io.nicbridge.contract.Dec21140.ETH_WIRE_OVERHEAD;
+
+import io.nicbridge.bench.pingpong.PingPongLoops;
+import io.nicbridge.bench.pingpong.Progress;
+import io.nicbridge.bench.pingpong.RttSummary;
+import io.nicbridge.bench.pingpong.TcpLoopbackPingPong;
+import io.nicbridge.bench.pingpong.VirtualPingPong;
+import io.nicbridge.bridge.driver.tulip.TulipConfig;
+import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
+import io.nicbridge.bridge.driver.tulip.TulipDriver;
+import io.nicbridge.bridge.spi.DeviceSpec;
+import io.nicbridge.sim.dec21140.Dec21140Timing;
+import io.nicbridge.sim.engine.EngineMode;
+import io.nicbridge.sim.engine.Engines;
+import io.nicbridge.sim.ethernet.EthernetSegment;
+import io.nicbridge.sim.emu.EmuBackendProvider;
+import io.nicbridge.sim.emu.EmulatedTestbed;
+import io.nicbridge.sim.dec21140.Dec21140Card;
+import io.nicbridge.bridge.spi.Backends;
+import io.nicbridge.bridge.spi.Card;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code nic pingpong}: two nodes on one Ethernet segment exchange frames of one size; node A measures the round
+ * trip. In the same run the same exchange (size, count, warmup) goes over Java TCP on loopback with TCP_NODELAY,
+ * the baseline, and the ratio is printed. In virtual mode the round trip is simulated time and is checked against
+ * the wire's serialization and propagation arithmetic plus the card's modelled delays.
+ */
+@Command(name = "pingpong", mixinStandardHelpOptions = true,
+        description = "Two emulated cards on one wire exchange frames; prints RTT percentiles next to a TCP"
+            + " loopback baseline measured in the same run.")
+final class PingPongCommand implements Callable<Integer> {
+    static final List<String> CARDS = List.of("dec21140");
+
+    @Option(names = "--card", required = true, description = "Card model: ${COMPLETION-CANDIDATES}.",
+            completionCandidates = CardNames.class)
+    String card;
+
+    @Option(names = "--backend", defaultValue = "emu:dec21140",
+            description = "Device spec of both nodes (default: ${DEFAULT-VALUE}); pingpong needs emulated cards on"
+                + " a simulated wire.")
+    String backend;
+
+    @Option(names = "--mode", defaultValue = "inline",
+            description = "How the cards run: inline, threaded or virtual (default: ${DEFAULT-VALUE}).")
+    String mode;
+
+    @Option(names = "--size", defaultValue = "64",
+            description = "Frame bytes handed to the driver, destination address to payload, without the 4-byte"
+                + " FCS the card appends: " + ETH_MIN_FRAME_NOFCS + ".." + TulipDriver.MAX_FRAME
+                + " (default: ${DEFAULT-VALUE}).")
+    int size;
+
+    @Option(names = "--count", defaultValue = "20000", description = "Measured round trips (default: ${DEFAULT-VALUE}).")
+    int count;
+
+    @Option(names = "--warmup", defaultValue = "10000",
+            description = "Round trips before measuring (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the virtual world (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--idle", defaultValue = "backoff",
+            description = "Threaded mode: the card threads' idle strategy: spin, yield, park, park:<nanos>, backoff"
+                + " (default: ${DEFAULT-VALUE}).")
+    String idle;
+
+    @Option(names = "--driver", defaultValue = "auto",
+            description = "Driver mode: interrupt, polling or auto (inline: polling; threaded and virtual:"
+                + " interrupt).")
+    String driverMode;
+
+    static final class CardNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return CARDS.iterator();
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintStream out = System.out;
+        EngineMode engineMode = validate();
+        InterruptMode irq = interruptMode(engineMode);
+        TulipConfig config = TulipConfig.builder().interruptMode(irq).build();
+        int onWire = Math.max(size, ETH_MIN_FRAME_NOFCS) + ETH_FCS_LEN;
+        out.printf(Locale.ROOT, "pingpong: card %s, backend %s, mode %s, driver %s, size %d B (%d B on the wire with"
+            + " FCS), count %d, warmup %d, seed %d%n", card, backend, Engines.modeName(engineMode),
+            irq.name().toLowerCase(Locale.ROOT), size, onWire, count, warmup, seed);
+
+        Histogram rtt = RttSummary.newHistogram();
+        Progress progress = new Progress("pingpong " + Engines.modeName(engineMode), (long) warmup + count,
+            System.err);
+        RttSummary emulated;
+        long modelRtt = -1;
+        boolean modelOk = true;
+        // Both nodes come from the backend: the emu backend puts cards opened with the same mode, seed, idle
+        // strategy and wire name on one simulated Ethernet segment.
+        String spec = backend + "?mode=" + Engines.modeName(engineMode) + "&seed=" + seed + "&idle=" + idle
+            + "&wire=pingpong";
+        long wallStart = System.nanoTime();
+        try (Card cardA = Backends.open(spec + "&name=pingpong-a&mac=02-00-00-00-00-01");
+             Card cardB = Backends.open(spec + "&name=pingpong-b&mac=02-00-00-00-00-02");
+             TulipDriver a = TulipDriver.open(cardA, config);
+             TulipDriver b = TulipDriver.open(cardB, config)) {
+            EmulatedTestbed world = EmuBackendProvider.testbed(cardA).orElseThrow(() -> new IllegalStateException(
+                "backend '" + backend + "' did not give an emulated testbed"));
+            EthernetSegment wire = world.wire("pingpong").orElseThrow();
+            out.printf("stations: A %s (%s) <-> B %s (%s) on segment '%s'%n", a.stationAddress(), cardA.name(),
+                b.stationAddress(), cardB.name(), wire.name());
+            long macA = a.stationAddress().value();
+            long macB = b.stationAddress().value();
+            switch (engineMode) {
+                case INLINE -> {
+                    awaitFilters(a, b);
+                    PingPongLoops.inline(a, macA, b, macB, size, warmup, count, rtt, progress);
+                }
+                case THREADED -> {
+                    awaitFilters(a, b);
+                    PingPongLoops.threaded(a, macA, b, macB, size, warmup, count, rtt, progress);
+                }
+                case VIRTUAL -> {
+                    VirtualPingPong vp = new VirtualPingPong(a, b, world.virtualEngine().timeBase(), size, warmup,
+                        count, rtt, progress);
+                    long simulated = vp.run();
+                    long wall = System.nanoTime() - wallStart;
+                    modelRtt = printModel(out, wire, ((Dec21140Card) cardA).timing(), onWire);
+                    modelOk = vp.minRtt() == modelRtt && vp.maxRtt() == modelRtt;
+                    out.printf(Locale.ROOT, "simulated: %d round trips in %.3f ms of virtual time; every measured RTT"
+                        + " in [%d, %d] ns%n", warmup + count, simulated / 1e6, vp.minRtt(), vp.maxRtt());
+                    out.printf(Locale.ROOT, "model check: %s (model %d ns, measured min %d ns, max %d ns)%n",
+                        modelOk ? "OK" : "MISMATCH", modelRtt, vp.minRtt(), vp.maxRtt());
+                    out.printf(Locale.ROOT, "simulation cost: %.3f us of wall clock per simulated round trip%n",
+                        wall / 1e3 / (warmup + count));
+                }
+            }
+            out.println("counters A: " + a.counters());
+            out.println("counters B: " + b.counters());
+        }
+        emulated = RttSummary.of(engineMode == EngineMode.VIRTUAL ? "emulated 21140 RTT (simulated time)"
+            : "emulated 21140 RTT (wall clock, " + Engines.modeName(engineMode) + ")", rtt);
+
+        Histogram tcpRtt = RttSummary.newHistogram();
+        try (TcpLoopbackPingPong tcp = new TcpLoopbackPingPong(size)) {
+            Progress tcpProgress = new Progress("pingpong tcp baseline", (long) warmup + count, System.err);
+            for (int i = 0; i < warmup + count; i++) {
+                long t = tcp.roundTrip();
+                if (i >= warmup) {
+                    tcpRtt.recordValue(t);
+                }
+                tcpProgress.tick(i + 1);
+            }
+        }
+        RttSummary tcp = RttSummary.of("TCP loopback RTT (TCP_NODELAY, wall clock)", tcpRtt);
+        out.println(emulated.line());
+        out.println(tcp.line());
+        out.printf(Locale.ROOT, "ratio TCP / emulated: p50 %.1fx, p99 %.1fx%s%n", (double) tcp.p50() / emulated.p50(),
+            (double) tcp.p99() / emulated.p99(), engineMode == EngineMode.VIRTUAL
+                ? " (simulated 100 Mb/s wire time vs host TCP wall time: different clocks)" : "");
+        return modelOk ? 0 : 1;
+    }
+
+    /** Prints the virtual-time model of one round trip and returns it in nanoseconds. */
+    static long printModel(PrintStream out, EthernetSegment wire, Dec21140Timing t, int frameBytes) {
+        int dmaRead = frameBytes - ETH_FCS_LEN;
+        long txStart = t.transmitStartNanos(1, dmaRead);
+        long serialize = wire.wireNanos(frameBytes + ETH_PREAMBLE_SFD_LEN);
+        long occupy = wire.wireNanos(frameBytes + ETH_WIRE_OVERHEAD);
+        long prop = wire.propagationNanos();
+        long rx = t.receiveNanos(frameBytes);
+        long ready = txStart + serialize + prop + rx + txStart; // reply ready to start, after the request started
+        long defer = Math.max(0, occupy - ready + txStart);    // reply waits for the medium (IFG) if needed
+        long oneWay = txStart + serialize + prop + rx;
+        long rtt = 2 * (oneWay + defer);
+        out.println("model: " + t.describe());
+        out.printf(Locale.ROOT, "model: wire %d b/s, propagation %d ns; frame %d B with FCS%n", wire.bitRate(), prop,
+            frameBytes);
+        out.printf(Locale.ROOT, "model: one way = TX fetch+DMA %d ns (%d B) + serialization (%d+%d B) x 8 bits = %d ns"
+            + " + propagation %d ns + RX fetch+DMA+status %d ns = %d ns%n", txStart, dmaRead, frameBytes,
+            ETH_PREAMBLE_SFD_LEN, serialize, prop, rx, oneWay);
+        out.printf(Locale.ROOT, "model: medium busy per frame (%d+%d B) = %d ns; reply deferral %d ns%n", frameBytes,
+            ETH_WIRE_OVERHEAD, occupy, defer);
+        out.printf(Locale.ROOT, "model: RTT = 2 x (%d + %d) = %d ns%n", oneWay, defer, rtt);
+        return rtt;
+    }
+
+    /** Real time: waits (bounded) until both chips have taken their setup frames, so no early frame is filtered. */
+    private static void awaitFilters(TulipDriver a, TulipDriver b) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!a.isFilterLoaded() || !b.isFilterLoaded()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the setup frames were not processed within 5 s");
+            }
+            Thread.yield();
+        }
+    }
+
+    private EngineMode validate() {
+        if (!CARDS.contains(card)) {
+            throw new IllegalArgumentException("unknown card '" + card + "'; pingpong supports: "
+                + String.join(", ", CARDS));
+        }
+        DeviceSpec spec = DeviceSpec.parse(backend);
+        if (!spec.scheme().equals("emu")) {
+            throw new IllegalArgumentException("backend '" + backend + "' cannot run pingpong: it needs two emulated"
+                + " cards on one simulated wire; use emu:" + card);
+        }
+        if (!spec.card().equals(card)) {
+            throw new IllegalArgumentException("backend '" + backend + "' builds card '" + spec.card()
+                + "' but --card is '" + card + "'; use emu:" + card);
+        }
+        if (!spec.params().isEmpty()) {
+            throw new IllegalArgumentException("backend '" + backend + "': pingpong takes no backend parameters, got "
+                + spec.params().keySet());
+        }
+        EngineMode m = Engines.parseMode(mode);
+        if (size < ETH_MIN_FRAME_NOFCS || size > TulipDriver.MAX_FRAME) {
+            throw new IllegalArgumentException("--size must be " + ETH_MIN_FRAME_NOFCS + ".." + TulipDriver.MAX_FRAME
+                + " bytes (a frame without the FCS the card appends), was " + size);
+        }
+        if (count < 1) {
+            throw new IllegalArgumentException("--count must be at least 1, was " + count);
+        }
+        if (warmup < 0) {
+            throw new IllegalArgumentException("--warmup must be 0 or more, was " + warmup);
+        }
+        return m;
+    }
+
+    private InterruptMode interruptMode(EngineMode m) {
+        String d = driverMode.trim().toLowerCase(Locale.ROOT);
+        InterruptMode irq = switch (d) {
+            case "auto" -> m == EngineMode.INLINE ? InterruptMode.POLLING : InterruptMode.INTERRUPT;
+            case "interrupt" -> InterruptMode.INTERRUPT;
+            case "polling" -> InterruptMode.POLLING;
+            default -> throw new IllegalArgumentException("unknown --driver '" + driverMode
+                + "'; expected interrupt, polling or auto");
+        };
+        if (m == EngineMode.VIRTUAL && irq != InterruptMode.INTERRUPT) {
+            throw new IllegalArgumentException("virtual mode runs the nodes as interrupt handlers inside the"
+                + " simulation; --driver polling is not possible there");
+        }
+        return irq;
+    }
+}

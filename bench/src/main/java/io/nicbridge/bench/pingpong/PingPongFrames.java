@@ -1,0 +1,69 @@
+package io.nicbridge.bench.pingpong;
+
+import static io.nicbridge.contract.Dec21140.ETH_ADDR_LEN;
+import static io.nicbridge.contract.Dec21140.ETH_HEADER_LEN;
+
+import io.nicbridge.bridge.driver.tulip.MacAddress;
+import io.nicbridge.bridge.port.FramePort;
+import io.nicbridge.bridge.port.FrameStatus;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * The ping-pong frame, composed in place in a port's TX buffer:
+ * <pre>
+ *   0      6      12    14        18
+ *   | dst  | src  | 88B5 | seq u32 | pattern ... up to size
+ * </pre>
+ * EtherType 0x88B5 is IEEE's "local experimental" type. Only the first 18 bytes are written per frame; the rest of
+ * the buffer is sent as it is.
+ */
+public final class PingPongFrames {
+    /** IEEE 802 local experimental EtherType. */
+    public static final int ETHERTYPE = 0x88B5;
+    static final long SEQ_OFFSET = ETH_HEADER_LEN;
+    /** The smallest size the ping-pong uses: header plus sequence number. */
+    public static final int MIN_SIZE = ETH_HEADER_LEN + 4;
+    private static final ValueLayout.OfInt SEQ = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort TYPE = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private PingPongFrames() {
+    }
+
+    /**
+     * Claims, composes and commits one frame.
+     *
+     * @return false on back-pressure (no TX buffer free): nothing was sent
+     */
+    public static boolean send(FramePort port, long dst, long src, int seq, int size) {
+        int h = port.claim();
+        if (h == FramePort.NONE) {
+            return false;
+        }
+        MemorySegment b = port.txBuffer(h);
+        MacAddress.write(dst, b, 0);
+        MacAddress.write(src, b, ETH_ADDR_LEN);
+        b.set(TYPE, 2L * ETH_ADDR_LEN, (short) ETHERTYPE);
+        b.set(SEQ, SEQ_OFFSET, seq);
+        port.commit(h, size);
+        return true;
+    }
+
+    /**
+     * Checks a received frame and returns its sequence number; the caller releases it.
+     *
+     * @throws IllegalStateException when the frame is damaged or not a ping-pong frame of the expected size
+     */
+    public static int check(FramePort port, int handle, int size) {
+        int status = port.rxStatus(handle);
+        int length = port.rxLength(handle);
+        MemorySegment b = port.rxBuffer(handle);
+        if (status != FrameStatus.OK || length != size
+            || (b.get(TYPE, 2L * ETH_ADDR_LEN) & 0xFFFF) != ETHERTYPE) {
+            throw new IllegalStateException(port.name() + ": bad ping-pong frame: status "
+                + FrameStatus.describe(status) + ", length " + length + " (expected " + size + ")");
+        }
+        return b.get(SEQ, SEQ_OFFSET);
+    }
+}

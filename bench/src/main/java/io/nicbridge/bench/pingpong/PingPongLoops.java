@@ -1,0 +1,116 @@
+package io.nicbridge.bench.pingpong;
+
+import io.nicbridge.bridge.port.FramePort;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The real-time ping-pong loops over two {@link FramePort}s on one wire: node A sends a frame to B, B echoes it,
+ * A takes the wall-clock round trip. Inline: both nodes on the caller's thread (the cards run inline too). Threaded:
+ * B echoes on its own thread while A measures on the caller's.
+ */
+public final class PingPongLoops {
+    /** How long a node waits for a frame before declaring it lost. */
+    public static final long FRAME_TIMEOUT_NANOS = 5_000_000_000L;
+
+    private PingPongLoops() {
+    }
+
+    /** Both nodes on this thread; the inline cards have delivered each frame before commit returns. */
+    public static void inline(FramePort a, long macA, FramePort b, long macB, int size, int warmup, int count,
+                              Histogram rtt, Progress progress) throws InterruptedException {
+        int total = warmup + count;
+        for (int seq = 0; seq < total; seq++) {
+            long t0 = System.nanoTime();
+            send(a, macB, macA, seq, size);
+            expect(b, seq, size);
+            send(b, macA, macB, seq, size);
+            expect(a, seq, size);
+            long t = System.nanoTime() - t0;
+            if (seq >= warmup) {
+                rtt.recordValue(t);
+            }
+            progress.tick(seq + 1);
+        }
+    }
+
+    /** B echoes on a second thread; A sends and measures on this one. */
+    public static void threaded(FramePort a, long macA, FramePort b, long macB, int size, int warmup, int count,
+                                Histogram rtt, Progress progress) throws InterruptedException {
+        int total = warmup + count;
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread echo = Thread.ofPlatform().name("pingpong-echo").daemon().start(() -> {
+            try {
+                for (int seq = 0; seq < total; seq++) {
+                    expect(b, seq, size);
+                    send(b, macA, macB, seq, size);
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        try {
+            for (int seq = 0; seq < total; seq++) {
+                long t0 = System.nanoTime();
+                send(a, macB, macA, seq, size);
+                expect(a, seq, size);
+                long t = System.nanoTime() - t0;
+                if (seq >= warmup) {
+                    rtt.recordValue(t);
+                }
+                progress.tick(seq + 1);
+            }
+        } catch (IllegalStateException e) {
+            Throwable f = failure.get();
+            if (f != null) {
+                e.addSuppressed(f);
+            }
+            throw e;
+        } finally {
+            echo.join(FRAME_TIMEOUT_NANOS / 1_000_000);
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException("echo node failed: " + failure.get().getMessage(), failure.get());
+        }
+    }
+
+    /** Sends, waiting out back-pressure (bounded). */
+    static void send(FramePort port, long dst, long src, int seq, int size) {
+        long deadline = 0;
+        int idle = 0;
+        while (!PingPongFrames.send(port, dst, src, seq, size)) {
+            long now = System.nanoTime();
+            if (deadline == 0) {
+                deadline = now + FRAME_TIMEOUT_NANOS;
+            } else if (now - deadline > 0) {
+                throw new IllegalStateException(port.name() + ": no TX buffer freed within "
+                    + FRAME_TIMEOUT_NANOS / 1_000_000 + " ms (" + port.counters() + ")");
+            }
+            idle = idle < 100 ? idle + 1 : idle;
+            if (idle < 100) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(10_000L);
+            }
+        }
+    }
+
+    /** Receives the frame with sequence number {@code seq} and releases it. */
+    static void expect(FramePort port, int seq, int size) throws InterruptedException {
+        int h = port.poll();
+        if (h == FramePort.NONE) {
+            h = port.await(FRAME_TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
+        }
+        if (h == FramePort.NONE) {
+            throw new IllegalStateException(port.name() + ": frame " + seq + " did not arrive within "
+                + FRAME_TIMEOUT_NANOS / 1_000_000 + " ms (" + port.counters() + ")");
+        }
+        int got = PingPongFrames.check(port, h, size);
+        port.release(h);
+        if (got != seq) {
+            throw new IllegalStateException(port.name() + ": expected frame " + seq + ", got " + got);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package io.nicbridge.bench.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+
+class PingPongCommandTest {
+    record Run(int exit, String out, String err) {
+    }
+
+    static Run run(String... args) {
+        PrintStream oldOut = System.out;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StringWriter err = new StringWriter();
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            CommandLine cl = NicCommand.commandLine();
+            cl.setErr(new PrintWriter(err, true));
+            int exit = cl.execute(args);
+            return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString());
+        } finally {
+            System.setOut(oldOut);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {64, 1514})
+    void virtualModeMatchesTheWireAndCardModel(int size) {
+        Run r = run("pingpong", "--card", "dec21140", "--mode", "virtual", "--size", Integer.toString(size),
+            "--count", "200", "--warmup", "20");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("model check: OK"), r.out());
+        assertTrue(r.out().contains("TCP loopback RTT"), r.out());
+        assertTrue(r.out().contains("ratio TCP / emulated"), r.out());
+        // 1514-byte frames: one way = 240 + 1514 x 7.5 + (1518 + 8) x 80 + 500 + 240 + 1518 x 7.5 + 120
+        if (size == 1514) {
+            long oneWay = 240 + (1514 * 7500 + 999) / 1000 + 1526 * 80 + 500 + 240 + (1518 * 7500 + 999) / 1000 + 120;
+            assertTrue(r.out().contains("model: RTT = 2 x (" + oneWay + " + 0) = " + 2 * oneWay + " ns"), r.out());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"inline", "threaded"})
+    void realTimeModesExchangeEveryFrame(String mode) {
+        Run r = run("pingpong", "--card", "dec21140", "--mode", mode, "--count", "300", "--warmup", "50");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("emulated 21140 RTT (wall clock, " + mode + ")"), r.out());
+        assertTrue(r.out().contains("rx 350 frames"), r.out());
+        assertTrue(r.out().contains("p99.9"), r.out());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--card|sba200|unknown card 'sba200'",
+        "--mode|warp|unknown engine mode 'warp'",
+        "--size|59|--size must be 60..1514",
+        "--size|1515|--size must be 60..1514",
+        "--backend|shim:afpacket?if=veth0|cannot run pingpong",
+        "--backend|emu:sba200|builds card 'sba200'",
+        "--driver|sometimes|unknown --driver 'sometimes'",
+        "--count|0|--count must be at least 1"})
+    void badInputGivesOneClearLine(String option, String value, String message) {
+        String card = option.equals("--card") ? value : "dec21140";
+        Run r = option.equals("--card") ? run("pingpong", "--card", card)
+            : run("pingpong", "--card", card, option, value);
+        assertEquals(2, r.exit(), r.out() + r.err());
+        assertTrue(r.err().contains(message), r.err());
+        assertTrue(r.err().startsWith("nic pingpong: "), r.err());
+        assertTrue(!r.err().contains("\tat "), "no stack trace: " + r.err());
+    }
+}

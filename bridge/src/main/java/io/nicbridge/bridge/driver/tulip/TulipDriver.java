@@ -1,0 +1,851 @@
+package io.nicbridge.bridge.driver.tulip;
+
+import static io.nicbridge.contract.Dec21140.*;
+
+import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
+import io.nicbridge.bridge.driver.tulip.TulipStatistics.Counter;
+import io.nicbridge.bridge.memory.BufferPool;
+import io.nicbridge.bridge.memory.CommSegment;
+import io.nicbridge.bridge.memory.DmaSpace;
+import io.nicbridge.bridge.port.FramePort;
+import io.nicbridge.bridge.port.FrameStatus;
+import io.nicbridge.bridge.port.PortCounters;
+import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
+import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Direction;
+import io.nicbridge.bridge.regs.Registers;
+import io.nicbridge.bridge.spi.Card;
+import io.nicbridge.bridge.spi.InterruptHandler;
+import io.nicbridge.bridge.spi.InterruptLine;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A host driver for the DEC 21140 "Tulip", written against the card SPI only (registers, DMA space, interrupt line),
+ * so it runs unchanged on the emulated card and on a native shim. It uses the chip the way Linux's tulip driver does.
+ *
+ * <h2>Bring-up ({@link #open})</h2>
+ * <ol>
+ *   <li>CSR0 := SWR, wait for the reset to finish, then the bus mode: PBL, CAL, DSL (Linux's fallback PBL 8 / CAL 1).</li>
+ *   <li>Station address from the serial ROM, bit-banged through CSR9 ({@link TulipSerialRom}).</li>
+ *   <li>One {@link CommSegment} for everything the chip reaches, registered once in the card's {@link DmaSpace}:
+ *   <pre>
+ *   comm segment (64-byte aligned pieces)
+ *   +-----------+-----------+-------------+-------------------------+-----------------------+
+ *   | RX ring   | TX ring   | setup frame | RX buffers              | TX buffers            |
+ *   | n x (16+  | m x (16+  | 192 B       | n x rxBufferSize (1540) | m x 1514 (stride 1536)|
+ *   |  4 DSL) B |  4 DSL) B |             |                         |                       |
+ *   +-----------+-----------+-------------+-------------------------+-----------------------+
+ *   </pre>
+ *   Rings in ring mode with RER/TER on the last entry and the next descriptor's bus address also in word 3 but
+ *   RCH/TCH clear (Linux style), or in chain mode; every RX descriptor owns one buffer.</li>
+ *   <li>CSR3/CSR4 := ring bases; CSR5 := ack; CSR7 := Linux's valid sources (interrupt mode) or 0 (polling).</li>
+ *   <li>Setup frame queued as the first TX descriptor (perfect filter: up to 14 multicast, broadcast, station; hash
+ *   filter beyond); CSR6 := MBO | PS | HBD | SF (+ FD/PR/PM) | SR | ST; CSR1 and CSR2 poll demands.</li>
+ * </ol>
+ *
+ * <h2>Frames ({@link FramePort})</h2>
+ * Transmit: {@link #claim()} takes a free TX buffer in the comm segment (reclaiming finished descriptors first:
+ * TDES0 errors are counted like Linux's), the caller fills it in place, {@link #commit} posts one descriptor (FS|LS,
+ * IC at half and nearly full ring as Linux does) whose OWN bit is written last with release, then rings CSR1 (release).
+ * No free buffer or descriptor is back-pressure: {@link #NONE}. Receive: {@link #poll()} reads RDES0 of the next
+ * descriptor with acquire; once the card has cleared OWN the frame is the caller's, in place, until
+ * {@link #release(int)} re-arms that descriptor (RDES1..3 then RDES0 := OWN with release). A frame passes when
+ * {@code (RDES0 & 0x38004B52) == 0x300}; its length is FL - 4 (the chip stores and counts the FCS); a frame failing
+ * the test is still delivered, with {@link FrameStatus} error bits, and counted. Handles are ring indices, so nothing
+ * allocates per frame.
+ *
+ * <h2>Threads</h2>
+ * The {@link FramePort} contract: one sending thread, one receiving thread. The TX ring and buffers belong to the
+ * sender, the RX ring to the receiver. With an interrupt listener ({@link #onInterrupt}) the listener runs in the
+ * card's thread and is then the driver's receiving (and usually sending) thread, as in an interrupt handler.
+ */
+public final class TulipDriver implements FramePort {
+    private static final Logger LOG = LoggerFactory.getLogger(TulipDriver.class);
+
+    /** Largest frame {@link #commit} takes: a maximum Ethernet frame without the FCS the chip appends. */
+    public static final int MAX_FRAME = ETH_MAX_FRAME - ETH_FCS_LEN;
+    private static final int ALIGN = 64;
+
+    private static final byte TX_FREE = 0;
+    private static final byte TX_CLAIMED = 1;
+    private static final byte TX_IN_FLIGHT = 2;
+    /** txOwner entries for descriptors that carry no TX buffer. */
+    private static final int DESC_UNUSED = -1;
+    private static final int DESC_SETUP = -2;
+    private static final int DESC_DUMMY = -3;
+
+    private static final byte RX_CARD = 0;
+    private static final byte RX_HELD = 1;
+
+    private static final int FS_LS = RDES0_FS | RDES0_LS;
+    private static final int RDES0_LENGTH_BITS = 0x3800_0000; // FL bits 29:27: a length no 2047-byte buffer holds
+
+    private final String name;
+    private final Card card;
+    private final Registers regs;
+    private final DmaSpace dma;
+    private final InterruptLine line;
+    private final TulipConfig config;
+    private final MacAddress station;
+    private final int romAddressBits;
+    private final byte[] rom;
+    private final PortCounters counters = new PortCounters();
+    private final TulipStatistics stats = new TulipStatistics();
+
+    private final CommSegment comm;
+    private final long commBus;
+    private final Dec21140DescriptorRing rxRing;
+    private final Dec21140DescriptorRing txRing;
+    private final MemorySegment setupFrame;
+    private final long setupBus;
+
+    // ---- receive side (receiving thread)
+    private final int rxCount;
+    private final int rxBufferSize;
+    private final long[] rxBus;
+    private final MemorySegment[] rxSlices;
+    private final byte[] rxState;
+    private final int[] rxLength;
+    private final int[] rxStatus;
+    private int rxNext;
+    private int rxArmed;
+    private boolean rxSuspended;
+
+    // ---- transmit side (sending thread)
+    private final int txCount;
+    private final long[] txBus;
+    private final MemorySegment[] txSlices;
+    private final byte[] txState;
+    private final int[] txFree;
+    private int txFreeTop;
+    private int txClaimed;
+    private final int[] txOwner;
+    private int txNext;
+    private volatile int setupPending = -1;
+
+    private int csr6;
+    private volatile boolean closed;
+
+    // ---- interrupt listener (runs in the card's thread)
+    private final InterruptHandler lineHandler = this::handleInterrupt;
+    private volatile TulipInterruptListener listener;
+    private boolean inHandler;
+    private boolean reentered;
+
+    /** Called on each interrupt (low-to-high edge of the card's line), after the driver acknowledged CSR5. */
+    @FunctionalInterface
+    public interface TulipInterruptListener {
+        /**
+         * @param driver the driver whose card interrupted
+         * @param csr5   CSR5 as read before the acknowledgement (sources, RS, TS, EB)
+         */
+        void onInterrupt(TulipDriver driver, int csr5);
+    }
+
+    private TulipDriver(Card card, TulipConfig config) {
+        this.card = card;
+        this.config = config;
+        this.name = "tulip(" + card.name() + ")";
+        this.regs = card.registers();
+        this.dma = card.dma();
+        this.line = card.interrupt();
+
+        resetChip();
+        this.romAddressBits = TulipSerialRom.probeAddressBits(regs);
+        this.rom = TulipSerialRom.read(regs, romAddressBits, TulipSerialRom.READ_WORDS);
+        this.station = TulipSerialRom.stationAddress(rom);
+        if (!station.isValidStation()) {
+            throw new IllegalStateException(card.name() + ": the serial ROM holds no usable station address (read "
+                + station + " at byte " + TulipSerialRom.macOffset(rom) + "); is the ROM programmed?");
+        }
+
+        this.rxCount = config.rxRingSize();
+        this.txCount = config.txRingSize();
+        this.rxBufferSize = config.rxBufferSize();
+        int stride = Dec21140DescriptorRing.stride(config.skipLongwords());
+        long rxRingBytes = (long) rxCount * stride;
+        long txRingBytes = (long) txCount * stride;
+        long txStride = (MAX_FRAME + ALIGN - 1) & -ALIGN;
+        long rxStride = ((long) rxBufferSize + ALIGN - 1) & -ALIGN;
+        long bytes = rxRingBytes + txRingBytes + SETUP_FRAME_SIZE + rxStride * rxCount + txStride * txCount + 5L * ALIGN;
+        this.comm = CommSegment.allocate(name + " comm", bytes);
+        try {
+            MemorySegment rxRingMemory = comm.carve(rxRingBytes, ALIGN);
+            MemorySegment txRingMemory = comm.carve(txRingBytes, ALIGN);
+            this.setupFrame = comm.carve(SETUP_FRAME_SIZE, ALIGN);
+            BufferPool rxPool = comm.carvePool(name + " rx", rxCount, rxBufferSize, ALIGN);
+            BufferPool txPool = comm.carvePool(name + " tx", txCount, MAX_FRAME, ALIGN);
+
+            // One registration for everything the chip may reach; a DMA outside it is a bus error (CSR5 FBE).
+            this.commBus = dma.register(name + " comm", comm.segment());
+            this.rxRing = new Dec21140DescriptorRing(rxRingMemory, dma.busAddress(rxRingMemory), rxCount,
+                config.skipLongwords(), Direction.RECEIVE, config.listMode());
+            this.txRing = new Dec21140DescriptorRing(txRingMemory, dma.busAddress(txRingMemory), txCount,
+                config.skipLongwords(), Direction.TRANSMIT, config.listMode());
+            this.setupBus = dma.busAddress(setupFrame);
+
+            this.rxBus = new long[rxCount];
+            this.rxSlices = new MemorySegment[rxCount];
+            this.rxState = new byte[rxCount];
+            this.rxLength = new int[rxCount];
+            this.rxStatus = new int[rxCount];
+            for (int i = 0; i < rxCount; i++) {
+                rxSlices[i] = rxPool.buffer(i);
+                rxBus[i] = dma.busAddress(rxSlices[i]);
+            }
+            this.txBus = new long[txCount];
+            this.txSlices = new MemorySegment[txCount];
+            this.txState = new byte[txCount];
+            this.txFree = new int[txCount];
+            this.txOwner = new int[txCount];
+            for (int i = 0; i < txCount; i++) {
+                txSlices[i] = txPool.buffer(i);
+                txBus[i] = dma.busAddress(txSlices[i]);
+                txFree[i] = txCount - 1 - i; // stack: buffer 0 on top
+                txOwner[i] = DESC_UNUSED;
+            }
+            this.txFreeTop = txCount;
+        } catch (RuntimeException e) {
+            comm.close();
+            throw e;
+        }
+        start();
+    }
+
+    /**
+     * Resets the chip, reads its station address and starts it (see the class comment).
+     *
+     * @throws IllegalStateException when the chip does not leave reset or its ROM has no usable address
+     */
+    public static TulipDriver open(Card card, TulipConfig config) {
+        Objects.requireNonNull(card, "card");
+        Objects.requireNonNull(config, "config");
+        return new TulipDriver(card, config);
+    }
+
+    /** {@link #open(Card, TulipConfig)} with {@link TulipConfig#defaults()}. */
+    public static TulipDriver open(Card card) {
+        return open(card, TulipConfig.defaults());
+    }
+
+    // ------------------------------------------------------------------ bring-up
+
+    private void resetChip() {
+        regs.write(CSR0, CSR0_SWR);
+        long deadline = System.nanoTime() + config.resetTimeoutNanos();
+        int idle = 0;
+        while ((regs.read(CSR0) & CSR0_SWR) != 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(card.name() + ": CSR0.SWR still set " + config.resetTimeoutNanos()
+                    + " ns after a software reset; the chip did not come out of reset");
+            }
+            idle = backOff(idle);
+        }
+        int busMode = config.burstLength() << CSR0_PBL_SHIFT & CSR0_PBL_MASK
+            | config.cacheAlignment() << CSR0_CAL_SHIFT & CSR0_CAL_MASK
+            | config.skipLongwords() << CSR0_DSL_SHIFT & CSR0_DSL_MASK;
+        regs.write(CSR0, busMode);
+    }
+
+    private void start() {
+        for (int i = 0; i < rxCount; i++) {
+            rxRing.arm(i, rxBus[i], rxBufferSize); // handoff: RDES1..3, then RDES0 := OWN with release
+            rxState[i] = RX_CARD;
+        }
+        rxArmed = rxCount;
+        regs.write(CSR3, (int) rxRing.busBase()); // list bases: written while both processes are stopped
+        regs.write(CSR4, (int) txRing.busBase());
+        boolean interrupts = config.interruptMode() == InterruptMode.INTERRUPT;
+        regs.write(CSR5, LINUX_VALID_INTRS);     // clear anything left from before the reset
+        regs.write(CSR7, interrupts ? LINUX_VALID_INTRS : 0);
+        if (!queueSetupFrame(config.multicast())) {
+            throw new IllegalStateException("a fresh TX ring of " + txCount + " entries has no room for a setup frame");
+        }
+        csr6 = CSR6_MBO | CSR6_PS | CSR6_HBD | CSR6_SF
+            | (config.fullDuplex() ? CSR6_FD : 0)
+            | (config.promiscuous() ? CSR6_PR | CSR6_PM : 0)
+            | (config.allMulticast() ? CSR6_PM : 0);
+        regs.write(CSR6, csr6 | CSR6_SR | CSR6_ST);
+        csr6 |= CSR6_SR | CSR6_ST;
+        regs.writeRelease(CSR1, 0); // transmit poll demand: the setup frame
+        regs.writeRelease(CSR2, 0); // receive poll demand: the armed ring
+        LOG.info("{}: station {} (SROM {} address bits, MAC at byte {}), {}, comm segment {} bytes at bus 0x{}",
+            name, station, romAddressBits, TulipSerialRom.macOffset(rom), config, comm.capacity(),
+            Long.toHexString(commBus));
+    }
+
+    /**
+     * Queues a setup frame for {@code multicast} (perfect filtering up to 14 addresses, hash filtering beyond),
+     * preceded by Linux's dummy descriptor when it would not sit at ring entry 0. Sending thread.
+     *
+     * @return false when the previous setup frame is still being processed or the TX ring has no room (try again)
+     */
+    private boolean queueSetupFrame(List<MacAddress> multicast) {
+        reclaimTransmit();
+        int needed = txNext == 0 ? 1 : 2;
+        if (setupPending >= 0 || txRing.freeDescriptors() - txClaimed < needed) {
+            return false;
+        }
+        boolean perfect = TulipSetupFrame.fitsPerfect(multicast.size());
+        if (perfect) {
+            TulipSetupFrame.writePerfect(setupFrame, 0, station, multicast);
+        } else {
+            TulipSetupFrame.writeHash(setupFrame, 0, station, multicast);
+        }
+        int dummy = -1;
+        if (txNext != 0) {
+            // The chip erratum Linux works around: a setup frame must not follow a frame directly unless at entry 0.
+            // The dummy (length 0, no FS/LS) is staged host-owned and handed over only after the setup descriptor,
+            // so a polling chip never runs from the dummy into a half-written setup descriptor.
+            dummy = txRing.stageTransmit(0, 0, 0);
+            txOwner[dummy] = DESC_DUMMY;
+            txNext = next(dummy, txCount);
+        }
+        int control = TDES1_SET | (perfect ? TDES1_FT_PERFECT : TDES1_FT_HASH);
+        int setup = txRing.stageTransmit(setupBus, SETUP_FRAME_SIZE, control);
+        txOwner[setup] = DESC_SETUP;
+        txNext = next(setup, txCount);
+        setupPending = setup;
+        txRing.handOver(setup); // handoff: TDES1..3 and the frame bytes before OWN (release)
+        if (dummy >= 0) {
+            txRing.handOver(dummy);
+        }
+        return true;
+    }
+
+    // ------------------------------------------------------------------ filter, at run time
+
+    /**
+     * Loads a new multicast list (and the PR/PM bits) while running, the way Linux's set_rx_mode does. Sending
+     * thread.
+     *
+     * @return false when a previous setup frame is still in flight or the TX ring is full: try again later
+     */
+    public boolean setReceiveFilter(List<MacAddress> multicast, boolean promiscuous, boolean allMulticast) {
+        Objects.requireNonNull(multicast, "multicast");
+        for (MacAddress a : multicast) {
+            if (!a.isMulticast()) {
+                throw new IllegalArgumentException("multicast list entry " + a + " is not a group address");
+            }
+        }
+        checkOpen();
+        if (!queueSetupFrame(List.copyOf(multicast))) {
+            return false;
+        }
+        int mode = csr6 & ~LINUX_CSR6_FILTER_CLEAR | (promiscuous ? CSR6_PR | CSR6_PM : 0)
+            | (allMulticast ? CSR6_PM : 0);
+        csr6 = mode;
+        regs.write(CSR6, mode);
+        regs.writeRelease(CSR1, 0);
+        return true;
+    }
+
+    /** @return true once the chip has processed the most recent setup frame (its descriptor is host-owned again) */
+    public boolean isFilterLoaded() {
+        int d = setupPending;
+        return d < 0 || txRing.isHostOwned(d);
+    }
+
+    // ------------------------------------------------------------------ transmit
+
+    @Override
+    public int claim() {
+        checkOpen();
+        reclaimTransmit();
+        if (txFreeTop == 0 || txRing.freeDescriptors() - txClaimed < 1) {
+            counters.recordTxBackPressure();
+            return NONE;
+        }
+        int b = txFree[--txFreeTop];
+        txState[b] = TX_CLAIMED;
+        txClaimed++;
+        return b;
+    }
+
+    @Override
+    public MemorySegment txBuffer(int handle) {
+        checkClaimed(handle);
+        return txSlices[handle];
+    }
+
+    @Override
+    public void commit(int handle, int length) {
+        checkClaimed(handle);
+        if (length < 1 || length > MAX_FRAME) {
+            throw new IllegalArgumentException(name + ": frame length must be 1.." + MAX_FRAME
+                + " bytes (the chip appends the FCS and pads to 64), was " + length);
+        }
+        // Linux's rule: ask for TI only at half ring and when nearly full, not per frame.
+        int queued = txRing.inFlight();
+        int half = txCount / 2;
+        int flags = queued == half || queued >= txCount - 2 ? TDES1_IC : 0;
+        // Handoff: TDES1..3 first, TDES0 := OWN last with release (inside transmit); the ring slot is reserved by
+        // claim(), so this cannot be refused.
+        int d = txRing.transmit(txBus[handle], length, 0, 0, flags);
+        txOwner[d] = handle;
+        txNext = next(d, txCount);
+        txState[handle] = TX_IN_FLIGHT;
+        txClaimed--;
+        counters.recordTx(length);
+        regs.writeRelease(CSR1, 0); // transmit poll demand, after the descriptor is the card's
+    }
+
+    @Override
+    public void abort(int handle) {
+        checkClaimed(handle);
+        txState[handle] = TX_FREE;
+        txFree[txFreeTop++] = handle;
+        txClaimed--;
+    }
+
+    /** Takes back every descriptor the chip has finished with, counting TDES0 errors like Linux. Sending thread. */
+    private void reclaimTransmit() {
+        int d;
+        while ((d = txRing.reclaim()) >= 0) { // acquire on TDES0: the status and buffer are the host's again
+            int owner = txOwner[d];
+            txOwner[d] = DESC_UNUSED;
+            if (owner >= 0) {
+                accountTransmit(txRing.status(d));
+                txState[owner] = TX_FREE;
+                txFree[txFreeTop++] = owner;
+            } else if (owner == DESC_SETUP) {
+                stats.increment(Counter.SETUP_FRAMES);
+                if (setupPending == d) {
+                    setupPending = -1;
+                }
+            }
+        }
+    }
+
+    private void accountTransmit(int tdes0) {
+        if ((tdes0 & TDES0_ES) != 0) {
+            stats.increment(Counter.TX_ERRORS);
+            counters.recordTxError();
+            if ((tdes0 & LINUX_TDES0_ABORTED) != 0) {
+                stats.increment(Counter.TX_ABORTED);
+            }
+            if ((tdes0 & LINUX_TDES0_CARRIER) != 0) {
+                stats.increment(Counter.TX_CARRIER);
+            }
+            if ((tdes0 & LINUX_TDES0_WINDOW) != 0) {
+                stats.increment(Counter.TX_WINDOW);
+            }
+            if ((tdes0 & LINUX_TDES0_FIFO) != 0) {
+                stats.increment(Counter.TX_FIFO);
+            }
+            if ((tdes0 & LINUX_TDES0_HEARTBEAT) != 0 && !config.fullDuplex()) {
+                stats.increment(Counter.TX_HEARTBEAT);
+            }
+        } else {
+            stats.add(Counter.TX_COLLISIONS, (tdes0 & TDES0_CC_MASK) >>> TDES0_CC_SHIFT);
+        }
+    }
+
+    /** Frames committed and not yet reclaimed, plus setup and dummy descriptors. Sending thread. */
+    public int transmitInFlight() {
+        reclaimTransmit();
+        return txRing.inFlight();
+    }
+
+    // ------------------------------------------------------------------ receive
+
+    @Override
+    public int poll() {
+        for (;;) {
+            int i = rxNext;
+            if (rxState[i] != RX_CARD) {
+                return NONE; // the application still holds it, so the chip stops here too
+            }
+            int status = rxRing.status(i); // acquire: pairs with the card's release of RDES0
+            if ((status & RDES0_OWN) != 0) {
+                return NONE;
+            }
+            rxNext = next(i, rxCount);
+            rxArmed--;
+            if (rxRing.isHostOwned(rxNext) && rxState[rxNext] == RX_CARD) {
+                checkReceiveSuspended(); // the next one is complete too: a backlog, the chip may have run out
+            }
+            if ((status & FS_LS) != FS_LS) {
+                // Part of a frame spread over several buffers (longer than a buffer): Linux drops it as a length
+                // error. Give the descriptor straight back and look at the next one.
+                stats.increment(Counter.RX_ERRORS);
+                stats.increment(Counter.RX_LENGTH_ERRORS);
+                counters.recordRxError();
+                rxState[i] = RX_HELD;
+                rearm(i);
+                continue;
+            }
+            int length = Math.max(0, Dec21140DescriptorRing.frameLength(status) - ETH_FCS_LEN);
+            int frameStatus = FrameStatus.OK;
+            if (!Dec21140DescriptorRing.isGoodReceive(status) || length > ETH_MAX_FRAME) {
+                frameStatus = receiveErrors(status, length);
+            }
+            if (length > rxBufferSize) {
+                length = rxBufferSize;
+                frameStatus |= FrameStatus.TRUNCATED;
+            }
+            if (frameStatus == FrameStatus.OK) {
+                counters.recordRx(length);
+            } else {
+                counters.recordRxError();
+            }
+            rxState[i] = RX_HELD;
+            rxLength[i] = length;
+            rxStatus[i] = frameStatus;
+            return i;
+        }
+    }
+
+    /** Maps a failed RDES0 to {@link FrameStatus} bits and counts it the way Linux's tulip_rx does. */
+    private int receiveErrors(int rdes0, int length) {
+        stats.increment(Counter.RX_ERRORS);
+        int fs = 0;
+        if ((rdes0 & (RDES0_RF | RDES0_TL | RDES0_LENGTH_BITS)) != 0 || length > ETH_MAX_FRAME) {
+            stats.increment(Counter.RX_LENGTH_ERRORS);
+            fs |= FrameStatus.LENGTH_ERROR;
+        }
+        if ((rdes0 & RDES0_CE) != 0) {
+            stats.increment(Counter.RX_CRC_ERRORS);
+            fs |= FrameStatus.CRC_ERROR;
+        }
+        if ((rdes0 & RDES0_DB) != 0) {
+            stats.increment(Counter.RX_FRAME_ERRORS);
+        }
+        if ((rdes0 & RDES0_OF) != 0) {
+            stats.increment(Counter.RX_FIFO_ERRORS);
+            fs |= FrameStatus.OVERRUN;
+        }
+        if ((rdes0 & RDES0_DE) != 0) {
+            stats.increment(Counter.RX_TRUNCATED);
+            fs |= FrameStatus.TRUNCATED;
+        }
+        if ((rdes0 & (RDES0_CS | RDES0_RW)) != 0) {
+            stats.increment(Counter.RX_OTHER_ERRORS);
+            fs |= (rdes0 & RDES0_RW) != 0 ? FrameStatus.LENGTH_ERROR : FrameStatus.CRC_ERROR;
+        }
+        return fs == 0 ? FrameStatus.LENGTH_ERROR : fs; // failed the accept test for a reason not named above
+    }
+
+    @Override
+    public int await(long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        int idle = 0;
+        for (;;) {
+            int h = poll();
+            if (h != NONE) {
+                return h;
+            }
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return NONE;
+            }
+            if (config.interruptMode() == InterruptMode.INTERRUPT) {
+                // Acknowledge first, then look at the ring again, then sleep: a frame completed after the second
+                // look raises the line again (the card clears OWN before it sets RI), so no wake-up is lost.
+                acknowledge();
+                h = poll();
+                if (h != NONE) {
+                    return h;
+                }
+                // Bounded slices: an interrupt listener in another thread may acknowledge the edge first.
+                line.await(Math.min(remaining, 1_000_000L), TimeUnit.NANOSECONDS);
+            } else {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                idle = backOff(idle);
+            }
+        }
+    }
+
+    @Override
+    public MemorySegment rxBuffer(int handle) {
+        checkHeld(handle);
+        return rxSlices[handle];
+    }
+
+    @Override
+    public int rxLength(int handle) {
+        checkHeld(handle);
+        return rxLength[handle];
+    }
+
+    @Override
+    public int rxStatus(int handle) {
+        checkHeld(handle);
+        return rxStatus[handle];
+    }
+
+    /** Raw RDES0 of a held receive descriptor, as the chip wrote it. */
+    public int rxDescriptorStatus(int handle) {
+        checkHeld(handle);
+        return rxRing.status(handle);
+    }
+
+    @Override
+    public void release(int handle) {
+        checkHeld(handle);
+        rearm(handle);
+    }
+
+    private void rearm(int i) {
+        boolean starved = rxArmed == 0;
+        rxRing.arm(i, rxBus[i], rxBufferSize); // handoff: RDES1..3, then RDES0 := OWN with release
+        rxState[i] = RX_CARD;
+        rxArmed++;
+        if (starved || rxSuspended) {
+            // The chip may be suspended (RU): count what it missed, then ask it to look at the ring again.
+            rxSuspended = false;
+            accountMissedFrames();
+            stats.increment(Counter.RX_POLL_DEMANDS);
+            regs.writeRelease(CSR2, 0);
+        }
+    }
+
+    /** Reads CSR5 when a backlog suggests the chip ran out of descriptors; on RU counts CSR8 and acks RU. */
+    private void checkReceiveSuspended() {
+        int csr5 = regs.read(CSR5);
+        if ((csr5 & CSR5_RU) != 0) {
+            regs.write(CSR5, CSR5_RU);
+            stats.increment(Counter.RX_SUSPENDS);
+            rxSuspended = true;
+            accountMissedFrames();
+        }
+    }
+
+    /** CSR8 is cleared by the read, so every missed frame is counted exactly once. Receiving thread. */
+    private void accountMissedFrames() {
+        int csr8 = regs.read(CSR8);
+        int missed = (csr8 & CSR8_MFC_MASK) >>> CSR8_MFC_SHIFT;
+        if ((csr8 & CSR8_MFO) != 0) {
+            missed += CSR8_MFC_MASK + 1; // the 16-bit counter wrapped (at least) once
+        }
+        stats.add(Counter.RX_MISSED, missed);
+        stats.add(Counter.RX_FIFO_OVERFLOWS, (csr8 & CSR8_FOC_MASK) >>> CSR8_FOC_SHIFT);
+        for (int k = 0; k < missed; k++) {
+            counters.recordRxDrop();
+        }
+    }
+
+    /**
+     * Reads CSR5 and acknowledges every source that is set ({@code CSR5 & 0x0001FFFF}, as Linux does); counts RU
+     * (with CSR8) and FBE. Receiving thread (or the interrupt listener's).
+     *
+     * @return CSR5 as read
+     */
+    public int acknowledge() {
+        int csr5 = regs.read(CSR5);
+        int sources = csr5 & LINUX_CSR5_ACK_MASK;
+        if (sources == 0) {
+            return csr5;
+        }
+        regs.write(CSR5, sources);
+        stats.increment(Counter.INTERRUPTS);
+        if ((csr5 & CSR5_RU) != 0) {
+            stats.increment(Counter.RX_SUSPENDS);
+            rxSuspended = true;
+            accountMissedFrames();
+        }
+        if ((csr5 & CSR5_FBE) != 0) {
+            stats.increment(Counter.BUS_ERRORS);
+            LOG.error("{}: fatal bus error (CSR5 0x{}, EB {}): the chip stopped its DMA; {}", name,
+                Integer.toHexString(csr5), (csr5 & CSR5_EB_MASK) >>> CSR5_EB_SHIFT, dma.describe(
+                    dma.lastErrorAddress(), Math.max(1, dma.lastErrorLength())));
+        }
+        return csr5;
+    }
+
+    /**
+     * Installs (or with {@code null} removes) a listener that runs on each interrupt in the card's thread, after the
+     * driver has acknowledged CSR5. The listener is then the receiving thread; it may also send. Needs
+     * {@link InterruptMode#INTERRUPT}.
+     */
+    public void onInterrupt(TulipInterruptListener l) {
+        if (config.interruptMode() != InterruptMode.INTERRUPT) {
+            throw new IllegalStateException(name + ": an interrupt listener needs InterruptMode.INTERRUPT; this"
+                + " driver polls (CSR7 = 0)");
+        }
+        checkOpen();
+        listener = l;
+        line.handler(l == null ? null : lineHandler);
+        if (l != null && line.isAsserted()) {
+            handleInterrupt(line); // an edge that came before the handler was installed
+        }
+    }
+
+    private void handleInterrupt(InterruptLine ignored) {
+        if (inHandler) {
+            reentered = true; // the listener's own work raised the line again (inline engines): loop, do not nest
+            return;
+        }
+        inHandler = true;
+        try {
+            do {
+                reentered = false;
+                TulipInterruptListener l = listener;
+                int csr5 = acknowledge();
+                if (l != null && !closed) {
+                    l.onInterrupt(this, csr5);
+                }
+            } while (reentered);
+        } finally {
+            inHandler = false;
+        }
+    }
+
+    // ------------------------------------------------------------------ stop and close
+
+    /**
+     * Stops both DMA processes the way Linux does: clears SR|ST, then waits (bounded by the configured stop timeout)
+     * until CSR5 RS and TS both read 0; then masks interrupts and counts CSR8.
+     *
+     * @return true when both processes reported stopped in time
+     */
+    public boolean stop() {
+        csr6 &= ~(CSR6_SR | CSR6_ST);
+        regs.write(CSR6, csr6);
+        long deadline = System.nanoTime() + config.stopTimeoutNanos();
+        int idle = 0;
+        boolean stopped;
+        while (!(stopped = (regs.read(CSR5) & CSR5_RS_TS_MASK) == 0) && System.nanoTime() - deadline < 0) {
+            idle = backOff(idle);
+        }
+        regs.write(CSR7, 0);
+        regs.write(CSR5, CSR5_W1C_MASK);
+        accountMissedFrames();
+        return stopped;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (listener != null) {
+            line.handler(null);
+            listener = null;
+        }
+        if (!stop()) {
+            LOG.warn("{}: RS/TS did not reach 'stopped' within {} ns (CSR5 0x{})", name, config.stopTimeoutNanos(),
+                Integer.toHexString(regs.read(CSR5)));
+        }
+        dma.unregister(commBus); // the chip can no longer reach the memory, then it is freed
+        comm.close();
+        LOG.info("{}: closed; {}; {}", name, counters, stats);
+    }
+
+    // ------------------------------------------------------------------ information
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int maxFrameLength() {
+        return MAX_FRAME;
+    }
+
+    @Override
+    public PortCounters counters() {
+        return counters;
+    }
+
+    public TulipStatistics statistics() {
+        return stats;
+    }
+
+    /** The station address read from the serial ROM. */
+    public MacAddress stationAddress() {
+        return station;
+    }
+
+    /** Address bits of the serial ROM as probed (6 or 8). */
+    public int serialRomAddressBits() {
+        return romAddressBits;
+    }
+
+    /** A copy of the serial ROM bytes read at open (the first 64 words). */
+    public byte[] serialRom() {
+        return rom.clone();
+    }
+
+    public TulipConfig config() {
+        return config;
+    }
+
+    public Card card() {
+        return card;
+    }
+
+    /** The receive ring (for conformance tests and diagnostics; the driver owns it). */
+    public Dec21140DescriptorRing receiveRing() {
+        return rxRing;
+    }
+
+    /** The transmit ring (for conformance tests and diagnostics; the driver owns it). */
+    public Dec21140DescriptorRing transmitRing() {
+        return txRing;
+    }
+
+    /** CSR6 as the driver last wrote it. */
+    public int operatingMode() {
+        return csr6;
+    }
+
+    /** Bus address of the comm segment in the card's DMA space. */
+    public long commBusAddress() {
+        return commBus;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public String toString() {
+        return name + "[" + station + ", " + (closed ? "closed" : "running") + "]";
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    private static int next(int i, int n) {
+        return i + 1 == n ? 0 : i + 1;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException(name + " is closed");
+        }
+    }
+
+    private void checkClaimed(int handle) {
+        if (handle < 0 || handle >= txCount || txState[handle] != TX_CLAIMED) {
+            throw new IllegalStateException(name + ": TX handle " + handle + " is not claimed by the caller");
+        }
+    }
+
+    private void checkHeld(int handle) {
+        if (handle < 0 || handle >= rxCount || rxState[handle] != RX_HELD) {
+            throw new IllegalStateException(name + ": RX handle " + handle + " is not a received frame the caller holds");
+        }
+    }
+
+    /** Spin briefly, then yield, then park: every wait loop backs off (two shared cores). */
+    static int backOff(int idle) {
+        if (idle < 64) {
+            Thread.onSpinWait();
+        } else if (idle < 128) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(20_000L);
+        }
+        return idle + 1;
+    }
+}

@@ -1,0 +1,279 @@
+package io.nicbridge.sim.emu;
+
+import io.nicbridge.bridge.spi.DeviceSpec;
+import io.nicbridge.sim.dec21140.Dec21140Card;
+import io.nicbridge.sim.dec21140.Dec21140Model;
+import io.nicbridge.sim.dec21140.Dec21140Timing;
+import io.nicbridge.sim.engine.BackoffIdle;
+import io.nicbridge.sim.engine.DeviceEngine;
+import io.nicbridge.sim.engine.EngineMode;
+import io.nicbridge.sim.engine.Engines;
+import io.nicbridge.sim.engine.IdleStrategy;
+import io.nicbridge.sim.engine.TimeBase;
+import io.nicbridge.sim.engine.VirtualTimeEngine;
+import io.nicbridge.sim.ethernet.EthernetSegment;
+import io.nicbridge.sim.ethernet.EthernetWire;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One emulated world: an engine (inline, threaded or virtual time, with its time base), the Ethernet segments
+ * in it, and the cards attached to them. Everything in a testbed shares one clock, so in virtual time the whole
+ * testbed is one deterministic simulation.
+ *
+ * <pre>
+ *   try (EmulatedTestbed bed = EmulatedTestbed.create(EngineMode.VIRTUAL, 42)) {
+ *       EthernetSegment lab = bed.ethernet("lab", b -&gt; b.propagationNanos(500));
+ *       Dec21140Card a = bed.dec21140("a", lab, "02:00:00:00:00:01");
+ *       Dec21140Card b = bed.dec21140("b", lab, "02:00:00:00:00:02");
+ *       ... drivers on a and b; bed.virtualEngine().runUntil(...) ...
+ *   }                                   // closes cards, segments, engine
+ * </pre>
+ * Cards get {@link Dec21140Timing#PCI_33MHZ} in virtual time unless told otherwise, and no delays in real time.
+ * Setup-time API: not for hot paths. Thread-safe (one lock).
+ */
+public final class EmulatedTestbed implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EmulatedTestbed.class);
+
+    private final DeviceEngine engine;
+    private final long seed;
+    private final Map<String, EthernetSegment> wires = new LinkedHashMap<>();
+    private final Map<String, Dec21140Card> cards = new LinkedHashMap<>();
+    private Dec21140Timing cardTiming = Dec21140Timing.PCI_33MHZ;
+    private boolean closed;
+
+    private EmulatedTestbed(DeviceEngine engine, long seed) {
+        this.engine = engine;
+        this.seed = seed;
+    }
+
+    /** A testbed on a new engine; threaded engines idle with {@link BackoffIdle}. */
+    public static EmulatedTestbed create(EngineMode mode, long seed) {
+        return create(mode, seed, new BackoffIdle());
+    }
+
+    /**
+     * @param seed the virtual-time world's seed (real-time modes ignore it)
+     * @param idle the idle strategy of threaded engine threads (others ignore it)
+     */
+    public static EmulatedTestbed create(EngineMode mode, long seed, IdleStrategy idle) {
+        Objects.requireNonNull(mode, "mode");
+        return new EmulatedTestbed(Engines.create(mode, seed, mode == EngineMode.THREADED ? idle : null), seed);
+    }
+
+    /** A testbed around an engine the caller built; the testbed closes it. */
+    public static EmulatedTestbed on(DeviceEngine engine) {
+        return new EmulatedTestbed(Objects.requireNonNull(engine, "engine"), 0);
+    }
+
+    public EngineMode mode() {
+        return engine.mode();
+    }
+
+    public DeviceEngine engine() {
+        return engine;
+    }
+
+    public TimeBase timeBase() {
+        return engine.timeBase();
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    /**
+     * @return the virtual-time engine, to run simulated time
+     * @throws IllegalStateException when this testbed runs in real time
+     */
+    public VirtualTimeEngine virtualEngine() {
+        if (engine instanceof VirtualTimeEngine v) {
+            return v;
+        }
+        throw new IllegalStateException("testbed runs in " + Engines.modeName(engine.mode())
+            + " mode; only a virtual testbed has a virtual-time engine");
+    }
+
+    /** The delays that cards created from now on get in virtual time (default {@link Dec21140Timing#PCI_33MHZ}). */
+    public synchronized EmulatedTestbed cardTiming(Dec21140Timing timing) {
+        this.cardTiming = Objects.requireNonNull(timing, "timing");
+        return this;
+    }
+
+    public synchronized Dec21140Timing cardTiming() {
+        return cardTiming;
+    }
+
+    /** The segment called {@code name}, created with default settings if there is none yet. */
+    public synchronized EthernetSegment ethernet(String name) {
+        checkOpen();
+        EthernetSegment w = wires.get(Objects.requireNonNull(name, "name"));
+        return w != null ? w : ethernet(name, b -> { });
+    }
+
+    /**
+     * Creates a segment; {@code options} adjusts its builder (propagation, bit rate, faults, capture).
+     *
+     * @throws IllegalArgumentException when a segment of that name exists
+     */
+    public synchronized EthernetSegment ethernet(String name, Consumer<EthernetSegment.Builder> options) {
+        checkOpen();
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(options, "options");
+        if (wires.containsKey(name)) {
+            throw new IllegalArgumentException("testbed already has an Ethernet segment named '" + name + "'");
+        }
+        EthernetSegment.Builder b = EthernetSegment.builder(engine.timeBase()).name(name);
+        options.accept(b);
+        EthernetSegment w = b.build();
+        wires.put(name, w);
+        return w;
+    }
+
+    /** @return the segment called {@code name}, if any */
+    public synchronized Optional<EthernetSegment> wire(String name) {
+        return Optional.ofNullable(wires.get(name));
+    }
+
+    /** A 21140 named {@code name} on {@code wire}; MAC as text, e.g. {@code 02:00:00:00:00:01}. */
+    public Dec21140Card dec21140(String name, EthernetWire wire, String macAddress) {
+        return dec21140(name, wire, parseMac(macAddress));
+    }
+
+    public Dec21140Card dec21140(String name, EthernetWire wire, byte[] macAddress) {
+        return dec21140(name, wire, macAddress, cardTiming());
+    }
+
+    /**
+     * Creates a 21140, attaches it to this testbed's engine and to {@code wire}.
+     *
+     * @param virtualTiming the card's delays in virtual time (ignored in real time)
+     * @throws IllegalArgumentException when a card of that name exists or the MAC is not 6 bytes
+     */
+    public Dec21140Card dec21140(String name, EthernetWire wire, byte[] macAddress, Dec21140Timing virtualTiming) {
+        return dec21140(name, wire, macAddress, virtualTiming,
+            DeviceSpec.parse("emu:dec21140?mode=" + Engines.modeName(engine.mode())), () -> { });
+    }
+
+    synchronized Dec21140Card dec21140(String name, EthernetWire wire, byte[] macAddress,
+                                       Dec21140Timing virtualTiming, DeviceSpec spec, Runnable release) {
+        checkOpen();
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(wire, "wire");
+        if (cards.containsKey(name)) {
+            throw new IllegalArgumentException("testbed already has a card named '" + name + "'");
+        }
+        Dec21140Model model = new Dec21140Model(name, macAddress, engine.timeBase(), virtualTiming);
+        model.attach(engine, wire);
+        Dec21140Card card = new Dec21140Card(spec, model, () -> {
+            synchronized (this) {
+                cards.remove(name);
+            }
+            release.run();
+        });
+        cards.put(name, card);
+        LOG.debug("testbed ({}): card {} on {} with MAC {}", Engines.modeName(engine.mode()), name, wire,
+            formatMac(macAddress));
+        return card;
+    }
+
+    /** @return the open cards, in creation order */
+    public synchronized List<Dec21140Card> cards() {
+        return List.copyOf(cards.values());
+    }
+
+    /** Closes every card, segment and the engine. Idempotent. */
+    @Override
+    public void close() {
+        List<Dec21140Card> toClose;
+        List<EthernetSegment> segments;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            toClose = new ArrayList<>(cards.values());
+            segments = new ArrayList<>(wires.values());
+        }
+        for (Dec21140Card c : toClose) {
+            c.close();
+        }
+        for (EthernetSegment w : segments) {
+            w.close();
+        }
+        engine.close();
+    }
+
+    public synchronized boolean isClosed() {
+        return closed;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("testbed is closed");
+        }
+    }
+
+    /**
+     * Parses a MAC address: six hex bytes separated by ':' or '-' (device specs cannot carry ':'), or 12 hex digits.
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    public static byte[] parseMac(String text) {
+        Objects.requireNonNull(text, "text");
+        String t = text.trim();
+        String[] parts = t.contains(":") ? t.split(":", -1) : t.contains("-") ? t.split("-", -1) : null;
+        byte[] mac = new byte[6];
+        try {
+            if (parts == null) {
+                if (t.length() != 12) {
+                    throw new IllegalArgumentException("MAC address '" + text
+                        + "' must be six hex bytes like 02:00:00:00:00:01, 02-00-00-00-00-01 or 020000000001");
+                }
+                for (int i = 0; i < 6; i++) {
+                    mac[i] = (byte) Integer.parseInt(t.substring(2 * i, 2 * i + 2), 16);
+                }
+                return mac;
+            }
+            if (parts.length != 6) {
+                throw new IllegalArgumentException("MAC address '" + text + "' has " + parts.length
+                    + " parts; it needs six hex bytes like 02:00:00:00:00:01");
+            }
+            for (int i = 0; i < 6; i++) {
+                if (parts[i].isEmpty() || parts[i].length() > 2) {
+                    throw new IllegalArgumentException("MAC address '" + text + "': part '" + parts[i]
+                        + "' is not one hex byte");
+                }
+                mac[i] = (byte) Integer.parseInt(parts[i], 16);
+            }
+            return mac;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("MAC address '" + text + "' contains a non-hex digit");
+        }
+    }
+
+    /** @return {@code xx:xx:xx:xx:xx:xx}, lower case */
+    public static String formatMac(byte[] mac) {
+        StringBuilder sb = new StringBuilder(17);
+        for (int i = 0; i < mac.length; i++) {
+            if (i > 0) {
+                sb.append(':');
+            }
+            sb.append(Character.forDigit((mac[i] >>> 4) & 0xF, 16)).append(Character.forDigit(mac[i] & 0xF, 16));
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public synchronized String toString() {
+        return "EmulatedTestbed[" + Engines.modeName(engine.mode()) + ", wires " + wires.keySet() + ", cards "
+            + cards.keySet() + "]";
+    }
+}

@@ -1,0 +1,255 @@
+package io.nicbridge.sim.dec21140;
+
+import static io.nicbridge.contract.Dec21140.*;
+import static io.nicbridge.sim.dec21140.CardHarness.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
+import java.util.Arrays;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class Dec21140ReceiveTest {
+    private static final int OWN = RDES0_OWN;
+    private final CardHarness h = new CardHarness();
+
+    @AfterEach
+    void close() {
+        h.close();
+    }
+
+    private static long d(int i) {
+        return RX_RING + 16L * i;
+    }
+
+    private static long buf(int i) {
+        return RX_BUF + 0x800L * i;
+    }
+
+    /** Linux-style ring: one 1536-byte buffer per descriptor, word 3 = next descriptor, RER on the last. */
+    private void linuxRing(int n) {
+        for (int i = 0; i < n; i++) {
+            int control = LINUX_RX_BUF_SIZE | (i == n - 1 ? RDES1_RER : 0);
+            h.desc(d(i), OWN, control, h.bus(buf(i)), h.bus(d((i + 1) % n)));
+        }
+    }
+
+    @Test
+    void singleBufferFrameWithFcsInBufferAndFl() {
+        linuxRing(4);
+        h.write(CSR7, CSR7_MASK_ALL);
+        h.start(CSR6_PR);
+        byte[] f = withFcs(frame(MAC, PEER, 0x0800, 100));
+        h.arrive(f);
+        int st = h.word(d(0));
+        assertTrue(Dec21140DescriptorRing.isGoodReceive(st), Integer.toHexString(st));
+        assertEquals(f.length, Dec21140DescriptorRing.frameLength(st));
+        assertEquals(RDES0_FT, st & RDES0_FT, "type 0x0800 > 1500");
+        assertArrayEquals(f, h.get(buf(0), f.length), "the real FCS is in the buffer");
+        assertEquals(CSR5_RI, h.read(CSR5) & CSR5_RI);
+        assertEquals(RS_WAIT_PACKET, h.rs());
+        assertTrue(h.card.interrupt().isAsserted());
+        assertEquals(OWN, h.word(d(1)), "next untouched");
+        assertEquals(1, h.card.counters().rxFrames());
+        assertEquals(f.length, h.card.counters().rxBytes());
+    }
+
+    @Test
+    void corruptedFrameSetsCe() {
+        linuxRing(4);
+        h.start(CSR6_PR);
+        byte[] f = withFcs(frame(MAC, PEER, 0x0800, 100));
+        f[30] ^= 0x10;
+        h.arrive(f);
+        int st = h.word(d(0));
+        assertEquals(RDES0_CE | RDES0_ES, st & (RDES0_CE | RDES0_ES));
+        assertFalse(Dec21140DescriptorRing.isGoodReceive(st));
+        assertEquals(1, h.card.counters().rxCrcErrors());
+        byte[] g = withFcs(frame(MAC, PEER, 0x0800, 100));
+        h.arrive(g);
+        assertTrue(Dec21140DescriptorRing.isGoodReceive(h.word(d(1))));
+        assertArrayEquals(g, Arrays.copyOf(h.get(buf(1), g.length), g.length));
+    }
+
+    @Test
+    void frameFillsBufferOneThenBufferTwoThenTheNextDescriptors() {
+        // d0: 64 + 32 bytes; d1 (chained): 100 bytes; d2: 1024 bytes
+        h.desc(d(0), OWN, 64 | (32 << RDES1_RBS2_SHIFT), h.bus(buf(0)), h.bus(buf(1)));
+        h.desc(d(1), OWN, RDES1_RCH | 100, h.bus(buf(2)), h.bus(d(5)));
+        h.desc(d(5), OWN, 1024 | RDES1_RER, h.bus(buf(3)), 0);
+        h.write(CSR7, CSR7_MASK_ALL);
+        h.start(CSR6_PR);
+        byte[] f = withFcs(frame(MAC, PEER, 0x0800, 400)); // 418 bytes
+        h.arrive(f);
+        int s0 = h.word(d(0));
+        int s1 = h.word(d(1));
+        int s2 = h.word(d(5));
+        assertEquals(RDES0_FS, s0, "first: FS only, OWN clear");
+        assertEquals(0, s1, "middle: nothing");
+        assertEquals(RDES0_LS, s2 & (RDES0_LS | RDES0_FS | RDES0_OWN));
+        assertEquals(f.length, Dec21140DescriptorRing.frameLength(s2));
+        assertArrayEquals(Arrays.copyOfRange(f, 0, 64), h.get(buf(0), 64));
+        assertArrayEquals(Arrays.copyOfRange(f, 64, 96), h.get(buf(1), 32));
+        assertArrayEquals(Arrays.copyOfRange(f, 96, 196), h.get(buf(2), 100));
+        assertArrayEquals(Arrays.copyOfRange(f, 196, f.length), h.get(buf(3), f.length - 196));
+        assertEquals(CSR5_RI, h.read(CSR5) & CSR5_RI);
+        assertEquals(3, h.card.counters().rxDescriptors());
+        // RER of d5 wraps to d0, which the host now owns
+        h.arrive(withFcs(frame(MAC, PEER, 0x0800, 100)));
+        assertEquals(RS_SUSPENDED, h.rs());
+    }
+
+    @Test
+    void runtsAreDroppedUnlessPassBadFramesAndThenFlaggedRf() {
+        linuxRing(4);
+        h.start(CSR6_PR);
+        byte[] runt = withFcs(frame(MAC, PEER, 0x0800, 20)); // 38 bytes
+        h.arrive(runt);
+        assertEquals(OWN, h.word(d(0)));
+        assertEquals(1, h.card.counters().rxRunts());
+        h.write(CSR6, h.read(CSR6) | CSR6_PB);
+        h.arrive(runt);
+        int st = h.word(d(0));
+        assertEquals(RDES0_RF | RDES0_ES, st & (RDES0_RF | RDES0_ES));
+        assertEquals(runt.length, Dec21140DescriptorRing.frameLength(st));
+        assertFalse(Dec21140DescriptorRing.isGoodReceive(st));
+        h.arrive(new byte[] {1, 2, 3}); // too short to hold an address even with PB
+        assertEquals(2, h.card.counters().rxRunts());
+    }
+
+    @Test
+    void longFramesAreFlaggedTlAndOverTheWatchdogDropped() {
+        linuxRing(4);
+        h.write(CSR7, CSR7_MASK_ALL);
+        h.start(CSR6_PR);
+        byte[] big = withFcs(frame(MAC, PEER, 0x0800, 1510)); // 1528 bytes
+        h.arrive(big);
+        int st = h.word(d(0));
+        assertEquals(RDES0_TL | RDES0_ES, st & (RDES0_TL | RDES0_ES));
+        assertEquals(big.length, Dec21140DescriptorRing.frameLength(st));
+        assertEquals(1, h.card.counters().rxTooLong());
+        byte[] huge = withFcs(frame(MAC, PEER, 0x0800, 2100));
+        h.arrive(huge);
+        assertEquals(OWN, h.word(d(1)));
+        assertEquals(1, h.card.counters().rxOversize());
+        assertEquals(CSR5_RWT, h.read(CSR5) & CSR5_RWT);
+    }
+
+    @Test
+    void lengthFieldFrameHasNoFtAndMulticastHasMf() {
+        linuxRing(4);
+        h.start(CSR6_PR);
+        h.arrive(withFcs(frame(new byte[] {1, 0, 0x5E, 0, 0, 1}, PEER, 100, 100)));
+        int st = h.word(d(0));
+        assertEquals(0, st & RDES0_FT);
+        assertEquals(RDES0_MF, st & RDES0_MF);
+        assertTrue(Dec21140DescriptorRing.isGoodReceive(st));
+    }
+
+    @Test
+    void truncatedFrameGetsDeAndTheProcessSuspends() {
+        h.desc(d(0), OWN, 128, h.bus(buf(0)), 0);
+        h.desc(d(1), 0, 128, h.bus(buf(1)), 0);
+        h.write(CSR7, CSR7_MASK_ALL);
+        h.start(CSR6_PR);
+        byte[] f = withFcs(frame(MAC, PEER, 0x0800, 300));
+        h.arrive(f);
+        int st = h.word(d(0));
+        assertEquals(RDES0_FS | RDES0_LS | RDES0_DE | RDES0_ES, st & (RDES0_FS | RDES0_LS | RDES0_DE | RDES0_ES | OWN));
+        assertEquals(128, Dec21140DescriptorRing.frameLength(st), "FL counts what was written");
+        assertFalse(Dec21140DescriptorRing.isGoodReceive(st));
+        assertEquals(RS_SUSPENDED, h.rs());
+        assertEquals(CSR5_RU | CSR5_RI, h.read(CSR5) & (CSR5_RU | CSR5_RI));
+        assertEquals(1, h.card.counters().rxTruncated());
+        assertArrayEquals(Arrays.copyOf(f, 128), h.get(buf(0), 128));
+    }
+
+    @Test
+    void unavailableDescriptorSuspendsCountsMissedAndResumesOnCsr2OrTheNextFrame() {
+        linuxRing(2);
+        h.write(CSR7, CSR7_MASK_ALL);
+        h.start(CSR6_PR);
+        byte[] f = withFcs(frame(MAC, PEER, 0x0800, 100));
+        h.arrive(f);
+        h.arrive(f);
+        h.arrive(f); // ring full: missed
+        assertEquals(RS_SUSPENDED, h.rs());
+        assertEquals(CSR5_RU, h.read(CSR5) & CSR5_RU);
+        assertEquals(CSR5_AIS, h.read(CSR5) & CSR5_AIS, "RU is abnormal");
+        h.write(CSR5, h.read(CSR5) & LINUX_CSR5_ACK_MASK);
+        // host refills d0 and demands a poll: RS goes back to waiting
+        h.desc(d(0), OWN, LINUX_RX_BUF_SIZE, h.bus(buf(0)), 0);
+        h.write(CSR2, 0);
+        assertEquals(RS_WAIT_PACKET, h.rs());
+        h.arrive(f);
+        assertTrue(Dec21140DescriptorRing.isGoodReceive(h.word(d(0))));
+        // d1 is still host-owned: missed again; refill without CSR2, the next frame resumes
+        h.arrive(f);
+        assertEquals(RS_SUSPENDED, h.rs());
+        h.desc(d(1), OWN, LINUX_RX_BUF_SIZE | RDES1_RER, h.bus(buf(1)), 0);
+        h.arrive(f);
+        assertTrue(Dec21140DescriptorRing.isGoodReceive(h.word(d(1))));
+        assertEquals(RS_WAIT_PACKET, h.rs());
+        assertEquals(2, h.card.counters().rxMissed());
+        assertEquals(2, h.read(CSR8) & CSR8_MFC_MASK);
+        assertEquals(4, h.card.counters().rxFrames());
+    }
+
+    @Test
+    void zeroSizeDescriptorIsSkipped() {
+        h.desc(d(0), OWN, 0, 0, 0);
+        h.desc(d(1), OWN, LINUX_RX_BUF_SIZE, h.bus(buf(1)), 0);
+        h.start(CSR6_PR);
+        byte[] f = withFcs(frame(MAC, PEER, 0x0800, 100));
+        h.arrive(f);
+        assertEquals(RDES0_DE | RDES0_ES, h.word(d(0)));
+        assertEquals(RDES0_FS | RDES0_LS, h.word(d(1)) & (RDES0_FS | RDES0_LS | RDES0_DE | OWN));
+        assertArrayEquals(f, h.get(buf(1), f.length));
+        assertEquals(1, h.card.counters().rxZeroSizeDescriptors());
+    }
+
+    @Test
+    void ringOfEmptyDescriptorsCannotHoldTheCardForever() {
+        for (int i = 0; i < 4; i++) {
+            h.desc(d(i), OWN, RDES1_RCH, 0, h.bus(d((i + 1) % 4)));
+        }
+        h.start(CSR6_PR);
+        h.arrive(withFcs(frame(MAC, PEER, 0x0800, 100)));
+        // four skipped, then d0 again is host-owned: the frame is cut (DE) with nothing in it
+        assertEquals(RS_SUSPENDED, h.rs());
+        assertEquals(1, h.card.counters().rxTruncated());
+    }
+
+    @Test
+    void stopWhileWaitingKeepsTheFifoAndRestartDeliversIt() {
+        linuxRing(4);
+        h.start(CSR6_PR);
+        h.write(CSR6, CSR6_MBO | CSR6_ST | CSR6_PR);
+        assertEquals(RS_STOPPED, h.rs());
+        h.arrive(withFcs(frame(MAC, PEER, 0x0800, 100)));
+        assertEquals(1, h.card.counters().rxWhileStopped(), "SR clear: not received");
+        h.write(CSR6, CSR6_MBO | CSR6_ST | CSR6_SR | CSR6_PR);
+        h.arrive(withFcs(frame(MAC, PEER, 0x0800, 100)));
+        assertTrue(Dec21140DescriptorRing.isGoodReceive(h.word(d(0))));
+    }
+
+    @Test
+    void virtualTimeReceiveTakesTheModelledDma() {
+        try (CardHarness v = new CardHarness(true, Dec21140Timing.PCI_33MHZ)) {
+            for (int i = 0; i < 2; i++) {
+                v.desc(d(i), OWN, LINUX_RX_BUF_SIZE | (i == 1 ? RDES1_RER : 0), v.bus(buf(i)), 0);
+            }
+            v.start(CSR6_PR);
+            byte[] f = withFcs(frame(MAC, PEER, 0x0800, 46));
+            v.arrive(f);
+            assertEquals(RS_QUEUE_FIFO, v.rs());
+            long t = Dec21140Timing.PCI_33MHZ.receiveNanos(64);
+            assertEquals(840, t);
+            v.time.advance(t - 1);
+            assertEquals(OWN, v.word(d(0)));
+            v.time.advance(1);
+            assertTrue(Dec21140DescriptorRing.isGoodReceive(v.word(d(0))));
+            assertEquals(RS_WAIT_PACKET, v.rs());
+        }
+    }
+}
