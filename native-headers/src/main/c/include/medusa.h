@@ -133,10 +133,10 @@
 /*
  * CTRL (RW)
  *
- *   31        10   9    8    7    6    5    4    3    2    1    0
- *  +------------+----+----+----+----+----+----+----+----+----+----+
- *  |     0      |FO3 |RJ  |LB  |KFC |RXCK|AM  |PRM |TXE |RXE |RST |
- *  +------------+----+----+----+----+----+----+----+----+----+----+
+ *   31      11  10   9    8    7    6    5    4    3    2    1    0
+ *  +----------+----+----+----+----+----+----+----+----+----+----+----+
+ *  |    0     |LONG|FO3 |RJ  |LB  |KFC |RXCK|AM  |PRM |TXE |RXE |RST |
+ *  +----------+----+----+----+----+----+----+----+----+----+----+----+
  */
 #define MEDUSA_CTRL_RESET       (1u << 0) /* self-clearing */
 #define MEDUSA_CTRL_RX_EN       (1u << 1)
@@ -148,6 +148,13 @@
 #define MEDUSA_CTRL_LOOPBACK    (1u << 7)
 #define MEDUSA_CTRL_RING_JOIN   (1u << 8) /* insert into the ring (claim process starts) */
 #define MEDUSA_CTRL_FRAME_OFS3  (1u << 9) /* 1: frames start at byte 3; 0: at byte 0 */
+/*
+ * [P] LONG_FRAMES: accept and send frames up to the buffer size (MEDUSA_MAX_FRAME_LONG) instead of the FDDI
+ * standard's 4500 bytes. The careful-protocols paper (section 6) ran its tests with frames up to 8 KB: "the
+ * Medusa board is capable of dealing with frames up to 8 KB ... we did not limit frames to the FDDI standard
+ * MTU". Off after reset, so the default card enforces the standard.
+ */
+#define MEDUSA_CTRL_LONG_FRAMES (1u << 10)
 /** CTRL after reset: only FRAME_OFS3 (its default is 1). */
 #define MEDUSA_CTRL_RESET_VALUE (MEDUSA_CTRL_FRAME_OFS3)
 
@@ -385,16 +392,29 @@ _Static_assert(offsetof(medusa_buf_status_table_t, entry) == 0, "table starts wi
 #define MEDUSA_RXCK_SUM_SHIFT   0
 #define MEDUSA_RXCK_SUM_MASK    (0xFFFFu << 0)
 
-/* STAT codes (field values, unshifted). */
+/*
+ * STAT codes. C.2 lists them as "0 DONE, 1 FCS_ERR, 2 E, 3 A, 4 C, 5 TRUNCATED" in the same style as the
+ * CTRL bit list, and the E/A/C indicators are independent, so [P] each code is a BIT NUMBER in the status
+ * code field: the card sets bit (1 << code) for every condition that holds (MEDUSA_STAT_*_BIT below).
+ * DONE is set on every completed entry, so STAT == DONE_BIT means "completed, nothing to report".
+ */
 #define MEDUSA_STAT_DONE        0u
 #define MEDUSA_STAT_FCS_ERR     1u
 #define MEDUSA_STAT_E_INDICATOR 2u /* frame-status E (error detected) set */
 #define MEDUSA_STAT_A_INDICATOR 3u /* frame-status A (address recognised) */
 #define MEDUSA_STAT_C_INDICATOR 4u /* frame-status C (frame copied) */
 #define MEDUSA_STAT_TRUNCATED   5u /* over 4500 bytes or over the buffer */
+#define MEDUSA_STAT_DONE_BIT        (1u << 0)
+#define MEDUSA_STAT_FCS_ERR_BIT     (1u << 1)
+#define MEDUSA_STAT_E_BIT           (1u << 2)
+#define MEDUSA_STAT_A_BIT           (1u << 3)
+#define MEDUSA_STAT_C_BIT           (1u << 4)
+#define MEDUSA_STAT_TRUNCATED_BIT   (1u << 5)
 
 /** Largest frame the card stores or sends, FC through INFO plus FCS (D.3). */
 #define MEDUSA_MAX_FRAME        4500
+/** [P] Largest frame (FC through INFO plus FCS) with CTRL.LONG_FRAMES: limited only by the 8 KiB buffer. */
+#define MEDUSA_MAX_FRAME_LONG   8192
 
 /* ============================================================================================
  * D.3 FDDI wire facts
