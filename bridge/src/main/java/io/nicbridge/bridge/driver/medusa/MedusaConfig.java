@@ -23,8 +23,10 @@ public final class MedusaConfig {
     private final boolean receiveChecksum;
     private final int receiveChecksumStart;
     private final InterruptMode interruptMode;
+    private final boolean longFrames;
 
     private MedusaConfig(Builder b) {
+        this.longFrames = b.longFrames;
         this.stationAddress = b.stationAddress;
         this.receiveBuffers = b.receiveBuffers;
         this.treqMicros = b.treqMicros;
@@ -86,6 +88,20 @@ public final class MedusaConfig {
         return interruptMode;
     }
 
+    /** @return true when CTRL.LONG_FRAMES is set: frames up to the 8 KiB buffer, as the paper's board ran */
+    public boolean longFrames() {
+        return longFrames;
+    }
+
+    /**
+     * @return the largest frame (FC..INFO, no FCS) the driver accepts: 4496 (FDDI's 4500 less the FCS), or with
+     *         {@link #longFrames()} whatever fits the 8 KiB buffer after the frame offset and the FCS
+     */
+    public int maxFrameLength() {
+        return longFrames ? Medusa.BUF_SIZE - frameOffset() - Medusa.FDDI_FCS_LEN
+            : Medusa.MAX_FRAME - Medusa.FDDI_FCS_LEN;
+    }
+
     public Builder toBuilder() {
         Builder b = new Builder();
         b.stationAddress = stationAddress;
@@ -97,13 +113,14 @@ public final class MedusaConfig {
         b.receiveChecksum = receiveChecksum;
         b.receiveChecksumStart = receiveChecksumStart;
         b.interruptMode = interruptMode;
+        b.longFrames = longFrames;
         return b;
     }
 
     @Override
     public String toString() {
         return "MedusaConfig[mac=" + MedusaDriver.formatAddress(stationAddress) + ", rx=" + receiveBuffers + ", tx="
-            + transmitBuffers() + ", treq=" + treqMicros + "us, frameOfs=" + frameOffset() + ", irq=" + interruptMode
+            + transmitBuffers() + ", treq=" + treqMicros + "us, frameOfs=" + frameOffset() + ", maxFrame=" + maxFrameLength() + ", irq=" + interruptMode
             + "]";
     }
 
@@ -118,8 +135,15 @@ public final class MedusaConfig {
         private boolean receiveChecksum = true;
         private int receiveChecksumStart = Medusa.RXCK_START_DEFAULT;
         private InterruptMode interruptMode = InterruptMode.POLLING;
+        private boolean longFrames;
 
         private Builder() {
+        }
+
+        /** Frames up to the 8 KiB buffer (CTRL.LONG_FRAMES) instead of FDDI's 4500 bytes. */
+        public Builder longFrames(boolean on) {
+            this.longFrames = on;
+            return this;
         }
 
         /**

@@ -64,7 +64,7 @@ import org.slf4j.LoggerFactory;
 public final class MedusaDriver implements FramePort {
     private static final Logger LOG = LoggerFactory.getLogger(MedusaDriver.class);
 
-    /** The largest frame (FC..INFO, no FCS) the driver hands the card: 4500 minus the 4-byte FCS. */
+    /** The largest standard frame (FC..INFO, no FCS): 4500 minus the 4-byte FCS ({@link #maxFrameLength()}). */
     public static final int MAX_FRAME = Medusa.MAX_FRAME - Medusa.FDDI_FCS_LEN;
     /** FC + DA + SA. */
     public static final int MAC_HEADER = Medusa.FDDI_MAC_HEADER_LEN;
@@ -102,6 +102,7 @@ public final class MedusaDriver implements FramePort {
     private final int frameOffset;
     private final long stationAddress;
     private final String name;
+    private final int maxFrame;
     private final PortCounters counters = new PortCounters();
     private final MedusaStatistics stats;
 
@@ -118,7 +119,7 @@ public final class MedusaDriver implements FramePort {
     private final int[] freeTx;
     private int freeTxTop;
     /** Sending thread: FC, DA, SA and the caller's protocol header staged for one PIO copy. */
-    private final MemorySegment headerStage = MemorySegment.ofArray(new byte[MAX_FRAME]);
+    private final MemorySegment headerStage = MemorySegment.ofArray(new byte[Medusa.BUF_SIZE]);
     private volatile boolean closed;
 
     private MedusaDriver(Card card, MedusaPio pio, MedusaConfig config) {
@@ -131,12 +132,13 @@ public final class MedusaDriver implements FramePort {
         this.frameOffset = config.frameOffset();
         this.stationAddress = config.stationAddress();
         this.name = "medusa-driver[" + card.name() + "]";
+        this.maxFrame = config.maxFrameLength();
         this.stats = new MedusaStatistics(regs, R);
         this.freeTx = new int[config.transmitBuffers()];
         for (int n = 0; n < BUFFERS; n++) {
             long base = (long) n * Medusa.BUF_SIZE + frameOffset;
             frames[n] = window.asSlice(base, Medusa.BUF_SIZE - frameOffset);
-            txFrames[n] = window.asSlice(base, MAX_FRAME);
+            txFrames[n] = window.asSlice(base, maxFrame);
         }
     }
 
@@ -219,6 +221,7 @@ public final class MedusaDriver implements FramePort {
         ctrl |= config.promiscuous() ? Medusa.CTRL_PROMISC : 0;
         ctrl |= config.keepFcs() ? Medusa.CTRL_KEEP_FCS : 0;
         ctrl |= config.receiveChecksum() ? Medusa.CTRL_RX_CKSUM_EN : 0;
+        ctrl |= config.longFrames() ? Medusa.CTRL_LONG_FRAMES : 0;
         regs.write(REG_CTRL, ctrl);
         LOG.info("{}: initialised, station {} ({} receive / {} transmit buffers, T_Req {} us, frame offset {})",
             card.name(), formatAddress(mac), rx, freeTxTop, config.treqMicros(), frameOffset);
@@ -255,9 +258,10 @@ public final class MedusaDriver implements FramePort {
     @Override
     public void commit(int handle, int length) {
         expect(handle, S_CLAIMED, "claimed by the caller");
-        if (length < 1 || length > MAX_FRAME) {
-            throw new IllegalArgumentException(name + ": frame length " + length + " is outside [1, " + MAX_FRAME
-                + "] (FC..INFO without the FCS; an FDDI frame is at most " + Medusa.MAX_FRAME + " bytes)");
+        if (length < 1 || length > maxFrame) {
+            throw new IllegalArgumentException(name + ": frame length " + length + " is outside [1, " + maxFrame
+                + "] (FC..INFO without the FCS" + (config.longFrames() ? ", long frames" : "; an FDDI frame is at most "
+                + Medusa.MAX_FRAME + " bytes") + ")");
         }
         transmit(handle, length, S_CARD_TX);
     }
@@ -304,10 +308,10 @@ public final class MedusaDriver implements FramePort {
         checkRange("header", header, headerOffset, headerLength);
         checkRange("payload", payload, payloadOffset, payloadLength);
         int length = MAC_HEADER + headerLength + payloadLength;
-        if (length > MAX_FRAME) {
+        if (length > maxFrame) {
             throw new IllegalArgumentException(name + ": frame of " + length + " bytes (13 MAC + " + headerLength
-                + " header + " + payloadLength + " payload) exceeds " + MAX_FRAME
-                + " (FDDI's 4500-byte maximum less the FCS)");
+                + " header + " + payloadLength + " payload) exceeds the " + maxFrame + "-byte maximum"
+                + (config.longFrames() ? " of a long frame" : " (FDDI's 4500 bytes less the FCS)"));
         }
         int n = claim();
         if (n == NONE) {
@@ -357,9 +361,9 @@ public final class MedusaDriver implements FramePort {
         expect(handle, S_HOST_RX, "a received frame held by the caller");
         checkAddress(destination);
         int length = rxLength[handle];
-        if (length < MAC_HEADER || length > MAX_FRAME) {
+        if (length < MAC_HEADER || length > maxFrame) {
             throw new IllegalArgumentException(name + ": received frame in buffer " + handle + " is " + length
-                + " bytes; only frames of [" + MAC_HEADER + ", " + MAX_FRAME + "] bytes can be forwarded");
+                + " bytes; only frames of [" + MAC_HEADER + ", " + maxFrame + "] bytes can be forwarded");
         }
         int base = handle * Medusa.BUF_SIZE + frameOffset;
         for (int i = 0; i < 6; i++) {
@@ -426,8 +430,8 @@ public final class MedusaDriver implements FramePort {
             }
             long entryBase = statusEntry(n);
             int length = MedusaBufStatus.len(window, entryBase) & Medusa.LEN_MASK;
-            int code = (MedusaBufStatus.stat(window, entryBase) & Medusa.STAT_CODE_MASK) >>> Medusa.STAT_CODE_SHIFT;
-            int fs = frameStatus(code);
+            int bits = (MedusaBufStatus.stat(window, entryBase) & Medusa.STAT_CODE_MASK) >>> Medusa.STAT_CODE_SHIFT;
+            int fs = frameStatus(bits);
             rxLength[n] = length;
             rxStatus[n] = fs;
             STATE.setRelease(state, n, S_HOST_RX);
@@ -441,28 +445,30 @@ public final class MedusaDriver implements FramePort {
         }
     }
 
-    private int frameStatus(int code) {
-        switch (code) {
-            case Medusa.STAT_DONE, Medusa.STAT_A_INDICATOR, Medusa.STAT_C_INDICATOR -> {
-                return FrameStatus.OK;
-            }
-            case Medusa.STAT_FCS_ERR -> {
-                stats.increment(RX_FCS_ERRORS);
-                return FrameStatus.CRC_ERROR;
-            }
-            case Medusa.STAT_TRUNCATED -> {
-                stats.increment(RX_TRUNCATED);
-                return FrameStatus.TRUNCATED;
-            }
-            case Medusa.STAT_E_INDICATOR -> {
-                stats.increment(RX_OTHER_ERRORS);
-                return FrameStatus.CRC_ERROR;
-            }
-            default -> {
-                stats.increment(RX_OTHER_ERRORS);
-                return FrameStatus.LENGTH_ERROR;
-            }
+    /**
+     * Maps the STAT condition bits ({@code MEDUSA_STAT_*_BIT}: DONE, FCS_ERR, E, A, C, TRUNCATED) to
+     * {@link FrameStatus}. A and C are informational; E (a station upstream saw an error) counts as a CRC error;
+     * an entry without DONE was never completed by the card, a length error.
+     */
+    private int frameStatus(int bits) {
+        int fs = FrameStatus.OK;
+        if ((bits & Medusa.STAT_FCS_ERR_BIT) != 0) {
+            stats.increment(RX_FCS_ERRORS);
+            fs |= FrameStatus.CRC_ERROR;
         }
+        if ((bits & Medusa.STAT_TRUNCATED_BIT) != 0) {
+            stats.increment(RX_TRUNCATED);
+            fs |= FrameStatus.TRUNCATED;
+        }
+        if ((bits & Medusa.STAT_E_BIT) != 0 && (bits & Medusa.STAT_FCS_ERR_BIT) == 0) {
+            stats.increment(RX_OTHER_ERRORS);
+            fs |= FrameStatus.CRC_ERROR;
+        }
+        if ((bits & Medusa.STAT_DONE_BIT) == 0) {
+            stats.increment(RX_OTHER_ERRORS);
+            fs |= FrameStatus.LENGTH_ERROR;
+        }
+        return fs;
     }
 
     @Override
@@ -656,7 +662,7 @@ public final class MedusaDriver implements FramePort {
 
     @Override
     public int maxFrameLength() {
-        return MAX_FRAME;
+        return maxFrame;
     }
 
     public boolean isClosed() {
@@ -688,7 +694,10 @@ public final class MedusaDriver implements FramePort {
     }
 
     private void expect(int handle, byte required, String what) {
-        checkBuffer(handle);
+        if (handle < 0 || handle >= BUFFERS) {
+            throw new IllegalStateException(name + ": handle " + handle + " is not a buffer number in [0, "
+                + (BUFFERS - 1) + "], so not " + what);
+        }
         byte s = (byte) STATE.getAcquire(state, handle);
         if (s != required) {
             throw new IllegalStateException(name + ": buffer " + handle + " is " + MedusaBufferState.of(s)
