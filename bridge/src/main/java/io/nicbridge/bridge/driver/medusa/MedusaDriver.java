@@ -121,6 +121,20 @@ public final class MedusaDriver implements FramePort {
     /** Sending thread: FC, DA, SA and the caller's protocol header staged for one PIO copy. */
     private final MemorySegment headerStage = MemorySegment.ofArray(new byte[Medusa.BUF_SIZE]);
     private volatile boolean closed;
+    private final io.nicbridge.bridge.spi.InterruptHandler lineHandler = this::handleInterrupt;
+    private volatile MedusaInterruptListener listener;
+    private boolean inHandler;
+    private boolean reentered;
+
+    /** Runs on each interrupt, in the card's thread, after the driver acknowledged ISR. */
+    @FunctionalInterface
+    public interface MedusaInterruptListener {
+        /**
+         * @param driver the interrupted driver; the listener is its receiving (and may be its sending) thread
+         * @param isr    the ISR bits that were set (already cleared on the card)
+         */
+        void onInterrupt(MedusaDriver driver, int isr);
+    }
 
     private MedusaDriver(Card card, MedusaPio pio, MedusaConfig config) {
         this.card = card;
@@ -605,6 +619,44 @@ public final class MedusaDriver implements FramePort {
         return isr;
     }
 
+    /**
+     * Installs (or with {@code null} removes) a listener that runs on each interrupt in the card's thread (the
+     * virtual-time scheduler thread in virtual mode), after the driver acknowledged ISR. The listener is then the
+     * receiving thread; it may also send. Needs {@link MedusaConfig.InterruptMode#INTERRUPT}.
+     */
+    public void onInterrupt(MedusaInterruptListener l) {
+        if (config.interruptMode() != MedusaConfig.InterruptMode.INTERRUPT) {
+            throw new IllegalStateException(name + ": an interrupt listener needs InterruptMode.INTERRUPT; this"
+                + " driver polls (IMR = 0)");
+        }
+        ensureOpen();
+        listener = l;
+        line.handler(l == null ? null : lineHandler);
+        if (l != null && line.isAsserted()) {
+            handleInterrupt(line); // an edge that came before the handler was installed
+        }
+    }
+
+    private void handleInterrupt(InterruptLine ignored) {
+        if (inHandler) {
+            reentered = true; // the listener's own work raised the line again (inline engines): loop, do not nest
+            return;
+        }
+        inHandler = true;
+        try {
+            do {
+                reentered = false;
+                MedusaInterruptListener l = listener;
+                int isr = acknowledge();
+                if (l != null && !closed) {
+                    l.onInterrupt(this, isr);
+                }
+            } while (reentered);
+        } finally {
+            inHandler = false;
+        }
+    }
+
     // =================================================================================================== state
 
     /** @return who holds buffer {@code buffer} (0..127) */
@@ -676,6 +728,8 @@ public final class MedusaDriver implements FramePort {
             return;
         }
         closed = true;
+        listener = null;
+        line.handler(null);
         regs.write(REG_IMR, 0);
         regs.write(REG_CTRL, config.frameOffset3() ? Medusa.CTRL_FRAME_OFS3 : 0);
         LOG.info("{}: closed; {}", card.name(), counters);

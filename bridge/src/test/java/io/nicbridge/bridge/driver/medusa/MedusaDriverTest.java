@@ -353,6 +353,31 @@ class MedusaDriverTest {
     }
 
     @Test
+    void anInterruptListenerRunsOnTheCardsEdgeAndMaySendFromThere() {
+        MedusaConfig irq = MedusaConfig.builder().stationAddress(MAC_B).interruptMode(MedusaConfig.InterruptMode.INTERRUPT)
+            .build();
+        try (MedusaDriver a = MedusaDriver.open(ca, config(MAC_A));
+             MedusaDriver b = MedusaDriver.open(cb, irq)) {
+            int[] seen = new int[2];
+            b.onInterrupt((d, isr) -> {
+                seen[1] |= isr;
+                for (int h = d.poll(); h != FramePort.NONE; h = d.poll()) {
+                    seen[0]++;
+                    d.forward(h, MAC_A); // echo in place from the handler
+                }
+            });
+            a.send(MAC_B, 0x54, MemorySegment.NULL, 0, 0, bytes(40, 1), 0, 40);
+            assertEquals(1, seen[0]);
+            assertTrue((seen[1] & Medusa.INT_RX_READY) != 0);
+            int h = a.poll();
+            assertEquals(MAC_B, a.rxSource(h));
+            assertTrue(b.statistics().get(INTERRUPTS) >= 1);
+            b.onInterrupt(null);
+            assertThrows(IllegalStateException.class, () -> a.onInterrupt((d, isr) -> { }), "a polls");
+        }
+    }
+
+    @Test
     void badInputAtTheDriverApiIsRejectedWithAClearMessage() {
         try (MedusaDriver a = MedusaDriver.open(ca, config(MAC_A));
              MedusaDriver b = MedusaDriver.open(cb, config(MAC_B))) {
