@@ -5,6 +5,7 @@ import static io.nicbridge.contract.Dec21140.ETH_MIN_FRAME_NOFCS;
 import static io.nicbridge.contract.Dec21140.ETH_PREAMBLE_SFD_LEN;
 import static io.nicbridge.contract.Dec21140.ETH_WIRE_OVERHEAD;
 
+import io.nicbridge.bench.medusa.MedusaRingCli;
 import io.nicbridge.bench.pingpong.PingPongLoops;
 import io.nicbridge.bench.pingpong.Progress;
 import io.nicbridge.bench.pingpong.RttSummary;
@@ -42,7 +43,7 @@ import picocli.CommandLine.Option;
         description = "Two emulated cards on one wire exchange frames; prints RTT percentiles next to a TCP"
             + " loopback baseline measured in the same run.")
 final class PingPongCommand implements Callable<Integer> {
-    static final List<String> CARDS = List.of("dec21140");
+    static final List<String> CARDS = List.of("dec21140", "medusa");
 
     @Option(names = "--card", required = true, description = "Card model: ${COMPLETION-CANDIDATES}.",
             completionCandidates = CardNames.class)
@@ -83,6 +84,52 @@ final class PingPongCommand implements Callable<Integer> {
                 + " interrupt).")
     String driverMode;
 
+    // ---- medusa: the careful-protocols paper's ring latency test (io.nicbridge.bench.medusa)
+
+    @Option(names = "--nodes", description = "medusa: ring sizes P, comma-separated (default: "
+        + MedusaRingCli.DEFAULT_NODES + ").")
+    String nodes;
+
+    @Option(names = "--words", description = "medusa: payload sizes in 4-byte words, comma-separated, 1..2000"
+        + " (default: 1,100,250,500,1000,1500,2000).")
+    String words;
+
+    @Option(names = "--rounds", defaultValue = "10", description = "medusa: measured trips around the ring per point"
+        + " (default: ${DEFAULT-VALUE}; warm-up rounds: --warmup, 2 unless given).")
+    int rounds;
+
+    @Option(names = "--throughput", description = "medusa: run the throughput test instead (as `nic throughput`).")
+    boolean throughput;
+
+    @Option(names = "--messages", defaultValue = "400", description = "medusa --throughput: messages per point"
+        + " (default: ${DEFAULT-VALUE}).")
+    int messages;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec commandSpec;
+
+    private boolean given(String option) {
+        return commandSpec != null && commandSpec.commandLine().getParseResult().hasMatchedOption(option);
+    }
+
+    private Integer callMedusa() {
+        if (given("--mode") && !Engines.parseMode(mode).equals(EngineMode.VIRTUAL)) {
+            throw new IllegalArgumentException("--card medusa runs the paper's ring experiments in virtual time only;"
+                + " drop --mode or use --mode virtual");
+        }
+        for (String o : List.of("--size", "--count", "--backend", "--driver", "--idle")) {
+            if (given(o)) {
+                throw new IllegalArgumentException(o + " does not apply to --card medusa (use --nodes, --words,"
+                    + " --rounds, --warmup, --throughput, --messages, --seed)");
+            }
+        }
+        String n = nodes == null ? MedusaRingCli.DEFAULT_NODES : nodes;
+        if (throughput) {
+            return MedusaRingCli.throughput(System.out, n, words, messages, seed);
+        }
+        return MedusaRingCli.latency(System.out, n, words, given("--warmup") ? warmup : 2, rounds, seed);
+    }
+
     static final class CardNames implements Iterable<String> {
         @Override
         public java.util.Iterator<String> iterator() {
@@ -92,6 +139,14 @@ final class PingPongCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if ("medusa".equals(card)) {
+            return callMedusa();
+        }
+        for (String o : List.of("--nodes", "--words", "--rounds", "--throughput", "--messages")) {
+            if (given(o)) {
+                throw new IllegalArgumentException(o + " applies to --card medusa only");
+            }
+        }
         PrintStream out = System.out;
         EngineMode engineMode = validate();
         InterruptMode irq = interruptMode(engineMode);
