@@ -21,6 +21,7 @@ import java.util.Set;
  * <pre>
  *   emu:dec21140[?mode=inline|threaded|virtual][&amp;wire=NAME][&amp;mac=02-00-00-00-00-01][&amp;name=NAME]
  *               [&amp;seed=N][&amp;idle=spin|yield|park|park:NANOS|backoff]
+ *   emu:medusa[?mode=...][&amp;ring=NAME][&amp;mac=...][&amp;name=NAME][&amp;seed=N][&amp;idle=...]
  * </pre>
  * <ul>
  *   <li>{@code mode} (default inline): the engine; {@code seed} (default 0) seeds a virtual world,
@@ -31,7 +32,9 @@ import java.util.Set;
  *       give two stations that can talk.</li>
  *   <li>{@code mac}: six hex bytes separated by '-' (a spec value cannot hold ':'), or 12 hex digits; default
  *       {@code 02-00-00-00-00-NN} with NN the card's number in its testbed (locally administered).</li>
- *   <li>{@code name}: the card's name (default {@code dec21140#N}).</li>
+ *   <li>{@code name}: the card's name (default {@code dec21140#N} / {@code medusa#N}).</li>
+ *   <li>{@code ring} (Medusa only, default {@code fddi0}): Medusa cards opened with the same ring name in the same
+ *       default testbed are stations of that FDDI ring (they join it when the driver sets CTRL.RING_JOIN).</li>
  * </ul>
  * {@link #testbed(Card)} gives the testbed of a card opened here, e.g. to run a virtual world's time.
  * Any other parameter is an error.
@@ -39,7 +42,8 @@ import java.util.Set;
 public final class EmuBackendProvider implements BackendProvider {
     public static final String SCHEME = "emu";
     public static final String DEC21140 = "dec21140";
-    private static final Set<String> PARAMS = Set.of("mode", "wire", "mac", "name", "seed", "idle", "card");
+    public static final String MEDUSA = "medusa";
+    private static final Set<String> PARAMS = Set.of("mode", "wire", "mac", "name", "seed", "idle", "card", "ring");
 
     private static final Object LOCK = new Object();
     private static final Map<String, EmulatedTestbed> DEFAULTS = new HashMap<>();
@@ -58,7 +62,7 @@ public final class EmuBackendProvider implements BackendProvider {
 
     @Override
     public List<String> cards() {
-        return List.of(DEC21140);
+        return List.of(DEC21140, MEDUSA);
     }
 
     @Override
@@ -68,7 +72,8 @@ public final class EmuBackendProvider implements BackendProvider {
 
     @Override
     public List<String> exampleSpecs() {
-        return List.of("emu:dec21140", "emu:dec21140?mode=virtual&wire=lab&mac=02-00-00-00-00-01");
+        return List.of("emu:dec21140", "emu:dec21140?mode=virtual&wire=lab&mac=02-00-00-00-00-01",
+            "emu:medusa?mode=virtual&ring=fddi0&mac=02-00-00-00-00-01");
     }
 
     @Override
@@ -79,7 +84,7 @@ public final class EmuBackendProvider implements BackendProvider {
                     + "'; it takes " + PARAMS);
             }
         }
-        if (!DEC21140.equals(spec.card())) {
+        if (!DEC21140.equals(spec.card()) && !MEDUSA.equals(spec.card())) {
             throw new IllegalArgumentException("device spec '" + spec + "': backend 'emu' builds " + cards()
                 + ", not '" + spec.card() + "'");
         }
@@ -104,15 +109,19 @@ public final class EmuBackendProvider implements BackendProvider {
                 NUMBERS.put(bed, 0);
             }
             int number = NUMBERS.merge(bed, 1, Integer::sum);
-            String name = spec.param("name", DEC21140 + "#" + (number - 1));
+            boolean medusa = MEDUSA.equals(spec.card());
+            String name = spec.param("name", spec.card() + "#" + (number - 1));
             byte[] mac = spec.param("mac").map(EmulatedTestbed::parseMac)
                 .orElse(new byte[] {0x02, 0, 0, 0, 0, (byte) number});
             EmulatedTestbed owner = bed;
             Card[] self = new Card[1];
-            Dec21140Card card;
+            Card card;
             try {
-                card = bed.dec21140(name, bed.ethernet(wireName), mac, bed.cardTiming(), spec,
-                    () -> released(owner, key, self[0]));
+                card = medusa
+                    ? bed.medusa(name, bed.fddiRing(spec.param("ring", "fddi0")), mac, spec,
+                        () -> released(owner, key, self[0]))
+                    : bed.dec21140(name, bed.ethernet(wireName), mac, bed.cardTiming(), spec,
+                        () -> released(owner, key, self[0]));
             } catch (RuntimeException e) {
                 if (OPEN_CARDS.getOrDefault(bed, 0) == 0) {
                     closeDefault(bed, key);

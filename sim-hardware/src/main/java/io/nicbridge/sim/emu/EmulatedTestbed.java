@@ -13,6 +13,9 @@ import io.nicbridge.sim.engine.TimeBase;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.ethernet.EthernetSegment;
 import io.nicbridge.sim.ethernet.EthernetWire;
+import io.nicbridge.sim.fddi.FddiRing;
+import io.nicbridge.sim.medusa.MedusaCard;
+import io.nicbridge.sim.medusa.MedusaModel;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,6 +49,8 @@ public final class EmulatedTestbed implements AutoCloseable {
     private final long seed;
     private final Map<String, EthernetSegment> wires = new LinkedHashMap<>();
     private final Map<String, Dec21140Card> cards = new LinkedHashMap<>();
+    private final Map<String, FddiRing> rings = new LinkedHashMap<>();
+    private final Map<String, MedusaCard> medusaCards = new LinkedHashMap<>();
     private Dec21140Timing cardTiming = Dec21140Timing.PCI_33MHZ;
     private boolean closed;
 
@@ -184,6 +189,81 @@ public final class EmulatedTestbed implements AutoCloseable {
         return card;
     }
 
+    // ------------------------------------------------------------------ FDDI rings and Medusa cards
+
+    /** The FDDI ring called {@code name}, created with default settings if there is none yet. */
+    public synchronized FddiRing fddiRing(String name) {
+        checkOpen();
+        FddiRing r = rings.get(Objects.requireNonNull(name, "name"));
+        return r != null ? r : fddiRing(name, b -> { });
+    }
+
+    /**
+     * Creates an FDDI ring; {@code options} adjusts its builder (latencies, faults, capture).
+     *
+     * @throws IllegalArgumentException when a ring of that name exists
+     */
+    public synchronized FddiRing fddiRing(String name, Consumer<FddiRing.Builder> options) {
+        checkOpen();
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(options, "options");
+        if (rings.containsKey(name)) {
+            throw new IllegalArgumentException("testbed already has an FDDI ring named '" + name + "'");
+        }
+        FddiRing.Builder b = FddiRing.builder(engine.timeBase()).name(name);
+        options.accept(b);
+        FddiRing r = b.build();
+        rings.put(name, r);
+        return r;
+    }
+
+    /** @return the ring called {@code name}, if any */
+    public synchronized Optional<FddiRing> ring(String name) {
+        return Optional.ofNullable(rings.get(name));
+    }
+
+    /** A Medusa FDDI card named {@code name} on {@code ring}; address as text, e.g. {@code 02:00:00:00:00:01}. */
+    public MedusaCard medusa(String name, FddiRing ring, String macAddress) {
+        return medusa(name, ring, parseMac(macAddress));
+    }
+
+    /**
+     * Creates a Medusa, attaches it to this testbed's engine and to {@code ring} (bypassed until the driver sets
+     * CTRL.RING_JOIN).
+     *
+     * @throws IllegalArgumentException when a card of that name exists or the address is not 6 bytes
+     */
+    public MedusaCard medusa(String name, FddiRing ring, byte[] macAddress) {
+        return medusa(name, ring, macAddress, DeviceSpec.parse("emu:medusa?mode=" + Engines.modeName(engine.mode())),
+            () -> { });
+    }
+
+    synchronized MedusaCard medusa(String name, FddiRing ring, byte[] macAddress, DeviceSpec spec, Runnable release) {
+        checkOpen();
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(ring, "ring");
+        if (cards.containsKey(name) || medusaCards.containsKey(name)) {
+            throw new IllegalArgumentException("testbed already has a card named '" + name + "'");
+        }
+        MedusaModel model = new MedusaModel(name, macAddress, engine.timeBase());
+        model.attach(engine, ring);
+        MedusaCard card = new MedusaCard(spec, model, () -> {
+            synchronized (this) {
+                medusaCards.remove(name);
+            }
+            release.run();
+        });
+        medusaCards.put(name, card);
+        LOG.debug("testbed ({}): Medusa {} on ring {} with address {}", Engines.modeName(engine.mode()), name,
+            ring.name(), formatMac(macAddress));
+        return card;
+    }
+
+    /** @return the open Medusa cards, in creation order */
+    public synchronized List<MedusaCard> medusaCards() {
+        return List.copyOf(medusaCards.values());
+    }
+
     /** @return the open cards, in creation order */
     public synchronized List<Dec21140Card> cards() {
         return List.copyOf(cards.values());
@@ -194,6 +274,8 @@ public final class EmulatedTestbed implements AutoCloseable {
     public void close() {
         List<Dec21140Card> toClose;
         List<EthernetSegment> segments;
+        List<MedusaCard> medusaToClose;
+        List<FddiRing> ringsToClose;
         synchronized (this) {
             if (closed) {
                 return;
@@ -201,12 +283,20 @@ public final class EmulatedTestbed implements AutoCloseable {
             closed = true;
             toClose = new ArrayList<>(cards.values());
             segments = new ArrayList<>(wires.values());
+            medusaToClose = new ArrayList<>(medusaCards.values());
+            ringsToClose = new ArrayList<>(rings.values());
         }
         for (Dec21140Card c : toClose) {
             c.close();
         }
+        for (MedusaCard c : medusaToClose) {
+            c.close();
+        }
         for (EthernetSegment w : segments) {
             w.close();
+        }
+        for (FddiRing r : ringsToClose) {
+            r.close();
         }
         engine.close();
     }
@@ -274,6 +364,6 @@ public final class EmulatedTestbed implements AutoCloseable {
     @Override
     public synchronized String toString() {
         return "EmulatedTestbed[" + Engines.modeName(engine.mode()) + ", wires " + wires.keySet() + ", cards "
-            + cards.keySet() + "]";
+            + cards.keySet() + ", rings " + rings.keySet() + ", Medusa cards " + medusaCards.keySet() + "]";
     }
 }

@@ -1,0 +1,84 @@
+package io.nicbridge.sim.medusa;
+
+import io.nicbridge.bridge.memory.DmaSpace;
+import io.nicbridge.bridge.regs.Registers;
+import io.nicbridge.bridge.spi.Card;
+import io.nicbridge.bridge.spi.DeviceSpec;
+import io.nicbridge.bridge.spi.InterruptLine;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * An emulated Medusa as the bridge's {@link Card}: the 2 MiB window ({@link #registers()}), the interrupt line,
+ * and - for what only this card has - {@link #bufferRam()}, the PIO path into buffer RAM that feeds the checksum
+ * accumulator, and the {@link #model()} itself.
+ *
+ * <p>The Medusa has no bus-master DMA (the host copies by PIO), so {@link #dma()} is an empty {@link DmaSpace}
+ * the card never uses: a driver has nothing to register there.
+ */
+public final class MedusaCard implements Card {
+    private final DeviceSpec spec;
+    private final MedusaModel model;
+    private final DmaSpace noDma;
+    private final Runnable release;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /**
+     * @param release what else closing the card frees (e.g. the testbed it was opened on); runs once, after the
+     *                model is closed
+     */
+    public MedusaCard(DeviceSpec spec, MedusaModel model, Runnable release) {
+        this.spec = Objects.requireNonNull(spec, "spec");
+        this.model = Objects.requireNonNull(model, "model");
+        this.release = Objects.requireNonNull(release, "release");
+        this.noDma = new DmaSpace(model.name() + ".nodma");
+    }
+
+    @Override
+    public String name() {
+        return model.name();
+    }
+
+    @Override
+    public DeviceSpec spec() {
+        return spec;
+    }
+
+    @Override
+    public Registers registers() {
+        return model.registers();
+    }
+
+    /** Empty: the Medusa does no DMA. */
+    @Override
+    public DmaSpace dma() {
+        return noDma;
+    }
+
+    @Override
+    public InterruptLine interrupt() {
+        return model.interrupt();
+    }
+
+    /** PIO into buffer RAM with the checksum accumulator (raw segment access bypasses it). */
+    public MedusaBufferRam bufferRam() {
+        return model.bufferRam();
+    }
+
+    public MedusaModel model() {
+        return model;
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            model.close();
+            release.run();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MedusaCard[" + name() + ", " + spec + "]";
+    }
+}
