@@ -78,6 +78,8 @@ final class RingThroughput {
         this.sent = 0;
         this.consumed = 0;
         this.failure = null;
+        // Before the listeners: installing one runs it at once when the line is already high.
+        payload = MemorySegment.ofArray(new byte[4 * words]);
         int p = nodes.size();
         for (int i = 0; i < p; i++) {
             credit[i] = window; // what node i may send to node i + 1
@@ -89,7 +91,6 @@ final class RingThroughput {
             int index = i;
             nodes.get(i).onInterrupt((d, isr) -> onInterrupt(index, d));
         }
-        payload = MemorySegment.ofArray(new byte[4 * words]);
         long start = time.nanoTime();
         pump(0, nodes.get(0));
         time.runUntilIdle();
