@@ -3,16 +3,14 @@ package io.nicbridge.bench.medusa;
 import io.nicbridge.bridge.driver.medusa.MedusaConfig;
 import io.nicbridge.bridge.driver.medusa.MedusaDriver;
 import io.nicbridge.bridge.driver.medusa.MedusaPio;
-import io.nicbridge.bridge.spi.DeviceSpec;
+import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;
-import io.nicbridge.sim.engine.IdleStrategy;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.fddi.FddiRing;
 import io.nicbridge.sim.medusa.MedusaBufferRam;
 import io.nicbridge.sim.medusa.MedusaCard;
-import io.nicbridge.sim.medusa.MedusaModel;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,10 +18,11 @@ import java.util.Locale;
 
 /**
  * P emulated Medusa cards on one FDDI ring of exactly P stations (as the paper measured), each with a
- * {@link MedusaDriver}, in one engine mode. Virtual mode gives the deterministic, simulated-time world the ring
+ * {@link MedusaDriver}, in one engine mode, built on the emu backend's {@link EmulatedTestbed}. Virtual mode gives the deterministic, simulated-time world the ring
  * experiments use.
  */
 public final class MedusaRingWorld implements AutoCloseable {
+    private final EmulatedTestbed testbed;
     private final DeviceEngine engine;
     private final FddiRing ring;
     private final List<MedusaCard> cards = new ArrayList<>();
@@ -40,14 +39,13 @@ public final class MedusaRingWorld implements AutoCloseable {
         if (nodes < 2 || nodes > 64) {
             throw new IllegalArgumentException("nodes must be in [2, 64], was " + nodes);
         }
-        this.engine = Engines.create(mode, seed, IdleStrategy.parse("backoff"));
-        this.ring = FddiRing.builder(engine.timeBase()).name("ring").build();
+        this.testbed = EmulatedTestbed.create(mode, seed);
+        this.engine = testbed.engine();
+        this.ring = testbed.fddiRing("ring");
         try {
             for (int i = 0; i < nodes; i++) {
                 byte[] mac = {0x02, 0, 0, 0, 0, (byte) (i + 1)};
-                MedusaModel model = new MedusaModel("medusa-" + i, mac, engine.timeBase());
-                model.attach(engine, ring);
-                MedusaCard card = new MedusaCard(DeviceSpec.parse("emu:medusa?name=medusa-" + i), model, () -> { });
+                MedusaCard card = testbed.medusa("medusa-" + i, ring, mac);
                 cards.add(card);
                 MedusaConfig config = MedusaConfig.builder().stationAddress(0x02_00_00_00_00_00L | (i + 1))
                     .receiveBuffers(receiveBuffers).longFrames(true)
@@ -127,7 +125,6 @@ public final class MedusaRingWorld implements AutoCloseable {
         for (MedusaCard c : cards) {
             c.close();
         }
-        ring.close();
-        engine.close();
+        testbed.close(); // the ring and the engine
     }
 }

@@ -140,6 +140,27 @@ class MedusaDriverOnEmulatedCardTest {
     }
 
     @Test
+    void badInputAtTheDriverApiOnTheEmulatedCardChangesNothing() {
+        try (MedusaRingWorld w = new MedusaRingWorld(2, EngineMode.INLINE, 1, 64, false)) {
+            MedusaDriver a = w.drivers().get(0);
+            MedusaDriver b = w.drivers().get(1);
+            int h = a.claim();
+            assertThrows(IllegalArgumentException.class, () -> a.commit(h, a.maxFrameLength() + 1));
+            assertThrows(IllegalStateException.class, () -> a.commit(h + 1, 20), "not claimed");
+            assertThrows(IllegalStateException.class, () -> b.release(0), "a buffer the card owns");
+            assertThrows(IllegalStateException.class, () -> b.forward(-1, 0));
+            MemorySegment big = MemorySegment.ofArray(new byte[9000]);
+            assertThrows(IllegalArgumentException.class,
+                () -> a.send(b.stationAddress(), 0x54, MemorySegment.NULL, 0, 0, big, 0, 8200), "over the buffer");
+            a.abort(h);
+            assertEquals(64, a.freeTransmitBuffers());
+            assertEquals(0, w.cards().get(0).model().rejectedTxPushes(), "nothing bad reached the card");
+            assertEquals(0, w.cards().get(1).model().rejectedFreePushes());
+            assertEquals(0, a.counters().txFrames());
+        }
+    }
+
+    @Test
     void virtualTimeFrameTakesItsWireTimeAndWakesTheInterruptListener() {
         try (MedusaRingWorld w = new MedusaRingWorld(2, EngineMode.VIRTUAL, 1, 64, true)) {
             VirtualTimeBase time = w.virtualTime();
