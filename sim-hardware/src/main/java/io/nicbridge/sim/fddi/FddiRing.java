@@ -121,6 +121,7 @@ public final class FddiRing implements AutoCloseable {
     private int holder;
     private int parkedAt;
     private long parkReleaseNanos;
+    private long idleCountedUntil;
     private int pendingCount;
     private boolean sending;
     private boolean closed;
@@ -438,6 +439,7 @@ public final class FddiRing implements AutoCloseable {
             tokenPhase = TOKEN_PARKED;
             parkedAt = from.memberPos;
             parkReleaseNanos = now;
+            idleCountedUntil = now + 1; // arrivals after the release only
             return;
         }
         holder = nextMember(from).index;
@@ -446,27 +448,46 @@ public final class FddiRing implements AutoCloseable {
     }
 
     private void unpark(long now) {
-        int n = memberCount;
         long p = FddiTiming.TOKEN_NANOS + hopNanos;
-        long rotation = n * p;
-        long k = Math.max(1, ceilDiv(now - parkReleaseNanos, p));
+        long from = Math.max(now, idleCountedUntil);
+        long k = Math.max(1, ceilDiv(from - parkReleaseNanos, p));
         long resumeAt = parkReleaseNanos + k * p;
-        // bring every member's TRT and token count up to date with the arrivals it saw while the token idled
-        for (int q = 0; q < n; q++) {
-            int d = Math.floorMod(q - parkedAt, n);
-            long first = parkReleaseNanos + (d == 0 ? n : d) * p;
-            long count = first < resumeAt ? (resumeAt - 1 - first) / rotation + 1 : 0;
-            catchUp(stations[members[q]], first, count, rotation);
-        }
-        holder = members[(int) ((parkedAt + k) % n)];
+        catchUpParked(resumeAt);
+        holder = members[(int) ((parkedAt + k) % memberCount)];
         tokenPhase = TOKEN_ARRIVING;
         tokenTimer.armAfter(resumeAt - now);
     }
 
-    private void catchUp(Station st, long first, long count, long rotation) {
-        if (count == 0) {
-            return;
+    /**
+     * Accounts for the arrivals of the parked token at every member in [idleCountedUntil, limit): token counts,
+     * TRT state and rotation statistics, as if the token had been simulated hop by hop.
+     */
+    private void catchUpParked(long limit) {
+        int n = memberCount;
+        long p = FddiTiming.TOKEN_NANOS + hopNanos;
+        long rotation = n * p;
+        for (int q = 0; q < n; q++) {
+            int d = Math.floorMod(q - parkedAt, n);
+            long first = parkReleaseNanos + (d == 0 ? n : d) * p; // this member's first arrival after the park
+            long mStart = ceilDiv(idleCountedUntil - first, rotation);
+            long mEnd = ceilDiv(limit - first, rotation);
+            if (mEnd > mStart) {
+                catchUp(stations[members[q]], first + mStart * rotation, mEnd - mStart, rotation);
+            }
         }
+        idleCountedUntil = Math.max(idleCountedUntil, limit);
+    }
+
+    /** Brings the token counts of a parked (idle) token up to now; tools and counter reads call it. */
+    public void updateIdleTokens() {
+        synchronized (lock) {
+            if (tokenPhase == TOKEN_PARKED && state == STATE_OPERATIONAL && !closed) {
+                catchUpParked(timeBase.nanoTime() + 1);
+            }
+        }
+    }
+
+    private void catchUp(Station st, long first, long count, long rotation) {
         tokenPasses += count;
         st.mac.tokensSeen(count);
         arrivalTiming(st, first);
@@ -770,6 +791,11 @@ public final class FddiRing implements AutoCloseable {
             synchronized (lock) {
                 return joined;
             }
+        }
+
+        @Override
+        public void updateIdleTokens() {
+            FddiRing.this.updateIdleTokens();
         }
 
         @Override

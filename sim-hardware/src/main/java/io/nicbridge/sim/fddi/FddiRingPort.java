@@ -22,4 +22,10 @@ public interface FddiRingPort {
      * its frames are sent and delivered at once, on this thread. Ignored when the station is not joined.
      */
     void requestToken();
+
+    /**
+     * In virtual time an idle token is not simulated hop by hop; this brings every station's token count up to
+     * now (the Medusa calls it when the host reads CNT_TOKENS_SEEN). Cheap when the token is busy: a no-op.
+     */
+    void updateIdleTokens();
 }

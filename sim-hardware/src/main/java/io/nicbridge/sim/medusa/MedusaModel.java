@@ -123,7 +123,7 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
     private long ttrtNanos;
     private volatile boolean closed;
     private WorkSignal signal;
-    private FddiRingPort port;
+    private volatile FddiRingPort port;
 
     /**
      * Creates the card in its reset state. Connect it with {@link #attach} before the host starts it.
@@ -241,6 +241,10 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
         if (reg < REG_COUNTERS_OFS || reg >= REG_COUNTERS_OFS + 4 * REG_COUNTERS_COUNT || (reg & 3) != 0) {
             throw new IllegalArgumentException("0x" + Integer.toHexString(reg) + " is not a counter register");
         }
+        FddiRingPort p = port;
+        if (reg == REG_CNT_TOKENS_SEEN && p != null) {
+            p.updateIdleTokens();
+        }
         return registers.loadRaw(REGS_OFS + reg);
     }
 
@@ -318,6 +322,13 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
                     }
                 case REG_PIO_CKSUM:
                     return bufferRam.checksum();
+                case REG_CNT_TOKENS_SEEN: {
+                    FddiRingPort p = port;
+                    if (p != null) {
+                        p.updateIdleTokens(); // an idle token's passes are counted lazily
+                    }
+                    return registers.loadRaw(offset);
+                }
                 case REG_TX_FIFO:
                 case REG_FREE_FIFO:
                     return 0; // write-only
@@ -611,7 +622,7 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
         int max = (ctrl & CTRL_LONG_FRAMES) != 0 ? MAX_FRAME_LONG : MAX_FRAME;
         int len = lengthWithFcs - FDDI_FCS_LEN;
         int wanted = (ctrl & CTRL_KEEP_FCS) != 0 ? lengthWithFcs : len;
-        int limit = Math.min(BUF_SIZE - ofs, max);
+        int limit = Math.min(BUF_SIZE - ofs, (ctrl & CTRL_KEEP_FCS) != 0 ? max : max - FDDI_FCS_LEN);
         boolean truncated = lengthWithFcs > max || wanted > BUF_SIZE - ofs;
         int stored = Math.min(wanted, limit);
         long base = (long) n * BUF_SIZE + ofs;
