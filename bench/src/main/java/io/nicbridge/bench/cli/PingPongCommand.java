@@ -98,6 +98,10 @@ final class PingPongCommand implements Callable<Integer> {
         + " (default: ${DEFAULT-VALUE}; warm-up rounds: --warmup, 2 unless given).")
     int rounds;
 
+    @Option(names = "--host-ns", defaultValue = "0", description = "medusa: each node's host reaction time in virtual"
+        + " ns, receive interrupt to passing the message on (default: ${DEFAULT-VALUE} = host software not modelled).")
+    long hostNanos;
+
     @Option(names = "--throughput", description = "medusa: run the throughput test instead (as `nic throughput`).")
     boolean throughput;
 
@@ -120,14 +124,17 @@ final class PingPongCommand implements Callable<Integer> {
         for (String o : List.of("--size", "--count", "--backend", "--driver", "--idle")) {
             if (given(o)) {
                 throw new IllegalArgumentException(o + " does not apply to --card medusa (use --nodes, --words,"
-                    + " --rounds, --warmup, --throughput, --messages, --seed)");
+                    + " --rounds, --warmup, --host-ns, --throughput, --messages, --seed)");
             }
         }
         String n = nodes == null ? MedusaRingCli.DEFAULT_NODES : nodes;
         if (throughput) {
+            if (given("--host-ns")) {
+                throw new IllegalArgumentException("--host-ns applies to the latency test, not --throughput");
+            }
             return MedusaRingCli.throughput(System.out, n, words, messages, seed);
         }
-        return MedusaRingCli.latency(System.out, n, words, given("--warmup") ? warmup : 2, rounds, seed);
+        return MedusaRingCli.latency(System.out, n, words, given("--warmup") ? warmup : 2, rounds, seed, hostNanos);
     }
 
     static final class CardNames implements Iterable<String> {
@@ -142,7 +149,7 @@ final class PingPongCommand implements Callable<Integer> {
         if ("medusa".equals(card)) {
             return callMedusa();
         }
-        for (String o : List.of("--nodes", "--words", "--rounds", "--throughput", "--messages")) {
+        for (String o : List.of("--nodes", "--words", "--rounds", "--throughput", "--messages", "--host-ns")) {
             if (given(o)) {
                 throw new IllegalArgumentException(o + " applies to --card medusa only");
             }

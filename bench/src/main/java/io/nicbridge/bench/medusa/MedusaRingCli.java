@@ -47,6 +47,14 @@ public final class MedusaRingCli {
     }
 
     public static int latency(PrintStream out, String nodes, String words, int warmup, int rounds, long seed) {
+        return latency(out, nodes, words, warmup, rounds, seed, 0);
+    }
+
+    public static int latency(PrintStream out, String nodes, String words, int warmup, int rounds, long seed,
+                              long hostNanos) {
+        if (hostNanos < 0 || hostNanos > 1_000_000_000L) {
+            throw new IllegalArgumentException("--host-ns must be in [0, 1000000000], was " + hostNanos);
+        }
         if (rounds < 1) {
             throw new IllegalArgumentException("--rounds must be at least 1, was " + rounds);
         }
@@ -57,7 +65,7 @@ public final class MedusaRingCli {
         if (Arrays.stream(w).distinct().count() < 2) {
             throw new IllegalArgumentException("--words needs at least two different sizes to fit a slope");
         }
-        return MedusaRingExperiments.latency(out, nodes(nodes), w, warmup, rounds, seed);
+        return MedusaRingExperiments.latency(out, nodes(nodes), w, warmup, rounds, seed, hostNanos);
     }
 
     public static int throughput(PrintStream out, String nodes, String words, int messages, long seed) {

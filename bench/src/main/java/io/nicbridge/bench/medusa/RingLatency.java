@@ -3,6 +3,7 @@ package io.nicbridge.bench.medusa;
 import io.nicbridge.bridge.driver.medusa.MedusaDriver;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.contract.Medusa;
+import io.nicbridge.sim.engine.SimTimer;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -15,8 +16,12 @@ import java.util.List;
  * <p>"No processing" shape, as in the paper's left columns: node 0 sends the message once by single copy (PIO
  * into an on-board buffer); every node then passes the received buffer on in place ({@link MedusaDriver#forward},
  * no copy - "the message data does not get accessed at all, except by the network adaptor"), and node 0 starts
- * the next round the same way. All nodes are interrupt driven; their handlers run on the scheduler thread and
- * take no virtual time (host software cost is not modelled: what remains is the card and the ring).
+ * the next round the same way. All nodes are interrupt driven; their handlers run on the scheduler thread. By
+ * default host software takes no virtual time, so what remains is the card and the ring. With a host reaction
+ * time {@code h > 0} each node passes the message on {@code h} ns after its receive interrupt (a virtual-time
+ * timer stands for the protocol stack's work): the token, which followed the frame, has then moved on and must come
+ * round again, which is the token-rotation effect the paper describes ("the latency to acquire a token increases
+ * with the number of stations in the ring").
  */
 final class RingLatency {
     private final VirtualTimeBase time;
@@ -29,13 +34,32 @@ final class RingLatency {
     private long measureFrom;
     private int warmup;
     private RuntimeException failure;
+    private final long hostNanos;
+    private final SimTimer[] reaction;
+    private final int[] held;
 
     RingLatency(VirtualTimeBase time, List<MedusaDriver> nodes) {
+        this(time, nodes, 0);
+    }
+
+    /** @param hostNanos each node's reaction time from receive interrupt to passing the message on, ns (0..1 s) */
+    RingLatency(VirtualTimeBase time, List<MedusaDriver> nodes, long hostNanos) {
         if (nodes.size() < 2) {
             throw new IllegalArgumentException("the ring latency test needs at least 2 nodes, got " + nodes.size());
         }
+        if (hostNanos < 0 || hostNanos > 1_000_000_000L) {
+            throw new IllegalArgumentException("host reaction time must be in [0, 1 s], was " + hostNanos + " ns");
+        }
         this.time = time;
         this.nodes = nodes;
+        this.hostNanos = hostNanos;
+        this.reaction = new SimTimer[nodes.size()];
+        this.held = new int[nodes.size()];
+        for (int i = 0; i < nodes.size(); i++) {
+            int index = i;
+            held[i] = FramePort.NONE;
+            reaction[i] = time.newTimer("host-" + i, () -> passOn(index));
+        }
     }
 
     /**
@@ -92,22 +116,38 @@ final class RingLatency {
                     throw new IllegalStateException(d.name() + ": unexpected frame of " + d.rxLength(h) + " bytes");
                 }
                 hops++;
-                if (index != 0) {
+                if (index == 0) {
+                    rounds++;
+                    long now = time.nanoTime();
+                    if (rounds == warmup) {
+                        measureFrom = now;
+                    }
+                    lastArrival = now;
+                    if (rounds >= roundsWanted) {
+                        d.release(h);
+                        continue;
+                    }
+                }
+                if (hostNanos == 0) {
                     d.forward(h, address(index + 1));
-                    continue;
-                }
-                rounds++;
-                long now = time.nanoTime();
-                if (rounds == warmup) {
-                    measureFrom = now;
-                }
-                lastArrival = now;
-                if (rounds < roundsWanted) {
-                    d.forward(h, address(1));
                 } else {
-                    d.release(h);
+                    held[index] = h;
+                    reaction[index].armAfter(hostNanos);
                 }
             }
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                failure = e;
+            }
+        }
+    }
+
+    /** The host reaction timer of node {@code index} fired: the message goes on to the next node. */
+    private void passOn(int index) {
+        try {
+            int h = held[index];
+            held[index] = FramePort.NONE;
+            nodes.get(index).forward(h, address(index + 1));
         } catch (RuntimeException e) {
             if (failure == null) {
                 failure = e;

@@ -19,6 +19,18 @@ class MedusaCommandsTest {
     }
 
     @Test
+    void aHostReactionTimeMakesNodesWaitForTheTokenToComeRound() {
+        PingPongCommandTest.Run r = PingPongCommandTest.run("pingpong", "--card", "medusa", "--nodes", "2,8",
+            "--words", "1,2000", "--rounds", "3", "--warmup", "1", "--host-ns", "50000");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("host reaction time 50.000 us per node"), r.out());
+        assertTrue(r.out().contains("check P=8: least-squares slope 10.0000 ns/bit"), r.out());
+        r = PingPongCommandTest.run("pingpong", "--card", "medusa", "--throughput", "--host-ns", "5");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("--host-ns applies to the latency test"), r.err());
+    }
+
+    @Test
     void throughputModeApproachesOneHundredMegabitsBesideTable2() {
         PingPongCommandTest.Run r = PingPongCommandTest.run("throughput", "--card", "medusa", "--nodes", "2",
             "--words", "1,2000", "--messages", "60");

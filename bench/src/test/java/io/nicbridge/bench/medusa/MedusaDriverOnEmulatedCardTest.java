@@ -204,6 +204,23 @@ class MedusaDriverOnEmulatedCardTest {
     }
 
     @Test
+    void aHostReactionTimeAddsItselfAndAWaitForTheTokenThatGrowsWithTheRing() {
+        double[] perHop = new double[2];
+        long[] rotation = new long[2];
+        int[] sizes = {2, 8};
+        for (int i = 0; i < 2; i++) {
+            try (MedusaRingWorld w = new MedusaRingWorld(sizes[i], EngineMode.VIRTUAL, 1, 64, true)) {
+                double bare = new RingLatency(w.virtualTime(), w.drivers()).run(1, 1, 3);
+                perHop[i] = new RingLatency(w.virtualTime(), w.drivers(), 50_000).run(1, 1, 3) - bare - 50_000;
+                rotation[i] = w.ring().idleRotationNanos();
+                assertTrue(perHop[i] >= -w.ring().hopNanos() && perHop[i] <= rotation[i],
+                    "P=" + sizes[i] + ": extra wait " + perHop[i] + " ns, idle rotation " + rotation[i] + " ns");
+            }
+        }
+        assertTrue(rotation[1] > rotation[0]);
+    }
+
+    @Test
     void largeFramesApproachOneHundredMegabits() {
         try (MedusaRingWorld w = new MedusaRingWorld(2, EngineMode.VIRTUAL, 1, 64, true)) {
             RingThroughput.Result r = new RingThroughput(w.virtualTime(), w.drivers()).run(2000, 100);
