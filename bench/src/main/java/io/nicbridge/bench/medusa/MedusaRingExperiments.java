@@ -83,7 +83,7 @@ public final class MedusaRingExperiments {
                 double paperSlope = (paper2000[3] - paper1[3]) * 1000.0
                     / (RingLatency.paperBits(2000) - RingLatency.paperBits(1));
                 checks.append(String.format(Locale.ROOT, "      paper Table 1, P=%d care, no processing, from its 1 and"
-                    + " 2000 word rows: %.4f ns/bit; its intercept exceeds ours by %.1f us%s%n", p, paperSlope,
+                    + " 2000 word rows: %.4f ns/bit; paper minus ours at 1 word: %+.1f us%s%n", p, paperSlope,
                     paper1[3] - (fit.intercept() + fit.slope() * RingLatency.paperBits(1)) / 1000.0,
                     hostNanos == 0 ? " (host software, which this run does not simulate)" : ""));
             }
