@@ -41,7 +41,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "pingpong", mixinStandardHelpOptions = true,
         description = "Two emulated cards on one wire exchange frames; prints RTT percentiles next to a TCP"
-            + " loopback baseline measured in the same run.")
+            + " loopback baseline measured in the same run. --card medusa: the careful-protocols paper's ring latency"
+            + " test (a message around a ring of --nodes P FDDI stations, virtual time) beside its Table 1.")
 final class PingPongCommand implements Callable<Integer> {
     static final List<String> CARDS = List.of("dec21140", "medusa");
 

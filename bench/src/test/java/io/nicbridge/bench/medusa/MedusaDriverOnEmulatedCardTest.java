@@ -107,6 +107,49 @@ class MedusaDriverOnEmulatedCardTest {
     }
 
     @Test
+    void threadedCardsStreamToAnInterruptDrivenReceiverThread() throws Exception {
+        try (MedusaRingWorld w = new MedusaRingWorld(2, EngineMode.THREADED, 1, 64, true)) {
+            MedusaDriver a = w.drivers().get(0);
+            MedusaDriver b = w.drivers().get(1);
+            int frames = 300;
+            int[] got = {0};
+            Thread rx = Thread.ofPlatform().name("medusa-rx").start(() -> {
+                try {
+                    while (got[0] < frames) {
+                        int h = b.await(5, java.util.concurrent.TimeUnit.SECONDS);
+                        if (h == FramePort.NONE) {
+                            return;
+                        }
+                        if (b.rxBuffer(h).get(JAVA_BYTE, 48) == (byte) got[0]) {
+                            got[0]++;
+                        }
+                        b.release(h);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            MemorySegment p = MemorySegment.ofArray(new byte[256]);
+            MemorySegment hdr = MemorySegment.ofArray(new byte[35]);
+            int idle = 0;
+            for (int i = 0; i < frames; i++) {
+                p.set(JAVA_BYTE, 0, (byte) i);
+                while (a.send(b.stationAddress(), 0x54, hdr, 0, 35, p, 0, 256) == FramePort.NONE) {
+                    idle = idle < 100 ? idle + 1 : idle;
+                    if (idle < 100) {
+                        Thread.onSpinWait();
+                    } else {
+                        java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                    }
+                }
+            }
+            rx.join(30_000);
+            assertEquals(frames, got[0], "every frame arrived, in order (" + b.statistics() + ")");
+            assertEquals(0, b.counters().rxErrors());
+        }
+    }
+
+    @Test
     void framePortContractOnTheEmulatedCard() {
         try (MedusaRingWorld w = new MedusaRingWorld(2, EngineMode.INLINE, 1, 64, false)) {
             FramePort a = w.drivers().get(0);
