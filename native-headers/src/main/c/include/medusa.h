@@ -226,8 +226,15 @@
 
 /*
  * TX_FIFO (WO) and FREE_FIFO (WO): push a buffer number in bits 6:0. For TX the length comes
- * from the buffer's status entry; the buffer stays host-owned, so the same buffer may be queued
- * again (TCP retransmission straight from card memory).
+ * from the buffer's status entry.
+ *
+ * Buffer ownership (issue 5): a buffer is the card's only while it sits in the FREE FIFO or between
+ * its TX_FIFO push and its TXDONE entry; every other buffer is the host's (all 128 after RESET).
+ * After TXDONE the data is still in card memory, so the host may queue the same buffer again (TCP
+ * retransmission straight from card memory). [P] A push of a value with bits above 6:0 set, or of a
+ * buffer the host does not own, is rejected: nothing is queued and no FIFO entry is produced; ISR
+ * TX_ERR (TX_FIFO) or RX_ERR (FREE_FIFO) is raised. A queued TX buffer whose LEN is bad completes at
+ * once with the TXDONE ERROR bit (STAT TRUNCATED when LEN + FCS is over the limit or the buffer).
  */
 #define MEDUSA_TX_FIFO_BUF_SHIFT   0
 #define MEDUSA_TX_FIFO_BUF_MASK    (0x7Fu << 0)

@@ -24,6 +24,7 @@ public final class Dec21140Counters {
     volatile long txAbortedFrames;
     volatile long txUnderflowSuspends;
     volatile long txDescriptors;
+    volatile long txLoopback;
 
     volatile long rxFrames;
     volatile long rxBytes;
@@ -45,6 +46,7 @@ public final class Dec21140Counters {
     final AtomicLong rxFifoOverflows = new AtomicLong();
     final AtomicLong rxWhileStopped = new AtomicLong();
     final AtomicLong rxOversize = new AtomicLong();
+    final AtomicLong rxDuringLoopback = new AtomicLong();
 
     /** Frames put on the wire (setup frames are not sent and not counted here). */
     public long txFrames() {
@@ -94,6 +96,16 @@ public final class Dec21140Counters {
     /** Transmit descriptors consumed (OWN cleared). */
     public long txDescriptors() {
         return txDescriptors;
+    }
+
+    /** Frames looped back to our own receiver (CSR6.OM loopback) instead of the wire. */
+    public long txLoopback() {
+        return txLoopback;
+    }
+
+    /** Frames from the wire ignored because CSR6.OM selected a loopback mode. */
+    public long rxDuringLoopback() {
+        return rxDuringLoopback.get();
     }
 
     /** Frames written to receive buffers and handed to the host (truncated ones included). */
@@ -189,7 +201,7 @@ public final class Dec21140Counters {
     /** Every receive-side loss in one number: frames that reached the card's PHY and no host buffer in full. */
     public long rxLost() {
         return rxFiltered + rxMissed + rxTruncated + rxRunts + rxFlushed + busErrorDrops + rxFifoOverflows.get()
-            + rxWhileStopped.get() + rxOversize.get();
+            + rxWhileStopped.get() + rxOversize.get() + rxDuringLoopback.get();
     }
 
     /** @return every counter by name, in a stable order (allocates: diagnostics and reports) */
@@ -205,6 +217,7 @@ public final class Dec21140Counters {
         m.put("txAbortedFrames", txAbortedFrames);
         m.put("txUnderflowSuspends", txUnderflowSuspends);
         m.put("txDescriptors", txDescriptors);
+        m.put("txLoopback", txLoopback);
         m.put("rxFrames", rxFrames);
         m.put("rxBytes", rxBytes);
         m.put("rxFiltered", rxFiltered);
@@ -219,6 +232,7 @@ public final class Dec21140Counters {
         m.put("rxFifoOverflows", rxFifoOverflows.get());
         m.put("rxWhileStopped", rxWhileStopped.get());
         m.put("rxOversize", rxOversize.get());
+        m.put("rxDuringLoopback", rxDuringLoopback.get());
         m.put("busErrors", busErrors);
         m.put("busErrorDrops", busErrorDrops);
         m.put("listBaseWritesIgnored", listBaseWritesIgnored);

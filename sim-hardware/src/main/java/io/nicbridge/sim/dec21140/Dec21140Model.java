@@ -51,7 +51,9 @@ import org.slf4j.LoggerFactory;
  *  CSR3/4 write: list base (bits 1:0 ignored) - only while that process is stopped, else ignored and counted
  *  CSR5  write: 1 clears bits 0..16 (and 26, 27); RS, TS, EB read-only; NIS/AIS are recomputed summaries
  *  CSR6  write: SR/ST start and stop the processes (TS/RS drop to 0 at once, TPS/RPS raised);
- *               HP, HO, IF are read-only and follow the last setup frame
+ *               HP, HO, IF are read-only and follow the last setup frame; OM 01/10 (internal/external
+ *               loopback): transmitted frames go to our own receive FIFO, not to the wire, and are received
+ *               with RDES0.DT = OM; frames from the wire are ignored meanwhile
  *  CSR7  write: interrupt mask; the line is re-evaluated
  *  CSR8  read:  missed frames (15:0, overflow 16), FIFO overflows (27:17, overflow 28); cleared by the read
  *  CSR9  write/read: SROM pins (Dec21140Srom); DO reads back in bit 3 while SR selects the SROM
@@ -121,6 +123,7 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
     private static final int CSR15_WRITABLE = CSR15_JBD | CSR15_HUJ | CSR15_JCK | CSR15_RWD | CSR15_RWR;
     private static final int SUMMARY_BITS = CSR5_NIS | CSR5_AIS;
     private static final int RX_KEEP_ON_TRUNCATION = RDES0_MF | RDES0_FF | RDES0_FT;
+    private static final ValueLayout.OfInt FCS_LAYOUT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private static final int TX_IDLE = 0;
     private static final int TX_WAIT_START = 1;
@@ -351,8 +354,13 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
         if (closed) {
             return;
         }
-        if ((registers.loadRaw(CSR6) & CSR6_SR) == 0) {
+        int csr6 = registers.loadRaw(CSR6);
+        if ((csr6 & CSR6_SR) == 0) {
             counters.rxWhileStopped.incrementAndGet();
+            return;
+        }
+        if ((csr6 & CSR6_OM_MASK) != 0) { // loopback: the receiver listens to the transmitter, not to the wire
+            counters.rxDuringLoopback.incrementAndGet();
             return;
         }
         if (length > RX_MAX_FRAME || length < 0) {
@@ -567,7 +575,7 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
             crc.reset();
             crc.update(txFifo, 0, txLength);
             int fcs = (int) crc.getValue();
-            txFifoSegment.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), txLength, fcs);
+            txFifoSegment.set(FCS_LAYOUT, txLength, fcs); // the FCS goes out least significant byte first
             txLength += ETH_FCS_LEN;
         }
         txStatus = 0;
@@ -585,6 +593,12 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
         if (txState != TS_STOPPED) {
             setTxState(TS_WAIT_END);
         }
+        int om = (registers.loadRaw(CSR6) & CSR6_OM_MASK) >>> CSR6_OM_SHIFT;
+        if (om != OM_NORMAL) { // loopback: the frame never reaches the wire; it comes back into the receive FIFO
+            loopBack(txLength);
+            closeTransmitFrame();
+            return;
+        }
         int gen = generation;
         long onWire = port.transmit(txFifoSegment, 0, txLength);
         if (gen != generation) {
@@ -599,6 +613,18 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
             return;
         }
         closeTransmitFrame();
+    }
+
+    private void loopBack(int length) {
+        counters.txLoopback++;
+        if ((registers.loadRaw(CSR6) & CSR6_SR) == 0) {
+            counters.rxWhileStopped.incrementAndGet();
+        } else if (!rxFifo.offer(txFifoSegment, 0, length)) {
+            counters.rxFifoOverflows.incrementAndGet();
+            countFifoOverflow();
+        } else {
+            moreWork = true; // receive it in this same service call
+        }
     }
 
     /** Writes the LS descriptor's status (OWN clear, release), raises TI if asked, moves on. */
@@ -831,7 +857,8 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
     }
 
     private int receiveFlags(byte[] f, int len) {
-        int flags = 0;
+        // DT: in loopback mode every frame in the FIFO came from our own transmitter (the wire is ignored)
+        int flags = ((registers.loadRaw(CSR6) & CSR6_OM_MASK) >>> CSR6_OM_SHIFT) << RDES0_DT_SHIFT;
         if (rxFilterFailed) {
             flags |= RDES0_FF;
         }
@@ -997,8 +1024,10 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
     private void recordBusError(long address, int code) {
         lastBusErrorAddress = address;
         lastBusErrorCode = code;
-        LOG.debug("21140 '{}': fatal bus error {} at bus address 0x{}", name, BusError.name(code),
-            Long.toHexString(address));
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("21140 '{}': fatal bus error {} at bus address 0x{}", name, BusError.name(code),
+                Long.toHexString(address));
+        }
     }
 
     /** FBE: the chip stops all DMA; both processes stop (TS = RS = 0) until the host restarts them or resets. */

@@ -13,7 +13,10 @@ package io.nicbridge.sim.dec21140;
  *             (one descriptor fetch is charged per received frame: the common one-buffer-per-frame case;
  *              the further descriptors of a frame spanning several are not charged)
  * </pre>
- * Defaults ({@link #PCI_33MHZ}): a descriptor fetch is 8 bus clocks (arbitration, address, 4 data phases,
+ * Frames are not pipelined: the transmit process fetches the next frame after the previous one's status is
+ * written, and the receive process moves one frame at a time (later frames wait in the receive FIFO).
+ *
+ * <p>Defaults ({@link #PCI_33MHZ}): a descriptor fetch is 8 bus clocks (arbitration, address, 4 data phases,
  * turnaround) = 240 ns; buffer DMA moves 4 bytes per 30 ns clock = 7.5 ns per byte; a status write
  * (one longword) plus raising INTA is 4 clocks = 120 ns. These are this project's model, not measured
  * 21140 figures. In real time (inline and threaded engines) the card uses {@link #ZERO}: it works as fast as

@@ -88,6 +88,12 @@ public final class EmuBackendProvider implements BackendProvider {
             throw new IllegalArgumentException("device spec '" + spec + "': backend 'emu' builds " + cards()
                 + ", not '" + spec.card() + "'");
         }
+        String link = MEDUSA.equals(spec.card()) ? "wire" : "ring";
+        if (spec.param(link).isPresent()) {
+            throw new IllegalArgumentException("device spec '" + spec + "': parameter '" + link + "' does not apply to "
+                + spec.card() + (MEDUSA.equals(spec.card()) ? " (a Medusa sits on an FDDI ring: use ring=NAME)"
+                : " (a 21140 sits on an Ethernet segment: use wire=NAME)"));
+        }
         EngineMode mode = Engines.parseMode(spec.param("mode", "inline"));
         long seed;
         try {

@@ -62,8 +62,9 @@ import org.slf4j.LoggerFactory;
  * reorders (paper, section 5.2), so only two kinds apply: DROP (the frame is garbled beyond recognition: no
  * station sees it, it still returns to its sender with no indicator set, so A = 0 tells the sender) and CORRUPT
  * (one bit after the MAC header is inverted after the FCS was computed: receivers detect the FCS error and set
- * E). DUPLICATE, REORDER and DELAY draws are counted by the injector but not applied. Capture writes
- * LINKTYPE 10 records: FC, DA, SA, INFO without FCS, with DA and SA bit-reversed per byte (fact sheet D.4:
+ * E). DUPLICATE, REORDER and DELAY draws are counted by the injector but not applied. Capture writes one
+ * LINKTYPE 10 record per frame sent (not for lost ones), stamped when the frame starts on the fibre: FC, DA, SA,
+ * INFO without FCS, with DA and SA bit-reversed per byte (fact sheet D.4:
  * Wireshark bit-swaps linktype 10 addresses, so it then shows them canonically). Inside the emulator addresses
  * are canonical, the order the MACADDR registers use.
  *
@@ -135,6 +136,7 @@ public final class FddiRing implements AutoCloseable {
     private long trtOverruns;
     private long frames;
     private long bytes;
+    private long frameNanos;
     private long lostFrames;
     private long corruptedFrames;
     private long slotStalls;
@@ -309,6 +311,16 @@ public final class FddiRing implements AutoCloseable {
     public long bytes() {
         synchronized (lock) {
             return bytes;
+        }
+    }
+
+    /**
+     * @return the fibre time of the frames sent, sum of (LEN + 15) x 80 ns: divided by elapsed virtual time, the
+     *     share of the ring's 100 Mb/s the frames used (preamble, delimiters and FCS included)
+     */
+    public long frameNanos() {
+        synchronized (lock) {
+            return frameNanos;
         }
     }
 
@@ -637,6 +649,7 @@ public final class FddiRing implements AutoCloseable {
         }
         frames++;
         bytes += length;
+        frameNanos += FddiTiming.frameNanosWithFcs(length);
         lastLaunchLost = false;
         if (faults != null) {
             FaultKind kind = faults.next(length, MAC_HEADER_BYTES);
@@ -681,8 +694,11 @@ public final class FddiRing implements AutoCloseable {
                         int length = launch(st, realTimeFrame, pulled, timeBase.nanoTime());
                         int fs = 0;
                         if (!lastLaunchLost) {
-                            for (Station next = nextMember(st); next != null && next != st; next = nextMember(next)) {
+                            // at most one lap, even if a callback changes the membership meanwhile
+                            Station next = nextMember(st);
+                            for (int hop = 0; next != null && next != st && hop < stations.length; hop++) {
                                 fs |= next.mac.frameArrived(realTimeFrame, length, fs);
+                                next = nextMember(next);
                             }
                         }
                         st.mac.frameReturned((int) (pulled >>> 32), fs);

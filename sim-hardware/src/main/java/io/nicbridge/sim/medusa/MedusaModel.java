@@ -53,8 +53,9 @@ import org.slf4j.LoggerFactory;
  *       STAT = DONE | TRUNCATED, a TXDONE entry with the ERROR bit, ISR TX_DONE | TX_ERR and CNT_TX_ERRORS + 1;
  *       a LEN below the 13-byte MAC header likewise, with STAT = DONE only;</li>
  *   <li>a received frame longer than the limit or the buffer is stored truncated: STAT TRUNCATED, LEN = the
- *       bytes stored, ISR RX_ERR, CNT_RX_TRUNCATED + 1; a frame with a bad FCS is stored with STAT FCS_ERR and E,
- *       ISR RX_ERR, CNT_FCS_ERRORS + 1 (the host discards it).</li>
+ *       bytes stored, ISR RX_ERR, CNT_RX_TRUNCATED + 1; a frame with a bad FCS that the station accepts is
+ *       stored with STAT FCS_ERR and E, ISR RX_ERR (the host discards it); CNT_FCS_ERRORS counts every frame with
+ *       a bad FCS that passes the station, accepted or not.</li>
  * </ul>
  * STAT codes are bit numbers (medusa.h {@code MEDUSA_STAT_*_BIT}). On TX completion E/A/C are the frame-status
  * indicators the frame came back with (A: some station recognised DA; C: some station copied it; E: some
@@ -66,6 +67,12 @@ import org.slf4j.LoggerFactory;
  * the same lock, so a host that popped the number sees the entry and the data (release by the unlock, acquire by
  * the lock). In the other direction the host writes data and LEN before its TX_FIFO push (a hooked register:
  * {@link Registers#writeRelease} or a volatile write orders them).
+ *
+ * <h2>Interrupts</h2>
+ * The line is driven under the card's lock, so its level always equals {@code (ISR & IMR) != 0}; an
+ * {@link io.nicbridge.bridge.spi.InterruptHandler} therefore runs with that lock held (and, for receive and
+ * transmit events, the ring's): it may access this card's registers but should only wake the driver's thread
+ * rather than drive other cards.
  *
  * <h2>Time</h2>
  * The card adds no delays of its own: PIO costs are the host's, the wire's are the ring's. In virtual time
@@ -248,10 +255,22 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
         return registers.loadRaw(REGS_OFS + reg);
     }
 
-    /** Stops the card: frames from the ring ignored, nothing more sent. Idempotent. */
+    /** Stops the card: it leaves the ring (bypassed), frames from the ring are ignored, nothing more sent. Idempotent. */
     @Override
     public void close() {
-        closed = true;
+        boolean leave;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            leave = joined;
+            joined = false;
+        }
+        FddiRingPort p = port;
+        if (leave && p != null) {
+            p.leave(); // no card lock held: ring, then card
+        }
     }
 
     // ================================================================== reset and register side effects

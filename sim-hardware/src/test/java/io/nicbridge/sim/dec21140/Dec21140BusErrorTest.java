@@ -108,4 +108,65 @@ class Dec21140BusErrorTest {
         assertEquals(CSR5_FBE, h.read(CSR5) & CSR5_FBE);
         assertEquals(EB_MASTER_ABORT, eb());
     }
+
+    @Test
+    void receiveBufferLargerThanItsRegionFaultsOnlyWhenTheFrameReachesTheEnd() {
+        h.write(CSR7, CSR7_MASK_ALL);
+        // an oversized RBS1 (2044) on a buffer 200 bytes before the end of registered memory
+        long tight = MEM_BYTES - 200;
+        h.desc(RX_RING, RDES0_OWN, 2044, h.bus(tight), 0);
+        h.desc(RX_RING + 16, RDES0_OWN, 2044 | RDES1_RER, h.bus(tight), 0);
+        h.start(CSR6_PR);
+        byte[] small = withFcs(frame(MAC, PEER, 0x0800, 100)); // 118 bytes: fits what is really there
+        h.arrive(small);
+        assertEquals(0, h.read(CSR5) & CSR5_FBE);
+        assertArrayEquals(small, h.get(tight, small.length));
+        h.arrive(withFcs(frame(MAC, PEER, 0x0800, 400))); // runs past the end of the region
+        assertFatal(EB_TARGET_ABORT, BusError.OUT_OF_REGION);
+        assertEquals(RDES0_OWN, h.word(RX_RING + 16));
+    }
+
+    @Test
+    void transmitBuffersMayBeByteAligned() {
+        byte[] f = frame(PEER, MAC, 0x0800, 77);
+        h.put(TX_BUF + 3, f);
+        h.desc(TX_RING, TDES0_OWN, TDES1_FS | TDES1_LS | f.length, h.bus(TX_BUF + 3), 0);
+        h.start(0);
+        assertEquals(0, h.read(CSR5) & CSR5_FBE);
+        assertArrayEquals(withFcs(f), h.wire.frames.get(0));
+    }
+
+    @Test
+    void receiveSizeNotAMultipleOfFourIsUsedAsGiven() {
+        h.desc(RX_RING, RDES0_OWN, 61, h.bus(RX_BUF), 0);
+        h.desc(RX_RING + 16, RDES0_OWN, 1024 | RDES1_RER, h.bus(RX_BUF + 0x800), 0);
+        h.start(CSR6_PR);
+        byte[] f = withFcs(frame(MAC, PEER, 0x0800, 100));
+        h.arrive(f);
+        assertEquals(RDES0_FS, h.word(RX_RING));
+        assertArrayEquals(java.util.Arrays.copyOf(f, 61), h.get(RX_BUF, 61));
+        assertArrayEquals(java.util.Arrays.copyOfRange(f, 61, f.length), h.get(RX_BUF + 0x800, f.length - 61));
+    }
+
+    @Test
+    void badDmaNeverThrowsToTheHost() {
+        // a fuzz of nonsense descriptors: every outcome is a status or FBE, never an exception
+        java.util.SplittableRandom r = new java.util.SplittableRandom(21140);
+        for (int round = 0; round < 200; round++) {
+            h.write(CSR0, CSR0_SWR);
+            for (int i = 0; i < 4; i++) {
+                long w2 = r.nextBoolean() ? h.bus(r.nextInt((int) MEM_BYTES)) : r.nextLong() & 0xFFFF_FFFFL;
+                long w3 = r.nextBoolean() ? h.bus(r.nextInt((int) MEM_BYTES) & ~3) : r.nextLong() & 0xFFFF_FFFFL;
+                h.desc(TX_RING + 16L * i, TDES0_OWN | r.nextInt(), r.nextInt(), w2, w3);
+                h.desc(RX_RING + 16L * i, RDES0_OWN | r.nextInt(), r.nextInt(), w2, w3);
+            }
+            h.start(CSR6_PR | CSR6_PB);
+            byte[] f = new byte[1 + r.nextInt(2100)];
+            r.nextBytes(f);
+            h.arrive(f);
+            h.write(CSR1, 0);
+            h.write(CSR2, 0);
+        }
+        assertTrue(h.card.counters().busErrors() > 0);
+    }
 }

@@ -189,4 +189,37 @@ class Dec21140CsrTest {
         assertEquals(0xFFFFFFFF, h.read(CSR1));
         assertEquals(0xFFFFFFFF, h.read(CSR2));
     }
+
+    @Test
+    void fifoOverflowCountsInCsr8Bits27To17() {
+        ManualTimeBase time = new ManualTimeBase(false);
+        Dec21140Model card = new Dec21140Model("idle-engine", CardHarness.MAC, time, Dec21140Timing.ZERO);
+        card.connect(() -> { }, new RecordingPort()); // an engine that never gets round to servicing the card
+        card.registers().write(CSR6, CSR6_MBO | CSR6_SR | CSR6_PR);
+        byte[] f = CardHarness.withFcs(CardHarness.frame(CardHarness.MAC, CardHarness.PEER, 0x0800, 100));
+        for (int i = 0; i < Dec21140Model.RX_FIFO_FRAMES + 3; i++) {
+            card.frameArrived(java.lang.foreign.MemorySegment.ofArray(f), 0, f.length);
+        }
+        int csr8 = card.registers().read(CSR8);
+        assertEquals(3, (csr8 & CSR8_FOC_MASK) >>> CSR8_FOC_SHIFT);
+        assertEquals(0, csr8 & CSR8_OCO);
+        assertEquals(3, card.counters().rxFifoOverflows());
+        assertEquals(0, card.registers().read(CSR8) & CSR8_FOC_MASK, "cleared by the read");
+        card.close();
+    }
+
+    @Test
+    void missedFrameCounterSaturatesAndSetsItsOverflowBit() {
+        h.write(CSR3, h.bus32(CardHarness.RX_RING)); // host-owned (zeroed) descriptors
+        h.write(CSR6, CSR6_MBO | CSR6_SR | CSR6_PR);
+        byte[] f = CardHarness.withFcs(CardHarness.frame(CardHarness.MAC, CardHarness.PEER, 0x0800, 46));
+        for (int i = 0; i < CSR8_MFC_MASK + 2; i++) {
+            h.arrive(f);
+        }
+        int csr8 = h.read(CSR8);
+        assertEquals(CSR8_MFC_MASK, csr8 & CSR8_MFC_MASK);
+        assertEquals(CSR8_MFO, csr8 & CSR8_MFO);
+        assertEquals(0, h.read(CSR8) & (CSR8_MFC_MASK | CSR8_MFO));
+        assertEquals(CSR8_MFC_MASK + 2L, h.card.counters().rxMissed(), "the card's own counter does not saturate");
+    }
 }

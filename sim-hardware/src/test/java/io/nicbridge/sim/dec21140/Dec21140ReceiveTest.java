@@ -252,4 +252,24 @@ class Dec21140ReceiveTest {
             assertEquals(RS_WAIT_PACKET, v.rs());
         }
     }
+
+    @Test
+    void internalLoopbackReceivesOurOwnFramesWithDt() {
+        linuxRing(4);
+        h.start(CSR6_PR | (OM_INTERNAL_LOOPBACK << CSR6_OM_SHIFT));
+        byte[] f = frame(MAC, MAC, 0x0800, 100);
+        h.put(TX_BUF, f);
+        h.desc(TX_RING, TDES0_OWN, TDES1_FS | TDES1_LS | f.length, h.bus(TX_BUF), 0);
+        h.write(CSR1, 0);
+        assertEquals(0, h.wire.frames.size(), "nothing on the wire");
+        int st = h.word(d(0));
+        assertEquals(DT_INTERNAL_LOOPBACK, (st & RDES0_DT_MASK) >>> RDES0_DT_SHIFT);
+        assertEquals(LINUX_RX_ACCEPT_VALUE, st & LINUX_RX_ACCEPT_MASK);
+        assertArrayEquals(withFcs(f), h.get(buf(0), f.length + 4));
+        h.arrive(withFcs(frame(MAC, PEER, 0x0800, 100)));
+        assertEquals(OWN, h.word(d(1)), "the wire is not listened to in loopback");
+        assertEquals(1, h.card.counters().rxDuringLoopback());
+        assertEquals(1, h.card.counters().txLoopback());
+        assertEquals(0, h.card.counters().txFrames());
+    }
 }

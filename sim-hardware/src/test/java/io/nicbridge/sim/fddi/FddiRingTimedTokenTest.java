@@ -54,6 +54,7 @@ class FddiRingTimedTokenTest {
         long t0 = w.engine.timeBase().nanoTime();
         long bytes0 = ring.bytes();
         long frames0 = ring.frames();
+        long frameNanos0 = ring.frameNanos();
         w.engine.runFor(Math.max(30 * ttrt, 50_000_000));
         long elapsed = w.engine.timeBase().nanoTime() - t0;
         assertTrue(ring.rotations() > 0);
@@ -65,6 +66,7 @@ class FddiRingTimedTokenTest {
         // saturated: the fibre is busy with frames nearly all the time (tokens and hops are the rest)
         long onFibre = ring.bytes() - bytes0 + (ring.frames() - frames0) * (FddiTiming.FRAME_OVERHEAD_BYTES - 4L);
         double busy = onFibre * 80.0 / elapsed;
+        assertEquals(onFibre * 80, ring.frameNanos() - frameNanos0);
         assertTrue(busy > 0.85, "fibre busy with frames " + busy + ", TTRT " + ttrt + ", " + stations + " stations");
         for (SaturatedMac m : w.macs) {
             assertTrue(m.sent > 0, m.name + " starved");
@@ -97,6 +99,7 @@ class FddiRingTimedTokenTest {
         w.engine.runFor(1_000_000);
         assertEquals(6_000_000, w.ring.ttrtNanos(), "the 5 ms bidder left");
         assertEquals(2, w.ring.memberCount());
+        assertEquals(2 * (880 + 700), w.ring.idleRotationNanos(), "a bypassed station adds no latency");
         w.ports.get(0).leave();
         w.ports.get(2).leave();
         assertEquals(FddiRing.STATE_ISOLATED, w.ring.state());
