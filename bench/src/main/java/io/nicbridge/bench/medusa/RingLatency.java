@@ -32,6 +32,7 @@ final class RingLatency {
     private int rounds;
     private int hops;
     private long measureFrom;
+    private long lastArrival;
     private int warmup;
     private RuntimeException failure;
     private final long hostNanos;
@@ -100,8 +101,6 @@ final class RingLatency {
         }
         return (double) (lastArrival - measureFrom) / ((long) measured * p);
     }
-
-    private long lastArrival;
 
     private long address(int index) {
         return nodes.get(index % nodes.size()).stationAddress();
