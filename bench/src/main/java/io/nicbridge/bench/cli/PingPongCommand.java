@@ -5,6 +5,7 @@ import static io.nicbridge.contract.Dec21140.ETH_MIN_FRAME_NOFCS;
 import static io.nicbridge.contract.Dec21140.ETH_PREAMBLE_SFD_LEN;
 import static io.nicbridge.contract.Dec21140.ETH_WIRE_OVERHEAD;
 
+import io.nicbridge.bench.medusa.MedusaRingCli;
 import io.nicbridge.bench.pingpong.PingPongLoops;
 import io.nicbridge.bench.pingpong.Progress;
 import io.nicbridge.bench.pingpong.RttSummary;
@@ -40,9 +41,10 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "pingpong", mixinStandardHelpOptions = true,
         description = "Two emulated cards on one wire exchange frames; prints RTT percentiles next to a TCP"
-            + " loopback baseline measured in the same run.")
+            + " loopback baseline measured in the same run. --card medusa: the careful-protocols paper's ring latency"
+            + " test (a message around a ring of --nodes P FDDI stations, virtual time) beside its Table 1.")
 final class PingPongCommand implements Callable<Integer> {
-    static final List<String> CARDS = List.of("dec21140", "sba200");
+    static final List<String> CARDS = List.of("dec21140", "sba200", "medusa");
 
     @Option(names = "--card", required = true, description = "Card model: ${COMPLETION-CANDIDATES}.",
             completionCandidates = CardNames.class)
@@ -88,6 +90,59 @@ final class PingPongCommand implements Callable<Integer> {
             + " the points of the U-Net paper's Figures 3 and 4).")
     String sizes;
 
+    // ---- medusa: the careful-protocols paper's ring latency test (io.nicbridge.bench.medusa)
+
+    @Option(names = "--nodes", description = "medusa: ring sizes P, comma-separated (default: "
+        + MedusaRingCli.DEFAULT_NODES + ").")
+    String nodes;
+
+    @Option(names = "--words", description = "medusa: payload sizes in 4-byte words, comma-separated, 1..2000"
+        + " (default: 1,100,250,500,1000,1500,2000).")
+    String words;
+
+    @Option(names = "--rounds", defaultValue = "10", description = "medusa: measured trips around the ring per point"
+        + " (default: ${DEFAULT-VALUE}; warm-up rounds: --warmup, 2 unless given).")
+    int rounds;
+
+    @Option(names = "--host-ns", defaultValue = "0", description = "medusa: each node's host reaction time in virtual"
+        + " ns, receive interrupt to passing the message on (default: ${DEFAULT-VALUE} = host software not modelled).")
+    long hostNanos;
+
+    @Option(names = "--throughput", description = "medusa: run the throughput test instead (as `nic throughput`).")
+    boolean throughput;
+
+    @Option(names = "--messages", defaultValue = "400", description = "medusa --throughput: messages per point"
+        + " (default: ${DEFAULT-VALUE}).")
+    int messages;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec commandSpec;
+
+    private boolean given(String option) {
+        return commandSpec != null && commandSpec.commandLine().getParseResult().hasMatchedOption(option);
+    }
+
+    private Integer callMedusa() {
+        if (given("--mode") && !Engines.parseMode(mode).equals(EngineMode.VIRTUAL)) {
+            throw new IllegalArgumentException("--card medusa runs the paper's ring experiments in virtual time only;"
+                + " drop --mode or use --mode virtual");
+        }
+        for (String o : List.of("--size", "--count", "--backend", "--driver", "--idle")) {
+            if (given(o)) {
+                throw new IllegalArgumentException(o + " does not apply to --card medusa (use --nodes, --words,"
+                    + " --rounds, --warmup, --host-ns, --throughput, --messages, --seed)");
+            }
+        }
+        String n = nodes == null ? MedusaRingCli.DEFAULT_NODES : nodes;
+        if (throughput) {
+            if (given("--host-ns")) {
+                throw new IllegalArgumentException("--host-ns applies to the latency test, not --throughput");
+            }
+            return MedusaRingCli.throughput(System.out, n, words, messages, seed);
+        }
+        return MedusaRingCli.latency(System.out, n, words, given("--warmup") ? warmup : 2, rounds, seed, hostNanos);
+    }
+
     static final class CardNames implements Iterable<String> {
         @Override
         public java.util.Iterator<String> iterator() {
@@ -97,6 +152,14 @@ final class PingPongCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if ("medusa".equals(card)) {
+            return callMedusa();
+        }
+        for (String o : List.of("--nodes", "--words", "--rounds", "--throughput", "--messages", "--host-ns")) {
+            if (given(o)) {
+                throw new IllegalArgumentException(o + " applies to --card medusa only");
+            }
+        }
         PrintStream out = System.out;
         if ("sba200".equals(card)) {
             // U-Net over ATM: a size sweep in virtual time beside the paper's Figure 3, then the real-time cost.

@@ -1,0 +1,63 @@
+package io.nicbridge.bench.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class MedusaCommandsTest {
+    @Test
+    void pingpongPrintsTheLatencyTableBesideTable1AndTheSlopeCheck() {
+        PingPongCommandTest.Run r = PingPongCommandTest.run("pingpong", "--card", "medusa", "--nodes", "2,4",
+            "--words", "1,1000,2000", "--rounds", "2", "--warmup", "1");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("check P=2: least-squares slope"), r.out());
+        assertTrue(r.out().contains("check P=4: least-squares slope"), r.out());
+        assertTrue(r.out().contains("100 Mb/s: OK"), r.out());
+        assertTrue(r.out().contains("  84.9"), "paper Table 1 quoted: " + r.out());
+        assertTrue(r.out().contains("Our model: FDDI ring of exactly P stations"), r.out());
+    }
+
+    @Test
+    void aHostReactionTimeMakesNodesWaitForTheTokenToComeRound() {
+        PingPongCommandTest.Run r = PingPongCommandTest.run("pingpong", "--card", "medusa", "--nodes", "2,8",
+            "--words", "1,2000", "--rounds", "3", "--warmup", "1", "--host-ns", "50000");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("host reaction time 50.000 us per node"), r.out());
+        assertTrue(r.out().contains("check P=8: least-squares slope 10.0000 ns/bit"), r.out());
+        r = PingPongCommandTest.run("pingpong", "--card", "medusa", "--throughput", "--host-ns", "5");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("--host-ns applies to the latency test"), r.err());
+    }
+
+    @Test
+    void throughputModeApproachesOneHundredMegabitsBesideTable2() {
+        PingPongCommandTest.Run r = PingPongCommandTest.run("throughput", "--card", "medusa", "--nodes", "2",
+            "--words", "1,2000", "--messages", "60");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("check P=2: 2000-word frames carry"), r.out());
+        assertTrue(r.out().contains("97.70"), "paper Table 2 quoted: " + r.out());
+        PingPongCommandTest.Run same = PingPongCommandTest.run("pingpong", "--card", "medusa", "--throughput",
+            "--nodes", "2", "--words", "1,2000", "--messages", "60");
+        assertEquals(r.out(), same.out(), "pingpong --throughput is the same test");
+    }
+
+    @Test
+    void badInputIsOneLineAndExitTwo() {
+        PingPongCommandTest.Run r = PingPongCommandTest.run("pingpong", "--card", "medusa", "--nodes", "1");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("--nodes: 1 is outside [2, 64]"), r.err());
+        r = PingPongCommandTest.run("pingpong", "--card", "medusa", "--mode", "threaded");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("virtual time only"), r.err());
+        r = PingPongCommandTest.run("pingpong", "--card", "medusa", "--size", "100");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("--size does not apply to --card medusa"), r.err());
+        r = PingPongCommandTest.run("pingpong", "--card", "dec21140", "--nodes", "4");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("--nodes applies to --card medusa only"), r.err());
+        r = PingPongCommandTest.run("throughput", "--card", "dec21140");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("supported: medusa"), r.err());
+    }
+}
