@@ -67,7 +67,7 @@ public class MedusaDriverBench {
         b = world.drivers().get(1);
         macA = a.stationAddress();
         macB = b.stationAddress();
-        pioA = MedusaRingWorld.pio(world.cards().get(0).bufferRam());
+        pioA = world.cards().get(0);
         regsA = world.cards().get(0).registers();
         header = MemorySegment.ofArray(new byte[35]);
         payload = MemorySegment.ofArray(new byte[size]);

@@ -2,14 +2,12 @@ package io.nicbridge.bench.medusa;
 
 import io.nicbridge.bridge.driver.medusa.MedusaConfig;
 import io.nicbridge.bridge.driver.medusa.MedusaDriver;
-import io.nicbridge.bridge.driver.medusa.MedusaPio;
 import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.fddi.FddiRing;
-import io.nicbridge.sim.medusa.MedusaBufferRam;
 import io.nicbridge.sim.medusa.MedusaCard;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -51,7 +49,7 @@ public final class MedusaRingWorld implements AutoCloseable {
                     .receiveBuffers(receiveBuffers).longFrames(true)
                     .interruptMode(interrupt ? MedusaConfig.InterruptMode.INTERRUPT : MedusaConfig.InterruptMode.POLLING)
                     .build();
-                drivers.add(MedusaDriver.open(card, pio(card.bufferRam()), config));
+                drivers.add(MedusaDriver.open(card, config));
             }
             if (engine.timeBase() instanceof VirtualTimeBase v) {
                 v.runUntilIdle(); // ring claim: TTRT settles before any experiment
@@ -60,26 +58,6 @@ public final class MedusaRingWorld implements AutoCloseable {
             close();
             throw e;
         }
-    }
-
-    /** The card's PIO path (buffer RAM with its checksum accumulator) as the driver's {@link MedusaPio}. */
-    public static MedusaPio pio(MedusaBufferRam ram) {
-        return new MedusaPio() {
-            @Override
-            public void copyToCard(MemorySegment src, long srcOffset, int windowOffset, int length) {
-                ram.write(windowOffset, src, srcOffset, length);
-            }
-
-            @Override
-            public void copyFromCard(int windowOffset, MemorySegment dst, long dstOffset, int length) {
-                ram.read(windowOffset, dst, dstOffset, length);
-            }
-
-            @Override
-            public void putByte(int windowOffset, byte value) {
-                ram.writeByte(windowOffset, value & 0xFF);
-            }
-        };
     }
 
     public List<MedusaDriver> drivers() {

@@ -60,7 +60,7 @@ class PingPongCommandTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "--card|medusa|unknown card 'medusa'",
+        "--card|tokenring|unknown card 'tokenring'",
         "--mode|warp|unknown engine mode 'warp'",
         "--size|59|--size must be 60..1514",
         "--size|1515|--size must be 60..1514",

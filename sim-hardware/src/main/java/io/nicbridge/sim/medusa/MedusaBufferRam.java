@@ -1,5 +1,6 @@
 package io.nicbridge.sim.medusa;
 
+import io.nicbridge.bridge.driver.medusa.MedusaPio;
 import io.nicbridge.contract.Medusa;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -33,7 +34,7 @@ import java.nio.ByteOrder;
  * it is meant for one host thread at a time (plain field, no atomics on the hot path); concurrent copies mix
  * their sums. Allocation-free.
  */
-public final class MedusaBufferRam {
+public final class MedusaBufferRam implements MedusaPio {
     /** Bytes of buffer RAM. */
     public static final int SIZE = Medusa.BUF_RAM_SIZE;
 
@@ -218,5 +219,24 @@ public final class MedusaBufferRam {
     @Override
     public String toString() {
         return "MedusaBufferRam[1 MiB, PIO checksum 0x" + Integer.toHexString(checksum()) + "]";
+    }
+
+    // ------------------------------------------------------------------ the driver's PIO path (MedusaPio)
+
+    /** The driver's single copy into buffer RAM: {@link #write}, summed into PIO_CKSUM. */
+    @Override
+    public void copyToCard(MemorySegment src, long srcOffset, int windowOffset, int length) {
+        write(windowOffset, src, srcOffset, length);
+    }
+
+    /** The driver's copy out of buffer RAM: {@link #read}, summed into PIO_CKSUM. */
+    @Override
+    public void copyFromCard(int windowOffset, MemorySegment dst, long dstOffset, int length) {
+        read(windowOffset, dst, dstOffset, length);
+    }
+
+    @Override
+    public void putByte(int windowOffset, byte value) {
+        writeByte(windowOffset, value & 0xFF);
     }
 }

@@ -1,10 +1,12 @@
 package io.nicbridge.sim.medusa;
 
+import io.nicbridge.bridge.driver.medusa.MedusaPio;
 import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.bridge.spi.InterruptLine;
+import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -16,7 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>The Medusa has no bus-master DMA (the host copies by PIO), so {@link #dma()} is an empty {@link DmaSpace}
  * the card never uses: a driver has nothing to register there.
  */
-public final class MedusaCard implements Card {
+public final class MedusaCard implements Card, MedusaPio {
     private final DeviceSpec spec;
     private final MedusaModel model;
     private final DmaSpace noDma;
@@ -80,5 +82,22 @@ public final class MedusaCard implements Card {
     @Override
     public String toString() {
         return "MedusaCard[" + name() + ", " + spec + "]";
+    }
+
+    // The card offers its PIO path directly, so MedusaDriver.open(card, config) finds it.
+
+    @Override
+    public void copyToCard(MemorySegment src, long srcOffset, int windowOffset, int length) {
+        bufferRam().copyToCard(src, srcOffset, windowOffset, length);
+    }
+
+    @Override
+    public void copyFromCard(int windowOffset, MemorySegment dst, long dstOffset, int length) {
+        bufferRam().copyFromCard(windowOffset, dst, dstOffset, length);
+    }
+
+    @Override
+    public void putByte(int windowOffset, byte value) {
+        bufferRam().putByte(windowOffset, value);
     }
 }
