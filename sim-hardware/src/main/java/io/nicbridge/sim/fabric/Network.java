@@ -1024,16 +1024,56 @@ public final class Network {
         int cb = ivc * maxCand;
         int count = vcCandN[ivc];
         int clsBase = pCls[pkt] * vcsPerClass;
-        int width = subclasses == 2 ? vcsPerClass >> 1 : vcsPerClass;
-        for (int c = 0; c < count; c++) {
-            int go = vcCandPort[cb + c];
-            int lo = (go << vcShift) + clsBase + (subclasses == 2 ? vcCandSub[cb + c] * width : 0);
-            for (int o = lo; o < lo + width; o++) {
-                if (!ovcBusy[o] && (!cutThrough || credits[o] >= len)) {
-                    ovcBusy[o] = true;
-                    vcOutVc[ivc] = o;
+        if (subclasses != 2) {
+            for (int c = 0; c < count; c++) {
+                if (grantFree(ivc, (vcCandPort[cb + c] << vcShift) + clsBase, vcsPerClass, len)) {
                     return true;
                 }
+            }
+            return false;
+        }
+        int width = vcsPerClass >> 1;
+        // the half of the VC the packet sits in now (every port has the same class layout)
+        int inHalf = (ivc & vcMask) - clsBase >= width ? 1 : 0;
+        for (int c = 0; c < count; c++) {
+            int portBase = (vcCandPort[cb + c] << vcShift) + clsBase;
+            int halves = halves(vcCandSub[cb + c], inHalf);
+            for (int i = 0; i < 2; i++) {
+                int h = (halves >> (4 * i)) & 0xF;
+                if (h > 1) {
+                    break;
+                }
+                if (grantFree(ivc, portBase + h * width, width, len)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The dateline halves a route's half code allows, in preference order, packed as nibbles (first half in bits
+     * 0-3, second in bits 4-7, 0xF = none). Without dateline halves every code is "half 0" = the whole class.
+     */
+    private static int halves(int sub, int inHalf) {
+        return switch (sub) {
+            case 0 -> 0xF0;
+            case 1 -> 0xF1;
+            case Topology.EITHER_HALF -> 0x10;
+            case Topology.EITHER_PREFER_1 -> 0x01;
+            case Topology.UPWARD_PREFER_0 -> inHalf == 0 ? 0x10 : 0xF1;
+            case Topology.UPWARD_PREFER_1 -> inHalf == 0 ? 0x01 : 0xF1;
+            default -> throw new IllegalStateException("unknown dateline half code " + sub);
+        };
+    }
+
+    /** Grants {@code ivc} the first free output VC of {@code [lo, lo + width)}; cut-through also needs credits. */
+    private boolean grantFree(int ivc, int lo, int width, int len) {
+        for (int o = lo; o < lo + width; o++) {
+            if (!ovcBusy[o] && (!cutThrough || credits[o] >= len)) {
+                ovcBusy[o] = true;
+                vcOutVc[ivc] = o;
+                return true;
             }
         }
         return false;
