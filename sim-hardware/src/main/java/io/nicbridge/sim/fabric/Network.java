@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * per VC in round-robin order, until the port has moved one flit:
  * <ol>
  *   <li>route computation for a head at the front of an idle VC ({@link Topology#route});</li>
- *   <li>VC allocation: the first candidate output with a free VC of the packet's class (and dateline half);
+ *   <li>VC allocation: the first candidate output with a free VC of the packet's class (on tori, in the dateline
+ *       halves the route allows, in its order of preference: see {@link KaryNCube});
  *       cut-through and store-and-forward also need credits for the whole packet, store-and-forward also needs
  *       the tail to be present;</li>
  *   <li>switch traversal if the output VC has a credit and the output port is free this cycle (one flit per
