@@ -1025,14 +1025,21 @@ public final class Network {
         int cb = ivc * maxCand;
         int count = vcCandN[ivc];
         int clsBase = pCls[pkt] * vcsPerClass;
-        if (subclasses != 2) {
-            for (int c = 0; c < count; c++) {
-                if (grantFree(ivc, (vcCandPort[cb + c] << vcShift) + clsBase, vcsPerClass, len)) {
-                    return true;
-                }
-            }
-            return false;
+        if (subclasses == 2) {
+            return allocateDatelineVc(ivc, clsBase, len);
         }
+        for (int c = 0; c < count; c++) {
+            if (grantFree(ivc, (vcCandPort[cb + c] << vcShift) + clsBase, vcsPerClass, len)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** VC allocation on a torus: only in the dateline halves each candidate allows, in its order of preference. */
+    private boolean allocateDatelineVc(int ivc, int clsBase, int len) {
+        int cb = ivc * maxCand;
+        int count = vcCandN[ivc];
         int width = vcsPerClass >> 1;
         // the half of the VC the packet sits in now (every port has the same class layout)
         int inHalf = (ivc & vcMask) - clsBase >= width ? 1 : 0;
