@@ -27,6 +27,17 @@ import org.slf4j.LoggerFactory;
  * Zero-load latency is {@code hops * (routerDelay + linkLatency) + linkLatency + (flits - 1) * cyclesPerFlit}
  * (NI injection link included; ejection consumes one flit per cycle per ejection link).
  *
+ * <h2>Known limitation: time-rotating input priority</h2>
+ * The input scan starts at {@code rrIn[r]}, which advances by one every cycle whatever was granted. On periodic
+ * traffic that priority can phase-lock with packet timing so one input always wins a freed output VC: on an
+ * 8-node ring (torus k=8, n=1, 2 VCs per class, 3-flit buffers, 4-flit packets) under tornado at full load,
+ * destinations 0-4 receive nothing in 50,000 cycles while 5-7 get exactly 1/2, 1/6 and 1/3 flit/cycle (the
+ * network drains when the load stops, so it is starvation, not deadlock). Moving the pointer past the first
+ * input that moved a flit (a grant-based round-robin arbiter) serves every flow there (worst 0.085) and keeps the
+ * 8x8 torus's uniform saturation, but it also makes the mesh's bit-complement min-accepted collapse milder
+ * than {@code DeterministicRoutingCollapseTest} asserts (0.131 at load 1.0 vs a 0.1875 peak), and it changes
+ * every published figure, so it is left as a deliberate follow-up rather than slipped in with the dateline fix.
+ *
  * <h2>Data layout</h2>
  * Struct-of-arrays, no per-flit objects. Global input index {@code gi}: router inputs {@code r * P + p}, then
  * ejection sinks; global output index {@code go}: router outputs {@code r * P + p}, then NI injection links.

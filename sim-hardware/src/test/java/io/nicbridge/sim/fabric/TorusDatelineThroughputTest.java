@@ -79,6 +79,31 @@ class TorusDatelineThroughputTest {
         assertTrue(ring[0] > 0.02 && ring[0] > 0.1 * ring[1], "ring tornado: no flow starves, min " + ring[0] + " avg " + ring[1]);
     }
 
+    /**
+     * Halves may only rise along a ring: letting a non-crossing packet fall back from half 1 to half 0 closes the
+     * ring's dependency cycle again, and this ring (tornado, 2-flit buffers) then locks up within a few thousand
+     * cycles.
+     */
+    @Test
+    void ringTornadoWithSharedHalvesKeepsDeliveringAndDrains() {
+        int[] p = new int[8];
+        for (int s = 0; s < 8; s++) {
+            p[s] = (s + 3) % 8;
+        }
+        Network net = new Network(Topologies.torus(8), FabricConfig.defaults().withVcsPerClass(2)
+            .withBufferDepth(2), 3);
+        TestLoad[] loads = TestLoad.attachAll(net, 1.0, 4, p, 4);
+        long last = 0;
+        for (int w = 0; w < 10; w++) {
+            net.run(3_000);
+            assertTrue(net.flitsEjected() > last, "no flit ejected in window " + w + ": deadlock");
+            last = net.flitsEjected();
+        }
+        TestLoad.stopAll(loads);
+        assertTrue(net.drain(100_000), "did not drain after the load stopped");
+        assertEquals(net.packetsInjected(), net.packetsDelivered());
+    }
+
     @Test
     void tiesSplitByParityAndDatelineHalvesFollowTheCrossing() {
         KaryNCube t = Topologies.torus(8);
