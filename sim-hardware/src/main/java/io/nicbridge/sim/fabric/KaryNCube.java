@@ -12,9 +12,36 @@ import java.util.SplittableRandom;
  * output port 1+2d of r  -->  input port 2+2d of r's +d neighbour (the port that faces back to r)
  * </pre>
  *
- * Routing: dimension order (lowest dimension first); on a torus the minimal direction, ties (distance k/2) going
- * +. Tori use dateline VC halves: a packet uses half 0 in a dimension until it crosses that dimension's wrap link
- * and half 1 from the crossing hop on, which breaks the ring's cyclic channel dependency. With
+ * Routing: dimension order (lowest dimension first); on a torus the minimal direction, ties (distance k/2) split
+ * by the parity of the coordinate where the packet enters the ring (even +, odd -), so tie traffic loads both
+ * directions equally and uniform traffic meets the 8/k channel-load bound.
+ *
+ * <h2>Dateline VC halves</h2>
+ * Tori split each message class's VCs into halves to break each ring's cyclic channel dependency. Per ring
+ * (dimension) a packet either crosses the wrap link (the dateline) or never does:
+ * <pre>
+ * crossing packet:      half 0 up to the wrap link, either half on it, half 1 after it
+ * non-crossing packet:  either half, never from half 1 back to half 0 while it stays in the ring; it tries
+ *                       first the half no crossing packet can use on that link: with minimal routes
+ *                       (distance <= k/2) going +, links from c < k/2 carry only post-crossing packets
+ *                       (half 1) and links from c >= k/2 only pre-crossing ones (half 0); mirrored going -
+ * </pre>
+ * Deadlock freedom: half 0 never holds a channel after the wrap link of a crossing packet and half 1 never
+ * leads into the wrap link (a packet on a half-1 channel before the wrap is non-crossing and leaves the ring
+ * before it); halves only rise along a ring and dimensions are taken in order, so the channel dependency graph
+ * is acyclic.
+ *
+ * <p>Root cause of an earlier anomaly (8x8 torus, 2 VCs per class, 4-flit buffers: uniform saturation 0.34
+ * flits/node/cycle, below the 8x8 mesh's 0.375 although its channel-load bound is twice the mesh's; tornado
+ * nodes starving to 0): (1) non-crossing packets were confined to half 0 and the wrap link and ejection to one
+ * half, so with 2 VCs per class every worm had exactly one VC per hop - a single wormhole lane with head-of-line
+ * blocking behind every stalled worm, while the mesh's packets could pick either of 2 VCs; (2) ties at distance
+ * k/2 all went +, loading + channels with 10/8 of the tie-free share (uniform bound 0.8 instead of 1.0 on 8x8).
+ * Remaining limitation: with one VC per half, crossing flows still have a single VC where they meet
+ * non-crossing flows, and round-robin allocation favours flows that merge less often (the parking-lot effect),
+ * so tornado's worst node gets about a sixth of the average; 4 VCs per class make it fair.
+ *
+ * <p>With
  * {@code adaptive} the route offers the dimension-order port first and every other productive port after it
  * ("any productive channel", as the idempotent-messaging paper's grids); accepted only in drop mode.
  */
@@ -127,9 +154,30 @@ public final class KaryNCube extends Topology {
                 if (delta < 0) {
                     delta += k;
                 }
-                plus = 2 * delta <= k;
+                // Ties (distance k/2) can only occur at the router where the packet enters this ring (after one
+                // hop the distance is k/2 - 1), so deciding them by that router's coordinate parity is consistent
+                // along the route and splits tie traffic evenly over + and -; always going + put 1/k of the
+                // traffic on + channels only, lowering the uniform channel-load bound from 8/k to 6.4/k.
+                plus = 2 * delta < k || (2 * delta == k && (c & 1) == 0);
                 int s = coordinates[src * dims + d];
-                sub = plus ? (c < s || c == k - 1 ? 1 : 0) : (c > s || c == 0 ? 1 : 0);
+                boolean crossed = plus ? c < s : c > s;
+                boolean crossesHere = plus ? c == k - 1 : c == 0;
+                boolean willCross = plus ? t < c : t > c;
+                if (crossesHere) {
+                    sub = EITHER_HALF; // only crossing packets use the wrap link: both halves
+                } else if (crossed) {
+                    sub = 1;
+                } else if (willCross) {
+                    sub = 0;
+                } else {
+                    // never crosses: either half, preferring the one no crossing packet uses on this link, and
+                    // never falling from half 1 to half 0 while it continues along the ring
+                    boolean preferZero = plus ? 2 * c < k : 2 * c >= k;
+                    boolean continuing = inPort == (plus ? 2 + 2 * d : 1 + 2 * d);
+                    sub = continuing
+                        ? (preferZero ? UPWARD_PREFER_0 : UPWARD_PREFER_1)
+                        : (preferZero ? EITHER_HALF : EITHER_PREFER_1);
+                }
             } else {
                 plus = t > c;
             }
@@ -142,7 +190,8 @@ public final class KaryNCube extends Topology {
         }
         if (count == 0) {
             outPorts[0] = 0;
-            outSubclass[0] = 0;
+            // the NI sink always drains, so ejection needs no dateline split: every VC of the class
+            outSubclass[0] = torus ? EITHER_HALF : 0;
             return 1;
         }
         return count;

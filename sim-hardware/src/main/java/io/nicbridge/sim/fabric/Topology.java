@@ -105,13 +105,27 @@ public abstract class Topology {
 
     /**
      * Routing function for a head flit at input port {@code inPort} of {@code router}. Writes candidate output
-     * ports in preference order into {@code outPorts} and each candidate's dateline VC half (0 or 1; ignored
-     * unless {@link #vcSubclasses()} is 2) into {@code outSubclass}; returns the number of candidates (>= 1, at
+     * ports in preference order into {@code outPorts} and each candidate's dateline VC half (0, 1,
+     * or one of the "either half" codes {@link #EITHER_HALF}, {@link #EITHER_PREFER_1}, {@link #UPWARD_PREFER_0},
+     * {@link #UPWARD_PREFER_1}; ignored unless {@link #vcSubclasses()} is 2) into
+     * {@code outSubclass}; returns the number of candidates (>= 1, at
      * most {@link #maxCandidates()}). An ejection port is a candidate like any other. {@code random} is the
      * network's generator: draw from it only when the route is random, so runs stay deterministic.
      */
     public abstract int route(int router, int inPort, int src, int dst, SplittableRandom random, int[] outPorts,
                               int[] outSubclass);
+
+    /** Dateline half code: any VC of the class, half 0 tried first (ejection, a torus's wrap link). */
+    public static final int EITHER_HALF = 2;
+    /** Dateline half code: any VC of the class, half 1 tried first. */
+    public static final int EITHER_PREFER_1 = 3;
+    /**
+     * Dateline half code: half 0 first, then half 1, but only half 1 if the packet's input VC is in half 1 (it
+     * continues along a ring where halves may only rise, see {@link KaryNCube}).
+     */
+    public static final int UPWARD_PREFER_0 = 4;
+    /** Dateline half code: half 1 first, then half 0 only if the packet's input VC is in half 0. */
+    public static final int UPWARD_PREFER_1 = 5;
 
     /** 2 when each message class is split into dateline halves (tori), else 1. */
     public int vcSubclasses() {

@@ -66,6 +66,18 @@ class FabricInvariantsTest {
         noDeadlock(Topologies.torus(8, 8), FabricConfig.defaults().withVcsPerClass(2).withBufferDepth(2));
     }
 
+    /**
+     * The dateline halves let packets that never cross a ring's wrap link use either half (rising only): odd
+     * radix (no distance ties), 3 dimensions and 1-flit buffers, where an 8-flit worm spans 8 routers and any
+     * cyclic channel dependency would lock up at full load.
+     */
+    @Test
+    void datelineTorusWithSharedHalvesDoesNotDeadlockWithOneFlitBuffers() {
+        noDeadlock(Topologies.torus(7, 7), FabricConfig.defaults().withVcsPerClass(2).withBufferDepth(1));
+        noDeadlock(Topologies.torus(4, 4, 4), FabricConfig.defaults().withVcsPerClass(2).withBufferDepth(1));
+        noDeadlock(Topologies.torus(8, 8), FabricConfig.defaults().withVcsPerClass(4).withBufferDepth(1));
+    }
+
     @Test
     void fatTreeDoesNotDeadlockAtFullLoad() {
         noDeadlock(Topologies.fatTree(4, 3), FabricConfig.defaults().withBufferDepth(2));
