@@ -1,22 +1,16 @@
 package io.nicbridge.sim.dec21140;
 
-import io.nicbridge.bridge.memory.DmaSpace;
-import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.DeviceSpec;
-import io.nicbridge.bridge.spi.InterruptLine;
+import io.nicbridge.sim.emu.EmulatedCard;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * An emulated 21140 as the bridge's {@link Card}: the model's CSR window, DMA space and interrupt line, plus the
  * model itself for what only an emulated card has (its counters, its timing model, its SROM image).
  */
-public final class Dec21140Card implements Card {
-    private final DeviceSpec spec;
+public final class Dec21140Card extends EmulatedCard {
     private final Dec21140Model model;
-    private final Runnable release;
-    private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
      * @param spec    the spec the card was opened from
@@ -25,34 +19,9 @@ public final class Dec21140Card implements Card {
      *                model is closed
      */
     public Dec21140Card(DeviceSpec spec, Dec21140Model model, Runnable release) {
-        this.spec = Objects.requireNonNull(spec, "spec");
-        this.model = Objects.requireNonNull(model, "model");
-        this.release = Objects.requireNonNull(release, "release");
-    }
-
-    @Override
-    public String name() {
-        return model.name();
-    }
-
-    @Override
-    public DeviceSpec spec() {
-        return spec;
-    }
-
-    @Override
-    public Registers registers() {
-        return model.registers();
-    }
-
-    @Override
-    public DmaSpace dma() {
-        return model.dma();
-    }
-
-    @Override
-    public InterruptLine interrupt() {
-        return model.interrupt();
+        Objects.requireNonNull(model, "model");
+        super(spec, model.name(), model.registers(), model.dma(), model.interrupt(), release);
+        this.model = model;
     }
 
     public Dec21140Model model() {
@@ -69,15 +38,12 @@ public final class Dec21140Card implements Card {
     }
 
     @Override
-    public void close() {
-        if (closed.compareAndSet(false, true)) {
-            model.close();
-            release.run();
-        }
+    protected void closeModel() {
+        model.close();
     }
 
     @Override
     public String toString() {
-        return "Dec21140Card[" + name() + ", " + spec + "]";
+        return "Dec21140Card[" + name() + ", " + spec() + "]";
     }
 }

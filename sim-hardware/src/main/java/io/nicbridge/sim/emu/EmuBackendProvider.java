@@ -4,10 +4,10 @@ import io.nicbridge.bridge.spi.Availability;
 import io.nicbridge.bridge.spi.BackendProvider;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.DeviceSpec;
-import io.nicbridge.sim.dec21140.Dec21140Card;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;
 import io.nicbridge.sim.engine.IdleStrategy;
+import io.nicbridge.sim.sba200.Sba200Timing;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -42,11 +42,12 @@ import java.util.Set;
 public final class EmuBackendProvider implements BackendProvider {
     public static final String SCHEME = "emu";
     public static final String DEC21140 = "dec21140";
-    /** {@code emu:sba200[?mode=..][&switch=NAME][&ports=N][&name=NAME][&seed=N][&idle=..]}: see {@link #openSba200}. */
+    /** {@code emu:sba200[?mode=..][&switch=NAME][&ports=N][&name=NAME][&seed=N][&idle=..]}: see {@link #sba200Placement}. */
     public static final String SBA200 = "sba200";
     public static final String MEDUSA = "medusa";
     private static final Set<String> SBA200_PARAMS = Set.of("mode", "switch", "ports", "name", "seed", "idle", "card");
     private static final Set<String> PARAMS = Set.of("mode", "wire", "mac", "name", "seed", "idle", "card", "ring");
+    private static final String SBA200_NUMBERS = "seed and ports must be whole numbers";
 
     private static final Object LOCK = new Object();
     private static final Map<String, EmulatedTestbed> DEFAULTS = new HashMap<>();
@@ -82,36 +83,23 @@ public final class EmuBackendProvider implements BackendProvider {
 
     @Override
     public Card open(DeviceSpec spec) {
-        if (SBA200.equals(spec.card())) {
-            return openSba200(spec);
-        }
-        for (String key : spec.params().keySet()) {
-            if (!PARAMS.contains(key)) {
-                throw new IllegalArgumentException("device spec '" + spec + "': backend 'emu' has no parameter '" + key
-                    + "'; it takes " + PARAMS);
-            }
-        }
-        if (!DEC21140.equals(spec.card()) && !MEDUSA.equals(spec.card())) {
-            throw new IllegalArgumentException("device spec '" + spec + "': backend 'emu' builds " + cards()
-                + ", not '" + spec.card() + "'");
-        }
-        String link = MEDUSA.equals(spec.card()) ? "wire" : "ring";
-        if (spec.param(link).isPresent()) {
-            throw new IllegalArgumentException("device spec '" + spec + "': parameter '" + link + "' does not apply to "
-                + spec.card() + (MEDUSA.equals(spec.card()) ? " (a Medusa sits on an FDDI ring: use ring=NAME)"
-                : " (a 21140 sits on an Ethernet segment: use wire=NAME)"));
+        boolean sba200 = SBA200.equals(spec.card());
+        if (sba200) {
+            checkParams(spec, SBA200_PARAMS, " card 'sba200'");
+        } else {
+            checkParams(spec, PARAMS, "");
+            checkCardOnLink(spec);
         }
         EngineMode mode = Engines.parseMode(spec.param("mode", "inline"));
         long seed;
         try {
             seed = Long.parseLong(spec.param("seed", "0"));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("device spec '" + spec + "': seed '" + spec.param("seed", "")
-                + "' is not a whole number");
+            throw new IllegalArgumentException("device spec '" + spec + "': " + (sba200 ? SBA200_NUMBERS
+                : "seed '" + spec.param("seed", "") + "' is not a whole number"));
         }
-        String idleText = spec.param("idle", "backoff");
-        IdleStrategy idle = IdleStrategy.parse(idleText);
-        String wireName = spec.param("wire", "ether0");
+        IdleStrategy idle = IdleStrategy.parse(spec.param("idle", "backoff"));
+        Placement placement = sba200 ? sba200Placement(spec) : linkPlacement(spec);
         String key = Engines.modeName(mode) + "/" + (mode == EngineMode.VIRTUAL ? seed : 0) + "/"
             + (mode == EngineMode.THREADED ? idle.describe() : "-");
         synchronized (LOCK) {
@@ -122,20 +110,14 @@ public final class EmuBackendProvider implements BackendProvider {
                 NUMBERS.put(bed, 0);
             }
             int number = NUMBERS.merge(bed, 1, Integer::sum);
-            boolean medusa = MEDUSA.equals(spec.card());
             String name = spec.param("name", spec.card() + "#" + (number - 1));
-            byte[] mac = spec.param("mac").map(EmulatedTestbed::parseMac)
-                .orElse(new byte[] {0x02, 0, 0, 0, 0, (byte) number});
             EmulatedTestbed owner = bed;
             Card[] self = new Card[1];
             Card card;
             try {
-                card = medusa
-                    ? bed.medusa(name, bed.fddiRing(spec.param("ring", "fddi0")), mac, spec,
-                        () -> released(owner, key, self[0]))
-                    : bed.dec21140(name, bed.ethernet(wireName), mac, bed.cardTiming(), spec,
-                        () -> released(owner, key, self[0]));
+                card = placement.open(bed, name, number, () -> released(owner, key, self[0]));
             } catch (RuntimeException e) {
+                // The card that would have kept a fresh default testbed alive never came: do not leave it behind.
                 if (OPEN_CARDS.getOrDefault(bed, 0) == 0) {
                     closeDefault(bed, key);
                 }
@@ -149,58 +131,76 @@ public final class EmuBackendProvider implements BackendProvider {
     }
 
     /**
+     * What differs between the cards once a spec is validated: how the card is put into its default testbed.
+     * Each card kind builds one from its own parameters before the testbed lock is taken.
+     */
+    @FunctionalInterface
+    private interface Placement {
+        /**
+         * @param number  the card's number in {@code bed}, from 1 (the default MAC's last byte)
+         * @param release what closing the card must also run (the default-testbed bookkeeping)
+         */
+        Card open(EmulatedTestbed bed, String name, int number, Runnable release);
+    }
+
+    private static void checkParams(DeviceSpec spec, Set<String> allowed, String which) {
+        for (String key : spec.params().keySet()) {
+            if (!allowed.contains(key)) {
+                throw new IllegalArgumentException("device spec '" + spec + "': backend 'emu'" + which
+                    + " has no parameter '" + key + "'; it takes " + allowed);
+            }
+        }
+    }
+
+    /** A 21140 or a Medusa, and without the other's link parameter. */
+    private void checkCardOnLink(DeviceSpec spec) {
+        if (!DEC21140.equals(spec.card()) && !MEDUSA.equals(spec.card())) {
+            throw new IllegalArgumentException("device spec '" + spec + "': backend 'emu' builds " + cards()
+                + ", not '" + spec.card() + "'");
+        }
+        String link = MEDUSA.equals(spec.card()) ? "wire" : "ring";
+        if (spec.param(link).isPresent()) {
+            throw new IllegalArgumentException("device spec '" + spec + "': parameter '" + link + "' does not apply to "
+                + spec.card() + (MEDUSA.equals(spec.card()) ? " (a Medusa sits on an FDDI ring: use ring=NAME)"
+                : " (a 21140 sits on an Ethernet segment: use wire=NAME)"));
+        }
+    }
+
+    /** A 21140 on Ethernet segment {@code wire} or a Medusa on FDDI ring {@code ring}, with {@code mac}. */
+    private static Placement linkPlacement(DeviceSpec spec) {
+        // An explicit mac is checked here, before a default testbed is created for the card.
+        Optional<byte[]> mac = spec.param("mac").map(EmulatedTestbed::parseMac);
+        if (MEDUSA.equals(spec.card())) {
+            String ringName = spec.param("ring", "fddi0");
+            return (bed, name, number, release) ->
+                bed.medusa(name, bed.fddiRing(ringName), mac.orElseGet(() -> defaultMac(number)), spec, release);
+        }
+        String wireName = spec.param("wire", "ether0");
+        return (bed, name, number, release) -> bed.dec21140(name, bed.ethernet(wireName),
+            mac.orElseGet(() -> defaultMac(number)), bed.cardTiming(), spec, release);
+    }
+
+    /** {@code 02-00-00-00-00-NN}: locally administered, NN the card's number in its testbed. */
+    private static byte[] defaultMac(int number) {
+        return new byte[] {0x02, 0, 0, 0, 0, (byte) number};
+    }
+
+    /**
      * Opens an emulated SBA-200 with U-Net firmware on the ATM switch {@code switch} (default {@code asx0}, with
      * {@code ports} ports, default 8, when the first card creates it) of the default testbed of (mode, seed, idle),
      * like {@code dec21140} cards share an Ethernet segment. {@code name} defaults to {@code sba200#N}. The card's
      * kernel driver is {@code testbed(card).atm(switch).kernel(card)}.
      */
-    private Card openSba200(DeviceSpec spec) {
-        for (String key : spec.params().keySet()) {
-            if (!SBA200_PARAMS.contains(key)) {
-                throw new IllegalArgumentException("device spec '" + spec + "': backend 'emu' card 'sba200' has no"
-                    + " parameter '" + key + "'; it takes " + SBA200_PARAMS);
-            }
-        }
-        EngineMode mode = Engines.parseMode(spec.param("mode", "inline"));
-        long seed;
+    private static Placement sba200Placement(DeviceSpec spec) {
         int ports;
         try {
-            seed = Long.parseLong(spec.param("seed", "0"));
             ports = Integer.parseInt(spec.param("ports", "8"));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("device spec '" + spec + "': seed and ports must be whole numbers");
+            throw new IllegalArgumentException("device spec '" + spec + "': " + SBA200_NUMBERS);
         }
-        IdleStrategy idle = IdleStrategy.parse(spec.param("idle", "backoff"));
         String switchName = spec.param("switch", "asx0");
-        String key = Engines.modeName(mode) + "/" + (mode == EngineMode.VIRTUAL ? seed : 0) + "/"
-            + (mode == EngineMode.THREADED ? idle.describe() : "-");
-        synchronized (LOCK) {
-            EmulatedTestbed bed = DEFAULTS.get(key);
-            if (bed == null || bed.isClosed()) {
-                bed = EmulatedTestbed.create(mode, seed, idle);
-                DEFAULTS.put(key, bed);
-                NUMBERS.put(bed, 0);
-            }
-            int number = NUMBERS.merge(bed, 1, Integer::sum);
-            String name = spec.param("name", SBA200 + "#" + (number - 1));
-            EmulatedTestbed owner = bed;
-            Card[] self = new Card[1];
-            Card card;
-            try {
-                io.nicbridge.sim.sba200.Sba200Network net = bed.atm(switchName, b -> b.ports(ports));
-                card = net.addCard(name, io.nicbridge.sim.sba200.Sba200Timing.I960_25MHZ, spec,
-                    () -> released(owner, key, self[0]));
-            } catch (RuntimeException e) {
-                if (OPEN_CARDS.getOrDefault(bed, 0) == 0) {
-                    closeDefault(bed, key);
-                }
-                throw e;
-            }
-            self[0] = card;
-            OPEN_CARDS.merge(bed, 1, Integer::sum);
-            CARD_TESTBEDS.put(card, bed);
-            return card;
-        }
+        return (bed, name, number, release) -> bed.atm(switchName, b -> b.ports(ports))
+            .addCard(name, Sba200Timing.I960_25MHZ, spec, release);
     }
 
     /** @return the testbed a card opened by this backend lives in (its engine, time base and wires) */

@@ -2,13 +2,11 @@ package io.nicbridge.sim.medusa;
 
 import io.nicbridge.bridge.driver.medusa.MedusaPio;
 import io.nicbridge.bridge.memory.DmaSpace;
-import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.DeviceSpec;
-import io.nicbridge.bridge.spi.InterruptLine;
+import io.nicbridge.sim.emu.EmulatedCard;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * An emulated Medusa as the bridge's {@link Card}: the 2 MiB window ({@link #registers()}), the interrupt line,
@@ -18,48 +16,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>The Medusa has no bus-master DMA (the host copies by PIO), so {@link #dma()} is an empty {@link DmaSpace}
  * the card never uses: a driver has nothing to register there.
  */
-public final class MedusaCard implements Card, MedusaPio {
-    private final DeviceSpec spec;
+public final class MedusaCard extends EmulatedCard implements MedusaPio {
     private final MedusaModel model;
-    private final DmaSpace noDma;
-    private final Runnable release;
-    private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
      * @param release what else closing the card frees (e.g. the testbed it was opened on); runs once, after the
      *                model is closed
      */
     public MedusaCard(DeviceSpec spec, MedusaModel model, Runnable release) {
-        this.spec = Objects.requireNonNull(spec, "spec");
-        this.model = Objects.requireNonNull(model, "model");
-        this.release = Objects.requireNonNull(release, "release");
-        this.noDma = new DmaSpace(model.name() + ".nodma");
-    }
-
-    @Override
-    public String name() {
-        return model.name();
-    }
-
-    @Override
-    public DeviceSpec spec() {
-        return spec;
-    }
-
-    @Override
-    public Registers registers() {
-        return model.registers();
-    }
-
-    /** Empty: the Medusa does no DMA. */
-    @Override
-    public DmaSpace dma() {
-        return noDma;
-    }
-
-    @Override
-    public InterruptLine interrupt() {
-        return model.interrupt();
+        Objects.requireNonNull(model, "model");
+        super(spec, model.name(), model.registers(), new DmaSpace(model.name() + ".nodma"), model.interrupt(),
+                release);
+        this.model = model;
     }
 
     /** PIO into buffer RAM with the checksum accumulator (raw segment access bypasses it). */
@@ -72,16 +40,13 @@ public final class MedusaCard implements Card, MedusaPio {
     }
 
     @Override
-    public void close() {
-        if (closed.compareAndSet(false, true)) {
-            model.close();
-            release.run();
-        }
+    protected void closeModel() {
+        model.close();
     }
 
     @Override
     public String toString() {
-        return "MedusaCard[" + name() + ", " + spec + "]";
+        return "MedusaCard[" + name() + ", " + spec() + "]";
     }
 
     // The card offers its PIO path directly, so MedusaDriver.open(card, config) finds it.

@@ -3,6 +3,7 @@ package io.nicbridge.sim.dec21140;
 import static io.nicbridge.contract.Dec21140.*;
 
 import io.nicbridge.bridge.regs.Registers;
+import io.nicbridge.sim.testing.ManualVirtualTime;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -26,7 +27,7 @@ final class CardHarness implements AutoCloseable {
 
     final Arena arena = Arena.ofShared();
     final MemorySegment mem = arena.allocate(MEM_BYTES, 4096);
-    final ManualTimeBase time;
+    final ManualVirtualTime time;
     final RecordingPort wire;
     final Dec21140Model card;
     final Registers csr;
@@ -37,7 +38,7 @@ final class CardHarness implements AutoCloseable {
     }
 
     CardHarness(boolean virtual, Dec21140Timing timing) {
-        time = new ManualTimeBase(virtual);
+        time = new ManualVirtualTime(virtual);
         wire = new RecordingPort();
         card = new Dec21140Model("dec21140#test", MAC, time, timing);
         card.connect(card::service, wire);

@@ -3,6 +3,7 @@ package io.nicbridge.sim.dec21140;
 import static io.nicbridge.contract.Dec21140.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.nicbridge.sim.testing.ManualVirtualTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -192,7 +193,7 @@ class Dec21140CsrTest {
 
     @Test
     void fifoOverflowCountsInCsr8Bits27To17() {
-        ManualTimeBase time = new ManualTimeBase(false);
+        ManualVirtualTime time = new ManualVirtualTime(false);
         Dec21140Model card = new Dec21140Model("idle-engine", CardHarness.MAC, time, Dec21140Timing.ZERO);
         card.connect(() -> { }, new RecordingPort()); // an engine that never gets round to servicing the card
         card.registers().write(CSR6, CSR6_MBO | CSR6_SR | CSR6_PR);

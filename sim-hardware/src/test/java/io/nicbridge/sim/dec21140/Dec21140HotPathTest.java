@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.sim.ethernet.WirePort;
+import io.nicbridge.sim.testing.ManualVirtualTime;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
@@ -38,7 +39,7 @@ class Dec21140HotPathTest {
     @Test
     void sendReceiveLoopAllocatesNothing() {
         LoopbackPort port = new LoopbackPort();
-        ManualTimeBase time = new ManualTimeBase(false);
+        ManualVirtualTime time = new ManualVirtualTime(false);
         Dec21140Model card = new Dec21140Model("hot", MAC, time, Dec21140Timing.ZERO);
         port.card = card;
         card.connect(card::service, port);

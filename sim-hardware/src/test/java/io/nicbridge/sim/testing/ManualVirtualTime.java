@@ -6,13 +6,28 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A minimal single-threaded virtual time base for tests of wires and links: timers fire in
- * (deadline, arming order) order when the test calls {@link #runUntilIdle()} or {@link #runUntil}.
+ * A minimal single-threaded virtual time base for tests of wires, links and card models: time moves only when the
+ * test says so, and timers fire in (deadline, arming order) order when the test calls {@link #runUntilIdle()},
+ * {@link #runUntil} or {@link #advance}.
  */
 public final class ManualVirtualTime implements TimeBase {
+    private final boolean virtual;
     private final List<Timer> timers = new ArrayList<>();
     private long now;
     private long armSequence;
+
+    /** A time base that says it is virtual, so models apply their modelled delays. */
+    public ManualVirtualTime() {
+        this(true);
+    }
+
+    /**
+     * @param virtual what {@link #isVirtual()} answers: {@code false} makes a model take its real-time paths (no
+     *                modelled delays) while the test still drives the clock and its timers
+     */
+    public ManualVirtualTime(boolean virtual) {
+        this.virtual = virtual;
+    }
 
     @Override
     public long nanoTime() {
@@ -21,7 +36,7 @@ public final class ManualVirtualTime implements TimeBase {
 
     @Override
     public boolean isVirtual() {
-        return true;
+        return virtual;
     }
 
     @Override
@@ -37,6 +52,22 @@ public final class ManualVirtualTime implements TimeBase {
             throw new IllegalArgumentException("time runs forward: " + time + " < " + now);
         }
         now = time;
+    }
+
+    /**
+     * Advances the clock by {@code nanos}, firing on the way every timer that falls due by then (including timers
+     * armed by the ones fired); the clock ends at exactly {@code now + nanos}.
+     *
+     * @return timers fired
+     */
+    public int advance(long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("time runs forward: advance by " + nanos);
+        }
+        long end = now + nanos;
+        int fired = runUntil(end);
+        now = end;
+        return fired;
     }
 
     /** Fires timers in order until none is armed. @return timers fired */

@@ -7,7 +7,9 @@ import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.bridge.port.PortCounters;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
+import io.nicbridge.bridge.spi.InterruptHandler;
 import io.nicbridge.bridge.spi.InterruptLine;
+import io.nicbridge.bridge.spi.NonReentrantInterruptHandler;
 import io.nicbridge.contract.Medusa;
 import io.nicbridge.contract.MedusaBufStatus;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -121,10 +123,8 @@ public final class MedusaDriver implements FramePort {
     /** Sending thread: FC, DA, SA and the caller's protocol header staged for one PIO copy. */
     private final MemorySegment headerStage = MemorySegment.ofArray(new byte[Medusa.BUF_SIZE]);
     private volatile boolean closed;
-    private final io.nicbridge.bridge.spi.InterruptHandler lineHandler = this::handleInterrupt;
+    private final InterruptHandler lineHandler = new NonReentrantInterruptHandler(this::serviceInterrupt);
     private volatile MedusaInterruptListener listener;
-    private boolean inHandler;
-    private boolean reentered;
 
     /** Runs on each interrupt, in the card's thread, after the driver acknowledged ISR. */
     @FunctionalInterface
@@ -633,27 +633,16 @@ public final class MedusaDriver implements FramePort {
         listener = l;
         line.handler(l == null ? null : lineHandler);
         if (l != null && line.isAsserted()) {
-            handleInterrupt(line); // an edge that came before the handler was installed
+            lineHandler.onInterrupt(line); // an edge that came before the handler was installed
         }
     }
 
-    private void handleInterrupt(InterruptLine ignored) {
-        if (inHandler) {
-            reentered = true; // the listener's own work raised the line again (inline engines): loop, do not nest
-            return;
-        }
-        inHandler = true;
-        try {
-            do {
-                reentered = false;
-                MedusaInterruptListener l = listener;
-                int isr = acknowledge();
-                if (l != null && !closed) {
-                    l.onInterrupt(this, isr);
-                }
-            } while (reentered);
-        } finally {
-            inHandler = false;
+    /** One round of service for {@link NonReentrantInterruptHandler}: acknowledge ISR, then tell the listener. */
+    private void serviceInterrupt() {
+        MedusaInterruptListener l = listener;
+        int isr = acknowledge();
+        if (l != null && !closed) {
+            l.onInterrupt(this, isr);
         }
     }
 

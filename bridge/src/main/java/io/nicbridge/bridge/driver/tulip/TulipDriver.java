@@ -16,6 +16,7 @@ import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.InterruptHandler;
 import io.nicbridge.bridge.spi.InterruptLine;
+import io.nicbridge.bridge.spi.NonReentrantInterruptHandler;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Objects;
@@ -132,10 +133,8 @@ public final class TulipDriver implements FramePort {
     private volatile boolean closed;
 
     // ---- interrupt listener (runs in the card's thread)
-    private final InterruptHandler lineHandler = this::handleInterrupt;
+    private final InterruptHandler lineHandler = new NonReentrantInterruptHandler(this::serviceInterrupt);
     private volatile TulipInterruptListener listener;
-    private boolean inHandler;
-    private boolean reentered;
 
     /** Called on each interrupt (low-to-high edge of the card's line), after the driver acknowledged CSR5. */
     @FunctionalInterface
@@ -674,27 +673,16 @@ public final class TulipDriver implements FramePort {
         listener = l;
         line.handler(l == null ? null : lineHandler);
         if (l != null && line.isAsserted()) {
-            handleInterrupt(line); // an edge that came before the handler was installed
+            lineHandler.onInterrupt(line); // an edge that came before the handler was installed
         }
     }
 
-    private void handleInterrupt(InterruptLine ignored) {
-        if (inHandler) {
-            reentered = true; // the listener's own work raised the line again (inline engines): loop, do not nest
-            return;
-        }
-        inHandler = true;
-        try {
-            do {
-                reentered = false;
-                TulipInterruptListener l = listener;
-                int csr5 = acknowledge();
-                if (l != null && !closed) {
-                    l.onInterrupt(this, csr5);
-                }
-            } while (reentered);
-        } finally {
-            inHandler = false;
+    /** One round of service for {@link NonReentrantInterruptHandler}: acknowledge CSR5, then tell the listener. */
+    private void serviceInterrupt() {
+        TulipInterruptListener l = listener;
+        int csr5 = acknowledge();
+        if (l != null && !closed) {
+            l.onInterrupt(this, csr5);
         }
     }
 
