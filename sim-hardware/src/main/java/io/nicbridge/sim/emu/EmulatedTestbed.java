@@ -176,7 +176,7 @@ public final class EmulatedTestbed implements AutoCloseable {
         checkOpen();
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(wire, "wire");
-        if (cards.containsKey(name)) {
+        if (cards.containsKey(name) || medusaCards.containsKey(name)) {
             throw new IllegalArgumentException("testbed already has a card named '" + name + "'");
         }
         Dec21140Model model = new Dec21140Model(name, macAddress, engine.timeBase(), virtualTiming);
