@@ -135,11 +135,18 @@ class MedusaDriverOnEmulatedCardTest {
             MemorySegment p = MemorySegment.ofArray(new byte[256]);
             MemorySegment hdr = MemorySegment.ofArray(new byte[35]);
             int idle = 0;
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
             for (int i = 0; i < frames; i++) {
                 p.set(JAVA_BYTE, 0, (byte) i);
                 // A careful sender: at most a window of 48 frames (of B's 64 receive buffers) not yet consumed, so
                 // the card never drops for want of a buffer.
                 while (i - got.get() >= 48 || a.send(b.stationAddress(), 0x54, hdr, 0, 35, p, 0, 256) == FramePort.NONE) {
+                    // The receiver stops on a gap, a reordered frame or a 5 s silence: fail here rather than wait
+                    // forever for a window that will never open again.
+                    if (!rx.isAlive() || System.nanoTime() > deadline) {
+                        fail("receiver stopped after " + got.get() + " of " + frames + " frames while frame " + i
+                            + " waited to be sent (" + b.statistics() + ")");
+                    }
                     idle = idle < 100 ? idle + 1 : idle;
                     if (idle < 100) {
                         Thread.onSpinWait();
