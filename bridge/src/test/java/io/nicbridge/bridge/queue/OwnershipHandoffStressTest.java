@@ -91,91 +91,18 @@ class OwnershipHandoffStressTest {
         return mix(seq ^ 0x5A5A_5A5A) & ~TDES0_OWN; // RDES0_OWN is the same bit
     }
 
-    @Test
-    void dec21140TransmitRingHostPostsCardWalksAndReturns() throws InterruptedException {
-        int count = 64;
-        int dsl = 2;
-        MemorySegment mem = arena.allocate((long) count * stride(dsl), 64);
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(mem, RING_BUS, count, dsl, Direction.TRANSMIT, ListMode.RING);
-        DmaSpace dma = new DmaSpace("21140");
-        dma.registerAt("ring", mem, RING_BUS);
-        Dec21140DescriptorWalker walker = new Dec21140DescriptorWalker(dma);
-        walker.setSkipLength(dsl);
-        walker.setListBase(RING_BUS);
-
-        Runnable host = () -> {
+    /**
+     * The host side of a one-descriptor-per-frame 21140 stress run: posts entries 0..N-1 through {@code tryPost}
+     * (false = ring full, try again) and reclaims each, checking the status the card wrote; backs off when idle.
+     */
+    private Runnable hostPostsAndReclaims(Dec21140DescriptorRing ring, java.util.function.IntPredicate tryPost) {
+        return () -> {
             Backoff backoff = new Backoff();
             int posted = 0;
             int reclaimed = 0;
             while (reclaimed < N && !failed()) {
                 boolean progress = false;
-                if (posted < N) {
-                    int sum = mix(posted);
-                    if (ring.transmit(posted, posted & TDES1_TBS1_MASK, sum >>> 1, 1 + (sum & 0x3FF),
-                            (posted & 15) == 0 ? TDES1_IC : 0) >= 0) {
-                        posted++;
-                        progress = true;
-                    }
-                }
-                int i = ring.reclaim();
-                if (i >= 0) {
-                    check(ring.status(i) == cardStatus(reclaimed), "status written by the card", reclaimed);
-                    reclaimed++;
-                    progress = true;
-                }
-                if (progress) {
-                    backoff.reset();
-                } else {
-                    backoff.idle();
-                }
-            }
-        };
-        Runnable card = () -> {
-            Backoff backoff = new Backoff();
-            int seq = 0;
-            while (seq < N && !failed()) {
-                int f = walker.fetch();
-                if (f == Dec21140DescriptorWalker.FETCH_HOST_OWNED) {
-                    backoff.idle();
-                    continue;
-                }
-                backoff.reset();
-                check(f == Dec21140DescriptorWalker.FETCH_CARD_OWNED, "bus error", seq);
-                int sum = mix(seq);
-                check(walker.buffer1Address() == seq, "buffer 1 address", seq);
-                check(walker.buffer1Size() == (seq & TDES1_TBS1_MASK), "buffer 1 size", seq);
-                check(walker.buffer2Address() == (sum >>> 1), "buffer 2 address (checksum)", seq);
-                check(walker.buffer2Size() == 1 + (sum & 0x3FF), "buffer 2 size", seq);
-                check((walker.control() & (TDES1_FS | TDES1_LS)) == (TDES1_FS | TDES1_LS), "FS|LS", seq);
-                check(((walker.control() & TDES1_IC) != 0) == ((seq & 15) == 0), "IC", seq);
-                walker.complete(cardStatus(seq));
-                walker.advance();
-                seq++;
-            }
-        };
-        runPair("dec21140-tx-ring", host, card);
-        assertEquals(N, walker.completed());
-        assertEquals(N, ring.reclaimedDescriptors());
-    }
-
-    @Test
-    void dec21140ReceiveChainHostArmsCardFillsAndReturns() throws InterruptedException {
-        int count = 32;
-        MemorySegment mem = arena.allocate((long) count * DESC_SIZE, 64);
-        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(mem, RING_BUS, count, 0, Direction.RECEIVE,
-                ListMode.CHAIN, ByteOrder.BIG_ENDIAN);
-        DmaSpace dma = new DmaSpace("21140");
-        dma.registerAt("ring", mem, RING_BUS);
-        Dec21140DescriptorWalker walker = new Dec21140DescriptorWalker(dma, ByteOrder.BIG_ENDIAN);
-        walker.setListBase(RING_BUS);
-
-        Runnable host = () -> {
-            Backoff backoff = new Backoff();
-            int posted = 0;
-            int reclaimed = 0;
-            while (reclaimed < N && !failed()) {
-                boolean progress = false;
-                if (posted < N && ring.postReceive(((long) posted << 2) & 0x7FFF_FFFCL, 4 * (1 + posted % 511)) >= 0) {
+                if (posted < N && tryPost.test(posted)) {
                     posted++;
                     progress = true;
                 }
@@ -192,7 +119,15 @@ class OwnershipHandoffStressTest {
                 }
             }
         };
-        Runnable card = () -> {
+    }
+
+    /**
+     * The card side: fetches descriptors 0..N-1 as they become card-owned, lets {@code verify} check descriptor
+     * {@code seq}'s contents, then completes it with {@link #cardStatus} and advances; backs off while host-owned.
+     */
+    private Runnable cardWalksAndCompletes(Dec21140DescriptorWalker walker,
+                                                  java.util.function.IntConsumer verify) {
+        return () -> {
             Backoff backoff = new Backoff();
             int seq = 0;
             while (seq < N && !failed()) {
@@ -203,14 +138,63 @@ class OwnershipHandoffStressTest {
                 }
                 backoff.reset();
                 check(f == Dec21140DescriptorWalker.FETCH_CARD_OWNED, "bus error", seq);
-                check(walker.buffer1Address() == (((long) seq << 2) & 0x7FFF_FFFCL), "buffer address", seq);
-                check(walker.buffer1Size() == 4 * (1 + seq % 511), "buffer size", seq);
-                check(walker.isChained() && walker.buffer2Size() == 0, "chain bit", seq);
+                verify.accept(seq);
                 walker.complete(cardStatus(seq));
                 walker.advance();
                 seq++;
             }
         };
+    }
+
+    @Test
+    void dec21140TransmitRingHostPostsCardWalksAndReturns() throws InterruptedException {
+        int count = 64;
+        int dsl = 2;
+        MemorySegment mem = arena.allocate((long) count * stride(dsl), 64);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(mem, RING_BUS, count, dsl, Direction.TRANSMIT, ListMode.RING);
+        DmaSpace dma = new DmaSpace("21140");
+        dma.registerAt("ring", mem, RING_BUS);
+        Dec21140DescriptorWalker walker = new Dec21140DescriptorWalker(dma);
+        walker.setSkipLength(dsl);
+        walker.setListBase(RING_BUS);
+
+        Runnable host = hostPostsAndReclaims(ring, posted -> {
+            int sum = mix(posted);
+            return ring.transmit(posted, posted & TDES1_TBS1_MASK, sum >>> 1, 1 + (sum & 0x3FF),
+                (posted & 15) == 0 ? TDES1_IC : 0) >= 0;
+        });
+        Runnable card = cardWalksAndCompletes(walker, seq -> {
+            int sum = mix(seq);
+            check(walker.buffer1Address() == seq, "buffer 1 address", seq);
+            check(walker.buffer1Size() == (seq & TDES1_TBS1_MASK), "buffer 1 size", seq);
+            check(walker.buffer2Address() == (sum >>> 1), "buffer 2 address (checksum)", seq);
+            check(walker.buffer2Size() == 1 + (sum & 0x3FF), "buffer 2 size", seq);
+            check((walker.control() & (TDES1_FS | TDES1_LS)) == (TDES1_FS | TDES1_LS), "FS|LS", seq);
+            check(((walker.control() & TDES1_IC) != 0) == ((seq & 15) == 0), "IC", seq);
+        });
+        runPair("dec21140-tx-ring", host, card);
+        assertEquals(N, walker.completed());
+        assertEquals(N, ring.reclaimedDescriptors());
+    }
+
+    @Test
+    void dec21140ReceiveChainHostArmsCardFillsAndReturns() throws InterruptedException {
+        int count = 32;
+        MemorySegment mem = arena.allocate((long) count * DESC_SIZE, 64);
+        Dec21140DescriptorRing ring = new Dec21140DescriptorRing(mem, RING_BUS, count, 0, Direction.RECEIVE,
+                ListMode.CHAIN, ByteOrder.BIG_ENDIAN);
+        DmaSpace dma = new DmaSpace("21140");
+        dma.registerAt("ring", mem, RING_BUS);
+        Dec21140DescriptorWalker walker = new Dec21140DescriptorWalker(dma, ByteOrder.BIG_ENDIAN);
+        walker.setListBase(RING_BUS);
+
+        Runnable host = hostPostsAndReclaims(ring,
+            posted -> ring.postReceive(((long) posted << 2) & 0x7FFF_FFFCL, 4 * (1 + posted % 511)) >= 0);
+        Runnable card = cardWalksAndCompletes(walker, seq -> {
+            check(walker.buffer1Address() == (((long) seq << 2) & 0x7FFF_FFFCL), "buffer address", seq);
+            check(walker.buffer1Size() == 4 * (1 + seq % 511), "buffer size", seq);
+            check(walker.isChained() && walker.buffer2Size() == 0, "chain bit", seq);
+        });
         runPair("dec21140-rx-chain", host, card);
         assertEquals(N, walker.completed());
     }
