@@ -17,9 +17,11 @@
  *    (plus length) not wholly inside one region is a bus error, reported the card's way
  *    (21140: CSR5.FBE with EB = master abort; U-Net: descriptor error status) and counted in
  *    nicshim_stats_t.bus_errors.
- *  - Threads: nicshim_kick(), nicshim_get_stats() and the two functions without a shim argument
- *    may be called from any thread at any time. All other calls on one shim must not run
- *    concurrently (the caller serialises them; typically one driver thread).
+ *  - Threads: every call except nicshim_open() and nicshim_close() may come from any thread at any
+ *    time, as a real card's registers may. The shim serialises card work with one internal lock
+ *    that nicshim_poll() releases while it waits, so a driver thread's register accesses proceed
+ *    while another thread waits in poll (ABI 1.1; 1.0 asked callers to serialise). nicshim_kick()
+ *    and nicshim_get_stats() never take that lock. nicshim_close() must not race any other call.
  *  - Ownership handoffs inside the shared memory follow the card contract: the writer stores the
  *    payload first and the ownership word last with release; the reader loads it with acquire.
  *
@@ -38,8 +40,8 @@
  * ========================================================================================== */
 
 #define NICSHIM_ABI_VERSION_MAJOR 1
-#define NICSHIM_ABI_VERSION_MINOR 0
-#define NICSHIM_ABI_VERSION       (0x00010000u)
+#define NICSHIM_ABI_VERSION_MINOR 1
+#define NICSHIM_ABI_VERSION       (0x00010001u)
 #define NICSHIM_ABI_MAJOR_SHIFT   16
 #define NICSHIM_ABI_MAJOR_MASK    (0xFFFFu << 16)
 #define NICSHIM_ABI_MINOR_SHIFT   0
@@ -95,22 +97,29 @@
 /* ============================================================================================
  * U-Net over Ethernet [P]
  *
- * One AAL5 PDU per Ethernet frame (no cells, no pad, no AAL5 trailer: the Ethernet FCS protects
- * the data). The frame is
+ * One AAL5 PDU per Ethernet frame (no cells, no AAL5 trailer: the Ethernet FCS protects the
+ * data). The frame is
  *
- *   +--------+--------+-----------+-------------------------+------------------------+
- *   | DA (6) | SA (6) | type (2)  | tag: ATM cell header    | PDU payload            |
- *   |        |        | ethertype | word, big-endian (4)    | (<= MTU - 4 bytes)     |
- *   +--------+--------+-----------+-------------------------+------------------------+
+ *   +--------+--------+-----------+---------------------+-------------+---------+-------------+
+ *   | DA (6) | SA (6) | type (2)  | tag: cell header    | PDU length  | 0 (2)   | PDU payload |
+ *   |        |        | ethertype | word, BE (4)        | BE (2)      |         | (<= MTU-8)  |
+ *   +--------+--------+-----------+---------------------+-------------+---------+-------------+
+ *   0        6        12          14                    18            20        22
  *
- * The tag is the first cell header of the PDU without HEC (GFC 0, VPI, VCI, PTI = 001, CLP 0),
- * laid out as sba200_unet.h's SBA200_UNET_HDR_* fields, so the receiving shim demultiplexes on
- * VCI exactly as the card does. A PDU longer than MTU - 4 completes with send status TOO_LONG.
+ * The tag's first word is the first cell header of the PDU without HEC (GFC 0, VPI, VCI,
+ * PTI = 001, CLP 0), laid out as sba200_unet.h's SBA200_UNET_HDR_* fields, so the receiving shim
+ * demultiplexes on VCI exactly as the card does. The length is needed because Ethernet pads
+ * frames shorter than 60 bytes: the receiver takes exactly `PDU len` bytes and ignores any pad;
+ * a length larger than the frame carries is a malformed frame (rx_drop_bad_frame). The last two
+ * tag bytes are 0 (receivers ignore them). A PDU longer than MTU - 8 completes with send status
+ * TOO_LONG. (ABI 1.1: ABI 1.0 defined a 4-byte tag with no length, which padding made ambiguous.)
  * ========================================================================================== */
 
 /** IEEE 802 "local experimental" EtherType 1, the default tag type. */
 #define NICSHIM_UNET_ETHERTYPE_DEFAULT (0x88B5u)
-#define NICSHIM_UNET_TAG_SIZE          4
+#define NICSHIM_UNET_TAG_SIZE          8
+#define NICSHIM_UNET_TAG_HEADER_OFFSET 0
+#define NICSHIM_UNET_TAG_LENGTH_OFFSET 4
 #define NICSHIM_UNET_ETH_HEADER_SIZE   14
 
 /* ============================================================================================
