@@ -73,6 +73,23 @@ public final class DmaSpace implements DmaView {
     private volatile long lastErrorAddress;
     private volatile long lastErrorLength;
     private volatile int lastErrorCode;
+    private volatile MappingListener mappingListener;
+
+    /**
+     * Told about every change of the table, for a backend whose card keeps its own copy of it (the native shim
+     * registers each region with the C library, which translates bus addresses itself). Both calls run under the
+     * table's lock, so they are serialised and in table order.
+     */
+    public interface MappingListener {
+        /**
+         * A region is about to be mapped; throwing refuses it (nothing is published and the exception reaches the
+         * caller of {@code register}).
+         */
+        void mapped(long busAddress, MemorySegment segment, String label);
+
+        /** A region was removed from the table; when this returns the card no longer reaches it. */
+        void unmapped(long busAddress, MemorySegment segment);
+    }
 
     /**
      * @param name     for messages, e.g. the card's name
@@ -120,6 +137,22 @@ public final class DmaSpace implements DmaView {
 
     // ---------------------------------------------------------------- registration (setup)
 
+    /**
+     * Installs the one {@link MappingListener}; only while the table is empty, so the listener sees every region.
+     *
+     * @throws IllegalStateException when regions are already registered or a listener is installed
+     */
+    public void mappingListener(MappingListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        synchronized (lock) {
+            if (mappingListener != null || regions.size() != 0) {
+                throw new IllegalStateException("DMA space '" + name + "': a mapping listener must be installed once,"
+                    + " before any region is registered");
+            }
+            mappingListener = listener;
+        }
+    }
+
     /** Registers {@code segment} at the lowest free page-aligned bus address; see {@link #register(String, MemorySegment)}. */
     public long register(MemorySegment segment) {
         return register("region", segment);
@@ -158,6 +191,7 @@ public final class DmaSpace implements DmaView {
                     + segment.byteSize() + " bytes) below bus address 0x" + Long.toHexString(width.maxAddress())
                     + "; " + table.size() + " regions registered");
             }
+            announce(candidate, segment, label);
             publish(table.with(candidate, segment, label));
             return candidate;
         }
@@ -192,6 +226,7 @@ public final class DmaSpace implements DmaView {
                         + hex(table.base(i)) + ", " + hex(table.last(i)) + "]");
                 }
             }
+            announce(busAddress, segment, label);
             publish(table.with(busAddress, segment, label));
             return busAddress;
         }
@@ -207,12 +242,24 @@ public final class DmaSpace implements DmaView {
             Regions table = regions;
             for (int i = 0; i < table.size(); i++) {
                 if (table.base(i) == busAddress) {
+                    MemorySegment segment = table.segment(i);
                     publish(table.without(i));
+                    MappingListener listener = mappingListener;
+                    if (listener != null) {
+                        listener.unmapped(busAddress, segment);
+                    }
                     return;
                 }
             }
             throw new IllegalArgumentException("DMA space '" + name + "': no region starts at bus address "
                 + hex(busAddress) + "; registered: " + table);
+        }
+    }
+
+    private void announce(long busAddress, MemorySegment segment, String label) {
+        MappingListener listener = mappingListener;
+        if (listener != null) {
+            listener.mapped(busAddress, segment, label);
         }
     }
 

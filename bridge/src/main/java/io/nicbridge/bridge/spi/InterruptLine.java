@@ -17,6 +17,10 @@ import java.util.concurrent.locks.LockSupport;
  * wait). Lost wake-ups are impossible: a waiter publishes itself in a slot (volatile) and re-reads the
  * level before parking; {@link #raise()} sets the level (volatile) before scanning the slots, so at least
  * one of the two sees the other.
+ *
+ * <p>A backend whose card has no thread of its own (the native shim in inline mode) installs a {@link Pump}: a
+ * waiting thread then does the card's work itself - it blocks in the card's own wait (e.g. {@code ppoll} on the
+ * socket) instead of parking, so a frame arriving wakes the very thread that handles it.
  */
 public final class InterruptLine {
     /** Most threads that may wait at the same time. */
@@ -41,6 +45,20 @@ public final class InterruptLine {
     private volatile boolean asserted;
     private volatile long assertions;
     private volatile InterruptHandler handler;
+    private volatile Pump pump;
+
+    /** Longest single {@link Pump#pump} call inside {@link #await}: bounds how late a raise from another thread is seen. */
+    public static final long PUMP_SLICE_NANOS = 1_000_000L;
+
+    /** Card work that a thread waiting on the line does itself, for cards that run on their host's threads. */
+    @FunctionalInterface
+    public interface Pump {
+        /**
+         * Does the card's pending work, waiting up to {@code timeoutNanos} for some, and drives the line from the
+         * card's state. Returns early when there was work.
+         */
+        void pump(long timeoutNanos) throws InterruptedException;
+    }
 
     public InterruptLine(String name) {
         this.name = Objects.requireNonNull(name, "name");
@@ -98,6 +116,11 @@ public final class InterruptLine {
         return assertions;
     }
 
+    /** Installs (or with {@code null} removes) the pump that waiting threads run instead of parking. Backend side. */
+    public void pump(Pump pump) {
+        this.pump = pump;
+    }
+
     /** Installs (or with {@code null} removes) the edge handler; it runs in the card's thread. */
     public void handler(InterruptHandler handler) {
         this.handler = handler;
@@ -122,6 +145,21 @@ public final class InterruptLine {
             return false;
         }
         long deadline = System.nanoTime() + remaining;
+        Pump p = pump;
+        if (p != null) {
+            // The waiting thread is the card's thread for a while: no parking, the card's own wait blocks it.
+            while (!asserted) {
+                if (remaining <= 0) {
+                    return false;
+                }
+                p.pump(Math.min(remaining, PUMP_SLICE_NANOS));
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                remaining = deadline - System.nanoTime();
+            }
+            return true;
+        }
         int slot = enlist(Thread.currentThread());
         try {
             while (!asserted) {

@@ -1,0 +1,156 @@
+package io.nicbridge.bridge.shim;
+
+import io.nicbridge.bridge.driver.tulip.MacAddress;
+import io.nicbridge.bridge.platform.LinuxCapabilities;
+import io.nicbridge.bridge.platform.NetworkNamespace;
+import io.nicbridge.bridge.spi.Availability;
+import io.nicbridge.bridge.spi.BackendProvider;
+import io.nicbridge.bridge.spi.Card;
+import io.nicbridge.bridge.spi.DeviceSpec;
+import io.nicbridge.contract.NicShim;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The native driver shim as a backend: {@code shim:afpacket?if=IFACE&card=dec21140|sba200[&...]}.
+ * <ul>
+ *   <li>{@code if} (required): the Linux interface, e.g. {@code eth1} or one end of a veth pair;</li>
+ *   <li>{@code card} (required): {@code dec21140} (the 21140 descriptor rings) or {@code sba200} (U-Net endpoints,
+ *       one PDU per tagged Ethernet frame, nicshim.h "U-Net over Ethernet");</li>
+ *   <li>{@code mode}: {@code threaded} (default; a card thread) or {@code inline} (card work on the driver's
+ *       threads: lowest latency, needs a driver that waits on the interrupt line), see {@link ShimCard};</li>
+ *   <li>{@code netns}: a named network namespace ({@code ip netns}) the interface lives in; the shim's sockets
+ *       are created there;</li>
+ *   <li>{@code rx-ring}, {@code tx-ring} (PACKET_MMAP frames, powers of two, default 256), {@code frame-size}
+ *       (default 2048), {@code budget} (frames per direction per poll, default 64);</li>
+ *   <li>{@code promisc}, {@code qdisc-bypass}: {@code true|false} (default false);</li>
+ *   <li>{@code ethertype} (sba200; default 0x88b5) and {@code peer} (sba200: the destination MAC, written
+ *       {@code 02-00-00-00-00-02}; default broadcast).</li>
+ * </ul>
+ * Needs CAP_NET_RAW (AF_PACKET) and the library built by the native-headers module ({@link ShimLibrary}).
+ */
+public final class ShimBackendProvider implements BackendProvider {
+    public static final String SCHEME = "shim";
+    public static final String TARGET = "afpacket";
+    private static final Set<String> PARAMS = Set.of("if", "card", "mode", "netns", "rx-ring", "tx-ring",
+        "frame-size", "budget", "promisc", "qdisc-bypass", "ethertype", "peer");
+
+    /** For {@link java.util.ServiceLoader}. */
+    public ShimBackendProvider() {
+    }
+
+    @Override
+    public String scheme() {
+        return SCHEME;
+    }
+
+    @Override
+    public List<String> cards() {
+        return List.of(ShimCardKind.DEC21140.cardName(), ShimCardKind.SBA200.cardName());
+    }
+
+    @Override
+    public Availability availability() {
+        Availability library = ShimLibrary.availability();
+        if (!library.available()) {
+            return library;
+        }
+        if (!LinuxCapabilities.has(LinuxCapabilities.CAP_NET_RAW)) {
+            return Availability.unavailable("AF_PACKET sockets need CAP_NET_RAW: run as root, or grant it with"
+                + " 'sudo setcap cap_net_raw+ep' on the java binary");
+        }
+        return Availability.ok();
+    }
+
+    @Override
+    public List<String> exampleSpecs() {
+        return List.of("shim:afpacket?if=<iface>&card=dec21140",
+            "shim:afpacket?if=<iface>&card=dec21140&mode=inline&netns=<ns>",
+            "shim:afpacket?if=<iface>&card=sba200&peer=02-00-00-00-00-02");
+    }
+
+    @Override
+    public Card open(DeviceSpec spec) {
+        if (!TARGET.equals(spec.target())) {
+            throw new IllegalArgumentException("device spec '" + spec + "': the shim's only target is '" + TARGET
+                + "', e.g. " + exampleSpecs().getFirst());
+        }
+        for (String key : spec.params().keySet()) {
+            if (!PARAMS.contains(key)) {
+                throw new IllegalArgumentException("device spec '" + spec + "': unknown parameter '" + key
+                    + "'; the shim takes " + PARAMS.stream().sorted().toList());
+            }
+        }
+        String ifname = spec.param("if").orElseThrow(() -> new IllegalArgumentException("device spec '" + spec
+            + "': the interface is missing, e.g. " + exampleSpecs().getFirst()));
+        if (ifname.length() > 15) {
+            throw new IllegalArgumentException("device spec '" + spec + "': interface names have at most 15"
+                + " characters, '" + ifname + "' has " + ifname.length());
+        }
+        ShimCardKind kind = ShimCardKind.forName(spec.card());
+        ShimCard.Mode mode = switch (spec.param("mode", "threaded").toLowerCase(Locale.ROOT)) {
+            case "threaded" -> ShimCard.Mode.THREADED;
+            case "inline" -> ShimCard.Mode.INLINE;
+            default -> throw new IllegalArgumentException("device spec '" + spec + "': mode must be threaded or"
+                + " inline, was '" + spec.param("mode", "") + "'");
+        };
+        ShimOptions options = options(spec, kind);
+        ShimLibrary.require();
+        ShimCard.NamespaceRunner runner = spec.param("netns")
+            .map(ns -> (ShimCard.NamespaceRunner) new InNamespace(NetworkNamespace.open(ns)))
+            .orElse(ShimCard.NamespaceRunner.CURRENT);
+        return new ShimCard(spec, kind, mode, ifname, options, runner);
+    }
+
+    private static ShimOptions options(DeviceSpec spec, ShimCardKind kind) {
+        int flags = 0;
+        if (bool(spec, "promisc")) {
+            flags |= NicShim.OPT_PROMISC;
+        }
+        if (bool(spec, "qdisc-bypass")) {
+            flags |= NicShim.OPT_QDISC_BYPASS;
+        }
+        if (kind != ShimCardKind.SBA200 && (spec.param("ethertype").isPresent() || spec.param("peer").isPresent())) {
+            throw new IllegalArgumentException("device spec '" + spec + "': ethertype and peer are for card=sba200");
+        }
+        byte[] peer = spec.param("peer").map(p -> MacAddress.parse(p).toBytes()).orElse(new byte[6]);
+        int ethertype = spec.param("ethertype").map(t -> number(spec, "ethertype", t)).orElse(0);
+        return new ShimOptions(flags, number(spec, "rx-ring"), number(spec, "tx-ring"), number(spec, "frame-size"),
+            number(spec, "budget"), ethertype, peer);
+    }
+
+    private static boolean bool(DeviceSpec spec, String key) {
+        String v = spec.param(key, "false");
+        if (!v.equals("true") && !v.equals("false")) {
+            throw new IllegalArgumentException("device spec '" + spec + "': " + key + " must be true or false, was '"
+                + v + "'");
+        }
+        return v.equals("true");
+    }
+
+    private static int number(DeviceSpec spec, String key) {
+        return spec.param(key).map(v -> number(spec, key, v)).orElse(0);
+    }
+
+    private static int number(DeviceSpec spec, String key, String v) {
+        try {
+            int n = v.startsWith("0x") ? Integer.parseInt(v.substring(2), 16) : Integer.parseInt(v);
+            if (n < 0) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("device spec '" + spec + "': " + key + " must be a non-negative number,"
+                + " was '" + v + "'");
+        }
+    }
+
+    /** Runs the shim's setup calls on the namespace's own thread. */
+    private record InNamespace(NetworkNamespace ns) implements ShimCard.NamespaceRunner {
+        @Override
+        public <T> T run(java.util.concurrent.Callable<T> task) {
+            return ns.call(task);
+        }
+    }
+}

@@ -1,0 +1,344 @@
+package io.nicbridge.bridge.shim;
+
+import io.nicbridge.bridge.memory.DmaSpace;
+import io.nicbridge.bridge.regs.RegisterSideEffects;
+import io.nicbridge.bridge.regs.Registers;
+import io.nicbridge.bridge.spi.Card;
+import io.nicbridge.bridge.spi.DeviceSpec;
+import io.nicbridge.bridge.spi.InterruptLine;
+import io.nicbridge.contract.NicShim;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A card served by the native shim over a real Linux interface: the same {@link Card} contract as the emulated
+ * cards, so drivers run on it unchanged.
+ *
+ * <pre>
+ *   driver --- registers() --&gt; window in pinned native memory, shared with the shim (nicshim_attach_window)
+ *                               hooked words --&gt; nicshim_reg_read / reg_write; doorbells --&gt; nicshim_kick
+ *          --- dma() -------&gt; DmaSpace; every (un)mapping is mirrored into the shim (nicshim_add_dma_region),
+ *                               which translates and bounds-checks every bus address itself
+ *          &lt;-- interrupt() ---  driven from the card's level after each poll and each hooked write
+ *   card work (nicshim_poll): THREADED - a card thread blocks in the shim's own wait (ppoll on the socket and
+ *                                        the kick eventfd) and does the work when a frame or kick arrives;
+ *                             INLINE   - no card thread: a doorbell does the work on the ringing thread, and a
+ *                                        thread waiting on the interrupt line waits inside the shim instead of
+ *                                        parking, so an arriving frame wakes the thread that handles it.
+ * </pre>
+ *
+ * <p>INLINE needs a driver that waits on the interrupt line (or calls {@link #progress()}): a driver that only
+ * polls descriptors in memory never gives the card a thread, and frames stay in the kernel's ring.
+ *
+ * <p>The line: the shim computes the card's level under its lock; the Java line is set from it after each poll and
+ * each hooked register write. Two threads may race (one saw "high", the other acknowledged): each update re-reads
+ * the level after driving the line, so the line always ends at the card's level, at worst after one spurious edge
+ * that the driver treats as an interrupt with nothing to do - as real drivers do.
+ */
+public final class ShimCard implements Card {
+    private static final Logger LOG = LoggerFactory.getLogger(ShimCard.class);
+    /** Longest wait of the card thread in one poll; a kick or a frame ends it early. */
+    static final long CARD_THREAD_WAIT_NANOS = 100_000_000L;
+
+    /** Who runs the card's work. */
+    public enum Mode { THREADED, INLINE }
+
+    private final DeviceSpec spec;
+    private final String name;
+    private final ShimCardKind kind;
+    private final Mode mode;
+    private final NativeShim shim;
+    private final Arena arena = Arena.ofShared();
+    private final Registers[] ranges;
+    private final DmaSpace dma;
+    private final InterruptLine line;
+    private final Map<Long, Integer> regionIds = new HashMap<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Thread cardThread;
+    private final NamespaceRunner inNamespace;
+    private final Runnable progress = this::pollNow;
+    private volatile boolean running = true;
+
+    /**
+     * Opens the shim on {@code ifname}, attaches the windows, starts the link and (THREADED) the card thread.
+     *
+     * @param inNamespace runs a task in the interface's network namespace (the shim's sockets are created there);
+     *                    {@code Callable::call} for the caller's own namespace
+     */
+    ShimCard(DeviceSpec spec, ShimCardKind kind, Mode mode, String ifname, ShimOptions options,
+             NamespaceRunner inNamespace) {
+        this.spec = Objects.requireNonNull(spec, "spec");
+        this.kind = Objects.requireNonNull(kind, "kind");
+        this.mode = Objects.requireNonNull(mode, "mode");
+        this.name = "shim-" + kind.cardName() + "@" + ifname;
+        this.inNamespace = Objects.requireNonNull(inNamespace, "inNamespace");
+        this.shim = inNamespace.run(() -> NativeShim.open(ifname, kind.code(), options));
+        try {
+            this.ranges = new Registers[kind.rangeCount()];
+            for (int r = 0; r < ranges.length; r++) {
+                MemorySegment window = arena.allocate(kind.rangeSize(r), NicShim.WINDOW_ALIGN);
+                shim.attachWindow(r, window);
+                ranges[r] = new Registers(name + (ranges.length == 1 ? ".csr" : r == 0 ? ".bcr" : ".ram"), window,
+                    kind.byteOrder(), new Hooks(r), kind.hookedOffsets(r));
+            }
+            this.dma = new DmaSpace(name);
+            dma.mappingListener(new Mirror());
+            this.line = new InterruptLine(name + ".irq");
+            inNamespace.run(() -> {
+                shim.start();
+                return null;
+            });
+            if (mode == Mode.THREADED) {
+                cardThread = Thread.ofPlatform().daemon().name(name + "-card").unstarted(this::cardLoop);
+                cardThread.start();
+            } else {
+                cardThread = null;
+                line.pump(this::pump);
+            }
+        } catch (RuntimeException | Error e) {
+            shim.close();
+            arena.close();
+            throw e;
+        }
+        LOG.debug("{}: opened ({} mode) on {}", name, mode, shim.info().macText());
+    }
+
+    /** Runs a task in a network namespace (or the caller's own). */
+    @FunctionalInterface
+    public interface NamespaceRunner {
+        <T> T run(Callable<T> task);
+
+        /** The caller's own namespace. */
+        NamespaceRunner CURRENT = new NamespaceRunner() {
+            @Override
+            public <T> T run(Callable<T> task) {
+                try {
+                    return task.call();
+                } catch (RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        };
+    }
+
+    // ------------------------------------------------------------------ Card
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public DeviceSpec spec() {
+        return spec;
+    }
+
+    /** The driver's window: the CSRs (21140) or the board RAM (SBA-200). */
+    @Override
+    public Registers registers() {
+        return ranges[ranges.length - 1];
+    }
+
+    /** SBA-200 only: the Board Control Register range. */
+    public Registers bcr() {
+        if (kind != ShimCardKind.SBA200) {
+            throw new IllegalStateException(name + ": only the SBA-200 has a BCR");
+        }
+        return ranges[NicShim.RANGE_SBA200_BCR];
+    }
+
+    @Override
+    public DmaSpace dma() {
+        return dma;
+    }
+
+    @Override
+    public InterruptLine interrupt() {
+        return line;
+    }
+
+    public ShimCardKind kind() {
+        return kind;
+    }
+
+    public Mode mode() {
+        return mode;
+    }
+
+    /** The open shim (statistics, interface info). */
+    public NativeShim shim() {
+        return shim;
+    }
+
+    public ShimStatistics statistics() {
+        return shim.statistics();
+    }
+
+    /**
+     * Does pending card work on the calling thread without waiting: what a driver that waits for the card runs as
+     * its progress hook (e.g. {@code UnetKernelDriver.open(card, bcr, card.progress())}) in INLINE mode.
+     */
+    public Runnable progress() {
+        return progress;
+    }
+
+    // ------------------------------------------------------------------ card work
+
+    private void cardLoop() {
+        while (running) {
+            try {
+                int events = shim.poll(CARD_THREAD_WAIT_NANOS);
+                driveLine((events & NicShim.EV_IRQ) != 0);
+            } catch (ShimException e) {
+                if (running) {
+                    LOG.error("{}: card thread stops: {}", name, e.getMessage());
+                }
+                return;
+            } catch (RuntimeException e) {
+                // A driver's interrupt handler threw in this thread: report it, keep the card alive.
+                LOG.error("{}: interrupt handler failed", name, e);
+            }
+        }
+    }
+
+    private void pump(long timeoutNanos) {
+        if (!running) {
+            return;
+        }
+        int events = shim.poll(timeoutNanos);
+        driveLine((events & NicShim.EV_IRQ) != 0);
+    }
+
+    private void pollNow() {
+        if (running) {
+            int events = shim.poll(0);
+            driveLine((events & NicShim.EV_IRQ) != 0);
+        }
+    }
+
+    /** Drives the line to {@code high}, then re-reads the card's level so a racing update cannot leave it stale. */
+    private void driveLine(boolean high) {
+        if (high) {
+            line.raise();
+            if (!line.isAsserted() || kind.interruptLevel(shim)) {
+                return;
+            }
+            line.lower();
+        } else {
+            if (!line.isAsserted()) {
+                return;
+            }
+            line.lower();
+            if (kind.interruptLevel(shim)) {
+                line.raise();
+            }
+        }
+    }
+
+    /** Register hooks: every hooked access goes to the shim, doorbells kick it; then the line follows the card. */
+    private final class Hooks implements RegisterSideEffects {
+        private final int range;
+
+        Hooks(int range) {
+            this.range = range;
+        }
+
+        @Override
+        public int onRead(int offset, int storedValue) {
+            return shim.regRead(range, offset);
+        }
+
+        @Override
+        public void onWrite(int offset, int value) {
+            int kicks = kind.doorbell(range, offset);
+            if (!kind.doorbellOnly(range, offset)) {
+                shim.regWrite(range, offset, value);
+            }
+            if (kicks != 0) {
+                shim.kick(kicks);
+                if (mode == Mode.INLINE) {
+                    pollNow();
+                }
+                return; // THREADED: the card thread polls, then drives the line
+            }
+            driveLine(kind.interruptLevel(shim));
+        }
+    }
+
+    /** Mirrors the Java DMA table into the shim, which translates bus addresses on its own. */
+    private final class Mirror implements DmaSpace.MappingListener {
+        @Override
+        public void mapped(long busAddress, MemorySegment segment, String label) {
+            int id = shim.addDmaRegion(busAddress, segment);
+            synchronized (regionIds) {
+                regionIds.put(busAddress, id);
+            }
+        }
+
+        @Override
+        public void unmapped(long busAddress, MemorySegment segment) {
+            Integer id;
+            synchronized (regionIds) {
+                id = regionIds.remove(busAddress);
+            }
+            if (id == null || shim.isClosed()) {
+                return;
+            }
+            if (shim.removeDmaRegion(id) == NicShim.ERR_STATE) {
+                // The shim keeps regions while its link runs (a card may hold translated pointers). Stop the link
+                // for the removal: the memory may be freed right after this returns.
+                synchronized (ShimCard.this) {
+                    shim.stop();
+                    shim.removeDmaRegion(id);
+                    if (running) {
+                        inNamespace.run(() -> { // the link's sockets are created in the interface's namespace
+                            shim.start();
+                            return null;
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ close
+
+    /** Stops the card thread and the shim, then frees the windows. Idempotent. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        running = false;
+        line.pump(null);
+        if (cardThread != null) {
+            shim.kick(NicShim.KICK_RX);
+            try {
+                cardThread.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        shim.close();
+        arena.close();
+        LOG.debug("{}: closed", name);
+    }
+
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    @Override
+    public String toString() {
+        return "ShimCard[" + name + ", " + mode + "]";
+    }
+}
