@@ -108,7 +108,6 @@ typedef struct sba_card {
     int irq;
     uint32_t active_mask;
     uint32_t tx_next;            /* round robin: the endpoint after the last one served */
-    uint64_t protocol_errors;    /* impossible producer indices seen (never trusted) */
     sba_endpoint_t ep[SBA200_UNET_MAX_ENDPOINTS];
 } sba_card_t;
 
@@ -407,8 +406,7 @@ static uint32_t run_commands(sba_card_t *c, uint32_t budget) {
         return 0;
     }
     if (pending > SBA200_UNET_CMDQ_LEN) {
-        c->protocol_errors++; /* an impossible producer index is never trusted */
-        return 0;
+        return 0; /* an impossible producer index is never trusted: the queue reads as empty */
     }
     uint32_t done = 0;
     while (cons != prod && done < budget) {
@@ -437,7 +435,7 @@ static uint32_t run_commands(sba_card_t *c, uint32_t budget) {
 /* ============================================================================================ transmit */
 
 /** Oldest posted send descriptor's page offset, or 0 when none (a descriptor is never at page offset 0). */
-static uint32_t sq_poll(sba_card_t *c, sba_endpoint_t *e) {
+static uint32_t sq_poll(const sba_endpoint_t *e) {
     /* Acquire pairs with the user's release of sq_prod: the whole descriptor is visible. */
     uint32_t prod = rd32_acquire(e->page, SBA200_UNET_EPCB_SQ_PROD_OFS);
     uint32_t available = prod - e->sq_cons;
@@ -445,8 +443,7 @@ static uint32_t sq_poll(sba_card_t *c, sba_endpoint_t *e) {
         return 0;
     }
     if (available > SBA200_UNET_SQ_LEN) {
-        c->protocol_errors++;
-        return 0;
+        return 0; /* an impossible sq_prod is never trusted: the queue reads as empty */
     }
     return SBA200_UNET_SQ_SLOT_OFFSET(e->sq_cons & (SBA200_UNET_SQ_LEN - 1));
 }
@@ -515,6 +512,8 @@ static int send_one(sba_card_t *c, uint32_t ep, uint32_t d) {
         return TX_DONE;
     }
     int is_inline = (w0 & SBA200_UNET_TX_INLINE) != 0;
+    uint32_t off_snap[SBA200_UNET_MAX_BUFS];
+    uint32_t len_snap[SBA200_UNET_MAX_BUFS];
     uint32_t nbufs = (w0 & SBA200_UNET_TX_NBUFS_MASK) >> SBA200_UNET_TX_NBUFS_SHIFT;
     if (is_inline) {
         if (length > SBA200_UNET_INLINE_MAX) {
@@ -528,8 +527,12 @@ static int send_one(sba_card_t *c, uint32_t ep, uint32_t d) {
         }
         uint64_t sum = 0;
         for (uint32_t i = 0; i < nbufs; i++) {
-            uint64_t off = buf_offset(e, d, i);
-            uint64_t len = buf_length(e, d, i);
+            /* Snapshot: the process may rewrite its descriptor at any time, so the extents checked here are the
+             * ones gathered below - never a second read of its words. */
+            off_snap[i] = buf_offset(e, d, i);
+            len_snap[i] = buf_length(e, d, i);
+            uint64_t off = off_snap[i];
+            uint64_t len = len_snap[i];
             if (len > SBA200_UNET_MAX_PDU) {
                 reject(c, e, d, SBA200_UNET_TX_STATUS_TOO_LONG, SHIM_STAT_TX_BAD_DESCRIPTOR);
                 return TX_DONE;
@@ -564,9 +567,8 @@ static int send_one(sba_card_t *c, uint32_t ep, uint32_t d) {
     } else {
         /* Every extent was bounds-checked above against this endpoint's own segment. */
         for (uint32_t i = 0; i < nbufs; i++) {
-            uint32_t len = buf_length(e, d, i);
-            memcpy(p, e->segment + buf_offset(e, d, i), len);
-            p += len;
+            memcpy(p, e->segment + off_snap[i], len_snap[i]);
+            p += len_snap[i];
         }
     }
     shim_tx_commit(c->shim, frame_len);
@@ -586,7 +588,7 @@ static uint32_t transmit(sba_card_t *c, uint32_t budget) {
         uint32_t d = 0;
         for (uint32_t k = 0; k < SBA200_UNET_MAX_ENDPOINTS; k++) {
             uint32_t ep = (c->tx_next + k) & (SBA200_UNET_MAX_ENDPOINTS - 1);
-            if (active(c, ep) && (d = sq_poll(c, &c->ep[ep])) != 0) {
+            if (active(c, ep) && (d = sq_poll(&c->ep[ep])) != 0) {
                 found = ep;
                 break;
             }
@@ -682,7 +684,7 @@ static uint32_t deliver_inline(sba_card_t *c, uint32_t ep, uint32_t chan, const 
 }
 
 /** Pops one free-queue entry; 0 when the free queue is empty (or its producer index is impossible). */
-static int fq_pop(sba_card_t *c, sba_endpoint_t *e, uint32_t *offset, uint32_t *length) {
+static int fq_pop(sba_endpoint_t *e, uint32_t *offset, uint32_t *length) {
     /* Acquire pairs with the user's release of fq_prod: the entry is visible. */
     uint32_t prod = rd32_acquire(e->page, SBA200_UNET_EPCB_FQ_PROD_OFS);
     uint32_t available = prod - e->fq_cons;
@@ -690,8 +692,7 @@ static int fq_pop(sba_card_t *c, sba_endpoint_t *e, uint32_t *offset, uint32_t *
         return 0;
     }
     if (available > SBA200_UNET_FQ_LEN) {
-        c->protocol_errors++;
-        return 0;
+        return 0; /* an impossible fq_prod is never trusted: the free queue reads as empty */
     }
     uint32_t slot = SBA200_UNET_FQ_SLOT_OFFSET(e->fq_cons & (SBA200_UNET_FQ_LEN - 1));
     *offset = rd32(e->page, slot);
@@ -716,7 +717,7 @@ static void write_buffers(sba_card_t *c, sba_endpoint_t *e, sba_rx_bufs_t *b, co
             }
             uint32_t off;
             uint32_t len;
-            if (!fq_pop(c, e, &off, &len)) {
+            if (!fq_pop(e, &off, &len)) {
                 b->error = SBA200_UNET_RX_ERR_NO_BUFFERS;
                 ug_count(c, SBA200_UNET_UG_CNT_DROP_NO_FREE_BUF_OFS, 1);
                 add32(e->page, SBA200_UNET_EPCB_DROP_NO_FREE_BUF_OFS, 1);
