@@ -553,7 +553,7 @@ static void test_send_buffered_frame(void) {
     CHECK_EQ(S->stats[SHIM_STAT_TX_BYTES], 122);
     CHECK_EQ(S->stats[SHIM_STAT_TX_BAD_DESCRIPTOR], 0);
     /* The receive side uses the configured EtherType too: the default one is now someone else's. */
-    uint32_t n = build_frame(frame, BROADCAST, 0x1234, cell_header(0, 50, 1), 4, 4, 60);
+    uint32_t n = build_frame(frame, BROADCAST, 0x1234, cell_header(255, 50, 1), 4, 4, 60);
     CHECK_EQ(OPS->receive(card, frame, n), NICSHIM_EV_RX);
     n = build_frame(frame, BROADCAST, NICSHIM_UNET_ETHERTYPE_DEFAULT, cell_header(0, 50, 1), 4, 4, 60);
     CHECK_EQ(OPS->receive(card, frame, n), 0);
