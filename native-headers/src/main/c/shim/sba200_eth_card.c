@@ -68,13 +68,14 @@ _Static_assert(NICSHIM_SBA200_BCR_SIZE == SBA200_UNET_BCR_RANGE_SIZE, "BCR range
 #define SBA_UG(ofs) (SBA200_UNET_UG_OFS + (ofs))
 
 /* Result of one send attempt. */
-enum { TX_DONE = 0, TX_BLOCKED = 1 };
+enum { TX_DONE = 0, TX_BLOCKED = 1, TX_BUS_ERROR = 2 };
 
 /** Receive-side scratch for one PDU: the free buffers taken so far and how far each is filled. */
 typedef struct sba_rx_bufs {
     uint32_t nbufs;
     uint32_t error;
     uint32_t bytes;
+    int bus_error; /* the error was the segment being unreachable (counted as a bus error already) */
     uint32_t offset[SBA200_UNET_MAX_BUFS];
     uint32_t capacity[SBA200_UNET_MAX_BUFS];
     uint32_t fill[SBA200_UNET_MAX_BUFS];
@@ -548,6 +549,12 @@ static int send_one(sba_card_t *c, uint32_t ep, uint32_t d) {
             reject(c, e, d, SBA200_UNET_TX_STATUS_BAD_DESC, SHIM_STAT_TX_BAD_DESCRIPTOR);
             return TX_DONE;
         }
+        if (e->segment == NULL) {
+            /* The segment left the DMA space while the link was down: a bus error, reported the card's way. */
+            ug_count(c, SBA200_UNET_UG_CNT_DMA_ERRORS_OFS, 1);
+            reject(c, e, d, SBA200_UNET_TX_STATUS_DMA_ERROR, SHIM_STAT_BUS_ERRORS);
+            return TX_BUS_ERROR;
+        }
     }
     /* The link's own limit: one PDU per frame, so a PDU must fit the interface MTU after the tag. */
     uint32_t mtu = shim_mtu(c->shim);
@@ -580,8 +587,11 @@ static int send_one(sba_card_t *c, uint32_t ep, uint32_t d) {
     return TX_DONE;
 }
 
-/** Round robin over the active endpoints, starting after the last one served. @return descriptors completed */
-static uint32_t transmit(sba_card_t *c, uint32_t budget) {
+/**
+ * Round robin over the active endpoints, starting after the last one served. @return descriptors completed;
+ * *bus_error set when one of them found its segment unreachable
+ */
+static uint32_t transmit(sba_card_t *c, uint32_t budget, int *bus_error) {
     uint32_t work = 0;
     while (c->active_mask != 0 && work < budget) {
         uint32_t found = SBA200_UNET_MAX_ENDPOINTS;
@@ -596,9 +606,13 @@ static uint32_t transmit(sba_card_t *c, uint32_t budget) {
         if (found == SBA200_UNET_MAX_ENDPOINTS) {
             break;
         }
-        if (send_one(c, found, d) == TX_BLOCKED) {
+        int result = send_one(c, found, d);
+        if (result == TX_BLOCKED) {
             c->tx_next = found; /* the same descriptor goes first when the ring has room again */
             break;
+        }
+        if (result == TX_BUS_ERROR) {
+            *bus_error = 1;
         }
         c->tx_next = found + 1;
         work++;
@@ -736,6 +750,15 @@ static void write_buffers(sba_card_t *c, sba_endpoint_t *e, sba_rx_bufs_t *b, co
             b->fill[i] = 0;
             b->nbufs = ++i;
         }
+        if (e->segment == NULL) {
+            /* The segment left the DMA space while the link was down (the model's "released under the card"):
+             * the buffer just taken is listed, empty, so the process can recycle it. */
+            b->error = SBA200_UNET_RX_ERR_DMA;
+            b->bus_error = 1;
+            ug_count(c, SBA200_UNET_UG_CNT_DMA_ERRORS_OFS, 1);
+            shim_count(c->shim, SHIM_STAT_BUS_ERRORS, 1);
+            return;
+        }
         uint32_t k = b->capacity[i - 1] - b->fill[i - 1];
         if (k > n) {
             k = n;
@@ -774,6 +797,8 @@ static uint32_t deliver_buffers(sba_card_t *c, uint32_t ep, uint32_t chan, const
             /* The data is lost for want of a free buffer: the shim's "missed" frame. */
             shim_count(c->shim, SHIM_STAT_RX_MISSED, 1);
             ev |= NICSHIM_EV_RX_STALL;
+        } else if (b->bus_error) {
+            ev |= NICSHIM_EV_BUS_ERR;
         } else {
             shim_count(c->shim, SHIM_STAT_CARD_ERRORS, 1);
         }
@@ -824,6 +849,12 @@ static uint32_t receive_frame(sba_card_t *c, const uint8_t *frame, uint32_t len)
     }
     uint32_t chan = SBA200_UNET_VCI_CHAN(entry);
     const uint8_t *payload = tag + NICSHIM_UNET_TAG_SIZE;
+    if (c->ep[ep].rq == NULL) {
+        /* The receive queue left the DMA space while the link was down: nowhere to deliver, a bus error. */
+        ug_count(c, SBA200_UNET_UG_CNT_DMA_ERRORS_OFS, 1);
+        shim_count(c->shim, SHIM_STAT_BUS_ERRORS, 1);
+        return NICSHIM_EV_BUS_ERR;
+    }
     sba_rx_bufs_t b = {0};
     if (length == SBA200_UNET_AAL5_LENGTH_ABORT) {
         /* AAL5's LEN 0 means "abort": the model reports it as a LENGTH error entry with no buffers. */
@@ -939,8 +970,10 @@ static int32_t sba_reg_read(void *card, uint32_t range, uint32_t offset, uint32_
 
 /**
  * The link is open. DMA regions can only be removed while stopped, so each endpoint's protection record is
- * re-translated here: an endpoint whose segment or receive queue left the DMA space is shut down (channels
- * closed, ep_status SEGFAULT without ACTIVE, a bus error) instead of being served through a stale pointer.
+ * re-translated here. A segment or receive queue that left the DMA space is never touched through a stale
+ * pointer: it is marked unreachable (NULL) and every later use of it is the card's bus error, reported as the
+ * model reports memory released under the card (TX_STATUS_DMA_ERROR, RX_ERR_DMA, dma_errors); it becomes
+ * reachable again at a later start if its bus range is registered again.
  */
 static void sba_start(void *card) {
     sba_card_t *c = card;
@@ -954,17 +987,8 @@ static void sba_start(void *card) {
             continue;
         }
         sba_endpoint_t *e = &c->ep[ep];
-        uint8_t *segment = shim_dma(c->shim, e->seg_bus, e->seg_len, NULL);
-        uint8_t *rq = shim_dma(c->shim, e->rq_bus, (uint64_t)e->rq_len * SBA200_UNET_RQ_ENTRY_SIZE, NULL);
-        if (segment != NULL && rq != NULL) {
-            e->segment = segment;
-            e->rq = rq;
-            continue;
-        }
-        uint8_t *page = e->page;
-        destroy_endpoint(c, ep);
-        wr32_release(page, SBA200_UNET_EPCB_EP_STATUS_OFS, SBA200_UNET_EP_SEGFAULT);
-        shim_count(c->shim, SHIM_STAT_BUS_ERRORS, 1);
+        e->segment = shim_dma(c->shim, e->seg_bus, e->seg_len, NULL);
+        e->rq = shim_dma(c->shim, e->rq_bus, (uint64_t)e->rq_len * SBA200_UNET_RQ_ENTRY_SIZE, NULL);
     }
 }
 
@@ -988,9 +1012,13 @@ static uint32_t sba_work(void *card, uint32_t kicks, uint32_t budget) {
     if (cmds > 0) {
         ev |= NICSHIM_EV_CMD_DONE;
     }
-    uint32_t sent = c->started ? transmit(c, budget) : 0;
+    int bus_error = 0;
+    uint32_t sent = c->started ? transmit(c, budget, &bus_error) : 0;
     if (sent > 0) {
         ev |= NICSHIM_EV_TX_DONE;
+    }
+    if (bus_error) {
+        ev |= NICSHIM_EV_BUS_ERR;
     }
     if (cmds + sent > 0) {
         ug_count(c, SBA200_UNET_UG_HEARTBEAT_OFS, 1);

@@ -1058,6 +1058,14 @@ static void test_two_endpoints_isolated(void) {
     teardown();
 }
 
+static void move_region(uint64_t from, uint64_t to) {
+    for (int i = 0; i < S->region_count; i++) {
+        if (S->regions[i].bus == from) {
+            S->regions[i].bus = to;
+        }
+    }
+}
+
 static void test_restart_revalidates_regions(void) {
     setup();
     create_ep(0, SEG_BUS, RQ_BUS, 8);
@@ -1065,21 +1073,58 @@ static void test_restart_revalidates_regions(void) {
     open_chan(0, 0, 0, 40, 50);
     open_chan(1, 0, 0, 41, 51);
     OPS->stop(card);
-    /* Endpoint 0's segment region goes away while the link is down (its bus range moves out of reach). */
-    for (int i = 0; i < S->region_count; i++) {
-        if (S->regions[i].bus == SEG_BUS) {
-            S->regions[i].bus = 0x7F000000u;
-        }
-    }
+    /* While the link is down, endpoint 0's segment and endpoint 1's receive queue leave the DMA space. */
+    move_region(SEG_BUS, 0x7F000000u);
+    move_region(RQ1_BUS, 0x7E000000u);
     OPS->start(card);
+    CHECK_EQ(S->stats[SHIM_STAT_BUS_ERRORS], 0); /* nothing used yet */
+    CHECK_EQ(epcb(0, SBA200_UNET_EPCB_EP_STATUS_OFS), SBA200_UNET_EP_ACTIVE);
+    /* Endpoint 0: a buffered send is a DMA error; an inline one needs no segment and goes. */
+    uint32_t offs[1] = {0};
+    uint32_t lens[1] = {64};
+    uint32_t d = post_buffers(0, 0, 1, offs, lens);
+    uint32_t di = post_inline(0, 0, "i", 1);
+    CHECK_EQ(work(), NICSHIM_EV_TX_DONE | NICSHIM_EV_BUS_ERR);
+    CHECK_EQ(tx_status(0, d), SBA200_UNET_TX_STATUS_DMA_ERROR);
+    CHECK_EQ(tx_status(0, di), SBA200_UNET_TX_STATUS_SENT);
+    CHECK_EQ(S->tx_count, 1);
+    CHECK_EQ(ug(SBA200_UNET_UG_CNT_DMA_ERRORS_OFS), 1);
+    CHECK_EQ(ug(SBA200_UNET_UG_CNT_TX_REJECTED_OFS), 1);
     CHECK_EQ(S->stats[SHIM_STAT_BUS_ERRORS], 1);
-    CHECK_EQ(epcb(0, SBA200_UNET_EPCB_EP_STATUS_OFS), SBA200_UNET_EP_SEGFAULT);
-    CHECK_EQ(be_get(ram, SBA200_UNET_VCI_ENTRY_OFFSET(50)), 0);
-    CHECK_EQ(rx(0, 50, 1), 0);
-    CHECK_EQ(S->stats[SHIM_STAT_RX_DROP_NO_CHANNEL], 1);
-    CHECK_EQ(cmd(SBA200_UNET_OP_CH_OPEN, 0, 1, 0, 42, 52), cmd_error(SBA200_UNET_CMD_ERR_EP_INACTIVE));
-    CHECK_EQ(epcb(1, SBA200_UNET_EPCB_EP_STATUS_OFS), SBA200_UNET_EP_ACTIVE);
-    CHECK_EQ(rx(0, 51, 1), NICSHIM_EV_RX);
+    CHECK_EQ(S->stats[SHIM_STAT_TX_BAD_DESCRIPTOR], 0);
+    /* Receive into a buffer: a DMA error entry listing the (empty) buffer taken; inline still delivered. */
+    post_free(0, 0x100, 128);
+    CHECK_EQ(rx(0, 50, 100), NICSHIM_EV_RX | NICSHIM_EV_BUS_ERR);
+    uint8_t *r = rq_desc(0, 0, 8);
+    CHECK_EQ(be_get(r, 0), SBA200_UNET_RX_VALID | SBA200_UNET_RX_ERROR | 1u << 24);
+    CHECK_EQ(be_get(r, 4), SBA200_UNET_RX_ERR_DMA << 16);
+    CHECK_EQ(be_get(r, 8), 0x100);
+    CHECK_EQ(be_get(r, 12), 0);
+    CHECK_EQ(rx(0, 50, 7), NICSHIM_EV_RX);
+    CHECK_EQ(be_get(rq_desc(0, 1, 8), 0), SBA200_UNET_RX_VALID | SBA200_UNET_RX_INLINE | 7);
+    CHECK_EQ(S->stats[SHIM_STAT_BUS_ERRORS], 2);
+    CHECK_EQ(S->stats[SHIM_STAT_CARD_ERRORS], 0);
+    /* Endpoint 1: its receive queue is unreachable, nothing can be delivered; its sends still work. */
+    CHECK_EQ(rx(0, 51, 7), NICSHIM_EV_BUS_ERR);
+    CHECK_EQ(S->stats[SHIM_STAT_BUS_ERRORS], 3);
+    CHECK_EQ(ug(SBA200_UNET_UG_CNT_DMA_ERRORS_OFS), 3);
+    CHECK_EQ(epcb(1, SBA200_UNET_EPCB_RQ_PROD_SHADOW_OFS), 0);
+    post_inline(1, 0, "j", 1);
+    CHECK_EQ(work(), NICSHIM_EV_TX_DONE);
+    CHECK_EQ(S->tx_count, 2);
+    /* Registered again: reachable again after the next start. */
+    OPS->stop(card);
+    move_region(0x7F000000u, SEG_BUS);
+    move_region(0x7E000000u, RQ1_BUS);
+    OPS->start(card);
+    d = post_buffers(0, 0, 1, offs, lens);
+    CHECK_EQ(work(), NICSHIM_EV_TX_DONE);
+    CHECK_EQ(tx_status(0, d), SBA200_UNET_TX_STATUS_SENT);
+    CHECK_EQ(rx(0, 51, 7), NICSHIM_EV_RX);
+    CHECK_EQ(be_get(rq_desc(1, 0, 8), 0), SBA200_UNET_RX_VALID | SBA200_UNET_RX_INLINE | 7);
+    /* EP_DESTROY of an endpoint works whatever its memory's state. */
+    CHECK_EQ(cmd(SBA200_UNET_OP_EP_DESTROY, 0, 0, 0, 0, 0), SBA200_UNET_CMD_STATUS_DONE);
+    CHECK_EQ(cmd(SBA200_UNET_OP_EP_DESTROY, 1, 0, 0, 0, 0), SBA200_UNET_CMD_STATUS_DONE);
     teardown();
 }
 
