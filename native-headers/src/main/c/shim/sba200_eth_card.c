@@ -29,10 +29,12 @@
  *   +-------------------------------------------+                +-------------------------------------------+
  *
  * Every offset a process writes (send buffers, free buffers) is checked against ITS OWN endpoint's segment
- * length before any byte moves, and the host pointer used is that endpoint's own segment pointer, so a hostile
- * descriptor can never reach another endpoint's memory or anything outside the registered DMA regions. The
- * NI-side queue indices live here, not in RAM: a process that scribbles over sq_cons / fq_cons /
- * rq_prod_shadow in its page only confuses itself.
+ * length before any byte moves (from a snapshot of the descriptor, never a second read), and the host pointer
+ * used is that endpoint's own segment pointer, so a hostile descriptor can never reach another endpoint's memory
+ * or anything outside the registered DMA regions. The NI-side queue indices live here, not in RAM: a process
+ * that scribbles over sq_cons / fq_cons / rq_prod_shadow in its page only confuses itself. Regions can be
+ * removed only while the shim is stopped, so start() re-translates every record; memory that is gone by then is
+ * the card's bus error on each use (TX_STATUS_DMA_ERROR / RX_ERR_DMA, dma_errors, shim bus_errors).
  *
  * Work: work() runs the kernel command queue, then the send queues of the active endpoints round robin (the
  * i960 polls them, so a missed doorbell costs only latency). receive() demultiplexes one frame on the RAM VCI
@@ -225,6 +227,11 @@ static int ep_create(sba_card_t *c, uint32_t ep, uint32_t seg_base, uint32_t seg
     uint8_t *rq = shim_dma(c->shim, rq_base, (uint64_t)rq_len * SBA200_UNET_RQ_ENTRY_SIZE, NULL);
     if (rq == NULL) {
         shim_count(c->shim, SHIM_STAT_BUS_ERRORS, 1);
+        return SBA200_UNET_CMD_ERR_BAD_RQ;
+    }
+    if (((uintptr_t)rq & (sizeof(uint32_t) - 1)) != 0) {
+        /* The card stores whole words into the queue (VALID last, atomically): a region whose host memory is not
+         * word-aligned under a 64-aligned bus address cannot hold one. */
         return SBA200_UNET_CMD_ERR_BAD_RQ;
     }
     sba_endpoint_t *e = &c->ep[ep];

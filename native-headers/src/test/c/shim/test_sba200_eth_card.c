@@ -429,6 +429,12 @@ static void test_command_sequence(void) {
     CHECK_EQ(cmd(SBA200_UNET_OP_EP_CREATE, 4, SEG_BUS, 64, RQ_BUS + 8, 16), cmd_error(SBA200_UNET_CMD_ERR_BAD_RQ));
     CHECK_EQ(cmd(SBA200_UNET_OP_EP_CREATE, 4, SEG_BUS, 64, RQ_BUS, 32), cmd_error(SBA200_UNET_CMD_ERR_BAD_RQ));
     CHECK_EQ(S->stats[SHIM_STAT_BUS_ERRORS], 3);
+    /* A receive queue whose host memory is not word-aligned (under a 64-aligned bus address) cannot take words. */
+    uint8_t *odd = malloc(16 * 64 + 8);
+    S->regions[S->region_count++] = (fake_region_t){0x00500000u, odd + 2, 16 * 64};
+    CHECK_EQ(cmd(SBA200_UNET_OP_EP_CREATE, 4, SEG_BUS, 64, 0x00500000u, 16), cmd_error(SBA200_UNET_CMD_ERR_BAD_RQ));
+    S->region_count--;
+    free(odd);
     CHECK_EQ(epcb(4, SBA200_UNET_EPCB_EP_STATUS_OFS), 0);
     CHECK_EQ(cmd(SBA200_UNET_OP_CH_OPEN, 3, 64, 0, 100, 201), cmd_error(SBA200_UNET_CMD_ERR_BAD_CHANNEL));
     CHECK_EQ(cmd(SBA200_UNET_OP_CH_OPEN, 3, 5, 0, 100, 201), cmd_error(SBA200_UNET_CMD_ERR_CHANNEL_OPEN));
@@ -445,7 +451,7 @@ static void test_command_sequence(void) {
     CHECK_EQ(epcb(3, SBA200_UNET_EPCB_UPCALL_MODE_OFS), SBA200_UNET_UPCALL_ALMOST_FULL);
     CHECK_EQ(cmd(SBA200_UNET_OP_EP_DESTROY, 7, 0, 0, 0, 0), cmd_error(SBA200_UNET_CMD_ERR_EP_INACTIVE));
     CHECK_EQ(cmd(0x55, 0, 0, 0, 0, 0), cmd_error(SBA200_UNET_CMD_ERR_BAD_OPCODE));
-    CHECK_EQ(S->stats[SHIM_STAT_CARD_ERRORS], 25);
+    CHECK_EQ(S->stats[SHIM_STAT_CARD_ERRORS], 26);
 
     /* GET_STATS: the counter block as it is in RAM (big-endian words), by DMA; a bad address is a DMA error. */
     uint8_t *stats = fake_add_region(S, STATS_BUS, 64);
