@@ -125,19 +125,24 @@ class RawPacketSocketTest {
     }
 
     @Test
-    void sendAndReceiveAllocateNothingPerFrame() {
+    void sendAndReceiveAllocateNothingPerFrameOnceCompiled() {
         MemorySegment out = frame(pair.macB(), pair.macA(), 3, 64);
         MemorySegment buf = arena.allocate(2048);
-        for (int i = 0; i < 20_000; i++) {
-            pingOnce(out, buf);
-        }
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long before = threads.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < 10_000; i++) {
-            pingOnce(out, buf);
+        // Interpreted and C1 code allocate around the downcalls; what counts is the steady state after C2, which
+        // typically arrives within ~30,000 iterations. Run 5,000-iteration rounds until one allocates nothing.
+        long lastRound = -1;
+        for (int round = 0; round < 40; round++) {
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 5_000; i++) {
+                pingOnce(out, buf);
+            }
+            lastRound = threads.getCurrentThreadAllocatedBytes() - before;
+            if (lastRound == 0) {
+                return;
+            }
         }
-        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-        assertTrue(allocated < 10_000, "10,000 send+receive pairs allocated " + allocated + " bytes");
+        throw new AssertionError("5,000 send+receive pairs still allocated " + lastRound + " bytes after 200,000");
     }
 
     private void pingOnce(MemorySegment out, MemorySegment buf) {
