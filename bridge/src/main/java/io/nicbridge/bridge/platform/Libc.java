@@ -54,8 +54,12 @@ final class Libc {
     static final int SOCK_RAW = 3;
     static final int SOCK_CLOEXEC = O_CLOEXEC;
     static final int SOL_SOCKET = 1;
+    static final int SO_SNDBUF = 7;
     static final int SO_RCVBUF = 8;
+    static final int SO_SNDBUFFORCE = 32;
+    static final int SO_RCVBUFFORCE = 33;
     static final int SOL_PACKET = 263;
+    static final int PACKET_STATISTICS = 6;
     static final int PACKET_IGNORE_OUTGOING = 23;
     static final int PACKET_OUTGOING = 4;
     static final int MSG_DONTWAIT = 0x40;
@@ -72,6 +76,7 @@ final class Libc {
     private static final MethodHandle SOCKET;
     private static final MethodHandle BIND;
     private static final MethodHandle SETSOCKOPT;
+    private static final MethodHandle GETSOCKOPT;
     private static final MethodHandle SEND;
     private static final MethodHandle RECVFROM;
     private static final MethodHandle PPOLL;
@@ -93,6 +98,7 @@ final class Libc {
         SOCKET = bind(linker, libc, "socket", FunctionDescriptor.of(i32, i32, i32, i32), errno);
         BIND = bind(linker, libc, "bind", FunctionDescriptor.of(i32, i32, ptr, i32), errno);
         SETSOCKOPT = bind(linker, libc, "setsockopt", FunctionDescriptor.of(i32, i32, i32, i32, ptr, i32), errno);
+        GETSOCKOPT = bind(linker, libc, "getsockopt", FunctionDescriptor.of(i32, i32, i32, i32, ptr, ptr), errno);
         SEND = bind(linker, libc, "send", FunctionDescriptor.of(i64, i32, ptr, i64, i32), errno);
         RECVFROM = bind(linker, libc, "recvfrom", FunctionDescriptor.of(i64, i32, ptr, i64, i32, ptr, ptr), errno);
         PPOLL = bind(linker, libc, "ppoll", FunctionDescriptor.of(i32, ptr, i64, ptr, ptr), errno);
@@ -207,6 +213,15 @@ final class Libc {
             return (int) SETSOCKOPT.invokeExact(state, fd, level, option, value, length);
         } catch (Throwable t) {
             throw rethrow("setsockopt", t);
+        }
+    }
+
+    static int getsockopt(MemorySegment state, int fd, int level, int option, MemorySegment value,
+                          MemorySegment length) {
+        try {
+            return (int) GETSOCKOPT.invokeExact(state, fd, level, option, value, length);
+        } catch (Throwable t) {
+            throw rethrow("getsockopt", t);
         }
     }
 

@@ -170,6 +170,77 @@ public final class RawPacketSocket implements AutoCloseable {
     }
 
     /**
+     * Sets the socket's receive buffer, the queue that holds frames until {@link #receive} takes them; frames that
+     * arrive while it is full are dropped (and counted in {@link #statistics()}). A test that sends bursts of many
+     * frames needs more than the default (net.core.rmem_default, ~200 KiB: a few hundred small frames, since each
+     * costs its buffer's true size). Uses SO_RCVBUFFORCE when the process may (CAP_NET_ADMIN) so net.core.rmem_max
+     * does not cap it.
+     *
+     * @param bytes the wanted size, > 0
+     * @return the size the kernel set (Linux doubles the request to allow for its bookkeeping)
+     * @throws IOException when the kernel refuses both options
+     */
+    public int setReceiveBufferSize(int bytes) throws IOException {
+        return setBufferSize(bytes, Libc.SO_RCVBUFFORCE, Libc.SO_RCVBUF, "receive");
+    }
+
+    /** {@link #setReceiveBufferSize} for the send buffer (SO_SNDBUFFORCE, else SO_SNDBUF). */
+    public int setSendBufferSize(int bytes) throws IOException {
+        return setBufferSize(bytes, Libc.SO_SNDBUFFORCE, Libc.SO_SNDBUF, "send");
+    }
+
+    private int setBufferSize(int bytes, int forceOption, int option, String what) throws IOException {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException(what + " buffer size must be > 0, got " + bytes);
+        }
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = Libc.newCallState(arena);
+            MemorySegment value = arena.allocateFrom(ValueLayout.JAVA_INT, bytes);
+            if (Libc.setsockopt(state, fd, Libc.SOL_SOCKET, forceOption, value, 4) != 0
+                && Libc.setsockopt(state, fd, Libc.SOL_SOCKET, option, value, 4) != 0) {
+                throw new IOException("setting the " + what + " buffer of " + this + " to " + bytes + " bytes failed: "
+                    + Libc.errnoName(Libc.errno(state)));
+            }
+            MemorySegment length = arena.allocateFrom(ValueLayout.JAVA_INT, 4);
+            if (Libc.getsockopt(state, fd, Libc.SOL_SOCKET, option, value, length) != 0) {
+                throw new IOException("reading the " + what + " buffer size of " + this + " failed: "
+                    + Libc.errnoName(Libc.errno(state)));
+            }
+            return value.get(ValueLayout.JAVA_INT, 0);
+        }
+    }
+
+    /**
+     * The kernel's count for this socket (PACKET_STATISTICS): frames that matched it, and of those the ones dropped
+     * because the receive buffer was full.
+     *
+     * @param packets frames that reached the socket, dropped ones included
+     * @param drops   frames dropped for lack of receive buffer
+     */
+    public record Statistics(long packets, long drops) {
+    }
+
+    /**
+     * Reads and RESETS the kernel's counters (Linux zeroes them on every read): each call returns the counts since
+     * the previous one, or since open.
+     */
+    public Statistics statistics() throws IOException {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = Libc.newCallState(arena);
+            // struct tpacket_stats { unsigned int tp_packets; unsigned int tp_drops; }
+            MemorySegment stats = arena.allocate(8, 4);
+            MemorySegment length = arena.allocateFrom(ValueLayout.JAVA_INT, 8);
+            if (Libc.getsockopt(state, fd, Libc.SOL_PACKET, Libc.PACKET_STATISTICS, stats, length) != 0) {
+                throw new IOException("PACKET_STATISTICS of " + this + " failed: " + Libc.errnoName(Libc.errno(state)));
+            }
+            return new Statistics(Integer.toUnsignedLong(stats.get(ValueLayout.JAVA_INT, 0)),
+                Integer.toUnsignedLong(stats.get(ValueLayout.JAVA_INT, 4)));
+        }
+    }
+
+    /**
      * Sends the first {@code length} bytes of {@code frame} as one Ethernet frame (destination MAC first, no FCS;
      * the kernel pads nothing on veth). Blocks while the socket's send buffer is full.
      *

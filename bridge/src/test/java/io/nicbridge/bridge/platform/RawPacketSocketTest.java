@@ -115,6 +115,32 @@ class RawPacketSocketTest {
     }
 
     @Test
+    void fullReceiveBufferDropsAndTheKernelCountsEveryFrame() throws IOException {
+        b.statistics();
+        int set = b.setReceiveBufferSize(1);
+        assertTrue(set > 0 && set < 16_384, "the kernel's minimum receive buffer: " + set);
+        int count = 200;
+        for (int i = 0; i < count; i++) {
+            a.send(frame(pair.macB(), pair.macA(), i, 64), 64);
+        }
+        MemorySegment buf = arena.allocate(2048);
+        int received = 0;
+        int last = -1;
+        while (b.receive(buf, 20_000_000L) > 0) {
+            int sequence = buf.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 14);
+            assertTrue(sequence > last, "in order: " + sequence + " after " + last);
+            last = sequence;
+            received++;
+        }
+        RawPacketSocket.Statistics stats = b.statistics();
+        assertTrue(stats.drops() > 0, "a tiny buffer must overflow: " + stats);
+        assertEquals(count, stats.packets(), "every frame reached the socket: " + stats);
+        assertEquals(count, received + stats.drops(), "received + dropped = sent: " + stats);
+        assertEquals(new RawPacketSocket.Statistics(0, 0), b.statistics(), "reading resets the counters");
+        assertTrue(b.setReceiveBufferSize(4 << 20) >= 4 << 20, "root may exceed rmem_max with SO_RCVBUFFORCE");
+    }
+
+    @Test
     void longFrameIsCutToTheBufferAndCounted() {
         MemorySegment out = frame(pair.macB(), pair.macA(), 9, 200);
         a.send(out, 200);
