@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What this Linux host lets the process do that matters to nicbridge: raw packet sockets for the
@@ -13,9 +12,11 @@ import java.util.concurrent.TimeUnit;
  * <p>Capabilities are read from {@code /proc/self/status} ({@code CapEff}, a hex bit set whose bit
  * numbers are those of {@code linux/capability.h}). Whether namespaces work is not something the
  * capability bits can tell (a container may drop the syscall), so {@link #probeNetworkNamespaces()}
- * really creates and deletes one.
+ * really creates and deletes one ({@link VethPair#availability()} goes further and builds a whole pair).
  */
 public final class LinuxCapabilities {
+    /** {@code CAP_NET_ADMIN}: creating and configuring interfaces (veth pairs, addresses, MTU). */
+    public static final int CAP_NET_ADMIN = 12;
     /** {@code CAP_NET_RAW}: AF_PACKET sockets. */
     public static final int CAP_NET_RAW = 13;
     /** {@code CAP_IPC_LOCK}: mlock beyond RLIMIT_MEMLOCK. */
@@ -68,35 +69,17 @@ public final class LinuxCapabilities {
     public static Probe probeNetworkNamespaces() {
         String name = "nicbridge-probe-" + ProcessHandle.current().pid() + "-" + System.nanoTime() % 1_000_000;
         try {
-            Result add = run("ip", "netns", "add", name);
-            if (add.exitCode != 0) {
-                return new Probe(false, "ip netns add failed: " + add.output.strip());
+            IpCommand.Result add = IpCommand.run("netns", "add", name);
+            if (!add.ok()) {
+                return new Probe(false, "ip netns add failed: " + add.output().strip());
             }
-            Result del = run("ip", "netns", "del", name);
-            if (del.exitCode != 0) {
-                return new Probe(false, "ip netns del failed: " + del.output.strip());
+            IpCommand.Result del = IpCommand.run("netns", "del", name);
+            if (!del.ok()) {
+                return new Probe(false, "ip netns del failed: " + del.output().strip());
             }
             return new Probe(true, "ip netns add/del works");
         } catch (IOException e) {
             return new Probe(false, "cannot run ip (install iproute2): " + e.getMessage());
-        }
-    }
-
-    private record Result(int exitCode, String output) {
-    }
-
-    private static Result run(String... command) throws IOException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        try {
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return new Result(-1, String.join(" ", command) + " timed out");
-            }
-            return new Result(p.exitValue(), new String(p.getInputStream().readAllBytes()));
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-            return new Result(-1, "interrupted");
         }
     }
 }
