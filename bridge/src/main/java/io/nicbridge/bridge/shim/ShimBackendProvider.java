@@ -97,10 +97,24 @@ public final class ShimBackendProvider implements BackendProvider {
         };
         ShimOptions options = options(spec, kind);
         ShimLibrary.require();
-        ShimCard.NamespaceRunner runner = spec.param("netns")
-            .map(ns -> (ShimCard.NamespaceRunner) new InNamespace(NetworkNamespace.open(ns)))
-            .orElse(ShimCard.NamespaceRunner.CURRENT);
-        return new ShimCard(spec, kind, mode, ifname, options, runner);
+        String netns = spec.param("netns").orElse(null);
+        if (netns == null) {
+            return new ShimCard(spec, kind, mode, ifname, options, ShimCard.NamespaceRunner.CURRENT);
+        }
+        NetworkNamespace ns;
+        try {
+            ns = NetworkNamespace.open(netns);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("device spec '" + spec + "': cannot enter network namespace '" + netns
+                + "': " + e.getMessage(), e);
+        }
+        try {
+            // The namespace's thread is needed only while the card opens (and restarts) its sockets.
+            return new ShimCard(spec, kind, mode, ifname, options, new InNamespace(ns));
+        } catch (RuntimeException | Error e) {
+            ns.close();
+            throw e;
+        }
     }
 
     private static ShimOptions options(DeviceSpec spec, ShimCardKind kind) {
@@ -150,7 +164,18 @@ public final class ShimBackendProvider implements BackendProvider {
     private record InNamespace(NetworkNamespace ns) implements ShimCard.NamespaceRunner {
         @Override
         public <T> T run(java.util.concurrent.Callable<T> task) {
-            return ns.call(task);
+            try {
+                return ns.call(task);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("in network namespace " + ns.name() + ": " + e.getMessage(), e);
+            }
+        }
+
+        @Override
+        public void close() {
+            ns.close();
         }
     }
 }

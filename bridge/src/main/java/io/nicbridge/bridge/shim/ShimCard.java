@@ -111,9 +111,13 @@ public final class ShimCard implements Card {
     }
 
     /** Runs a task in a network namespace (or the caller's own). */
-    @FunctionalInterface
-    public interface NamespaceRunner {
+    public interface NamespaceRunner extends AutoCloseable {
         <T> T run(Callable<T> task);
+
+        /** Releases what entering the namespace holds (its thread); the card calls it when it closes. */
+        @Override
+        default void close() {
+        }
 
         /** The caller's own namespace. */
         NamespaceRunner CURRENT = new NamespaceRunner() {
@@ -330,6 +334,7 @@ public final class ShimCard implements Card {
         }
         shim.close();
         arena.close();
+        inNamespace.close();
         LOG.debug("{}: closed", name);
     }
 

@@ -267,6 +267,7 @@ class TulipBackendConformanceTest {
             : polling())) {
             TulipDriver a = p.driver(0);
             TulipDriver b = p.driver(1);
+            a.acknowledge(); // start low: whatever the setup frame raised is not one of the 20
             long edgesA = p.card(0).interrupt().assertions();
             long edgesB = p.card(1).interrupt().assertions();
             for (int seq = 0; seq < 20; seq++) {
@@ -278,8 +279,9 @@ class TulipBackendConformanceTest {
                 h = receive(a); // waits on the interrupt line
                 checkFrame(a, h, seq, 64);
                 a.release(h);
+                a.acknowledge(); // the line falls, so the next frame's RI is a new edge on every backend
             }
-            assertTrue(p.card(0).interrupt().assertions() - edgesA >= 20);
+            assertTrue(p.card(0).interrupt().assertions() - edgesA >= 20, "edges: " + (p.card(0).interrupt().assertions() - edgesA));
             if (!backend.needsInterruptDriver()) {
                 assertEquals(0, p.card(1).registers().read(CSR7));
                 assertEquals(edgesB, p.card(1).interrupt().assertions(), "CSR7 = 0: the line never rises");
@@ -397,7 +399,9 @@ class TulipBackendConformanceTest {
             TulipDriver b = p.driver(1);
             Dec21140DescriptorRing rx = b.receiveRing();
             // Descriptor 0 is where the chip will put the next frame: point its buffer at an unmapped bus address.
-            rx.arm(0, 0xFFF0_0000L, LINUX_RX_BUF_SIZE);
+            // (A buggy driver: it rewrites RDES2 of a descriptor the card owns.)
+            rx.segment().set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), rx.offsetOf(0) + 8,
+                0xFFF0_0000);
             long errorsBefore = p.busErrors(1);
             sendOrFail(p, 0, 1, 1, 64);
             long deadline = System.nanoTime() + TIMEOUT;
