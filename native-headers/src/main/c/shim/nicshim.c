@@ -22,7 +22,11 @@
  * bits into `kicks` and, if a poller is (about to be) asleep, writes the eventfd. The handshake is Dekker's with
  * sequentially consistent atomics: the poller increments `sleeping` and then re-reads `kicks` before ppoll; the
  * kicker ORs `kicks` and then reads `sleeping`. Whatever the interleaving, either the poller sees the kick and
- * does not sleep, or the kicker sees the sleeper and wakes it.
+ * does not sleep, or the kicker sees the sleeper and wakes it. A poll returns when the card reports events,
+ * when the interrupt line is asserted (level-triggered: no wait while it is), after a round that handled a kick
+ * (even one that produced no event: the doorbell ends the wait, as nicshim.h promises), at its timeout, or with
+ * NICSHIM_ERR_STATE when another thread stopped the shim meanwhile (stop wakes it). A register write wakes a
+ * sleeping poller only to re-evaluate (it may have changed the card's timer or readiness) and it sleeps on.
  *
  * The sockets. nicshim_open() opens one AF_PACKET control socket of protocol 0 (it receives nothing): it proves
  * CAP_NET_RAW early (NICSHIM_ERR_PERMISSION), serves the interface ioctls (flags, address, MTU) and holds the
@@ -910,12 +914,13 @@ static int32_t shim_check_register(const shim_t *shim, uint32_t range, uint32_t 
     return NICSHIM_OK;
 }
 
-/** After a register access: interrupt edge, frames the access sent, and a sleeping poller re-evaluates (the
- * access may have changed what the card waits for, e.g. a start bit or a timer). */
-static void shim_after_register(shim_t *shim) {
+/** After a register access: interrupt edge and frames the access sent. After a write, a sleeping poller wakes
+ * to re-evaluate (the write may have changed what the card waits for, e.g. a start bit or a timer); reads stay
+ * cheap (an interrupt handler's status reads must not cost the card thread a wake-up each). */
+static void shim_after_register(shim_t *shim, int write) {
     shim_irq_sample(shim);
     shim_tx_flush(shim);
-    if (__atomic_load_n(&shim->sleeping, __ATOMIC_SEQ_CST) > 0) {
+    if (write && __atomic_load_n(&shim->sleeping, __ATOMIC_SEQ_CST) > 0) {
         shim_wake(shim);
     }
 }
@@ -933,7 +938,7 @@ int32_t nicshim_reg_write(nicshim_t *shim, uint32_t range, uint32_t offset, uint
         rc = NICSHIM_ERR_WINDOW;
     } else {
         rc = shim->ops->reg_write(shim->card, range, offset, value);
-        shim_after_register(shim);
+        shim_after_register(shim, 1);
     }
     pthread_mutex_unlock(&shim->lock);
     return rc;
@@ -952,7 +957,7 @@ int32_t nicshim_reg_read(nicshim_t *shim, uint32_t range, uint32_t offset, uint3
         rc = NICSHIM_ERR_WINDOW;
     } else {
         rc = shim->ops->reg_read(shim->card, range, offset, value);
-        shim_after_register(shim);
+        shim_after_register(shim, 0);
     }
     pthread_mutex_unlock(&shim->lock);
     return rc;

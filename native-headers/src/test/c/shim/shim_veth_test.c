@@ -384,6 +384,60 @@ static void test_kick_wakes_blocked_poll(void) {
     nicshim_close(shim);
 }
 
+typedef struct poll_loop {
+    nicshim_t *shim;
+    int stop; /* atomic */
+    int errors;
+} poll_loop_t;
+
+static void *poll_until_stopped(void *arg) {
+    poll_loop_t *l = arg;
+    while (!__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE)) {
+        if (nicshim_poll(l->shim, NICSHIM_POLL_MAX_TIMEOUT_NS) < 0) {
+            l->errors++;
+        }
+    }
+    return NULL;
+}
+
+static void test_kicks_never_lost(void) {
+    nicshim_t *shim = shim_up(NULL);
+    if (shim == NULL) {
+        return;
+    }
+    /* A card thread polls with the longest timeout while this thread queues one frame at a time and rings the
+     * doorbell. A kick that slipped between the poller's last look and its sleep would cost a whole second. */
+    queue_tx(shim, 0, 0, 64, 0);
+    for (uint32_t i = 0; i < 50; i++) {
+        make_frame(tx_mem + (size_t)i * TX_SLOT_BYTES, mac_b, mac_a, 500 + i, 64);
+    }
+    poll_loop_t loop = {shim, 0, 0};
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, poll_until_stopped, &loop) == 0);
+    int slow = 0;
+    uint8_t buf[256];
+    for (uint32_t i = 0; i < 50; i++) {
+        reg(shim, TC_TX_COUNT, 1); /* (wakes the poller, which finds nothing armed and sleeps on) */
+        sleep_ms(i % 3);           /* vary where in its cycle the poller is when the kick comes */
+        int64_t t0 = now_ns();
+        CHECK_EQ(nicshim_kick(shim, NICSHIM_KICK_TX), NICSHIM_OK);
+        /* Watched from the peer, not through the lock, so only the kick can have woken the poller. */
+        CHECK_EQ(peer_recv(buf, sizeof(buf), 3000), 64);
+        slow += now_ns() - t0 > 500 * MS;
+        uint32_t seq = 0;
+        memcpy(&seq, buf + 14, 4);
+        CHECK_EQ(seq, 500 + i);
+    }
+    CHECK_EQ(slow, 0);
+    CHECK_EQ(reg_get(shim, TC_TX_SENT), 50);
+    __atomic_store_n(&loop.stop, 1, __ATOMIC_RELEASE);
+    CHECK_EQ(nicshim_kick(shim, NICSHIM_KICK_RX), NICSHIM_OK); /* ends the last wait */
+    pthread_join(thread, NULL);
+    CHECK_EQ(loop.errors, 0);
+    CHECK_EQ(stats_of(shim).kicks, 51);
+    nicshim_close(shim);
+}
+
 static void test_stop_wakes_blocked_poll(void) {
     nicshim_t *shim = shim_up(NULL);
     if (shim == NULL) {
@@ -792,6 +846,7 @@ int main(int argc, char **argv) {
     RUN(test_frames_received_cross);
     RUN(test_vlan_tag_reinserted);
     RUN(test_kick_wakes_blocked_poll);
+    RUN(test_kicks_never_lost);
     RUN(test_stop_wakes_blocked_poll);
     RUN(test_register_access_while_polling);
     RUN(test_poll_timeout_honoured);
