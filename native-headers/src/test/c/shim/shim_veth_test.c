@@ -468,7 +468,7 @@ static void test_register_access_while_polling(void) {
     int64_t t0 = now_ns();
     reg(shim, TC_TX_LEN, 99);
     CHECK_EQ(reg_get(shim, TC_TX_LEN), 99);
-    CHECK(now_ns() - t0 < 300 * MS);
+    CHECK(now_ns() - t0 < 600 * MS); /* had the poller kept the lock, this would take the rest of its second */
     CHECK_EQ(nicshim_kick(shim, NICSHIM_KICK_RX), NICSHIM_OK);
     pthread_join(thread, NULL);
     CHECK(p.result >= 0);
@@ -628,8 +628,8 @@ static void test_interrupt_edges(void) {
     CHECK_EQ(stats_of(shim).interrupts, 1);
     /* Level-triggered: still asserted, reported again without a wait, but it is the same interrupt. */
     int64_t t0 = now_ns();
-    CHECK_EQ(nicshim_poll(shim, 500 * MS), NICSHIM_EV_IRQ);
-    CHECK(now_ns() - t0 < 300 * MS);
+    CHECK_EQ(nicshim_poll(shim, 900 * MS), NICSHIM_EV_IRQ);
+    CHECK(now_ns() - t0 < 600 * MS);
     CHECK_EQ(stats_of(shim).interrupts, 1);
     reg(shim, TC_IRQ_ACK, 1);
     CHECK_EQ(nicshim_poll(shim, 0), 0);
