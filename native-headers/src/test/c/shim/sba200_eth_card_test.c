@@ -1,5 +1,5 @@
 /*
- * test_sba200_eth_card.c - unit tests of the SBA-200 U-Net-over-Ethernet card model (sba200_eth_card.c) on the fake
+ * sba200_eth_card_test.c - unit tests of the SBA-200 U-Net-over-Ethernet card model (sba200_eth_card.c) on the fake
  * platform (fake_platform.c): no sockets; DMA regions are malloc'd buffers, transmitted frames are captured, received
  * frames are handed to the card by the tests.
  *
@@ -1176,7 +1176,7 @@ int main(void) {
         }
     }
     free(S);
-    printf("test_sba200_eth_card: %zu tests, %d checks, %d failed checks, %d failed tests\n", count, checks, failures,
+    printf("sba200_eth_card_test: %zu tests, %d checks, %d failed checks, %d failed tests\n", count, checks, failures,
            failed_tests);
     return failures == 0 ? 0 : 1;
 }
