@@ -876,6 +876,107 @@ static void test_crc_check_value(void) {
     end();
 }
 
+
+static void test_tx_edge_cases(void) {
+    begin("TX: host-owned descriptor mid-frame suspends, then the frame resumes");
+    start_chip(0, 0);
+    uint8_t f[200];
+    make_frame(f, PEER_MAC, 200, 3);
+    memcpy(host(TX_BUF), f, 100);
+    memcpy(host(TX_BUF + 0x200), f + 100, 100);
+    desc_set(TX_RING + 16, 0, DEC21140_TDES1_LS | 100, TX_BUF + 0x200, 0);
+    desc_set(TX_RING, DEC21140_TDES0_OWN, DEC21140_TDES1_FS | 100, TX_BUF, 0);
+    ops->work(card, NICSHIM_KICK_TX, 64);
+    CHECK_EQ(S.tx_count, 0);
+    CHECK_EQ(csr5_ts(), DEC21140_TS_SUSPENDED);
+    CHECK_EQ(des0(TX_RING), 0);
+    desc_set(TX_RING + 16, DEC21140_TDES0_OWN, DEC21140_TDES1_LS | 100, TX_BUF + 0x200, 0);
+    wr(DEC21140_CSR1, 0);
+    ops->work(card, S.kicks, 64);
+    CHECK_EQ(S.tx_count, 1);
+    CHECK_EQ(S.tx_len[0], 200);
+    CHECK(memcmp(S.tx[0], f, 200) == 0);
+    end();
+
+    begin("TX: stop mid-frame discards the part; restart continues at the current descriptor");
+    start_chip(0, 0);
+    make_frame(host(TX_BUF), PEER_MAC, 60, 1);
+    desc_set(TX_RING, DEC21140_TDES0_OWN, DEC21140_TDES1_FS | 30, TX_BUF, 0);
+    ops->work(card, NICSHIM_KICK_TX, 64);
+    wr(DEC21140_CSR6, DEC21140_CSR6_MBO | DEC21140_CSR6_SR);
+    CHECK_EQ(csr5_ts(), DEC21140_TS_STOPPED);
+    desc_set(TX_RING + 16, DEC21140_TDES0_OWN, DEC21140_TDES1_FS | DEC21140_TDES1_LS | 60, TX_BUF, 0);
+    wr(DEC21140_CSR6, DEC21140_CSR6_MBO | DEC21140_CSR6_SR | DEC21140_CSR6_ST);
+    ops->work(card, S.kicks, 64);
+    CHECK_EQ(S.tx_count, 1);
+    CHECK_EQ(S.tx_len[0], 60);
+    CHECK(memcmp(S.tx[0], host(TX_BUF), 60) == 0);
+    end();
+
+    begin("TX: misaligned chain pointer is a target abort; setup buffer in no region a master abort");
+    start_chip(0, 0);
+    make_frame(host(TX_BUF), PEER_MAC, 60, 1);
+    desc_set(TX_RING, DEC21140_TDES0_OWN, DEC21140_TDES1_FS | DEC21140_TDES1_LS | DEC21140_TDES1_TCH | 60, TX_BUF,
+             TX_RING + 0x102);
+    ops->work(card, NICSHIM_KICK_TX, 64);
+    CHECK_EQ(S.tx_count, 1);
+    CHECK(rd(DEC21140_CSR5) & DEC21140_CSR5_FBE);
+    CHECK_EQ(DEC21140_CSR5_EB(rd(DEC21140_CSR5)), DEC21140_EB_TARGET_ABORT);
+    start_chip(0, 0);
+    desc_set(TX_RING, DEC21140_TDES0_OWN, DEC21140_LINUX_TDES1_SETUP_PERFECT, 0xFFFFF000u, 0);
+    ops->work(card, NICSHIM_KICK_TX, 64);
+    CHECK_EQ(DEC21140_CSR5_EB(rd(DEC21140_CSR5)), DEC21140_EB_MASTER_ABORT);
+    CHECK(des0(TX_RING) & DEC21140_TDES0_OWN);
+    /* a buffer near the top of the 32-bit bus, in no region: master abort */
+    start_chip(0, 0);
+    desc_set(TX_RING, DEC21140_TDES0_OWN, DEC21140_TDES1_FS | DEC21140_TDES1_LS | 100, 0xFFFFFFF0u, 0);
+    ops->work(card, NICSHIM_KICK_TX, 64);
+    CHECK_EQ(DEC21140_CSR5_EB(rd(DEC21140_CSR5)), DEC21140_EB_MASTER_ABORT);
+    CHECK_EQ(S.stats[SHIM_STAT_BUS_ERRORS], 3);
+    end();
+}
+
+static void test_rx_edge_cases(void) {
+    begin("RX: zero-size descriptor skipped; a ring of empty descriptors cannot hold the card");
+    start_chip(0, DEC21140_CSR6_PR);
+    desc_set(RX_RING, DEC21140_RDES0_OWN, 0, 0, 0);
+    desc_set(RX_RING + 16, DEC21140_RDES0_OWN, 1536 | DEC21140_RDES1_RER, RX_BUF, 0);
+    uint8_t f[100];
+    make_frame(f, OWN_MAC, 100, 0);
+    ops->receive(card, f, 100);
+    CHECK_EQ(des0(RX_RING), DEC21140_RDES0_DE | DEC21140_RDES0_ES);
+    CHECK_EQ(des0(RX_RING + 16), DEC21140_RDES0_FS | DEC21140_RDES0_LS | DEC21140_RDES0_FT | (104u << 16));
+    CHECK_EQ(S.stats[SHIM_STAT_RX_FRAMES], 1);
+    /* 70 zero-size descriptors in a ring: the frame is cut after 64 */
+    wr(DEC21140_CSR6, DEC21140_CSR6_MBO);
+    for (int i = 0; i < 70; i++) {
+        desc_set(RX_RING + 16 * i, DEC21140_RDES0_OWN, i == 69 ? DEC21140_RDES1_RER : 0, 0, 0);
+    }
+    wr(DEC21140_CSR3, RX_RING);
+    wr(DEC21140_CSR6, DEC21140_CSR6_MBO | DEC21140_CSR6_SR | DEC21140_CSR6_PR);
+    ops->work(card, S.kicks, 64);
+    ops->receive(card, f, 100);
+    CHECK_EQ(des0(RX_RING + 16 * 62), DEC21140_RDES0_DE | DEC21140_RDES0_ES);
+    CHECK_EQ(des0(RX_RING + 16 * 63), DEC21140_RDES0_LS | DEC21140_RDES0_DE | DEC21140_RDES0_ES | DEC21140_RDES0_FT);
+    CHECK(des0(RX_RING + 16 * 64) & DEC21140_RDES0_OWN);
+    CHECK_EQ(csr5_rs(), DEC21140_RS_WAIT_PACKET);
+    end();
+
+    begin("RX: receive-all passes filter failures with FF; stop keeps the FIFO");
+    start_chip(0, DEC21140_CSR6_RA);
+    CHECK(S.rx_mode & SHIM_RXMODE_PROMISC);
+    arm_rx(4, 1536);
+    make_frame(f, OTHER_MAC, 100, 0);
+    ops->receive(card, f, 100);
+    CHECK_EQ(des0(RX_RING) & DEC21140_RDES0_FF, DEC21140_RDES0_FF);
+    /* SR clear: frames are not listened to */
+    wr(DEC21140_CSR6, DEC21140_CSR6_MBO);
+    CHECK_EQ(ops->receive(card, f, 100), 0);
+    CHECK(des0(RX_RING + 16) & DEC21140_RDES0_OWN);
+    CHECK_EQ(S.stats[SHIM_STAT_RX_DROP_FILTER], 1);
+    end();
+}
+
 int main(void) {
     test_reset_values();
     test_srom();
@@ -891,6 +992,8 @@ int main(void) {
     test_loopback();
     test_gp_timer_and_autopoll();
     test_crc_check_value();
+    test_tx_edge_cases();
+    test_rx_edge_cases();
     printf("test_dec21140_card: %d tests, %d checks, %d failures\n", tests, checks, failures);
     return failures == 0 ? 0 : 1;
 }
