@@ -1388,11 +1388,16 @@ static int32_t dec_reg_write(void *card, uint32_t range, uint32_t offset, uint32
     return NICSHIM_OK;
 }
 
+static void gp_timer_run(dec_card_t *c, uint64_t now_ns);
+
 static int32_t dec_reg_read(void *card, uint32_t range, uint32_t offset, uint32_t *value) {
     dec_card_t *c = card;
     if (range != NICSHIM_RANGE_DEC21140_CSR || offset >= DEC21140_CSR_WINDOW_SIZE || (offset & 3u) != 0 ||
         value == NULL) {
         return NICSHIM_ERR_REGISTER;
+    }
+    if ((offset == DEC21140_CSR5 || offset == DEC21140_CSR11) && c->gp_armed) {
+        gp_timer_run(c, shim_now_ns()); /* a timer that expired before the platform's tick shows at once */
     }
     switch (offset) {
     case DEC21140_CSR8:
@@ -1502,19 +1507,25 @@ static uint32_t dec_receive(void *card, const uint8_t *frame, uint32_t len) {
     return take_events(c);
 }
 
+/** CSR11 expiry: GTE, and in continuous mode the next period from now (the model re-arms when it fires). */
+static void gp_timer_run(dec_card_t *c, uint64_t now_ns) {
+    if (!c->gp_armed || now_ns < c->gp_deadline) {
+        return;
+    }
+    if (c->gp_count != 0) {
+        raise_bits(c, DEC21140_CSR5_GTE);
+    }
+    if (c->gp_continuous && c->gp_count != 0) {
+        c->gp_deadline = now_ns + c->gp_count * c->gp_tick;
+    } else {
+        c->gp_armed = false;
+        c->gp_count = 0;
+    }
+}
+
 static uint32_t dec_tick(void *card, uint64_t now_ns) {
     dec_card_t *c = card;
-    if (c->gp_armed && now_ns >= c->gp_deadline) {
-        if (c->gp_count != 0) {
-            raise_bits(c, DEC21140_CSR5_GTE);
-        }
-        if (c->gp_continuous && c->gp_count != 0) {
-            c->gp_deadline = now_ns + c->gp_count * c->gp_tick;
-        } else {
-            c->gp_armed = false;
-            c->gp_count = 0;
-        }
-    }
+    gp_timer_run(c, now_ns);
     bool run = c->tx_more;
     if (c->tap_armed && now_ns >= c->tap_deadline) {
         c->tap_armed = false;

@@ -844,6 +844,12 @@ static void test_gp_timer_and_autopoll(void) {
     wr(DEC21140_CSR5, DEC21140_CSR5_GTE);
     CHECK_EQ(ops->irq_level(card), 0);
     CHECK_EQ(rd(DEC21140_CSR11) & 0xFFFFu, 10); /* continuous: re-armed */
+    /* one-shot: the expiry shows in a CSR5 read even before the platform's tick, and the timer then reads 0 */
+    wr(DEC21140_CSR11, 5);
+    fake_set_time(shim_now_ns() + 5 * 81920);
+    CHECK(rd(DEC21140_CSR5) & DEC21140_CSR5_GTE);
+    CHECK_EQ(rd(DEC21140_CSR11) & 0xFFFFu, 0);
+    wr(DEC21140_CSR5, DEC21140_CSR5_GTE);
     wr(DEC21140_CSR11, 0);
     /* TX auto-poll (TAP = 200 us): the start suspended TX; a descriptor posted without CSR1 goes out by itself */
     make_frame(host(TX_BUF), PEER_MAC, 64, 0);
