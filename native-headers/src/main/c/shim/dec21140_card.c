@@ -165,6 +165,7 @@ typedef struct dec_card {
     uint8_t rx_stage[RX_MAX_FRAME];
     uint8_t fifo[RX_FIFO_FRAMES][RX_MAX_FRAME];
     uint32_t fifo_len[RX_FIFO_FRAMES];
+    bool fifo_fcs_good[RX_FIFO_FRAMES]; /* the card computed that frame's FCS itself: no need to check it */
     uint32_t fifo_head;
     uint32_t fifo_count;
 
@@ -691,7 +692,7 @@ static void count_fifo_overflow(dec_card_t *c) {
  * Receive process
  * ------------------------------------------------------------------------------------------- */
 
-static bool fifo_push(dec_card_t *c, const uint8_t *f, uint32_t len) {
+static bool fifo_push(dec_card_t *c, const uint8_t *f, uint32_t len, bool fcs_good) {
     if (c->fifo_count == RX_FIFO_FRAMES) {
         shim_count(c->shim, SHIM_STAT_RX_MISSED, 1);
         count_fifo_overflow(c);
@@ -700,11 +701,12 @@ static bool fifo_push(dec_card_t *c, const uint8_t *f, uint32_t len) {
     uint32_t slot = (c->fifo_head + c->fifo_count) % RX_FIFO_FRAMES;
     memcpy(c->fifo[slot], f, len);
     c->fifo_len[slot] = len;
+    c->fifo_fcs_good[slot] = fcs_good;
     c->fifo_count++;
     return true;
 }
 
-static uint32_t rx_flags(const dec_card_t *c, const uint8_t *f, uint32_t len, bool filter_failed) {
+static uint32_t rx_flags(const dec_card_t *c, const uint8_t *f, uint32_t len, bool filter_failed, bool fcs_good) {
     uint32_t om = (csr_load(c, DEC21140_CSR6) & DEC21140_CSR6_OM_MASK) >> DEC21140_CSR6_OM_SHIFT;
     uint32_t flags = om << DEC21140_RDES0_DT_SHIFT; /* in loopback every FIFO frame is our own */
     if (filter_failed) {
@@ -722,7 +724,7 @@ static uint32_t rx_flags(const dec_card_t *c, const uint8_t *f, uint32_t len, bo
     if (len > DEC21140_ETH_MAX_FRAME) {
         flags |= DEC21140_RDES0_TL;
     }
-    if (!fcs_valid(c, f, len)) {
+    if (!fcs_good && !fcs_valid(c, f, len)) {
         flags |= DEC21140_RDES0_CE;
     }
     return flags;
@@ -756,7 +758,7 @@ static bool rx_copy(dec_card_t *c, uint32_t bus, const uint8_t *from, uint32_t n
 }
 
 /** Moves one accepted frame (data + FCS) into host buffers (hardware-facts A.7, receive). */
-static void rx_deliver(dec_card_t *c, const uint8_t *f, uint32_t len, bool filter_failed) {
+static void rx_deliver(dec_card_t *c, const uint8_t *f, uint32_t len, bool filter_failed, bool fcs_good) {
     walker_t *w = &c->rx;
     uint32_t eb = 0;
     set_rx_state(c, DEC21140_RS_FETCH_DESC);
@@ -773,7 +775,7 @@ static void rx_deliver(dec_card_t *c, const uint8_t *f, uint32_t len, bool filte
         raise_bits(c, DEC21140_CSR5_RU);
         return;
     }
-    uint32_t flags = rx_flags(c, f, len, filter_failed);
+    uint32_t flags = rx_flags(c, f, len, filter_failed, fcs_good);
     uint32_t written = 0;
     uint32_t used = 0;
     bool first = true;
@@ -844,7 +846,7 @@ static void rx_deliver(dec_card_t *c, const uint8_t *f, uint32_t len, bool filte
 }
 
 /** One frame (data + FCS) taken off the FIFO by a running receive process: runt check, filter, delivery. */
-static void rx_frame(dec_card_t *c, const uint8_t *f, uint32_t len) {
+static void rx_frame(dec_card_t *c, const uint8_t *f, uint32_t len, bool fcs_good) {
     uint32_t csr6 = csr_load(c, DEC21140_CSR6);
     if (len < DEC21140_ETH_ADDR_LEN || (len < DEC21140_ETH_MIN_FRAME && !(csr6 & DEC21140_CSR6_PB))) {
         shim_count(c->shim, SHIM_STAT_RX_DROP_BAD_FRAME, 1);
@@ -856,7 +858,7 @@ static void rx_frame(dec_card_t *c, const uint8_t *f, uint32_t len) {
         shim_count(c->shim, SHIM_STAT_RX_DROP_FILTER, 1);
         return;
     }
-    rx_deliver(c, f, len, !pass);
+    rx_deliver(c, f, len, !pass, fcs_good);
 }
 
 /** The model's receiveWork: drain the FIFO while the receive process runs. */
@@ -865,7 +867,7 @@ static void rx_drain(dec_card_t *c) {
         uint32_t slot = c->fifo_head;
         c->fifo_head = (c->fifo_head + 1) % RX_FIFO_FRAMES;
         c->fifo_count--;
-        rx_frame(c, c->fifo[slot], c->fifo_len[slot]);
+        rx_frame(c, c->fifo[slot], c->fifo_len[slot], c->fifo_fcs_good[slot]);
     }
 }
 
@@ -909,7 +911,11 @@ static void tx_loop_back(dec_card_t *c) {
         shim_count(c->shim, SHIM_STAT_RX_DROP_FILTER, 1); /* the receiver is off */
         return;
     }
-    fifo_push(c, c->tx_fifo, c->tx_length);
+    if (c->tx_add_fcs) {
+        uint32_t data = c->tx_length - DEC21140_ETH_FCS_LEN;
+        put_le32(c->tx_fifo + data, crc32_zlib(c, c->tx_fifo, data)); /* least significant byte first */
+    }
+    fifo_push(c, c->tx_fifo, c->tx_length, c->tx_add_fcs);
 }
 
 /** Longest frame (without FCS) the kernel takes on this interface: MTU + header (+ 4 with an 802.1Q tag). */
@@ -984,7 +990,8 @@ static void tx_finish_frame(dec_card_t *c) {
         c->tx_length = DEC21140_ETH_MIN_FRAME_NOFCS;
     }
     if (c->tx_add_fcs) {
-        put_le32(c->tx_fifo + c->tx_length, crc32_zlib(c, c->tx_fifo, c->tx_length)); /* LSB first */
+        /* Room for the FCS; its bytes are computed only where they are used (loopback, tx_loop_back): on the
+           link the kernel / NIC appends its own, so computing ours would only be stripped again. */
         c->tx_length += DEC21140_ETH_FCS_LEN;
     }
     c->tx_status = 0;
@@ -1499,9 +1506,9 @@ static uint32_t dec_receive(void *card, const uint8_t *frame, uint32_t len) {
     put_le32(f + data, crc32_zlib(c, f, data));
     uint32_t total = data + DEC21140_ETH_FCS_LEN;
     if (c->rx_state != DEC21140_RS_STOPPED && c->fifo_count == 0) {
-        rx_frame(c, f, total);
+        rx_frame(c, f, total, true);
     } else {
-        fifo_push(c, f, total); /* waits while the process is stopped with SR set, as in the model's FIFO */
+        fifo_push(c, f, total, true); /* waits while the process is stopped with SR set, as in the model's FIFO */
         rx_drain(c);
     }
     return take_events(c);
