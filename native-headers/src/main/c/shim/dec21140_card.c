@@ -202,12 +202,54 @@ typedef struct dec_card {
     uint64_t tap_deadline;
 
     uint32_t events; /* NICSHIM_EV_* gathered during one entry point */
+    bool use_clmul;  /* PCLMULQDQ folding available (x86-64, checked at create) */
+    uint64_t fold128[2];
+    uint64_t fold512[2];
     uint32_t crc_table[8][256];
 } dec_card_t;
 
 /* ---------------------------------------------------------------------------------------------
- * CRC-32 (zlib / IEEE 802.3), slicing by 8
+ * CRC-32 (zlib / IEEE 802.3): slicing by 8, and on x86-64 with PCLMULQDQ folding for long runs
+ *
+ * Folding (reflected domain): a 16-byte block loaded little-endian holds bit k <-> x^(127-k), so its low qword H
+ * is the high half: X = H x^64 + L. A carry-less product of two reflected qwords lands one degree low
+ * (bit k <-> x^(126-k)), so clmul(H, x^(d+63) mod P) read as a block is H x^(d+64) mod-P-equivalent. Moving a
+ * block X forward by d bits (X x^d = H x^(d+64) + L x^d) therefore takes the constants x^(d+63) and x^(d-1)
+ * (mod P). The folded block X is congruent to everything read so far, so CRC(prefix) = CRC-of-the-16-bytes-of-X
+ * with a zero start, which the table finishes; the initial value is XORed into the first four bytes.
  * ------------------------------------------------------------------------------------------- */
+
+/* NICSHIM_CRC_TABLE_ONLY (a test build) leaves the folding out so that the table path is tested on any CPU. */
+#if defined(__x86_64__) && !defined(NICSHIM_CRC_TABLE_ONLY)
+#include <immintrin.h>
+#define CRC_HAVE_CLMUL 1
+#else
+#define CRC_HAVE_CLMUL 0
+#endif
+
+/** x^e mod P in the normal bit order (bit i <-> x^i), degree < 32. */
+static uint32_t xpow_mod(uint32_t e) {
+    uint32_t r = 1; /* x^0 */
+    for (uint32_t i = 0; i < e; i++) {
+        uint32_t carry = r & 0x80000000u;
+        r <<= 1;
+        if (carry) {
+            r ^= DEC21140_FCS_POLY;
+        }
+    }
+    return r;
+}
+
+/** The reflected 64-bit form of a polynomial of degree < 32: bit j <-> x^(63-j). */
+static uint64_t reflect64(uint32_t normal) {
+    uint64_t v = 0;
+    for (int i = 0; i < 32; i++) {
+        if (normal & (1u << i)) {
+            v |= 1ull << (63 - i);
+        }
+    }
+    return v;
+}
 
 static void crc_init(dec_card_t *c) {
     for (uint32_t i = 0; i < 256; i++) {
@@ -223,11 +265,21 @@ static void crc_init(dec_card_t *c) {
             c->crc_table[t][i] = (p >> 8) ^ c->crc_table[0][p & 0xFFu];
         }
     }
+    /* fold by 128 bits (one block) and by 512 bits (four blocks): {x^(d+63), x^(d-1)} mod P */
+    c->fold128[0] = reflect64(xpow_mod(128 + 63));
+    c->fold128[1] = reflect64(xpow_mod(128 - 1));
+    c->fold512[0] = reflect64(xpow_mod(512 + 63));
+    c->fold512[1] = reflect64(xpow_mod(512 - 1));
+#if CRC_HAVE_CLMUL
+    __builtin_cpu_init();
+    c->use_clmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+#else
+    c->use_clmul = false;
+#endif
 }
 
-/** zlib's crc32(0, p, n): init and final XOR 0xFFFFFFFF. */
-static uint32_t crc32_zlib(const dec_card_t *c, const uint8_t *p, size_t n) {
-    uint32_t r = DEC21140_FCS_INIT;
+/** Raw reflected CRC register update over n bytes (no init, no final XOR), tables only. */
+static uint32_t crc_table_run(const dec_card_t *c, uint32_t r, const uint8_t *p, size_t n) {
     while (n >= 8) {
         uint32_t lo = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
         uint32_t hi = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
@@ -242,7 +294,59 @@ static uint32_t crc32_zlib(const dec_card_t *c, const uint8_t *p, size_t n) {
     while (n-- > 0) {
         r = (r >> 8) ^ c->crc_table[0][(r ^ *p++) & 0xFFu];
     }
-    return r ^ DEC21140_FCS_XOROUT;
+    return r;
+}
+
+#if CRC_HAVE_CLMUL
+__attribute__((target("pclmul,sse4.1"))) static __m128i fold(__m128i x, __m128i k) {
+    return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
+}
+
+/** Raw CRC register update over n bytes, n a multiple of 16 and >= 64. */
+__attribute__((target("pclmul,sse4.1"))) static uint32_t crc_clmul_run(const dec_card_t *c, uint32_t r,
+                                                                         const uint8_t *p, size_t n) {
+    const __m128i k512 = _mm_set_epi64x((long long)c->fold512[1], (long long)c->fold512[0]);
+    const __m128i k128 = _mm_set_epi64x((long long)c->fold128[1], (long long)c->fold128[0]);
+    __m128i x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), _mm_cvtsi32_si128((int)r));
+    __m128i x1 = _mm_loadu_si128((const __m128i *)(p + 16));
+    __m128i x2 = _mm_loadu_si128((const __m128i *)(p + 32));
+    __m128i x3 = _mm_loadu_si128((const __m128i *)(p + 48));
+    p += 64;
+    n -= 64;
+    while (n >= 64) {
+        x0 = _mm_xor_si128(fold(x0, k512), _mm_loadu_si128((const __m128i *)p));
+        x1 = _mm_xor_si128(fold(x1, k512), _mm_loadu_si128((const __m128i *)(p + 16)));
+        x2 = _mm_xor_si128(fold(x2, k512), _mm_loadu_si128((const __m128i *)(p + 32)));
+        x3 = _mm_xor_si128(fold(x3, k512), _mm_loadu_si128((const __m128i *)(p + 48)));
+        p += 64;
+        n -= 64;
+    }
+    __m128i x = _mm_xor_si128(fold(x0, k128), x1);
+    x = _mm_xor_si128(fold(x, k128), x2);
+    x = _mm_xor_si128(fold(x, k128), x3);
+    while (n >= 16) {
+        x = _mm_xor_si128(fold(x, k128), _mm_loadu_si128((const __m128i *)p));
+        p += 16;
+        n -= 16;
+    }
+    uint8_t block[16];
+    _mm_storeu_si128((__m128i *)block, x);
+    return crc_table_run(c, 0, block, sizeof(block));
+}
+#endif
+
+/** zlib's crc32(0, p, n): init and final XOR 0xFFFFFFFF. */
+static uint32_t crc32_zlib(const dec_card_t *c, const uint8_t *p, size_t n) {
+    uint32_t r = DEC21140_FCS_INIT;
+#if CRC_HAVE_CLMUL
+    if (c->use_clmul && n >= 128) {
+        size_t bulk = n & ~(size_t)15;
+        r = crc_clmul_run(c, r, p, bulk);
+        p += bulk;
+        n -= bulk;
+    }
+#endif
+    return crc_table_run(c, r, p, n) ^ DEC21140_FCS_XOROUT;
 }
 
 static void put_le32(uint8_t *p, uint32_t v) {
