@@ -25,7 +25,8 @@
  *   CSR7  interrupt mask; the line is re-evaluated
  *   CSR8  missed frames (15:0, overflow 16), FIFO overflows (27:17, overflow 28); cleared by the read
  *   CSR9  SROM pins (93C46 Microwire, 64 words, DEC layout holding shim_mac(), both CRCs); DO reads in bit 3
- *   CSR11 GP timer count (15:0) + CON (16), real time (tick/next_deadline); reads ticks left; expiry = GTE
+ *   CSR11 GP timer count (15:0) + CON (16), real time (tick/next_deadline; a CSR5/CSR11 read also runs an expired
+ *         timer, so the host never sees a late GTE); reads ticks left; expiry = GTE
  *   CSR12 pin values, or with GPC the direction mask; reads outputs as written, inputs 0xC6 (reset pins)
  *   CSR15 watchdog bits JBD, HUJ, JCK, RWD, RWR stored
  *
@@ -72,6 +73,9 @@
  * (TDES0.ES); bus_errors: fatal bus errors; card_errors: frames truncated by the host's descriptors (RDES0.DE)
  * and transmit frames the link cannot carry (above). Loopback frames are not counted as tx_frames (the model
  * counts them separately).
+ *
+ * The FCS is the zlib CRC-32, by PCLMULQDQ folding on x86-64 (constants derived at create) or slicing-by-8
+ * tables; the card computes it only where the host sees it (receive buffers, loopback).
  *
  * Single-threaded: every entry point runs under the shim's lock (shim_internal.h). No allocation after create().
  */
