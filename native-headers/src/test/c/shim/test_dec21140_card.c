@@ -1008,6 +1008,97 @@ static void test_fcs_every_length(void) {
     end();
 }
 
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint32_t rng(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 16);
+}
+
+/** A bus address that is usually inside the region, sometimes near its end, misaligned, or nowhere. */
+static uint32_t fuzz_address(void) {
+    switch (rng() % 8) {
+    case 0:
+        return rng();
+    case 1:
+        return MEM_BUS + MEM_SIZE - (rng() % 64);
+    case 2:
+        return MEM_BUS + (rng() % MEM_SIZE) + 1;
+    default:
+        return MEM_BUS + ((rng() % MEM_SIZE) & ~3u);
+    }
+}
+
+static void test_fuzz(void) {
+    begin("fuzz: nonsense descriptors, CSR writes and frames end in statuses or FBE, never a crash");
+    static uint8_t f[2100];
+    for (int round = 0; round < 20000; round++) {
+        switch (rng() % 10) {
+        case 0: { /* scribble a descriptor-sized word somewhere */
+            uint32_t at = (rng() % (MEM_SIZE - 16)) & ~3u;
+            uint32_t d1 = rng();
+            desc_set(MEM_BUS + at, rng() | (rng() % 2 ? DEC21140_RDES0_OWN : 0), d1, fuzz_address(), fuzz_address());
+            break;
+        }
+        case 1: {
+            static const uint32_t csrs[] = {DEC21140_CSR0, DEC21140_CSR3, DEC21140_CSR4, DEC21140_CSR5,
+                                            DEC21140_CSR6, DEC21140_CSR7, DEC21140_CSR9, DEC21140_CSR11,
+                                            DEC21140_CSR12, DEC21140_CSR15};
+            uint32_t off = csrs[rng() % (sizeof(csrs) / sizeof(csrs[0]))];
+            uint32_t v = off == DEC21140_CSR3 || off == DEC21140_CSR4 ? fuzz_address() : rng();
+            if (off == DEC21140_CSR0 && rng() % 4 != 0) {
+                v &= ~DEC21140_CSR0_SWR;
+            }
+            wr(off, v);
+            break;
+        }
+        case 2:
+            wr(DEC21140_CSR6, DEC21140_CSR6_MBO | DEC21140_CSR6_SR | DEC21140_CSR6_ST | (rng() & 0x40C0u));
+            break;
+        case 3:
+        case 4: {
+            uint32_t len = 1 + rng() % 2100;
+            for (uint32_t i = 0; i < len; i++) {
+                f[i] = (uint8_t)rng();
+            }
+            if (rng() % 2) {
+                memcpy(f, OWN_MAC, 6);
+            }
+            ops->receive(card, f, len);
+            break;
+        }
+        case 5:
+            S.tx_count = 0;
+            S.tx_capacity = (int)(rng() % 4);
+            ops->work(card, rng() & NICSHIM_KICK_ALL, 1 + rng() % 200);
+            break;
+        case 6:
+            fake_set_time(shim_now_ns() + rng() % 1000000);
+            ops->tick(card, shim_now_ns());
+            (void)ops->next_deadline(card);
+            break;
+        case 7:
+            (void)rd(DEC21140_CSR8);
+            (void)rd(DEC21140_CSR11);
+            (void)rd(DEC21140_CSR5);
+            break;
+        default:
+            ops->work(card, NICSHIM_KICK_TX | NICSHIM_KICK_RX, 64);
+            break;
+        }
+        uint32_t csr5 = rd(DEC21140_CSR5);
+        if (csr5 & DEC21140_CSR5_FBE) {
+            CHECK(DEC21140_CSR5_EB(csr5) == DEC21140_EB_MASTER_ABORT || DEC21140_CSR5_EB(csr5) == DEC21140_EB_TARGET_ABORT);
+        }
+        CHECK_EQ(ops->irq_level(card), (csr5 & rd(DEC21140_CSR7) & (DEC21140_CSR5_NIS | DEC21140_CSR5_AIS)) != 0);
+    }
+    CHECK(S.stats[SHIM_STAT_BUS_ERRORS] > 0);
+    S.tx_count = 0;
+    end();
+}
+
 int main(void) {
     test_reset_values();
     test_srom();
@@ -1026,6 +1117,7 @@ int main(void) {
     test_tx_edge_cases();
     test_rx_edge_cases();
     test_fcs_every_length();
+    test_fuzz();
     printf("test_dec21140_card: %d tests, %d checks, %d failures\n", tests, checks, failures);
     return failures == 0 ? 0 : 1;
 }
