@@ -459,7 +459,7 @@ public final class NicShim {
                     return LINKER.downcallHandle(address.get(), descriptor);
                 }
                 problem = LIBRARY.where() + " has no symbol " + symbol + "; it was built from another"
-                        + " version of nicshim.h - rebuild it (the native-headers module builds it from src/main/c with gcc: ./mvnw -B -pl native-headers package)";
+                        + " version of nicshim.h - rebuild it (./mvnw -B -pl native-headers package compiles src/main/c/shim with gcc into native-headers/target/classes/native/linux-x86_64/libnicshim.so, also shipped in the nicbridge-native-headers jar at native/linux-x86_64/)";
             }
             MethodType type = descriptor.toMethodType();
             MethodHandle thrower = MethodHandles.insertArguments(FAIL, 0, problem)
@@ -525,7 +525,7 @@ public final class NicShim {
 
         private static Library missing(String what) {
             return new Library(null, null, "native shim library nicshim not available: " + what
-                    + ". Build it (the native-headers module builds it from src/main/c with gcc: ./mvnw -B -pl native-headers package) and pass -D" + LIBRARY_PROPERTY + "=/path/to/" + LIBRARY_NAME
+                    + ". Build it (./mvnw -B -pl native-headers package compiles src/main/c/shim with gcc into native-headers/target/classes/native/linux-x86_64/libnicshim.so, also shipped in the nicbridge-native-headers jar at native/linux-x86_64/) and pass -D" + LIBRARY_PROPERTY + "=/path/to/" + LIBRARY_NAME
                     + " or add its folder to java.library.path");
         }
     }

@@ -60,6 +60,7 @@ class NicShimLibraryMissingTest {
             assertTrue(line.startsWith("ISE native shim library nicshim not available: /nonexistent/libnicshim.so"
                     + " (from -Dnicbridge.shim.library) does not exist."), line);
             assertTrue(line.contains("./mvnw -B -pl native-headers package"), line);
+            assertTrue(line.contains("native-headers/target/classes/native/linux-x86_64/libnicshim.so"), line);
         }
     }
 

@@ -1,0 +1,1238 @@
+/*
+ * nicshim.c - the platform of the native driver shim: everything in nicshim.h that is not a card model.
+ *
+ *   Java driver (pinned segments)                       nicshim.c                              card model
+ *   -----------------------------                       ---------                              ----------
+ *   register window  --nicshim_attach_window--------->  windows[range] ------------attach-->  reset values
+ *   DMA segments     --nicshim_add_dma_region-------->  region table  <----shim_dma--------   descriptors, buffers
+ *   side-effect regs --nicshim_reg_read/reg_write---->  lock + checks ------------reg_*--->
+ *   doorbells        --nicshim_kick (no lock)-------->  kicks word (+ eventfd wake-up)
+ *   card thread      --nicshim_poll------------------>  lock; work(kicks) --------work---->  TX descriptors
+ *                                                        RX ring frames -----------receive->  RX descriptors
+ *                                                        timers -------------------tick---->
+ *                                                        link state, kernel drops
+ *                                                        unlock; ppoll; lock; again
+ *   interface <== AF_PACKET TX ring (PACKET_MMAP, TPACKET_V2) <== shim_tx_reserve/commit ===  frames
+ *   interface ==> AF_PACKET RX ring (PACKET_MMAP, TPACKET_V2) =========================>  receive()
+ *
+ * Threads and the lock. One pthread mutex serialises every call into the card model, so card code is
+ * single-threaded. nicshim_poll() does the pending work under the lock and, when nothing happened and the caller
+ * allows a wait, releases the lock for the ppoll() so that the driver's register accesses (reg_read/reg_write on
+ * another thread) are never blocked by a waiting poller. nicshim_kick() never takes the lock: it ORs the doorbell
+ * bits into `kicks` and, if a poller is (about to be) asleep, writes the eventfd. The handshake is Dekker's with
+ * sequentially consistent atomics: the poller increments `sleeping` and then re-reads `kicks` before ppoll; the
+ * kicker ORs `kicks` and then reads `sleeping`. Whatever the interleaving, either the poller sees the kick and
+ * does not sleep, or the kicker sees the sleeper and wakes it.
+ *
+ * The sockets. nicshim_open() opens one AF_PACKET control socket of protocol 0 (it receives nothing): it proves
+ * CAP_NET_RAW early (NICSHIM_ERR_PERMISSION), serves the interface ioctls (flags, address, MTU) and holds the
+ * PACKET_MR_PROMISC / PACKET_MR_ALLMULTI memberships, which the kernel drops when the socket closes.
+ * nicshim_start() opens the two rings, nicshim_stop() closes them:
+ *  - RX: ETH_P_ALL bound to the interface, TPACKET_V2 ring, PACKET_IGNORE_OUTGOING (and PACKET_OUTGOING frames
+ *    are skipped in software as well, so our own transmissions never come back). TPACKET_V2 reports an 802.1Q tag
+ *    that the kernel stripped in tp_vlan_tci; the shim re-inserts it so the card sees the frame as it was on the
+ *    wire. A frame longer than the ring frame (tp_len > tp_snaplen) is counted in rx_drop_truncated and never
+ *    reaches the card. When the card says it cannot take a frame (can_receive), frames stay in the kernel ring
+ *    (which then drops and counts, PACKET_STATISTICS -> rx_drop_kernel) and the wait leaves the RX socket out.
+ *  - TX: protocol 0 bound to the interface (receives nothing), TPACKET_V2 ring, PACKET_LOSS (a malformed frame is
+ *    skipped by the kernel instead of jamming the ring at its head), PACKET_QDISC_BYPASS on request. The card
+ *    fills one slot at a time (shim_tx_reserve/commit); after each card call that committed frames the platform
+ *    flushes with one sendto(MSG_DONTWAIT). A full ring is back-pressure: reserve returns NULL, the card keeps its
+ *    descriptor, and the next wait includes POLLOUT on the TX socket.
+ *
+ * Who counts what. The card model counts what it decides (tx/rx frames and bytes, missed, filtered, too long,
+ * bad frames/descriptors, bus errors, card errors) with shim_count(). The platform counts kicks, polls,
+ * interrupts (rising edges of irq_level, sampled after every card call), link_changes, rx_drop_kernel,
+ * rx_drop_truncated, tx_drop_kernel and tx_drop_too_long for frames the kernel would refuse.
+ *
+ * DMA regions. A table indexed by region id (the id is the slot) plus an array of ids sorted by bus address;
+ * shim_dma() tries the region of the previous hit first (descriptor rings and buffers cluster), then binary
+ * search. Regions never overlap in bus or host space, so "the last region starting at or below the address" is
+ * the only candidate. Adding is allowed while running (under the lock, so the card sees the new region whole);
+ * removing is not (the card may hold addresses into it).
+ *
+ * Memory. Everything is allocated in nicshim_open() (state, scratch frame for VLAN re-insertion) and
+ * nicshim_start() (the rings, by the kernel); the data path (poll, kick, reg access, reserve/commit) allocates
+ * nothing.
+ */
+#include "shim_internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <net/if.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <linux/if_arp.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+
+/* ---------------------------------------------------------------------------------------------
+ * The card table. The card models live in their own files; a weak reference lets this file build, link and be
+ * tested without them (a missing card's address is NULL and its kind is reported as unknown). Once a card file
+ * is linked in, its strong definition wins and the weak attribute changes nothing.
+ * ------------------------------------------------------------------------------------------- */
+
+extern const shim_card_ops_t shim_dec21140_card __attribute__((weak));
+extern const shim_card_ops_t shim_sba200_eth_card __attribute__((weak));
+
+static const shim_card_ops_t *shim_find_card(uint32_t kind) {
+    const shim_card_ops_t *const cards[] = {&shim_dec21140_card, &shim_sba200_eth_card};
+    for (size_t i = 0; i < sizeof(cards) / sizeof(cards[0]); i++) {
+        if (cards[i] != NULL && cards[i]->kind == kind) {
+            return cards[i];
+        }
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Constants
+ * ------------------------------------------------------------------------------------------- */
+
+/* Where the frame starts inside a TPACKET_V2 slot. RX: the kernel puts the network header at
+ * TPACKET_ALIGN(TPACKET2_HDRLEN + 16) and the 14-byte MAC header right before it. TX (no PACKET_TX_HAS_OFF):
+ * the frame starts at TPACKET2_HDRLEN - sizeof(struct sockaddr_ll). */
+#define SHIM_RX_MAC_OFFSET (TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - ETH_HLEN)
+#define SHIM_TX_DATA_OFFSET (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))
+#define SHIM_VLAN_HLEN 4
+
+#define SHIM_MAX_RING_FRAMES (1u << 16)
+#define SHIM_MAX_FRAME_SIZE (1u << 17)
+
+#define SHIM_MS 1000000ull
+/* Interface flags are re-read at most this often (one ioctl; carrier changes are rare). */
+#define SHIM_LINK_CHECK_NS (10 * SHIM_MS)
+/* PACKET_STATISTICS (which resets the kernel's counters) at most this often. */
+#define SHIM_KSTATS_NS (1 * SHIM_MS)
+/* A flush the kernel refused for lack of room (EAGAIN/ENOBUFS) is retried this soon; other errors (interface
+ * down) later. The frames stay queued in the ring either way: nothing is lost. */
+#define SHIM_TX_RETRY_SOON_NS 100000ull
+#define SHIM_TX_RETRY_LATER_NS (10 * SHIM_MS)
+
+/* ---------------------------------------------------------------------------------------------
+ * State
+ * ------------------------------------------------------------------------------------------- */
+
+/** One PACKET_MMAP ring: `frames` slots of `frame_size` bytes, `per_block` to a block of `block_size` bytes. */
+typedef struct shim_ring {
+    uint8_t *map;
+    size_t map_len;
+    uint32_t frames;
+    uint32_t frame_size;
+    uint32_t per_block;
+    uint32_t block_size;
+    uint32_t head; /* next slot the shim looks at */
+} shim_ring_t;
+
+typedef struct shim_region {
+    uint64_t bus;
+    uint8_t *host;
+    uint64_t len;
+    int used;
+} shim_region_t;
+
+struct nicshim {
+    pthread_mutex_t lock;
+    const shim_card_ops_t *ops;
+    void *card;
+    nicshim_options_t opt; /* defaults resolved */
+
+    char ifname[IFNAMSIZ];
+    uint32_t ifindex;
+    uint32_t mtu;
+    uint8_t mac[6];
+
+    int ctl_fd;   /* whole life: ioctls, memberships */
+    int event_fd; /* whole life: kick wake-ups */
+    int rx_fd;    /* between start and stop, else -1 */
+    int tx_fd;
+
+    uint8_t *window[2];
+
+    shim_region_t regions[NICSHIM_MAX_DMA_REGIONS]; /* by id */
+    uint8_t order[NICSHIM_MAX_DMA_REGIONS];         /* ids sorted by bus address */
+    uint32_t region_count;
+    int32_t last_hit; /* id of the region of the last successful translation, -1 = none */
+
+    shim_ring_t rx;
+    shim_ring_t tx;
+    uint8_t *scratch; /* one frame + a VLAN tag: where a stripped 802.1Q tag is put back */
+
+    int running; /* atomic: read by get_info without the lock */
+    int tx_reserved;
+    int tx_committed; /* frames committed since the last flush */
+    int tx_blocked;   /* the card found the TX ring full in this round: wait for POLLOUT */
+    int tx_retry;     /* the last flush failed: frames still queued */
+    uint64_t tx_retry_at;
+    int rx_held; /* the card refused a frame in this round: do not wait on the RX socket */
+    uint32_t rx_mode;
+    int irq_prev;
+    int link_up;
+    uint64_t next_link_check;
+    uint64_t next_kstats;
+
+    uint32_t kicks; /* atomic: NICSHIM_KICK_* rung since the last work() */
+    int sleeping;   /* atomic: pollers inside (or about to enter) ppoll */
+    int kicked;     /* the last work() round handled a kick: poll returns even without events */
+
+    uint64_t stats[SHIM_STAT_COUNT]; /* atomic (relaxed) */
+};
+
+/* ---------------------------------------------------------------------------------------------
+ * Small helpers
+ * ------------------------------------------------------------------------------------------- */
+
+uint64_t shim_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void shim_count(shim_t *shim, enum shim_stat stat, uint64_t n) {
+    if ((unsigned)stat < SHIM_STAT_COUNT) {
+        __atomic_fetch_add(&shim->stats[stat], n, __ATOMIC_RELAXED);
+    }
+}
+
+const uint8_t *shim_mac(const shim_t *shim) {
+    return shim->mac;
+}
+
+uint32_t shim_mtu(const shim_t *shim) {
+    return shim->mtu;
+}
+
+static int shim_is_power_of_two(uint32_t v) {
+    return v != 0 && (v & (v - 1)) == 0;
+}
+
+static int32_t shim_errno_code(int err) {
+    switch (err) {
+    case EPERM:
+    case EACCES:
+        return NICSHIM_ERR_PERMISSION;
+    case ENOMEM:
+    case ENOBUFS:
+        return NICSHIM_ERR_NOMEM;
+    case ENODEV:
+    case ENXIO:
+        return NICSHIM_ERR_NO_DEVICE;
+    default:
+        return NICSHIM_ERR_SYSTEM;
+    }
+}
+
+static void shim_close_fd(int *fd) {
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+/** Interface flags (IFF_*) by ioctl on the control socket; -1 when the interface is gone. */
+static int shim_iface_flags(const shim_t *shim) {
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof(ifr));
+    memcpy(ifr.ifr_name, shim->ifname, sizeof(ifr.ifr_name));
+    if (ioctl(shim->ctl_fd, SIOCGIFFLAGS, &ifr) < 0) {
+        return -1;
+    }
+    return (uint16_t)ifr.ifr_flags;
+}
+
+/** The interrupt line after a card call: counts rising edges; returns NICSHIM_EV_IRQ while asserted. */
+static uint32_t shim_irq_sample(shim_t *shim) {
+    int level = shim->ops->irq_level(shim->card) != 0;
+    if (level && !shim->irq_prev) {
+        shim_count(shim, SHIM_STAT_INTERRUPTS, 1);
+    }
+    shim->irq_prev = level;
+    return level ? NICSHIM_EV_IRQ : 0;
+}
+
+/** Ends a poller's wait early (eventfd write; a full counter still means "readable", so errors are harmless). */
+static void shim_wake(shim_t *shim) {
+    uint64_t one = 1;
+    ssize_t n = write(shim->event_fd, &one, sizeof(one));
+    (void)n;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Options and geometry
+ * ------------------------------------------------------------------------------------------- */
+
+static int32_t shim_resolve_options(const nicshim_options_t *in, nicshim_options_t *out) {
+    memset(out, 0, sizeof(*out));
+    if (in != NULL) {
+        if (in->size != sizeof(nicshim_options_t)) {
+            return NICSHIM_ERR_ABI;
+        }
+        *out = *in;
+    }
+    out->size = sizeof(nicshim_options_t);
+    if ((out->flags & ~NICSHIM_OPT_ALL) != 0 || out->reserved0 != 0) {
+        return NICSHIM_ERR_INVALID;
+    }
+    for (size_t i = 0; i < sizeof(out->reserved1); i++) {
+        if (out->reserved1[i] != 0) {
+            return NICSHIM_ERR_INVALID;
+        }
+    }
+    if (out->rx_ring_frames == 0) {
+        out->rx_ring_frames = NICSHIM_DEFAULT_RING_FRAMES;
+    }
+    if (out->tx_ring_frames == 0) {
+        out->tx_ring_frames = NICSHIM_DEFAULT_RING_FRAMES;
+    }
+    if (out->frame_size == 0) {
+        out->frame_size = NICSHIM_DEFAULT_FRAME_SIZE;
+    }
+    if (out->poll_budget == 0) {
+        out->poll_budget = NICSHIM_DEFAULT_POLL_BUDGET;
+    }
+    if (out->unet_ethertype == 0) {
+        out->unet_ethertype = NICSHIM_UNET_ETHERTYPE_DEFAULT;
+    }
+    if (!shim_is_power_of_two(out->rx_ring_frames) || out->rx_ring_frames > SHIM_MAX_RING_FRAMES ||
+        !shim_is_power_of_two(out->tx_ring_frames) || out->tx_ring_frames > SHIM_MAX_RING_FRAMES) {
+        return NICSHIM_ERR_INVALID;
+    }
+    if (out->frame_size % TPACKET_ALIGNMENT != 0 || out->frame_size > SHIM_MAX_FRAME_SIZE) {
+        return NICSHIM_ERR_INVALID;
+    }
+    /* Values below 0x0600 are 802.3 lengths, not EtherTypes: such a tag would be misread by every receiver. */
+    if (out->unet_ethertype < 0x0600) {
+        return NICSHIM_ERR_INVALID;
+    }
+    return NICSHIM_OK;
+}
+
+/*
+ * The kernel wants tp_block_size a multiple of the page size and tp_frame_nr == (block / frame) * block_nr
+ * exactly. Ring sizes are powers of two, so the frames per block must be too: the block is the requested frame
+ * size rounded up to pages, the frames per block the largest power of two that fits (at most the ring size), and
+ * the slot size block / frames-per-block - never smaller than what was asked for, so a frame_size that does not
+ * divide a page (e.g. 1360) still works; the slot just has a little more room.
+ */
+static void shim_ring_geometry(shim_ring_t *ring, uint32_t frames, uint32_t frame_size) {
+    uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
+    uint32_t block = (frame_size + page - 1) / page * page;
+    uint32_t per_block = 1;
+    while (per_block * 2 <= block / frame_size && per_block * 2 <= frames) {
+        per_block *= 2;
+    }
+    memset(ring, 0, sizeof(*ring));
+    ring->frames = frames;
+    ring->block_size = block;
+    ring->per_block = per_block;
+    ring->frame_size = block / per_block;
+    ring->map_len = (size_t)block * (frames / per_block);
+}
+
+static struct tpacket2_hdr *shim_ring_slot(const shim_ring_t *ring, uint32_t index) {
+    uint32_t block = index / ring->per_block;
+    uint32_t slot = index % ring->per_block;
+    return (struct tpacket2_hdr *)(ring->map + (size_t)block * ring->block_size + (size_t)slot * ring->frame_size);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Opening and closing the rings (nicshim_start / nicshim_stop)
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * A TPACKET_V2 socket of protocol 0 (nothing is received before bind) with one mmap'ed ring. For the TX ring,
+ * PACKET_LOSS is set first (the kernel refuses it once a ring exists): without it a frame the kernel rejects is
+ * marked TP_STATUS_WRONG_FORMAT and stays at the kernel's ring head, where it stops every later frame for good.
+ */
+static int32_t shim_ring_socket(shim_t *shim, shim_ring_t *ring, int ring_option, int *out_fd) {
+    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return shim_errno_code(errno);
+    }
+    int one = 1;
+    int version = TPACKET_V2;
+    int tx = ring_option == PACKET_TX_RING;
+    struct tpacket_req req = {
+        .tp_block_size = ring->block_size,
+        .tp_block_nr = ring->frames / ring->per_block,
+        .tp_frame_size = ring->frame_size,
+        .tp_frame_nr = ring->frames,
+    };
+    if (setsockopt(fd, SOL_PACKET, PACKET_VERSION, &version, sizeof(version)) < 0 ||
+        (tx && setsockopt(fd, SOL_PACKET, PACKET_LOSS, &one, sizeof(one)) < 0) ||
+        (tx && (shim->opt.flags & NICSHIM_OPT_QDISC_BYPASS) != 0 &&
+         setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) < 0) ||
+        setsockopt(fd, SOL_PACKET, ring_option, &req, sizeof(req)) < 0) {
+        int32_t rc = shim_errno_code(errno);
+        close(fd);
+        return rc;
+    }
+    void *map = mmap(NULL, ring->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        int32_t rc = shim_errno_code(errno);
+        close(fd);
+        return rc;
+    }
+    ring->map = map;
+    ring->head = 0;
+    *out_fd = fd;
+    return NICSHIM_OK;
+}
+
+static void shim_ring_close(shim_ring_t *ring, int *fd) {
+    if (ring->map != NULL) {
+        munmap(ring->map, ring->map_len);
+        ring->map = NULL;
+    }
+    shim_close_fd(fd);
+}
+
+static int32_t shim_bind(int fd, uint32_t ifindex, uint16_t protocol) {
+    struct sockaddr_ll sll;
+    memset(&sll, 0, sizeof(sll));
+    sll.sll_family = AF_PACKET;
+    sll.sll_protocol = htons(protocol);
+    sll.sll_ifindex = (int)ifindex;
+    if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+        return shim_errno_code(errno);
+    }
+    return NICSHIM_OK;
+}
+
+static int32_t shim_open_rx(shim_t *shim) {
+    int32_t rc = shim_ring_socket(shim, &shim->rx, PACKET_RX_RING, &shim->rx_fd);
+    if (rc != NICSHIM_OK) {
+        return rc;
+    }
+    /* Our own transmissions would otherwise come back as PACKET_OUTGOING copies. Kernels before 4.20 lack the
+     * option; the receive loop skips PACKET_OUTGOING anyway, so a failure only costs some work. */
+    int one = 1;
+    (void)setsockopt(shim->rx_fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
+    /* Bound last: the ring exists before the first frame can arrive. */
+    rc = shim_bind(shim->rx_fd, shim->ifindex, ETH_P_ALL);
+    if (rc != NICSHIM_OK) {
+        shim_ring_close(&shim->rx, &shim->rx_fd);
+    }
+    return rc;
+}
+
+static int32_t shim_open_tx(shim_t *shim) {
+    int32_t rc = shim_ring_socket(shim, &shim->tx, PACKET_TX_RING, &shim->tx_fd);
+    if (rc != NICSHIM_OK) {
+        return rc;
+    }
+    /* Protocol 0: bound to the interface for sending, but no receive hook is registered. */
+    rc = shim_bind(shim->tx_fd, shim->ifindex, 0);
+    if (rc != NICSHIM_OK) {
+        shim_ring_close(&shim->tx, &shim->tx_fd);
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * TX ring (the card side: shim_internal.h)
+ * ------------------------------------------------------------------------------------------- */
+
+static uint32_t shim_tx_capacity(const shim_t *shim) {
+    return shim->tx.frame_size - (uint32_t)SHIM_TX_DATA_OFFSET;
+}
+
+uint8_t *shim_tx_reserve(shim_t *shim, uint32_t max_len) {
+    /* A request larger than a slot can never be met; NULL tells the card "not now" and it must itself check
+     * lengths against shim_mtu() (a slot always holds max_frame, checked at open). */
+    if (shim->tx.map == NULL || shim->tx_reserved || max_len > shim_tx_capacity(shim)) {
+        return NULL;
+    }
+    struct tpacket2_hdr *hdr = shim_ring_slot(&shim->tx, shim->tx.head);
+    /* Acquire: the kernel's completion (status back to AVAILABLE) happens-before we rewrite the slot. */
+    uint32_t status = shim_load_acquire(&hdr->tp_status);
+    if ((status & TP_STATUS_WRONG_FORMAT) != 0) {
+        /* Only without PACKET_LOSS; counted and reused, never silently. */
+        shim_count(shim, SHIM_STAT_TX_DROP_KERNEL, 1);
+        status = TP_STATUS_AVAILABLE;
+    }
+    if ((status & (TP_STATUS_SEND_REQUEST | TP_STATUS_SENDING)) != 0) {
+        shim->tx_blocked = 1;
+        return NULL;
+    }
+    shim->tx_reserved = 1;
+    return (uint8_t *)hdr + SHIM_TX_DATA_OFFSET;
+}
+
+void shim_tx_commit(shim_t *shim, uint32_t len) {
+    if (!shim->tx_reserved) {
+        return;
+    }
+    shim->tx_reserved = 0;
+    /* The kernel refuses frames shorter than the Ethernet header and longer than MTU + header (+ an 802.1Q tag);
+     * with PACKET_LOSS it would drop them without a trace, so they are counted here instead of sent. */
+    if (len < ETH_HLEN || len > shim_tx_capacity(shim)) {
+        shim_count(shim, SHIM_STAT_TX_DROP_KERNEL, 1);
+        return;
+    }
+    struct tpacket2_hdr *hdr = shim_ring_slot(&shim->tx, shim->tx.head);
+    const uint8_t *frame = (const uint8_t *)hdr + SHIM_TX_DATA_OFFSET;
+    /* Like the kernel (packet_extra_vlan_len_allowed): only an 802.1Q frame may carry its 4-byte tag on top. */
+    uint32_t tag = frame[12] == (ETH_P_8021Q >> 8) && frame[13] == (ETH_P_8021Q & 0xFF) ? SHIM_VLAN_HLEN : 0;
+    if (len > shim->mtu + ETH_HLEN + tag) {
+        shim_count(shim, SHIM_STAT_TX_DROP_TOO_LONG, 1);
+        return;
+    }
+    hdr->tp_len = len;
+    /* Release: the frame bytes and tp_len are visible before the kernel sees SEND_REQUEST. */
+    shim_store_release(&hdr->tp_status, TP_STATUS_SEND_REQUEST);
+    shim->tx.head = (shim->tx.head + 1) & (shim->tx.frames - 1);
+    shim->tx_committed = 1;
+}
+
+void shim_tx_abort(shim_t *shim) {
+    shim->tx_reserved = 0;
+}
+
+/** Hands committed frames to the kernel (one sendto walks every SEND_REQUEST slot from the kernel's head). */
+static void shim_tx_flush(shim_t *shim) {
+    if ((!shim->tx_committed && !shim->tx_retry) || shim->tx_fd < 0) {
+        return;
+    }
+    shim->tx_committed = 0;
+    shim->tx_retry = 0;
+    if (sendto(shim->tx_fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0) {
+        int err = errno;
+        /* The frames the kernel could not take stay SEND_REQUEST in the ring; try again later. */
+        shim->tx_retry = 1;
+        shim->tx_retry_at = shim_now_ns() + (err == EAGAIN || err == ENOBUFS || err == EINTR ? SHIM_TX_RETRY_SOON_NS
+                                                                                             : SHIM_TX_RETRY_LATER_NS);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Receive filter memberships (on the control socket: they live as long as the shim)
+ * ------------------------------------------------------------------------------------------- */
+
+static int shim_membership(const shim_t *shim, int add, unsigned short type) {
+    struct packet_mreq mreq;
+    memset(&mreq, 0, sizeof(mreq));
+    mreq.mr_ifindex = (int)shim->ifindex;
+    mreq.mr_type = type;
+    return setsockopt(shim->ctl_fd, SOL_PACKET, add ? PACKET_ADD_MEMBERSHIP : PACKET_DROP_MEMBERSHIP, &mreq,
+                      sizeof(mreq));
+}
+
+void shim_set_rx_mode(shim_t *shim, uint32_t mode) {
+    static const struct {
+        uint32_t bit;
+        unsigned short type;
+    } modes[] = {{SHIM_RXMODE_PROMISC, PACKET_MR_PROMISC}, {SHIM_RXMODE_ALLMULTI, PACKET_MR_ALLMULTI}};
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        uint32_t want = mode & modes[i].bit;
+        if (want != (shim->rx_mode & modes[i].bit) && shim_membership(shim, want != 0, modes[i].type) == 0) {
+            /* On failure the mode stays as it was; the card filters in software regardless. */
+            shim->rx_mode = (shim->rx_mode & ~modes[i].bit) | want;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * DMA regions
+ * ------------------------------------------------------------------------------------------- */
+
+/** Index into `order` of the last region whose bus base is <= bus, or -1. */
+static int shim_region_floor(const shim_t *shim, uint64_t bus) {
+    int lo = 0;
+    int hi = (int)shim->region_count - 1;
+    int found = -1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (shim->regions[shim->order[mid]].bus <= bus) {
+            found = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return found;
+}
+
+void *shim_dma(shim_t *shim, uint64_t bus, uint64_t len, shim_bus_fault_t *fault) {
+    uint64_t n = len == 0 ? 1 : len;
+    shim_bus_fault_t f = SHIM_BUS_NO_REGION;
+    void *host = NULL;
+    if (bus + n < bus) {
+        f = SHIM_BUS_WRAP;
+    } else {
+        const shim_region_t *r = NULL;
+        int32_t id = shim->last_hit;
+        if (id >= 0 && bus >= shim->regions[id].bus && bus - shim->regions[id].bus < shim->regions[id].len) {
+            r = &shim->regions[id];
+        } else {
+            int k = shim_region_floor(shim, bus);
+            if (k >= 0) {
+                id = shim->order[k];
+                if (bus - shim->regions[id].bus < shim->regions[id].len) {
+                    r = &shim->regions[id];
+                }
+            }
+        }
+        if (r != NULL) {
+            uint64_t offset = bus - r->bus;
+            if (n <= r->len - offset) {
+                f = SHIM_BUS_OK;
+                host = r->host + offset;
+                shim->last_hit = id;
+            } else {
+                f = SHIM_BUS_PAST_END;
+            }
+        }
+    }
+    if (fault != NULL) {
+        *fault = f;
+    }
+    return host;
+}
+
+static int shim_ranges_overlap(uint64_t a, uint64_t a_len, uint64_t b, uint64_t b_len) {
+    return a < b + b_len && b < a + a_len;
+}
+
+int32_t nicshim_add_dma_region(nicshim_t *shim, uint64_t bus_base, void *host, uint64_t length) {
+    if (shim == NULL || host == NULL || length == 0 || length > UINT64_MAX - bus_base ||
+        length > UINTPTR_MAX - (uintptr_t)host) {
+        return NICSHIM_ERR_INVALID;
+    }
+    uint64_t host_base = (uintptr_t)host;
+    pthread_mutex_lock(&shim->lock);
+    int32_t rc;
+    if (shim->region_count == NICSHIM_MAX_DMA_REGIONS) {
+        rc = NICSHIM_ERR_DMA_FULL;
+    } else {
+        rc = NICSHIM_OK;
+        for (uint32_t k = 0; k < shim->region_count; k++) {
+            const shim_region_t *r = &shim->regions[shim->order[k]];
+            if (shim_ranges_overlap(bus_base, length, r->bus, r->len) ||
+                shim_ranges_overlap(host_base, length, (uintptr_t)r->host, r->len)) {
+                rc = NICSHIM_ERR_DMA_OVERLAP;
+                break;
+            }
+        }
+    }
+    if (rc == NICSHIM_OK) {
+        int32_t id = 0;
+        while (shim->regions[id].used) {
+            id++;
+        }
+        shim->regions[id] = (shim_region_t){bus_base, host, length, 1};
+        int k = shim_region_floor(shim, bus_base) + 1;
+        memmove(&shim->order[k + 1], &shim->order[k], shim->region_count - (uint32_t)k);
+        shim->order[k] = (uint8_t)id;
+        shim->region_count++;
+        rc = id;
+    }
+    pthread_mutex_unlock(&shim->lock);
+    return rc;
+}
+
+int32_t nicshim_remove_dma_region(nicshim_t *shim, int32_t region_id) {
+    if (shim == NULL) {
+        return NICSHIM_ERR_INVALID;
+    }
+    pthread_mutex_lock(&shim->lock);
+    int32_t rc = NICSHIM_OK;
+    if (region_id < 0 || region_id >= NICSHIM_MAX_DMA_REGIONS || !shim->regions[region_id].used) {
+        rc = NICSHIM_ERR_NOT_FOUND;
+    } else if (__atomic_load_n(&shim->running, __ATOMIC_RELAXED)) {
+        rc = NICSHIM_ERR_STATE;
+    } else {
+        uint32_t k = 0;
+        while (shim->order[k] != region_id) {
+            k++;
+        }
+        memmove(&shim->order[k], &shim->order[k + 1], shim->region_count - k - 1);
+        shim->region_count--;
+        memset(&shim->regions[region_id], 0, sizeof(shim->regions[region_id]));
+        if (shim->last_hit == region_id) {
+            shim->last_hit = -1;
+        }
+    }
+    pthread_mutex_unlock(&shim->lock);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Open / close / info
+ * ------------------------------------------------------------------------------------------- */
+
+uint32_t nicshim_abi_version(void) {
+    return NICSHIM_ABI_VERSION;
+}
+
+/** Interface lookup on the control socket: up, Ethernet framing, MAC and MTU. */
+static int32_t shim_probe_interface(shim_t *shim) {
+    int flags = shim_iface_flags(shim);
+    if (flags < 0) {
+        return errno == ENODEV ? NICSHIM_ERR_NO_DEVICE : NICSHIM_ERR_SYSTEM;
+    }
+    if ((flags & IFF_UP) == 0) {
+        return NICSHIM_ERR_IFACE_DOWN;
+    }
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof(ifr));
+    memcpy(ifr.ifr_name, shim->ifname, sizeof(ifr.ifr_name));
+    if (ioctl(shim->ctl_fd, SIOCGIFHWADDR, &ifr) < 0) {
+        return shim_errno_code(errno);
+    }
+    /* The cards speak Ethernet frames: anything else (IP tunnels, InfiniBand) would hand them other headers.
+     * Loopback carries Ethernet framing too. */
+    if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER && ifr.ifr_hwaddr.sa_family != ARPHRD_LOOPBACK) {
+        return NICSHIM_ERR_INVALID;
+    }
+    memcpy(shim->mac, ifr.ifr_hwaddr.sa_data, sizeof(shim->mac));
+    memset(&ifr, 0, sizeof(ifr));
+    memcpy(ifr.ifr_name, shim->ifname, sizeof(ifr.ifr_name));
+    if (ioctl(shim->ctl_fd, SIOCGIFMTU, &ifr) < 0) {
+        return shim_errno_code(errno);
+    }
+    shim->mtu = (uint32_t)ifr.ifr_mtu;
+    if (shim->mtu + ETH_HLEN < shim->ops->max_frame) {
+        return NICSHIM_ERR_MTU;
+    }
+    return NICSHIM_OK;
+}
+
+static void shim_free(shim_t *shim) {
+    if (shim->card != NULL) {
+        shim->ops->destroy(shim->card);
+    }
+    shim_close_fd(&shim->ctl_fd);
+    shim_close_fd(&shim->event_fd);
+    free(shim->scratch);
+    pthread_mutex_destroy(&shim->lock);
+    free(shim);
+}
+
+static int32_t shim_open_checked(shim_t *shim, const char *ifname, uint32_t card_kind,
+                                 const nicshim_options_t *options) {
+    if (ifname == NULL || ifname[0] == '\0' || strnlen(ifname, IFNAMSIZ) >= IFNAMSIZ) {
+        return NICSHIM_ERR_INVALID;
+    }
+    int32_t rc = shim_resolve_options(options, &shim->opt);
+    if (rc != NICSHIM_OK) {
+        return rc;
+    }
+    shim->ops = shim_find_card(card_kind);
+    if (shim->ops == NULL) {
+        return NICSHIM_ERR_CARD_KIND;
+    }
+    /* Every frame the card can send or receive must fit one ring slot whole. */
+    if (shim->opt.frame_size < SHIM_RX_MAC_OFFSET + shim->ops->max_frame) {
+        return NICSHIM_ERR_INVALID;
+    }
+    memcpy(shim->ifname, ifname, strlen(ifname) + 1);
+    shim->ifindex = if_nametoindex(ifname);
+    if (shim->ifindex == 0) {
+        return NICSHIM_ERR_NO_DEVICE;
+    }
+    shim->ctl_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+    if (shim->ctl_fd < 0) {
+        return shim_errno_code(errno);
+    }
+    rc = shim_probe_interface(shim);
+    if (rc != NICSHIM_OK) {
+        return rc;
+    }
+    shim->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (shim->event_fd < 0) {
+        return shim_errno_code(errno);
+    }
+    shim_ring_geometry(&shim->rx, shim->opt.rx_ring_frames, shim->opt.frame_size);
+    shim_ring_geometry(&shim->tx, shim->opt.tx_ring_frames, shim->opt.frame_size);
+    shim->scratch = malloc(shim->rx.frame_size + SHIM_VLAN_HLEN);
+    if (shim->scratch == NULL) {
+        return NICSHIM_ERR_NOMEM;
+    }
+    if ((shim->opt.flags & NICSHIM_OPT_PROMISC) != 0 && shim_membership(shim, 1, PACKET_MR_PROMISC) < 0) {
+        return shim_errno_code(errno);
+    }
+    shim->card = shim->ops->create(shim, &shim->opt);
+    if (shim->card == NULL) {
+        return NICSHIM_ERR_NOMEM;
+    }
+    shim->irq_prev = shim->ops->irq_level(shim->card) != 0;
+    return NICSHIM_OK;
+}
+
+nicshim_t *nicshim_open(const char *ifname, uint32_t card_kind, const nicshim_options_t *options,
+                        int32_t *out_error) {
+    shim_t *shim = calloc(1, sizeof(*shim));
+    int32_t rc = NICSHIM_ERR_NOMEM;
+    if (shim != NULL) {
+        shim->ctl_fd = -1;
+        shim->event_fd = -1;
+        shim->rx_fd = -1;
+        shim->tx_fd = -1;
+        shim->last_hit = -1;
+        if (pthread_mutex_init(&shim->lock, NULL) != 0) {
+            free(shim);
+            shim = NULL;
+        } else {
+            rc = shim_open_checked(shim, ifname, card_kind, options);
+            if (rc != NICSHIM_OK) {
+                shim_free(shim);
+                shim = NULL;
+            }
+        }
+    }
+    if (out_error != NULL) {
+        *out_error = rc;
+    }
+    return shim;
+}
+
+void nicshim_close(nicshim_t *shim) {
+    if (shim == NULL) {
+        return;
+    }
+    nicshim_stop(shim);
+    shim_free(shim);
+}
+
+int32_t nicshim_get_info(const nicshim_t *shim, nicshim_info_t *out) {
+    if (shim == NULL || out == NULL) {
+        return NICSHIM_ERR_INVALID;
+    }
+    memset(out, 0, sizeof(*out));
+    out->card_kind = shim->ops->kind;
+    out->ifindex = shim->ifindex;
+    out->mtu = shim->mtu;
+    int flags = shim_iface_flags(shim);
+    if (flags >= 0 && (flags & IFF_RUNNING) != 0) {
+        out->flags |= NICSHIM_INFO_LINK_UP;
+    }
+    if (__atomic_load_n(&shim->running, __ATOMIC_ACQUIRE)) {
+        out->flags |= NICSHIM_INFO_RUNNING;
+    }
+    memcpy(out->mac, shim->mac, sizeof(out->mac));
+    return NICSHIM_OK;
+}
+
+int32_t nicshim_get_stats(const nicshim_t *shim, nicshim_stats_t *out) {
+    if (shim == NULL || out == NULL) {
+        return NICSHIM_ERR_INVALID;
+    }
+    uint64_t *dst = (uint64_t *)out;
+    memset(out, 0, sizeof(*out));
+    for (int i = 0; i < SHIM_STAT_COUNT; i++) {
+        dst[i] = __atomic_load_n(&shim->stats[i], __ATOMIC_RELAXED);
+    }
+    return NICSHIM_OK;
+}
+
+const char *nicshim_strerror(int32_t error) {
+    switch (error) {
+    case NICSHIM_OK:
+        return "success";
+    case NICSHIM_ERR_INVALID:
+        return "invalid argument (NULL pointer, zero length or value out of range)";
+    case NICSHIM_ERR_NOMEM:
+        return "out of memory";
+    case NICSHIM_ERR_NO_DEVICE:
+        return "no network interface of that name";
+    case NICSHIM_ERR_PERMISSION:
+        return "permission denied: AF_PACKET sockets need CAP_NET_RAW";
+    case NICSHIM_ERR_SYSTEM:
+        return "a system call failed";
+    case NICSHIM_ERR_CARD_KIND:
+        return "unknown card kind (or that card model is not in this library)";
+    case NICSHIM_ERR_ABI:
+        return "options.size does not match this library's nicshim_options_t (ABI mismatch)";
+    case NICSHIM_ERR_STATE:
+        return "call not allowed in the shim's current state (running or stopped)";
+    case NICSHIM_ERR_WINDOW:
+        return "register window range unknown or not attached, or its length or alignment is wrong";
+    case NICSHIM_ERR_DMA_OVERLAP:
+        return "DMA region overlaps a registered region in bus or host address space";
+    case NICSHIM_ERR_DMA_FULL:
+        return "too many DMA regions (NICSHIM_MAX_DMA_REGIONS)";
+    case NICSHIM_ERR_NOT_FOUND:
+        return "no DMA region with that id";
+    case NICSHIM_ERR_MTU:
+        return "interface MTU too small for the card's largest frame";
+    case NICSHIM_ERR_REGISTER:
+        return "register offset outside the window or not 4-byte aligned";
+    case NICSHIM_ERR_IFACE_DOWN:
+        return "network interface is administratively down";
+    default:
+        return "unknown error";
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Windows and registers
+ * ------------------------------------------------------------------------------------------- */
+
+int32_t nicshim_attach_window(nicshim_t *shim, uint32_t range, void *base, uint64_t length) {
+    if (shim == NULL || base == NULL) {
+        return NICSHIM_ERR_INVALID;
+    }
+    if (range >= shim->ops->range_count || length != shim->ops->range_size[range] ||
+        (uintptr_t)base % NICSHIM_WINDOW_ALIGN != 0) {
+        return NICSHIM_ERR_WINDOW;
+    }
+    pthread_mutex_lock(&shim->lock);
+    int32_t rc = NICSHIM_OK;
+    if (__atomic_load_n(&shim->running, __ATOMIC_RELAXED)) {
+        rc = NICSHIM_ERR_STATE;
+    } else {
+        shim->window[range] = base;
+        shim->ops->attach(shim->card, range, base);
+        shim_irq_sample(shim);
+    }
+    pthread_mutex_unlock(&shim->lock);
+    return rc;
+}
+
+static int32_t shim_check_register(const shim_t *shim, uint32_t range, uint32_t offset) {
+    if (range >= shim->ops->range_count) {
+        return NICSHIM_ERR_WINDOW;
+    }
+    if (offset >= shim->ops->range_size[range] || offset % 4 != 0) {
+        return NICSHIM_ERR_REGISTER;
+    }
+    return NICSHIM_OK;
+}
+
+/** After a register access: interrupt edge, frames the access sent, and a sleeping poller re-evaluates (the
+ * access may have changed what the card waits for, e.g. a start bit or a timer). */
+static void shim_after_register(shim_t *shim) {
+    shim_irq_sample(shim);
+    shim_tx_flush(shim);
+    if (__atomic_load_n(&shim->sleeping, __ATOMIC_SEQ_CST) > 0) {
+        shim_wake(shim);
+    }
+}
+
+int32_t nicshim_reg_write(nicshim_t *shim, uint32_t range, uint32_t offset, uint32_t value) {
+    if (shim == NULL) {
+        return NICSHIM_ERR_INVALID;
+    }
+    int32_t rc = shim_check_register(shim, range, offset);
+    if (rc != NICSHIM_OK) {
+        return rc;
+    }
+    pthread_mutex_lock(&shim->lock);
+    if (shim->window[range] == NULL) {
+        rc = NICSHIM_ERR_WINDOW;
+    } else {
+        rc = shim->ops->reg_write(shim->card, range, offset, value);
+        shim_after_register(shim);
+    }
+    pthread_mutex_unlock(&shim->lock);
+    return rc;
+}
+
+int32_t nicshim_reg_read(nicshim_t *shim, uint32_t range, uint32_t offset, uint32_t *value) {
+    if (shim == NULL || value == NULL) {
+        return NICSHIM_ERR_INVALID;
+    }
+    int32_t rc = shim_check_register(shim, range, offset);
+    if (rc != NICSHIM_OK) {
+        return rc;
+    }
+    pthread_mutex_lock(&shim->lock);
+    if (shim->window[range] == NULL) {
+        rc = NICSHIM_ERR_WINDOW;
+    } else {
+        rc = shim->ops->reg_read(shim->card, range, offset, value);
+        shim_after_register(shim);
+    }
+    pthread_mutex_unlock(&shim->lock);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Start / stop
+ * ------------------------------------------------------------------------------------------- */
+
+int32_t nicshim_start(nicshim_t *shim) {
+    if (shim == NULL) {
+        return NICSHIM_ERR_INVALID;
+    }
+    pthread_mutex_lock(&shim->lock);
+    int32_t rc = NICSHIM_OK;
+    if (__atomic_load_n(&shim->running, __ATOMIC_RELAXED)) {
+        rc = NICSHIM_ERR_STATE;
+    }
+    for (uint32_t r = 0; rc == NICSHIM_OK && r < shim->ops->range_count; r++) {
+        if (shim->window[r] == NULL) {
+            rc = NICSHIM_ERR_STATE;
+        }
+    }
+    if (rc == NICSHIM_OK) {
+        rc = shim_open_rx(shim);
+    }
+    if (rc == NICSHIM_OK) {
+        rc = shim_open_tx(shim);
+        if (rc != NICSHIM_OK) {
+            shim_ring_close(&shim->rx, &shim->rx_fd);
+        }
+    }
+    if (rc == NICSHIM_OK) {
+        uint64_t now = shim_now_ns();
+        int flags = shim_iface_flags(shim);
+        shim->link_up = flags >= 0 && (flags & IFF_RUNNING) != 0;
+        shim->next_link_check = now + SHIM_LINK_CHECK_NS;
+        shim->next_kstats = now;
+        shim->tx_reserved = 0;
+        shim->tx_committed = 0;
+        shim->tx_blocked = 0;
+        shim->tx_retry = 0;
+        shim->rx_held = 0;
+        /* Discard what the kernel counted for the new socket so far (nothing: it was just bound). */
+        struct tpacket_stats kst;
+        socklen_t kst_len = sizeof(kst);
+        (void)getsockopt(shim->rx_fd, SOL_PACKET, PACKET_STATISTICS, &kst, &kst_len);
+        shim->ops->start(shim->card);
+        __atomic_store_n(&shim->running, 1, __ATOMIC_RELEASE);
+        shim_irq_sample(shim);
+        shim_tx_flush(shim);
+    }
+    pthread_mutex_unlock(&shim->lock);
+    return rc;
+}
+
+/** Adds what the kernel dropped on the RX socket since the last read (the read resets its counters). */
+static void shim_kernel_stats(shim_t *shim, uint64_t now, int force) {
+    if (!force && now < shim->next_kstats) {
+        return;
+    }
+    shim->next_kstats = now + SHIM_KSTATS_NS;
+    struct tpacket_stats kst;
+    socklen_t kst_len = sizeof(kst);
+    if (getsockopt(shim->rx_fd, SOL_PACKET, PACKET_STATISTICS, &kst, &kst_len) == 0 && kst.tp_drops != 0) {
+        shim_count(shim, SHIM_STAT_RX_DROP_KERNEL, kst.tp_drops);
+    }
+}
+
+int32_t nicshim_stop(nicshim_t *shim) {
+    if (shim == NULL) {
+        return NICSHIM_ERR_INVALID;
+    }
+    pthread_mutex_lock(&shim->lock);
+    if (__atomic_load_n(&shim->running, __ATOMIC_RELAXED)) {
+        shim->ops->stop(shim->card);
+        shim_irq_sample(shim);
+        /* What the card committed before stopping still goes out; the kernel finishes the ring on close. */
+        shim_tx_flush(shim);
+        shim_kernel_stats(shim, shim_now_ns(), 1);
+        shim_ring_close(&shim->rx, &shim->rx_fd);
+        shim_ring_close(&shim->tx, &shim->tx_fd);
+        shim->tx_reserved = 0;
+        shim->tx_committed = 0;
+        shim->tx_retry = 0;
+        __atomic_store_n(&shim->running, 0, __ATOMIC_RELEASE);
+        /* A poller waiting on the closed sockets returns NICSHIM_ERR_STATE now, not at its timeout. */
+        shim_wake(shim);
+    }
+    pthread_mutex_unlock(&shim->lock);
+    return NICSHIM_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Kick and poll
+ * ------------------------------------------------------------------------------------------- */
+
+int32_t nicshim_kick(nicshim_t *shim, uint32_t what) {
+    if (shim == NULL || (what & ~NICSHIM_KICK_ALL) != 0) {
+        return NICSHIM_ERR_INVALID;
+    }
+    if (what == 0) {
+        return NICSHIM_OK;
+    }
+    shim_count(shim, SHIM_STAT_KICKS, 1);
+    /* Dekker, kicker side: publish the kick, then look for a sleeper (both seq_cst). */
+    __atomic_fetch_or(&shim->kicks, what, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&shim->sleeping, __ATOMIC_SEQ_CST) > 0) {
+        shim_wake(shim);
+    }
+    return NICSHIM_OK;
+}
+
+/** Received frames into the card, at most `budget` ring slots. */
+static uint32_t shim_receive(shim_t *shim, uint32_t budget) {
+    uint32_t events = 0;
+    shim_ring_t *ring = &shim->rx;
+    for (uint32_t n = 0; n < budget; n++) {
+        struct tpacket2_hdr *hdr = shim_ring_slot(ring, ring->head);
+        /* Acquire: the kernel wrote the frame and header before it set TP_STATUS_USER. */
+        uint32_t status = shim_load_acquire(&hdr->tp_status);
+        if ((status & TP_STATUS_USER) == 0) {
+            break;
+        }
+        const struct sockaddr_ll *sll =
+            (const struct sockaddr_ll *)((const uint8_t *)hdr + TPACKET_ALIGN(sizeof(struct tpacket2_hdr)));
+        if (sll->sll_pkttype != PACKET_OUTGOING) {
+            if (hdr->tp_len > hdr->tp_snaplen || (uint64_t)hdr->tp_mac + hdr->tp_snaplen > ring->frame_size) {
+                shim_count(shim, SHIM_STAT_RX_DROP_TRUNCATED, 1);
+            } else {
+                if (shim->ops->can_receive != NULL && !shim->ops->can_receive(shim->card)) {
+                    /* Leave this and later frames to the kernel ring until the card has room. */
+                    shim->rx_held = 1;
+                    break;
+                }
+                const uint8_t *frame = (const uint8_t *)hdr + hdr->tp_mac;
+                uint32_t len = hdr->tp_snaplen;
+                if ((status & TP_STATUS_VLAN_VALID) != 0 && len >= 2 * ETH_ALEN) {
+                    /* Put the tag the kernel stripped back between the addresses and the EtherType. */
+                    uint16_t tpid = (status & TP_STATUS_VLAN_TPID_VALID) != 0 ? hdr->tp_vlan_tpid : ETH_P_8021Q;
+                    uint8_t *out = shim->scratch;
+                    memcpy(out, frame, 2 * ETH_ALEN);
+                    out[12] = (uint8_t)(tpid >> 8);
+                    out[13] = (uint8_t)tpid;
+                    out[14] = (uint8_t)(hdr->tp_vlan_tci >> 8);
+                    out[15] = (uint8_t)hdr->tp_vlan_tci;
+                    memcpy(out + 2 * ETH_ALEN + SHIM_VLAN_HLEN, frame + 2 * ETH_ALEN, len - 2 * ETH_ALEN);
+                    frame = out;
+                    len += SHIM_VLAN_HLEN;
+                }
+                events |= shim->ops->receive(shim->card, frame, len);
+            }
+        }
+        /* Release: we are done reading the slot before the kernel may refill it. */
+        shim_store_release(&hdr->tp_status, TP_STATUS_KERNEL);
+        ring->head = (ring->head + 1) & (ring->frames - 1);
+    }
+    return events;
+}
+
+static uint32_t shim_link_check(shim_t *shim, uint64_t now) {
+    if (now < shim->next_link_check) {
+        return 0;
+    }
+    shim->next_link_check = now + SHIM_LINK_CHECK_NS;
+    int flags = shim_iface_flags(shim);
+    int up = flags >= 0 && (flags & IFF_RUNNING) != 0;
+    if (up == shim->link_up) {
+        return 0;
+    }
+    shim->link_up = up;
+    shim_count(shim, SHIM_STAT_LINK_CHANGES, 1);
+    return NICSHIM_EV_LINK;
+}
+
+/** One round of card work under the lock: doorbells, received frames, timers, link, kernel counters. */
+static uint32_t shim_work(shim_t *shim) {
+    uint64_t now = shim_now_ns();
+    uint32_t budget = shim->opt.poll_budget;
+    uint32_t events = 0;
+    shim->tx_blocked = 0;
+    shim->rx_held = 0;
+    if (shim->tx_retry && now >= shim->tx_retry_at) {
+        shim_tx_flush(shim);
+    }
+    uint32_t kicks = __atomic_exchange_n(&shim->kicks, 0, __ATOMIC_SEQ_CST);
+    shim->kicked = kicks != 0;
+    events |= shim->ops->work(shim->card, kicks, budget);
+    shim_tx_flush(shim);
+    events |= shim_receive(shim, budget);
+    shim_tx_flush(shim);
+    if (shim->ops->tick != NULL &&
+        (shim->ops->next_deadline == NULL || shim->ops->next_deadline(shim->card) <= now)) {
+        events |= shim->ops->tick(shim->card, now);
+        shim_tx_flush(shim);
+    }
+    events |= shim_link_check(shim, now);
+    shim_kernel_stats(shim, now, 0);
+    return events & NICSHIM_EV_ALL & ~NICSHIM_EV_IRQ;
+}
+
+/**
+ * Waits (lock released) until `until` or the card's next timer, for a kick, a received frame (unless the card
+ * refused one), TX ring room (if the card found it full) or a flush retry. Returns with the lock held.
+ */
+static int32_t shim_wait(shim_t *shim, uint64_t until) {
+    struct pollfd fds[3];
+    nfds_t n = 0;
+    fds[n++] = (struct pollfd){.fd = shim->event_fd, .events = POLLIN};
+    if (!shim->rx_held) {
+        fds[n++] = (struct pollfd){.fd = shim->rx_fd, .events = POLLIN};
+    }
+    if (shim->tx_blocked) {
+        fds[n++] = (struct pollfd){.fd = shim->tx_fd, .events = POLLOUT};
+    }
+    uint64_t wake = until;
+    if (shim->ops->next_deadline != NULL) {
+        uint64_t deadline = shim->ops->next_deadline(shim->card);
+        wake = deadline < wake ? deadline : wake;
+    }
+    if (shim->tx_retry && shim->tx_retry_at < wake) {
+        wake = shim->tx_retry_at;
+    }
+    uint64_t now = shim_now_ns();
+    if (wake <= now) {
+        return NICSHIM_OK;
+    }
+    struct timespec ts = {.tv_sec = (time_t)((wake - now) / 1000000000ull),
+                          .tv_nsec = (long)((wake - now) % 1000000000ull)};
+    int32_t rc = NICSHIM_OK;
+    /* Dekker, poller side: announce the sleep, then look for kicks (both seq_cst). */
+    __atomic_add_fetch(&shim->sleeping, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&shim->kicks, __ATOMIC_SEQ_CST) == 0) {
+        pthread_mutex_unlock(&shim->lock);
+        int r = ppoll(fds, n, &ts, NULL);
+        int err = errno;
+        pthread_mutex_lock(&shim->lock);
+        if (r < 0 && err != EINTR) {
+            rc = NICSHIM_ERR_SYSTEM;
+        }
+        if (r > 0 && (fds[0].revents & POLLIN) != 0) {
+            uint64_t count;
+            ssize_t got = read(shim->event_fd, &count, sizeof(count));
+            (void)got;
+        }
+    }
+    __atomic_sub_fetch(&shim->sleeping, 1, __ATOMIC_SEQ_CST);
+    return rc;
+}
+
+int32_t nicshim_poll(nicshim_t *shim, int64_t timeout_ns) {
+    if (shim == NULL || timeout_ns < 0 || timeout_ns > NICSHIM_POLL_MAX_TIMEOUT_NS) {
+        return NICSHIM_ERR_INVALID;
+    }
+    pthread_mutex_lock(&shim->lock);
+    if (!__atomic_load_n(&shim->running, __ATOMIC_RELAXED)) {
+        pthread_mutex_unlock(&shim->lock);
+        return NICSHIM_ERR_STATE;
+    }
+    shim_count(shim, SHIM_STAT_POLLS, 1);
+    uint64_t until = shim_now_ns() + (uint64_t)timeout_ns;
+    int32_t rc = NICSHIM_OK;
+    uint32_t events = shim_work(shim);
+    /* The interrupt line is level-triggered: while it is asserted there is something to do, so no wait. A
+     * handled kick ends the wait too (the doorbell's promise), even when the card found nothing to do. */
+    while (events == 0 && !shim->kicked && shim_irq_sample(shim) == 0 && timeout_ns > 0 &&
+           shim_now_ns() < until) {
+        rc = shim_wait(shim, until);
+        if (rc != NICSHIM_OK) {
+            break;
+        }
+        if (!__atomic_load_n(&shim->running, __ATOMIC_RELAXED)) {
+            rc = NICSHIM_ERR_STATE; /* stopped by another thread while we waited */
+            break;
+        }
+        events = shim_work(shim);
+    }
+    if (rc == NICSHIM_OK) {
+        events |= shim_irq_sample(shim);
+    }
+    pthread_mutex_unlock(&shim->lock);
+    return rc != NICSHIM_OK ? rc : (int32_t)events;
+}
