@@ -89,6 +89,16 @@ uint32_t shim_mtu(const shim_t *shim) {
 
 void shim_set_rx_mode(shim_t *shim, uint32_t mode) {
     shim->rx_mode = mode;
+    shim->rx_mode_calls++;
+}
+
+int32_t nicshim_kick(nicshim_t *shim, uint32_t what) {
+    if (shim == NULL || (what & ~NICSHIM_KICK_ALL) != 0) {
+        return NICSHIM_ERR_INVALID;
+    }
+    shim->kicks |= what;
+    shim->stats[SHIM_STAT_KICKS]++;
+    return NICSHIM_OK;
 }
 
 void fake_set_time(uint64_t now_ns) {

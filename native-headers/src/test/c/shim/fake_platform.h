@@ -32,6 +32,8 @@ struct nicshim {
     int tx_capacity;     /* frames the "ring" takes before shim_tx_reserve returns NULL (<= FAKE_MAX_TX) */
     int tx_reserved;     /* 1 while a reservation is open */
     uint64_t stats[SHIM_STAT_COUNT];
+    uint32_t kicks;      /* NICSHIM_KICK_* bits rung through nicshim_kick() (tests clear it) */
+    int rx_mode_calls;   /* shim_set_rx_mode() calls */
 };
 
 /** Resets the fake: no regions, MAC 02:00:00:00:00:01, MTU 1500, room for FAKE_MAX_TX frames. */
@@ -40,6 +42,8 @@ void fake_init(shim_t *shim);
 uint8_t *fake_add_region(shim_t *shim, uint64_t bus, uint64_t len);
 /** Sets what shim_now_ns() returns (tests advance time by hand). */
 void fake_set_time(uint64_t now_ns);
+/* The fake also defines nicshim_kick() (a card may ring its own doorbell): it ORs `what` into shim->kicks. */
+
 /** Frees every region. */
 void fake_free(shim_t *shim);
 

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds and runs the DEC 21140 card model's unit tests (test_dec21140_card.c + dec21140_card.c on the fake
+# platform), first natively, then under valgrind memcheck (--error-exitcode=1 --leak-check=full).
+# Usage: run-card-tests.sh GCC INCLUDE_DIR OUT_DIR
+#   GCC          compiler (e.g. gcc)
+#   INCLUDE_DIR  native-headers/src/main/c/include (dec21140.h, nicshim.h)
+#   OUT_DIR      where the test binary goes (e.g. native-headers/target/c-tests)
+# Exit status is non-zero when a check fails, valgrind reports an error, or valgrind is missing and
+# NICSHIM_REQUIRE_VALGRIND=1.
+set -euo pipefail
+gcc=${1:?usage: run-card-tests.sh GCC INCLUDE_DIR OUT_DIR}
+inc=${2:?include dir}
+out=${3:?output dir}
+here=$(cd "$(dirname "$0")" && pwd)
+shim_src=$(cd "$here/../../../main/c/shim" && pwd)
+mkdir -p "$out"
+flags=(-std=c11 -D_GNU_SOURCE -O1 -g -pthread -Wall -Wextra -Werror)
+"$gcc" "${flags[@]}" -I"$inc" -I"$shim_src" -I"$here" \
+  "$shim_src/dec21140_card.c" "$here/fake_platform.c" "$here/test_dec21140_card.c" \
+  -o "$out/test_dec21140_card"
+"$out/test_dec21140_card"
+# the same tests with the CRC's table path only (the folding path is what x86-64 with PCLMULQDQ uses)
+"$gcc" "${flags[@]}" -DNICSHIM_CRC_TABLE_ONLY -I"$inc" -I"$shim_src" -I"$here" \
+  "$shim_src/dec21140_card.c" "$here/fake_platform.c" "$here/test_dec21140_card.c" \
+  -o "$out/test_dec21140_card_table_crc"
+"$out/test_dec21140_card_table_crc"
+if command -v valgrind >/dev/null 2>&1; then
+  valgrind -q --error-exitcode=1 --leak-check=full "$out/test_dec21140_card" >/dev/null
+  echo "test_dec21140_card: valgrind memcheck clean"
+elif [ "${NICSHIM_REQUIRE_VALGRIND:-0}" = 1 ]; then
+  echo "test_dec21140_card: valgrind not installed but NICSHIM_REQUIRE_VALGRIND=1" >&2
+  exit 1
+else
+  echo "test_dec21140_card: valgrind not installed, memcheck run skipped"
+fi
