@@ -37,10 +37,8 @@ import org.slf4j.LoggerFactory;
  * <p>INLINE needs a driver that waits on the interrupt line (or calls {@link #progress()}): a driver that only
  * polls descriptors in memory never gives the card a thread, and frames stay in the kernel's ring.
  *
- * <p>The line: the shim computes the card's level under its lock; the Java line is set from it after each poll and
- * each hooked register write. Two threads may race (one saw "high", the other acknowledged): each update re-reads
- * the level after driving the line, so the line always ends at the card's level, at worst after one spurious edge
- * that the driver treats as an interrupt with nothing to do - as real drivers do.
+ * <p>The line: after each poll and each hooked register write the Java line is set to the card's level, read back
+ * from its registers under one lock (see {@code syncLine}), so the line follows the card without stale edges.
  */
 public final class ShimCard implements Card {
     private static final Logger LOG = LoggerFactory.getLogger(ShimCard.class);
@@ -64,6 +62,7 @@ public final class ShimCard implements Card {
     private final Thread cardThread;
     private final NamespaceRunner inNamespace;
     private final Runnable progress = this::pollNow;
+    private final Object lineLock = new Object();
     private volatile boolean running = true;
 
     /**
@@ -200,8 +199,8 @@ public final class ShimCard implements Card {
     private void cardLoop() {
         while (running) {
             try {
-                int events = shim.poll(CARD_THREAD_WAIT_NANOS);
-                driveLine((events & NicShim.EV_IRQ) != 0);
+                shim.poll(CARD_THREAD_WAIT_NANOS);
+                syncLine();
             } catch (ShimException e) {
                 if (running) {
                     LOG.error("{}: card thread stops: {}", name, e.getMessage());
@@ -218,32 +217,29 @@ public final class ShimCard implements Card {
         if (!running) {
             return;
         }
-        int events = shim.poll(timeoutNanos);
-        driveLine((events & NicShim.EV_IRQ) != 0);
+        shim.poll(timeoutNanos);
+        syncLine();
     }
 
     private void pollNow() {
         if (running) {
-            int events = shim.poll(0);
-            driveLine((events & NicShim.EV_IRQ) != 0);
+            shim.poll(0);
+            syncLine();
         }
     }
 
-    /** Drives the line to {@code high}, then re-reads the card's level so a racing update cannot leave it stale. */
-    private void driveLine(boolean high) {
-        if (high) {
-            line.raise();
-            if (!line.isAsserted() || kind.interruptLevel(shim)) {
-                return;
-            }
-            line.lower();
-        } else {
-            if (!line.isAsserted()) {
-                return;
-            }
-            line.lower();
+    /**
+     * Sets the line to the card's level, read now. The read and the drive happen under {@link #lineLock}, and so do
+     * hooked register writes, so no thread can drive the line from a level read before another thread's acknowledge:
+     * the line never shows a stale edge. An interrupt handler runs inside raise() on this thread and may write
+     * registers (the lock is re-entrant); another thread's register write waits for it, as with a real device lock.
+     */
+    private void syncLine() {
+        synchronized (lineLock) {
             if (kind.interruptLevel(shim)) {
                 line.raise();
+            } else {
+                line.lower();
             }
         }
     }
@@ -264,17 +260,20 @@ public final class ShimCard implements Card {
         @Override
         public void onWrite(int offset, int value) {
             int kicks = kind.doorbell(range, offset);
+            if (kicks == 0) {
+                synchronized (lineLock) { // the write and the level it leads to, as one step (see syncLine)
+                    shim.regWrite(range, offset, value);
+                    syncLine();
+                }
+                return;
+            }
             if (!kind.doorbellOnly(range, offset)) {
                 shim.regWrite(range, offset, value);
             }
-            if (kicks != 0) {
-                shim.kick(kicks);
-                if (mode == Mode.INLINE) {
-                    pollNow();
-                }
-                return; // THREADED: the card thread polls, then drives the line
+            shim.kick(kicks);
+            if (mode == Mode.INLINE) {
+                pollNow(); // THREADED: the card thread polls, then sets the line
             }
-            driveLine(kind.interruptLevel(shim));
         }
     }
 

@@ -96,6 +96,15 @@ final class ShimTulipPair implements TulipPair {
     }
 
     @Override
+    public void idle() {
+        if (cards[0].mode() == ShimCard.Mode.INLINE) {
+            cards[0].progress().run();
+            cards[1].progress().run();
+        }
+        Thread.yield();
+    }
+
+    @Override
     public long framesSeen(int i) {
         cards[i].shim().statistics(stats);
         return stats.rxFrames() + stats.rxMissed() + stats.rxDropFilter() + stats.rxDropTooLong();

@@ -62,7 +62,7 @@ class TulipBackendConformanceTest {
             while (!p.driver(i).isFilterLoaded()) {
                 assertTrue(System.nanoTime() < deadline, p.card(i).name() + ": setup frame not processed");
                 p.driver(i).transmitInFlight();
-                Thread.yield();
+                p.idle();
             }
         }
     }
@@ -89,7 +89,7 @@ class TulipBackendConformanceTest {
         long deadline = System.nanoTime() + TIMEOUT;
         while (!send(p.driver(from), p.mac(from), p.mac(to).value(), seq, length)) {
             assertTrue(System.nanoTime() < deadline, "transmit ring stayed full");
-            Thread.yield();
+            p.idle();
         }
     }
 
@@ -211,7 +211,7 @@ class TulipBackendConformanceTest {
             while (b.statistics().get(Counter.RX_LENGTH_ERRORS) == 0) {
                 assertEquals(FramePort.NONE, b.poll(), "both descriptors of the spread frame are consumed");
                 assertTrue(System.nanoTime() < deadline, "no length error counted");
-                Thread.yield();
+                p.idle();
             }
             assertTrue(b.counters().rxErrors() >= 1);
             sendOrFail(p, 0, 1, 1, 64);
@@ -244,7 +244,13 @@ class TulipBackendConformanceTest {
             assertEquals(LINUX_VALID_INTRS, csr.read(CSR7));
             b.acknowledge();
             sendOrFail(p, 0, 1, 1, 64);
-            assertTrue(p.card(1).interrupt().await(TIMEOUT, TimeUnit.NANOSECONDS), "RI raises the line");
+            long deadline = System.nanoTime() + TIMEOUT;
+            while ((csr.read(CSR5) & CSR5_RI) == 0) { // other sources (TU after the setup frame) may come first
+                assertTrue(p.card(1).interrupt().await(TIMEOUT, TimeUnit.NANOSECONDS), "RI raises the line");
+                assertTrue(System.nanoTime() < deadline, "no RI");
+                p.idle();
+            }
+            assertTrue(p.card(1).interrupt().isAsserted(), "RI raises the line");
             int before = csr.read(CSR5);
             assertTrue((before & CSR5_RI) != 0, Integer.toHexString(before));
             assertTrue((before & CSR5_NIS) != 0);
@@ -252,7 +258,7 @@ class TulipBackendConformanceTest {
             assertEquals(before & LINUX_CSR5_ACK_MASK, seen & LINUX_CSR5_ACK_MASK & before);
             int after = csr.read(CSR5);
             assertEquals(0, after & LINUX_CSR5_ACK_MASK & before, "every source that was set is cleared");
-            assertEquals(before & CSR5_RS_MASK, after & CSR5_RS_MASK, "the receive process state is read-only");
+            assertNotEquals(0, after & CSR5_RS_MASK, "RS is read-only: writing 1s did not stop the receive process");
             assertFalse(p.card(1).interrupt().isAsserted());
             int h = b.poll();
             checkFrame(b, h, 1, 64);
@@ -409,7 +415,7 @@ class TulipBackendConformanceTest {
             while ((csr.read(CSR5) & CSR5_FBE) == 0) {
                 assertTrue(System.nanoTime() < deadline, "no fatal bus error: CSR5 0x"
                     + Integer.toHexString(csr.read(CSR5)));
-                Thread.yield();
+                p.idle();
             }
             int csr5 = csr.read(CSR5);
             assertEquals(EB_MASTER_ABORT, (csr5 & CSR5_EB_MASK) >>> CSR5_EB_SHIFT);

@@ -32,6 +32,14 @@ interface TulipPair extends AutoCloseable {
     /** Bus errors card {@code i} reported. */
     long busErrors(int i);
 
+    /**
+     * What a test does while it waits for the cards: lets them work. Backends whose cards have threads just yield; an
+     * inline shim card does its pending work on this thread (its progress hook), as a waiting driver would.
+     */
+    default void idle() {
+        Thread.yield();
+    }
+
     /** Waits until card {@code i} has seen {@code n} frames (see {@link #framesSeen}). */
     default void awaitFramesSeen(int i, long n, long timeoutNanos) {
         long deadline = System.nanoTime() + timeoutNanos;
@@ -41,7 +49,7 @@ interface TulipPair extends AutoCloseable {
                 throw new AssertionError(card(i).name() + ": saw " + framesSeen(i) + " frames, expected " + n);
             }
             if (++spins > 100) {
-                Thread.yield();
+                idle();
             }
         }
     }
