@@ -1,0 +1,48 @@
+package io.nicbridge.bridge.shim;
+
+import io.nicbridge.bridge.driver.tulip.TulipConfig;
+import io.nicbridge.bridge.driver.tulip.TulipDriver;
+import io.nicbridge.bridge.platform.VethPair;
+import io.nicbridge.bridge.spi.Availability;
+import io.nicbridge.bridge.spi.Backends;
+import org.junit.jupiter.api.Assumptions;
+
+/** Opening shim-served 21140s with Tulip drivers on a fresh veth pair, for the shim's real-network tests. */
+final class ShimTestSupport {
+    private ShimTestSupport() {
+    }
+
+    /** Skips the calling test, with the reason, where the shim or veth pairs cannot work. */
+    static void assumeShimAndVeth() {
+        Availability shim = new ShimBackendProvider().availability();
+        Assumptions.assumeTrue(shim.available(), () -> "native shim unavailable: " + shim.reason());
+        Availability pair = VethPair.availability();
+        Assumptions.assumeTrue(pair.available(), () -> "veth pairs in namespaces unavailable: " + pair.reason());
+    }
+
+    /** A shim 21140 on end {@code a} (true) or {@code b} of the pair. */
+    static ShimCard card(VethPair veth, boolean a, String params) {
+        String ifname = a ? veth.interfaceA() : veth.interfaceB();
+        String ns = (a ? veth.namespaceA() : veth.namespaceB()).name();
+        return (ShimCard) Backends.open("shim:afpacket?if=" + ifname + "&card=dec21140&netns=" + ns
+            + (params.isEmpty() ? "" : "&" + params));
+    }
+
+    /** A Tulip driver on the card whose setup frame the card has processed. */
+    static TulipDriver driver(ShimCard card, TulipConfig config) {
+        TulipDriver d = TulipDriver.open(card, config);
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (!d.isFilterLoaded()) {
+            if (System.nanoTime() > deadline) {
+                d.close();
+                throw new AssertionError(card.name() + ": the setup frame was not processed");
+            }
+            d.transmitInFlight();
+            if (card.mode() == ShimCard.Mode.INLINE) {
+                card.progress().run();
+            }
+            Thread.yield();
+        }
+        return d;
+    }
+}
