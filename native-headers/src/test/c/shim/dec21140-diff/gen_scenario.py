@@ -51,6 +51,9 @@ def tx_desc(i):
             c |= 1 << 23  # DPD (only where the frame cannot be shorter than a header, which AF_PACKET needs)
         b1 = rnd_addr(TXB, 0x3000, False); b2 = rnd_addr(TXB, 0x3000, False)
     if i == ntx - 1: c |= 1 << 25
+    if R.random() < 0.15:  # chained: word 3 points at the next descriptor (TBS2 then ignored)
+        c |= 1 << 24
+        b2 = '@%d' % (TXR + ((i + 1) % ntx) * stride)
     own = (1 << 31) if R.random() < 0.85 else 0
     op('D', TXR + i * stride, own, c, b1, b2)
 def rx_desc(i):
@@ -58,8 +61,12 @@ def rx_desc(i):
     s2 = (R.randint(0, 300) & ~3) if R.random() < 0.3 else 0
     c = s1 | (s2 << 11)
     if i == nrx - 1: c |= 1 << 25
+    b2 = rnd_addr(RXB + 0x1000 * i + 0x800, 0x400, True)
+    if R.random() < 0.15:  # chained
+        c |= 1 << 24
+        b2 = '@%d' % (RXR + ((i + 1) % nrx) * stride)
     own = (1 << 31) if R.random() < 0.85 else 0
-    op('D', RXR + i * stride, own, c, rnd_addr(RXB + 0x1000 * i, 0x800, True), rnd_addr(RXB + 0x1000 * i + 0x800, 0x400, True))
+    op('D', RXR + i * stride, own, c, rnd_addr(RXB + 0x1000 * i, 0x800, True), b2)
 op('W', 0x00, 1)
 op('W', 0x00, dsl << 2)
 op('P', TXB, 0x3000, R.randint(0, 255))
