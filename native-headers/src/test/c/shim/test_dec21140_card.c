@@ -299,6 +299,18 @@ static void test_srom(void) {
     CHECK_EQ(image[27] | image[28] << 8, 30);
     CHECK_EQ(image[30] | image[31] << 8, 0x0800);
     CHECK_EQ(image[32], 0x3F);
+    /* byte for byte the image the Java model builds (Dec21140Srom.image(00:00:c0:12:34:56), dumped from Java) */
+    static const char java_image[] =
+        "11100900000000000000000000000000550003010000c0123456001e000000083f0103096d0000000000000000000000"
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "000000000000000000000000000000000000000000000000000000000000135b";
+    int differ = 0;
+    for (int i = 0; i < 128; i++) {
+        unsigned byte = 0;
+        sscanf(java_image + 2 * i, "%2x", &byte);
+        differ += image[i] != byte;
+    }
+    CHECK_EQ(differ, 0);
     /* with SR clear, CSR9 reads back what was written */
     wr(DEC21140_CSR9, 0x00001234u);
     CHECK_EQ(rd(DEC21140_CSR9), 0x00001234u);
