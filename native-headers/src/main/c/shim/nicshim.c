@@ -22,8 +22,8 @@
  * bits into `kicks` and, if a poller is (about to be) asleep, writes the eventfd. The handshake is Dekker's with
  * sequentially consistent atomics: the poller increments `sleeping` and then re-reads `kicks` before ppoll; the
  * kicker ORs `kicks` and then reads `sleeping`. Whatever the interleaving, either the poller sees the kick and
- * does not sleep, or the kicker sees the sleeper and wakes it. A poll returns when the card reports events,
- * when the interrupt line is asserted (level-triggered: no wait while it is), after a round that handled a kick
+ * does not sleep, or the kicker sees the sleeper and wakes it. A poll returns when the card reports events
+ * (a new interrupt comes with one; a line that merely stays asserted does not end the wait), after a round that handled a kick
  * (even one that produced no event: the doorbell ends the wait, as nicshim.h promises), at its timeout, or with
  * NICSHIM_ERR_STATE when another thread stopped the shim meanwhile (stop wakes it). A register write wakes a
  * sleeping poller only to re-evaluate (it may have changed the card's timer or readiness) and it sleeps on.
@@ -1221,10 +1221,10 @@ int32_t nicshim_poll(nicshim_t *shim, int64_t timeout_ns) {
     uint64_t until = shim_now_ns() + (uint64_t)timeout_ns;
     int32_t rc = NICSHIM_OK;
     uint32_t events = shim_work(shim);
-    /* The interrupt line is level-triggered: while it is asserted there is something to do, so no wait. A
-     * handled kick ends the wait too (the doorbell's promise), even when the card found nothing to do. */
-    while (events == 0 && !shim->kicked && shim_irq_sample(shim) == 0 && timeout_ns > 0 &&
-           shim_now_ns() < until) {
+    /* A handled kick ends the wait (the doorbell's promise), even when the card found nothing to do. An asserted
+     * interrupt line does not: it stays high until the driver acknowledges, and the driver waits on its own copy
+     * of the line, so a card thread that returned at once while it is high would only spin on a busy core. */
+    while (events == 0 && !shim->kicked && timeout_ns > 0 && shim_now_ns() < until) {
         rc = shim_wait(shim, until);
         if (rc != NICSHIM_OK) {
             break;
