@@ -373,8 +373,10 @@ static uint32_t csr_load(const dec_card_t *c, uint32_t offset) {
     return le32toh(shim_load_relaxed(c->csr + offset));
 }
 
+/* Release: the Java side reads CSRs it has no side effect on (CSR5, CSR7, ...) straight from the shared window, and
+ * a CSR5.RI it sees must come after the RDES0 the card handed back before setting it. */
 static void csr_store(dec_card_t *c, uint32_t offset, uint32_t v) {
-    shim_store_relaxed(c->csr + offset, htole32(v));
+    shim_store_release(c->csr + offset, htole32(v));
 }
 
 /* ---------------------------------------------------------------------------------------------

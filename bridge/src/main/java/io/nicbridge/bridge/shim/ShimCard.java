@@ -236,7 +236,7 @@ public final class ShimCard implements Card {
      */
     private void syncLine() {
         synchronized (lineLock) {
-            if (kind.interruptLevel(shim)) {
+            if (kind.interruptLevel(shim, ranges)) {
                 line.raise();
             } else {
                 line.lower();
@@ -254,7 +254,7 @@ public final class ShimCard implements Card {
 
         @Override
         public int onRead(int offset, int storedValue) {
-            return shim.regRead(range, offset);
+            return kind.readHasSideEffects(range, offset) ? shim.regRead(range, offset) : storedValue;
         }
 
         @Override

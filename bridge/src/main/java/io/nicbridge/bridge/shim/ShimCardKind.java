@@ -8,8 +8,12 @@ import static io.nicbridge.contract.Dec21140.CSR5;
 import static io.nicbridge.contract.Dec21140.CSR5_AIS;
 import static io.nicbridge.contract.Dec21140.CSR5_NIS;
 import static io.nicbridge.contract.Dec21140.CSR7;
+import static io.nicbridge.contract.Dec21140.CSR8;
+import static io.nicbridge.contract.Dec21140.CSR9;
+import static io.nicbridge.contract.Dec21140.CSR11;
 import static io.nicbridge.contract.Dec21140.CSR_STRIDE;
 
+import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.contract.NicShim;
 import io.nicbridge.contract.Sba200Unet;
 import java.nio.ByteOrder;
@@ -43,10 +47,16 @@ public enum ShimCardKind {
         }
 
         @Override
-        boolean interruptLevel(NativeShim shim) {
-            int csr5 = shim.regRead(NicShim.RANGE_DEC21140_CSR, CSR5);
-            int csr7 = shim.regRead(NicShim.RANGE_DEC21140_CSR, CSR7);
-            return (csr5 & csr7 & (CSR5_NIS | CSR5_AIS)) != 0;
+        boolean readHasSideEffects(int range, int offset) {
+            // poll demands read as all ones, CSR8 clears on read, CSR9 is the SROM's pins, CSR11 counts down
+            return offset == CSR1 || offset == CSR2 || offset == CSR8 || offset == CSR9 || offset == CSR11;
+        }
+
+        @Override
+        boolean interruptLevel(NativeShim shim, Registers[] windows) {
+            // The card stores CSR5 and CSR7 into the shared window with release: no call into the shim needed.
+            Registers csr = windows[NicShim.RANGE_DEC21140_CSR];
+            return (csr.loadRaw(CSR5) & csr.loadRaw(CSR7) & (CSR5_NIS | CSR5_AIS)) != 0;
         }
     },
 
@@ -92,7 +102,12 @@ public enum ShimCardKind {
         }
 
         @Override
-        boolean interruptLevel(NativeShim shim) {
+        boolean readHasSideEffects(int range, int offset) {
+            return range == NicShim.RANGE_SBA200_BCR; // the BCR reads the line; RAM words are plain memory
+        }
+
+        @Override
+        boolean interruptLevel(NativeShim shim, Registers[] windows) {
             return (shim.regRead(NicShim.RANGE_SBA200_BCR, Sba200Unet.BCR_OFS) & Sba200Unet.BCR_INTR_PENDING) != 0;
         }
 
@@ -144,8 +159,14 @@ public enum ShimCardKind {
     /** Whether a write to this word is only a doorbell (no register write reaches the shim). */
     abstract boolean doorbellOnly(int range, int offset);
 
+    /**
+     * Whether reading this hooked word has a side effect or a value only the shim computes (then the read goes to
+     * {@code nicshim_reg_read}); otherwise the value the card keeps in the shared window is the register.
+     */
+    abstract boolean readHasSideEffects(int range, int offset);
+
     /** Reads the card's interrupt line level back from its registers (reads without side effects only). */
-    abstract boolean interruptLevel(NativeShim shim);
+    abstract boolean interruptLevel(NativeShim shim, Registers[] windows);
 
     /** @throws IllegalArgumentException naming the supported cards */
     public static ShimCardKind forName(String name) {
