@@ -14,6 +14,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -29,12 +30,17 @@ import org.junit.jupiter.api.Test;
  *       so (the card's missed frames when its ring is full, the kernel's drops), and never duplicated or
  *       reordered: per direction, received + counted losses = sent.</li>
  * </ul>
- * The suite sends {@value #DEFAULT_FRAMES} frames per direction per run; {@code -Dnicbridge.shim.stressFrames=N}
- * changes that (the closing note's multi-million runs used it).
+ * The suite sends {@value #DEFAULT_FRAMES} frames per direction per run; the environment variable
+ * {@code NICBRIDGE_SHIM_STRESS_FRAMES=N} (or {@code -Dnicbridge.shim.stressFrames=N}) changes that, e.g.
+ * {@code NICBRIDGE_SHIM_STRESS_FRAMES=2000000 ./mvnw -B -pl bridge -am verify -Dtest=TulipShimStressTest
+ * -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 class TulipShimStressTest {
     static final int DEFAULT_FRAMES = 100_000;
-    static final int FRAMES = Integer.getInteger("nicbridge.shim.stressFrames", DEFAULT_FRAMES);
+    static final int FRAMES = Integer.getInteger("nicbridge.shim.stressFrames",
+        Integer.parseInt(System.getenv().getOrDefault("NICBRIDGE_SHIM_STRESS_FRAMES", "" + DEFAULT_FRAMES)));
+    /** After its sender is done, how long a flood's receiver waits for more before it counts the rest as lost. */
+    static final long TAIL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     static final long TIMEOUT = TimeUnit.SECONDS.toNanos(10);
     static final ValueLayout.OfInt SEQ = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     /** bytes 0..255 twice and more: a frame's payload from byte 18 on is RAMP[(seq + 18) & 0xFF ...]. */
@@ -49,7 +55,7 @@ class TulipShimStressTest {
     }
 
     static int lengthOf(int seq) {
-        return 60 + (seq * 7919) % (1514 - 60 + 1); // every length from 60 to 1514, in a scattered order
+        return 60 + (int) ((seq * 7919L) % (1514 - 60 + 1)); // every length from 60 to 1514, scattered
     }
 
     @Test
@@ -95,11 +101,12 @@ class TulipShimStressTest {
              TulipDriver b = ShimTestSupport.driver(cardB, TulipConfig.defaults())) {
             AtomicReference<Throwable> failure = new AtomicReference<>();
             AtomicLong[] delivered = {new AtomicLong(), new AtomicLong()};
+            AtomicBoolean[] done = {new AtomicBoolean(), new AtomicBoolean()};
             Thread[] threads = {
-                sender(a, veth.macA(), veth.macB(), delivered[0], window, failure),
-                receiver(b, 0, r, delivered[0], failure),
-                sender(b, veth.macB(), veth.macA(), delivered[1], window, failure),
-                receiver(a, 1, r, delivered[1], failure)};
+                sender(a, veth.macA(), veth.macB(), delivered[0], done[0], window, failure),
+                receiver(b, 0, r, delivered[0], done[0], failure),
+                sender(b, veth.macB(), veth.macA(), delivered[1], done[1], window, failure),
+                receiver(a, 1, r, delivered[1], done[1], failure)};
             long start = System.nanoTime();
             lastProgress[0] = start;
             lastProgress[1] = start;
@@ -124,14 +131,15 @@ class TulipShimStressTest {
                     + (dir == 0 ? cardA : cardB).statistics().txDropKernel();
                 r.counters[dir] = s + " " + rxDrivers[dir].counters();
             }
-            System.out.printf("%s: %d frames each way in %.2f s (%.0f frames/s per direction)%n",
-                windowed ? "windowed" : "flood", FRAMES, r.nanos / 1e9, FRAMES / (r.nanos / 1e9));
+            System.out.printf("%s: %d frames each way in %.2f s (%.0f frames/s per direction)%n  %s%n  %s%n",
+                windowed ? "windowed" : "flood", FRAMES, r.nanos / 1e9, FRAMES / (r.nanos / 1e9), r.describe(0),
+                r.describe(1));
         }
         return r;
     }
 
-    private static Thread sender(TulipDriver d, MacAddress src, MacAddress dst, AtomicLong delivered, int window,
-                                 AtomicReference<Throwable> failure) {
+    private static Thread sender(TulipDriver d, MacAddress src, MacAddress dst, AtomicLong delivered,
+                                 AtomicBoolean done, int window, AtomicReference<Throwable> failure) {
         return Thread.ofPlatform().name(d.name() + "-send").unstarted(() -> {
             try {
                 int idle = 0;
@@ -159,23 +167,24 @@ class TulipShimStressTest {
                 }
             } catch (Throwable t) {
                 failure.compareAndSet(null, t);
+            } finally {
+                done.set(true);
             }
         });
     }
 
-    private static Thread receiver(TulipDriver d, int dir, Result r, AtomicLong delivered,
+    private static Thread receiver(TulipDriver d, int dir, Result r, AtomicLong delivered, AtomicBoolean senderDone,
                                    AtomicReference<Throwable> failure) {
         return Thread.ofPlatform().name(d.name() + "-recv").unstarted(() -> {
             try {
                 int expected = 0;
                 while (expected < FRAMES && failure.get() == null) {
-                    int h = d.await(1, TimeUnit.SECONDS);
+                    int h = d.await(100, TimeUnit.MILLISECONDS);
                     if (h == FramePort.NONE) {
-                        if (r.received[dir] + r.gaps[dir] >= FRAMES) {
-                            break;
-                        }
-                        // The flood may lose the last frames: the sender is done once it has sent them all.
-                        if (System.nanoTime() - lastProgress[dir] > TIMEOUT) {
+                        // A flood may lose its last frames: once the sender is done and nothing came for a while,
+                        // they are gaps like any other (and must be counted by the card or the kernel).
+                        long quiet = System.nanoTime() - lastProgress[dir];
+                        if (senderDone.get() && quiet > TAIL_NANOS || quiet > TIMEOUT) {
                             r.gaps[dir] += FRAMES - expected;
                             break;
                         }
