@@ -306,7 +306,12 @@ int32_t nicshim_attach_window(nicshim_t *shim, uint32_t range, void *base, uint6
  */
 int32_t nicshim_add_dma_region(nicshim_t *shim, uint64_t bus_base, void *host, uint64_t length);
 
-/** Remove DMA region `region_id`. Only while stopped (the card may hold addresses into it). */
+/**
+ * Remove DMA region `region_id`. While running, only if the card holds no translated pointer into it
+ * (else NICSHIM_ERR_STATE): the 21140 translates on every access and never does; the U-Net card
+ * does for an endpoint's segment and receive queue from EP_CREATE until EP_DESTROY. Once this
+ * returns, the card no longer reaches the region's memory.
+ */
 int32_t nicshim_remove_dma_region(nicshim_t *shim, int32_t region_id);
 
 /**

@@ -1675,6 +1675,15 @@ static int dec_irq_level(void *card) {
     return (csr_load(c, DEC21140_CSR5) & csr_load(c, DEC21140_CSR7) & SUMMARY_BITS) != 0;
 }
 
+/* The 21140 translates every descriptor and buffer address when it uses it and keeps frames in its own FIFO, never a
+ * host pointer: any region may be removed while the link runs (the platform's lock orders it against card work). */
+static int dec_holds_region(void *card, const uint8_t *host, uint64_t len) {
+    (void)card;
+    (void)host;
+    (void)len;
+    return 0;
+}
+
 const shim_card_ops_t shim_dec21140_card = {
     .kind = NICSHIM_CARD_DEC21140,
     .name = "dec21140",
@@ -1694,6 +1703,7 @@ const shim_card_ops_t shim_dec21140_card = {
     .tick = dec_tick,
     .next_deadline = dec_next_deadline,
     .irq_level = dec_irq_level,
+    .holds_region = dec_holds_region,
 };
 
 _Static_assert(NICSHIM_DEC21140_CSR_WINDOW_SIZE == DEC21140_CSR_WINDOW_SIZE, "window sizes agree");

@@ -653,8 +653,10 @@ int32_t nicshim_remove_dma_region(nicshim_t *shim, int32_t region_id) {
     int32_t rc = NICSHIM_OK;
     if (region_id < 0 || region_id >= NICSHIM_MAX_DMA_REGIONS || !shim->regions[region_id].used) {
         rc = NICSHIM_ERR_NOT_FOUND;
-    } else if (__atomic_load_n(&shim->running, __ATOMIC_RELAXED)) {
-        rc = NICSHIM_ERR_STATE;
+    } else if (__atomic_load_n(&shim->running, __ATOMIC_RELAXED) &&
+               (shim->ops->holds_region == NULL ||
+                shim->ops->holds_region(shim->card, shim->regions[region_id].host, shim->regions[region_id].len))) {
+        rc = NICSHIM_ERR_STATE; /* the card may still reach it through a pointer it translated earlier */
     } else {
         uint32_t k = 0;
         while (shim->order[k] != region_id) {

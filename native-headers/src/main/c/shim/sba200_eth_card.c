@@ -1049,6 +1049,24 @@ static int sba_irq_level(void *card) {
     return ((sba_card_t *)card)->irq;
 }
 
+/* An active endpoint's segment and receive queue were translated once, at EP_CREATE, into host pointers the card
+ * uses until EP_DESTROY: such memory must stay registered while the link runs. */
+static int sba_holds_region(void *card, const uint8_t *host, uint64_t len) {
+    const sba_card_t *c = card;
+    for (uint32_t ep = 0; ep < SBA200_UNET_MAX_ENDPOINTS; ep++) {
+        if (!active(c, ep)) {
+            continue;
+        }
+        const sba_endpoint_t *e = &c->ep[ep];
+        uint64_t rq_bytes = (uint64_t)e->rq_len * SBA200_UNET_RQ_ENTRY_SIZE;
+        if ((e->segment != NULL && e->segment < host + len && host < e->segment + e->seg_len) ||
+            (e->rq != NULL && e->rq < host + len && host < e->rq + rq_bytes)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 const shim_card_ops_t shim_sba200_eth_card = {
     .kind = NICSHIM_CARD_SBA200_UNET_ETH,
     .name = "sba200-unet-eth",
@@ -1069,4 +1087,5 @@ const shim_card_ops_t shim_sba200_eth_card = {
     .tick = NULL,
     .next_deadline = NULL,
     .irq_level = sba_irq_level,
+    .holds_region = sba_holds_region,
 };

@@ -175,6 +175,12 @@ typedef struct shim_card_ops {
 
     /** The interrupt line's level right now (1 = asserted). */
     int (*irq_level)(void *card);
+
+    /**
+     * Whether the card keeps a translated pointer into host memory [host, host + len) across calls, so the region
+     * may not be removed while running (optional; NULL = assume it does: removal only while stopped).
+     */
+    int (*holds_region)(void *card, const uint8_t *host, uint64_t len);
 } shim_card_ops_t;
 
 extern const shim_card_ops_t shim_dec21140_card;

@@ -1136,6 +1136,23 @@ static void test_restart_revalidates_regions(void) {
 
 /* ============================================================================================ main */
 
+/* The card keeps an active endpoint's segment and receive queue as host pointers: those regions may not go while the
+ * link runs, until EP_DESTROY; memory it never translated may. */
+static void test_holds_endpoint_regions_until_destroy(void) {
+    setup();
+    create_ep(0, SEG_BUS, RQ_BUS, 16);
+    uint8_t *other = fake_add_region(S, STATS_BUS, 64);
+    const shim_card_ops_t *ops = &shim_sba200_eth_card;
+    CHECK_EQ(ops->holds_region(card, seg_host[0], SEG_LEN), 1);
+    CHECK_EQ(ops->holds_region(card, seg_host[0] + SEG_LEN - 1, 1), 1); /* its last byte */
+    CHECK_EQ(ops->holds_region(card, rq_host[0], 16 * SBA200_UNET_RQ_ENTRY_SIZE), 1);
+    CHECK_EQ(ops->holds_region(card, other, 64), 0);
+    CHECK_EQ(cmd(SBA200_UNET_OP_EP_DESTROY, 0, 0, 0, 0, 0), SBA200_UNET_CMD_STATUS_DONE);
+    CHECK_EQ(ops->holds_region(card, seg_host[0], SEG_LEN), 0);
+    CHECK_EQ(ops->holds_region(card, rq_host[0], 16 * SBA200_UNET_RQ_ENTRY_SIZE), 0);
+    teardown();
+}
+
 typedef struct test_case {
     const char *name;
     void (*run)(void);
@@ -1159,6 +1176,7 @@ int main(void) {
         {"upcalls_and_interrupt", test_upcalls_and_interrupt},
         {"two_endpoints_isolated", test_two_endpoints_isolated},
         {"restart_revalidates_regions", test_restart_revalidates_regions},
+        {"holds_endpoint_regions_until_destroy", test_holds_endpoint_regions_until_destroy},
     };
     S = malloc(sizeof(*S));
     if (S == NULL) {

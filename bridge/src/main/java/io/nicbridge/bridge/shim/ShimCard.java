@@ -59,6 +59,7 @@ public final class ShimCard implements Card {
     private final InterruptLine line;
     private final Map<Long, Integer> regionIds = new HashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicLong linkRestarts = new java.util.concurrent.atomic.AtomicLong();
     private final Thread cardThread;
     private final NamespaceRunner inNamespace;
     private final Runnable progress = this::pollNow;
@@ -186,6 +187,11 @@ public final class ShimCard implements Card {
         return shim.statistics();
     }
 
+    /** Times the link had to be restarted because memory the card still used was unmapped (a driver bug). */
+    public long linkRestarts() {
+        return linkRestarts.get();
+    }
+
     /**
      * Does pending card work on the calling thread without waiting: what a driver that waits for the card runs as
      * its progress hook (e.g. {@code UnetKernelDriver.open(card, bcr, card.progress())}) in INLINE mode.
@@ -297,8 +303,12 @@ public final class ShimCard implements Card {
                 return;
             }
             if (shim.removeDmaRegion(id) == NicShim.ERR_STATE) {
-                // The shim keeps regions while its link runs (a card may hold translated pointers). Stop the link
-                // for the removal: the memory may be freed right after this returns.
+                // The card still holds a pointer into the region (a U-Net endpoint not yet destroyed) and the memory
+                // may be freed right after this returns: stop the link, remove, restart. Frames the kernel held for
+                // the closed sockets are lost, so this is a driver bug worth a warning, not a normal path.
+                LOG.warn("{}: DMA region at bus 0x{} was unmapped while the card still used it; restarting the link",
+                    name, Long.toHexString(busAddress));
+                linkRestarts.incrementAndGet();
                 synchronized (ShimCard.this) {
                     shim.stop();
                     shim.removeDmaRegion(id);

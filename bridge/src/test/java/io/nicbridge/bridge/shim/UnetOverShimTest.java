@@ -134,6 +134,24 @@ class UnetOverShimTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"threaded", "inline"})
+    void anEndpointComesAndGoesWhileAnotherKeepsTalking(String mode) throws Exception {
+        open(mode);
+        try (CommSegment extra = CommSegment.allocate("extra", 64 * 1024)) {
+            UnetEndpoint second = kernelA.createEndpoint(1, extra, 16);
+            kernelA.destroyEndpoint(second); // EP_DESTROY, then its memory leaves the DMA space: no link restart
+            assertEquals(0, cardA.linkRestarts(), "the card let go of the endpoint's memory at EP_DESTROY");
+            MemorySegment dst = MemorySegment.ofArray(new byte[2048]);
+            fill(a.segment(), 0, 500, 3);
+            assertTrue(a.send(CHANNEL, 0, 500));
+            long d = b.await(TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
+            assertTrue(d >= 0, "endpoint 0 still works");
+            assertEquals(500, b.copyTo(d, dst, 0));
+            b.release(d);
+        }
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"threaded"})
     void framesCarryTheTaggedFormatAndUnknownChannelsAreDroppedAndCounted(String mode) throws Exception {
         open(mode);
