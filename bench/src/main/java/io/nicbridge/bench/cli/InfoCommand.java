@@ -55,6 +55,15 @@ final class InfoCommand implements Callable<Integer> {
                     + "; cards " + String.join(", ", p.cards()) + "; e.g. " + String.join("  ", p.exampleSpecs()));
         }
 
+        Availability lib = io.nicbridge.bridge.shim.ShimLibrary.availability();
+        if (lib.available()) {
+            int abi = io.nicbridge.bridge.shim.ShimLibrary.abiVersion();
+            line(out, "native shim", "libnicshim.so ABI " + (abi >>> 16) + "." + (abi & 0xFFFF) + " at "
+                + System.getProperty(io.nicbridge.contract.NicShim.LIBRARY_PROPERTY, "java.library.path"));
+        } else {
+            line(out, "native shim", "unavailable: " + lib.reason());
+        }
+
         section(out, "Host");
         line(out, "memory pinning", MemoryLocking.probe().describe());
         line(out, "CAP_NET_RAW", LinuxCapabilities.has(LinuxCapabilities.CAP_NET_RAW)
