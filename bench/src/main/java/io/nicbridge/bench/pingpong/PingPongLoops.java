@@ -14,6 +14,10 @@ import org.HdrHistogram.Histogram;
 public final class PingPongLoops {
     /** How long a node waits for a frame before declaring it lost. */
     public static final long FRAME_TIMEOUT_NANOS = 5_000_000_000L;
+    /** The sequence number of a probe frame: never a measured frame's. */
+    public static final int PROBE_SEQ = -1;
+    private static final long PROBE_INTERVAL_NANOS = 200_000_000L;
+    private static final long PROBE_DRAIN_NANOS = 50_000_000L;
 
     private PingPongLoops() {
     }
@@ -74,6 +78,56 @@ public final class PingPongLoops {
         if (failure.get() != null) {
             throw new IllegalStateException("echo node failed: " + failure.get().getMessage(), failure.get());
         }
+    }
+
+    /**
+     * Node A alone against a remote echo (another host, or another process): sends each frame to {@code peerMac}
+     * and expects it back with the same sequence number and size before sending the next.
+     */
+    public static void client(FramePort a, long macA, long peerMac, int size, int warmup, int count, Histogram rtt,
+                              Progress progress) throws InterruptedException {
+        int total = warmup + count;
+        for (int seq = 0; seq < total; seq++) {
+            long t0 = System.nanoTime();
+            send(a, peerMac, macA, seq, size);
+            expect(a, seq, size);
+            long t = System.nanoTime() - t0;
+            if (seq >= warmup) {
+                rtt.recordValue(t);
+            }
+            progress.tick(seq + 1);
+        }
+    }
+
+    /**
+     * Sends probe frames (sequence number {@link #PROBE_SEQ}, minimum size) to {@code peerMac} until one comes back,
+     * then drains whatever else arrives within 50 ms (echoes of earlier probes), so the measured frames that follow
+     * meet an empty ring.
+     *
+     * @return false when no echo arrived within {@code timeoutNanos}
+     */
+    public static boolean probe(FramePort a, long macA, long peerMac, long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        boolean answered = false;
+        while (!answered && System.nanoTime() - deadline < 0) {
+            send(a, peerMac, macA, PROBE_SEQ, PingPongFrames.MIN_PROBE_SIZE);
+            long until = System.nanoTime() + PROBE_INTERVAL_NANOS;
+            long left;
+            while (!answered && (left = until - System.nanoTime()) > 0) {
+                int h = a.await(left, TimeUnit.NANOSECONDS);
+                if (h != FramePort.NONE) {
+                    answered = PingPongFrames.isProbeEcho(a, h);
+                    a.release(h);
+                }
+            }
+        }
+        if (answered) {
+            int h;
+            while ((h = a.await(PROBE_DRAIN_NANOS, TimeUnit.NANOSECONDS)) != FramePort.NONE) {
+                a.release(h);
+            }
+        }
+        return answered;
     }
 
     /** Sends, waiting out back-pressure (bounded). */
