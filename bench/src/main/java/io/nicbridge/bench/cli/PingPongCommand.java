@@ -115,6 +115,11 @@ final class PingPongCommand implements Callable<Integer> {
         + " 0.5, 200ms (default: ${DEFAULT-VALUE}).")
     String duration;
 
+    @Option(names = "--wait", defaultValue = "block", description = "shim: how a node waits for a frame: block (default;"
+        + " sleeps on the interrupt line, like kernel UDP's read) or spin[:MICROS] (polls the ring for MICROS, default"
+        + " 50, before it sleeps).")
+    String waitMode;
+
     // ---- medusa: the careful-protocols paper's ring latency test (io.nicbridge.bench.medusa)
 
     @Option(names = "--nodes", description = "medusa: ring sizes P, comma-separated (default: "
@@ -188,7 +193,7 @@ final class PingPongCommand implements Callable<Integer> {
         if (DeviceSpec.parse(backend).scheme().equals(ShimBackendProvider.SCHEME)) {
             return callShim();
         }
-        for (String o : List.of("--role", "--peer", "--veth", "--duration")) {
+        for (String o : List.of("--role", "--peer", "--veth", "--duration", "--wait")) {
             if (given(o)) {
                 throw new IllegalArgumentException(o + " applies to the shim backend only (--backend shim:afpacket)");
             }
@@ -296,7 +301,7 @@ final class PingPongCommand implements Callable<Integer> {
             : sizes == null ? ShimPingPong.DEFAULT_SIZES : parseSizes(sizes);
         ShimPingPong run = new ShimPingPong(commandSpec.commandLine().getOut(), card, backend, role,
             given("--mode") ? mode : null, driverMode, sweep, count, warmup, given("--count") ? count : 0, duration,
-            veth, peer);
+            veth, peer, waitMode);
         return run.run();
     }
 

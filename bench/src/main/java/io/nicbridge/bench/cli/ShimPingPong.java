@@ -4,6 +4,7 @@ import static io.nicbridge.contract.Dec21140.ETH_HEADER_LEN;
 import static io.nicbridge.contract.Dec21140.ETH_MIN_FRAME_NOFCS;
 
 import io.nicbridge.bench.pingpong.FrameEcho;
+import io.nicbridge.bench.pingpong.FrameWait;
 import io.nicbridge.bench.pingpong.OneWayFlood;
 import io.nicbridge.bench.pingpong.PingPongLoops;
 import io.nicbridge.bench.pingpong.Progress;
@@ -56,6 +57,8 @@ final class ShimPingPong {
     /** The library's defaults (nicshim.h), printed when the spec does not set them. */
     private static final Map<String, String> SHIM_DEFAULTS = Map.of("rx-ring", "256", "tx-ring", "256",
         "frame-size", "2048", "budget", "64", "qdisc-bypass", "false", "promisc", "false");
+    /** The pingpong's RX ring (PACKET_MMAP frames) unless the backend names one; see the constructor. */
+    static final int PINGPONG_RX_RING = 4096;
     private static final long PROBE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     enum Role { BOTH, ECHO, CLIENT }
@@ -71,6 +74,8 @@ final class ShimPingPong {
     private final String[] veth;
     private final MacAddress peer;
     private final TulipConfig driverConfig;
+    private final long spinNanos;
+    private final boolean rxRingDefaulted;
 
     /**
      * Checks everything that can be checked before a socket is opened.
@@ -81,7 +86,7 @@ final class ShimPingPong {
      */
     ShimPingPong(PrintWriter out, String card, String backend, String roleText, String mode, String driver,
                  int[] sizes, int count, int warmup, long echoLimit, String duration, String vethText,
-                 String peerText) {
+                 String peerText, String waitText) {
         this.out = out;
         if (!"dec21140".equals(card)) {
             throw new IllegalArgumentException("the shim pingpong runs the Tulip driver on a shim 21140: use --card"
@@ -113,6 +118,10 @@ final class ShimPingPong {
             throw new IllegalArgumentException("--mode " + mode + " contradicts mode=" + specMode + " in the backend");
         }
         params.putIfAbsent("mode", mode != null ? mode : "inline");
+        // Like for like with the UDP receiver, whose socket buffer here holds thousands of small datagrams
+        // (SO_RCVBUF 4 MiB asked): a 256-frame ring overflows whenever the receiving thread loses its CPU for a
+        // millisecond on a busy machine. Only when the user did not choose.
+        rxRingDefaulted = params.putIfAbsent("rx-ring", Integer.toString(PINGPONG_RX_RING)) == null;
         InterruptMode irq = switch (driver.trim().toLowerCase(Locale.ROOT)) {
             case "auto", "interrupt" -> InterruptMode.INTERRUPT;
             case "polling" -> InterruptMode.POLLING;
@@ -138,6 +147,7 @@ final class ShimPingPong {
         this.warmup = warmup;
         this.echoLimit = echoLimit;
         this.durationNanos = parseDuration(duration);
+        this.spinNanos = FrameWait.parseSpinNanos(waitText);
         boolean hasInterface = params.containsKey("if") || params.containsKey("netns");
         if (role == Role.BOTH && hasInterface) {
             throw new IllegalArgumentException("--role both builds its own link and fills in if= and netns= per side;"
@@ -251,11 +261,18 @@ final class ShimPingPong {
             System.getProperty("os.version"), System.getProperty("os.arch"), Runtime.getRuntime().availableProcessors(),
             cpuModel(), Runtime.version());
         out.printf(Locale.ROOT, "shim: mode %s, AF_PACKET PACKET_MMAP rings rx-ring %s, tx-ring %s frames of %s B,"
-                + " budget %s frames/poll, qdisc-bypass %s, promisc %s%n", params.get("mode"), param("rx-ring"),
+                + " budget %s frames/poll, qdisc-bypass %s, promisc %s%n", params.get("mode"), rxRingDefaulted
+                ? PINGPONG_RX_RING + " (pingpong default, about what UDP's 4 MiB socket buffer holds; the library's is"
+                    + " 256)" : params.get("rx-ring"),
             param("tx-ring"), param("frame-size"), param("budget"), param("qdisc-bypass"), param("promisc"));
         out.printf(Locale.ROOT, "driver: TulipDriver (unchanged), %s, RX ring %d / TX ring %d descriptors, RX"
                 + " buffers %d B%n", driverConfig.interruptMode().name().toLowerCase(Locale.ROOT),
             driverConfig.rxRingSize(), driverConfig.txRingSize(), driverConfig.rxBufferSize());
+        out.printf(Locale.ROOT, "wait: %s%n", spinNanos == 0
+            ? "block (the driver sleeps on its interrupt line, in the shim's ppoll; kernel UDP sleeps in read: like for"
+                + " like)"
+            : new FrameWait(spinNanos, null) + " (busy polling before the driver sleeps; kernel UDP sleeps in read at"
+                + " once: NOT like for like)");
         StringBuilder s = new StringBuilder();
         for (int size : sizes) {
             s.append(s.isEmpty() ? "" : ",").append(size);
@@ -315,22 +332,27 @@ final class ShimPingPong {
                 out.printf("link: existing veth ends %s/%s <-> %s/%s%n", ends[0], ends[1], ends[2], ends[3]);
             }
             out.flush();
-            List<Row> rows = shimPhase(ends);
-            List<Row> done = new ArrayList<>();
             if (pair == null) {
                 out.println("udp: baseline skipped: --veth names a pair this run did not build, and the UDP baseline"
                     + " runs over a pair it built (with its own IPv4 addresses); run without --veth for the"
                     + " side-by-side");
-                done.addAll(rows);
-            } else {
-                for (Row r : rows) {
-                    int payload = r.size - UDP_FRAME_OVERHEAD;
+            }
+            out.flush();
+            // Per size: the shim (cards open), then kernel UDP (cards closed, so no packet socket takes copies of the
+            // UDP frames), back to back, so both see the same machine: other load comes and goes within seconds.
+            OneWayFlood.SeenMap seen = new OneWayFlood.SeenMap(durationNanos);
+            List<Row> rows = new ArrayList<>();
+            for (int size : sizes) {
+                Row r = shimSize(ends, size, seen, rows.isEmpty());
+                if (pair != null) {
+                    int payload = size - UDP_FRAME_OVERHEAD;
                     Histogram rtt = UdpBaseline.roundTrip(pair, payload, warmup, count);
                     UdpBaseline.FrameRate rate = UdpBaseline.frameRate(pair, payload, Duration.ofNanos(durationNanos));
-                    done.add(new Row(r.size, r.shim, r.flood, r.kernelDrops, r.missed, rtt, rate));
+                    r = new Row(size, r.shim, r.flood, r.kernelDrops, r.missed, rtt, rate);
                 }
+                rows.add(r);
             }
-            return report(done);
+            return report(rows);
         } finally {
             if (pair != null) {
                 pair.close();
@@ -338,8 +360,8 @@ final class ShimPingPong {
         }
     }
 
-    private List<Row> shimPhase(String[] ends) throws Exception {
-        List<Row> rows = new ArrayList<>();
+    /** Opens both cards and drivers, measures one size's RTT and one-way flood, prints the counters, closes. */
+    private Row shimSize(String[] ends, int size, OneWayFlood.SeenMap seen, boolean first) throws Exception {
         try (ShimCard cardA = (ShimCard) Backends.open(specFor(ends[1], ends[0]));
              ShimCard cardB = (ShimCard) Backends.open(specFor(ends[3], ends[2]));
              TulipDriver a = TulipDriver.open(cardA, driverConfig);
@@ -350,34 +372,32 @@ final class ShimPingPong {
             checkMtu(cardB);
             long macA = a.stationAddress().value();
             long macB = b.stationAddress().value();
-            out.printf("stations: A %s (%s, spec %s) <-> B %s (%s)%n", a.stationAddress(), cardA.name(),
-                cardA.spec(), b.stationAddress(), cardB.name());
-            out.flush();
+            if (first) {
+                out.printf("stations: A %s (%s, spec %s) <-> B %s (%s)%n", a.stationAddress(), cardA.name(),
+                    cardA.spec(), b.stationAddress(), cardB.name());
+            }
             Runnable txProgressA = cardA.mode() == ShimCard.Mode.INLINE ? cardA.progress() : null;
-            OneWayFlood.SeenMap seen = new OneWayFlood.SeenMap(durationNanos);
+            FrameWait waitA = waitFor(cardA);
+            FrameWait waitB = waitFor(cardB);
             ShimStatistics before = new ShimStatistics();
             ShimStatistics after = new ShimStatistics();
-            for (int size : sizes) {
-                Histogram h = RttSummary.newHistogram();
-                Progress progress = new Progress("pingpong shim " + size + " B", (long) warmup + count, System.err);
-                PingPongLoops.threaded(a, macA, b, macB, size, warmup, count, h, progress);
-                RttSummary rtt = RttSummary.of("shim " + size + " B", h);
-                cardB.shim().statistics(before);
-                OneWayFlood.Result flood = OneWayFlood.run(a, macB, macA, txProgressA, b, size, durationNanos, seen);
-                cardB.shim().statistics(after);
-                long kernel = after.rxDropKernel() - before.rxDropKernel();
-                long missed = after.rxMissed() - before.rxMissed();
-                rows.add(new Row(size, rtt, flood, kernel, missed, null, null));
-            }
-            out.println("counters A: " + a.counters());
-            out.println("counters B: " + b.counters());
-            out.println("driver A: " + a.statistics());
-            out.println("driver B: " + b.statistics());
-            out.println("shim A: " + cardA.statistics());
-            out.println("shim B: " + cardB.statistics());
+            Histogram h = RttSummary.newHistogram();
+            Progress progress = new Progress("pingpong shim " + size + " B", (long) warmup + count, System.err);
+            PingPongLoops.threaded(a, waitA, macA, b, waitB, macB, size, warmup, count, h, progress);
+            RttSummary rtt = RttSummary.of("shim " + size + " B", h);
+            cardB.shim().statistics(before);
+            OneWayFlood.Result flood = OneWayFlood.run(a, macB, macA, txProgressA, b, waitB, size, durationNanos,
+                seen);
+            cardB.shim().statistics(after);
+            long kernel = after.rxDropKernel() - before.rxDropKernel();
+            long missed = after.rxMissed() - before.rxMissed();
+            out.printf("%d B: counters A: %s%n", size, a.counters());
+            out.printf("%d B: counters B: %s%n", size, b.counters());
+            out.printf("%d B: shim A: %s%n", size, cardA.statistics());
+            out.printf("%d B: shim B: %s%n", size, cardB.statistics());
             out.flush();
+            return new Row(size, rtt, flood, kernel, missed, null, null);
         }
-        return rows;
     }
 
     private int report(List<Row> rows) {
@@ -490,7 +510,8 @@ final class ShimPingPong {
             out.printf("echo: ready; on the other host: nic pingpong --card dec21140 --role client --backend"
                 + " 'shim:afpacket?if=IFACE' --peer %s%n", port.stationAddress());
             out.flush();
-            FrameEcho echo = new FrameEcho(port, mac, card.mode() == ShimCard.Mode.INLINE ? card.progress() : null);
+            FrameEcho echo = new FrameEcho(port, mac, card.mode() == ShimCard.Mode.INLINE ? card.progress() : null,
+                waitFor(card));
             boolean reached = echo.run(echoLimit);
             out.printf("echo: %s: %d frames echoed, %d ignored (not ping-pong frames for this station), TX"
                 + " back-pressure %d%n", reached ? "done" : "stopped", echo.echoed(), echo.ignored(),
@@ -526,9 +547,10 @@ final class ShimPingPong {
                     + TimeUnit.NANOSECONDS.toSeconds(PROBE_TIMEOUT_NANOS) + " s: is `nic pingpong --role echo` running"
                     + " there, on the same link? (" + a.counters() + ")");
             }
+            FrameWait wait = waitFor(card);
             for (int size : sizes) {
                 Histogram h = RttSummary.newHistogram();
-                PingPongLoops.client(a, mac, peer.value(), size, warmup, count, h,
+                PingPongLoops.client(a, wait, mac, peer.value(), size, warmup, count, h,
                     new Progress("pingpong client " + size + " B", (long) warmup + count, System.err));
                 out.println(RttSummary.of("shim RTT " + size + " B to " + peer, h).line());
                 out.flush();
@@ -538,6 +560,12 @@ final class ShimPingPong {
             out.flush();
         }
         return 0;
+    }
+
+    /** The wait of a node on {@code card}: spinning gives an inline card its thread on every iteration. */
+    private FrameWait waitFor(ShimCard card) {
+        return spinNanos == 0 ? FrameWait.BLOCK
+            : new FrameWait(spinNanos, card.mode() == ShimCard.Mode.INLINE ? card.progress() : null);
     }
 
     private void checkMtu(ShimCard card) {

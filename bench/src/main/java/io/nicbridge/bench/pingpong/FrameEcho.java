@@ -30,15 +30,18 @@ public final class FrameEcho {
     private final FramePort port;
     private final long ownMac;
     private final Runnable txProgress;
+    private final FrameWait wait;
     private long echoed;
     private long ignored;
     private long backPressure;
 
     /**
      * @param txProgress run when no TX buffer is free (an inline card's progress hook), or null
+     * @param wait       how to wait for the next frame
      */
-    public FrameEcho(FramePort port, long ownMac, Runnable txProgress) {
+    public FrameEcho(FramePort port, long ownMac, Runnable txProgress, FrameWait wait) {
         this.port = port;
+        this.wait = wait;
         this.ownMac = ownMac;
         this.txProgress = txProgress;
     }
@@ -52,15 +55,12 @@ public final class FrameEcho {
     public boolean run(long limit) {
         try {
             while (limit == 0 || echoed < limit) {
-                int h = port.poll();
+                int h = wait.next(port, WAIT_SLICE_NANOS);
                 if (h == FramePort.NONE) {
-                    h = port.await(WAIT_SLICE_NANOS, TimeUnit.NANOSECONDS);
-                    if (h == FramePort.NONE) {
-                        if (Thread.currentThread().isInterrupted()) {
-                            return false;
-                        }
-                        continue;
+                    if (Thread.currentThread().isInterrupted()) {
+                        return false;
                     }
+                    continue;
                 }
                 try {
                     echo(h);

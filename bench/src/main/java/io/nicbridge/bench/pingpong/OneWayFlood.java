@@ -119,15 +119,16 @@ public final class OneWayFlood {
      *                     full gets a thread to finish its descriptors (null: the card has its own thread)
      * @throws IllegalStateException when the receiver thread failed
      */
-    public static Result run(FramePort tx, long dstMac, long srcMac, Runnable txProgress, FramePort rx, int size,
-                             long durationNanos, SeenMap seen) throws InterruptedException {
+    public static Result run(FramePort tx, long dstMac, long srcMac, Runnable txProgress, FramePort rx,
+                             FrameWait rxWait, int size, long durationNanos, SeenMap seen)
+        throws InterruptedException {
         Objects.requireNonNull(seen, "seen");
         if (size < PingPongFrames.MIN_SIZE || size > tx.maxFrameLength()) {
             throw new IllegalArgumentException("frame size must be " + PingPongFrames.MIN_SIZE + ".."
                 + tx.maxFrameLength() + ", was " + size);
         }
         seen.clear();
-        Receiver receiver = new Receiver(rx, size, seen);
+        Receiver receiver = new Receiver(rx, rxWait, size, seen);
         Thread rxThread = Thread.ofPlatform().name("flood-rx-" + rx.name()).daemon().unstarted(receiver);
         rxThread.start();
         long sent = 0;
@@ -184,6 +185,7 @@ public final class OneWayFlood {
     /** Takes frames until the sender is done and the wire is quiet; counts and classifies each one. */
     private static final class Receiver implements Runnable {
         private final FramePort port;
+        private final FrameWait wait;
         private final int size;
         private final SeenMap seen;
         final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -196,8 +198,9 @@ public final class OneWayFlood {
         long firstNanos;
         long lastNanos;
 
-        Receiver(FramePort port, int size, SeenMap seen) {
+        Receiver(FramePort port, FrameWait wait, int size, SeenMap seen) {
             this.port = port;
+            this.wait = Objects.requireNonNull(wait, "wait");
             this.size = size;
             this.seen = seen;
         }
@@ -208,10 +211,7 @@ public final class OneWayFlood {
                 int highest = -1;
                 long quietSince = System.nanoTime();
                 while (true) {
-                    int h = port.poll();
-                    if (h == FramePort.NONE) {
-                        h = port.await(QUIET_NANOS, TimeUnit.NANOSECONDS);
-                    }
+                    int h = wait.next(port, QUIET_NANOS);
                     long now = System.nanoTime();
                     if (h == FramePort.NONE) {
                         if (senderDone && now - quietSince >= QUIET_NANOS) {

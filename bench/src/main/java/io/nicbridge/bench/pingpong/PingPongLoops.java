@@ -40,15 +40,22 @@ public final class PingPongLoops {
         }
     }
 
-    /** B echoes on a second thread; A sends and measures on this one. */
+    /** B echoes on a second thread; A sends and measures on this one. Both block while they wait. */
     public static void threaded(FramePort a, long macA, FramePort b, long macB, int size, int warmup, int count,
                                 Histogram rtt, Progress progress) throws InterruptedException {
+        threaded(a, FrameWait.BLOCK, macA, b, FrameWait.BLOCK, macB, size, warmup, count, rtt, progress);
+    }
+
+    /** B echoes on a second thread; A sends and measures on this one; each waits for frames as its wait says. */
+    public static void threaded(FramePort a, FrameWait waitA, long macA, FramePort b, FrameWait waitB, long macB,
+                                int size, int warmup, int count, Histogram rtt, Progress progress)
+        throws InterruptedException {
         int total = warmup + count;
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread echo = Thread.ofPlatform().name("pingpong-echo").daemon().start(() -> {
             try {
                 for (int seq = 0; seq < total; seq++) {
-                    expect(b, seq, size);
+                    expect(b, waitB, seq, size);
                     send(b, macA, macB, seq, size);
                 }
             } catch (Throwable t) {
@@ -59,7 +66,7 @@ public final class PingPongLoops {
             for (int seq = 0; seq < total; seq++) {
                 long t0 = System.nanoTime();
                 send(a, macB, macA, seq, size);
-                expect(a, seq, size);
+                expect(a, waitA, seq, size);
                 long t = System.nanoTime() - t0;
                 if (seq >= warmup) {
                     rtt.recordValue(t);
@@ -84,13 +91,13 @@ public final class PingPongLoops {
      * Node A alone against a remote echo (another host, or another process): sends each frame to {@code peerMac}
      * and expects it back with the same sequence number and size before sending the next.
      */
-    public static void client(FramePort a, long macA, long peerMac, int size, int warmup, int count, Histogram rtt,
-                              Progress progress) throws InterruptedException {
+    public static void client(FramePort a, FrameWait waitA, long macA, long peerMac, int size, int warmup, int count,
+                              Histogram rtt, Progress progress) throws InterruptedException {
         int total = warmup + count;
         for (int seq = 0; seq < total; seq++) {
             long t0 = System.nanoTime();
             send(a, peerMac, macA, seq, size);
-            expect(a, seq, size);
+            expect(a, waitA, seq, size);
             long t = System.nanoTime() - t0;
             if (seq >= warmup) {
                 rtt.recordValue(t);
@@ -153,10 +160,12 @@ public final class PingPongLoops {
 
     /** Receives the frame with sequence number {@code seq} and releases it. */
     static void expect(FramePort port, int seq, int size) throws InterruptedException {
-        int h = port.poll();
-        if (h == FramePort.NONE) {
-            h = port.await(FRAME_TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
-        }
+        expect(port, FrameWait.BLOCK, seq, size);
+    }
+
+    /** Receives the frame with sequence number {@code seq}, waiting as {@code wait} says, and releases it. */
+    static void expect(FramePort port, FrameWait wait, int seq, int size) throws InterruptedException {
+        int h = wait.next(port, FRAME_TIMEOUT_NANOS);
         if (h == FramePort.NONE) {
             throw new IllegalStateException(port.name() + ": frame " + seq + " did not arrive within "
                 + FRAME_TIMEOUT_NANOS / 1_000_000 + " ms (" + port.counters() + ")");
