@@ -129,9 +129,10 @@ class ShimPingPongCommandTest {
                 String peer = pair.macB().toString().replace(':', '-');
                 Run client = run(new StringWriter(), "pingpong", "--card", "dec21140", "--role", "client",
                     "--backend", "shim:afpacket?if=" + pair.interfaceA() + "&netns=" + pair.namespaceA().name(),
-                    "--peer", peer, "--sizes", "64,1514", "--count", "200", "--warmup", "50");
+                    "--peer", peer, "--sizes", "64,1514", "--count", "200", "--warmup", "50", "--wait", "spin:30");
                 String out = client.text();
                 assertEquals(0, client.exit(), out + client.err());
+                assertTrue(out.contains("wait: spin 30 us, then block"), out);
                 assertTrue(out.contains("udp: no kernel UDP baseline in the client role"), out);
                 for (String size : new String[] {"64", "1514"}) {
                     Matcher line = Pattern.compile("(?m)^shim RTT " + size + " B to " + pair.macB()
@@ -162,7 +163,8 @@ class ShimPingPongCommandTest {
         "--veth|nsA/ifA|--veth 'nsA/ifA' must name two ends",
         "--sizes|64,59|frame sizes must be 60..1514",
         "--mode|virtual|the shim runs inline or threaded",
-        "--driver|polling|--driver polling cannot run a shim card in inline mode"})
+        "--driver|polling|--driver polling cannot run a shim card in inline mode",
+        "--wait|soon|--wait 'soon': expected block, spin or spin:MICROS"})
     void badShimInputGivesOneClearLine(String option, String value, String message) {
         Run r = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket", option, value);
         assertEquals(2, r.exit(), r.text() + r.err());
