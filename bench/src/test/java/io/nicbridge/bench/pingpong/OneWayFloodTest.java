@@ -105,6 +105,50 @@ class OneWayFloodTest {
         }
     }
 
+    /**
+     * The measuring loops allocate nothing per frame: a longer flood (thousands more frames) and a longer ping-pong
+     * allocate, on the measuring thread, no more than a shorter one (thread start, result and a progress line are
+     * per run, not per frame).
+     */
+    @Test
+    void theMeasuredLoopsAllocateNothingPerFrame() throws Exception {
+        com.sun.management.ThreadMXBean mx =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (CommSegment comm = CommSegment.allocate("alloc", LoopbackFramePort.requiredBytes(BUFFERS, MTU));
+             LoopbackFramePort.Pair pair = LoopbackFramePort.pair("alloc", comm, BUFFERS, MTU)) {
+            OneWayFlood.SeenMap seen = new OneWayFlood.SeenMap(TimeUnit.MILLISECONDS.toNanos(200));
+            long[] bytes = new long[3];
+            OneWayFlood.Result[] runs = new OneWayFlood.Result[3];
+            long[] millis = {60, 20, 150}; // the first warms the JIT up
+            for (int i = 0; i < 3; i++) {
+                long before = mx.getCurrentThreadAllocatedBytes();
+                runs[i] = OneWayFlood.run(pair.a(), 2, 1, null, pair.b(), FrameWait.BLOCK, 64,
+                    TimeUnit.MILLISECONDS.toNanos(millis[i]), seen);
+                bytes[i] = mx.getCurrentThreadAllocatedBytes() - before;
+            }
+            long extraFrames = runs[2].sent() - runs[1].sent();
+            assertTrue(extraFrames > 1000, "the longer flood sent more: " + runs[1] + " " + runs[2]);
+            assertTrue(bytes[2] - bytes[1] < 32 * 1024, "flood sender: " + bytes[1] + " B for " + runs[1].sent()
+                + " frames, " + bytes[2] + " B for " + runs[2].sent());
+
+            org.HdrHistogram.Histogram h = RttSummary.newHistogram();
+            Progress quiet = new Progress("alloc", Long.MAX_VALUE, new java.io.PrintStream(
+                java.io.OutputStream.nullOutputStream()));
+            int[] counts = {3000, 1000, 6000};
+            Thread echo = Thread.ofPlatform().daemon().start(() ->
+                new FrameEcho(pair.b(), 2, null, FrameWait.BLOCK).run(3000 + 1000 + 6000));
+            for (int i = 0; i < 3; i++) {
+                long before = mx.getCurrentThreadAllocatedBytes();
+                PingPongLoops.client(pair.a(), FrameWait.BLOCK, 1, 2, 64, 0, counts[i], h, quiet);
+                bytes[i] = mx.getCurrentThreadAllocatedBytes() - before;
+            }
+            echo.join(5_000);
+            assertEquals(10_000, h.getTotalCount());
+            assertTrue(bytes[2] - bytes[1] < 32 * 1024, "ping-pong client: " + bytes[1] + " B for 1000 round trips, "
+                + bytes[2] + " B for 6000");
+        }
+    }
+
     @Test
     void badInputIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> new OneWayFlood.SeenMap(TimeUnit.SECONDS.toNanos(400)));
