@@ -479,9 +479,10 @@ final class ShimPingPong {
             out.printf(Locale.ROOT, "target frame rate at 64 B (shim at least kernel UDP): shim %.0f fr/s vs UDP %.0f"
                 + " fr/s (%.2fx) -> %s%n", shimRate, udpRate, shimRate / udpRate, rateMet ? "MET" : "NOT MET");
         }
-        out.printf(Locale.ROOT, "verdict: %s%n", rttMet && rateMet ? "MET (both targets)"
+        out.printf(Locale.ROOT, "verdict: %s%s%n", rttMet && rateMet ? "MET (both targets)"
             : "NOT MET (" + (rttMet ? "" : "RTT") + (!rttMet && !rateMet ? ", " : "") + (rateMet ? "" : "frame rate")
-                + ")");
+                + ")", spinNanos == 0 ? "" : "; the shim waited " + new FrameWait(spinNanos, null)
+                + ", kernel UDP blocked in read");
     }
 
     // ------------------------------------------------------------------ roles echo and client
