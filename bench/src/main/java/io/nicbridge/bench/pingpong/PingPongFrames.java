@@ -52,6 +52,12 @@ public final class PingPongFrames {
         return true;
     }
 
+    /** @return whether a received frame is a good frame of another EtherType (not ours to check) */
+    static boolean isOtherProtocol(FramePort port, int handle) {
+        return port.rxStatus(handle) == FrameStatus.OK && port.rxLength(handle) >= ETH_HEADER_LEN
+            && (port.rxBuffer(handle).get(TYPE, 2L * ETH_ADDR_LEN) & 0xFFFF) != ETHERTYPE;
+    }
+
     /** @return whether a received frame is a good echo of a probe ({@link PingPongLoops#PROBE_SEQ}) */
     static boolean isProbeEcho(FramePort port, int handle) {
         MemorySegment b = port.rxBuffer(handle);

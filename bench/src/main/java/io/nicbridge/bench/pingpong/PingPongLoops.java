@@ -163,12 +163,25 @@ public final class PingPongLoops {
         expect(port, FrameWait.BLOCK, seq, size);
     }
 
-    /** Receives the frame with sequence number {@code seq}, waiting as {@code wait} says, and releases it. */
+    /**
+     * Receives the frame with sequence number {@code seq}, waiting as {@code wait} says, and releases it. Good frames
+     * of another protocol are skipped: on a real link the kernel's own ARP (or anything broadcast) reaches the card
+     * too; a damaged frame or a ping-pong frame out of turn still fails the run.
+     */
     static void expect(FramePort port, FrameWait wait, int seq, int size) throws InterruptedException {
-        int h = wait.next(port, FRAME_TIMEOUT_NANOS);
-        if (h == FramePort.NONE) {
-            throw new IllegalStateException(port.name() + ": frame " + seq + " did not arrive within "
-                + FRAME_TIMEOUT_NANOS / 1_000_000 + " ms (" + port.counters() + ")");
+        long deadline = System.nanoTime() + FRAME_TIMEOUT_NANOS;
+        int h;
+        for (;;) {
+            long left = deadline - System.nanoTime();
+            h = left > 0 ? wait.next(port, left) : FramePort.NONE;
+            if (h == FramePort.NONE) {
+                throw new IllegalStateException(port.name() + ": frame " + seq + " did not arrive within "
+                    + FRAME_TIMEOUT_NANOS / 1_000_000 + " ms (" + port.counters() + ")");
+            }
+            if (!PingPongFrames.isOtherProtocol(port, h)) {
+                break;
+            }
+            port.release(h);
         }
         int got = PingPongFrames.check(port, h, size);
         port.release(h);
