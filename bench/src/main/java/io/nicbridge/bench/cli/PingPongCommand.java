@@ -107,8 +107,9 @@ final class PingPongCommand implements Callable<Integer> {
         + " 02-00-00-00-00-02.")
     String peer;
 
-    @Option(names = "--veth", description = "shim --role both: an existing link NS_A/IF_A,NS_B/IF_B instead of a"
-        + " fresh veth pair (no UDP baseline then).")
+    @Option(names = "--veth", description = "shim --role both: an existing link NS_A/IF_A,NS_B/IF_B (ends up,"
+        + " in named network namespaces) instead of a fresh veth pair; the UDP baseline runs when both ends have an"
+        + " IPv4 address.")
     String veth;
 
     @Option(names = "--duration", defaultValue = "1s", description = "shim: one-way flood per frame size, e.g. 1s,"

@@ -315,36 +315,44 @@ final class ShimPingPong {
 
     private int both() throws Exception {
         header();
-        VethPair pair = null;
-        String[] ends = veth;
+        VethPair pair;
+        if (veth == null) {
+            Availability a = VethPair.availability();
+            if (!a.available()) {
+                throw new IllegalArgumentException("cannot build a veth pair here: " + a.reason()
+                    + " (or name an existing pair with --veth NS_A/IF_A,NS_B/IF_B)");
+            }
+            pair = VethPair.create();
+            out.println("link: " + pair + " (created for this run, removed at the end)");
+        } else {
+            try {
+                pair = VethPair.attach(veth[0], veth[1], veth[2], veth[3]);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("--veth " + veth[0] + "/" + veth[1] + "," + veth[2] + "/" + veth[3]
+                    + ": " + e.getMessage(), e);
+            }
+            out.println("link: " + pair + " (given with --veth; left as it is)");
+        }
         try {
-            if (ends == null) {
-                Availability a = VethPair.availability();
-                if (!a.available()) {
-                    throw new IllegalArgumentException("cannot build a veth pair here: " + a.reason()
-                        + " (or name an existing pair with --veth NS_A/IF_A,NS_B/IF_B)");
-                }
-                pair = VethPair.create();
-                ends = new String[] {pair.namespaceA().name(), pair.interfaceA(), pair.namespaceB().name(),
-                    pair.interfaceB()};
-                out.println("link: " + pair + " (created for this run, removed at the end)");
-            } else {
-                out.printf("link: existing veth ends %s/%s <-> %s/%s%n", ends[0], ends[1], ends[2], ends[3]);
+            String[] ends = {pair.namespaceA().name(), pair.interfaceA(), pair.namespaceB().name(),
+                pair.interfaceB()};
+            boolean udp = pair.hasIpv4();
+            if (!udp) {
+                out.printf("udp: baseline skipped: the ends have no IPv4 addresses (ip -n %s -4 addr show dev %s shows"
+                    + " none); give them one each in one subnet, e.g. ip -n %s addr add 10.9.9.1/30 dev %s and"
+                    + " ip -n %s addr add 10.9.9.2/30 dev %s%n", ends[0], ends[1], ends[0], ends[1], ends[2], ends[3]);
             }
-            out.flush();
-            if (pair == null) {
-                out.println("udp: baseline skipped: --veth names a pair this run did not build, and the UDP baseline"
-                    + " runs over a pair it built (with its own IPv4 addresses); run without --veth for the"
-                    + " side-by-side");
+            if (pair.mtu() + ETH_HEADER_LEN < java.util.Arrays.stream(sizes).max().orElse(0)) {
+                throw new IllegalArgumentException(pair + ": MTU " + pair.mtu() + " carries frames of at most "
+                    + (pair.mtu() + ETH_HEADER_LEN) + " B, but --sizes asks for more");
             }
-            out.flush();
             // Per size: the shim (cards open), then kernel UDP (cards closed, so no packet socket takes copies of the
             // UDP frames), back to back, so both see the same machine: other load comes and goes within seconds.
             OneWayFlood.SeenMap seen = new OneWayFlood.SeenMap(durationNanos);
             List<Row> rows = new ArrayList<>();
             for (int size : sizes) {
                 Row r = shimSize(ends, size, seen, rows.isEmpty());
-                if (pair != null) {
+                if (udp) {
                     int payload = size - UDP_FRAME_OVERHEAD;
                     Histogram rtt = UdpBaseline.roundTrip(pair, payload, warmup, count);
                     UdpBaseline.FrameRate rate = UdpBaseline.frameRate(pair, payload, Duration.ofNanos(durationNanos));
@@ -354,9 +362,7 @@ final class ShimPingPong {
             }
             return report(rows);
         } finally {
-            if (pair != null) {
-                pair.close();
-            }
+            pair.close();
         }
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.nicbridge.bridge.platform.NetworkNamespace;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.shim.ShimBackendProvider;
 import io.nicbridge.bridge.spi.Availability;
@@ -84,22 +85,41 @@ class ShimPingPongCommandTest {
     }
 
     @Test
-    void anExistingPairRunsTheShimAndSaysWhyThereIsNoUdpBaseline() throws Exception {
+    void anExistingPairIsUsedAsItIsWithUdpWhenItsEndsHaveAddresses() throws Exception {
         assumeRealLinks();
-        try (VethPair pair = VethPair.builder().ipv4(false).create()) {
-            String ends = pair.namespaceA().name() + "/" + pair.interfaceA() + "," + pair.namespaceB().name() + "/"
-                + pair.interfaceB();
+        try (VethPair withIp = VethPair.create(); VethPair bare = VethPair.builder().ipv4(false).create()) {
+            String ends = withIp.namespaceA().name() + "/" + withIp.interfaceA() + "," + withIp.namespaceB().name()
+                + "/" + withIp.interfaceB();
             Run r = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend",
                 "shim:afpacket?mode=threaded", "--veth", ends, "--sizes", "60", "--count", "200", "--warmup", "50",
                 "--duration", "100ms");
             String out = r.text();
             assertEquals(0, r.exit(), out + r.err());
-            assertTrue(out.contains("link: existing veth ends " + pair.namespaceA().name()), out);
+            assertTrue(out.contains("link: existing link " + withIp.namespaceA().name() + "/" + withIp.interfaceA()
+                + " " + withIp.addressA().getHostAddress()), out);
+            assertTrue(out.contains("(given with --veth; left as it is)"), out);
             assertTrue(out.contains("shim: mode threaded"), out);
-            assertTrue(out.contains("udp: baseline skipped"), out);
+            assertTrue(Pattern.compile("(?m)^ +60 \\| +[0-9.]+ +[0-9.]+ +\\| +[0-9.]+ +[0-9.]+ +\\| +[0-9.]+x .*"
+                + " \\d+, \\d+ \\(\\d+, \\d+, 0\\), 0, 0$").matcher(out).find(), out);
+            assertTrue(out.contains("ratio RTT UDP/shim (p50, p99): 60 B "), out);
+            assertTrue(NetworkNamespace.exists(withIp.namespaceA().name()), "the pair is left in place");
+
+            String bareEnds = bare.namespaceA().name() + "/" + bare.interfaceA() + "," + bare.namespaceB().name()
+                + "/" + bare.interfaceB();
+            Run noIp = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket",
+                "--veth", bareEnds, "--sizes", "60", "--count", "100", "--warmup", "20", "--duration", "50ms");
+            String noIpOut = noIp.text();
+            assertEquals(0, noIp.exit(), noIpOut + noIp.err());
+            assertTrue(noIpOut.contains("udp: baseline skipped: the ends have no IPv4 addresses"), noIpOut);
             assertTrue(Pattern.compile("(?m)^ +60 \\| .* \\| +- +\\| .* \\d+, \\d+ \\(\\d+, \\d+, 0\\), 0, 0$")
-                .matcher(out).find(), out);
-            assertTrue(out.contains("verdict: not judged"), out);
+                .matcher(noIpOut).find(), noIpOut);
+            assertTrue(noIpOut.contains("verdict: not judged"), noIpOut);
+
+            Run missing = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket",
+                "--veth", "nbNoSuchNs/x0,nbNoSuchNs2/x1");
+            assertEquals(2, missing.exit(), missing.text() + missing.err());
+            assertTrue(missing.err().toString().contains("no network namespace 'nbNoSuchNs'"),
+                missing.err().toString());
         }
     }
 
