@@ -14,6 +14,7 @@ import io.nicbridge.bench.pingpong.VirtualPingPong;
 import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
+import io.nicbridge.bridge.shim.ShimBackendProvider;
 import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.sim.dec21140.Dec21140Timing;
 import io.nicbridge.sim.engine.EngineMode;
@@ -41,7 +42,9 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "pingpong", mixinStandardHelpOptions = true,
         description = "Two emulated cards on one wire exchange frames; prints RTT percentiles next to a TCP"
-            + " loopback baseline measured in the same run. --card medusa: the careful-protocols paper's ring latency"
+            + " loopback baseline measured in the same run. --backend shim:afpacket[?params]: the Tulip driver on"
+            + " native-shim 21140s over a veth pair (or, with --role echo/client, a real NIC on two hosts), RTT and"
+            + " one-way frame rate per frame size beside kernel UDP over the same link. --card medusa: the careful-protocols paper's ring latency"
             + " test (a message around a ring of --nodes P FDDI stations, virtual time) beside its Table 1.")
 final class PingPongCommand implements Callable<Integer> {
     static final List<String> CARDS = List.of("dec21140", "sba200", "medusa");
@@ -51,8 +54,10 @@ final class PingPongCommand implements Callable<Integer> {
     String card;
 
     @Option(names = "--backend", defaultValue = "emu:dec21140",
-            description = "Device spec of both nodes (default: ${DEFAULT-VALUE}); pingpong needs emulated cards on"
-                + " a simulated wire.")
+            description = "Device spec of both nodes (default: ${DEFAULT-VALUE}): emu:<card> (two emulated cards"
+                + " on a simulated wire) or shim:afpacket[?mode=inline|threaded&rx-ring=..&tx-ring=..&budget=.."
+                + "&qdisc-bypass=true..] (role both fills in if= and netns= per side; echo and client take"
+                + " if=IFACE[&netns=NS]).")
     String backend;
 
     @Option(names = "--mode", defaultValue = "inline",
@@ -87,8 +92,34 @@ final class PingPongCommand implements Callable<Integer> {
     String driverMode;
 
     @Option(names = "--sizes", description = "sba200: message sizes in bytes, comma-separated (default: 4 .. 5120,"
-            + " the points of the U-Net paper's Figures 3 and 4).")
+            + " the points of the U-Net paper's Figures 3 and 4). shim: frame sizes without FCS, 60..1514"
+            + " (default: 64,128,256,512,1024,1514).")
     String sizes;
+
+    // ---- shim: the Tulip driver on native-shim 21140s over a real link (ShimPingPong)
+
+    @Option(names = "--role", defaultValue = "both", description = "shim: both (default; builds a veth pair, runs"
+        + " both nodes and the kernel UDP baseline), echo (node B only: echoes ping-pong frames on if= until Ctrl-C"
+        + " or --count frames) or client (node A only: RTT to --peer).")
+    String role;
+
+    @Option(names = "--peer", description = "shim --role client: the echo node's MAC, 02:00:00:00:00:02 or"
+        + " 02-00-00-00-00-02.")
+    String peer;
+
+    @Option(names = "--veth", description = "shim --role both: an existing link NS_A/IF_A,NS_B/IF_B (ends up,"
+        + " in named network namespaces) instead of a fresh veth pair; the UDP baseline runs when both ends have an"
+        + " IPv4 address.")
+    String veth;
+
+    @Option(names = "--duration", defaultValue = "1s", description = "shim: one-way flood per frame size, e.g. 1s,"
+        + " 0.5, 200ms (default: ${DEFAULT-VALUE}).")
+    String duration;
+
+    @Option(names = "--wait", defaultValue = "block", description = "shim: how a node waits for a frame: block (default;"
+        + " sleeps on the interrupt line, like kernel UDP's read) or spin[:MICROS] (polls the ring for MICROS, default"
+        + " 50, before it sleeps).")
+    String waitMode;
 
     // ---- medusa: the careful-protocols paper's ring latency test (io.nicbridge.bench.medusa)
 
@@ -158,6 +189,14 @@ final class PingPongCommand implements Callable<Integer> {
         for (String o : List.of("--nodes", "--words", "--rounds", "--throughput", "--messages", "--host-ns")) {
             if (given(o)) {
                 throw new IllegalArgumentException(o + " applies to --card medusa only");
+            }
+        }
+        if (DeviceSpec.parse(backend).scheme().equals(ShimBackendProvider.SCHEME)) {
+            return callShim();
+        }
+        for (String o : List.of("--role", "--peer", "--veth", "--duration", "--wait")) {
+            if (given(o)) {
+                throw new IllegalArgumentException(o + " applies to the shim backend only (--backend shim:afpacket)");
             }
         }
         PrintStream out = System.out;
@@ -248,6 +287,36 @@ final class PingPongCommand implements Callable<Integer> {
             (double) tcp.p99() / emulated.p99(), engineMode == EngineMode.VIRTUAL
                 ? " (simulated 100 Mb/s wire time vs host TCP wall time: different clocks)" : "");
         return modelOk ? 0 : 1;
+    }
+
+    private Integer callShim() throws Exception {
+        for (String o : List.of("--seed", "--idle")) {
+            if (given(o)) {
+                throw new IllegalArgumentException(o + " does not apply to the shim backend (a real link, real time)");
+            }
+        }
+        if (given("--size") && given("--sizes")) {
+            throw new IllegalArgumentException("give --size or --sizes, not both");
+        }
+        int[] sweep = given("--size") ? new int[] {size}
+            : sizes == null ? ShimPingPong.DEFAULT_SIZES : parseSizes(sizes);
+        ShimPingPong run = new ShimPingPong(commandSpec.commandLine().getOut(), card, backend, role,
+            given("--mode") ? mode : null, driverMode, sweep, count, warmup, given("--count") ? count : 0, duration,
+            veth, peer, waitMode);
+        return run.run();
+    }
+
+    static int[] parseSizes(String text) {
+        String[] parts = text.split(",", -1);
+        int[] r = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            try {
+                r[i] = Integer.parseInt(parts[i].trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--sizes '" + text + "': '" + parts[i] + "' is not a number");
+            }
+        }
+        return r;
     }
 
     /** Prints the virtual-time model of one round trip and returns it in nanoseconds. */

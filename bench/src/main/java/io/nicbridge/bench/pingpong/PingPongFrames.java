@@ -25,6 +25,8 @@ public final class PingPongFrames {
     static final long SEQ_OFFSET = ETH_HEADER_LEN;
     /** The smallest size the ping-pong uses: header plus sequence number. */
     public static final int MIN_SIZE = ETH_HEADER_LEN + 4;
+    /** Probes are minimum-size Ethernet frames (60 bytes without FCS), so no MAC pads them on the way. */
+    static final int MIN_PROBE_SIZE = io.nicbridge.contract.Dec21140.ETH_MIN_FRAME_NOFCS;
     private static final ValueLayout.OfInt SEQ = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfShort TYPE = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
@@ -48,6 +50,19 @@ public final class PingPongFrames {
         b.set(SEQ, SEQ_OFFSET, seq);
         port.commit(h, size);
         return true;
+    }
+
+    /** @return whether a received frame is a good frame of another EtherType (not ours to check) */
+    static boolean isOtherProtocol(FramePort port, int handle) {
+        return port.rxStatus(handle) == FrameStatus.OK && port.rxLength(handle) >= ETH_HEADER_LEN
+            && (port.rxBuffer(handle).get(TYPE, 2L * ETH_ADDR_LEN) & 0xFFFF) != ETHERTYPE;
+    }
+
+    /** @return whether a received frame is a good echo of a probe ({@link PingPongLoops#PROBE_SEQ}) */
+    static boolean isProbeEcho(FramePort port, int handle) {
+        MemorySegment b = port.rxBuffer(handle);
+        return port.rxStatus(handle) == FrameStatus.OK && port.rxLength(handle) == MIN_PROBE_SIZE
+            && (b.get(TYPE, 2L * ETH_ADDR_LEN) & 0xFFFF) == ETHERTYPE && b.get(SEQ, SEQ_OFFSET) == PingPongLoops.PROBE_SEQ;
     }
 
     /**

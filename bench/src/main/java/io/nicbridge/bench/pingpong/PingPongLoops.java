@@ -14,6 +14,10 @@ import org.HdrHistogram.Histogram;
 public final class PingPongLoops {
     /** How long a node waits for a frame before declaring it lost. */
     public static final long FRAME_TIMEOUT_NANOS = 5_000_000_000L;
+    /** The sequence number of a probe frame: never a measured frame's. */
+    public static final int PROBE_SEQ = -1;
+    private static final long PROBE_INTERVAL_NANOS = 200_000_000L;
+    private static final long PROBE_DRAIN_NANOS = 50_000_000L;
 
     private PingPongLoops() {
     }
@@ -36,15 +40,22 @@ public final class PingPongLoops {
         }
     }
 
-    /** B echoes on a second thread; A sends and measures on this one. */
+    /** B echoes on a second thread; A sends and measures on this one. Both block while they wait. */
     public static void threaded(FramePort a, long macA, FramePort b, long macB, int size, int warmup, int count,
                                 Histogram rtt, Progress progress) throws InterruptedException {
+        threaded(a, FrameWait.BLOCK, macA, b, FrameWait.BLOCK, macB, size, warmup, count, rtt, progress);
+    }
+
+    /** B echoes on a second thread; A sends and measures on this one; each waits for frames as its wait says. */
+    public static void threaded(FramePort a, FrameWait waitA, long macA, FramePort b, FrameWait waitB, long macB,
+                                int size, int warmup, int count, Histogram rtt, Progress progress)
+        throws InterruptedException {
         int total = warmup + count;
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread echo = Thread.ofPlatform().name("pingpong-echo").daemon().start(() -> {
             try {
                 for (int seq = 0; seq < total; seq++) {
-                    expect(b, seq, size);
+                    expect(b, waitB, seq, size);
                     send(b, macA, macB, seq, size);
                 }
             } catch (Throwable t) {
@@ -55,7 +66,7 @@ public final class PingPongLoops {
             for (int seq = 0; seq < total; seq++) {
                 long t0 = System.nanoTime();
                 send(a, macB, macA, seq, size);
-                expect(a, seq, size);
+                expect(a, waitA, seq, size);
                 long t = System.nanoTime() - t0;
                 if (seq >= warmup) {
                     rtt.recordValue(t);
@@ -74,6 +85,56 @@ public final class PingPongLoops {
         if (failure.get() != null) {
             throw new IllegalStateException("echo node failed: " + failure.get().getMessage(), failure.get());
         }
+    }
+
+    /**
+     * Node A alone against a remote echo (another host, or another process): sends each frame to {@code peerMac}
+     * and expects it back with the same sequence number and size before sending the next.
+     */
+    public static void client(FramePort a, FrameWait waitA, long macA, long peerMac, int size, int warmup, int count,
+                              Histogram rtt, Progress progress) throws InterruptedException {
+        int total = warmup + count;
+        for (int seq = 0; seq < total; seq++) {
+            long t0 = System.nanoTime();
+            send(a, peerMac, macA, seq, size);
+            expect(a, waitA, seq, size);
+            long t = System.nanoTime() - t0;
+            if (seq >= warmup) {
+                rtt.recordValue(t);
+            }
+            progress.tick(seq + 1);
+        }
+    }
+
+    /**
+     * Sends probe frames (sequence number {@link #PROBE_SEQ}, minimum size) to {@code peerMac} until one comes back,
+     * then drains whatever else arrives within 50 ms (echoes of earlier probes), so the measured frames that follow
+     * meet an empty ring.
+     *
+     * @return false when no echo arrived within {@code timeoutNanos}
+     */
+    public static boolean probe(FramePort a, long macA, long peerMac, long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        boolean answered = false;
+        while (!answered && System.nanoTime() - deadline < 0) {
+            send(a, peerMac, macA, PROBE_SEQ, PingPongFrames.MIN_PROBE_SIZE);
+            long until = System.nanoTime() + PROBE_INTERVAL_NANOS;
+            long left;
+            while (!answered && (left = until - System.nanoTime()) > 0) {
+                int h = a.await(left, TimeUnit.NANOSECONDS);
+                if (h != FramePort.NONE) {
+                    answered = PingPongFrames.isProbeEcho(a, h);
+                    a.release(h);
+                }
+            }
+        }
+        if (answered) {
+            int h;
+            while ((h = a.await(PROBE_DRAIN_NANOS, TimeUnit.NANOSECONDS)) != FramePort.NONE) {
+                a.release(h);
+            }
+        }
+        return answered;
     }
 
     /** Sends, waiting out back-pressure (bounded). */
@@ -99,13 +160,28 @@ public final class PingPongLoops {
 
     /** Receives the frame with sequence number {@code seq} and releases it. */
     static void expect(FramePort port, int seq, int size) throws InterruptedException {
-        int h = port.poll();
-        if (h == FramePort.NONE) {
-            h = port.await(FRAME_TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
-        }
-        if (h == FramePort.NONE) {
-            throw new IllegalStateException(port.name() + ": frame " + seq + " did not arrive within "
-                + FRAME_TIMEOUT_NANOS / 1_000_000 + " ms (" + port.counters() + ")");
+        expect(port, FrameWait.BLOCK, seq, size);
+    }
+
+    /**
+     * Receives the frame with sequence number {@code seq}, waiting as {@code wait} says, and releases it. Good frames
+     * of another protocol are skipped: on a real link the kernel's own ARP (or anything broadcast) reaches the card
+     * too; a damaged frame or a ping-pong frame out of turn still fails the run.
+     */
+    static void expect(FramePort port, FrameWait wait, int seq, int size) throws InterruptedException {
+        long deadline = System.nanoTime() + FRAME_TIMEOUT_NANOS;
+        int h;
+        for (;;) {
+            long left = deadline - System.nanoTime();
+            h = left > 0 ? wait.next(port, left) : FramePort.NONE;
+            if (h == FramePort.NONE) {
+                throw new IllegalStateException(port.name() + ": frame " + seq + " did not arrive within "
+                    + FRAME_TIMEOUT_NANOS / 1_000_000 + " ms (" + port.counters() + ")");
+            }
+            if (!PingPongFrames.isOtherProtocol(port, h)) {
+                break;
+            }
+            port.release(h);
         }
         int got = PingPongFrames.check(port, h, size);
         port.release(h);

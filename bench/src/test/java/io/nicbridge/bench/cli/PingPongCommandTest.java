@@ -64,7 +64,8 @@ class PingPongCommandTest {
         "--mode|warp|unknown engine mode 'warp'",
         "--size|59|--size must be 60..1514",
         "--size|1515|--size must be 60..1514",
-        "--backend|shim:afpacket?if=veth0|cannot run pingpong",
+        "--backend|shim:afpacket?if=veth0|fills in if= and netns= per side",
+        "--backend|emu:dec21140?x=1|pingpong takes no backend parameters",
         "--backend|emu:sba200|builds card 'sba200'",
         "--driver|sometimes|unknown --driver 'sometimes'",
         "--count|0|--count must be at least 1"})

@@ -54,6 +54,8 @@ public final class VethPair implements AutoCloseable {
     private static final int MAX_PAIRS = (256 - FIRST_SECOND_OCTET) * 256;
     private static final long LINK_UP_TIMEOUT_NANOS = 5_000_000_000L;
     private static final Pattern ETHER = Pattern.compile("link/ether ([0-9a-f]{2}(?::[0-9a-f]{2}){5})");
+    private static final Pattern LINK_MTU = Pattern.compile(" mtu (\\d+) ");
+    private static final Pattern INET = Pattern.compile(" inet (\\d+\\.\\d+\\.\\d+\\.\\d+)/\\d+ ");
     private static final Set<VethPair> LIVE = ConcurrentHashMap.newKeySet();
     private static final AtomicBoolean HOOK_INSTALLED = new AtomicBoolean();
 
@@ -66,12 +68,15 @@ public final class VethPair implements AutoCloseable {
     private final Inet4Address addressA;
     private final Inet4Address addressB;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Created here (close deletes the namespaces), or an existing pair {@link #attach attached} to (it does not). */
+    private final boolean owned;
     private volatile NetworkNamespace namespaceA;
     private volatile NetworkNamespace namespaceB;
     private MacAddress macA;
     private MacAddress macB;
 
     private VethPair(int index, int mtu, boolean ipv4) {
+        this.owned = true;
         this.index = index;
         this.namespaceNameA = "nbA" + PID + "-" + index;
         this.namespaceNameB = "nbB" + PID + "-" + index;
@@ -103,6 +108,78 @@ public final class VethPair implements AutoCloseable {
     /** A pair with IPv4 addresses and MTU 1500: {@code builder().create()}. */
     public static VethPair create() throws IOException {
         return builder().create();
+    }
+
+    /**
+     * An existing link whose two ends are {@code interfaceA} in the named network namespace {@code namespaceA} and
+     * {@code interfaceB} in {@code namespaceB} (names as {@code ip netns} lists them), e.g. one a user built by hand.
+     * Both ends must be up. Their MACs, MTU (the smaller of the two) and first IPv4 address each are read with
+     * {@code ip}; {@link #hasIpv4()} is true only when both ends have one. {@link #close()} releases the namespace
+     * threads only: the namespaces and the link stay as they were.
+     *
+     * @throws IOException naming the end that is missing, down or unreadable
+     */
+    public static VethPair attach(String namespaceA, String interfaceA, String namespaceB, String interfaceB)
+        throws IOException {
+        Objects.requireNonNull(namespaceA, "namespaceA");
+        Objects.requireNonNull(namespaceB, "namespaceB");
+        End a = End.read(namespaceA, interfaceA);
+        End b = End.read(namespaceB, interfaceB);
+        boolean ipv4 = a.address != null && b.address != null;
+        VethPair pair = new VethPair(namespaceA, interfaceA, namespaceB, interfaceB, Math.min(a.mtu, b.mtu),
+            ipv4 ? a.address : null, ipv4 ? b.address : null);
+        pair.macA = a.mac;
+        pair.macB = b.mac;
+        try {
+            pair.namespaceA = NetworkNamespace.open(namespaceA);
+            pair.namespaceB = NetworkNamespace.open(namespaceB);
+        } catch (IOException | RuntimeException e) {
+            pair.close();
+            throw e;
+        }
+        LOG.debug("attached to {}", pair);
+        return pair;
+    }
+
+    private VethPair(String namespaceA, String interfaceA, String namespaceB, String interfaceB, int mtu,
+                     Inet4Address addressA, Inet4Address addressB) {
+        this.owned = false;
+        this.index = -1;
+        this.namespaceNameA = namespaceA;
+        this.namespaceNameB = namespaceB;
+        this.interfaceA = interfaceA;
+        this.interfaceB = interfaceB;
+        this.mtu = mtu;
+        this.addressA = addressA;
+        this.addressB = addressB;
+    }
+
+    /** One end of an existing link as {@code ip} shows it. */
+    private record End(MacAddress mac, int mtu, Inet4Address address) {
+        static End read(String namespace, String ifname) throws IOException {
+            if (ifname == null || ifname.isEmpty() || ifname.length() > MAX_INTERFACE_NAME) {
+                throw new IllegalArgumentException("interface name must have 1.." + MAX_INTERFACE_NAME
+                    + " characters, was '" + ifname + "'");
+            }
+            if (!NetworkNamespace.exists(namespace)) {
+                throw new IOException("no network namespace '" + namespace + "' (ip netns list shows the names)");
+            }
+            String link = IpCommand.check("-n", namespace, "-o", "link", "show", "dev", ifname);
+            if (!link.contains("state UP")) {
+                throw new IOException(ifname + " in " + namespace + " is not up: " + link.strip());
+            }
+            Matcher mac = ETHER.matcher(link.toLowerCase(Locale.ROOT));
+            Matcher mtu = LINK_MTU.matcher(link);
+            if (!mac.find() || !mtu.find()) {
+                throw new IOException("no link/ether address or MTU in: " + link.strip());
+            }
+            Matcher inet = INET.matcher(IpCommand.check("-n", namespace, "-4", "-o", "addr", "show", "dev", ifname));
+            Inet4Address address = null;
+            if (inet.find()) {
+                address = (Inet4Address) InetAddress.getByName(inet.group(1)); // a literal: no lookup
+            }
+            return new End(MacAddress.parse(mac.group(1)), Integer.parseInt(mtu.group(1)), address);
+        }
     }
 
     public static Builder builder() {
@@ -337,7 +414,7 @@ public final class VethPair implements AutoCloseable {
 
     /** @return whether the ends have IPv4 addresses */
     public boolean hasIpv4() {
-        return addressA != null;
+        return addressA != null && addressB != null;
     }
 
     /**
@@ -378,6 +455,17 @@ public final class VethPair implements AutoCloseable {
             return;
         }
         LIVE.remove(this);
+        if (!owned) {
+            // Someone else's pair: give back the namespace threads, leave the namespaces and the link alone.
+            if (namespaceA != null) {
+                namespaceA.close();
+            }
+            if (namespaceB != null) {
+                namespaceB.close();
+            }
+            LOG.debug("released {}", this);
+            return;
+        }
         deleteQuietly(namespaceB, namespaceNameB);
         deleteQuietly(namespaceA, namespaceNameA);
         LOG.debug("closed {}", this);
@@ -398,7 +486,7 @@ public final class VethPair implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "veth pair #" + index + " " + namespaceNameA + "/" + interfaceA
+        return (owned ? "veth pair #" + index : "existing link") + " " + namespaceNameA + "/" + interfaceA
             + (addressA != null ? " " + addressA.getHostAddress() : "")
             + " <-> " + namespaceNameB + "/" + interfaceB
             + (addressB != null ? " " + addressB.getHostAddress() : "") + " mtu " + mtu;

@@ -26,6 +26,38 @@ class VethPairTest {
     }
 
     @Test
+    void attachingToAnExistingLinkReadsItsEndsAndLeavesItInPlace() throws Exception {
+        try (VethPair built = VethPair.builder().mtu(1400).create()) {
+            String nsA = built.namespaceA().name();
+            String nsB = built.namespaceB().name();
+            try (VethPair attached = VethPair.attach(nsA, built.interfaceA(), nsB, built.interfaceB())) {
+                assertEquals(built.macA(), attached.macA());
+                assertEquals(built.macB(), attached.macB());
+                assertEquals(1400, attached.mtu());
+                assertTrue(attached.hasIpv4());
+                assertEquals(built.addressA(), attached.addressA());
+                assertEquals(built.addressB(), attached.addressB());
+                assertEquals(nsA, attached.namespaceA().name());
+                assertTrue(attached.toString().startsWith("existing link " + nsA + "/" + built.interfaceA()),
+                    attached.toString());
+            }
+            assertTrue(NetworkNamespace.exists(nsA) && NetworkNamespace.exists(nsB), "close() left them alone");
+            IOException missing = assertThrows(IOException.class,
+                () -> VethPair.attach(nsA, built.interfaceA(), nsB + "-none", built.interfaceB()));
+            assertTrue(missing.getMessage().contains("no network namespace '" + nsB + "-none'"), missing.getMessage());
+            IpCommand.check("-n", nsB, "link", "set", "dev", built.interfaceB(), "down");
+            IOException down = assertThrows(IOException.class,
+                () -> VethPair.attach(nsA, built.interfaceA(), nsB, built.interfaceB()));
+            assertTrue(down.getMessage().contains("is not up"), down.getMessage());
+        }
+        try (VethPair bare = VethPair.builder().ipv4(false).create();
+             VethPair attached = VethPair.attach(bare.namespaceA().name(), bare.interfaceA(),
+                 bare.namespaceB().name(), bare.interfaceB())) {
+            assertFalse(attached.hasIpv4(), "no addresses on the ends: no IPv4");
+        }
+    }
+
+    @Test
     void twoPairsHaveDistinctNamesAndAddressesAndLeaveNothingBehind() throws Exception {
         List<String> namespaces;
         try (VethPair one = VethPair.create(); VethPair two = VethPair.create()) {

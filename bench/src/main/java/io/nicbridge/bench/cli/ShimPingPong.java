@@ -1,0 +1,599 @@
+package io.nicbridge.bench.cli;
+
+import static io.nicbridge.contract.Dec21140.ETH_HEADER_LEN;
+import static io.nicbridge.contract.Dec21140.ETH_MIN_FRAME_NOFCS;
+
+import io.nicbridge.bench.pingpong.FrameEcho;
+import io.nicbridge.bench.pingpong.FrameWait;
+import io.nicbridge.bench.pingpong.OneWayFlood;
+import io.nicbridge.bench.pingpong.PingPongLoops;
+import io.nicbridge.bench.pingpong.Progress;
+import io.nicbridge.bench.pingpong.RttSummary;
+import io.nicbridge.bridge.driver.tulip.MacAddress;
+import io.nicbridge.bridge.driver.tulip.TulipConfig;
+import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
+import io.nicbridge.bridge.driver.tulip.TulipDriver;
+import io.nicbridge.bridge.platform.UdpBaseline;
+import io.nicbridge.bridge.platform.VethPair;
+import io.nicbridge.bridge.shim.ShimBackendProvider;
+import io.nicbridge.bridge.shim.ShimCard;
+import io.nicbridge.bridge.shim.ShimStatistics;
+import io.nicbridge.bridge.spi.Availability;
+import io.nicbridge.bridge.spi.Backends;
+import io.nicbridge.bridge.spi.DeviceSpec;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code nic pingpong --card dec21140 --backend shim:afpacket[?params]}: the Tulip driver on two native-shim 21140s
+ * over a real Linux link, beside kernel UDP over the same link, measured in the same run.
+ * <pre>
+ *   role both (one host):    netns A                                  netns B
+ *                            TulipDriver A - shim 21140 - vethA ====== vethB - shim 21140 - TulipDriver B (echo)
+ *                            then, cards closed:  UDP client ======================= UDP echo / counter
+ *   role echo  (host B):     shim 21140 on if= ; every ping-pong frame goes back to its source address
+ *   role client (host A):    shim 21140 on if= ; RTT to --peer MAC per size (no UDP: no UDP server on the peer)
+ * </pre>
+ * Per frame size, role both measures (a) the shim's RTT over {@code count} round trips after {@code warmup},
+ * (b) kernel UDP's RTT with the payload that gives the same Ethernet frame (frame - 14 - 20 - 8), and (c) the
+ * one-way frame rate of each for {@code duration}, every shim frame's sequence number checked. The UDP phase runs
+ * after the shim cards are closed, so no packet socket takes copies of the UDP frames while it is measured.
+ */
+final class ShimPingPong {
+    static final int[] DEFAULT_SIZES = {64, 128, 256, 512, 1024, 1514};
+    /** Ethernet header + IPv4 header + UDP header: a UDP payload of p bytes is a frame of p + 42 bytes. */
+    static final int UDP_FRAME_OVERHEAD = ETH_HEADER_LEN + UdpBaseline.IPV4_UDP_HEADERS;
+    /** The library's defaults (nicshim.h), printed when the spec does not set them. */
+    private static final Map<String, String> SHIM_DEFAULTS = Map.of("rx-ring", "256", "tx-ring", "256",
+        "frame-size", "2048", "budget", "64", "qdisc-bypass", "false", "promisc", "false");
+    /** The pingpong's RX ring (PACKET_MMAP frames) unless the backend names one; see the constructor. */
+    static final int PINGPONG_RX_RING = 4096;
+    private static final long PROBE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    enum Role { BOTH, ECHO, CLIENT }
+
+    private final PrintWriter out;
+    private final Role role;
+    private final Map<String, String> params;
+    private final int[] sizes;
+    private final int count;
+    private final int warmup;
+    private final long echoLimit;
+    private final long durationNanos;
+    private final String[] veth;
+    private final MacAddress peer;
+    private final TulipConfig driverConfig;
+    private final long spinNanos;
+    private final boolean rxRingDefaulted;
+
+    /**
+     * Checks everything that can be checked before a socket is opened.
+     *
+     * @param mode      {@code --mode} when given, else null
+     * @param echoLimit frames the echo role echoes before it stops (0: until interrupted)
+     * @throws IllegalArgumentException naming the first thing that is wrong
+     */
+    ShimPingPong(PrintWriter out, String card, String backend, String roleText, String mode, String driver,
+                 int[] sizes, int count, int warmup, long echoLimit, String duration, String vethText,
+                 String peerText, String waitText) {
+        this.out = out;
+        if (!"dec21140".equals(card)) {
+            throw new IllegalArgumentException("the shim pingpong runs the Tulip driver on a shim 21140: use --card"
+                + " dec21140 (U-Net over the shim is measured by the sim-hardware tests, not by pingpong)");
+        }
+        this.role = switch (roleText.trim().toLowerCase(Locale.ROOT)) {
+            case "both" -> Role.BOTH;
+            case "echo" -> Role.ECHO;
+            case "client" -> Role.CLIENT;
+            default -> throw new IllegalArgumentException("unknown --role '" + roleText
+                + "'; expected both, echo or client");
+        };
+        DeviceSpec spec = DeviceSpec.parse(backend);
+        if (!ShimBackendProvider.TARGET.equals(spec.target())) {
+            throw new IllegalArgumentException("backend '" + backend + "': the shim's target is '"
+                + ShimBackendProvider.TARGET + "', e.g. shim:afpacket or shim:afpacket?if=eth1");
+        }
+        this.params = new LinkedHashMap<>(spec.params());
+        String specCard = params.putIfAbsent("card", "dec21140");
+        if (specCard != null && !specCard.equals("dec21140")) {
+            throw new IllegalArgumentException("backend '" + backend + "' asks for card=" + specCard
+                + ", but the pingpong drives a 21140 (--card dec21140)");
+        }
+        String specMode = params.get("mode");
+        if (mode != null && !mode.equals("inline") && !mode.equals("threaded")) {
+            throw new IllegalArgumentException("--mode " + mode + ": the shim runs inline or threaded");
+        }
+        if (specMode != null && mode != null && !specMode.equals(mode)) {
+            throw new IllegalArgumentException("--mode " + mode + " contradicts mode=" + specMode + " in the backend");
+        }
+        params.putIfAbsent("mode", mode != null ? mode : "inline");
+        // Like for like with the UDP receiver, whose socket buffer here holds thousands of small datagrams
+        // (SO_RCVBUF 4 MiB asked): a 256-frame ring overflows whenever the receiving thread loses its CPU for a
+        // millisecond on a busy machine. Only when the user did not choose.
+        rxRingDefaulted = params.putIfAbsent("rx-ring", Integer.toString(PINGPONG_RX_RING)) == null;
+        InterruptMode irq = switch (driver.trim().toLowerCase(Locale.ROOT)) {
+            case "auto", "interrupt" -> InterruptMode.INTERRUPT;
+            case "polling" -> InterruptMode.POLLING;
+            default -> throw new IllegalArgumentException("unknown --driver '" + driver
+                + "'; expected interrupt, polling or auto");
+        };
+        if (irq == InterruptMode.POLLING && params.get("mode").equals("inline")) {
+            throw new IllegalArgumentException("--driver polling cannot run a shim card in inline mode: the card"
+                + " works on the threads that wait on its interrupt line; use --driver interrupt or mode=threaded");
+        }
+        this.driverConfig = TulipConfig.builder().interruptMode(irq).build();
+        this.sizes = sizes.clone();
+        for (int s : sizes) {
+            if (s < ETH_MIN_FRAME_NOFCS || s > TulipDriver.MAX_FRAME) {
+                throw new IllegalArgumentException("frame sizes must be " + ETH_MIN_FRAME_NOFCS + ".."
+                    + TulipDriver.MAX_FRAME + " bytes (without the FCS the card appends), was " + s);
+            }
+        }
+        if (count < 1 || warmup < 0) {
+            throw new IllegalArgumentException("--count must be at least 1 and --warmup 0 or more");
+        }
+        this.count = count;
+        this.warmup = warmup;
+        this.echoLimit = echoLimit;
+        this.durationNanos = parseDuration(duration);
+        this.spinNanos = FrameWait.parseSpinNanos(waitText);
+        boolean hasInterface = params.containsKey("if") || params.containsKey("netns");
+        if (role == Role.BOTH && hasInterface) {
+            throw new IllegalArgumentException("--role both builds its own link and fills in if= and netns= per side;"
+                + " drop them from the backend, or name an existing pair with --veth NS_A/IF_A,NS_B/IF_B");
+        }
+        if (role != Role.BOTH && !params.containsKey("if")) {
+            throw new IllegalArgumentException("--role " + roleText + " needs the interface in the backend, e.g."
+                + " shim:afpacket?if=eth1 (and &netns=NS for one in a network namespace)");
+        }
+        if (vethText != null && role != Role.BOTH) {
+            throw new IllegalArgumentException("--veth is for --role both; the echo and client roles take if= (and"
+                + " netns=) in the backend");
+        }
+        this.veth = vethText == null ? null : parseVeth(vethText);
+        if (role == Role.CLIENT && peerText == null) {
+            throw new IllegalArgumentException("--role client needs --peer MAC, the station address the echo node"
+                + " printed (02:00:00:00:00:02 or 02-00-00-00-00-02)");
+        }
+        if (peerText != null && role != Role.CLIENT) {
+            throw new IllegalArgumentException("--peer is for --role client");
+        }
+        this.peer = peerText == null ? null : MacAddress.parse(peerText);
+        if (peer != null && (!peer.isValidStation())) {
+            throw new IllegalArgumentException("--peer " + peerText + " is not a station address (multicast or zero)");
+        }
+    }
+
+    static long parseDuration(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        double scale = 1e9;
+        if (t.endsWith("ms")) {
+            scale = 1e6;
+            t = t.substring(0, t.length() - 2);
+        } else if (t.endsWith("s")) {
+            t = t.substring(0, t.length() - 1);
+        }
+        double v;
+        try {
+            v = Double.parseDouble(t);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--duration '" + text + "' is not a time: give seconds (1, 0.5s) or"
+                + " milliseconds (200ms)");
+        }
+        long nanos = Math.round(v * scale);
+        if (!(nanos >= 1_000_000L && nanos <= 60_000_000_000L)) {
+            throw new IllegalArgumentException("--duration must be 1 ms..60 s, was '" + text + "'");
+        }
+        return nanos;
+    }
+
+    private static String[] parseVeth(String text) {
+        String[] ends = text.split(",", -1);
+        if (ends.length != 2) {
+            throw new IllegalArgumentException("--veth '" + text + "' must name two ends: NS_A/IF_A,NS_B/IF_B");
+        }
+        String[] r = new String[4];
+        for (int i = 0; i < 2; i++) {
+            String[] p = ends[i].trim().split("/", -1);
+            if (p.length != 2 || p[0].isEmpty() || p[1].isEmpty() || p[1].length() > VethPair.MAX_INTERFACE_NAME) {
+                throw new IllegalArgumentException("--veth end '" + ends[i] + "' must be NETNS/IFNAME (interface names"
+                    + " at most " + VethPair.MAX_INTERFACE_NAME + " characters)");
+            }
+            r[2 * i] = p[0];
+            r[2 * i + 1] = p[1];
+        }
+        return r;
+    }
+
+    /** @return the process exit code: 0, or 1 when frames were lost, duplicated or reordered unexplained */
+    int run() throws Exception {
+        Availability shim = new ShimBackendProvider().availability();
+        if (!shim.available()) {
+            throw new IllegalArgumentException("the shim backend is not available here: " + shim.reason());
+        }
+        return switch (role) {
+            case BOTH -> both();
+            case ECHO -> echo();
+            case CLIENT -> client();
+        };
+    }
+
+    // ------------------------------------------------------------------ header
+
+    private String specFor(String ifname, String netns) {
+        Map<String, String> p = new LinkedHashMap<>();
+        if (ifname != null) {
+            p.put("if", ifname);
+        }
+        if (netns != null) {
+            p.put("netns", netns);
+        }
+        params.forEach(p::putIfAbsent);
+        StringBuilder sb = new StringBuilder(ShimBackendProvider.SCHEME + ":" + ShimBackendProvider.TARGET);
+        char sep = '?';
+        for (Map.Entry<String, String> e : p.entrySet()) {
+            sb.append(sep).append(e.getKey()).append('=').append(e.getValue());
+            sep = '&';
+        }
+        return sb.toString();
+    }
+
+    private String param(String key) {
+        String v = params.get(key);
+        return v != null ? v : SHIM_DEFAULTS.get(key) + " (default)";
+    }
+
+    private void header() {
+        out.printf(Locale.ROOT, "pingpong: card dec21140 on the native shim, role %s%n",
+            role.name().toLowerCase(Locale.ROOT));
+        out.printf(Locale.ROOT, "machine: %s %s (%s), %d CPUs%s, JDK %s%n", System.getProperty("os.name"),
+            System.getProperty("os.version"), System.getProperty("os.arch"), Runtime.getRuntime().availableProcessors(),
+            cpuModel(), Runtime.version());
+        out.printf(Locale.ROOT, "shim: mode %s, AF_PACKET PACKET_MMAP rings rx-ring %s, tx-ring %s frames of %s B,"
+                + " budget %s frames/poll, qdisc-bypass %s, promisc %s%n", params.get("mode"), rxRingDefaulted
+                ? PINGPONG_RX_RING + " (pingpong default, about what UDP's 4 MiB socket buffer holds; the library's is"
+                    + " 256)" : params.get("rx-ring"),
+            param("tx-ring"), param("frame-size"), param("budget"), param("qdisc-bypass"), param("promisc"));
+        out.printf(Locale.ROOT, "driver: TulipDriver (unchanged), %s, RX ring %d / TX ring %d descriptors, RX"
+                + " buffers %d B%n", driverConfig.interruptMode().name().toLowerCase(Locale.ROOT),
+            driverConfig.rxRingSize(), driverConfig.txRingSize(), driverConfig.rxBufferSize());
+        out.printf(Locale.ROOT, "wait: %s%n", spinNanos == 0
+            ? "block (the driver sleeps on its interrupt line, in the shim's ppoll; kernel UDP sleeps in read: like for"
+                + " like)"
+            : new FrameWait(spinNanos, null) + " (busy polling before the driver sleeps; kernel UDP sleeps in read at"
+                + " once: NOT like for like)");
+        StringBuilder s = new StringBuilder();
+        for (int size : sizes) {
+            s.append(s.isEmpty() ? "" : ",").append(size);
+        }
+        if (role == Role.BOTH) {
+            out.printf(Locale.ROOT, "run: frame sizes %s B (without FCS); RTT: %d round trips after %d warm-up;"
+                + " one-way flood %.3f s per size%n", s, count, warmup, durationNanos / 1e9);
+            out.printf(Locale.ROOT, "udp: payload = frame - %d (Ethernet 14 + IPv4 20 + UDP 8), so both paths put"
+                + " the same frame on the veth; every size is >= %d B, so no frame is padded to the Ethernet"
+                + " minimum%n", UDP_FRAME_OVERHEAD, ETH_MIN_FRAME_NOFCS);
+        } else if (role == Role.CLIENT) {
+            out.printf(Locale.ROOT, "run: frame sizes %s B (without FCS); RTT: %d round trips after %d warm-up%n", s,
+                count, warmup);
+        }
+        out.flush();
+    }
+
+    private static String cpuModel() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    return " (" + line.substring(line.indexOf(':') + 1).trim() + ")";
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+        return "";
+    }
+
+    // ------------------------------------------------------------------ role both
+
+    /** One size's figures. */
+    private record Row(int size, RttSummary shim, OneWayFlood.Result flood, long kernelDrops, long missed,
+                       Histogram udpRtt, UdpBaseline.FrameRate udpRate) {
+        long unexplained() {
+            return Math.max(0, flood.lost() - kernelDrops - missed);
+        }
+    }
+
+    private int both() throws Exception {
+        header();
+        VethPair pair;
+        if (veth == null) {
+            Availability a = VethPair.availability();
+            if (!a.available()) {
+                throw new IllegalArgumentException("cannot build a veth pair here: " + a.reason()
+                    + " (or name an existing pair with --veth NS_A/IF_A,NS_B/IF_B)");
+            }
+            pair = VethPair.create();
+            out.println("link: " + pair + " (created for this run, removed at the end)");
+        } else {
+            try {
+                pair = VethPair.attach(veth[0], veth[1], veth[2], veth[3]);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("--veth " + veth[0] + "/" + veth[1] + "," + veth[2] + "/" + veth[3]
+                    + ": " + e.getMessage(), e);
+            }
+            out.println("link: " + pair + " (given with --veth; left as it is)");
+        }
+        try {
+            String[] ends = {pair.namespaceA().name(), pair.interfaceA(), pair.namespaceB().name(),
+                pair.interfaceB()};
+            boolean udp = pair.hasIpv4();
+            if (!udp) {
+                out.printf("udp: baseline skipped: the ends have no IPv4 addresses (ip -n %s -4 addr show dev %s shows"
+                    + " none); give them one each in one subnet, e.g. ip -n %s addr add 10.9.9.1/30 dev %s and"
+                    + " ip -n %s addr add 10.9.9.2/30 dev %s%n", ends[0], ends[1], ends[0], ends[1], ends[2], ends[3]);
+            }
+            if (pair.mtu() + ETH_HEADER_LEN < java.util.Arrays.stream(sizes).max().orElse(0)) {
+                throw new IllegalArgumentException(pair + ": MTU " + pair.mtu() + " carries frames of at most "
+                    + (pair.mtu() + ETH_HEADER_LEN) + " B, but --sizes asks for more");
+            }
+            // Per size: the shim (cards open), then kernel UDP (cards closed, so no packet socket takes copies of the
+            // UDP frames), back to back, so both see the same machine: other load comes and goes within seconds.
+            OneWayFlood.SeenMap seen = new OneWayFlood.SeenMap(durationNanos);
+            List<Row> rows = new ArrayList<>();
+            for (int size : sizes) {
+                Row r = shimSize(ends, size, seen, rows.isEmpty());
+                if (udp) {
+                    int payload = size - UDP_FRAME_OVERHEAD;
+                    Histogram rtt = UdpBaseline.roundTrip(pair, payload, warmup, count);
+                    UdpBaseline.FrameRate rate = UdpBaseline.frameRate(pair, payload, Duration.ofNanos(durationNanos));
+                    r = new Row(size, r.shim, r.flood, r.kernelDrops, r.missed, rtt, rate);
+                }
+                rows.add(r);
+            }
+            return report(rows);
+        } finally {
+            pair.close();
+        }
+    }
+
+    /** Opens both cards and drivers, measures one size's RTT and one-way flood, prints the counters, closes. */
+    private Row shimSize(String[] ends, int size, OneWayFlood.SeenMap seen, boolean first) throws Exception {
+        try (ShimCard cardA = (ShimCard) Backends.open(specFor(ends[1], ends[0]));
+             ShimCard cardB = (ShimCard) Backends.open(specFor(ends[3], ends[2]));
+             TulipDriver a = TulipDriver.open(cardA, driverConfig);
+             TulipDriver b = TulipDriver.open(cardB, driverConfig)) {
+            awaitFilter(a, cardA);
+            awaitFilter(b, cardB);
+            checkMtu(cardA);
+            checkMtu(cardB);
+            long macA = a.stationAddress().value();
+            long macB = b.stationAddress().value();
+            if (first) {
+                out.printf("stations: A %s (%s, spec %s) <-> B %s (%s)%n", a.stationAddress(), cardA.name(),
+                    cardA.spec(), b.stationAddress(), cardB.name());
+            }
+            Runnable txProgressA = cardA.mode() == ShimCard.Mode.INLINE ? cardA.progress() : null;
+            FrameWait waitA = waitFor(cardA);
+            FrameWait waitB = waitFor(cardB);
+            ShimStatistics before = new ShimStatistics();
+            ShimStatistics after = new ShimStatistics();
+            Histogram h = RttSummary.newHistogram();
+            Progress progress = new Progress("pingpong shim " + size + " B", (long) warmup + count, System.err);
+            PingPongLoops.threaded(a, waitA, macA, b, waitB, macB, size, warmup, count, h, progress);
+            RttSummary rtt = RttSummary.of("shim " + size + " B", h);
+            cardB.shim().statistics(before);
+            OneWayFlood.Result flood = OneWayFlood.run(a, macB, macA, txProgressA, b, waitB, size, durationNanos,
+                seen);
+            cardB.shim().statistics(after);
+            long kernel = after.rxDropKernel() - before.rxDropKernel();
+            long missed = after.rxMissed() - before.rxMissed();
+            out.printf("%d B: counters A: %s%n", size, a.counters());
+            out.printf("%d B: counters B: %s%n", size, b.counters());
+            out.printf("%d B: shim A: %s%n", size, cardA.statistics());
+            out.printf("%d B: shim B: %s%n", size, cardB.statistics());
+            out.flush();
+            return new Row(size, rtt, flood, kernel, missed, null, null);
+        }
+    }
+
+    private int report(List<Row> rows) {
+        boolean udp = rows.getFirst().udpRtt != null;
+        out.println();
+        out.println(" frame |     shim RTT (us)   |  kernel UDP RTT (us) | RTT UDP/shim  |   shim one-way at B    |"
+            + "    UDP one-way at B    | rate   | shim flood: sent, lost (kernel"
+            + " drops, missed, unexplained), dup, reordered");
+        out.println(" bytes |      p50       p99  |      p50       p99   |   p50    p99  |   frames/s     Mbit/s  |"
+            + "   frames/s     Mbit/s  | shim/UDP|");
+        boolean clean = true;
+        for (Row r : rows) {
+            OneWayFlood.Result f = r.flood;
+            String udpRtt = udp ? String.format(Locale.ROOT, "%9.3f %9.3f", r.udpRtt.getValueAtPercentile(50) / 1e3,
+                r.udpRtt.getValueAtPercentile(99) / 1e3) : String.format("%19s", "-");
+            String ratio = udp ? String.format(Locale.ROOT, "%5.2fx %5.2fx",
+                (double) r.udpRtt.getValueAtPercentile(50) / r.shim.p50(),
+                (double) r.udpRtt.getValueAtPercentile(99) / r.shim.p99()) : String.format("%13s", "-");
+            String udpRate = udp ? String.format(Locale.ROOT, "%10.0f %10.1f", r.udpRate.receivedPerSecond(),
+                r.udpRate.receivedPerSecond() * r.size * 8 / 1e6) : String.format("%21s", "-");
+            String rateRatio = udp ? String.format(Locale.ROOT, "%6.2fx", f.framesPerSecond()
+                / r.udpRate.receivedPerSecond()) : String.format("%7s", "-");
+            out.printf(Locale.ROOT, " %5d | %9.3f %9.3f  | %s  | %s | %10.0f %10.1f  | %s  | %s | %d, %d (%d, %d, %d), %d,"
+                    + " %d%n", r.size, r.shim.p50() / 1e3, r.shim.p99() / 1e3, udpRtt, ratio, f.framesPerSecond(),
+                f.megabitsPerSecond(), udpRate, rateRatio, f.sent(), f.lost(), r.kernelDrops, r.missed,
+                r.unexplained(), f.duplicates(), f.reordered());
+            clean &= r.unexplained() == 0 && f.duplicates() == 0 && f.reordered() == 0;
+        }
+        out.println();
+        for (Row r : rows) {
+            out.println(r.shim.line());
+        }
+        if (udp) {
+            StringBuilder rtt = new StringBuilder("ratio RTT UDP/shim (p50, p99):");
+            StringBuilder rate = new StringBuilder("ratio frame rate shim/UDP:");
+            for (Row r : rows) {
+                rtt.append(String.format(Locale.ROOT, " %d B %.2fx %.2fx;", r.size,
+                    (double) r.udpRtt.getValueAtPercentile(50) / r.shim.p50(),
+                    (double) r.udpRtt.getValueAtPercentile(99) / r.shim.p99()));
+                rate.append(String.format(Locale.ROOT, " %d B %.2fx (%.0f vs %.0f fr/s; UDP sent %d, received %d);",
+                    r.size, r.flood.framesPerSecond() / r.udpRate.receivedPerSecond(), r.flood.framesPerSecond(),
+                    r.udpRate.receivedPerSecond(), r.udpRate.sent(), r.udpRate.received()));
+            }
+            out.println(rtt.substring(0, rtt.length() - 1));
+            out.println(rate.substring(0, rate.length() - 1));
+        }
+        long foreign = rows.stream().mapToLong(r -> r.flood.foreign()).sum();
+        out.printf(Locale.ROOT, "flood check: %s%s%n", clean
+                ? "every shim frame arrived once and in order, or was dropped by the kernel's ring and counted"
+                : "FRAMES LOST, DUPLICATED OR REORDERED beyond what the kernel counted (see the table)",
+            foreign == 0 ? "" : "; " + foreign + " foreign frames ignored");
+        if (udp) {
+            verdict(rows);
+        } else {
+            out.println("verdict: not judged: no kernel UDP baseline in this run");
+        }
+        out.flush();
+        return clean ? 0 : 1;
+    }
+
+    private void verdict(List<Row> rows) {
+        Row small = rows.stream().min((x, y) -> Integer.compare(x.size, y.size)).orElseThrow();
+        long udp50 = small.udpRtt.getValueAtPercentile(50);
+        long udp99 = small.udpRtt.getValueAtPercentile(99);
+        boolean rttMet = small.shim.p50() <= udp50;
+        out.printf(Locale.ROOT, "target RTT at %d B (shim p50 no worse than kernel UDP p50): shim %.3f us vs UDP %.3f us"
+                + " -> %s (p99: shim %.3f us vs UDP %.3f us, %s)%n", small.size, small.shim.p50() / 1e3, udp50 / 1e3,
+            rttMet ? "MET" : "NOT MET", small.shim.p99() / 1e3, udp99 / 1e3,
+            small.shim.p99() <= udp99 ? "no worse" : "worse");
+        Row r64 = rows.stream().filter(r -> r.size == 64).findFirst().orElse(null);
+        boolean rateMet;
+        if (r64 == null) {
+            rateMet = true;
+            out.println("target frame rate at 64 B: not judged (64 is not among --sizes)");
+        } else {
+            double shimRate = r64.flood.framesPerSecond();
+            double udpRate = r64.udpRate.receivedPerSecond();
+            rateMet = shimRate >= udpRate;
+            out.printf(Locale.ROOT, "target frame rate at 64 B (shim at least kernel UDP): shim %.0f fr/s vs UDP %.0f"
+                + " fr/s (%.2fx) -> %s%n", shimRate, udpRate, shimRate / udpRate, rateMet ? "MET" : "NOT MET");
+        }
+        out.printf(Locale.ROOT, "verdict: %s%s%n", rttMet && rateMet ? "MET (both targets)"
+            : "NOT MET (" + (rttMet ? "" : "RTT") + (!rttMet && !rateMet ? ", " : "") + (rateMet ? "" : "frame rate")
+                + ")", spinNanos == 0 ? "" : "; the shim waited " + new FrameWait(spinNanos, null)
+                + ", kernel UDP blocked in read");
+    }
+
+    // ------------------------------------------------------------------ roles echo and client
+
+    private int echo() throws Exception {
+        header();
+        Thread main = Thread.currentThread();
+        CountDownLatch finished = new CountDownLatch(1);
+        // Ctrl-C: stop the loop (it checks for interrupts at least every 100 ms), let it print and close the card.
+        Thread hook = Thread.ofPlatform().name("pingpong-echo-stop").unstarted(() -> {
+            main.interrupt();
+            try {
+                finished.await(5, TimeUnit.SECONDS);
+            } catch (InterruptedException ignored) {
+                // The JVM is going down either way.
+            }
+        });
+        Runtime.getRuntime().addShutdownHook(hook);
+        try (ShimCard card = (ShimCard) Backends.open(specFor(null, null));
+             TulipDriver port = TulipDriver.open(card, driverConfig)) {
+            awaitFilter(port, card);
+            long mac = port.stationAddress().value();
+            out.printf("echo: station %s on %s (spec %s): every ping-pong frame (EtherType 0x88b5) to this station"
+                + " goes back to its source; %s%n", port.stationAddress(), card.name(), card.spec(),
+                echoLimit == 0 ? "Ctrl-C to stop" : "stops after " + echoLimit + " frames");
+            out.printf("echo: ready; on the other host: nic pingpong --card dec21140 --role client --backend"
+                + " 'shim:afpacket?if=IFACE' --peer %s%n", port.stationAddress());
+            out.flush();
+            FrameEcho echo = new FrameEcho(port, mac, card.mode() == ShimCard.Mode.INLINE ? card.progress() : null,
+                waitFor(card));
+            boolean reached = echo.run(echoLimit);
+            out.printf("echo: %s: %d frames echoed, %d ignored (not ping-pong frames for this station), TX"
+                + " back-pressure %d%n", reached ? "done" : "stopped", echo.echoed(), echo.ignored(),
+                echo.backPressure());
+            out.println("counters: " + port.counters());
+            out.println("shim: " + card.statistics());
+            out.flush();
+            return 0;
+        } finally {
+            finished.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // Ctrl-C: the hook is running and waits for the countDown above.
+            }
+        }
+    }
+
+    private int client() throws Exception {
+        header();
+        out.println("udp: no kernel UDP baseline in the client role (it would need a UDP echo server on the peer"
+            + " host); run --role both on one host for the side-by-side");
+        try (ShimCard card = (ShimCard) Backends.open(specFor(null, null));
+             TulipDriver a = TulipDriver.open(card, driverConfig)) {
+            awaitFilter(a, card);
+            checkMtu(card);
+            long mac = a.stationAddress().value();
+            out.printf("client: station %s on %s (spec %s) -> echo %s%n", a.stationAddress(), card.name(),
+                card.spec(), peer);
+            out.flush();
+            if (!PingPongLoops.probe(a, mac, peer.value(), PROBE_TIMEOUT_NANOS)) {
+                throw new IllegalStateException("no echo from " + peer + " within "
+                    + TimeUnit.NANOSECONDS.toSeconds(PROBE_TIMEOUT_NANOS) + " s: is `nic pingpong --role echo` running"
+                    + " there, on the same link? (" + a.counters() + ")");
+            }
+            FrameWait wait = waitFor(card);
+            for (int size : sizes) {
+                Histogram h = RttSummary.newHistogram();
+                PingPongLoops.client(a, wait, mac, peer.value(), size, warmup, count, h,
+                    new Progress("pingpong client " + size + " B", (long) warmup + count, System.err));
+                out.println(RttSummary.of("shim RTT " + size + " B to " + peer, h).line());
+                out.flush();
+            }
+            out.println("counters: " + a.counters());
+            out.println("shim: " + card.statistics());
+            out.flush();
+        }
+        return 0;
+    }
+
+    /** The wait of a node on {@code card}: spinning gives an inline card its thread on every iteration. */
+    private FrameWait waitFor(ShimCard card) {
+        return spinNanos == 0 ? FrameWait.BLOCK
+            : new FrameWait(spinNanos, card.mode() == ShimCard.Mode.INLINE ? card.progress() : null);
+    }
+
+    private void checkMtu(ShimCard card) {
+        int mtu = card.shim().info().mtu();
+        for (int s : sizes) {
+            if (s > mtu + ETH_HEADER_LEN) {
+                throw new IllegalArgumentException(card.name() + ": MTU " + mtu + " carries frames of at most "
+                    + (mtu + ETH_HEADER_LEN) + " B, but --sizes asks for " + s);
+            }
+        }
+    }
+
+    /** Waits (bounded) until the chip has taken the setup frame, so no early frame is filtered. */
+    private static void awaitFilter(TulipDriver d, ShimCard card) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!d.isFilterLoaded()) {
+            card.progress().run(); // an inline card works only on the threads that call into it
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(d.name() + ": the setup frame was not processed within 5 s");
+            }
+            Thread.yield();
+        }
+    }
+}

@@ -1,0 +1,215 @@
+package io.nicbridge.bench.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.nicbridge.bridge.platform.NetworkNamespace;
+import io.nicbridge.bridge.platform.VethPair;
+import io.nicbridge.bridge.shim.ShimBackendProvider;
+import io.nicbridge.bridge.spi.Availability;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+/**
+ * {@code nic pingpong --backend shim:afpacket}: the roles on real veth pairs (skipped where the machine forbids raw
+ * sockets or namespaces), and its bad-input messages (everywhere).
+ */
+class ShimPingPongCommandTest {
+    /** Output of one command; the writers are the command line's own, so two commands can run at once. */
+    record Run(int exit, StringWriter out, StringWriter err) {
+        String text() {
+            return out.toString();
+        }
+    }
+
+    static Run run(StringWriter out, String... args) {
+        StringWriter err = new StringWriter();
+        CommandLine cl = NicCommand.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int exit = cl.execute(args);
+        return new Run(exit, out, err);
+    }
+
+    private static void assumeRealLinks() {
+        Availability shim = new ShimBackendProvider().availability();
+        assumeTrue(shim.available(), "shim backend: " + shim.reason());
+        Availability veth = VethPair.availability();
+        assumeTrue(veth.available(), "veth pairs: " + veth.reason());
+    }
+
+    @Test
+    void bothRolesOnOneHostPrintTheTableRatiosAndVerdict() {
+        assumeRealLinks();
+        Run r = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket?budget=32",
+            "--sizes", "64,1514", "--count", "300", "--warmup", "100", "--duration", "150ms");
+        String out = r.text();
+        assertEquals(0, r.exit(), out + r.err());
+        assertTrue(out.contains("machine: Linux "), out);
+        assertTrue(out.contains("shim: mode inline, AF_PACKET PACKET_MMAP rings rx-ring 4096 (pingpong default"), out);
+        assertTrue(out.contains("tx-ring 256 (default)"), out);
+        assertTrue(out.contains("budget 32 frames/poll"), out);
+        assertTrue(out.contains(" frame |     shim RTT (us)"), out);
+        for (String size : new String[] {"64", "1514"}) {
+            // size | shim p50 p99 | UDP p50 p99 | ratios | shim fr/s Mbit/s | UDP fr/s Mbit/s | ratio | flood
+            Matcher row = Pattern.compile("(?m)^ +" + size + " \\| +[0-9.]+ +[0-9.]+ +\\| +[0-9.]+ +[0-9.]+ +\\|"
+                + " +[0-9.]+x +[0-9.]+x +\\| +[0-9]+ +[0-9.]+ +\\| +[0-9]+ +[0-9.]+ +\\| +[0-9.]+x \\|"
+                + " (\\d+), (\\d+) \\((\\d+), (\\d+), (\\d+)\\), (\\d+), (\\d+)$").matcher(out);
+            assertTrue(row.find(), "table row for " + size + " B:\n" + out);
+            assertTrue(Long.parseLong(row.group(1)) > 0, "frames were sent: " + row.group());
+            assertEquals("0", row.group(5), "no unexplained loss: " + row.group());
+            assertEquals("0", row.group(6), "no duplicates: " + row.group());
+            assertEquals("0", row.group(7), "no reordering: " + row.group());
+            // The shim's RTT line with the asked-for number of samples.
+            assertTrue(out.contains("shim " + size + " B "), out);
+        }
+        assertTrue(out.contains("(mean "), out);
+        assertTrue(out.contains("n=300)"), out);
+        assertTrue(out.contains("ratio RTT UDP/shim (p50, p99): 64 B "), out);
+        assertTrue(out.contains("ratio frame rate shim/UDP: 64 B "), out);
+        assertTrue(out.contains("flood check: every shim frame arrived once and in order"), out);
+        assertTrue(Pattern.compile("(?m)^target RTT at 64 B .* -> (MET|NOT MET) ").matcher(out).find(), out);
+        assertTrue(Pattern.compile("(?m)^target frame rate at 64 B .* -> (MET|NOT MET)$").matcher(out).find(), out);
+        assertTrue(Pattern.compile("(?m)^verdict: (MET \\(both targets\\)|NOT MET \\(.+\\))$").matcher(out).find(),
+            out);
+    }
+
+    @Test
+    void anExistingPairIsUsedAsItIsWithUdpWhenItsEndsHaveAddresses() throws Exception {
+        assumeRealLinks();
+        try (VethPair withIp = VethPair.create(); VethPair bare = VethPair.builder().ipv4(false).create()) {
+            String ends = withIp.namespaceA().name() + "/" + withIp.interfaceA() + "," + withIp.namespaceB().name()
+                + "/" + withIp.interfaceB();
+            Run r = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend",
+                "shim:afpacket?mode=threaded", "--veth", ends, "--sizes", "60", "--count", "200", "--warmup", "50",
+                "--duration", "100ms");
+            String out = r.text();
+            assertEquals(0, r.exit(), out + r.err());
+            assertTrue(out.contains("link: existing link " + withIp.namespaceA().name() + "/" + withIp.interfaceA()
+                + " " + withIp.addressA().getHostAddress()), out);
+            assertTrue(out.contains("(given with --veth; left as it is)"), out);
+            assertTrue(out.contains("shim: mode threaded"), out);
+            assertTrue(Pattern.compile("(?m)^ +60 \\| +[0-9.]+ +[0-9.]+ +\\| +[0-9.]+ +[0-9.]+ +\\| +[0-9.]+x .*"
+                + " \\d+, \\d+ \\(\\d+, \\d+, 0\\), 0, 0$").matcher(out).find(), out);
+            assertTrue(out.contains("ratio RTT UDP/shim (p50, p99): 60 B "), out);
+            assertTrue(NetworkNamespace.exists(withIp.namespaceA().name()), "the pair is left in place");
+
+            String bareEnds = bare.namespaceA().name() + "/" + bare.interfaceA() + "," + bare.namespaceB().name()
+                + "/" + bare.interfaceB();
+            Run noIp = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket",
+                "--veth", bareEnds, "--sizes", "60", "--count", "100", "--warmup", "20", "--duration", "50ms");
+            String noIpOut = noIp.text();
+            assertEquals(0, noIp.exit(), noIpOut + noIp.err());
+            assertTrue(noIpOut.contains("udp: baseline skipped: the ends have no IPv4 addresses"), noIpOut);
+            assertTrue(Pattern.compile("(?m)^ +60 \\| .* \\| +- +\\| .* \\d+, \\d+ \\(\\d+, \\d+, 0\\), 0, 0$")
+                .matcher(noIpOut).find(), noIpOut);
+            assertTrue(noIpOut.contains("verdict: not judged"), noIpOut);
+
+            Run missing = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket",
+                "--veth", "nbNoSuchNs/x0,nbNoSuchNs2/x1");
+            assertEquals(2, missing.exit(), missing.text() + missing.err());
+            assertTrue(missing.err().toString().contains("no network namespace 'nbNoSuchNs'"),
+                missing.err().toString());
+        }
+    }
+
+    @Test
+    void aClientMeasuresAgainstAnEchoNodeOnAnotherNamespaceAsOnAnotherHost() throws Exception {
+        assumeRealLinks();
+        try (VethPair pair = VethPair.builder().ipv4(false).create()) {
+            StringWriter echoOut = new StringWriter();
+            AtomicInteger echoExit = new AtomicInteger(-1);
+            StringWriter echoErr = new StringWriter();
+            Thread echo = Thread.ofPlatform().name("test-echo-node").start(() -> {
+                CommandLine cl = NicCommand.commandLine();
+                cl.setOut(new PrintWriter(echoOut, true));
+                cl.setErr(new PrintWriter(echoErr, true));
+                echoExit.set(cl.execute("pingpong", "--card", "dec21140", "--role", "echo", "--backend",
+                    "shim:afpacket?if=" + pair.interfaceB() + "&netns=" + pair.namespaceB().name()));
+            });
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!echoOut.toString().contains("echo: ready") && echo.isAlive()
+                    && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertTrue(echoOut.toString().contains("echo: ready"), echoOut + " " + echoErr);
+                assertTrue(echoOut.toString().contains("--peer " + pair.macB()), echoOut.toString());
+                // The echo node printed its MAC with ':'; a user may type it with '-'.
+                String peer = pair.macB().toString().replace(':', '-');
+                Run client = run(new StringWriter(), "pingpong", "--card", "dec21140", "--role", "client",
+                    "--backend", "shim:afpacket?if=" + pair.interfaceA() + "&netns=" + pair.namespaceA().name(),
+                    "--peer", peer, "--sizes", "64,1514", "--count", "200", "--warmup", "50", "--wait", "spin:30");
+                String out = client.text();
+                assertEquals(0, client.exit(), out + client.err());
+                assertTrue(out.contains("wait: spin 30 us, then block"), out);
+                assertTrue(out.contains("udp: no kernel UDP baseline in the client role"), out);
+                for (String size : new String[] {"64", "1514"}) {
+                    Matcher line = Pattern.compile("(?m)^shim RTT " + size + " B to " + pair.macB()
+                        + " +p50 +([0-9.]+) us .* \\(mean [0-9.]+ us, n=200\\)$").matcher(out);
+                    assertTrue(line.find(), "client RTT line for " + size + " B:\n" + out);
+                    assertTrue(Double.parseDouble(line.group(1)) > 0, line.group());
+                }
+            } finally {
+                echo.interrupt(); // what Ctrl-C does through the shutdown hook
+                echo.join(10_000);
+            }
+            assertFalse(echo.isAlive(), "the echo node stops when interrupted");
+            assertEquals(0, echoExit.get(), echoOut + " " + echoErr);
+            Matcher done = Pattern.compile("echo: stopped: (\\d+) frames echoed, (\\d+) ignored")
+                .matcher(echoOut.toString());
+            assertTrue(done.find(), echoOut.toString());
+            // 2 sizes x (50 + 200) measured frames, plus at least one probe.
+            assertTrue(Long.parseLong(done.group(1)) >= 501, done.group());
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--role|sideways|unknown --role 'sideways'",
+        "--peer|02:00:00:00:00:02|--peer is for --role client",
+        "--duration|0|--duration must be 1 ms..60 s",
+        "--duration|soon|--duration 'soon' is not a time",
+        "--veth|nsA/ifA|--veth 'nsA/ifA' must name two ends",
+        "--sizes|64,59|frame sizes must be 60..1514",
+        "--mode|virtual|the shim runs inline or threaded",
+        "--driver|polling|--driver polling cannot run a shim card in inline mode",
+        "--wait|soon|--wait 'soon': expected block, spin or spin:MICROS"})
+    void badShimInputGivesOneClearLine(String option, String value, String message) {
+        Run r = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket", option, value);
+        assertEquals(2, r.exit(), r.text() + r.err());
+        assertTrue(r.err().toString().startsWith("nic pingpong: "), r.err().toString());
+        assertTrue(r.err().toString().contains(message), r.err().toString());
+    }
+
+    @Test
+    void clientAndEchoNeedTheirInterfaceAndPeer() {
+        Run noIf = run(new StringWriter(), "pingpong", "--card", "dec21140", "--role", "echo", "--backend",
+            "shim:afpacket");
+        assertEquals(2, noIf.exit());
+        assertTrue(noIf.err().toString().contains("--role echo needs the interface in the backend"),
+            noIf.err().toString());
+        Run noPeer = run(new StringWriter(), "pingpong", "--card", "dec21140", "--role", "client", "--backend",
+            "shim:afpacket?if=eth9");
+        assertEquals(2, noPeer.exit());
+        assertTrue(noPeer.err().toString().contains("--role client needs --peer MAC"), noPeer.err().toString());
+        Run badPeer = run(new StringWriter(), "pingpong", "--card", "dec21140", "--role", "client", "--backend",
+            "shim:afpacket?if=eth9", "--peer", "02:00:00:00:00");
+        assertEquals(2, badPeer.exit());
+        assertTrue(badPeer.err().toString().contains("MAC address '02:00:00:00:00'"), badPeer.err().toString());
+        Run emuRole = run(new StringWriter(), "pingpong", "--card", "dec21140", "--role", "echo");
+        assertEquals(2, emuRole.exit());
+        assertTrue(emuRole.err().toString().contains("--role applies to the shim backend only"),
+            emuRole.err().toString());
+    }
+}
