@@ -112,6 +112,11 @@ final class PingPongCommand implements Callable<Integer> {
         + " IPv4 address.")
     String veth;
 
+    @Option(names = "--interleave", defaultValue = "5", description = "shim --role both: per frame size, alternate"
+        + " the shim and kernel UDP this many times, each with its share of --count and --duration, so both see the"
+        + " same machine (default: ${DEFAULT-VALUE}).")
+    int interleave;
+
     @Option(names = "--duration", defaultValue = "1s", description = "shim: one-way flood per frame size, e.g. 1s,"
         + " 0.5, 200ms (default: ${DEFAULT-VALUE}).")
     String duration;
@@ -194,7 +199,7 @@ final class PingPongCommand implements Callable<Integer> {
         if (DeviceSpec.parse(backend).scheme().equals(ShimBackendProvider.SCHEME)) {
             return callShim();
         }
-        for (String o : List.of("--role", "--peer", "--veth", "--duration", "--wait")) {
+        for (String o : List.of("--role", "--peer", "--veth", "--duration", "--wait", "--interleave")) {
             if (given(o)) {
                 throw new IllegalArgumentException(o + " applies to the shim backend only (--backend shim:afpacket)");
             }
@@ -302,7 +307,7 @@ final class PingPongCommand implements Callable<Integer> {
             : sizes == null ? ShimPingPong.DEFAULT_SIZES : parseSizes(sizes);
         ShimPingPong run = new ShimPingPong(commandSpec.commandLine().getOut(), card, backend, role,
             given("--mode") ? mode : null, driverMode, sweep, count, warmup, given("--count") ? count : 0, duration,
-            veth, peer, waitMode);
+            veth, peer, waitMode, interleave);
         return run.run();
     }
 

@@ -59,6 +59,8 @@ final class ShimPingPong {
         "frame-size", "2048", "budget", "64", "qdisc-bypass", "false", "promisc", "false");
     /** The pingpong's RX ring (PACKET_MMAP frames) unless the backend names one; see the constructor. */
     static final int PINGPONG_RX_RING = 4096;
+    /** Round trips that re-warm a later round (fresh cards and sockets), not measured. */
+    static final int REWARM_ROUND_TRIPS = 2000;
     private static final long PROBE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     enum Role { BOTH, ECHO, CLIENT }
@@ -71,6 +73,7 @@ final class ShimPingPong {
     private final int warmup;
     private final long echoLimit;
     private final long durationNanos;
+    private final int rounds;
     private final String[] veth;
     private final MacAddress peer;
     private final TulipConfig driverConfig;
@@ -86,8 +89,12 @@ final class ShimPingPong {
      */
     ShimPingPong(PrintWriter out, String card, String backend, String roleText, String mode, String driver,
                  int[] sizes, int count, int warmup, long echoLimit, String duration, String vethText,
-                 String peerText, String waitText) {
+                 String peerText, String waitText, int rounds) {
         this.out = out;
+        if (rounds < 1) {
+            throw new IllegalArgumentException("--interleave must be at least 1, was " + rounds);
+        }
+        this.rounds = rounds;
         if (!"dec21140".equals(card)) {
             throw new IllegalArgumentException("the shim pingpong runs the Tulip driver on a shim 21140: use --card"
                 + " dec21140 (U-Net over the shim is measured by the sim-hardware tests, not by pingpong)");
@@ -279,7 +286,9 @@ final class ShimPingPong {
         }
         if (role == Role.BOTH) {
             out.printf(Locale.ROOT, "run: frame sizes %s B (without FCS); RTT: %d round trips after %d warm-up;"
-                + " one-way flood %.3f s per size%n", s, count, warmup, durationNanos / 1e9);
+                + " one-way flood %.3f s per size; per size the shim and UDP alternate %d times, each with its share"
+                + " (later rounds re-warm with %d round trips)%n", s, count, warmup, durationNanos / 1e9, rounds,
+                Math.min(warmup, REWARM_ROUND_TRIPS));
             out.printf(Locale.ROOT, "udp: payload = frame - %d (Ethernet 14 + IPv4 20 + UDP 8), so both paths put"
                 + " the same frame on the veth; every size is >= %d B, so no frame is padded to the Ethernet"
                 + " minimum%n", UDP_FRAME_OVERHEAD, ETH_MIN_FRAME_NOFCS);
@@ -311,6 +320,25 @@ final class ShimPingPong {
         long unexplained() {
             return Math.max(0, flood.lost() - kernelDrops - missed);
         }
+
+        /** Two rounds' floods and counters added (the RTTs are merged in their histograms). */
+        Row plus(Row o) {
+            OneWayFlood.Result a = flood;
+            OneWayFlood.Result b = o.flood;
+            OneWayFlood.Result f = new OneWayFlood.Result(a.frameBytes(), a.sent() + b.sent(),
+                a.received() + b.received(), a.distinct() + b.distinct(), a.duplicates() + b.duplicates(),
+                a.reordered() + b.reordered(), a.foreign() + b.foreign(), a.backPressure() + b.backPressure(),
+                a.sendNanos() + b.sendNanos(), a.windowNanos() + b.windowNanos());
+            return new Row(size, shim, f, kernelDrops + o.kernelDrops, missed + o.missed, udpRtt, udpRate);
+        }
+    }
+
+    private static UdpBaseline.FrameRate plus(UdpBaseline.FrameRate a, UdpBaseline.FrameRate b) {
+        if (a == null) {
+            return b;
+        }
+        return new UdpBaseline.FrameRate(a.payloadBytes(), a.sent() + b.sent(), a.received() + b.received(),
+            a.sendNanos() + b.sendNanos(), a.receiveWindowNanos() + b.receiveWindowNanos());
     }
 
     private int both() throws Exception {
@@ -346,19 +374,32 @@ final class ShimPingPong {
                 throw new IllegalArgumentException(pair + ": MTU " + pair.mtu() + " carries frames of at most "
                     + (pair.mtu() + ETH_HEADER_LEN) + " B, but --sizes asks for more");
             }
-            // Per size: the shim (cards open), then kernel UDP (cards closed, so no packet socket takes copies of the
-            // UDP frames), back to back, so both see the same machine: other load comes and goes within seconds.
+            // Per size, ROUNDS alternations of the shim (cards open) and kernel UDP (cards closed, so no packet
+            // socket takes copies of the UDP frames), each with a share of the round trips and of the flood: load from
+            // elsewhere comes and goes within seconds, and the scheduler flips between placing both threads on one
+            // CPU or on two, so alternating often makes both stacks see the same machine.
             OneWayFlood.SeenMap seen = new OneWayFlood.SeenMap(durationNanos);
             List<Row> rows = new ArrayList<>();
             for (int size : sizes) {
-                Row r = shimSize(ends, size, seen, rows.isEmpty());
-                if (udp) {
-                    int payload = size - UDP_FRAME_OVERHEAD;
-                    Histogram rtt = UdpBaseline.roundTrip(pair, payload, warmup, count);
-                    UdpBaseline.FrameRate rate = UdpBaseline.frameRate(pair, payload, Duration.ofNanos(durationNanos));
-                    r = new Row(size, r.shim, r.flood, r.kernelDrops, r.missed, rtt, rate);
+                Histogram shimRtt = RttSummary.newHistogram();
+                Histogram udpRtt = udp ? RttSummary.newHistogram() : null;
+                Row sum = null;
+                UdpBaseline.FrameRate rate = null;
+                int payload = size - UDP_FRAME_OVERHEAD;
+                for (int round = 0; round < rounds; round++) {
+                    int share = count / rounds + (round < count % rounds ? 1 : 0);
+                    int warm = round == 0 ? warmup : Math.min(warmup, REWARM_ROUND_TRIPS);
+                    long floodNanos = durationNanos / rounds;
+                    Row r = shimSize(ends, size, seen, rows.isEmpty() && round == 0, warm, share, floodNanos,
+                        shimRtt);
+                    sum = sum == null ? r : sum.plus(r);
+                    if (udp) {
+                        udpRtt.add(UdpBaseline.roundTrip(pair, payload, warm, share));
+                        rate = plus(rate, UdpBaseline.frameRate(pair, payload, Duration.ofNanos(floodNanos)));
+                    }
                 }
-                rows.add(r);
+                rows.add(new Row(size, RttSummary.of("shim " + size + " B", shimRtt), sum.flood, sum.kernelDrops,
+                    sum.missed, udpRtt, rate));
             }
             return report(rows);
         } finally {
@@ -367,7 +408,8 @@ final class ShimPingPong {
     }
 
     /** Opens both cards and drivers, measures one size's RTT and one-way flood, prints the counters, closes. */
-    private Row shimSize(String[] ends, int size, OneWayFlood.SeenMap seen, boolean first) throws Exception {
+    private Row shimSize(String[] ends, int size, OneWayFlood.SeenMap seen, boolean first, int warmup, int count,
+                         long durationNanos, Histogram h) throws Exception {
         try (ShimCard cardA = (ShimCard) Backends.open(specFor(ends[1], ends[0]));
              ShimCard cardB = (ShimCard) Backends.open(specFor(ends[3], ends[2]));
              TulipDriver a = TulipDriver.open(cardA, driverConfig);
@@ -387,10 +429,8 @@ final class ShimPingPong {
             FrameWait waitB = waitFor(cardB);
             ShimStatistics before = new ShimStatistics();
             ShimStatistics after = new ShimStatistics();
-            Histogram h = RttSummary.newHistogram();
             Progress progress = new Progress("pingpong shim " + size + " B", (long) warmup + count, System.err);
             PingPongLoops.threaded(a, waitA, macA, b, waitB, macB, size, warmup, count, h, progress);
-            RttSummary rtt = RttSummary.of("shim " + size + " B", h);
             cardB.shim().statistics(before);
             OneWayFlood.Result flood = OneWayFlood.run(a, macB, macA, txProgressA, b, waitB, size, durationNanos,
                 seen);
@@ -402,7 +442,7 @@ final class ShimPingPong {
             out.printf("%d B: shim A: %s%n", size, cardA.statistics());
             out.printf("%d B: shim B: %s%n", size, cardB.statistics());
             out.flush();
-            return new Row(size, rtt, flood, kernel, missed, null, null);
+            return new Row(size, null, flood, kernel, missed, null, null);
         }
     }
 

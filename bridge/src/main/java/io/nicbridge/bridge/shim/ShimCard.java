@@ -65,6 +65,8 @@ public final class ShimCard implements Card {
     private final Runnable progress = this::pollNow;
     private final Object lineLock = new Object();
     private volatile boolean running = true;
+    /** INLINE: the thread waiting inside the shim for the line, if any (raises on other threads wake it). */
+    private volatile Thread pumper;
 
     /**
      * Opens the shim on {@code ifname}, attaches the windows, starts the link and (THREADED) the card thread.
@@ -223,7 +225,13 @@ public final class ShimCard implements Card {
         if (!running) {
             return;
         }
-        shim.poll(timeoutNanos);
+        Thread self = Thread.currentThread();
+        pumper = self;
+        try {
+            shim.poll(Math.min(timeoutNanos, NicShim.POLL_MAX_TIMEOUT_NS));
+        } finally {
+            pumper = null;
+        }
         syncLine();
     }
 
@@ -243,6 +251,10 @@ public final class ShimCard implements Card {
     private void syncLine() {
         synchronized (lineLock) {
             if (kind.interruptLevel(shim, ranges)) {
+                Thread waiting = pumper;
+                if (!line.isAsserted() && waiting != null && waiting != Thread.currentThread()) {
+                    shim.kick(NicShim.KICK_RX); // end the other thread's wait in the shim: it waits for this edge
+                }
                 line.raise();
             } else {
                 line.lower();

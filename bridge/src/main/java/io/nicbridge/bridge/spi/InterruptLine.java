@@ -47,15 +47,19 @@ public final class InterruptLine {
     private volatile InterruptHandler handler;
     private volatile Pump pump;
 
-    /** Longest single {@link Pump#pump} call inside {@link #await}: bounds how late a raise from another thread is seen. */
-    public static final long PUMP_SLICE_NANOS = 1_000_000L;
+    /**
+     * Longest single {@link Pump#pump} call inside {@link #await}. A raise from another thread must end a pump early
+     * (the backend wakes its wait), so this only bounds the wait itself; it is long because in a VM arming a short
+     * timer on every sleep costs microseconds.
+     */
+    public static final long PUMP_SLICE_NANOS = 1_000_000_000L;
 
     /** Card work that a thread waiting on the line does itself, for cards that run on their host's threads. */
     @FunctionalInterface
     public interface Pump {
         /**
          * Does the card's pending work, waiting up to {@code timeoutNanos} for some, and drives the line from the
-         * card's state. Returns early when there was work.
+         * card's state. Returns early when there was work, or when another thread raised the line.
          */
         void pump(long timeoutNanos) throws InterruptedException;
     }
