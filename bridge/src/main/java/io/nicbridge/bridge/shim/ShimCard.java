@@ -210,6 +210,11 @@ public final class ShimCard implements Card {
                 shim.poll(CARD_THREAD_WAIT_NANOS);
                 syncLine();
             } catch (ShimException e) {
+                if (running && e.code() == NicShim.ERR_STATE) {
+                    // The link is being restarted (see Mirror.unmapped): wait for it, do not die.
+                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+                    continue;
+                }
                 if (running) {
                     LOG.error("{}: card thread stops: {}", name, e.getMessage());
                 }
