@@ -1,6 +1,11 @@
 package io.nicbridge.sim.backends;
 
 import static io.nicbridge.contract.Dec21140.*;
+import static io.nicbridge.sim.backends.TulipTestFrames.SEQ;
+import static io.nicbridge.sim.backends.TulipTestFrames.TIMEOUT;
+import static io.nicbridge.sim.backends.TulipTestFrames.checkFrame;
+import static io.nicbridge.sim.backends.TulipTestFrames.receive;
+import static io.nicbridge.sim.backends.TulipTestFrames.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -12,7 +17,6 @@ import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
 import io.nicbridge.bridge.driver.tulip.TulipStatistics.Counter;
 import io.nicbridge.bridge.port.FramePort;
-import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.ListMode;
 import io.nicbridge.bridge.regs.Registers;
@@ -34,8 +38,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the reason. Checks are written for a real link: they wait for frames instead of assuming synchronous delivery.
  */
 class TulipBackendConformanceTest {
-    static final ValueLayout.OfInt SEQ = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    static final long TIMEOUT = TimeUnit.SECONDS.toNanos(5);
 
     static TulipConfig polling() {
         return TulipConfig.builder().interruptMode(InterruptMode.POLLING).build();
@@ -67,24 +69,6 @@ class TulipBackendConformanceTest {
         }
     }
 
-    /** Composes a frame to {@code dst} with {@code seq} at byte 14 and a pattern after it. */
-    static boolean send(FramePort p, MacAddress src, long dst, int seq, int length) {
-        int h = p.claim();
-        if (h == FramePort.NONE) {
-            return false;
-        }
-        MemorySegment b = p.txBuffer(h);
-        MacAddress.write(dst, b, 0);
-        src.writeTo(b, 6);
-        b.set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 12, (short) 0x88B5);
-        b.set(SEQ, 14, seq);
-        for (int i = 18; i < length; i++) {
-            b.set(ValueLayout.JAVA_BYTE, i, (byte) (seq + i));
-        }
-        p.commit(h, length);
-        return true;
-    }
-
     static void sendOrFail(TulipPair p, int from, int to, int seq, int length) {
         long deadline = System.nanoTime() + TIMEOUT;
         while (!send(p.driver(from), p.mac(from), p.mac(to).value(), seq, length)) {
@@ -93,21 +77,6 @@ class TulipBackendConformanceTest {
         }
     }
 
-    static int receive(FramePort p) throws InterruptedException {
-        int h = p.await(TIMEOUT, TimeUnit.NANOSECONDS);
-        assertNotEquals(FramePort.NONE, h, p.name() + ": no frame within the timeout");
-        return h;
-    }
-
-    static void checkFrame(FramePort p, int h, int seq, int length) {
-        assertEquals(FrameStatus.OK, p.rxStatus(h), FrameStatus.describe(p.rxStatus(h)));
-        assertEquals(length, p.rxLength(h));
-        MemorySegment b = p.rxBuffer(h);
-        assertEquals(seq, b.get(SEQ, 14));
-        for (int i = 18; i < length; i++) {
-            assertEquals((byte) (seq + i), b.get(ValueLayout.JAVA_BYTE, i), "byte " + i);
-        }
-    }
 
     // ------------------------------------------------------------------ ring layout, SROM
 

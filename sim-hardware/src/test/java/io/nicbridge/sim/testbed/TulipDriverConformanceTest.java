@@ -2,6 +2,11 @@ package io.nicbridge.sim.testbed;
 
 import static io.nicbridge.contract.Dec21140.*;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static io.nicbridge.sim.backends.TulipTestFrames.SEQ;
+import static io.nicbridge.sim.backends.TulipTestFrames.TIMEOUT;
+import static io.nicbridge.sim.backends.TulipTestFrames.checkFrame;
+import static io.nicbridge.sim.backends.TulipTestFrames.receive;
+import static io.nicbridge.sim.backends.TulipTestFrames.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -17,11 +22,8 @@ import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.sim.engine.EngineMode;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -33,8 +35,6 @@ import org.junit.jupiter.api.Test;
  * {@link io.nicbridge.sim.backends.TulipBackendConformanceTest}, run on the emulator and on the native shim.
  */
 class TulipDriverConformanceTest {
-    static final ValueLayout.OfInt SEQ = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    static final long TIMEOUT = TimeUnit.SECONDS.toNanos(5);
 
     static TulipTestbed bed(EngineMode mode, TulipConfig config) {
         TulipTestbed bed = TulipTestbed.builder().mode(mode).config(config).build();
@@ -46,39 +46,6 @@ class TulipDriverConformanceTest {
         return TulipConfig.builder().interruptMode(InterruptMode.POLLING).build();
     }
 
-    /** Composes a frame to {@code dst} with {@code seq} at byte 14 and a pattern after it. */
-    static boolean send(FramePort p, MacAddress src, long dst, int seq, int length) {
-        int h = p.claim();
-        if (h == FramePort.NONE) {
-            return false;
-        }
-        MemorySegment b = p.txBuffer(h);
-        MacAddress.write(dst, b, 0);
-        src.writeTo(b, 6);
-        b.set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 12, (short) 0x88B5);
-        b.set(SEQ, 14, seq);
-        for (int i = 18; i < length; i++) {
-            b.set(ValueLayout.JAVA_BYTE, i, (byte) (seq + i));
-        }
-        p.commit(h, length);
-        return true;
-    }
-
-    static int receive(FramePort p) throws InterruptedException {
-        int h = p.await(TIMEOUT, TimeUnit.NANOSECONDS);
-        assertNotEquals(FramePort.NONE, h, p.name() + ": no frame within the timeout");
-        return h;
-    }
-
-    static void checkFrame(FramePort p, int h, int seq, int length) {
-        assertEquals(FrameStatus.OK, p.rxStatus(h), FrameStatus.describe(p.rxStatus(h)));
-        assertEquals(length, p.rxLength(h));
-        MemorySegment b = p.rxBuffer(h);
-        assertEquals(seq, b.get(SEQ, 14));
-        for (int i = 18; i < length; i++) {
-            assertEquals((byte) (seq + i), b.get(ValueLayout.JAVA_BYTE, i), "byte " + i);
-        }
-    }
 
     // ------------------------------------------------------------------ what only an emulated wire can do
 
