@@ -56,7 +56,7 @@ final class ShimPingPong {
     static final int UDP_FRAME_OVERHEAD = ETH_HEADER_LEN + UdpBaseline.IPV4_UDP_HEADERS;
     /** The library's defaults (nicshim.h), printed when the spec does not set them. */
     private static final Map<String, String> SHIM_DEFAULTS = Map.of("rx-ring", "256", "tx-ring", "256",
-        "frame-size", "2048", "budget", "64", "qdisc-bypass", "false", "promisc", "false");
+        "frame-size", "2048", "budget", "64", "qdisc-bypass", "false", "promisc", "false", "tx", "ring");
     /** The pingpong's RX ring (PACKET_MMAP frames) unless the backend names one; see the constructor. */
     static final int PINGPONG_RX_RING = 4096;
     /** Round trips that re-warm a later round (fresh cards and sockets), not measured. */
@@ -79,6 +79,7 @@ final class ShimPingPong {
     private final TulipConfig driverConfig;
     private final long spinNanos;
     private final boolean rxRingDefaulted;
+    private final boolean txDefaulted;
 
     /**
      * Checks everything that can be checked before a socket is opened.
@@ -129,6 +130,10 @@ final class ShimPingPong {
         // (SO_RCVBUF 4 MiB asked): a 256-frame ring overflows whenever the receiving thread loses its CPU for a
         // millisecond on a busy machine. Only when the user did not choose.
         rxRingDefaulted = params.putIfAbsent("rx-ring", Integer.toString(PINGPONG_RX_RING)) == null;
+        // Role both always runs on a veth pair, where one send() per frame beats the PACKET_MMAP TX ring (whose
+        // zero-copy pages the veth copies again for the peer's packet socket); the library keeps the ring as its
+        // default for real NICs and batches (echo and client run there), and tx=ring in the backend still asks for it.
+        txDefaulted = roleIsBoth(roleText) && params.putIfAbsent("tx", "send") == null;
         InterruptMode irq = switch (driver.trim().toLowerCase(Locale.ROOT)) {
             case "auto", "interrupt" -> InterruptMode.INTERRUPT;
             case "polling" -> InterruptMode.POLLING;
@@ -180,6 +185,10 @@ final class ShimPingPong {
         if (peer != null && (!peer.isValidStation())) {
             throw new IllegalArgumentException("--peer " + peerText + " is not a station address (multicast or zero)");
         }
+    }
+
+    private static boolean roleIsBoth(String roleText) {
+        return roleText.trim().toLowerCase(Locale.ROOT).equals("both");
     }
 
     static long parseDuration(String text) {
@@ -268,10 +277,11 @@ final class ShimPingPong {
             System.getProperty("os.version"), System.getProperty("os.arch"), Runtime.getRuntime().availableProcessors(),
             cpuModel(), Runtime.version());
         out.printf(Locale.ROOT, "shim: mode %s, AF_PACKET PACKET_MMAP rings rx-ring %s, tx-ring %s frames of %s B,"
-                + " budget %s frames/poll, qdisc-bypass %s, promisc %s%n", params.get("mode"), rxRingDefaulted
+                + " budget %s frames/poll, qdisc-bypass %s, promisc %s, tx %s%n", params.get("mode"), rxRingDefaulted
                 ? PINGPONG_RX_RING + " (pingpong default, about what UDP's 4 MiB socket buffer holds; the library's is"
                     + " 256)" : params.get("rx-ring"),
-            param("tx-ring"), param("frame-size"), param("budget"), param("qdisc-bypass"), param("promisc"));
+            param("tx-ring"), param("frame-size"), param("budget"), param("qdisc-bypass"), param("promisc"),
+            txDefaulted ? "send (pingpong default on its veth pair; the library's is ring)" : param("tx"));
         out.printf(Locale.ROOT, "driver: TulipDriver (unchanged), %s, RX ring %d / TX ring %d descriptors, RX"
                 + " buffers %d B%n", driverConfig.interruptMode().name().toLowerCase(Locale.ROOT),
             driverConfig.rxRingSize(), driverConfig.txRingSize(), driverConfig.rxBufferSize());
