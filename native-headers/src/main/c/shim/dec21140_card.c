@@ -1064,13 +1064,10 @@ static bool tx_put_on_wire(dec_card_t *c) {
         tx_close_frame(c);
         return true;
     }
-    uint8_t *slot = shim_tx_reserve(c->shim, len);
-    if (slot == NULL) {
+    if (!shim_tx_frame(c->shim, c->tx_fifo, len)) {
         c->tx_pending = true;
         return false;
     }
-    memcpy(slot, c->tx_fifo, len);
-    shim_tx_commit(c->shim, len);
     shim_count(c->shim, SHIM_STAT_TX_FRAMES, 1);
     shim_count(c->shim, SHIM_STAT_TX_BYTES, c->tx_length);
     if (c->tx_state != DEC21140_TS_STOPPED) {

@@ -227,8 +227,15 @@ static uint64_t shim_coarse_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Every caller holds the state lock (card code, poll, register access), so each counter has one writer at a time and
+ * a plain load and store suffice: relaxed atomics keep nicshim_get_stats' lock-free reads tear-free, and there is no
+ * locked read-modify-write (tens of ns each, several per frame). Only kicks, counted without the lock, add atomically
+ * (nicshim_kick). */
 void shim_count(shim_t *shim, enum shim_stat stat, uint64_t n) {
-    if ((unsigned)stat < SHIM_STAT_COUNT) {
+    if ((unsigned)stat < SHIM_STAT_COUNT && stat != SHIM_STAT_KICKS) {
+        uint64_t v = __atomic_load_n(&shim->stats[stat], __ATOMIC_RELAXED);
+        __atomic_store_n(&shim->stats[stat], v + n, __ATOMIC_RELAXED);
+    } else if (stat == SHIM_STAT_KICKS) {
         __atomic_fetch_add(&shim->stats[stat], n, __ATOMIC_RELAXED);
     }
 }
@@ -494,28 +501,56 @@ static uint32_t shim_tx_capacity(const shim_t *shim) {
     return shim->tx.frame_size - (uint32_t)SHIM_TX_DATA_OFFSET;
 }
 
-/** Send mode: hands the held frame to the kernel; keeps it on EAGAIN (wait for POLLOUT) or a down interface (retry
- * later), drops and counts it on ENOBUFS (the kernel took it and a full device queue dropped it). */
-static void shim_tx_send_held(shim_t *shim) {
-    if (shim->tx_held == 0 || shim->tx_fd < 0) {
-        return;
-    }
+/** Send mode: hands `frame` to the kernel with one send(). On EAGAIN (no room in the socket: wait for POLLOUT) or a
+ * down interface (retry later) the frame is kept in tx_buf (held) and the card sees back-pressure until it leaves;
+ * on ENOBUFS (the kernel took it and a full device queue dropped it) it is counted in tx_drop_kernel. */
+static void shim_tx_send_now(shim_t *shim, const uint8_t *frame, uint32_t len) {
     shim->tx_retry = 0;
-    if (send(shim->tx_fd, shim->tx_buf, shim->tx_held, MSG_DONTWAIT) >= 0) {
+    if (send(shim->tx_fd, frame, len, MSG_DONTWAIT) >= 0) {
         shim->tx_held = 0;
         return;
     }
     int err = errno;
-    if (err == EAGAIN || err == EWOULDBLOCK) {
-        shim->tx_blocked = 1; /* the socket's send buffer is full: the next wait includes POLLOUT */
-    } else if (err == ENOBUFS) {
+    if (err == ENOBUFS) {
         shim_count(shim, SHIM_STAT_TX_DROP_KERNEL, 1);
         shim->tx_held = 0;
+        return;
+    }
+    if (frame != shim->tx_buf) {
+        memcpy(shim->tx_buf, frame, len);
+    }
+    shim->tx_held = len;
+    if (err == EAGAIN || err == EWOULDBLOCK) {
+        shim->tx_blocked = 1; /* the socket's send buffer is full: the next wait includes POLLOUT */
     } else {
         /* Interface down (ENETDOWN, ENXIO) or interrupted: the frame waits, as frames queued in a ring would. */
         shim->tx_retry = 1;
         shim->tx_retry_at = shim_now_ns() + (err == EINTR ? SHIM_TX_RETRY_SOON_NS : SHIM_TX_RETRY_LATER_NS);
     }
+}
+
+/** Send mode: one more try for the held frame. */
+static void shim_tx_send_held(shim_t *shim) {
+    if (shim->tx_held != 0 && shim->tx_fd >= 0) {
+        shim_tx_send_now(shim, shim->tx_buf, shim->tx_held);
+    }
+}
+
+/** Whether the kernel takes a frame of `len` bytes starting with `frame`; counts the ones it would refuse. */
+static int shim_tx_length_ok(shim_t *shim, const uint8_t *frame, uint32_t len) {
+    /* The kernel refuses frames shorter than the Ethernet header and longer than MTU + header (+ an 802.1Q tag);
+     * with PACKET_LOSS it would drop them without a trace, so they are counted here instead of sent. */
+    if (len < ETH_HLEN || len > shim_tx_capacity(shim)) {
+        shim_count(shim, SHIM_STAT_TX_DROP_KERNEL, 1);
+        return 0;
+    }
+    /* Like the kernel (packet_extra_vlan_len_allowed): only an 802.1Q frame may carry its 4-byte tag on top. */
+    uint32_t tag = frame[12] == (ETH_P_8021Q >> 8) && frame[13] == (ETH_P_8021Q & 0xFF) ? SHIM_VLAN_HLEN : 0;
+    if (len > shim->mtu + ETH_HLEN + tag) {
+        shim_count(shim, SHIM_STAT_TX_DROP_TOO_LONG, 1);
+        return 0;
+    }
+    return 1;
 }
 
 uint8_t *shim_tx_reserve(shim_t *shim, uint32_t max_len) {
@@ -553,24 +588,18 @@ void shim_tx_commit(shim_t *shim, uint32_t len) {
         return;
     }
     shim->tx_reserved = 0;
-    /* The kernel refuses frames shorter than the Ethernet header and longer than MTU + header (+ an 802.1Q tag);
-     * with PACKET_LOSS it would drop them without a trace, so they are counted here instead of sent. */
     if (len < ETH_HLEN || len > shim_tx_capacity(shim)) {
         shim_count(shim, SHIM_STAT_TX_DROP_KERNEL, 1);
         return;
     }
     struct tpacket2_hdr *hdr = shim->tx_send ? NULL : shim_ring_slot(&shim->tx, shim->tx.head);
     const uint8_t *frame = shim->tx_send ? shim->tx_buf : (const uint8_t *)hdr + SHIM_TX_DATA_OFFSET;
-    /* Like the kernel (packet_extra_vlan_len_allowed): only an 802.1Q frame may carry its 4-byte tag on top. */
-    uint32_t tag = frame[12] == (ETH_P_8021Q >> 8) && frame[13] == (ETH_P_8021Q & 0xFF) ? SHIM_VLAN_HLEN : 0;
-    if (len > shim->mtu + ETH_HLEN + tag) {
-        shim_count(shim, SHIM_STAT_TX_DROP_TOO_LONG, 1);
+    if (!shim_tx_length_ok(shim, frame, len)) {
         return;
     }
     if (shim->tx_send) {
         /* Sent now, not at the flush: the card may reserve the next frame within the same call. */
-        shim->tx_held = len;
-        shim_tx_send_held(shim);
+        shim_tx_send_now(shim, frame, len);
         return;
     }
     hdr->tp_len = len;
@@ -578,6 +607,23 @@ void shim_tx_commit(shim_t *shim, uint32_t len) {
     shim_store_release(&hdr->tp_status, TP_STATUS_SEND_REQUEST);
     shim->tx.head = (shim->tx.head + 1) & (shim->tx.frames - 1);
     shim->tx_committed = 1;
+}
+
+int shim_tx_frame(shim_t *shim, const uint8_t *frame, uint32_t len) {
+    if (shim->tx_send && shim->tx_fd >= 0 && !shim->tx_reserved && shim->tx_held == 0) {
+        /* Straight from the card's buffer: no copy into tx_buf unless the socket keeps us waiting. */
+        if (shim_tx_length_ok(shim, frame, len)) {
+            shim_tx_send_now(shim, frame, len);
+        }
+        return 1;
+    }
+    uint8_t *slot = shim_tx_reserve(shim, len);
+    if (slot == NULL) {
+        return 0;
+    }
+    memcpy(slot, frame, len);
+    shim_tx_commit(shim, len);
+    return 1;
 }
 
 void shim_tx_abort(shim_t *shim) {
@@ -1285,7 +1331,11 @@ static uint32_t shim_work(shim_t *shim) {
     } else if (shim->tx_held != 0 && !shim->tx_retry) {
         shim_tx_send_held(shim); /* send mode: woken by room in the socket (or anything else): try again */
     }
-    uint32_t kicks = __atomic_exchange_n(&shim->kicks, 0, __ATOMIC_SEQ_CST);
+    /* A plain load first: most rounds have no kick, and the exchange is a locked instruction. A kick that lands after
+     * the load is seen by the wait's Dekker check or the next round. */
+    uint32_t kicks = __atomic_load_n(&shim->kicks, __ATOMIC_RELAXED) != 0
+                         ? __atomic_exchange_n(&shim->kicks, 0, __ATOMIC_SEQ_CST)
+                         : 0;
     shim->kicked = kicks != 0;
     events |= shim->ops->work(shim->card, kicks, budget);
     shim_tx_flush(shim);
