@@ -34,7 +34,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * <ul>
  *   <li>{@code shimRoundTrip}: two shim-served 21140s in inline mode with interrupt-driven Tulip drivers. A commits
  *   a frame (the CSR1 doorbell runs the transmit process on this thread: descriptor, DMA, PACKET_MMAP TX ring,
- *   sendto); B waits on its interrupt line, which runs B's card on this thread (ppoll on the RX ring, the frame into
+ *   sendto); B waits on its interrupt line, which runs B's card on this thread (epoll wait on the RX ring, the frame into
  *   B's descriptor, RI); B echoes; A receives the same way. Frames are {@code length} bytes without FCS.</li>
  *   <li>{@code udpRoundTrip}: connected blocking {@link DatagramChannel}s, one per namespace, with the UDP payload
  *   that makes the same Ethernet frame ({@code length - 42}, at least 18): write, read on the other side, write

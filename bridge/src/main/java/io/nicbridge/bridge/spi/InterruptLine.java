@@ -19,7 +19,7 @@ import java.util.concurrent.locks.LockSupport;
  * one of the two sees the other.
  *
  * <p>A backend whose card has no thread of its own (the native shim in inline mode) installs a {@link Pump}: a
- * waiting thread then does the card's work itself - it blocks in the card's own wait (e.g. {@code ppoll} on the
+ * waiting thread then does the card's work itself - it blocks in the card's own wait (e.g. {@code epoll_wait} on the
  * socket) instead of parking, so a frame arriving wakes the very thread that handles it.
  */
 public final class InterruptLine {
