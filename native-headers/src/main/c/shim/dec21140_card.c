@@ -851,8 +851,19 @@ static void frame_truncated(dec_card_t *c) {
     raise_bits(c, DEC21140_CSR5_RI);
 }
 
-/** DMA of n frame bytes into a receive buffer. false after a bus error (the process is stopped). */
-static bool rx_copy(dec_card_t *c, uint32_t bus, const uint8_t *from, uint32_t n) {
+/**
+ * A frame as the receive process sees it: `len` bytes, the first `body_len` at `body` and the rest (at most the pad
+ * and the FCS) at `tail`. A frame from the link is delivered straight from the kernel's ring slot this way, with only
+ * its FCS computed here, instead of being copied whole into a staging buffer first.
+ */
+typedef struct rx_src {
+    const uint8_t *body;
+    uint32_t body_len;
+    const uint8_t *tail;
+} rx_src_t;
+
+/** DMA of n frame bytes from offset `at` into a receive buffer. false after a bus error (the process is stopped). */
+static bool rx_copy(dec_card_t *c, uint32_t bus, const rx_src_t *src, uint32_t at, uint32_t n) {
     if (bus & (DEC21140_DESC_ALIGN - 1)) { /* receive buffers must be longword aligned (A.6) */
         fatal_bus_error(c, DEC21140_EB_TARGET_ABORT);
         return false;
@@ -863,12 +874,23 @@ static bool rx_copy(dec_card_t *c, uint32_t bus, const uint8_t *from, uint32_t n
         fatal_bus_error(c, eb_of(fault));
         return false;
     }
-    memcpy(p, from, n);
+    if (at < src->body_len) {
+        uint32_t k = src->body_len - at < n ? src->body_len - at : n;
+        memcpy(p, src->body + at, k);
+        p += k;
+        at += k;
+        n -= k;
+    }
+    if (n > 0) {
+        memcpy(p, src->tail + (at - src->body_len), n);
+    }
     return true;
 }
 
-/** Moves one accepted frame (data + FCS) into host buffers (hardware-facts A.7, receive). */
-static void rx_deliver(dec_card_t *c, const uint8_t *f, uint32_t len, bool filter_failed, bool fcs_good) {
+/** Moves one accepted frame (data + FCS) into host buffers (hardware-facts A.7, receive). rx_flags reads only the
+ * header from `f` (the body: always >= 60 bytes when there is a tail) unless the FCS is unchecked (contiguous). */
+static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool filter_failed, bool fcs_good) {
+    const uint8_t *f = src->body;
     walker_t *w = &c->rx;
     uint32_t eb = 0;
     set_rx_state(c, DEC21140_RS_FETCH_DESC);
@@ -899,14 +921,14 @@ static void rx_deliver(dec_card_t *c, const uint8_t *f, uint32_t len, bool filte
         } else {
             uint32_t n1 = len - written < size1 ? len - written : size1;
             if (n1 > 0) {
-                if (!rx_copy(c, w->buffer1, f + written, n1)) {
+                if (!rx_copy(c, w->buffer1, src, written, n1)) {
                     return;
                 }
                 written += n1;
             }
             uint32_t n2 = len - written < size2 ? len - written : size2;
             if (n2 > 0) {
-                if (!rx_copy(c, w->word3, f + written, n2)) {
+                if (!rx_copy(c, w->word3, src, written, n2)) {
                     return;
                 }
                 written += n2;
@@ -956,7 +978,8 @@ static void rx_deliver(dec_card_t *c, const uint8_t *f, uint32_t len, bool filte
 }
 
 /** One frame (data + FCS) taken off the FIFO by a running receive process: runt check, filter, delivery. */
-static void rx_frame(dec_card_t *c, const uint8_t *f, uint32_t len, bool fcs_good) {
+static void rx_frame_src(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fcs_good) {
+    const uint8_t *f = src->body;
     uint32_t csr6 = csr_load(c, DEC21140_CSR6);
     if (len < DEC21140_ETH_ADDR_LEN || (len < DEC21140_ETH_MIN_FRAME && !(csr6 & DEC21140_CSR6_PB))) {
         shim_count(c->shim, SHIM_STAT_RX_DROP_BAD_FRAME, 1);
@@ -968,7 +991,12 @@ static void rx_frame(dec_card_t *c, const uint8_t *f, uint32_t len, bool fcs_goo
         shim_count(c->shim, SHIM_STAT_RX_DROP_FILTER, 1);
         return;
     }
-    rx_deliver(c, f, len, !pass, fcs_good);
+    rx_deliver(c, src, len, !pass, fcs_good);
+}
+
+static void rx_frame(dec_card_t *c, const uint8_t *f, uint32_t len, bool fcs_good) {
+    rx_src_t src = {f, len, NULL};
+    rx_frame_src(c, &src, len, fcs_good);
 }
 
 /** The model's receiveWork: drain the FIFO while the receive process runs. */
@@ -1064,13 +1092,10 @@ static bool tx_put_on_wire(dec_card_t *c) {
         tx_close_frame(c);
         return true;
     }
-    uint8_t *slot = shim_tx_reserve(c->shim, len);
-    if (slot == NULL) {
+    if (!shim_tx_frame(c->shim, c->tx_fifo, len)) {
         c->tx_pending = true;
         return false;
     }
-    memcpy(slot, c->tx_fifo, len);
-    shim_tx_commit(c->shim, len);
     shim_count(c->shim, SHIM_STAT_TX_FRAMES, 1);
     shim_count(c->shim, SHIM_STAT_TX_BYTES, c->tx_length);
     if (c->tx_state != DEC21140_TS_STOPPED) {
@@ -1608,6 +1633,14 @@ static uint32_t dec_receive(void *card, const uint8_t *frame, uint32_t len) {
     if (data + DEC21140_ETH_FCS_LEN > RX_MAX_FRAME) {
         shim_count(c->shim, SHIM_STAT_RX_DROP_TOO_LONG, 1);
         raise_bits(c, DEC21140_CSR5_RWT);
+        return take_events(c);
+    }
+    if (data == len && c->rx_state != DEC21140_RS_STOPPED && c->fifo_count == 0) {
+        /* No padding and no FIFO in the way: deliver from the link's buffer, only the FCS comes from here. */
+        uint8_t fcs[DEC21140_ETH_FCS_LEN];
+        put_le32(fcs, crc32_zlib(c, frame, len));
+        rx_src_t src = {frame, len, fcs};
+        rx_frame_src(c, &src, len + DEC21140_ETH_FCS_LEN, true);
         return take_events(c);
     }
     uint8_t *f = c->rx_stage;

@@ -11,16 +11,16 @@
  *                                                        RX ring frames -----------receive->  RX descriptors
  *                                                        timers -------------------tick---->
  *                                                        link state, kernel drops
- *                                                        unlock; ppoll; lock; again
+ *                                                        unlock; epoll_pwait2; lock; again
  *   interface <== AF_PACKET TX ring (PACKET_MMAP, TPACKET_V2) <== shim_tx_reserve/commit ===  frames
  *   interface ==> AF_PACKET RX ring (PACKET_MMAP, TPACKET_V2) =========================>  receive()
  *
  * Threads and the lock. One pthread mutex serialises every call into the card model, so card code is
  * single-threaded. nicshim_poll() does the pending work under the lock and, when nothing happened and the caller
- * allows a wait, releases the lock for the ppoll() so that the driver's register accesses (reg_read/reg_write on
+ * allows a wait, releases the lock for the wait (epoll, see shim_wait) so that the driver's register accesses (reg_read/reg_write on
  * another thread) are never blocked by a waiting poller. nicshim_kick() never takes the lock: it ORs the doorbell
  * bits into `kicks` and, if a poller is (about to be) asleep, writes the eventfd. The handshake is Dekker's with
- * sequentially consistent atomics: the poller increments `sleeping` and then re-reads `kicks` before ppoll; the
+ * sequentially consistent atomics: the poller increments `sleeping` and then re-reads `kicks` before it sleeps; the
  * kicker ORs `kicks` and then reads `sleeping`. Whatever the interleaving, either the poller sees the kick and
  * does not sleep, or the kicker sees the sleeper and wakes it. A poll returns when the card reports events
  * (a new interrupt comes with one; a line that merely stays asserted does not end the wait), after a round that handled a kick
@@ -38,7 +38,11 @@
  *    wire. A frame longer than the ring frame (tp_len > tp_snaplen) is counted in rx_drop_truncated and never
  *    reaches the card. When the card says it cannot take a frame (can_receive), frames stay in the kernel ring
  *    (which then drops and counts, PACKET_STATISTICS -> rx_drop_kernel) and the wait leaves the RX socket out.
- *  - TX: protocol 0 bound to the interface (receives nothing), TPACKET_V2 ring, PACKET_LOSS (a malformed frame is
+ *  - TX (NICSHIM_OPT_TX_SEND): protocol 0 bound to the interface, no ring: shim_tx_reserve hands out one linear
+ *    buffer and shim_tx_commit send()s it at once (one copy into a linear skb, where a ring's zero-copy pages are
+ *    copied again by a veth whose peer keeps the frame). A frame the socket has no room for is held (the card sees
+ *    back-pressure, the wait includes POLLOUT) and retried; ENOBUFS (dropped by a full device queue) is counted.
+ *  - TX (default): protocol 0 bound to the interface (receives nothing), TPACKET_V2 ring, PACKET_LOSS (a malformed frame is
  *    skipped by the kernel instead of jamming the ring at its head), PACKET_QDISC_BYPASS on request. The card
  *    fills one slot at a time (shim_tx_reserve/commit); after each card call that committed frames the platform
  *    flushes with one sendto(MSG_DONTWAIT). A full ring is back-pressure: reserve returns NULL, the card keeps its
@@ -68,10 +72,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -158,8 +164,14 @@ struct nicshim {
 
     int ctl_fd;   /* whole life: ioctls, memberships */
     int event_fd; /* whole life: kick wake-ups */
+    int ep_fd;    /* whole life: the epoll set a poller sleeps in (event_fd, timer_fd; rx_fd, tx_fd while running) */
+    int timer_fd; /* whole life: ends a wait at its deadline (CLOCK_MONOTONIC, absolute) */
+    uint64_t timer_at; /* when timer_fd fires (shim_now_ns time), 0 = never armed */
+    int ep_waiter;     /* a poller sleeps in epoll_wait on ep_fd (at most one: it owns timer_fd) */
     int rx_fd;    /* between start and stop, else -1 */
     int tx_fd;
+    uint32_t ep_rx; /* the events rx_fd / tx_fd are registered for in ep_fd right now */
+    uint32_t ep_tx;
 
     uint8_t *window[2];
 
@@ -169,8 +181,11 @@ struct nicshim {
     int32_t last_hit; /* id of the region of the last successful translation, -1 = none */
 
     shim_ring_t rx;
-    shim_ring_t tx;
-    uint8_t *scratch; /* one frame + a VLAN tag: where a stripped 802.1Q tag is put back */
+    shim_ring_t tx;       /* ring mode: the TX ring (send mode: only its geometry, for the slot capacity) */
+    uint8_t *scratch;     /* one frame + a VLAN tag: where a stripped 802.1Q tag is put back */
+    int tx_send;          /* NICSHIM_OPT_TX_SEND: frames leave by send() from tx_buf, there is no TX ring */
+    uint8_t *tx_buf;      /* send mode: the frame being built, or waiting for room in the socket */
+    uint32_t tx_held;     /* send mode: length of a committed frame not yet sent (0 = none) */
 
     int running; /* atomic: read by get_info without the lock */
     int tx_reserved;
@@ -179,6 +194,7 @@ struct nicshim {
     int tx_retry;     /* the last flush failed: frames still queued */
     uint64_t tx_retry_at;
     int rx_held; /* the card refused a frame in this round: do not wait on the RX socket */
+    int rx_more; /* the receive loop stopped on its budget with frames left: do not sleep */
     uint32_t rx_mode;
     int irq_prev;
     int link_up;
@@ -186,7 +202,7 @@ struct nicshim {
     uint64_t next_kstats;
 
     uint32_t kicks; /* atomic: NICSHIM_KICK_* rung since the last work() */
-    int sleeping;   /* atomic: pollers inside (or about to enter) ppoll */
+    int sleeping;   /* atomic: pollers inside (or about to enter) the wait */
     int kicked;     /* the last work() round handled a kick: poll returns even without events */
 
     uint64_t stats[SHIM_STAT_COUNT]; /* atomic (relaxed) */
@@ -202,8 +218,24 @@ uint64_t shim_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Housekeeping time (link checks, kernel counters): CLOCK_MONOTONIC_COARSE reads the vDSO's last tick, no TSC read,
+ * so a poll round that has no timer of the card's pending reads no precise clock at all. Its jiffy resolution is
+ * plenty for things done every few milliseconds; it is never compared with shim_now_ns() values. */
+static uint64_t shim_coarse_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Every caller holds the state lock (card code, poll, register access), so each counter has one writer at a time and
+ * a plain load and store suffice: relaxed atomics keep nicshim_get_stats' lock-free reads tear-free, and there is no
+ * locked read-modify-write (tens of ns each, several per frame). Only kicks, counted without the lock, add atomically
+ * (nicshim_kick). */
 void shim_count(shim_t *shim, enum shim_stat stat, uint64_t n) {
-    if ((unsigned)stat < SHIM_STAT_COUNT) {
+    if ((unsigned)stat < SHIM_STAT_COUNT && stat != SHIM_STAT_KICKS) {
+        uint64_t v = __atomic_load_n(&shim->stats[stat], __ATOMIC_RELAXED);
+        __atomic_store_n(&shim->stats[stat], v + n, __ATOMIC_RELAXED);
+    } else if (stat == SHIM_STAT_KICKS) {
         __atomic_fetch_add(&shim->stats[stat], n, __ATOMIC_RELAXED);
     }
 }
@@ -430,8 +462,26 @@ static int32_t shim_open_rx(shim_t *shim) {
     return rc;
 }
 
+/** Send mode: a plain packet socket (no ring), PACKET_QDISC_BYPASS on request. */
+static int32_t shim_send_socket(shim_t *shim, int *out_fd) {
+    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return shim_errno_code(errno);
+    }
+    int one = 1;
+    if ((shim->opt.flags & NICSHIM_OPT_QDISC_BYPASS) != 0 &&
+        setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) < 0) {
+        int32_t rc = shim_errno_code(errno);
+        close(fd);
+        return rc;
+    }
+    *out_fd = fd;
+    return NICSHIM_OK;
+}
+
 static int32_t shim_open_tx(shim_t *shim) {
-    int32_t rc = shim_ring_socket(shim, &shim->tx, PACKET_TX_RING, &shim->tx_fd);
+    int32_t rc = shim->tx_send ? shim_send_socket(shim, &shim->tx_fd)
+                               : shim_ring_socket(shim, &shim->tx, PACKET_TX_RING, &shim->tx_fd);
     if (rc != NICSHIM_OK) {
         return rc;
     }
@@ -451,11 +501,71 @@ static uint32_t shim_tx_capacity(const shim_t *shim) {
     return shim->tx.frame_size - (uint32_t)SHIM_TX_DATA_OFFSET;
 }
 
+/** Send mode: hands `frame` to the kernel with one send(). On EAGAIN (no room in the socket: wait for POLLOUT) or a
+ * down interface (retry later) the frame is kept in tx_buf (held) and the card sees back-pressure until it leaves;
+ * on ENOBUFS (the kernel took it and a full device queue dropped it) it is counted in tx_drop_kernel. */
+static void shim_tx_send_now(shim_t *shim, const uint8_t *frame, uint32_t len) {
+    shim->tx_retry = 0;
+    if (send(shim->tx_fd, frame, len, MSG_DONTWAIT) >= 0) {
+        shim->tx_held = 0;
+        return;
+    }
+    int err = errno;
+    if (err == ENOBUFS) {
+        shim_count(shim, SHIM_STAT_TX_DROP_KERNEL, 1);
+        shim->tx_held = 0;
+        return;
+    }
+    if (frame != shim->tx_buf) {
+        memcpy(shim->tx_buf, frame, len);
+    }
+    shim->tx_held = len;
+    if (err == EAGAIN || err == EWOULDBLOCK) {
+        shim->tx_blocked = 1; /* the socket's send buffer is full: the next wait includes POLLOUT */
+    } else {
+        /* Interface down (ENETDOWN, ENXIO) or interrupted: the frame waits, as frames queued in a ring would. */
+        shim->tx_retry = 1;
+        shim->tx_retry_at = shim_now_ns() + (err == EINTR ? SHIM_TX_RETRY_SOON_NS : SHIM_TX_RETRY_LATER_NS);
+    }
+}
+
+/** Send mode: one more try for the held frame. */
+static void shim_tx_send_held(shim_t *shim) {
+    if (shim->tx_held != 0 && shim->tx_fd >= 0) {
+        shim_tx_send_now(shim, shim->tx_buf, shim->tx_held);
+    }
+}
+
+/** Whether the kernel takes a frame of `len` bytes starting with `frame`; counts the ones it would refuse. */
+static int shim_tx_length_ok(shim_t *shim, const uint8_t *frame, uint32_t len) {
+    /* The kernel refuses frames shorter than the Ethernet header and longer than MTU + header (+ an 802.1Q tag);
+     * with PACKET_LOSS it would drop them without a trace, so they are counted here instead of sent. */
+    if (len < ETH_HLEN || len > shim_tx_capacity(shim)) {
+        shim_count(shim, SHIM_STAT_TX_DROP_KERNEL, 1);
+        return 0;
+    }
+    /* Like the kernel (packet_extra_vlan_len_allowed): only an 802.1Q frame may carry its 4-byte tag on top. */
+    uint32_t tag = frame[12] == (ETH_P_8021Q >> 8) && frame[13] == (ETH_P_8021Q & 0xFF) ? SHIM_VLAN_HLEN : 0;
+    if (len > shim->mtu + ETH_HLEN + tag) {
+        shim_count(shim, SHIM_STAT_TX_DROP_TOO_LONG, 1);
+        return 0;
+    }
+    return 1;
+}
+
 uint8_t *shim_tx_reserve(shim_t *shim, uint32_t max_len) {
     /* A request larger than a slot can never be met; NULL tells the card "not now" and it must itself check
      * lengths against shim_mtu() (a slot always holds max_frame, checked at open). */
-    if (shim->tx.map == NULL || shim->tx_reserved || max_len > shim_tx_capacity(shim)) {
+    if (shim->tx_fd < 0 || shim->tx_reserved || max_len > shim_tx_capacity(shim)) {
         return NULL;
+    }
+    if (shim->tx_send) {
+        if (shim->tx_held != 0) {
+            shim->tx_blocked = !shim->tx_retry; /* room in the socket, or the retry timer, ends the wait */
+            return NULL;
+        }
+        shim->tx_reserved = 1;
+        return shim->tx_buf;
     }
     struct tpacket2_hdr *hdr = shim_ring_slot(&shim->tx, shim->tx.head);
     /* Acquire: the kernel's completion (status back to AVAILABLE) happens-before we rewrite the slot. */
@@ -478,18 +588,18 @@ void shim_tx_commit(shim_t *shim, uint32_t len) {
         return;
     }
     shim->tx_reserved = 0;
-    /* The kernel refuses frames shorter than the Ethernet header and longer than MTU + header (+ an 802.1Q tag);
-     * with PACKET_LOSS it would drop them without a trace, so they are counted here instead of sent. */
     if (len < ETH_HLEN || len > shim_tx_capacity(shim)) {
         shim_count(shim, SHIM_STAT_TX_DROP_KERNEL, 1);
         return;
     }
-    struct tpacket2_hdr *hdr = shim_ring_slot(&shim->tx, shim->tx.head);
-    const uint8_t *frame = (const uint8_t *)hdr + SHIM_TX_DATA_OFFSET;
-    /* Like the kernel (packet_extra_vlan_len_allowed): only an 802.1Q frame may carry its 4-byte tag on top. */
-    uint32_t tag = frame[12] == (ETH_P_8021Q >> 8) && frame[13] == (ETH_P_8021Q & 0xFF) ? SHIM_VLAN_HLEN : 0;
-    if (len > shim->mtu + ETH_HLEN + tag) {
-        shim_count(shim, SHIM_STAT_TX_DROP_TOO_LONG, 1);
+    struct tpacket2_hdr *hdr = shim->tx_send ? NULL : shim_ring_slot(&shim->tx, shim->tx.head);
+    const uint8_t *frame = shim->tx_send ? shim->tx_buf : (const uint8_t *)hdr + SHIM_TX_DATA_OFFSET;
+    if (!shim_tx_length_ok(shim, frame, len)) {
+        return;
+    }
+    if (shim->tx_send) {
+        /* Sent now, not at the flush: the card may reserve the next frame within the same call. */
+        shim_tx_send_now(shim, frame, len);
         return;
     }
     hdr->tp_len = len;
@@ -499,13 +609,35 @@ void shim_tx_commit(shim_t *shim, uint32_t len) {
     shim->tx_committed = 1;
 }
 
+int shim_tx_frame(shim_t *shim, const uint8_t *frame, uint32_t len) {
+    if (shim->tx_send && shim->tx_fd >= 0 && !shim->tx_reserved && shim->tx_held == 0) {
+        /* Straight from the card's buffer: no copy into tx_buf unless the socket keeps us waiting. */
+        if (shim_tx_length_ok(shim, frame, len)) {
+            shim_tx_send_now(shim, frame, len);
+        }
+        return 1;
+    }
+    uint8_t *slot = shim_tx_reserve(shim, len);
+    if (slot == NULL) {
+        return 0;
+    }
+    memcpy(slot, frame, len);
+    shim_tx_commit(shim, len);
+    return 1;
+}
+
 void shim_tx_abort(shim_t *shim) {
     shim->tx_reserved = 0;
 }
 
-/** Hands committed frames to the kernel (one sendto walks every SEND_REQUEST slot from the kernel's head). */
+/** Hands committed frames to the kernel (one sendto walks every SEND_REQUEST slot from the kernel's head). Send mode:
+ * frames went out at commit; only a frame held by a failed send is retried here (the caller checks tx_retry_at). */
 static void shim_tx_flush(shim_t *shim) {
     if ((!shim->tx_committed && !shim->tx_retry) || shim->tx_fd < 0) {
+        return;
+    }
+    if (shim->tx_send) {
+        shim_tx_send_held(shim);
         return;
     }
     shim->tx_committed = 0;
@@ -719,8 +851,11 @@ static void shim_free(shim_t *shim) {
         shim->ops->destroy(shim->card);
     }
     shim_close_fd(&shim->ctl_fd);
+    shim_close_fd(&shim->ep_fd);
+    shim_close_fd(&shim->timer_fd);
     shim_close_fd(&shim->event_fd);
     free(shim->scratch);
+    free(shim->tx_buf);
     pthread_mutex_destroy(&shim->lock);
     free(shim);
 }
@@ -759,11 +894,30 @@ static int32_t shim_open_checked(shim_t *shim, const char *ifname, uint32_t card
     if (shim->event_fd < 0) {
         return shim_errno_code(errno);
     }
+    shim->ep_fd = epoll_create1(EPOLL_CLOEXEC);
+    shim->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (shim->ep_fd < 0 || shim->timer_fd < 0) {
+        return shim_errno_code(errno);
+    }
+    /* Edge-triggered and never read: see shim_wait. */
+    struct epoll_event kick_ev = {.events = EPOLLIN | EPOLLET, .data.fd = shim->event_fd};
+    struct epoll_event timer_ev = {.events = EPOLLIN | EPOLLET, .data.fd = shim->timer_fd};
+    if (epoll_ctl(shim->ep_fd, EPOLL_CTL_ADD, shim->event_fd, &kick_ev) < 0 ||
+        epoll_ctl(shim->ep_fd, EPOLL_CTL_ADD, shim->timer_fd, &timer_ev) < 0) {
+        return shim_errno_code(errno);
+    }
     shim_ring_geometry(&shim->rx, shim->opt.rx_ring_frames, shim->opt.frame_size);
     shim_ring_geometry(&shim->tx, shim->opt.tx_ring_frames, shim->opt.frame_size);
     shim->scratch = malloc(shim->rx.frame_size + SHIM_VLAN_HLEN);
     if (shim->scratch == NULL) {
         return NICSHIM_ERR_NOMEM;
+    }
+    shim->tx_send = (shim->opt.flags & NICSHIM_OPT_TX_SEND) != 0;
+    if (shim->tx_send) {
+        shim->tx_buf = malloc(shim->tx.frame_size);
+        if (shim->tx_buf == NULL) {
+            return NICSHIM_ERR_NOMEM;
+        }
     }
     if ((shim->opt.flags & NICSHIM_OPT_PROMISC) != 0 && shim_membership(shim, 1, PACKET_MR_PROMISC) < 0) {
         return shim_errno_code(errno);
@@ -783,6 +937,8 @@ nicshim_t *nicshim_open(const char *ifname, uint32_t card_kind, const nicshim_op
     if (shim != NULL) {
         shim->ctl_fd = -1;
         shim->event_fd = -1;
+        shim->ep_fd = -1;
+        shim->timer_fd = -1;
         shim->rx_fd = -1;
         shim->tx_fd = -1;
         shim->last_hit = -1;
@@ -993,7 +1149,20 @@ int32_t nicshim_start(nicshim_t *shim) {
         }
     }
     if (rc == NICSHIM_OK) {
-        uint64_t now = shim_now_ns();
+        /* Registered for the link's life; shim_wait changes the events only when the card's needs change. */
+        struct epoll_event rx_ev = {.events = EPOLLIN | EPOLLET, .data.fd = shim->rx_fd};
+        struct epoll_event tx_ev = {.events = 0, .data.fd = shim->tx_fd};
+        if (epoll_ctl(shim->ep_fd, EPOLL_CTL_ADD, shim->rx_fd, &rx_ev) < 0 ||
+            epoll_ctl(shim->ep_fd, EPOLL_CTL_ADD, shim->tx_fd, &tx_ev) < 0) {
+            rc = shim_errno_code(errno);
+            shim_ring_close(&shim->rx, &shim->rx_fd); /* closing removes a registered fd from the set */
+            shim_ring_close(&shim->tx, &shim->tx_fd);
+        }
+        shim->ep_rx = EPOLLIN | EPOLLET;
+        shim->ep_tx = 0;
+    }
+    if (rc == NICSHIM_OK) {
+        uint64_t now = shim_coarse_ns();
         int flags = shim_iface_flags(shim);
         shim->link_up = flags >= 0 && (flags & IFF_RUNNING) != 0;
         shim->next_link_check = now + SHIM_LINK_CHECK_NS;
@@ -1002,7 +1171,9 @@ int32_t nicshim_start(nicshim_t *shim) {
         shim->tx_committed = 0;
         shim->tx_blocked = 0;
         shim->tx_retry = 0;
+        shim->tx_held = 0;
         shim->rx_held = 0;
+        shim->rx_more = 0;
         /* Discard what the kernel counted for the new socket so far (nothing: it was just bound). */
         struct tpacket_stats kst;
         socklen_t kst_len = sizeof(kst);
@@ -1037,14 +1208,22 @@ int32_t nicshim_stop(nicshim_t *shim) {
     if (__atomic_load_n(&shim->running, __ATOMIC_RELAXED)) {
         shim->ops->stop(shim->card);
         shim_irq_sample(shim);
-        /* What the card committed before stopping still goes out; the kernel finishes the ring on close. */
+        /* What the card committed before stopping still goes out; the kernel finishes the ring on close. Send mode:
+         * one last try for a held frame, which is otherwise lost and counted. */
         shim_tx_flush(shim);
-        shim_kernel_stats(shim, shim_now_ns(), 1);
+        shim_tx_send_held(shim);
+        if (shim->tx_held != 0) {
+            shim_count(shim, SHIM_STAT_TX_DROP_KERNEL, 1);
+        }
+        shim_kernel_stats(shim, shim_coarse_ns(), 1);
+        (void)epoll_ctl(shim->ep_fd, EPOLL_CTL_DEL, shim->rx_fd, NULL);
+        (void)epoll_ctl(shim->ep_fd, EPOLL_CTL_DEL, shim->tx_fd, NULL);
         shim_ring_close(&shim->rx, &shim->rx_fd);
         shim_ring_close(&shim->tx, &shim->tx_fd);
         shim->tx_reserved = 0;
         shim->tx_committed = 0;
         shim->tx_retry = 0;
+        shim->tx_held = 0;
         __atomic_store_n(&shim->running, 0, __ATOMIC_RELEASE);
         /* A poller waiting on the closed sockets returns NICSHIM_ERR_STATE now, not at its timeout. */
         shim_wake(shim);
@@ -1116,6 +1295,10 @@ static uint32_t shim_receive(shim_t *shim, uint32_t budget) {
         /* Release: we are done reading the slot before the kernel may refill it. */
         shim_store_release(&hdr->tp_status, TP_STATUS_KERNEL);
         ring->head = (ring->head + 1) & (ring->frames - 1);
+        if (n + 1 == budget) {
+            /* Frames may be left with no wake-up to come for them (the RX socket is edge-triggered in ep_fd). */
+            shim->rx_more = (shim_load_acquire(&shim_ring_slot(ring, ring->head)->tp_status) & TP_STATUS_USER) != 0;
+        }
     }
     return events;
 }
@@ -1135,45 +1318,83 @@ static uint32_t shim_link_check(shim_t *shim, uint64_t now) {
     return NICSHIM_EV_LINK;
 }
 
-/** One round of card work under the lock: doorbells, received frames, timers, link, kernel counters. */
+/** One round of card work under the lock: doorbells, received frames, timers, link, kernel counters. The precise clock
+ * is read only when a card timer or a flush retry is pending: most rounds have neither. */
 static uint32_t shim_work(shim_t *shim) {
-    uint64_t now = shim_now_ns();
     uint32_t budget = shim->opt.poll_budget;
     uint32_t events = 0;
     shim->tx_blocked = 0;
     shim->rx_held = 0;
-    if (shim->tx_retry && now >= shim->tx_retry_at) {
+    shim->rx_more = 0;
+    if (shim->tx_retry && shim_now_ns() >= shim->tx_retry_at) {
         shim_tx_flush(shim);
+    } else if (shim->tx_held != 0 && !shim->tx_retry) {
+        shim_tx_send_held(shim); /* send mode: woken by room in the socket (or anything else): try again */
     }
-    uint32_t kicks = __atomic_exchange_n(&shim->kicks, 0, __ATOMIC_SEQ_CST);
+    /* A plain load first: most rounds have no kick, and the exchange is a locked instruction. A kick that lands after
+     * the load is seen by the wait's Dekker check or the next round. */
+    uint32_t kicks = __atomic_load_n(&shim->kicks, __ATOMIC_RELAXED) != 0
+                         ? __atomic_exchange_n(&shim->kicks, 0, __ATOMIC_SEQ_CST)
+                         : 0;
     shim->kicked = kicks != 0;
     events |= shim->ops->work(shim->card, kicks, budget);
     shim_tx_flush(shim);
     events |= shim_receive(shim, budget);
     shim_tx_flush(shim);
-    if (shim->ops->tick != NULL &&
-        (shim->ops->next_deadline == NULL || shim->ops->next_deadline(shim->card) <= now)) {
-        events |= shim->ops->tick(shim->card, now);
-        shim_tx_flush(shim);
+    if (shim->ops->tick != NULL) {
+        uint64_t deadline = shim->ops->next_deadline == NULL ? 0 : shim->ops->next_deadline(shim->card);
+        if (deadline != UINT64_MAX) {
+            uint64_t now = shim_now_ns();
+            if (deadline <= now) {
+                events |= shim->ops->tick(shim->card, now);
+                shim_tx_flush(shim);
+            }
+        }
     }
-    events |= shim_link_check(shim, now);
-    shim_kernel_stats(shim, now, 0);
+    uint64_t coarse = shim_coarse_ns();
+    events |= shim_link_check(shim, coarse);
+    shim_kernel_stats(shim, coarse, 0);
     return events & NICSHIM_EV_ALL & ~NICSHIM_EV_IRQ;
+}
+
+/** Registers `fd` in ep_fd for `events` (0 = registered, waits for nothing) when that differs from *current. */
+static int shim_ep_set(shim_t *shim, int fd, uint32_t events, uint32_t *current) {
+    if (events == *current) {
+        return 0;
+    }
+    struct epoll_event ev = {.events = events, .data.fd = fd};
+    if (epoll_ctl(shim->ep_fd, EPOLL_CTL_MOD, fd, &ev) < 0) {
+        return -1;
+    }
+    *current = events;
+    return 0;
 }
 
 /**
  * Waits (lock released) until `until` or the card's next timer, for a kick, a received frame (unless the card
- * refused one), TX ring room (if the card found it full) or a flush retry. Returns with the lock held.
+ * refused one), TX room (if the card found the ring or socket full) or a flush retry. `now` is a recent clock
+ * reading (the poll's start for its first wait). Returns with the lock held.
+ *
+ * The usual poller waits in epoll_wait on ep_fd, where every fd stays registered from start to stop: nothing is set
+ * up or torn down per wait (ppoll re-registered each fd and armed and cancelled a timer on every call). Its
+ * deadline is a timerfd in the same set, armed only when the wait must end earlier than it is armed for, or after it
+ * fired: a driver that waits with the same timeout again and again re-arms it once per timeout, and a wait ended
+ * early by a stale, earlier deadline only loops once (nicshim_poll re-reads the clock and waits on). The RX socket,
+ * the eventfd and the timerfd are edge-triggered: the kernel's wake-up callback runs on every frame, eventfd write
+ * and expiry, and epoll re-checks readiness before it reports, so an edge is never stale and never lost; only frames
+ * already in the ring without a new wake-up would be missed, and those are the ones the receive loop left on its
+ * budget (rx_more: no sleep at all). Neither the eventfd nor the timerfd needs a read (arming resets the timerfd).
+ * The TX socket is level-triggered, registered for POLLOUT only while the card is blocked on it.
+ *
+ * epoll wakes one waiter per event and the timerfd has one deadline, so only one poller at a time waits there
+ * (ep_waiter). A second, concurrent poller (two threads pumping one inline card) waits as every poller did before:
+ * ppoll on the eventfd, the RX socket and (when blocked) the TX socket with its own timeout, reading the eventfd when
+ * it fired. Its read does not hide a kick from the epoll waiter: the kick is in `kicks`, which either poller's next
+ * round handles, exactly as when two ppoll waiters raced for it.
  */
-static int32_t shim_wait(shim_t *shim, uint64_t until) {
-    struct pollfd fds[3];
-    nfds_t n = 0;
-    fds[n++] = (struct pollfd){.fd = shim->event_fd, .events = POLLIN};
-    if (!shim->rx_held) {
-        fds[n++] = (struct pollfd){.fd = shim->rx_fd, .events = POLLIN};
-    }
-    if (shim->tx_blocked) {
-        fds[n++] = (struct pollfd){.fd = shim->tx_fd, .events = POLLOUT};
+static int32_t shim_wait(shim_t *shim, uint64_t until, uint64_t now) {
+    if (shim->rx_more) {
+        return NICSHIM_OK;
     }
     uint64_t wake = until;
     if (shim->ops->next_deadline != NULL) {
@@ -1183,9 +1404,33 @@ static int32_t shim_wait(shim_t *shim, uint64_t until) {
     if (shim->tx_retry && shim->tx_retry_at < wake) {
         wake = shim->tx_retry_at;
     }
-    uint64_t now = shim_now_ns();
     if (wake <= now) {
         return NICSHIM_OK;
+    }
+    int on_ep = !shim->ep_waiter;
+    struct pollfd fds[3];
+    nfds_t n = 0;
+    if (on_ep) {
+        if (shim_ep_set(shim, shim->rx_fd, shim->rx_held ? 0 : EPOLLIN | EPOLLET, &shim->ep_rx) < 0 ||
+            shim_ep_set(shim, shim->tx_fd, shim->tx_blocked ? EPOLLOUT : 0, &shim->ep_tx) < 0) {
+            return NICSHIM_ERR_SYSTEM;
+        }
+        if (shim->timer_at <= now || shim->timer_at > wake) {
+            struct itimerspec at = {.it_value = {.tv_sec = (time_t)(wake / 1000000000ull),
+                                                 .tv_nsec = (long)(wake % 1000000000ull)}};
+            if (timerfd_settime(shim->timer_fd, TFD_TIMER_ABSTIME, &at, NULL) < 0) {
+                return NICSHIM_ERR_SYSTEM;
+            }
+            shim->timer_at = wake;
+        }
+    } else {
+        fds[n++] = (struct pollfd){.fd = shim->event_fd, .events = POLLIN};
+        if (!shim->rx_held) {
+            fds[n++] = (struct pollfd){.fd = shim->rx_fd, .events = POLLIN};
+        }
+        if (shim->tx_blocked) {
+            fds[n++] = (struct pollfd){.fd = shim->tx_fd, .events = POLLOUT};
+        }
     }
     struct timespec ts = {.tv_sec = (time_t)((wake - now) / 1000000000ull),
                           .tv_nsec = (long)((wake - now) % 1000000000ull)};
@@ -1193,14 +1438,19 @@ static int32_t shim_wait(shim_t *shim, uint64_t until) {
     /* Dekker, poller side: announce the sleep, then look for kicks (both seq_cst). */
     __atomic_add_fetch(&shim->sleeping, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&shim->kicks, __ATOMIC_SEQ_CST) == 0) {
+        struct epoll_event ready[4];
+        shim->ep_waiter |= on_ep;
         pthread_mutex_unlock(&shim->lock);
-        int r = ppoll(fds, n, &ts, NULL);
+        int r = on_ep ? epoll_wait(shim->ep_fd, ready, 4, -1) : ppoll(fds, n, &ts, NULL);
         int err = errno;
         pthread_mutex_lock(&shim->lock);
+        if (on_ep) {
+            shim->ep_waiter = 0;
+        }
         if (r < 0 && err != EINTR) {
             rc = NICSHIM_ERR_SYSTEM;
         }
-        if (r > 0 && (fds[0].revents & POLLIN) != 0) {
+        if (!on_ep && r > 0 && (fds[0].revents & POLLIN) != 0) {
             uint64_t count;
             ssize_t got = read(shim->event_fd, &count, sizeof(count));
             (void)got;
@@ -1220,14 +1470,17 @@ int32_t nicshim_poll(nicshim_t *shim, int64_t timeout_ns) {
         return NICSHIM_ERR_STATE;
     }
     shim_count(shim, SHIM_STAT_POLLS, 1);
-    uint64_t until = shim_now_ns() + (uint64_t)timeout_ns;
+    /* The clock is read only by a poll that may wait: once at the start, and again only after a wait that ended
+     * without events (see shim_wait). */
+    uint64_t now = timeout_ns > 0 ? shim_now_ns() : 0;
+    uint64_t until = now + (uint64_t)timeout_ns;
     int32_t rc = NICSHIM_OK;
     uint32_t events = shim_work(shim);
     /* A handled kick ends the wait (the doorbell's promise), even when the card found nothing to do. An asserted
      * interrupt line does not: it stays high until the driver acknowledges, and the driver waits on its own copy
      * of the line, so a card thread that returned at once while it is high would only spin on a busy core. */
-    while (events == 0 && !shim->kicked && timeout_ns > 0 && shim_now_ns() < until) {
-        rc = shim_wait(shim, until);
+    while (events == 0 && !shim->kicked && timeout_ns > 0 && now < until) {
+        rc = shim_wait(shim, until, now);
         if (rc != NICSHIM_OK) {
             break;
         }
@@ -1236,6 +1489,9 @@ int32_t nicshim_poll(nicshim_t *shim, int64_t timeout_ns) {
             break;
         }
         events = shim_work(shim);
+        if (events == 0 && !shim->kicked) {
+            now = shim_now_ns(); /* woken without events (an earlier deadline, a register write): wait on? */
+        }
     }
     if (rc == NICSHIM_OK) {
         events |= shim_irq_sample(shim);

@@ -76,6 +76,13 @@ uint8_t *shim_tx_reserve(shim_t *shim, uint32_t max_len);
 void shim_tx_commit(shim_t *shim, uint32_t len);
 /** Drops an open reservation. */
 void shim_tx_abort(shim_t *shim);
+/**
+ * One whole frame of `len` bytes from the card's own buffer: reserve + copy + commit, except that in send mode
+ * (NICSHIM_OPT_TX_SEND) the frame goes to the kernel straight from `frame`, with no copy. Returns 1 when the frame was
+ * taken (sent, queued, or refused and counted as commit would), 0 for back-pressure (nothing taken: retry later).
+ * Not while a reservation is open.
+ */
+int shim_tx_frame(shim_t *shim, const uint8_t *frame, uint32_t len);
 /* The platform flushes (sendto) after each card call that committed frames; cards never call send. */
 
 /** The interface's station address (what the 21140's SROM holds; the U-Net source MAC). */
@@ -121,7 +128,8 @@ enum shim_stat {
 };
 _Static_assert(SHIM_STAT_CARD_ERRORS * 8 == offsetof(nicshim_stats_t, card_errors), "stat index = offset / 8");
 
-/** Adds `n` to one counter (relaxed atomic add: nicshim_get_stats may read concurrently). */
+/** Adds `n` to one counter (caller holds the state lock: relaxed load + store, so nicshim_get_stats may read
+ * concurrently without tearing; kicks, counted without the lock, add atomically). */
 void shim_count(shim_t *shim, enum shim_stat stat, uint64_t n);
 
 /* ---------------------------------------------------------------------------------------------

@@ -79,6 +79,16 @@ void shim_tx_abort(shim_t *shim) {
     shim->tx_reserved = 0;
 }
 
+int shim_tx_frame(shim_t *shim, const uint8_t *frame, uint32_t len) {
+    uint8_t *slot = shim_tx_reserve(shim, len);
+    if (slot == NULL) {
+        return 0;
+    }
+    memcpy(slot, frame, len);
+    shim_tx_commit(shim, len);
+    return 1;
+}
+
 const uint8_t *shim_mac(const shim_t *shim) {
     return shim->mac;
 }

@@ -56,7 +56,7 @@ final class ShimPingPong {
     static final int UDP_FRAME_OVERHEAD = ETH_HEADER_LEN + UdpBaseline.IPV4_UDP_HEADERS;
     /** The library's defaults (nicshim.h), printed when the spec does not set them. */
     private static final Map<String, String> SHIM_DEFAULTS = Map.of("rx-ring", "256", "tx-ring", "256",
-        "frame-size", "2048", "budget", "64", "qdisc-bypass", "false", "promisc", "false");
+        "frame-size", "2048", "budget", "64", "qdisc-bypass", "false", "promisc", "false", "tx", "ring");
     /** The pingpong's RX ring (PACKET_MMAP frames) unless the backend names one; see the constructor. */
     static final int PINGPONG_RX_RING = 4096;
     /** Round trips that re-warm a later round (fresh cards and sockets), not measured. */
@@ -79,6 +79,7 @@ final class ShimPingPong {
     private final TulipConfig driverConfig;
     private final long spinNanos;
     private final boolean rxRingDefaulted;
+    private final boolean txDefaulted;
 
     /**
      * Checks everything that can be checked before a socket is opened.
@@ -128,7 +129,15 @@ final class ShimPingPong {
         // Like for like with the UDP receiver, whose socket buffer here holds thousands of small datagrams
         // (SO_RCVBUF 4 MiB asked): a 256-frame ring overflows whenever the receiving thread loses its CPU for a
         // millisecond on a busy machine. Only when the user did not choose.
-        rxRingDefaulted = params.putIfAbsent("rx-ring", Integer.toString(PINGPONG_RX_RING)) == null;
+        // Role both measures as UdpBaseline does: the round trips on the library's ring (UDP's RTT sockets keep their
+        // default buffers), the flood on PINGPONG_RX_RING (UDP's flood receiver asks for 4 MiB). A small ring stays
+        // in the caches: a 4096-frame ring costs each frame a cold slot (and the kernel's look-ahead a second one).
+        rxRingDefaulted = roleIsBoth(roleText) ? !params.containsKey("rx-ring")
+            : params.putIfAbsent("rx-ring", Integer.toString(PINGPONG_RX_RING)) == null;
+        // Role both always runs on a veth pair, where one send() per frame beats the PACKET_MMAP TX ring (whose
+        // zero-copy pages the veth copies again for the peer's packet socket); the library keeps the ring as its
+        // default for real NICs and batches (echo and client run there), and tx=ring in the backend still asks for it.
+        txDefaulted = roleIsBoth(roleText) && params.putIfAbsent("tx", "send") == null;
         InterruptMode irq = switch (driver.trim().toLowerCase(Locale.ROOT)) {
             case "auto", "interrupt" -> InterruptMode.INTERRUPT;
             case "polling" -> InterruptMode.POLLING;
@@ -180,6 +189,10 @@ final class ShimPingPong {
         if (peer != null && (!peer.isValidStation())) {
             throw new IllegalArgumentException("--peer " + peerText + " is not a station address (multicast or zero)");
         }
+    }
+
+    private static boolean roleIsBoth(String roleText) {
+        return roleText.trim().toLowerCase(Locale.ROOT).equals("both");
     }
 
     static long parseDuration(String text) {
@@ -239,7 +252,15 @@ final class ShimPingPong {
     // ------------------------------------------------------------------ header
 
     private String specFor(String ifname, String netns) {
+        return specFor(ifname, netns, null);
+    }
+
+    /** @param rxRing the RX ring to ask for when the backend names none (null: the library's default) */
+    private String specFor(String ifname, String netns, String rxRing) {
         Map<String, String> p = new LinkedHashMap<>();
+        if (rxRing != null && !params.containsKey("rx-ring")) {
+            p.put("rx-ring", rxRing);
+        }
         if (ifname != null) {
             p.put("if", ifname);
         }
@@ -268,15 +289,19 @@ final class ShimPingPong {
             System.getProperty("os.version"), System.getProperty("os.arch"), Runtime.getRuntime().availableProcessors(),
             cpuModel(), Runtime.version());
         out.printf(Locale.ROOT, "shim: mode %s, AF_PACKET PACKET_MMAP rings rx-ring %s, tx-ring %s frames of %s B,"
-                + " budget %s frames/poll, qdisc-bypass %s, promisc %s%n", params.get("mode"), rxRingDefaulted
-                ? PINGPONG_RX_RING + " (pingpong default, about what UDP's 4 MiB socket buffer holds; the library's is"
-                    + " 256)" : params.get("rx-ring"),
-            param("tx-ring"), param("frame-size"), param("budget"), param("qdisc-bypass"), param("promisc"));
+                + " budget %s frames/poll, qdisc-bypass %s, promisc %s, tx %s%n", params.get("mode"), !rxRingDefaulted
+                ? params.get("rx-ring") : role == Role.BOTH ? "256 (the library's) for the round trips and "
+                    + PINGPONG_RX_RING + " for the flood (pingpong default, like UDP: default socket buffers for its"
+                    + " round trips, 4 MiB for its flood)"
+                : PINGPONG_RX_RING + " (pingpong default, about what UDP's 4 MiB socket buffer holds; the library's is"
+                    + " 256)",
+            param("tx-ring"), param("frame-size"), param("budget"), param("qdisc-bypass"), param("promisc"),
+            txDefaulted ? "send (pingpong default on its veth pair; the library's is ring)" : param("tx"));
         out.printf(Locale.ROOT, "driver: TulipDriver (unchanged), %s, RX ring %d / TX ring %d descriptors, RX"
                 + " buffers %d B%n", driverConfig.interruptMode().name().toLowerCase(Locale.ROOT),
             driverConfig.rxRingSize(), driverConfig.txRingSize(), driverConfig.rxBufferSize());
         out.printf(Locale.ROOT, "wait: %s%n", spinNanos == 0
-            ? "block (the driver sleeps on its interrupt line, in the shim's ppoll; kernel UDP sleeps in read: like for"
+            ? "block (the driver sleeps on its interrupt line, in the shim's epoll wait; kernel UDP sleeps in read: like for"
                 + " like)"
             : new FrameWait(spinNanos, null) + " (busy polling before the driver sleeps; kernel UDP sleeps in read at"
                 + " once: NOT like for like)");
@@ -407,33 +432,40 @@ final class ShimPingPong {
         }
     }
 
-    /** Opens both cards and drivers, measures one size's RTT and one-way flood, prints the counters, closes. */
+    /**
+     * Measures one size's RTT and then its one-way flood, each on both cards and drivers opened for it (the round
+     * trips on the library's RX ring, the flood on {@link #PINGPONG_RX_RING}, unless the backend names one: as
+     * UdpBaseline's round trips use default socket buffers and its flood a 4 MiB one); prints the counters, closes.
+     */
     private Row shimSize(String[] ends, int size, OneWayFlood.SeenMap seen, boolean first, int warmup, int count,
                          long durationNanos, Histogram h) throws Exception {
         try (ShimCard cardA = (ShimCard) Backends.open(specFor(ends[1], ends[0]));
              ShimCard cardB = (ShimCard) Backends.open(specFor(ends[3], ends[2]));
-             TulipDriver a = TulipDriver.open(cardA, driverConfig);
-             TulipDriver b = TulipDriver.open(cardB, driverConfig)) {
-            awaitFilter(a, cardA);
-            awaitFilter(b, cardB);
-            checkMtu(cardA);
-            checkMtu(cardB);
-            long macA = a.stationAddress().value();
-            long macB = b.stationAddress().value();
+             TulipDriver a = open(cardA);
+             TulipDriver b = open(cardB)) {
             if (first) {
                 out.printf("stations: A %s (%s, spec %s) <-> B %s (%s)%n", a.stationAddress(), cardA.name(),
                     cardA.spec(), b.stationAddress(), cardB.name());
             }
+            Progress progress = new Progress("pingpong shim " + size + " B", (long) warmup + count, System.err);
+            PingPongLoops.threaded(a, waitFor(cardA), a.stationAddress().value(), b, waitFor(cardB),
+                b.stationAddress().value(), size, warmup, count, h, progress);
+            out.printf("%d B: round trips: counters A: %s; B: %s%n", size, a.counters(), b.counters());
+        }
+        String floodRing = Integer.toString(PINGPONG_RX_RING);
+        try (ShimCard cardA = (ShimCard) Backends.open(specFor(ends[1], ends[0], floodRing));
+             ShimCard cardB = (ShimCard) Backends.open(specFor(ends[3], ends[2], floodRing));
+             TulipDriver a = open(cardA);
+             TulipDriver b = open(cardB)) {
+            if (first) {
+                out.printf("flood stations: spec %s%n", cardA.spec());
+            }
             Runnable txProgressA = cardA.mode() == ShimCard.Mode.INLINE ? cardA.progress() : null;
-            FrameWait waitA = waitFor(cardA);
-            FrameWait waitB = waitFor(cardB);
             ShimStatistics before = new ShimStatistics();
             ShimStatistics after = new ShimStatistics();
-            Progress progress = new Progress("pingpong shim " + size + " B", (long) warmup + count, System.err);
-            PingPongLoops.threaded(a, waitA, macA, b, waitB, macB, size, warmup, count, h, progress);
             cardB.shim().statistics(before);
-            OneWayFlood.Result flood = OneWayFlood.run(a, macB, macA, txProgressA, b, waitB, size, durationNanos,
-                seen);
+            OneWayFlood.Result flood = OneWayFlood.run(a, b.stationAddress().value(), a.stationAddress().value(),
+                txProgressA, b, waitFor(cardB), size, durationNanos, seen);
             cardB.shim().statistics(after);
             long kernel = after.rxDropKernel() - before.rxDropKernel();
             long missed = after.rxMissed() - before.rxMissed();
@@ -443,6 +475,19 @@ final class ShimPingPong {
             out.printf("%d B: shim B: %s%n", size, cardB.statistics());
             out.flush();
             return new Row(size, null, flood, kernel, missed, null, null);
+        }
+    }
+
+    /** The Tulip driver on a freshly opened card, its filter loaded and the MTU checked. */
+    private TulipDriver open(ShimCard card) {
+        TulipDriver d = TulipDriver.open(card, driverConfig);
+        try {
+            awaitFilter(d, card);
+            checkMtu(card);
+            return d;
+        } catch (RuntimeException e) {
+            d.close();
+            throw e;
         }
     }
 

@@ -34,7 +34,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * <ul>
  *   <li>{@code shimRoundTrip}: two shim-served 21140s in inline mode with interrupt-driven Tulip drivers. A commits
  *   a frame (the CSR1 doorbell runs the transmit process on this thread: descriptor, DMA, PACKET_MMAP TX ring,
- *   sendto); B waits on its interrupt line, which runs B's card on this thread (ppoll on the RX ring, the frame into
+ *   sendto); B waits on its interrupt line, which runs B's card on this thread (epoll wait on the RX ring, the frame into
  *   B's descriptor, RI); B echoes; A receives the same way. Frames are {@code length} bytes without FCS.</li>
  *   <li>{@code udpRoundTrip}: connected blocking {@link DatagramChannel}s, one per namespace, with the UDP payload
  *   that makes the same Ethernet frame ({@code length - 42}, at least 18): write, read on the other side, write
@@ -55,6 +55,10 @@ public class ShimTulipBench {
     @Param({"64", "1514"})
     public int length;
 
+    /** The shim's transmit path: one send() per frame, or the PACKET_MMAP TX ring (the backend's {@code tx=}). */
+    @Param({"send", "ring"})
+    public String tx;
+
     private VethPair veth;
     private ShimCard cardA;
     private ShimCard cardB;
@@ -74,8 +78,8 @@ public class ShimTulipBench {
             throw new IllegalStateException("veth pairs unavailable: " + pair.reason());
         }
         veth = VethPair.create();
-        cardA = open(veth.interfaceA(), veth.namespaceA());
-        cardB = open(veth.interfaceB(), veth.namespaceB());
+        cardA = open(veth.interfaceA(), veth.namespaceA(), tx);
+        cardB = open(veth.interfaceB(), veth.namespaceB(), tx);
         a = driver(cardA);
         b = driver(cardB);
         macA = a.stationAddress().value();
@@ -89,8 +93,9 @@ public class ShimTulipBench {
         udpIn = ByteBuffer.allocateDirect(payload);
     }
 
-    private static ShimCard open(String ifname, NetworkNamespace ns) {
-        return (ShimCard) Backends.open("shim:afpacket?if=" + ifname + "&card=dec21140&mode=inline&netns=" + ns.name());
+    private static ShimCard open(String ifname, NetworkNamespace ns, String tx) {
+        return (ShimCard) Backends.open("shim:afpacket?if=" + ifname + "&card=dec21140&mode=inline&tx=" + tx + "&netns="
+            + ns.name());
     }
 
     private static TulipDriver driver(ShimCard card) throws InterruptedException {

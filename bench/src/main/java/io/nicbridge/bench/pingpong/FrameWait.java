@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * How a node waits for its next received frame: block at once ({@link #BLOCK}: the driver's {@code await}, which on an
- * inline shim card sleeps in the shim's ppoll until the frame arrives), or spin first for a bounded time, polling the
+ * inline shim card sleeps in the shim's epoll wait until the frame arrives), or spin first for a bounded time, polling the
  * descriptor ring and giving the card a thread, and block only if nothing came in that time.
  * <pre>
  *   spin:N   |-- poll ring, card progress, onSpinWait x64, then yield --- N us ---|-- await (blocks) --|

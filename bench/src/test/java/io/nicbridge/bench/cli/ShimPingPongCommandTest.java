@@ -56,8 +56,10 @@ class ShimPingPongCommandTest {
         String out = r.text();
         assertEquals(0, r.exit(), out + r.err());
         assertTrue(out.contains("machine: Linux "), out);
-        assertTrue(out.contains("shim: mode inline, AF_PACKET PACKET_MMAP rings rx-ring 4096 (pingpong default"), out);
+        assertTrue(out.contains("shim: mode inline, AF_PACKET PACKET_MMAP rings rx-ring 256 (the library's) for the"
+            + " round trips and 4096 for the flood (pingpong default"), out);
         assertTrue(out.contains("tx-ring 256 (default)"), out);
+        assertTrue(out.contains("tx send (pingpong default on its veth pair"), out);
         assertTrue(out.contains("budget 32 frames/poll"), out);
         assertTrue(out.contains(" frame |     shim RTT (us)"), out);
         for (String size : new String[] {"64", "1514"}) {

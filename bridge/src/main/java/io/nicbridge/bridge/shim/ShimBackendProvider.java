@@ -25,6 +25,10 @@ import java.util.Set;
  *   <li>{@code rx-ring}, {@code tx-ring} (PACKET_MMAP frames, powers of two, default 256), {@code frame-size}
  *       (default 2048), {@code budget} (frames per direction per poll, default 64);</li>
  *   <li>{@code promisc}, {@code qdisc-bypass}: {@code true|false} (default false);</li>
+ *   <li>{@code tx}: {@code ring} (default; frames leave through a PACKET_MMAP TX ring, one sendto per batch) or
+ *       {@code send} (one send() per frame from the card's assembled frame, no ring: on a veth, whose peer
+ *       keeps the frame, this saves the kernel's second copy of the ring's zero-copy pages; nicshim.h
+ *       NICSHIM_OPT_TX_SEND);</li>
  *   <li>{@code ethertype} (sba200; default 0x88b5) and {@code peer} (sba200: the destination MAC, written
  *       {@code 02-00-00-00-00-02}; default broadcast).</li>
  * </ul>
@@ -34,7 +38,7 @@ public final class ShimBackendProvider implements BackendProvider {
     public static final String SCHEME = "shim";
     public static final String TARGET = "afpacket";
     private static final Set<String> PARAMS = Set.of("if", "card", "mode", "netns", "rx-ring", "tx-ring",
-        "frame-size", "budget", "promisc", "qdisc-bypass", "ethertype", "peer");
+        "frame-size", "budget", "promisc", "qdisc-bypass", "tx", "ethertype", "peer");
 
     /** For {@link java.util.ServiceLoader}. */
     public ShimBackendProvider() {
@@ -124,6 +128,12 @@ public final class ShimBackendProvider implements BackendProvider {
         }
         if (bool(spec, "qdisc-bypass")) {
             flags |= NicShim.OPT_QDISC_BYPASS;
+        }
+        switch (spec.param("tx", "ring")) {
+            case "ring" -> { }
+            case "send" -> flags |= NicShim.OPT_TX_SEND;
+            default -> throw new IllegalArgumentException("device spec '" + spec + "': tx must be ring or send, was '"
+                + spec.param("tx", "") + "'");
         }
         if (kind != ShimCardKind.SBA200 && (spec.param("ethertype").isPresent() || spec.param("peer").isPresent())) {
             throw new IllegalArgumentException("device spec '" + spec + "': ethertype and peer are for card=sba200");

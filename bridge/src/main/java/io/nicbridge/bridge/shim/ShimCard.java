@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  *          --- dma() -------&gt; DmaSpace; every (un)mapping is mirrored into the shim (nicshim_add_dma_region),
  *                               which translates and bounds-checks every bus address itself
  *          &lt;-- interrupt() ---  driven from the card's level after each poll and each hooked write
- *   card work (nicshim_poll): THREADED - a card thread blocks in the shim's own wait (ppoll on the socket and
+ *   card work (nicshim_poll): THREADED - a card thread blocks in the shim's own wait (epoll on the socket and
  *                                        the kick eventfd) and does the work when a frame or kick arrives;
  *                             INLINE   - no card thread: a doorbell does the work on the ringing thread, and a
  *                                        thread waiting on the interrupt line waits inside the shim instead of

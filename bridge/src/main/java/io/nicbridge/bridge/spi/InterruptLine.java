@@ -19,7 +19,7 @@ import java.util.concurrent.locks.LockSupport;
  * one of the two sees the other.
  *
  * <p>A backend whose card has no thread of its own (the native shim in inline mode) installs a {@link Pump}: a
- * waiting thread then does the card's work itself - it blocks in the card's own wait (e.g. {@code ppoll} on the
+ * waiting thread then does the card's work itself - it blocks in the card's own wait (e.g. {@code epoll_wait} on the
  * socket) instead of parking, so a frame arriving wakes the very thread that handles it.
  */
 public final class InterruptLine {
@@ -151,18 +151,21 @@ public final class InterruptLine {
         long deadline = System.nanoTime() + remaining;
         Pump p = pump;
         if (p != null) {
-            // The waiting thread is the card's thread for a while: no parking, the card's own wait blocks it.
-            while (!asserted) {
-                if (remaining <= 0) {
-                    return false;
-                }
+            // The waiting thread is the card's thread for a while: no parking, the card's own wait blocks it. The
+            // clock is read again only when a pump ended without the edge (a raise usually ends it).
+            for (;;) {
                 p.pump(Math.min(remaining, PUMP_SLICE_NANOS));
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
+                if (asserted) {
+                    return true;
+                }
                 remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return false;
+                }
             }
-            return true;
         }
         int slot = enlist(Thread.currentThread());
         try {
