@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +61,7 @@ public final class ShimCard implements Card {
     private final InterruptLine line;
     private final Map<Long, Integer> regionIds = new HashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final java.util.concurrent.atomic.AtomicLong linkRestarts = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong linkRestarts = new AtomicLong();
     private final Thread cardThread;
     private final NamespaceRunner inNamespace;
     private final Runnable progress = this::pollNow;
@@ -72,7 +74,7 @@ public final class ShimCard implements Card {
      * Opens the shim on {@code ifname}, attaches the windows, starts the link and (THREADED) the card thread.
      *
      * @param inNamespace runs a task in the interface's network namespace (the shim's sockets are created there);
-     *                    {@code Callable::call} for the caller's own namespace
+     *                    {@link NamespaceRunner#CURRENT} for the caller's own namespace
      */
     ShimCard(DeviceSpec spec, ShimCardKind kind, Mode mode, String ifname, ShimOptions options,
              NamespaceRunner inNamespace) {
@@ -212,7 +214,7 @@ public final class ShimCard implements Card {
             } catch (ShimException e) {
                 if (running && e.code() == NicShim.ERR_STATE) {
                     // The link is being restarted (see Mirror.unmapped): wait for it, do not die.
-                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+                    LockSupport.parkNanos(1_000_000L);
                     continue;
                 }
                 if (running) {
