@@ -20,30 +20,7 @@
 
 /* ============================================================================================ checks */
 
-static int checks;
-static int failures;
-static const char *current_test;
-
-#define CHECK(cond)                                                                                          \
-    do {                                                                                                     \
-        checks++;                                                                                            \
-        if (!(cond)) {                                                                                       \
-            failures++;                                                                                      \
-            fprintf(stderr, "FAIL %s:%d [%s]: %s\n", __FILE__, __LINE__, current_test, #cond);               \
-        }                                                                                                    \
-    } while (0)
-
-#define CHECK_EQ(actual, expected)                                                                           \
-    do {                                                                                                     \
-        unsigned long long a_ = (unsigned long long)(actual);                                                \
-        unsigned long long e_ = (unsigned long long)(expected);                                              \
-        checks++;                                                                                            \
-        if (a_ != e_) {                                                                                      \
-            failures++;                                                                                      \
-            fprintf(stderr, "FAIL %s:%d [%s]: %s == 0x%llx, expected %s == 0x%llx\n", __FILE__, __LINE__,   \
-                    current_test, #actual, a_, #expected, e_);                                               \
-        }                                                                                                    \
-    } while (0)
+#include "shim_test.h"
 
 /* ============================================================================================ the rig */
 
@@ -1185,16 +1162,16 @@ int main(void) {
     int failed_tests = 0;
     size_t count = sizeof(tests) / sizeof(tests[0]);
     for (size_t i = 0; i < count; i++) {
-        current_test = tests[i].name;
-        int before = failures;
+        shim_test_name = tests[i].name;
+        int before = shim_test_failures;
         tests[i].run();
-        printf("%s %s\n", failures == before ? "ok  " : "FAIL", tests[i].name);
-        if (failures != before) {
+        shim_test_count++;
+        printf("%s %s\n", shim_test_failures == before ? "ok  " : "FAIL", tests[i].name);
+        if (shim_test_failures != before) {
             failed_tests++;
         }
     }
     free(S);
-    printf("sba200_eth_card_test: %zu tests, %d checks, %d failed checks, %d failed tests\n", count, checks, failures,
-           failed_tests);
-    return failures == 0 ? 0 : 1;
+    printf("sba200_eth_card_test: %d of %zu tests failed\n", failed_tests, count);
+    return shim_test_summary("sba200_eth_card_test");
 }

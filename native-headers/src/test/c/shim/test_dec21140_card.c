@@ -21,30 +21,7 @@
  * Harness
  * ------------------------------------------------------------------------------------------- */
 
-static int checks;
-static int failures;
-static int tests;
-static const char *current_test;
-
-#define CHECK(cond)                                                                                   \
-    do {                                                                                              \
-        checks++;                                                                                     \
-        if (!(cond)) {                                                                                \
-            failures++;                                                                               \
-            fprintf(stderr, "FAIL %s:%d [%s]: %s\n", __FILE__, __LINE__, current_test, #cond);        \
-        }                                                                                             \
-    } while (0)
-
-#define CHECK_EQ(a, b)                                                                                \
-    do {                                                                                              \
-        checks++;                                                                                     \
-        unsigned long long va_ = (unsigned long long)(a), vb_ = (unsigned long long)(b);              \
-        if (va_ != vb_) {                                                                             \
-            failures++;                                                                               \
-            fprintf(stderr, "FAIL %s:%d [%s]: %s == %s (0x%llx != 0x%llx)\n", __FILE__, __LINE__,    \
-                    current_test, #a, #b, va_, vb_);                                                  \
-        }                                                                                             \
-    } while (0)
+#include "shim_test.h"
 
 #define MEM_BUS  0x00100000u
 #define MEM_SIZE 0x00010000u
@@ -117,8 +94,8 @@ static uint32_t csr5_rs(void) {
 }
 
 static void begin(const char *name) {
-    current_test = name;
-    tests++;
+    shim_test_name = name;
+    shim_test_count++;
     fake_init(&S);
     fake_set_time(1000000000ull);
     mem = fake_add_region(&S, MEM_BUS, MEM_SIZE);
@@ -1130,6 +1107,5 @@ int main(void) {
     test_rx_edge_cases();
     test_fcs_every_length();
     test_fuzz();
-    printf("test_dec21140_card: %d tests, %d checks, %d failures\n", tests, checks, failures);
-    return failures == 0 ? 0 : 1;
+    return shim_test_summary("test_dec21140_card");
 }

@@ -37,28 +37,7 @@
 #include "dec21140.h"
 #include "nicshim.h"
 
-static int checks;
-static int failures;
-
-#define CHECK(cond)                                                                                   \
-    do {                                                                                              \
-        checks++;                                                                                     \
-        if (!(cond)) {                                                                                \
-            failures++;                                                                               \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                           \
-        }                                                                                             \
-    } while (0)
-
-#define CHECK_EQ(a, b)                                                                                \
-    do {                                                                                              \
-        checks++;                                                                                     \
-        unsigned long long va_ = (unsigned long long)(a), vb_ = (unsigned long long)(b);              \
-        if (va_ != vb_) {                                                                             \
-            failures++;                                                                               \
-            fprintf(stderr, "FAIL %s:%d: %s == %s (0x%llx != 0x%llx)\n", __FILE__, __LINE__, #a, #b, \
-                    va_, vb_);                                                                        \
-        }                                                                                             \
-    } while (0)
+#include "shim_test.h"
 
 /* Layout of each side's DMA region (offsets). */
 #define RX_COUNT   16
@@ -420,6 +399,8 @@ static int setup_side(side_t *s) {
 }
 
 int main(int argc, char **argv) {
+    shim_test_name = "two shims over a veth pair";
+    shim_test_count = 1; /* one scenario: every check below belongs to it */
     if (argc != 5 && argc != 6) {
         fprintf(stderr, "usage: %s NETNS_PATH_A IFACE_A NETNS_PATH_B IFACE_B [WINDOWS]\n", argv[0]);
         return 2;
@@ -545,8 +526,7 @@ int main(int argc, char **argv) {
         rc = 1;
     }
     if (rc == 0 && ra == 0 && rb == 0) {
-        printf("test_e2e_dec21140: %d checks, %d failures\n", checks, failures);
-        rc = failures == 0 ? 0 : 1;
+        rc = shim_test_summary("test_e2e_dec21140");
     }
     return rc;
 }
