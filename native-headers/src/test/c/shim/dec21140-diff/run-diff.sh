@@ -3,7 +3,8 @@
 # (gen_scenario.py: descriptors in ring mode with a random DSL, setup frames, TX/RX traffic, CSR writes, bad
 # addresses) run on both; their traces (CSR5 after every step, CSR8, transmitted frames, every descriptor word,
 # the receive buffers) must be identical. Not part of the Maven build: it needs the compiled Java classes of
-# native-headers, bridge and sim-hardware (./mvnw -q -B -pl sim-hardware -am compile), a JDK 25 and python3.
+# native-headers, bridge and sim-hardware (./mvnw -q -B -pl sim-hardware -am compile), a JDK 25 (found like ./nic
+# finds it) and python3.
 # Usage: run-diff.sh REPO_ROOT OUT_DIR FIRST_SEED COUNT [OPS_PER_SCENARIO]
 # Exit status 1 when any scenario's traces differ (the scenario and both traces stay in OUT_DIR).
 set -euo pipefail
@@ -13,7 +14,10 @@ first=${3:?first seed}
 count=${4:?count}
 ops=${5:-400}
 here=$(cd "$(dirname "$0")" && pwd)
-java_home=${JAVA25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+# shellcheck source=../../../../../../tools/find-jdk.sh
+. "$root/tools/find-jdk.sh"   # the JDK 25 that ./nic uses, found the same way
+nic_find_jdk || exit 2
+java_home=$NIC_JAVA_HOME
 slf4j=$(ls "$HOME"/.m2/repository/org/slf4j/slf4j-api/2.*/slf4j-api-2.*.jar 2>/dev/null | grep -v sources | tail -1)
 cp="$root/sim-hardware/target/classes:$root/bridge/target/classes:$root/native-headers/target/classes:$slf4j"
 for d in sim-hardware bridge native-headers; do

@@ -350,12 +350,9 @@ final class PingPongCommand implements Callable<Integer> {
 
     /** Real time: waits (bounded) until both chips have taken their setup frames, so no early frame is filtered. */
     private static void awaitFilters(TulipDriver a, TulipDriver b) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!a.isFilterLoaded() || !b.isFilterLoaded()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("the setup frames were not processed within 5 s");
-            }
-            Thread.yield();
+        long timeout = TimeUnit.SECONDS.toNanos(5);
+        if (!a.awaitFilterLoaded(timeout, null) || !b.awaitFilterLoaded(timeout, null)) {
+            throw new IllegalStateException("the setup frames were not processed within 5 s");
         }
     }
 

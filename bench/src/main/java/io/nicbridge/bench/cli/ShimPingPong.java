@@ -672,13 +672,8 @@ final class ShimPingPong {
 
     /** Waits (bounded) until the chip has taken the setup frame, so no early frame is filtered. */
     private static void awaitFilter(TulipDriver d, ShimCard card) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!d.isFilterLoaded()) {
-            card.progress().run(); // an inline card works only on the threads that call into it
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException(d.name() + ": the setup frame was not processed within 5 s");
-            }
-            Thread.yield();
+        if (!d.awaitFilterLoaded(TimeUnit.SECONDS.toNanos(5), card.progress())) {
+            throw new IllegalStateException(d.name() + ": the setup frame was not processed within 5 s");
         }
     }
 }

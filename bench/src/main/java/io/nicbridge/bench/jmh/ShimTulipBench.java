@@ -98,16 +98,10 @@ public class ShimTulipBench {
             + ns.name());
     }
 
-    private static TulipDriver driver(ShimCard card) throws InterruptedException {
+    private static TulipDriver driver(ShimCard card) {
         TulipDriver d = TulipDriver.open(card, TulipConfig.defaults());
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!d.isFilterLoaded()) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(card.name() + ": setup frame not processed");
-            }
-            card.progress().run();
-            d.transmitInFlight();
-            Thread.sleep(1);
+        if (!d.awaitFilterLoaded(TimeUnit.SECONDS.toNanos(5), card.progress())) {
+            throw new IllegalStateException(card.name() + ": setup frame not processed");
         }
         return d;
     }

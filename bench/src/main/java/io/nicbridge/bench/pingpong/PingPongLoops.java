@@ -63,16 +63,7 @@ public final class PingPongLoops {
             }
         });
         try {
-            for (int seq = 0; seq < total; seq++) {
-                long t0 = System.nanoTime();
-                send(a, macB, macA, seq, size);
-                expect(a, waitA, seq, size);
-                long t = System.nanoTime() - t0;
-                if (seq >= warmup) {
-                    rtt.recordValue(t);
-                }
-                progress.tick(seq + 1);
-            }
+            client(a, waitA, macA, macB, size, warmup, count, rtt, progress); // B is A's echo, on the other thread
         } catch (IllegalStateException e) {
             Throwable f = failure.get();
             if (f != null) {

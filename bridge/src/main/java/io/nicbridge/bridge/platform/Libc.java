@@ -154,7 +154,8 @@ final class Libc {
     private static MethodHandle bind(Linker linker, SymbolLookup libc, String name, FunctionDescriptor descriptor,
                                      Linker.Option... options) {
         MemorySegment symbol = libc.find(name)
-            .orElseThrow(() -> new UnsupportedOperationException("this C library has no " + name + "()"));
+            .orElseThrow(() -> new IllegalStateException("the C library has no " + name + "(): network namespaces"
+                + " and raw packet sockets need Linux's glibc or musl"));
         return linker.downcallHandle(symbol, descriptor, options);
     }
 

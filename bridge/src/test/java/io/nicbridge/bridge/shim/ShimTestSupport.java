@@ -31,17 +31,9 @@ final class ShimTestSupport {
     /** A Tulip driver on the card whose setup frame the card has processed. */
     static TulipDriver driver(ShimCard card, TulipConfig config) {
         TulipDriver d = TulipDriver.open(card, config);
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (!d.isFilterLoaded()) {
-            if (System.nanoTime() > deadline) {
-                d.close();
-                throw new AssertionError(card.name() + ": the setup frame was not processed");
-            }
-            d.transmitInFlight();
-            if (card.mode() == ShimCard.Mode.INLINE) {
-                card.progress().run();
-            }
-            Thread.yield();
+        if (!d.awaitFilterLoaded(5_000_000_000L, card.progress())) {
+            d.close();
+            throw new AssertionError(card.name() + ": the setup frame was not processed");
         }
         return d;
     }

@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.platform.RawPacketSocket;
 import io.nicbridge.bridge.platform.VethPair;
-import io.nicbridge.bridge.spi.Availability;
 import io.nicbridge.bridge.spi.Backends;
 import io.nicbridge.bridge.unet.UnetEndpoint;
 import io.nicbridge.bridge.unet.UnetKernelDriver;
@@ -21,7 +20,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -50,10 +48,7 @@ class UnetOverShimTest {
 
     @BeforeEach
     void assumeShim() {
-        Availability shim = new ShimBackendProvider().availability();
-        Assumptions.assumeTrue(shim.available(), () -> "native shim unavailable: " + shim.reason());
-        Availability pair = VethPair.availability();
-        Assumptions.assumeTrue(pair.available(), () -> "veth pairs unavailable: " + pair.reason());
+        ShimTestSupport.assumeShimAndVeth();
     }
 
     void open(String mode) throws Exception {

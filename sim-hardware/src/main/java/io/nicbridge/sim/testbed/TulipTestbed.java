@@ -119,13 +119,9 @@ public final class TulipTestbed implements AutoCloseable {
         }
         long deadline = System.nanoTime() + timeoutNanos;
         for (TulipDriver d : drivers) {
-            while (!d.isFilterLoaded()) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException(d.name() + ": setup frame not processed within " + timeoutNanos
-                        + " ns");
-                }
-                Thread.onSpinWait();
-                Thread.yield();
+            if (!d.awaitFilterLoaded(Math.max(0, deadline - System.nanoTime()), null)) {
+                throw new IllegalStateException(d.name() + ": setup frame not processed within " + timeoutNanos
+                    + " ns");
             }
         }
     }

@@ -59,13 +59,8 @@ class TulipBackendConformanceTest {
     }
 
     static void awaitFilters(TulipPair p) {
-        long deadline = System.nanoTime() + TIMEOUT;
         for (int i = 0; i < 2; i++) {
-            while (!p.driver(i).isFilterLoaded()) {
-                assertTrue(System.nanoTime() < deadline, p.card(i).name() + ": setup frame not processed");
-                p.driver(i).transmitInFlight();
-                p.idle();
-            }
+            assertTrue(p.driver(i).awaitFilterLoaded(TIMEOUT, p::idle), p.card(i).name() + ": setup frame not processed");
         }
     }
 
@@ -219,7 +214,8 @@ class TulipBackendConformanceTest {
                 assertTrue(System.nanoTime() < deadline, "no RI");
                 p.idle();
             }
-            assertTrue(p.card(1).interrupt().isAsserted(), "RI raises the line");
+            // A threaded card drives the Java line right after its poll, a moment after CSR5 shows RI: wait for it.
+            assertTrue(p.card(1).interrupt().await(TIMEOUT, TimeUnit.NANOSECONDS), "RI raises the line");
             int before = csr.read(CSR5);
             assertTrue((before & CSR5_RI) != 0, Integer.toHexString(before));
             assertTrue((before & CSR5_NIS) != 0);

@@ -135,11 +135,7 @@ class TulipDriverConformanceTest {
             // entry 0 = first setup, 1 = frame, 2 = dummy (no FS/LS, length 0), 3 = hash setup frame
             assertEquals(0, tx.control(2) & ~TDES1_TER);
             assertEquals(LINUX_TDES1_SETUP_HASH, tx.control(3) & ~TDES1_TER);
-            long deadline = System.nanoTime() + TIMEOUT;
-            while (!b.isFilterLoaded()) {
-                assertTrue(System.nanoTime() < deadline);
-                Thread.yield();
-            }
+            assertTrue(b.awaitFilterLoaded(TIMEOUT, null), "the hash setup frame was not processed");
             assertTrue(tx.isHostOwned(2) && tx.isHostOwned(3));
             assertTrue(send(a, a.stationAddress(), groups.get(7).value(), 7, 64));
             int h = receive(b);

@@ -352,6 +352,29 @@ public final class TulipDriver implements FramePort {
         return d < 0 || txRing.isHostOwned(d);
     }
 
+    /**
+     * Waits, backing off, until {@link #isFilterLoaded()}: frames sent before the chip took the setup frame would be
+     * filtered by the old (empty) filter.
+     *
+     * @param progress run between looks: the card's progress hook when it has no thread of its own (an inline shim
+     *                 card works only on the threads that call into it), or {@code null}
+     * @return false when the timeout passed first
+     */
+    public boolean awaitFilterLoaded(long timeoutNanos, Runnable progress) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        int idle = 0;
+        while (!isFilterLoaded()) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            if (progress != null) {
+                progress.run();
+            }
+            idle = backOff(idle);
+        }
+        return true;
+    }
+
     // ------------------------------------------------------------------ transmit
 
     @Override
