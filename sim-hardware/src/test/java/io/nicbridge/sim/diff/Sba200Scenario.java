@@ -42,7 +42,8 @@ import java.util.List;
  * PDU on the C side): the framing (a PDU is compared as VPI, VCI, length and payload CRC, never as cells or frame
  * bytes); the receive timestamps (w14/w15: each side's own clock); the heartbeat word (it counts service passes,
  * which the two firmwares count differently). Not generated, for the same reason: HEC and AAL5 CRC errors, OAM
- * cells, cells of two PDUs interleaved (a PDU is one frame on Ethernet; Sba200ReceiveTest covers interleaving on the
+ * cells, cells of two PDUs interleaved (a PDU is one frame on Ethernet, so there is nothing to interleave: the C card
+ * sees a PDU when its last cell would have arrived; Sba200ReceiveQueueReservationTest covers interleaving on the
  * Java firmware), and PDUs longer than the Ethernet MTU allows.
  */
 final class Sba200Scenario {
