@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
  */
 class Dec21140DiffTest {
     static final int OPERATIONS = 400;
-    static final int BUILD_SEEDS = 50;
+    static final int BUILD_SEEDS = 200;
 
     @Test
     void theCCardTracesLikeTheJavaModel() throws Exception {

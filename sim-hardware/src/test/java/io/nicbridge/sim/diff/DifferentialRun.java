@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongFunction;
+import java.util.function.Predicate;
 
 /**
  * One differential test of a card: a Java model and its C twin of the native shim run the same random scenarios and
@@ -101,7 +102,7 @@ final class DifferentialRun {
      *     diverged)
      */
     void run(long[] seeds, LongFunction<List<String>> scenario, Function<List<String>, String> javaSide,
-             Function<String, Boolean> endOfStep) throws IOException, InterruptedException {
+             Predicate<String> endOfStep) throws IOException, InterruptedException {
         for (long seed : seeds) {
             List<String> ops = scenario.apply(seed);
             Path scenarioFile = out.resolve("scenario-" + seed + ".txt");
@@ -118,6 +119,10 @@ final class DifferentialRun {
             Files.writeString(cFile, c, StandardCharsets.UTF_8);
             fail(firstDifference(seed, ops, java, c, endOfStep) + "\n  files: " + scenarioFile + " " + javaFile + " "
                 + cFile + "\n  rerun: -Dnicbridge.diff.first=" + seed + " -Dnicbridge.diff.seeds=1");
+        }
+        if (seeds.length > 0) {
+            System.out.println(name + ": " + seeds.length + " scenarios (seeds " + seeds[0] + ".." + seeds[seeds.length - 1]
+                + "), Java and C traces identical");
         }
     }
 
@@ -136,13 +141,13 @@ final class DifferentialRun {
     }
 
     private String firstDifference(long seed, List<String> ops, String java, String c,
-                                   Function<String, Boolean> endOfStep) {
+                                   Predicate<String> endOfStep) {
         String[] j = java.split("\n", -1);
         String[] n = c.split("\n", -1);
         int line = 0;
         int step = 0;
         while (line < j.length && line < n.length && j[line].equals(n[line])) {
-            if (endOfStep.apply(j[line])) {
+            if (endOfStep.test(j[line])) {
                 step++;
             }
             line++;

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
  */
 class Sba200DiffTest {
     static final int OPERATIONS = 300;
-    static final int BUILD_SEEDS = 50;
+    static final int BUILD_SEEDS = 200;
 
     @Test
     void theCFirmwareTracesLikeTheJavaFirmware() throws Exception {
