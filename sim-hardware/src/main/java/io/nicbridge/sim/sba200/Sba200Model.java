@@ -940,9 +940,10 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
      *   ---+----+----+----------+------+---
      * </pre>
      *
-     * A PDU of several cells reserves its entry at its first cell, before it takes any free buffer (issue 16: it used
-     * to look only there, so when other PDUs filled the queue before its last cell it was dropped at the end and the
-     * buffers it had taken were never reported); single-cell PDUs need an entry beyond the reserved ones.
+     * A PDU of several cells reserves its entry at its first cell, before it takes any free buffer; single-cell PDUs
+     * need an entry beyond the reserved ones. (Issue 16: the first cell used to check for room without reserving it,
+     * so when other PDUs filled the queue before the last cell the PDU was dropped at the end and the buffers it had
+     * taken were never reported.)
      */
     private boolean rqHasRoom(int ep) {
         int reserved = rqReserved[ep];
