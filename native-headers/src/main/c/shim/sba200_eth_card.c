@@ -13,7 +13,7 @@
  *   reassembly per VCI, CRC/LEN check             the whole PDU arrives at once; the tag's length says how
  *                                                 many bytes are payload (Ethernet may have padded the frame)
  *   hec_errors / aal5_crc_errors                  never counted: the Ethernet FCS protects the frame
- *   cells_tx / cells_rx                           counted as the cells the PDU would take on ATM
+ *   cells_tx / cells_rx / drop_unknown_vci        counted as the cells the PDU would take on ATM
  *                                                 (ceil((len + 8) / 48)), so the counters stay comparable
  *
  * State and memory
@@ -95,6 +95,8 @@ typedef struct sba_endpoint {
     uint32_t sq_cons;    /* NI-side indices: the truth, RAM holds copies for the user */
     uint32_t fq_cons;
     uint32_t rq_prod;
+    uint32_t sq_prod_seen; /* the producer indices last read and trusted (see sq_poll) */
+    uint32_t fq_prod_seen;
     uint64_t channels_open;                          /* bit c = channel c open */
     uint32_t tx_header[SBA200_UNET_MAX_CHANNELS];    /* GFC 0, VPI, TX VCI, PTI 0, CLP 0 */
     uint16_t rx_vci[SBA200_UNET_MAX_CHANNELS];       /* the RX VCI each channel registered */
@@ -442,16 +444,22 @@ static uint32_t run_commands(sba_card_t *c, uint32_t budget) {
 
 /* ============================================================================================ transmit */
 
-/** Oldest posted send descriptor's page offset, or 0 when none (a descriptor is never at page offset 0). */
-static uint32_t sq_poll(const sba_endpoint_t *e) {
-    /* Acquire pairs with the user's release of sq_prod: the whole descriptor is visible. */
-    uint32_t prod = rd32_acquire(e->page, SBA200_UNET_EPCB_SQ_PROD_OFS);
-    uint32_t available = prod - e->sq_cons;
-    if (available == 0) {
-        return 0;
-    }
-    if (available > SBA200_UNET_SQ_LEN) {
-        return 0; /* an impossible sq_prod is never trusted: the queue reads as empty */
+/**
+ * Oldest posted send descriptor's page offset, or 0 when none (a descriptor is never at page offset 0).
+ *
+ * The producer index is read again only when the descriptors it last announced are used up (an SPSC consumer's
+ * cached producer, as the Java firmware's queues): what was published stays published, even if the process later
+ * scribbles an impossible sq_prod over its page; that one is never trusted, and the queue reads as empty.
+ */
+static uint32_t sq_poll(sba_endpoint_t *e) {
+    if (e->sq_cons == e->sq_prod_seen) {
+        /* Acquire pairs with the user's release of sq_prod: the whole descriptor is visible. */
+        uint32_t prod = rd32_acquire(e->page, SBA200_UNET_EPCB_SQ_PROD_OFS);
+        uint32_t available = prod - e->sq_cons;
+        if (available == 0 || available > SBA200_UNET_SQ_LEN) {
+            return 0;
+        }
+        e->sq_prod_seen = prod;
     }
     return SBA200_UNET_SQ_SLOT_OFFSET(e->sq_cons & (SBA200_UNET_SQ_LEN - 1));
 }
@@ -704,16 +712,19 @@ static uint32_t deliver_inline(sba_card_t *c, uint32_t ep, uint32_t chan, const 
     return NICSHIM_EV_RX;
 }
 
-/** Pops one free-queue entry; 0 when the free queue is empty (or its producer index is impossible). */
+/**
+ * Pops one free-queue entry; 0 when the free queue is empty (or its producer index is impossible). As in sq_poll,
+ * fq_prod is read again only when the entries it last announced are used up.
+ */
 static int fq_pop(sba_endpoint_t *e, uint32_t *offset, uint32_t *length) {
-    /* Acquire pairs with the user's release of fq_prod: the entry is visible. */
-    uint32_t prod = rd32_acquire(e->page, SBA200_UNET_EPCB_FQ_PROD_OFS);
-    uint32_t available = prod - e->fq_cons;
-    if (available == 0) {
-        return 0;
-    }
-    if (available > SBA200_UNET_FQ_LEN) {
-        return 0; /* an impossible fq_prod is never trusted: the free queue reads as empty */
+    if (e->fq_cons == e->fq_prod_seen) {
+        /* Acquire pairs with the user's release of fq_prod: the entry is visible. */
+        uint32_t prod = rd32_acquire(e->page, SBA200_UNET_EPCB_FQ_PROD_OFS);
+        uint32_t available = prod - e->fq_cons;
+        if (available == 0 || available > SBA200_UNET_FQ_LEN) {
+            return 0; /* an impossible fq_prod is never trusted: the free queue reads as empty */
+        }
+        e->fq_prod_seen = prod;
     }
     uint32_t slot = SBA200_UNET_FQ_SLOT_OFFSET(e->fq_cons & (SBA200_UNET_FQ_LEN - 1));
     *offset = rd32(e->page, slot);
@@ -850,7 +861,8 @@ static uint32_t receive_frame(sba_card_t *c, const uint8_t *frame, uint32_t len)
     uint32_t ep = SBA200_UNET_VCI_EP(entry);
     if ((entry & SBA200_UNET_VCI_VALID) == 0 ||
         (entry & SBA200_UNET_VCI_VPI_MASK) >> SBA200_UNET_VCI_VPI_SHIFT != vpi || !active(c, ep)) {
-        ug_count(c, SBA200_UNET_UG_CNT_DROP_UNKNOWN_VCI_OFS, 1);
+        /* The i960 drops every cell of a PDU on an unknown VCI, and counts each: the cells this PDU would take. */
+        ug_count(c, SBA200_UNET_UG_CNT_DROP_UNKNOWN_VCI_OFS, aal5_cells(length));
         shim_count(c->shim, SHIM_STAT_RX_DROP_NO_CHANNEL, 1);
         return 0;
     }

@@ -774,6 +774,11 @@ static void test_receive_drops(void) {
     CHECK_EQ(ug(SBA200_UNET_UG_CNT_DROP_UNKNOWN_VCI_OFS), 3);
     CHECK_EQ(S->stats[SHIM_STAT_RX_DROP_NO_CHANNEL], 3);
     CHECK_EQ(ug(SBA200_UNET_UG_CNT_CELLS_RX_OFS), 3);
+    /* The SBA-200 drops (and counts) every cell of a PDU on an unknown VCI: a 100-byte PDU is 3 cells on ATM. */
+    CHECK_EQ(rx(2, 51, 100), 0);
+    CHECK_EQ(ug(SBA200_UNET_UG_CNT_DROP_UNKNOWN_VCI_OFS), 3 + 3);
+    CHECK_EQ(ug(SBA200_UNET_UG_CNT_CELLS_RX_OFS), 3 + 3);
+    CHECK_EQ(S->stats[SHIM_STAT_RX_DROP_NO_CHANNEL], 4);
     /* Not our EtherType, or unicast to another station: the filter. */
     uint32_t n = build_frame(frame, BROADCAST, 0x0800, cell_header(2, 50, 1), 4, 4, 60);
     CHECK_EQ(OPS->receive(card, frame, n), 0);
@@ -808,7 +813,7 @@ static void test_receive_drops(void) {
     /* A closed channel's VCI is unknown again. */
     CHECK_EQ(cmd(SBA200_UNET_OP_CH_CLOSE, 0, 0, 0, 0, 0), SBA200_UNET_CMD_STATUS_DONE);
     CHECK_EQ(rx(2, 50, 4), 0);
-    CHECK_EQ(ug(SBA200_UNET_UG_CNT_DROP_UNKNOWN_VCI_OFS), 4);
+    CHECK_EQ(ug(SBA200_UNET_UG_CNT_DROP_UNKNOWN_VCI_OFS), 7);
     teardown();
 }
 
@@ -904,10 +909,19 @@ static void test_free_buffer_exhaustion(void) {
     CHECK_EQ(seg_host[0][0x3040], 0x33); /* the misaligned buffer was never written */
     CHECK_EQ(S->stats[SHIM_STAT_CARD_ERRORS], 4);
     CHECK_EQ(epcb(0, SBA200_UNET_EPCB_RX_ERRORS_OFS), 6);
-    /* An impossible fq_prod is never trusted: it reads as an empty free queue. */
-    be_put(page(0), SBA200_UNET_EPCB_FQ_PROD_OFS, epcb(0, SBA200_UNET_EPCB_FQ_CONS_OFS) + 129);
+    /* Two entries published; the first PDU takes one (the card has read fq_prod). A later impossible fq_prod does
+     * not take back what was published: the second entry is still used (as the Java firmware's SPSC consumer
+     * does); after it the impossible index is never trusted: the free queue reads as empty. */
+    post_free(0, 0x3100, 256);
+    post_free(0, 0x3200, 256);
+    CHECK_EQ(rx(0, 50, 100), NICSHIM_EV_RX);
+    CHECK_EQ(be_get(rq_desc(0, 7, 16), 8), 0x3100);
+    be_put(page(0), SBA200_UNET_EPCB_FQ_PROD_OFS, epcb(0, SBA200_UNET_EPCB_FQ_CONS_OFS) + 1000);
+    CHECK_EQ(rx(0, 50, 100), NICSHIM_EV_RX);
+    CHECK_EQ(be_get(rq_desc(0, 8, 16), 0), SBA200_UNET_RX_VALID | 1u << 24 | 4u << 16 | 100);
+    CHECK_EQ(be_get(rq_desc(0, 8, 16), 8), 0x3200);
     CHECK_EQ(rx(0, 50, 100), NICSHIM_EV_RX | NICSHIM_EV_RX_STALL);
-    CHECK_EQ(be_get(rq_desc(0, 7, 16), 4), SBA200_UNET_RX_ERR_NO_BUFFERS << 16);
+    CHECK_EQ(be_get(rq_desc(0, 9, 16), 4), SBA200_UNET_RX_ERR_NO_BUFFERS << 16);
     teardown();
 }
 

@@ -62,8 +62,10 @@ import org.slf4j.LoggerFactory;
  * segment; at most 6); the firmware holds each cell back by one so that on the last cell it knows LEN and writes
  * exactly LEN bytes, never pad or trailer. On the last cell CRC and LEN are checked; errors are delivered as ERROR
  * entries (code CRC, LENGTH, NO_BUFFERS, TOO_MANY_BUFS, DMA) that still list the buffers taken, so the process can
- * recycle them. A PDU whose receive-queue slot is still VALID is dropped (RQ overrun); one that starts while the
- * queue is already full is discarded before it takes buffers. Then the upcall condition is checked.
+ * recycle them. A PDU of several cells reserves its receive-queue entry at its first cell; one that starts while the
+ * queue is already full (counting the reserved entries) is discarded before it takes buffers (RQ overrun), so every
+ * buffer taken is reported. A single-cell PDU that finds no entry beyond the reserved ones is dropped (RQ overrun).
+ * Then the upcall condition is checked.
  *
  * <p><b>Upcalls.</b> Mode NONEMPTY signals on every delivery, ALMOST_FULL when at least 3/4 of RQ_LEN entries are
  * outstanding: the endpoint's bit is set in the UG pending mask (write 1 to clear) and, if UG intr_enable allows,
@@ -115,6 +117,8 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
     private int activeMask;
     /** Per endpoint, bit c = channel c open. */
     private final long[] channelsOpen = new long[MAX_ENDPOINTS];
+    /** Per endpoint, receive-queue entries reserved by PDUs in reassembly (see {@link #rqHasRoom}). */
+    private final int[] rqReserved = new int[MAX_ENDPOINTS];
     /** [ep * 64 + chan] = cell header word (VPI, TX VCI; PTI 0, CLP 0). */
     private final int[] txHeaders = new int[MAX_ENDPOINTS * MAX_CHANNELS];
     /** [ep * 64 + chan] = the RX VCI the channel registered. */
@@ -126,6 +130,8 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
     private final int[] rxError = new int[VCIS];
     private final int[] rxBytes = new int[VCIS];
     private final int[] rxNbufs = new int[VCIS];
+    /** The PDU in reassembly on this VCI holds one of its endpoint's reserved receive-queue entries. */
+    private final boolean[] rxHoldsEntry = new boolean[VCIS];
     private final int[] rxBufOffset = new int[VCIS * MAX_BUFS];
     private final int[] rxBufCapacity = new int[VCIS * MAX_BUFS];
     private final int[] rxBufFill = new int[VCIS * MAX_BUFS];
@@ -337,11 +343,13 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
     private void boot() {
         txDoneTimer.cancel();
         txBusy = false;
+        txNext = 0;
         for (int e = 0; e < MAX_ENDPOINTS; e++) {
             forgetEndpoint(e);
         }
         activeMask = 0;
         java.util.Arrays.fill(rxCells, 0);
+        java.util.Arrays.fill(rxHoldsEntry, false);
         ingress.clear();
         rxDoneAt = -1;
         ram.fill((byte) 0);
@@ -372,6 +380,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         receiveQueues[e] = null;
         rqSegments[e] = null;
         channelsOpen[e] = 0;
+        rqReserved[e] = 0;
         activeMask &= ~(1 << e);
     }
 
@@ -535,6 +544,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         txHeaders[i] = AtmCells.header(vpi, txVci, 0, 0);
         rxVcis[i] = rxVci;
         rxCells[rxVci] = 0;
+        rxHoldsEntry[rxVci] = false;
         channelsOpen[ep] |= 1L << chan;
         ramRegisters.storeRaw(entryOfs, VCI_VALID | ep << VCI_EP_SHIFT | chan << VCI_CHAN_SHIFT
             | vpi << VCI_VPI_SHIFT);
@@ -563,6 +573,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         int rxVci = rxVcis[ep * MAX_CHANNELS + chan];
         ramRegisters.storeRaw(VCI_TABLE_OFS + rxVci * VCI_ENTRY_SIZE, 0);
         rxCells[rxVci] = 0;
+        releaseEntry(ep, rxVci); // the PDU in reassembly can never end now
         channelsOpen[ep] &= ~(1L << chan);
     }
 
@@ -803,8 +814,14 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
             rxError[vci] = NO_ERROR;
             rxBytes[vci] = 0;
             rxNbufs[vci] = 0;
-            if (!last && !rqHasRoom(ep)) {
-                rxError[vci] = DISCARD_OVERRUN;
+            if (!last) {
+                // Its entry is reserved now, before it takes a buffer: then the buffers are always reported.
+                if (rqHasRoom(ep)) {
+                    rqReserved[ep]++;
+                    rxHoldsEntry[vci] = true;
+                } else {
+                    rxError[vci] = DISCARD_OVERRUN;
+                }
             }
         }
         rxCells[vci] = n + 1;
@@ -839,7 +856,8 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
             }
         }
         if (error == NO_ERROR && cells == 1) {
-            deliverInline(ep, chan, c, payload, length, Aal5.trailerUu(c, payload), Aal5.trailerCpi(c, payload));
+            deliverInline(ep, chan, vci, c, payload, length, Aal5.trailerUu(c, payload),
+                Aal5.trailerCpi(c, payload));
             return;
         }
         if (error == NO_ERROR) {
@@ -910,11 +928,52 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         }
     }
 
-    /** True when the next receive-queue slot of {@code ep} is free (its VALID bit is clear). */
+    /**
+     * True when {@code ep}'s receive queue has a free entry beyond the ones reserved: the slot after them still has
+     * its VALID bit clear. The process consumes entries in order, so the reserved slots before it are free too.
+     *
+     * <pre>
+     *   rq_prod              rq_prod + reserved
+     *      |  reserved by PDUs  |
+     *   ---+----+----+----------+------+---
+     *      | .. | .. |    ..    | free?|        a new PDU needs this one
+     *   ---+----+----+----------+------+---
+     * </pre>
+     *
+     * A PDU of several cells reserves its entry at its first cell, before it takes any free buffer; single-cell PDUs
+     * need an entry beyond the reserved ones. (Issue 16: the first cell used to check for room without reserving it,
+     * so when other PDUs filled the queue before the last cell the PDU was dropped at the end and the buffers it had
+     * taken were never reported.)
+     */
     private boolean rqHasRoom(int ep) {
-        UnetNiReceiveQueue rq = receiveQueues[ep];
-        long slot = (long) (rq.producerIndex() & (rqLengths[ep] - 1)) * RQ_ENTRY_SIZE;
+        int reserved = rqReserved[ep];
+        if (reserved >= rqLengths[ep]) {
+            return false;
+        }
+        long slot = (long) ((receiveQueues[ep].producerIndex() + reserved) & (rqLengths[ep] - 1)) * RQ_ENTRY_SIZE;
         return (rqSegments[ep].get(INT_BE, slot + RECV_DESC_W0_OFS) & RX_VALID) == 0;
+    }
+
+    /** Gives back the entry the PDU on {@code vci} reserved, if it holds one. */
+    private void releaseEntry(int ep, int vci) {
+        if (rxHoldsEntry[vci]) {
+            rxHoldsEntry[vci] = false;
+            rqReserved[ep]--;
+        }
+    }
+
+    /**
+     * The entry a finished PDU is published in: its reserved one, or for a PDU without a reservation the next one if
+     * it is free beyond the reserved ones. -1: the queue is full (or the process set VALID on an entry it was given
+     * back - its own loss).
+     */
+    private long claimEntry(int ep, int vci) {
+        if (rxHoldsEntry[vci]) {
+            releaseEntry(ep, vci);
+        } else if (!rqHasRoom(ep)) {
+            return -1;
+        }
+        return receiveQueues[ep].claim();
     }
 
     private void dropOverrun(int ep) {
@@ -923,9 +982,10 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         setStatusBits(ep, EP_RQ_OVERRUN);
     }
 
-    private void deliverInline(int ep, int chan, MemorySegment c, long payload, int length, int uu, int cpi) {
+    private void deliverInline(int ep, int chan, int vci, MemorySegment c, long payload, int length, int uu,
+                               int cpi) {
         UnetNiReceiveQueue rq = receiveQueues[ep];
-        long d = rq.claim();
+        long d = claimEntry(ep, vci);
         if (d < 0) {
             dropOverrun(ep);
             return;
@@ -950,7 +1010,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
 
     private void deliverBuffers(int ep, int chan, int vci, int error, int length, int uu, int cpi) {
         UnetNiReceiveQueue rq = receiveQueues[ep];
-        long d = rq.claim();
+        long d = claimEntry(ep, vci);
         if (d < 0) {
             dropOverrun(ep);
             return;

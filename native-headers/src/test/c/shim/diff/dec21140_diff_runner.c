@@ -1,8 +1,11 @@
 /*
- * dec21140_diff_runner.c - the C half of the 21140 differential test (run-diff.sh): runs a scenario from
- * gen_scenario.py on the shim's card (dec21140_card.c on the fake platform, MTU 9000 so that only the chip's own
- * limits apply) and prints the trace Dec21140DiffRunner prints for the Java model. After every operation it does
- * the card work a kick would (the Java model services inline on each kick), until no transmit pass is left over.
+ * dec21140_diff_runner.c - the C half of the 21140 differential test (sim-hardware
+ * io.nicbridge.sim.diff.Dec21140DiffTest): runs a scenario of Dec21140Scenario on the shim's card (dec21140_card.c
+ * on the fake platform, MTU 9000 so that only the chip's own limits apply) and prints the trace Dec21140JavaRunner
+ * prints for the Java model. After every operation it does the card work a kick would (the Java model services
+ * inline on each kick), until no transmit pass is left over.
+ *
+ * Usage: dec21140_diff_runner SCENARIO
  */
 #include <stdio.h>
 #include <stdlib.h>
