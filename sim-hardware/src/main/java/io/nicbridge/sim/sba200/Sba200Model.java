@@ -273,7 +273,10 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         return ingress.overflows();
     }
 
-    /** Records every PDU sent (direction bit set) and every good PDU received as SunATM (LINKTYPE 123) records. */
+    /**
+     * Records every PDU sent (direction bit set) and every good PDU received as SunATM (LINKTYPE 123) records,
+     * stamped by this card's clock (so one writer may collect the PDUs of several simulated worlds in turn).
+     */
     public void capture(PcapWriter writer) {
         if (writer != null && writer.linkType() != PCAP_LINKTYPE_SUNATM) {
             throw new IllegalArgumentException("an SBA-200 capture needs LINKTYPE_SUNATM (123), the writer has "
@@ -703,7 +706,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         PcapWriter w = capture;
         if (w != null) {
             writePseudoHeader(pdu, 0, true, header);
-            w.record(pdu, 0, 4 + length);
+            w.record(timeBase.nanoTime(), pdu, 0, 4 + length, 4 + length);
         }
         if (virtual && link != null) {
             txBusy = true;
@@ -939,7 +942,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         if (w != null) {
             writePseudoHeader(captureBuffer, 0, false, txHeaderForCapture(c, payload));
             MemorySegment.copy(c, payload, captureBuffer, 4, length);
-            w.record(captureBuffer, 0, 4 + length);
+            w.record(timeBase.nanoTime(), captureBuffer, 0, 4 + length, 4 + length);
         }
         afterDelivery(ep);
     }
@@ -976,7 +979,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
                         rxBufFill[base + b]);
                     at += rxBufFill[base + b];
                 }
-                w.record(captureBuffer, 0, (int) at);
+                w.record(timeBase.nanoTime(), captureBuffer, 0, (int) at, (int) at);
             }
         } else {
             addPage(ep, EPCB_RX_ERRORS_OFS, 1);
