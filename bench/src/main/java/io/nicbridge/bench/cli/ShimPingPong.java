@@ -677,6 +677,10 @@ final class ShimPingPong {
             out.flush();
             return 0;
         } finally {
+            if (pcap != null) {
+                // Ctrl-C: the JVM exits once this latch opens, perhaps before run() closes the file; write it out now.
+                pcap.flush();
+            }
             finished.countDown();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
