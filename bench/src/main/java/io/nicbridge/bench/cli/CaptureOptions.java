@@ -21,12 +21,15 @@ final class CaptureOptions {
     static final long DEFAULT_MAX_FRAMES = 100_000;
 
     @Option(names = "--pcap", paramLabel = "FILE", description = "Write the frames the run moves to FILE, a classic"
-        + " libpcap file for tcpdump, tshark and Wireshark (dec21140 and the shim: Ethernet, linktype 1; sba200:"
-        + " SunATM, 123, the PDUs card A sends and receives; medusa: FDDI, 10). Virtual-time runs are stamped with"
-        + " simulated time from 1970-01-01T00:00:00Z (every point of a sweep is its own world starting at 0);"
-        + " real-time runs and the shim with the wall clock. Capturing costs time on every frame (a copy, and on the"
-        + " shim the kernel's copy to a tap socket): real-time figures of a captured run are not comparable with"
-        + " uncaptured ones; simulated times do not change.")
+        + " libpcap file for tcpdump, tshark and Wireshark. dec21140: the wire's frames without FCS (Ethernet,"
+        + " linktype 1); sba200: the AAL5 PDUs card A sends and receives in the virtual-time runs (SunATM, 123);"
+        + " medusa: every frame on every ring (FDDI, 10); shim: the frames on the link while the shim cards run"
+        + " (Ethernet; role both: what arrives at each end of the veth pair, so every frame once; echo and client:"
+        + " what if= sends and receives, where qdisc-bypass=true hides the sent ones), not the UDP baseline."
+        + " Virtual-time runs are stamped with simulated time from 1970-01-01T00:00:00Z (every point of a sweep is"
+        + " its own world starting at 0); real-time runs and the shim with the wall clock. Capturing costs time on"
+        + " every frame (a copy; on the shim the kernel's copy to a tap socket): real-time figures of a captured run"
+        + " are not comparable with uncaptured ones; simulated times do not change.")
     Path pcap;
 
     @Option(names = "--pcap-max-frames", paramLabel = "N", defaultValue = "" + DEFAULT_MAX_FRAMES,
