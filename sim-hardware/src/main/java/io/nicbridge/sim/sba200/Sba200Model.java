@@ -31,8 +31,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The emulated Fore SBA-200 running the U-Net firmware (hardware-facts B.4, contract {@code sba200_unet.h}): board
- * RAM, BCR, the i960's polling loop, the AAL5 segmentation and reassembly engine and the TAXI cell interface.
+ * The emulated Fore SBA-200 running the U-Net firmware (docs/hardware-facts.md B.4, contract
+ * {@code sba200_unet.h}): board RAM, BCR, the i960's polling loop, the AAL5 segmentation and reassembly engine and
+ * the TAXI cell interface.
  *
  * <pre>
  *   kernel  --- ram() Registers (256 KiB, big-endian) --- UG block, command queue, VCI table      (hooks: cmd_prod
@@ -51,9 +52,10 @@ import org.slf4j.LoggerFactory;
  * missing, the length is 0 (AAL5's abort value), nbufs is 0 or &gt; 6, or the buffer lengths do not add up to
  * the length (BAD_DESC), the channel is not open (BAD_CHANNEL), an INLINE length exceeds 40 or a buffer length
  * 65535 (TOO_LONG), or a buffer leaves the segment (SEG_BOUNDS, and ep_status SEGFAULT). Otherwise the data is
- * gathered, framed as an AAL5 CPCS-PDU (UU 0, CPI 0, LEN, CRC-32), cut into cells (GFC 0, the channel's VPI/TX VCI, PTI 000 and 001 on the last, CLP 0, HEC)
- * and put on the uplink. Status SENT is written, then {@code sq_cons} advanced: at once in real time; in virtual
- * time when the last cell has left, and only then is the next descriptor taken (one PDU on the fiber at a time).
+ * gathered, framed as an AAL5 CPCS-PDU (UU 0, CPI 0, LEN, CRC-32), cut into cells (GFC 0, the channel's VPI/TX VCI,
+ * PTI 000 and 001 on the last, CLP 0, HEC) and put on the uplink. Status SENT is written, then {@code sq_cons}
+ * advanced: at once in real time; in virtual time when the last cell has left, and only then is the next descriptor
+ * taken (one PDU on the fiber at a time).
  *
  * <p><b>Receive.</b> Cells arrive through {@link #cellArrived} into a bounded ingress FIFO (any thread) and are
  * processed by {@code service()}: HEC check (bad: {@code hec_errors}), VCI demux through the RAM table (unknown or
