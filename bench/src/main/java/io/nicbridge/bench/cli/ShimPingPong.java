@@ -654,17 +654,18 @@ final class ShimPingPong {
             awaitFilter(port, card);
             taps = List.of(InterfaceCapture.Tap.bothDirections(ns, params.get("if")));
             long mac = port.stationAddress().value();
-            out.printf("echo: station %s on %s (spec %s): every ping-pong frame (EtherType 0x88b5) to this station"
-                + " goes back to its source; %s%n", port.stationAddress(), card.name(), card.spec(),
-                echoLimit == 0 ? "Ctrl-C to stop" : "stops after " + echoLimit + " frames");
-            out.printf("echo: ready; on the other host: nic pingpong --card dec21140 --role client --backend"
-                + " 'shim:afpacket?if=IFACE' --peer %s%n", port.stationAddress());
-            out.flush();
             FrameEcho echo = new FrameEcho(port, mac, card.mode() == ShimCard.Mode.INLINE ? card.progress() : null,
                 waitFor(card));
+            // Capturing before "ready": a client may send its first frame as soon as it reads that line.
             InterfaceCapture tap = startCapture();
             boolean reached;
             try {
+                out.printf("echo: station %s on %s (spec %s): every ping-pong frame (EtherType 0x88b5) to this"
+                    + " station goes back to its source; %s%n", port.stationAddress(), card.name(), card.spec(),
+                    echoLimit == 0 ? "Ctrl-C to stop" : "stops after " + echoLimit + " frames");
+                out.printf("echo: ready; on the other host: nic pingpong --card dec21140 --role client --backend"
+                    + " 'shim:afpacket?if=IFACE' --peer %s%n", port.stationAddress());
+                out.flush();
                 reached = echo.run(echoLimit);
             } finally {
                 stopCapture(tap);

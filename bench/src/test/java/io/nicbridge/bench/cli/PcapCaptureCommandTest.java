@@ -11,6 +11,7 @@ import io.nicbridge.bridge.shim.ShimBackendProvider;
 import io.nicbridge.bridge.spi.Availability;
 import io.nicbridge.sim.capture.PcapWriter;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -21,11 +22,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * {@code --pcap}: every command that moves frames writes them where tshark decodes them, with its medium's linktype,
@@ -256,5 +259,65 @@ class PcapCaptureCommandTest {
             assertTrue(both.contains(f.get(2)) && both.contains(f.get(3)) && !f.get(2).equals(f.get(3)), both + " " + f);
             assertTrue(Math.abs(Double.parseDouble(f.get(4)) - now) < 600, "wall clock: " + f);
         }
+    }
+
+    @Test
+    void shimClientAndEchoEachCaptureWhatTheirInterfaceSendsAndReceives() throws Exception {
+        Availability shim = new ShimBackendProvider().availability();
+        assumeTrue(shim.available(), "shim backend: " + shim.reason());
+        Availability veth = VethPair.availability();
+        assumeTrue(veth.available(), "veth pairs (root and network namespaces): " + veth.reason());
+        assumeTshark();
+        Path echoFile = dir.resolve("echo.pcap");
+        Path clientFile = dir.resolve("client.pcap");
+        try (VethPair pair = VethPair.builder().ipv4(false).create()) {
+            StringWriter echoOut = new StringWriter();
+            StringWriter echoErr = new StringWriter();
+            AtomicInteger echoExit = new AtomicInteger(-1);
+            Thread echo = Thread.ofPlatform().name("test-echo-node").start(() -> {
+                CommandLine cl = NicCommand.commandLine();
+                cl.setOut(new PrintWriter(echoOut, true));
+                cl.setErr(new PrintWriter(echoErr, true));
+                echoExit.set(cl.execute("pingpong", "--card", "dec21140", "--role", "echo", "--backend",
+                    "shim:afpacket?if=" + pair.interfaceB() + "&netns=" + pair.namespaceB().name(), "--pcap",
+                    echoFile.toString()));
+            });
+            String out;
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!echoOut.toString().contains("echo: ready") && echo.isAlive()
+                    && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertTrue(echoOut.toString().contains("echo: ready"), echoOut + " " + echoErr);
+                ShimPingPongCommandTest.Run client = ShimPingPongCommandTest.run(new StringWriter(), "pingpong",
+                    "--card", "dec21140", "--role", "client", "--backend", "shim:afpacket?if=" + pair.interfaceA()
+                        + "&netns=" + pair.namespaceA().name(), "--peer", pair.macB().toString(), "--sizes", "64",
+                    "--count", "40", "--warmup", "10", "--pcap", clientFile.toString());
+                out = client.text();
+                assertEquals(0, client.exit(), out + client.err());
+            } finally {
+                echo.interrupt();
+                echo.join(10_000);
+            }
+            assertEquals(0, echoExit.get(), echoOut + " " + echoErr);
+            checkOneEnd(out, clientFile, pair.macA().toString());
+            checkOneEnd(echoOut.toString(), echoFile, pair.macB().toString());
+        }
+    }
+
+    /** A client's or echo's capture: every frame its card sent (from {@code mac}) and received, nothing else. */
+    private static void checkOneEnd(String out, Path file, String mac) throws Exception {
+        long n = written(out, file, PcapWriter.LINKTYPE_ETHERNET);
+        Matcher counters = Pattern.compile("counters: tx (\\d+) frames .* rx (\\d+) frames").matcher(out);
+        assertTrue(counters.find(), out);
+        long tx = Long.parseLong(counters.group(1));
+        long rx = Long.parseLong(counters.group(2));
+        assertTrue(tx >= 50, out);
+        List<List<String>> frames = tshark(file, "eth.type", "eth.src");
+        assertEquals(n, frames.size());
+        assertEquals(tx + rx, frames.stream().filter(f -> f.get(0).equals("0x88b5")).count(), out);
+        assertEquals(tx, frames.stream().filter(f -> f.get(0).equals("0x88b5") && f.get(1).equals(mac)).count(),
+            "the frames sent from " + mac + ":\n" + out);
     }
 }
