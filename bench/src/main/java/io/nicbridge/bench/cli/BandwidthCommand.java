@@ -56,7 +56,7 @@ final class BandwidthCommand implements Callable<Integer> {
         try {
             return UnetReport.bandwidth(System.out, sweep, messages, seed, Sba200Timing.I960_25MHZ, pcap);
         } finally {
-            PingPongCommand.printCapture(pcap);
+            CaptureOptions.finish(pcap, System.out);
         }
     }
 }

@@ -6,6 +6,7 @@ import io.nicbridge.sim.engine.TimeBase;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -89,7 +90,7 @@ final class CaptureOptions {
      * @return one line for the command's output, or null when there is no writer
      * @throws UncheckedIOException when writing the file failed
      */
-    static String finish(PcapWriter writer) {
+    static String close(PcapWriter writer) {
         if (writer == null) {
             return null;
         }
@@ -98,5 +99,13 @@ final class CaptureOptions {
         return String.format(Locale.ROOT, "pcap: %s: %d frames written (linktype %d)%s", writer.path(),
             writer.records(), writer.linkType() & 0xFFFF, over == 0 ? ""
                 : "; " + over + " more not written (--pcap-max-frames " + writer.maxRecords() + ")");
+    }
+
+    /** {@link #close(PcapWriter)}, printing the line on {@code out} (nothing without a writer). */
+    static void finish(PcapWriter writer, PrintStream out) {
+        String line = close(writer);
+        if (line != null) {
+            out.println(line);
+        }
     }
 }

@@ -186,15 +186,7 @@ final class PingPongCommand implements Callable<Integer> {
             return MedusaRingCli.latency(System.out, n, words, given("--warmup") ? warmup : 2, rounds, seed, hostNanos,
                 pcap);
         } finally {
-            printCapture(pcap);
-        }
-    }
-
-    /** Closes the capture file, if any, and prints what it holds. */
-    static void printCapture(PcapWriter pcap) {
-        String line = CaptureOptions.finish(pcap);
-        if (line != null) {
-            System.out.println(line);
+            CaptureOptions.finish(pcap, System.out);
         }
     }
 
@@ -236,7 +228,7 @@ final class PingPongCommand implements Callable<Integer> {
                 return io.nicbridge.bench.unet.UnetReport.pingpong(out, sweep, 2, 10, warmup, count, seed,
                     io.nicbridge.sim.sba200.Sba200Timing.I960_25MHZ, pcap);
             } finally {
-                printCapture(pcap);
+                CaptureOptions.finish(pcap, System.out);
             }
         }
         EngineMode engineMode = validate();
@@ -299,7 +291,7 @@ final class PingPongCommand implements Callable<Integer> {
             out.println("counters A: " + a.counters());
             out.println("counters B: " + b.counters());
         } finally {
-            printCapture(pcap);
+            CaptureOptions.finish(pcap, System.out);
         }
         emulated = RttSummary.of(engineMode == EngineMode.VIRTUAL ? "emulated 21140 RTT (simulated time)"
             : "emulated 21140 RTT (wall clock, " + Engines.modeName(engineMode) + ")", rtt);

@@ -264,7 +264,7 @@ final class ShimPingPong {
                 case CLIENT -> client();
             };
         } finally {
-            String line = CaptureOptions.finish(pcap);
+            String line = CaptureOptions.close(pcap);
             if (line != null) {
                 out.println(line + (tapDrops == 0 ? "" : "; " + tapDrops + " dropped by the kernel before the"
                     + " capture took them (tap socket buffer full)"));

@@ -44,7 +44,7 @@ final class ThroughputCommand implements Callable<Integer> {
         try {
             return MedusaRingCli.throughput(System.out, nodes, words, messages, seed, pcap);
         } finally {
-            PingPongCommand.printCapture(pcap);
+            CaptureOptions.finish(pcap, System.out);
         }
     }
 }
