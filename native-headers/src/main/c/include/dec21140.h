@@ -3,9 +3,9 @@
  *
  * This header is the single source of truth for the 21140 as nicbridge sees it: the Java
  * bindings are generated from it, the emulator (sim-hardware) implements it and the native
- * shim serves it. Facts come from shared/reference/hardware-facts.md section A (chip) and
+ * shim serves it. Facts come from docs/hardware-facts.md section A (chip) and
  * D.1 (Ethernet wire); the section is named next to each group. Anything tagged [P] is a choice
- * of this project, not a fact of the chip. Tags [V]/[R] are the fact sheet's confidence tags.
+ * of this project, not a fact of the chip. Tags [V]/[R] are that page's confidence tags.
  *
  * Naming: every constant is DEC21140_<REGISTER or STRUCTURE>_<FIELD>. Single-bit fields are a
  * mask in place ((1u << n)); multi-bit fields come as a _SHIFT / _MASK pair (mask in place) plus
@@ -92,7 +92,7 @@
 
 /*
  * QEMU reset values (A.1, [V QT], from QEMU's 21143 model). The emulator loads these on power-up
- * and on CSR0.SWR. CSR3, CSR4 and CSR10 are not in the fact sheet's table: [P] they reset to 0.
+ * and on CSR0.SWR. CSR3, CSR4 and CSR10 have no listed reset value (A.1): [P] they reset to 0.
  */
 #define DEC21140_CSR0_RESET  (0xFE000000u)
 #define DEC21140_CSR1_RESET  (0xFFFFFFFFu)

@@ -1,9 +1,9 @@
 /*
  * medusa.h - device contract of the emulated HP "Medusa" FDDI adapter.
  *
- * Almost nothing register-level about the real Medusa survives in the literature (fact sheet
- * C.1), so this whole register contract is the project's PROPOSAL of
- * shared/reference/hardware-facts.md section C.2 [P], shaped by the facts that are known:
+ * Almost nothing register-level about the real Medusa survives in the literature
+ * (docs/hardware-facts.md C.1), so this whole register contract is the project's PROPOSAL of
+ * docs/hardware-facts.md section C.2 [P], shaped by the facts that are known:
  * 1 MB of on-board buffer memory in 128 buffers of 8 KB, host access by programmed I/O only
  * (the host CPU makes the single copy), a checksum unit that sums data as the host copies it,
  * and FIFOs of buffer numbers used as doorbells. FDDI wire constants come from section D.3.

@@ -1,11 +1,11 @@
 /*
  * sba200_unet.h - device contract of the emulated "U-Net on Fore SBA-200" ATM adapter.
  *
- * The real SBA-200 bus shape is kept (fact sheet B.1/B.2, [V FE, HA]): a Board Control Register
- * plus a 256 KiB board-RAM window, 32-bit big-endian word accesses only, and Fore's i960 boot
+ * The real SBA-200 bus shape is kept (docs/hardware-facts.md B.1/B.2, [V FE, HA]): a Board Control
+ * Register plus a 256 KiB board-RAM window, 32-bit big-endian word accesses only, and Fore's i960 boot
  * handshake (monitor block at 0x400, boot status 0xCE11FEED). Everything U-Net-specific lives
  * in board RAM at fixed offsets. The U-Net part is the project's PROPOSAL of
- * shared/reference/hardware-facts.md section B.4 [P], modelled on the U-Net SBA-200
+ * docs/hardware-facts.md section B.4 [P], modelled on the U-Net SBA-200
  * firmware described in B.3 (send and free queues in board RAM mapped into the process, receive
  * queue in host memory written by DMA, a kernel-only command queue). ATM cell and AAL5 constants
  * come from section D.2. Details that B.4 leaves open are filled in here and tagged [P].

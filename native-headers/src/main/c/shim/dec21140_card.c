@@ -887,8 +887,9 @@ static bool rx_copy(dec_card_t *c, uint32_t bus, const rx_src_t *src, uint32_t a
     return true;
 }
 
-/** Moves one accepted frame (data + FCS) into host buffers (hardware-facts A.7, receive). rx_flags reads only the
- * header from `f` (the body: always >= 60 bytes when there is a tail) unless the FCS is unchecked (contiguous). */
+/** Moves one accepted frame (data + FCS) into host buffers (docs/hardware-facts.md A.7, receive). rx_flags reads
+ * only the header from `f` (the body: always >= 60 bytes when there is a tail) unless the FCS is unchecked
+ * (contiguous). */
 static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool filter_failed, bool fcs_good) {
     const uint8_t *f = src->body;
     walker_t *w = &c->rx;

@@ -1,5 +1,5 @@
 /*
- * sba200_eth_card.c - the Fore SBA-200 with U-Net firmware (sba200_unet.h, hardware-facts B.4) served by the
+ * sba200_eth_card.c - the Fore SBA-200 with U-Net firmware (sba200_unet.h, docs/hardware-facts.md B.4) served by the
  * native shim, its ATM link replaced by Ethernet ("U-Net over Ethernet" in nicshim.h).
  *
  * This is the C twin of the Java emulated card io.nicbridge.sim.sba200.Sba200Model: the same board RAM, the same

@@ -1,10 +1,12 @@
 package io.nicbridge.bench.cli;
 
 import io.nicbridge.bench.unet.UnetReport;
+import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.sba200.Sba200Timing;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -31,6 +33,9 @@ final class BandwidthCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the virtual world (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Mixin
+    CaptureOptions capture = new CaptureOptions();
+
     static final class CardNames implements Iterable<String> {
         @Override
         public java.util.Iterator<String> iterator() {
@@ -47,6 +52,11 @@ final class BandwidthCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--messages must be at least 1, was " + messages);
         }
         int[] sweep = sizes == null ? UnetReport.DEFAULT_SIZES : UnetReport.parseSizes(sizes);
-        return UnetReport.bandwidth(System.out, sweep, messages, seed, Sba200Timing.I960_25MHZ);
+        PcapWriter pcap = capture.openVirtual(PcapWriter.LINKTYPE_SUNATM);
+        try {
+            return UnetReport.bandwidth(System.out, sweep, messages, seed, Sba200Timing.I960_25MHZ, pcap);
+        } finally {
+            CaptureOptions.finish(pcap, System.out);
+        }
     }
 }

@@ -16,6 +16,7 @@ import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
 import io.nicbridge.bridge.shim.ShimBackendProvider;
 import io.nicbridge.bridge.spi.DeviceSpec;
+import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.dec21140.Dec21140Timing;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;
@@ -32,6 +33,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -151,6 +153,9 @@ final class PingPongCommand implements Callable<Integer> {
         + " (default: ${DEFAULT-VALUE}).")
     int messages;
 
+    @Mixin
+    CaptureOptions capture = new CaptureOptions();
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec commandSpec;
 
@@ -170,13 +175,19 @@ final class PingPongCommand implements Callable<Integer> {
             }
         }
         String n = nodes == null ? MedusaRingCli.DEFAULT_NODES : nodes;
-        if (throughput) {
-            if (given("--host-ns")) {
-                throw new IllegalArgumentException("--host-ns applies to the latency test, not --throughput");
-            }
-            return MedusaRingCli.throughput(System.out, n, words, messages, seed);
+        if (throughput && given("--host-ns")) {
+            throw new IllegalArgumentException("--host-ns applies to the latency test, not --throughput");
         }
-        return MedusaRingCli.latency(System.out, n, words, given("--warmup") ? warmup : 2, rounds, seed, hostNanos);
+        PcapWriter pcap = capture.openVirtual(PcapWriter.LINKTYPE_FDDI);
+        try {
+            if (throughput) {
+                return MedusaRingCli.throughput(System.out, n, words, messages, seed, pcap);
+            }
+            return MedusaRingCli.latency(System.out, n, words, given("--warmup") ? warmup : 2, rounds, seed, hostNanos,
+                pcap);
+        } finally {
+            CaptureOptions.finish(pcap, System.out);
+        }
     }
 
     static final class CardNames implements Iterable<String> {
@@ -212,8 +223,13 @@ final class PingPongCommand implements Callable<Integer> {
             if (count < 1 || warmup < 0) {
                 throw new IllegalArgumentException("--count must be >= 1 and --warmup >= 0");
             }
-            return io.nicbridge.bench.unet.UnetReport.pingpong(out, sweep, 2, 10, warmup, count, seed,
-                io.nicbridge.sim.sba200.Sba200Timing.I960_25MHZ);
+            PcapWriter pcap = capture.openVirtual(PcapWriter.LINKTYPE_SUNATM);
+            try {
+                return io.nicbridge.bench.unet.UnetReport.pingpong(out, sweep, 2, 10, warmup, count, seed,
+                    io.nicbridge.sim.sba200.Sba200Timing.I960_25MHZ, pcap);
+            } finally {
+                CaptureOptions.finish(pcap, System.out);
+            }
         }
         EngineMode engineMode = validate();
         InterruptMode irq = interruptMode(engineMode);
@@ -227,6 +243,7 @@ final class PingPongCommand implements Callable<Integer> {
         Progress progress = new Progress("pingpong " + Engines.modeName(engineMode), (long) warmup + count,
             System.err);
         RttSummary emulated;
+        PcapWriter pcap = null;
         long modelRtt = -1;
         boolean modelOk = true;
         // Both nodes come from the backend: the emu backend puts cards opened with the same mode, seed, idle
@@ -240,6 +257,9 @@ final class PingPongCommand implements Callable<Integer> {
             EmulatedTestbed world = EmuBackendProvider.testbed(cardA).orElseThrow(() -> new IllegalStateException(
                 "backend '" + backend + "' did not give an emulated testbed"));
             EthernetSegment wire = world.wire("pingpong").orElseThrow();
+            // Stamped by the world's clock: simulated time in virtual mode, the wall clock otherwise.
+            pcap = capture.open(PcapWriter.LINKTYPE_ETHERNET, world.timeBase());
+            wire.capture(pcap);
             out.printf("stations: A %s (%s) <-> B %s (%s) on segment '%s'%n", a.stationAddress(), cardA.name(),
                 b.stationAddress(), cardB.name(), wire.name());
             long macA = a.stationAddress().value();
@@ -270,6 +290,8 @@ final class PingPongCommand implements Callable<Integer> {
             }
             out.println("counters A: " + a.counters());
             out.println("counters B: " + b.counters());
+        } finally {
+            CaptureOptions.finish(pcap, System.out);
         }
         emulated = RttSummary.of(engineMode == EngineMode.VIRTUAL ? "emulated 21140 RTT (simulated time)"
             : "emulated 21140 RTT (wall clock, " + Engines.modeName(engineMode) + ")", rtt);
@@ -307,7 +329,7 @@ final class PingPongCommand implements Callable<Integer> {
             : sizes == null ? ShimPingPong.DEFAULT_SIZES : parseSizes(sizes);
         ShimPingPong run = new ShimPingPong(commandSpec.commandLine().getOut(), card, backend, role,
             given("--mode") ? mode : null, driverMode, sweep, count, warmup, given("--count") ? count : 0, duration,
-            veth, peer, waitMode, interleave);
+            veth, peer, waitMode, interleave, capture);
         return run.run();
     }
 

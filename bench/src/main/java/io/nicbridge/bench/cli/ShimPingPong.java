@@ -3,6 +3,7 @@ package io.nicbridge.bench.cli;
 import static io.nicbridge.contract.Dec21140.ETH_HEADER_LEN;
 import static io.nicbridge.contract.Dec21140.ETH_MIN_FRAME_NOFCS;
 
+import io.nicbridge.bench.capture.InterfaceCapture;
 import io.nicbridge.bench.pingpong.FrameEcho;
 import io.nicbridge.bench.pingpong.FrameWait;
 import io.nicbridge.bench.pingpong.OneWayFlood;
@@ -13,6 +14,7 @@ import io.nicbridge.bridge.driver.tulip.MacAddress;
 import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
+import io.nicbridge.bridge.platform.NetworkNamespace;
 import io.nicbridge.bridge.platform.UdpBaseline;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.shim.ShimBackendProvider;
@@ -21,6 +23,7 @@ import io.nicbridge.bridge.shim.ShimStatistics;
 import io.nicbridge.bridge.spi.Availability;
 import io.nicbridge.bridge.spi.Backends;
 import io.nicbridge.bridge.spi.DeviceSpec;
+import io.nicbridge.sim.capture.PcapWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -49,6 +52,10 @@ import org.HdrHistogram.Histogram;
  * (b) kernel UDP's RTT with the payload that gives the same Ethernet frame (frame - 14 - 20 - 8), and (c) the
  * one-way frame rate of each for {@code duration}, every shim frame's sequence number checked. The UDP phase runs
  * after the shim cards are closed, so no packet socket takes copies of the UDP frames while it is measured.
+ *
+ * <p>{@code --pcap}: while the shim cards are open, {@link InterfaceCapture} taps record the frames on the link
+ * (role both: what arrives at each end of the pair, so every frame once; echo and client: what the card's interface
+ * sends and receives), stamped by the wall clock. The UDP phases are not captured.
  */
 final class ShimPingPong {
     static final int[] DEFAULT_SIZES = {64, 128, 256, 512, 1024, 1514};
@@ -80,6 +87,11 @@ final class ShimPingPong {
     private final long spinNanos;
     private final boolean rxRingDefaulted;
     private final boolean txDefaulted;
+    private final CaptureOptions capture;
+    /** With --pcap: the file, open for the whole run, and the taps of the link (set by the role). */
+    private PcapWriter pcap;
+    private List<InterfaceCapture.Tap> taps = List.of();
+    private long tapDrops;
 
     /**
      * Checks everything that can be checked before a socket is opened.
@@ -90,8 +102,9 @@ final class ShimPingPong {
      */
     ShimPingPong(PrintWriter out, String card, String backend, String roleText, String mode, String driver,
                  int[] sizes, int count, int warmup, long echoLimit, String duration, String vethText,
-                 String peerText, String waitText, int rounds) {
+                 String peerText, String waitText, int rounds, CaptureOptions capture) {
         this.out = out;
+        this.capture = capture;
         if (rounds < 1) {
             throw new IllegalArgumentException("--interleave must be at least 1, was " + rounds);
         }
@@ -242,11 +255,41 @@ final class ShimPingPong {
         if (!shim.available()) {
             throw new IllegalArgumentException("the shim backend is not available here: " + shim.reason());
         }
-        return switch (role) {
-            case BOTH -> both();
-            case ECHO -> echo();
-            case CLIENT -> client();
-        };
+        // Checks --pcap-max-frames and creates the file before any link is built.
+        pcap = capture.openWallClock(PcapWriter.LINKTYPE_ETHERNET);
+        try {
+            return switch (role) {
+                case BOTH -> both();
+                case ECHO -> echo();
+                case CLIENT -> client();
+            };
+        } finally {
+            String line = CaptureOptions.close(pcap);
+            if (line != null) {
+                out.println(line + (tapDrops == 0 ? "" : "; " + tapDrops + " dropped by the kernel before the"
+                    + " capture took them (tap socket buffer full)"));
+                out.flush();
+            }
+        }
+    }
+
+    /**
+     * Starts recording the link's frames into the --pcap file (null without --pcap). Close it before the cards: it
+     * then takes the frames already queued at its sockets.
+     */
+    private InterfaceCapture startCapture() throws IOException {
+        if (pcap == null) {
+            return null;
+        }
+        return InterfaceCapture.start(pcap, taps);
+    }
+
+    /** Stops a capture started by {@link #startCapture()} and adds its kernel drops to the run's. */
+    private void stopCapture(InterfaceCapture c) {
+        if (c != null) {
+            c.close();
+            tapDrops += c.kernelDrops();
+        }
     }
 
     // ------------------------------------------------------------------ header
@@ -389,6 +432,8 @@ final class ShimPingPong {
         try {
             String[] ends = {pair.namespaceA().name(), pair.interfaceA(), pair.namespaceB().name(),
                 pair.interfaceB()};
+            taps = List.of(InterfaceCapture.Tap.incoming(pair.namespaceA(), pair.interfaceA()),
+                InterfaceCapture.Tap.incoming(pair.namespaceB(), pair.interfaceB()));
             boolean udp = pair.hasIpv4();
             if (!udp) {
                 out.printf("udp: baseline skipped: the ends have no IPv4 addresses (ip -n %s -4 addr show dev %s shows"
@@ -448,8 +493,13 @@ final class ShimPingPong {
                     cardA.spec(), b.stationAddress(), cardB.name());
             }
             Progress progress = new Progress("pingpong shim " + size + " B", (long) warmup + count, System.err);
-            PingPongLoops.threaded(a, waitFor(cardA), a.stationAddress().value(), b, waitFor(cardB),
-                b.stationAddress().value(), size, warmup, count, h, progress);
+            InterfaceCapture tap = startCapture();
+            try {
+                PingPongLoops.threaded(a, waitFor(cardA), a.stationAddress().value(), b, waitFor(cardB),
+                    b.stationAddress().value(), size, warmup, count, h, progress);
+            } finally {
+                stopCapture(tap);
+            }
             out.printf("%d B: round trips: counters A: %s; B: %s%n", size, a.counters(), b.counters());
         }
         String floodRing = Integer.toString(PINGPONG_RX_RING);
@@ -464,8 +514,14 @@ final class ShimPingPong {
             ShimStatistics before = new ShimStatistics();
             ShimStatistics after = new ShimStatistics();
             cardB.shim().statistics(before);
-            OneWayFlood.Result flood = OneWayFlood.run(a, b.stationAddress().value(), a.stationAddress().value(),
-                txProgressA, b, waitFor(cardB), size, durationNanos, seen);
+            InterfaceCapture tap = startCapture();
+            OneWayFlood.Result flood;
+            try {
+                flood = OneWayFlood.run(a, b.stationAddress().value(), a.stationAddress().value(), txProgressA, b,
+                    waitFor(cardB), size, durationNanos, seen);
+            } finally {
+                stopCapture(tap);
+            }
             cardB.shim().statistics(after);
             long kernel = after.rxDropKernel() - before.rxDropKernel();
             long missed = after.rxMissed() - before.rxMissed();
@@ -592,19 +648,28 @@ final class ShimPingPong {
             }
         });
         Runtime.getRuntime().addShutdownHook(hook);
-        try (ShimCard card = (ShimCard) Backends.open(specFor(null, null));
+        try (NetworkNamespace ns = tapNamespace();
+             ShimCard card = (ShimCard) Backends.open(specFor(null, null));
              TulipDriver port = TulipDriver.open(card, driverConfig)) {
             awaitFilter(port, card);
+            taps = List.of(InterfaceCapture.Tap.bothDirections(ns, params.get("if")));
             long mac = port.stationAddress().value();
-            out.printf("echo: station %s on %s (spec %s): every ping-pong frame (EtherType 0x88b5) to this station"
-                + " goes back to its source; %s%n", port.stationAddress(), card.name(), card.spec(),
-                echoLimit == 0 ? "Ctrl-C to stop" : "stops after " + echoLimit + " frames");
-            out.printf("echo: ready; on the other host: nic pingpong --card dec21140 --role client --backend"
-                + " 'shim:afpacket?if=IFACE' --peer %s%n", port.stationAddress());
-            out.flush();
             FrameEcho echo = new FrameEcho(port, mac, card.mode() == ShimCard.Mode.INLINE ? card.progress() : null,
                 waitFor(card));
-            boolean reached = echo.run(echoLimit);
+            // Capturing before "ready": a client may send its first frame as soon as it reads that line.
+            InterfaceCapture tap = startCapture();
+            boolean reached;
+            try {
+                out.printf("echo: station %s on %s (spec %s): every ping-pong frame (EtherType 0x88b5) to this"
+                    + " station goes back to its source; %s%n", port.stationAddress(), card.name(), card.spec(),
+                    echoLimit == 0 ? "Ctrl-C to stop" : "stops after " + echoLimit + " frames");
+                out.printf("echo: ready; on the other host: nic pingpong --card dec21140 --role client --backend"
+                    + " 'shim:afpacket?if=IFACE' --peer %s%n", port.stationAddress());
+                out.flush();
+                reached = echo.run(echoLimit);
+            } finally {
+                stopCapture(tap);
+            }
             out.printf("echo: %s: %d frames echoed, %d ignored (not ping-pong frames for this station), TX"
                 + " back-pressure %d%n", reached ? "done" : "stopped", echo.echoed(), echo.ignored(),
                 echo.backPressure());
@@ -613,6 +678,10 @@ final class ShimPingPong {
             out.flush();
             return 0;
         } finally {
+            if (pcap != null) {
+                // Ctrl-C: the JVM exits once this latch opens, perhaps before run() closes the file; write it out now.
+                pcap.flush();
+            }
             finished.countDown();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
@@ -626,32 +695,50 @@ final class ShimPingPong {
         header();
         out.println("udp: no kernel UDP baseline in the client role (it would need a UDP echo server on the peer"
             + " host); run --role both on one host for the side-by-side");
-        try (ShimCard card = (ShimCard) Backends.open(specFor(null, null));
+        try (NetworkNamespace ns = tapNamespace();
+             ShimCard card = (ShimCard) Backends.open(specFor(null, null));
              TulipDriver a = TulipDriver.open(card, driverConfig)) {
             awaitFilter(a, card);
             checkMtu(card);
-            long mac = a.stationAddress().value();
-            out.printf("client: station %s on %s (spec %s) -> echo %s%n", a.stationAddress(), card.name(),
-                card.spec(), peer);
-            out.flush();
-            if (!PingPongLoops.probe(a, mac, peer.value(), PROBE_TIMEOUT_NANOS)) {
-                throw new IllegalStateException("no echo from " + peer + " within "
-                    + TimeUnit.NANOSECONDS.toSeconds(PROBE_TIMEOUT_NANOS) + " s: is `nic pingpong --role echo` running"
-                    + " there, on the same link? (" + a.counters() + ")");
-            }
-            FrameWait wait = waitFor(card);
-            for (int size : sizes) {
-                Histogram h = RttSummary.newHistogram();
-                PingPongLoops.client(a, wait, mac, peer.value(), size, warmup, count, h,
-                    new Progress("pingpong client " + size + " B", (long) warmup + count, System.err));
-                out.println(RttSummary.of("shim RTT " + size + " B to " + peer, h).line());
-                out.flush();
+            taps = List.of(InterfaceCapture.Tap.bothDirections(ns, params.get("if")));
+            InterfaceCapture tap = startCapture();
+            try {
+                clientRun(a, card);
+            } finally {
+                stopCapture(tap);
             }
             out.println("counters: " + a.counters());
             out.println("shim: " + card.statistics());
             out.flush();
         }
         return 0;
+    }
+
+    /** The client's probe and round trips, per size. */
+    private void clientRun(TulipDriver a, ShimCard card) throws InterruptedException {
+        long mac = a.stationAddress().value();
+        out.printf("client: station %s on %s (spec %s) -> echo %s%n", a.stationAddress(), card.name(),
+            card.spec(), peer);
+        out.flush();
+        if (!PingPongLoops.probe(a, mac, peer.value(), PROBE_TIMEOUT_NANOS)) {
+            throw new IllegalStateException("no echo from " + peer + " within "
+                + TimeUnit.NANOSECONDS.toSeconds(PROBE_TIMEOUT_NANOS) + " s: is `nic pingpong --role echo` running"
+                + " there, on the same link? (" + a.counters() + ")");
+        }
+        FrameWait wait = waitFor(card);
+        for (int size : sizes) {
+            Histogram h = RttSummary.newHistogram();
+            PingPongLoops.client(a, wait, mac, peer.value(), size, warmup, count, h,
+                new Progress("pingpong client " + size + " B", (long) warmup + count, System.err));
+            out.println(RttSummary.of("shim RTT " + size + " B to " + peer, h).line());
+            out.flush();
+        }
+    }
+
+    /** With --pcap and netns= in the backend: the namespace the tap is opened in (else null: this thread's). */
+    private NetworkNamespace tapNamespace() throws IOException {
+        String name = params.get("netns");
+        return pcap == null || name == null ? null : NetworkNamespace.open(name);
     }
 
     /** The wait of a node on {@code card}: spinning gives an inline card its thread on every iteration. */

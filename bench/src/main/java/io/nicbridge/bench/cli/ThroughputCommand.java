@@ -1,8 +1,10 @@
 package io.nicbridge.bench.cli;
 
 import io.nicbridge.bench.medusa.MedusaRingCli;
+import io.nicbridge.sim.capture.PcapWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -30,11 +32,19 @@ final class ThroughputCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the virtual world (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Mixin
+    CaptureOptions capture = new CaptureOptions();
+
     @Override
     public Integer call() {
         if (!card.equals("medusa")) {
             throw new IllegalArgumentException("unknown card '" + card + "' for throughput; supported: medusa");
         }
-        return MedusaRingCli.throughput(System.out, nodes, words, messages, seed);
+        PcapWriter pcap = capture.openVirtual(PcapWriter.LINKTYPE_FDDI);
+        try {
+            return MedusaRingCli.throughput(System.out, nodes, words, messages, seed, pcap);
+        } finally {
+            CaptureOptions.finish(pcap, System.out);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.nicbridge.bench.medusa;
 
+import io.nicbridge.sim.capture.PcapWriter;
 import java.io.PrintStream;
 import java.util.Arrays;
 
@@ -52,6 +53,12 @@ public final class MedusaRingCli {
 
     public static int latency(PrintStream out, String nodes, String words, int warmup, int rounds, long seed,
                               long hostNanos) {
+        return latency(out, nodes, words, warmup, rounds, seed, hostNanos, null);
+    }
+
+    /** @param capture records every frame of every ring into this FDDI writer; null: no capture */
+    public static int latency(PrintStream out, String nodes, String words, int warmup, int rounds, long seed,
+                              long hostNanos, PcapWriter capture) {
         if (hostNanos < 0 || hostNanos > 1_000_000_000L) {
             throw new IllegalArgumentException("--host-ns must be in [0, 1000000000], was " + hostNanos);
         }
@@ -65,14 +72,20 @@ public final class MedusaRingCli {
         if (Arrays.stream(w).distinct().count() < 2) {
             throw new IllegalArgumentException("--words needs at least two different sizes to fit a slope");
         }
-        return MedusaRingExperiments.latency(out, nodes(nodes), w, warmup, rounds, seed, hostNanos);
+        return MedusaRingExperiments.latency(out, nodes(nodes), w, warmup, rounds, seed, hostNanos, capture);
     }
 
     public static int throughput(PrintStream out, String nodes, String words, int messages, long seed) {
+        return throughput(out, nodes, words, messages, seed, null);
+    }
+
+    /** @param capture records every frame of every ring into this FDDI writer; null: no capture */
+    public static int throughput(PrintStream out, String nodes, String words, int messages, long seed,
+                                 PcapWriter capture) {
         if (messages < 1) {
             throw new IllegalArgumentException("--messages must be at least 1, was " + messages);
         }
         return MedusaRingExperiments.throughput(out, nodes(nodes), words(words, MedusaRingExperiments.THROUGHPUT_WORDS),
-            messages, seed);
+            messages, seed, capture);
     }
 }

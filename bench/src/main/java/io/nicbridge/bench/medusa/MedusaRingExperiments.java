@@ -1,5 +1,6 @@
 package io.nicbridge.bench.medusa;
 
+import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.EngineMode;
 import java.io.PrintStream;
 import java.util.Locale;
@@ -38,6 +39,12 @@ public final class MedusaRingExperiments {
      */
     public static int latency(PrintStream out, int[] nodeCounts, int[] words, int warmup, int rounds, long seed,
                               long hostNanos) {
+        return latency(out, nodeCounts, words, warmup, rounds, seed, hostNanos, null);
+    }
+
+    /** @param capture records every frame of every ring (FDDI, each ring's simulated time); null: no capture */
+    public static int latency(PrintStream out, int[] nodeCounts, int[] words, int warmup, int rounds, long seed,
+                              long hostNanos, PcapWriter capture) {
         out.println("Ring latency test (careful-protocols paper, section 6.1): one message travels around a ring of P"
             + " nodes; time per hop = round time / P; payload = words x 4 bytes + 52 bytes of headers incl. the"
             + " 4-byte FCS; raw frames, no processing (each node passes the buffer on in place); virtual time, "
@@ -50,7 +57,8 @@ public final class MedusaRingExperiments {
         for (int p : nodeCounts) {
             double[] bits = new double[words.length];
             double[] hop = new double[words.length];
-            try (MedusaRingWorld world = new MedusaRingWorld(p, EngineMode.VIRTUAL, seed, RECEIVE_BUFFERS, true)) {
+            try (MedusaRingWorld world = new MedusaRingWorld(p, EngineMode.VIRTUAL, seed, RECEIVE_BUFFERS, true,
+                    capture)) {
                 if (!modelPrinted) {
                     out.println("Our model: " + world.timingModel().replace("exactly " + p + " stations",
                         "exactly P stations").replace("host software takes no virtual time", hostNanos == 0
@@ -99,6 +107,12 @@ public final class MedusaRingExperiments {
      * @return 0 when the largest frames reach at least 95 Mb/s on every ring, 1 otherwise
      */
     public static int throughput(PrintStream out, int[] nodeCounts, int[] words, int messages, long seed) {
+        return throughput(out, nodeCounts, words, messages, seed, null);
+    }
+
+    /** @param capture records every frame of every ring (FDDI, each ring's simulated time); null: no capture */
+    public static int throughput(PrintStream out, int[] nodeCounts, int[] words, int messages, long seed,
+                                 PcapWriter capture) {
         out.println("Ring throughput test (careful-protocols paper, section 6.1): node 0 sends " + messages
             + " messages to node P-1 through nodes 1..P-2 (each passes the buffer on in place); throughput = payload"
             + " per sender / time x (P - 1) senders, the total seen by the ring; careful-protocol static windows of R - 4"
@@ -110,7 +124,8 @@ public final class MedusaRingExperiments {
         for (int p : nodeCounts) {
             double largest = 0;
             int largestWords = 0;
-            try (MedusaRingWorld world = new MedusaRingWorld(p, EngineMode.VIRTUAL, seed, RECEIVE_BUFFERS, true)) {
+            try (MedusaRingWorld world = new MedusaRingWorld(p, EngineMode.VIRTUAL, seed, RECEIVE_BUFFERS, true,
+                    capture)) {
                 if (!modelPrinted) {
                     out.println("Our model: " + world.timingModel().replace("exactly " + p + " stations",
                         "exactly P stations"));

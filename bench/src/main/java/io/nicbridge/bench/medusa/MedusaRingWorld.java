@@ -2,6 +2,7 @@ package io.nicbridge.bench.medusa;
 
 import io.nicbridge.bridge.driver.medusa.MedusaConfig;
 import io.nicbridge.bridge.driver.medusa.MedusaDriver;
+import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
@@ -34,12 +35,22 @@ public final class MedusaRingWorld implements AutoCloseable {
      * @param interrupt      interrupt-driven drivers (needed for listeners) or polling
      */
     public MedusaRingWorld(int nodes, EngineMode mode, long seed, int receiveBuffers, boolean interrupt) {
+        this(nodes, mode, seed, receiveBuffers, interrupt, null);
+    }
+
+    /**
+     * As {@link #MedusaRingWorld(int, EngineMode, long, int, boolean)}, the ring recording every frame sent into
+     * {@code capture} (linktype 10, stamped by the world's clock; the ring flushes it on close, the caller closes
+     * it); null: no capture.
+     */
+    public MedusaRingWorld(int nodes, EngineMode mode, long seed, int receiveBuffers, boolean interrupt,
+                           PcapWriter capture) {
         if (nodes < 2 || nodes > 64) {
             throw new IllegalArgumentException("nodes must be in [2, 64], was " + nodes);
         }
         this.testbed = EmulatedTestbed.create(mode, seed);
         this.engine = testbed.engine();
-        this.ring = testbed.fddiRing("ring");
+        this.ring = capture == null ? testbed.fddiRing("ring") : testbed.fddiRing("ring", b -> b.capture(capture));
         try {
             for (int i = 0; i < nodes; i++) {
                 byte[] mac = {0x02, 0, 0, 0, 0, (byte) (i + 1)};

@@ -6,10 +6,10 @@ import static io.nicbridge.contract.Sba200Unet.CELL_SIZE;
 import static io.nicbridge.contract.Sba200Unet.LINK_BPS;
 
 /**
- * What the U-Net paper (von Eicken, Basu, Buch, Vogels, SOSP'95; shared/seeds/unet-user-level-network-interface-sba200.txt)
- * publishes about raw U-Net on the SBA-200, quoted as data with its source, and the AAL5 arithmetic its Figure 4
- * plots as the "AAL-5 limit". Nothing here is a measurement of this project: the measured figures come from the
- * simulation in the same run and are printed beside these.
+ * What the U-Net paper (T. von Eicken, A. Basu, V. Buch, W. Vogels, "U-Net: A User-Level Network Interface for
+ * Parallel and Distributed Computing", SOSP'95) publishes about raw U-Net on the SBA-200, quoted as data with its
+ * source, and the AAL5 arithmetic its Figure 4 plots as the "AAL-5 limit". Nothing here is a measurement of this
+ * project: the measured figures come from the simulation in the same run and are printed beside these.
  */
 public final class UnetPaper {
     /** Section 4.2.3 (Figure 3): "The round-trip time is 65 us for a one-cell message". Also Table 3 (Raw AAL5). */

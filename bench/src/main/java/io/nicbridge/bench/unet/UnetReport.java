@@ -3,6 +3,7 @@ package io.nicbridge.bench.unet;
 import static io.nicbridge.contract.Sba200Unet.CELL_PAYLOAD;
 
 import io.nicbridge.sim.sba200.Sba200Timing;
+import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.unetapi.UnetApiTestbed;
 import io.nicbridge.sim.engine.EngineMode;
 import java.io.PrintStream;
@@ -79,8 +80,12 @@ public final class UnetReport {
 
     // ------------------------------------------------------------------ pingpong
 
+    /**
+     * @param capture records the PDUs card A sends and receives in the virtual-time runs (null: no capture); the
+     *                real-time software cost is measured without it
+     */
     public static int pingpong(PrintStream out, int[] sizes, int warmup, int count, int realWarmup, int realCount,
-                               long seed, Sba200Timing timing) {
+                               long seed, Sba200Timing timing, PcapWriter capture) {
         out.println("pingpong: card sba200 - two emulated Fore SBA-200s (U-Net firmware) on a 2-port ATM switch,"
                 + " driven through the bridge's U-Net API (io.nicbridge.bridge.unet); raw U-Net: messages <= 40 B"
                 + " inline in the descriptor (one cell), longer ones from the segment into 1 KB free buffers");
@@ -96,7 +101,7 @@ public final class UnetReport {
         long[] fiber = fiber(timing);
         long worst = 0;
         for (int i = 0; i < sizes.length; i++) {
-            long[] r = UnetRuns.virtualRoundTrip(sizes[i], warmup, count, seed, timing);
+            long[] r = UnetRuns.virtualRoundTrip(sizes[i], warmup, count, seed, timing, capture);
             rtt[i] = r[0] / 1000.0;
             double model = 2 * modelOneWayPicos(sizes[i], timing, fiber) / 1e6;
             worst = Math.max(worst, Math.max(Math.abs(r[0] - Math.round(model * 1000)),
@@ -152,7 +157,9 @@ public final class UnetReport {
 
     // ------------------------------------------------------------------ bandwidth
 
-    public static int bandwidth(PrintStream out, int[] sizes, int messages, long seed, Sba200Timing timing) {
+    /** @param capture records the PDUs card A (the sender) sends and receives (null: no capture) */
+    public static int bandwidth(PrintStream out, int[] sizes, int messages, long seed, Sba200Timing timing,
+                                PcapWriter capture) {
         out.println("bandwidth: card sba200 - A streams messages to B over one U-Net channel through the ATM switch,"
                 + " keeping its 32-entry send queue full; B polls, releases and re-posts its buffers");
         out.printf(Locale.ROOT, "virtual time, seed %d, %d messages per size; bandwidth = payload bits / (last arrival -"
@@ -165,7 +172,7 @@ public final class UnetReport {
         double maxPct = 0;
         int maxAt = -1;
         for (int i = 0; i < sizes.length; i++) {
-            UnetRuns.Stream s = UnetRuns.virtualStream(sizes[i], messages, seed, timing);
+            UnetRuns.Stream s = UnetRuns.virtualStream(sizes[i], messages, seed, timing, capture);
             bw[i] = s.mbits();
             double limit = UnetPaper.aal5LimitMbits(sizes[i]);
             pct[i] = 100.0 * bw[i] / limit;

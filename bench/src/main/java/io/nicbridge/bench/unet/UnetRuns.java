@@ -4,6 +4,7 @@ import static io.nicbridge.contract.Sba200Unet.INLINE_MAX;
 import static io.nicbridge.contract.Sba200Unet.SQ_LEN;
 
 import io.nicbridge.bridge.unet.UnetEndpoint;
+import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.sba200.Sba200Timing;
@@ -48,7 +49,17 @@ public final class UnetRuns {
      * @return {min, max} round trip in simulated nanoseconds over {@code count} exchanges after {@code warmup}
      */
     public static long[] virtualRoundTrip(int size, int warmup, int count, long seed, Sba200Timing timing) {
+        return virtualRoundTrip(size, warmup, count, seed, timing, null);
+    }
+
+    /**
+     * {@link #virtualRoundTrip(int, int, int, long, Sba200Timing)}, recording the PDUs card A sends and receives
+     * into {@code capture} (SunATM, simulated time; null: no capture).
+     */
+    public static long[] virtualRoundTrip(int size, int warmup, int count, long seed, Sba200Timing timing,
+                                          PcapWriter capture) {
         try (UnetApiTestbed t = testbed(EngineMode.VIRTUAL, seed, timing)) {
+            t.cardA().model().capture(capture);
             VirtualTimeEngine v = t.virtualEngine();
             UnetEndpoint a = t.a();
             UnetEndpoint b = t.b();
@@ -105,7 +116,13 @@ public final class UnetRuns {
      * (re-posting its buffers); the time runs from the first send to the arrival of the last message.
      */
     public static Stream virtualStream(int size, int messages, long seed, Sba200Timing timing) {
+        return virtualStream(size, messages, seed, timing, null);
+    }
+
+    /** {@link #virtualStream(int, int, long, Sba200Timing)}, capturing card A's PDUs (null: no capture). */
+    public static Stream virtualStream(int size, int messages, long seed, Sba200Timing timing, PcapWriter capture) {
         try (UnetApiTestbed t = testbed(EngineMode.VIRTUAL, seed, timing)) {
+            t.cardA().model().capture(capture);
             VirtualTimeEngine v = t.virtualEngine();
             UnetEndpoint a = t.a();
             UnetEndpoint b = t.b();

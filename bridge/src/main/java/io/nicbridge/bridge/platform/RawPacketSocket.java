@@ -27,7 +27,8 @@ import java.util.Objects;
  * <p><b>Own frames.</b> A packet socket normally also sees the frames its host sends on the interface
  * ({@code PACKET_OUTGOING}). The socket asks the kernel not to queue them ({@code PACKET_IGNORE_OUTGOING}, Linux
  * 4.20+), and {@link #receive} also drops any that arrive anyway, so only frames that came in off the wire are
- * returned.
+ * returned. A <b>tap</b> ({@link #openTap}) keeps them instead, for a capture of both directions; after each
+ * {@link #receive} {@link #lastFrameOutgoing()} tells which way the frame went.
  */
 public final class RawPacketSocket implements AutoCloseable {
     /** linux/if_ether.h: every protocol. */
@@ -37,6 +38,7 @@ public final class RawPacketSocket implements AutoCloseable {
     private final int interfaceIndex;
     private final int fd;
     private final boolean kernelIgnoresOutgoing;
+    private final boolean keepsOutgoing;
     private volatile boolean closed;
 
     // Send direction scratch.
@@ -50,12 +52,15 @@ public final class RawPacketSocket implements AutoCloseable {
 
     private long truncatedFrames;
     private long outgoingDropped;
+    private boolean lastOutgoing;
 
-    private RawPacketSocket(String interfaceName, int interfaceIndex, int fd, boolean kernelIgnoresOutgoing) {
+    private RawPacketSocket(String interfaceName, int interfaceIndex, int fd, boolean kernelIgnoresOutgoing,
+                            boolean keepsOutgoing) {
         this.interfaceName = interfaceName;
         this.interfaceIndex = interfaceIndex;
         this.fd = fd;
         this.kernelIgnoresOutgoing = kernelIgnoresOutgoing;
+        this.keepsOutgoing = keepsOutgoing;
         // Automatic arena: send/receive may be running on other threads when close() is called, so the scratch
         // memory must outlive close; it is a few dozen bytes and the GC frees it with the socket.
         Arena arena = Arena.ofAuto();
@@ -76,9 +81,25 @@ public final class RawPacketSocket implements AutoCloseable {
      * @throws IOException as {@link #open(String)} does
      */
     public static RawPacketSocket open(NetworkNamespace ns, String ifname) throws IOException {
+        return open(ns, ifname, false);
+    }
+
+    /**
+     * Opens a tap on interface {@code ifname} of namespace {@code ns} (null: the calling thread's): a raw socket
+     * that also returns the frames this host sends there ({@code PACKET_OUTGOING}), for a capture of both
+     * directions. Frames a packet socket sends with {@code PACKET_QDISC_BYPASS} skip the kernel's taps and are not
+     * seen.
+     *
+     * @throws IOException as {@link #open(String)} does
+     */
+    public static RawPacketSocket openTap(NetworkNamespace ns, String ifname) throws IOException {
+        return ns == null ? open(ifname, true) : open(ns, ifname, true);
+    }
+
+    private static RawPacketSocket open(NetworkNamespace ns, String ifname, boolean keepOutgoing) throws IOException {
         Objects.requireNonNull(ns, "ns");
         try {
-            return ns.call(() -> open(ifname));
+            return ns.call(() -> open(ifname, keepOutgoing));
         } catch (IOException | RuntimeException e) {
             throw e;
         } catch (Exception e) {
@@ -93,6 +114,10 @@ public final class RawPacketSocket implements AutoCloseable {
      *                     or the kernel refuses the socket
      */
     public static RawPacketSocket open(String ifname) throws IOException {
+        return open(ifname, false);
+    }
+
+    private static RawPacketSocket open(String ifname, boolean keepOutgoing) throws IOException {
         Objects.requireNonNull(ifname, "ifname");
         if (ifname.isEmpty() || ifname.length() > VethPair.MAX_INTERFACE_NAME) {
             throw new IllegalArgumentException("interface name '" + ifname + "' must have 1-"
@@ -114,7 +139,7 @@ public final class RawPacketSocket implements AutoCloseable {
                     + (errno == Libc.EPERM ? " (raw packet sockets need CAP_NET_RAW; run as root)" : ""));
             }
             try {
-                boolean ignoresOutgoing = ignoreOutgoing(state, fd, arena);
+                boolean ignoresOutgoing = !keepOutgoing && ignoreOutgoing(state, fd, arena);
                 MemorySegment address = arena.allocate(Libc.SOCKADDR_LL);
                 address.set(ValueLayout.JAVA_SHORT, 0, (short) Libc.AF_PACKET);
                 address.set(ValueLayout.JAVA_SHORT, Libc.SLL_PROTOCOL, Libc.htons(ETH_P_ALL));
@@ -123,7 +148,7 @@ public final class RawPacketSocket implements AutoCloseable {
                     throw new IOException("bind of raw socket to " + ifname + " (index " + index + ") failed: "
                         + Libc.errnoName(Libc.errno(state)));
                 }
-                return new RawPacketSocket(ifname, index, fd, ignoresOutgoing);
+                return new RawPacketSocket(ifname, index, fd, ignoresOutgoing, keepOutgoing);
             } catch (IOException | RuntimeException e) {
                 Libc.close(state, fd);
                 throw e;
@@ -157,6 +182,11 @@ public final class RawPacketSocket implements AutoCloseable {
     /** @return whether the kernel filters this host's own outgoing frames (else {@link #receive} does) */
     public boolean kernelIgnoresOutgoing() {
         return kernelIgnoresOutgoing;
+    }
+
+    /** @return whether the frame the last {@link #receive} returned was sent by this host (only a tap has such) */
+    public boolean lastFrameOutgoing() {
+        return lastOutgoing;
     }
 
     /** @return frames longer than the buffer given to {@link #receive}, cut to its size (receiving thread's view) */
@@ -291,7 +321,8 @@ public final class RawPacketSocket implements AutoCloseable {
             long n = Libc.recvfrom(receiveState, fd, buffer, capacity, Libc.MSG_DONTWAIT | Libc.MSG_TRUNC,
                 from, fromLength);
             if (n >= 0) {
-                if ((from.get(ValueLayout.JAVA_BYTE, Libc.SLL_PKTTYPE) & 0xFF) == Libc.PACKET_OUTGOING) {
+                lastOutgoing = (from.get(ValueLayout.JAVA_BYTE, Libc.SLL_PKTTYPE) & 0xFF) == Libc.PACKET_OUTGOING;
+                if (lastOutgoing && !keepsOutgoing) {
                     outgoingDropped++;
                     continue;
                 }

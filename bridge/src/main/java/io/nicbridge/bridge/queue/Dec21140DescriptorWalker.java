@@ -19,7 +19,7 @@ import java.nio.ByteOrder;
 
 /**
  * Card side of one DEC 21140 descriptor list: the chip's current-descriptor pointer and the way it walks the
- * list (hardware-facts A.7). Used by the emulated 21140 and by the Java half of the native shim.
+ * list (docs/hardware-facts.md A.7). Used by the emulated 21140 and by the Java half of the native shim.
  *
  * <p>The walker touches host memory only through a {@link DmaView} (in practice the card's {@link DmaSpace}): it
  * translates the current descriptor's bus address (16 bytes, bounds-checked by the view) before every access, and

@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
 
 /**
  * Field access shared by the U-Net send- and receive-descriptor views. The layout is the device contract's
- * ({@code sba200_unet.h}, hardware-facts B.4 [P]), generated as {@link io.nicbridge.contract.Sba200Unet},
+ * ({@code sba200_unet.h}, docs/hardware-facts.md B.4 [P]), generated as {@link io.nicbridge.contract.Sba200Unet},
  * {@link io.nicbridge.contract.Sba200UnetEpPage}, {@link io.nicbridge.contract.Sba200UnetEpcb},
  * {@link io.nicbridge.contract.Sba200UnetSendDesc}, {@link io.nicbridge.contract.Sba200UnetRecvDesc} and
  * {@link io.nicbridge.contract.Sba200UnetFqEntry}; every word is big-endian in the contract.

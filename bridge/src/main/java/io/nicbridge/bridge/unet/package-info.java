@@ -1,6 +1,6 @@
 /**
  * The U-Net user-level network interface (von Eicken, Basu, Buch, Vogels, SOSP'95) over the emulated
- * "U-Net on Fore SBA-200" device contract ({@code sba200_unet.h}, hardware-facts B.4).
+ * "U-Net on Fore SBA-200" device contract ({@code sba200_unet.h}, docs/hardware-facts.md B.4).
  *
  * <pre>
  *   process                                   kernel                           card (i960 firmware)

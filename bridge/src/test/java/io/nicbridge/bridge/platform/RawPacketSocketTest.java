@@ -86,6 +86,22 @@ class RawPacketSocketTest {
     }
 
     @Test
+    void aTapReturnsTheFramesThisEndSendsAndReceivesAndTellsWhichIsWhich() throws IOException {
+        try (RawPacketSocket tap = RawPacketSocket.openTap(pair.namespaceA(), pair.interfaceA())) {
+            assertTrue(!tap.kernelIgnoresOutgoing());
+            MemorySegment out = frame(pair.macB(), pair.macA(), 1, 64);
+            assertEquals(64, a.send(out, 64));
+            assertArrayEquals(out.toArray(ValueLayout.JAVA_BYTE), receiveOurs(tap, 64));
+            assertTrue(tap.lastFrameOutgoing(), "sent from A's end");
+            MemorySegment back = frame(pair.macA(), pair.macB(), 2, 100);
+            assertEquals(100, b.send(back, 100));
+            assertArrayEquals(back.toArray(ValueLayout.JAVA_BYTE), receiveOurs(tap, 100));
+            assertTrue(!tap.lastFrameOutgoing(), "arrived at A's end");
+            assertEquals(0, tap.outgoingDropped());
+        }
+    }
+
+    @Test
     void ownOutgoingFramesAreNotReceivedAndTimeoutReturnsMinusOne() {
         assertTrue(a.kernelIgnoresOutgoing() || a.outgoingDropped() == 0);
         MemorySegment out = frame(pair.macB(), pair.macA(), 1, 64);

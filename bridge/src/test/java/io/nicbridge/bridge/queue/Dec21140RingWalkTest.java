@@ -19,7 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The chip's next-descriptor rule (hardware-facts A.7) as seen through the host ring and the card walker. */
+/** The chip's next-descriptor rule (docs/hardware-facts.md A.7) as seen through the host ring and the card walker. */
 class Dec21140RingWalkTest {
     private static final long RING_BUS = 0x0010_0000L;
     private static final long BUF_BUS = 0x0020_0000L;

@@ -6,7 +6,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * AAL5 CPCS-PDU framing and its CRC-32 (hardware-facts D.2).
+ * AAL5 CPCS-PDU framing and its CRC-32 (docs/hardware-facts.md D.2).
  *
  * <pre>
  *  +----------------------- payload (0..65535) -----------------------+-- PAD 0..47 --+---- trailer 8 B ----+

@@ -6,7 +6,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * ATM cell format (hardware-facts D.2): 5-byte UNI header then 48 payload bytes.
+ * ATM cell format (docs/hardware-facts.md D.2): 5-byte UNI header then 48 payload bytes.
  *
  * <pre>
  *  byte   0                1                2                3                4        5 .. 52

@@ -34,9 +34,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Records are assembled in one direct buffer allocated at open and written with a
  * {@link FileChannel} when it fills, on {@link #flush()} and on {@link #close()}: recording a frame
- * allocates nothing. Thread-safe (one writer may serve several links). An I/O error never reaches the
- * link that records: the writer counts it, logs it once, stops writing and reports it from
- * {@link #flush()} / {@link #close()}.
+ * allocates nothing. A writer may be bounded ({@link Builder#maxRecords}): it keeps the first records and only
+ * counts the rest ({@link #recordsOverLimit()}), so a capture of a long run cannot fill the disk.
+ * Thread-safe (one writer may serve several links). An I/O error never reaches the link that
+ * records: the writer counts it, logs it once, stops writing and reports it from {@link #flush()} /
+ * {@link #close()}.
  */
 public final class PcapWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PcapWriter.class);
@@ -63,12 +65,14 @@ public final class PcapWriter implements AutoCloseable {
     private final boolean nanos;
     private final int snapLength;
     private final int linkType;
+    private final long maxRecords;
     private final long epochOffsetNanos;
     private final FileChannel channel;
     private final ByteBuffer buffer;
     private final MemorySegment bufferSegment;
     private long records;
     private long lostRecords;
+    private long recordsOverLimit;
     private IOException failure;
     private boolean closed;
 
@@ -78,6 +82,7 @@ public final class PcapWriter implements AutoCloseable {
         this.nanos = b.nanos;
         this.snapLength = b.snapLength;
         this.linkType = b.linkType;
+        this.maxRecords = b.maxRecords;
         if (clock.isVirtual()) {
             this.epochOffsetNanos = 0;
         } else {
@@ -147,6 +152,10 @@ public final class PcapWriter implements AutoCloseable {
             lostRecords++;
             return;
         }
+        if (records >= maxRecords) {
+            recordsOverLimit++;
+            return;
+        }
         if (buffer.remaining() < RECORD_HEADER_BYTES + incl && !drain()) {
             lostRecords++;
             return;
@@ -205,6 +214,16 @@ public final class PcapWriter implements AutoCloseable {
         return records;
     }
 
+    /** @return records not written because the writer already held {@link #maxRecords()} */
+    public synchronized long recordsOverLimit() {
+        return recordsOverLimit;
+    }
+
+    /** @return the most records this writer keeps ({@link Long#MAX_VALUE}: unbounded) */
+    public long maxRecords() {
+        return maxRecords;
+    }
+
     /** @return records not written because the writer was closed or had failed */
     public synchronized long lostRecords() {
         return lostRecords;
@@ -254,6 +273,7 @@ public final class PcapWriter implements AutoCloseable {
         private boolean nanos = true;
         private int snapLength = DEFAULT_SNAP_LENGTH;
         private int bufferBytes = DEFAULT_BUFFER_BYTES;
+        private long maxRecords = Long.MAX_VALUE;
 
         private Builder(Path path, TimeBase clock) {
             this.path = Objects.requireNonNull(path, "path");
@@ -277,6 +297,18 @@ public final class PcapWriter implements AutoCloseable {
                 throw new IllegalArgumentException("snap length must be in [1, 262144], was " + bytes);
             }
             this.snapLength = bytes;
+            return this;
+        }
+
+        /**
+         * Keeps at most {@code records} records (default: no bound); later ones are counted in
+         * {@link PcapWriter#recordsOverLimit()} and not written.
+         */
+        public Builder maxRecords(long records) {
+            if (records < 1) {
+                throw new IllegalArgumentException("the record limit must be >= 1, was " + records);
+            }
+            this.maxRecords = records;
             return this;
         }
 

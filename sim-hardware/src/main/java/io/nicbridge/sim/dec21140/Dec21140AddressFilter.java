@@ -5,7 +5,7 @@ import static io.nicbridge.contract.Dec21140.*;
 import java.util.zip.CRC32;
 
 /**
- * The 21140's destination-address filter, loaded from a setup frame (hardware-facts A.8).
+ * The 21140's destination-address filter, loaded from a setup frame (docs/hardware-facts.md A.8).
  *
  * <pre>
  *  setup frame: 192 bytes = 48 longwords; only the low 16 bits of each longword count (LE: bytes 4i, 4i+1)

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The emulated DEC 21140: its CSRs, its transmit and receive processes, its serial ROM, address filter and
- * general-purpose timer, behaving as the chip does for a real driver (hardware-facts section A).
+ * general-purpose timer, behaving as the chip does for a real driver (docs/hardware-facts.md section A).
  *
  * <h2>The three faces of the card</h2>
  * <pre>
@@ -72,7 +72,7 @@ import org.slf4j.LoggerFactory;
  * only records that there is more work; the outer call loops.
  *
  * <p>Descriptor handoff: the walker reads word 0 with acquire before the other words, and hands a descriptor
- * back by writing word 0 with release after the buffer data (hardware-facts A.7).
+ * back by writing word 0 with release after the buffer data (docs/hardware-facts.md A.7).
  *
  * <h2>Defined outcomes for bad input</h2>
  * <ul>
@@ -760,7 +760,7 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
         }
     }
 
-    /** Moves the staged frame into host buffers (hardware-facts A.7, receive). */
+    /** Moves the staged frame into host buffers (docs/hardware-facts.md A.7, receive). */
     private void deliverStaged() {
         int len = rxLength;
         byte[] f = rxFrame;

@@ -7,7 +7,7 @@ import java.util.zip.CRC32;
 
 /**
  * The 21140 board's serial ROM: a 93C46-style Microwire EEPROM of 64 16-bit words, read by bit-banging CSR9
- * (hardware-facts A.5, A.9), holding the station address in the DEC SROM layout.
+ * (docs/hardware-facts.md A.5, A.9), holding the station address in the DEC SROM layout.
  *
  * <pre>
  *  byte  0..1   subsystem vendor ID 0x1011 (DEC), LE  [P]     byte 20..25  station address (MAC)

@@ -127,9 +127,10 @@ public final class EthernetSegment implements EthernetWire {
     private final long bitRate;
     private final int maxFrameBytes;
     private final Object lock = new Object();
-    private final PcapWriter capture;
-    private final boolean ownsCapture;
-    private final boolean captureKeepsFcs;
+    // Capture: set at build or by capture(PcapWriter); guarded by lock (deliver records under it).
+    private PcapWriter capture;
+    private boolean ownsCapture;
+    private boolean captureKeepsFcs;
 
     // Stations: copy-on-attach array, read without the lock by delivery.
     private volatile Station[] stations = new Station[0];
@@ -162,7 +163,7 @@ public final class EthernetSegment implements EthernetWire {
         this.faults = b.faults.newInjector();
         this.capture = b.captureWriter;
         this.ownsCapture = b.ownsCapture;
-        this.captureKeepsFcs = capture != null && PcapWriter.fcsBytes(capture.linkType()) == Dec21140.ETH_FCS_LEN;
+        this.captureKeepsFcs = keepsFcs(capture);
         LOG.debug("segment {}: {} time, {} b/s, propagation {} ns, {} in-flight slots of {} bytes, faults: {},"
                 + " capture: {}", name, virtual ? "virtual" : "real", bitRate, propagationNanos, b.maxInFlight,
                 maxFrameBytes, b.faults, capture == null ? "none" : capture.path());
@@ -471,7 +472,45 @@ public final class EthernetSegment implements EthernetWire {
 
     /** @return the capture writer, or null when the segment is not captured */
     public PcapWriter capture() {
-        return capture;
+        synchronized (lock) {
+            return capture;
+        }
+    }
+
+    /**
+     * Starts capturing into {@code writer} (linktype 1, or 0x24000001 to keep the FCS) from the next frame
+     * delivered on, e.g. on a segment a backend built; null stops capturing. The caller keeps the writer: the
+     * segment flushes it on close but never closes it. Replaces a capture set at build, which it closes if the
+     * segment had opened it.
+     *
+     * @throws IllegalArgumentException when the writer's linktype is not Ethernet
+     */
+    public void capture(PcapWriter writer) {
+        checkEthernet(writer);
+        PcapWriter previous;
+        boolean ownedPrevious;
+        synchronized (lock) {
+            previous = capture;
+            ownedPrevious = ownsCapture;
+            capture = writer;
+            ownsCapture = false;
+            captureKeepsFcs = keepsFcs(writer);
+        }
+        if (previous != null && previous != writer && ownedPrevious) {
+            previous.close();
+        }
+    }
+
+    private static boolean keepsFcs(PcapWriter writer) {
+        return writer != null && PcapWriter.fcsBytes(writer.linkType()) == Dec21140.ETH_FCS_LEN;
+    }
+
+    private static void checkEthernet(PcapWriter writer) {
+        if (writer != null && (writer.linkType() & 0xFFFF) != PcapWriter.LINKTYPE_ETHERNET) {
+            throw new IllegalArgumentException("an Ethernet segment captures with linktype "
+                    + PcapWriter.LINKTYPE_ETHERNET + ", but " + writer.path() + " has linktype 0x"
+                    + Integer.toHexString(writer.linkType()));
+        }
     }
 
     /** @return frames transmitted but not yet arrived, including one held for reordering */
@@ -495,11 +534,15 @@ public final class EthernetSegment implements EthernetWire {
      */
     @Override
     public void close() {
+        PcapWriter capture;
+        boolean ownsCapture;
         synchronized (lock) {
             if (closed) {
                 return;
             }
             closed = true;
+            capture = this.capture;
+            ownsCapture = this.ownsCapture;
         }
         if (capture != null) {
             if (ownsCapture) {
@@ -636,12 +679,7 @@ public final class EthernetSegment implements EthernetWire {
          * segment flushes it on close but does not close it: it may serve other links too.
          */
         public Builder capture(PcapWriter writer) {
-            Objects.requireNonNull(writer, "writer");
-            if ((writer.linkType() & 0xFFFF) != PcapWriter.LINKTYPE_ETHERNET) {
-                throw new IllegalArgumentException("an Ethernet segment captures with linktype "
-                        + PcapWriter.LINKTYPE_ETHERNET + ", but " + writer.path() + " has linktype 0x"
-                        + Integer.toHexString(writer.linkType()));
-            }
+            checkEthernet(Objects.requireNonNull(writer, "writer"));
             this.captureWriter = writer;
             this.capturePath = null;
             return this;

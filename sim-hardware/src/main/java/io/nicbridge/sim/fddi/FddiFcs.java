@@ -6,7 +6,7 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * The FDDI frame check sequence: CRC-32 with the 802.3 generator 0x04C11DB7 over FC .. INFO, computed
- * MSB-first because FDDI sends octets most significant bit first (fact sheet D.3; medusa.h
+ * MSB-first because FDDI sends octets most significant bit first (docs/hardware-facts.md D.3; medusa.h
  * {@code MEDUSA_FCS_*}): initial value all ones, no reflection, result complemented - the parameters
  * catalogued as "CRC-32/BZIP2", check value 0xFC891918 over "123456789". The four FCS bytes follow INFO
  * most significant byte first. Only consistency inside the emulator matters (pcap files carry no FCS).

@@ -64,7 +64,7 @@ import org.slf4j.LoggerFactory;
  * (one bit after the MAC header is inverted after the FCS was computed: receivers detect the FCS error and set
  * E). DUPLICATE, REORDER and DELAY draws are counted by the injector but not applied. Capture writes one
  * LINKTYPE 10 record per frame sent (not for lost ones), stamped when the frame starts on the fibre: FC, DA, SA,
- * INFO without FCS, with DA and SA bit-reversed per byte (fact sheet D.4:
+ * INFO without FCS, with DA and SA bit-reversed per byte (docs/hardware-facts.md D.4:
  * Wireshark bit-swaps linktype 10 addresses, so it then shows them canonically). Inside the emulator addresses
  * are canonical, the order the MACADDR registers use.
  *

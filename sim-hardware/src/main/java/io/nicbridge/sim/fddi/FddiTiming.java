@@ -3,7 +3,7 @@ package io.nicbridge.sim.fddi;
 import io.nicbridge.contract.Medusa;
 
 /**
- * FDDI wire timing (fact sheet D.3, medusa.h {@code MEDUSA_FDDI_*}): 100 Mb/s of data carried as 4B/5B
+ * FDDI wire timing (docs/hardware-facts.md D.3, medusa.h {@code MEDUSA_FDDI_*}): 100 Mb/s of data carried as 4B/5B
  * symbols at 125 Mbaud, so one symbol (4 data bits) lasts 40 ns and one byte 80 ns.
  *
  * <pre>

@@ -22,7 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The emulated HP Medusa FDDI adapter: the register contract of medusa.h (fact sheet C.2, a proposal), one
+ * The emulated HP Medusa FDDI adapter: the register contract of medusa.h (docs/hardware-facts.md C.2, a proposal), one
  * station of an {@link FddiRing}.
  *
  * <pre>

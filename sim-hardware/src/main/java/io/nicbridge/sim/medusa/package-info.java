@@ -1,8 +1,8 @@
 /**
- * The emulated HP Medusa FDDI adapter (medusa.h, fact sheet C.2): {@link io.nicbridge.sim.medusa.MedusaModel}
- * (registers, FIFOs of buffer numbers, buffer status table, explicit buffer ownership, FCS, the receive checksum
- * unit), {@link io.nicbridge.sim.medusa.MedusaBufferRam} (host PIO into buffer RAM with the PIO checksum
- * accumulator) and {@link io.nicbridge.sim.medusa.MedusaCard} (the bridge's Card). It is a station of an
- * {@link io.nicbridge.sim.fddi.FddiRing}.
+ * The emulated HP Medusa FDDI adapter (medusa.h, docs/hardware-facts.md C.2):
+ * {@link io.nicbridge.sim.medusa.MedusaModel} (registers, FIFOs of buffer numbers, buffer status table, explicit
+ * buffer ownership, FCS, the receive checksum unit), {@link io.nicbridge.sim.medusa.MedusaBufferRam} (host PIO into
+ * buffer RAM with the PIO checksum accumulator) and {@link io.nicbridge.sim.medusa.MedusaCard} (the bridge's Card).
+ * It is a station of an {@link io.nicbridge.sim.fddi.FddiRing}.
  */
 package io.nicbridge.sim.medusa;

@@ -31,8 +31,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The emulated Fore SBA-200 running the U-Net firmware (hardware-facts B.4, contract {@code sba200_unet.h}): board
- * RAM, BCR, the i960's polling loop, the AAL5 segmentation and reassembly engine and the TAXI cell interface.
+ * The emulated Fore SBA-200 running the U-Net firmware (docs/hardware-facts.md B.4, contract
+ * {@code sba200_unet.h}): board RAM, BCR, the i960's polling loop, the AAL5 segmentation and reassembly engine and
+ * the TAXI cell interface.
  *
  * <pre>
  *   kernel  --- ram() Registers (256 KiB, big-endian) --- UG block, command queue, VCI table      (hooks: cmd_prod
@@ -51,9 +52,10 @@ import org.slf4j.LoggerFactory;
  * missing, the length is 0 (AAL5's abort value), nbufs is 0 or &gt; 6, or the buffer lengths do not add up to
  * the length (BAD_DESC), the channel is not open (BAD_CHANNEL), an INLINE length exceeds 40 or a buffer length
  * 65535 (TOO_LONG), or a buffer leaves the segment (SEG_BOUNDS, and ep_status SEGFAULT). Otherwise the data is
- * gathered, framed as an AAL5 CPCS-PDU (UU 0, CPI 0, LEN, CRC-32), cut into cells (GFC 0, the channel's VPI/TX VCI, PTI 000 and 001 on the last, CLP 0, HEC)
- * and put on the uplink. Status SENT is written, then {@code sq_cons} advanced: at once in real time; in virtual
- * time when the last cell has left, and only then is the next descriptor taken (one PDU on the fiber at a time).
+ * gathered, framed as an AAL5 CPCS-PDU (UU 0, CPI 0, LEN, CRC-32), cut into cells (GFC 0, the channel's VPI/TX VCI,
+ * PTI 000 and 001 on the last, CLP 0, HEC) and put on the uplink. Status SENT is written, then {@code sq_cons}
+ * advanced: at once in real time; in virtual time when the last cell has left, and only then is the next descriptor
+ * taken (one PDU on the fiber at a time).
  *
  * <p><b>Receive.</b> Cells arrive through {@link #cellArrived} into a bounded ingress FIFO (any thread) and are
  * processed by {@code service()}: HEC check (bad: {@code hec_errors}), VCI demux through the RAM table (unknown or
@@ -279,7 +281,10 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         return ingress.overflows();
     }
 
-    /** Records every PDU sent (direction bit set) and every good PDU received as SunATM (LINKTYPE 123) records. */
+    /**
+     * Records every PDU sent (direction bit set) and every good PDU received as SunATM (LINKTYPE 123) records,
+     * stamped by this card's clock (so one writer may collect the PDUs of several simulated worlds in turn).
+     */
     public void capture(PcapWriter writer) {
         if (writer != null && writer.linkType() != PCAP_LINKTYPE_SUNATM) {
             throw new IllegalArgumentException("an SBA-200 capture needs LINKTYPE_SUNATM (123), the writer has "
@@ -714,7 +719,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         PcapWriter w = capture;
         if (w != null) {
             writePseudoHeader(pdu, 0, true, header);
-            w.record(pdu, 0, 4 + length);
+            w.record(timeBase.nanoTime(), pdu, 0, 4 + length, 4 + length);
         }
         if (virtual && link != null) {
             txBusy = true;
@@ -999,7 +1004,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         if (w != null) {
             writePseudoHeader(captureBuffer, 0, false, txHeaderForCapture(c, payload));
             MemorySegment.copy(c, payload, captureBuffer, 4, length);
-            w.record(captureBuffer, 0, 4 + length);
+            w.record(timeBase.nanoTime(), captureBuffer, 0, 4 + length, 4 + length);
         }
         afterDelivery(ep);
     }
@@ -1036,7 +1041,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
                         rxBufFill[base + b]);
                     at += rxBufFill[base + b];
                 }
-                w.record(captureBuffer, 0, (int) at);
+                w.record(timeBase.nanoTime(), captureBuffer, 0, (int) at, (int) at);
             }
         } else {
             addPage(ep, EPCB_RX_ERRORS_OFS, 1);

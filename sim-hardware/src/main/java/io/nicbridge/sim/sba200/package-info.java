@@ -1,5 +1,6 @@
 /**
- * The emulated Fore SBA-200 with Cornell's U-Net firmware (hardware-facts B.4, contract {@code sba200_unet.h}).
+ * The emulated Fore SBA-200 with Cornell's U-Net firmware (docs/hardware-facts.md B.4, contract
+ * {@code sba200_unet.h}).
  *
  * <ul>
  *   <li>{@link io.nicbridge.sim.sba200.Sba200Model}: board RAM, BCR, the i960 firmware loop (kernel commands, AAL5

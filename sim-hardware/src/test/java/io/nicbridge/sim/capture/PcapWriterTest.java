@@ -58,6 +58,26 @@ class PcapWriterTest {
     }
 
     @Test
+    void aBoundedWriterKeepsTheFirstRecordsAndCountsTheRest() throws IOException {
+        ManualVirtualTime vt = new ManualVirtualTime();
+        Path f = dir.resolve("bounded.pcap");
+        try (PcapWriter w = PcapWriter.builder(f, vt).maxRecords(3).open()) {
+            for (int i = 0; i < 5; i++) {
+                byte[] p = bytes(60, i);
+                w.record(i, MemorySegment.ofArray(p), 0, p.length, p.length);
+            }
+            assertEquals(3, w.records());
+            assertEquals(2, w.recordsOverLimit());
+            assertEquals(0, w.lostRecords(), "over the limit is not lost to an error");
+            assertEquals(3, w.maxRecords());
+        }
+        PcapReader r = PcapReader.read(f);
+        assertEquals(3, r.packets().size());
+        assertArrayEquals(bytes(60, 2), r.packets().get(2).data(), "the first three, in order");
+        assertThrows(IllegalArgumentException.class, () -> PcapWriter.builder(f, vt).maxRecords(0));
+    }
+
+    @Test
     void recordsReadBackWithVirtualTimestamps() throws IOException {
         ManualVirtualTime vt = new ManualVirtualTime();
         Path f = dir.resolve("v.pcap");

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The card as Linux's tulip driver uses it (hardware-facts A.3, A.4, A.7). */
+/** The card as Linux's tulip driver uses it (docs/hardware-facts.md A.3, A.4, A.7). */
 class Dec21140LinuxConformanceTest {
     private final CardHarness h = new CardHarness();
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.sim.capture.PcapReader;
@@ -43,7 +44,13 @@ class EthernetSegmentCaptureTest {
     record Run(EthernetSegment wire, Recorder atB, List<byte[]> sent) {}
 
     static Run exchange(ManualVirtualTime vt, EthernetSegment.Builder builder, int rounds) {
+        return exchange(vt, builder, rounds, wire -> { });
+    }
+
+    static Run exchange(ManualVirtualTime vt, EthernetSegment.Builder builder, int rounds,
+                        java.util.function.Consumer<EthernetSegment> beforeTraffic) {
         EthernetSegment wire = builder.build();
+        beforeTraffic.accept(wire);
         Recorder rb = new Recorder(vt);
         WirePort pa = wire.attach("a", new Recorder(vt));
         wire.attach("b", rb);
@@ -114,6 +121,29 @@ class EthernetSegmentCaptureTest {
             assertEquals(0, w.lostRecords(), "still open");
         }
         assertEquals(SIZES.length + 1, PcapReader.read(file).packets().size());
+    }
+
+    @Test
+    void aCaptureAttachedAfterBuildRecordsFromThenOnAndIsFlushedNotClosed() throws IOException {
+        ManualVirtualTime vt = new ManualVirtualTime();
+        Path file = dir.resolve("late.pcap");
+        try (PcapWriter w = PcapWriter.builder(file, vt).open()) {
+            // Attached once the segment exists (as a backend would have built it), before any frame.
+            Run run = exchange(vt, EthernetSegment.builder(vt), 1, wire -> wire.capture(w));
+            assertEquals(w, run.wire().capture());
+            assertEquals(run.atB().count(), w.records());
+            w.record(0, MemorySegment.ofArray(new byte[60]), 0, 60, 60);
+            assertEquals(0, w.lostRecords(), "the segment's close flushed it but left it open");
+        }
+        assertEquals(SIZES.length + 1, PcapReader.read(file).packets().size());
+        PcapWriter fddi = PcapWriter.builder(dir.resolve("fddi.pcap"), vt).linkType(PcapWriter.LINKTYPE_FDDI).open();
+        EthernetSegment wire = EthernetSegment.builder(vt).build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> wire.capture(fddi));
+        assertTrue(e.getMessage().contains("linktype 1"), e.getMessage());
+        wire.capture(null);
+        assertEquals(null, wire.capture());
+        fddi.close();
+        wire.close();
     }
 
     @Test

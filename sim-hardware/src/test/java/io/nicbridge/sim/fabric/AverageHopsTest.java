@@ -7,7 +7,7 @@ import java.util.function.IntBinaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
- * The exact average-hop invariants of interconnect-facts.md, measured from routed paths: one packet per
+ * The exact average-hop invariants of docs/interconnect-facts.md, measured from routed paths: one packet per
  * (src, dst) pair of the pattern is sent through the simulated fabric and the routers its head crossed are
  * averaged. Nothing here evaluates a closed formula.
  */

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The CM-5-style tapered tree: same nearest-common-ancestor distances as the full tree, but half a link per node
- * beyond a 16-node group (interconnect-facts.md: 20 / 10 / 5 MB/s tiers), and request/reply time multiplexing.
+ * beyond a 16-node group (docs/interconnect-facts.md: 20 / 10 / 5 MB/s tiers), and request/reply time multiplexing.
  */
 class Cm5FatTreeTest {
 

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 /**
- * interconnect-facts.md: dimension-order routing on an 8x8 mesh is bounded by channel load (tornado 1/3,
+ * docs/interconnect-facts.md: dimension-order routing on an 8x8 mesh is bounded by channel load (tornado 1/3,
  * bit-complement 1/4 flits/node/cycle), and past saturation the minimum accepted rate over nodes collapses
  * well below its peak - the regime NIFDY's admission control is meant to avoid.
  */

@@ -7,7 +7,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The 8x8 torus must use its doubled bisection: interconnect-facts.md puts its uniform channel-load bound at 1.0
+ * The 8x8 torus must use its doubled bisection: docs/interconnect-facts.md puts its uniform channel-load bound at 1.0
  * flits/node/cycle against the 8x8 mesh's 0.5, so at equal VCs and buffers it saturates clearly above the mesh.
  * It did not (0.34 vs 0.375): ties at distance k/2 all went +, and the dateline split confined every packet to a
  * single VC per hop when there are 2 VCs per class, so worms blocked each other head-of-line and flows that

@@ -6,7 +6,10 @@ import io.nicbridge.bridge.regs.Registers;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-/** A minimal host side for tests: the fact sheet's init, TX and RX steps written out with raw register access. */
+/**
+ * A minimal host side for tests: the init, TX and RX steps of docs/hardware-facts.md C.2 written out with raw
+ * register access.
+ */
 final class MedusaHost {
     final MedusaCard card;
     final Registers regs;

@@ -54,7 +54,7 @@ class PatternsTest {
 
     @Test
     void averageHopsOfTheInvariantsFollowFromThePatterns() {
-        // Mesh hop counts computed from the pattern mapping reproduce interconnect-facts.md.
+        // Mesh hop counts computed from the pattern mapping reproduce docs/interconnect-facts.md.
         assertEquals(9.0, meanMeshHops(Patterns.bitComplement(64), 8), 1e-12);
         assertEquals(8.5, meanMeshHops(Patterns.tornado(8, 2), 8), 1e-12);
     }

@@ -24,7 +24,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Host driver of the HP Medusa FDDI adapter (contract: fact sheet C.2, {@code medusa.h}), as a {@link FramePort}.
+ * Host driver of the HP Medusa FDDI adapter (contract: docs/hardware-facts.md C.2, {@code medusa.h}), as a
+ * {@link FramePort}.
  *
  * <p>The card has no DMA: 128 buffers of 8 KiB sit in its 1 MiB buffer RAM and the host moves data by
  * programmed I/O ({@link MedusaPio}). The driver therefore does what the paper's single-copy stack did:
@@ -171,7 +172,7 @@ public final class MedusaDriver implements FramePort {
     }
 
     /**
-     * Initialises the card per the fact sheet (C.2 "Init"): RESET; station address; T_Req; RX checksum start;
+     * Initialises the card per docs/hardware-facts.md C.2 ("Init"): RESET; station address; T_Req; RX checksum start;
      * every receive buffer number into FREE_FIFO; clear ISR and PIO_CKSUM; IMR; CTRL with RX_EN, TX_EN and
      * RING_JOIN (and the configured frame offset, promiscuous, KEEP_FCS and RX checksum bits).
      *

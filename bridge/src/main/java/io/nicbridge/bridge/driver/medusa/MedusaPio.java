@@ -5,8 +5,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * The host's programmed-I/O path into a Medusa's buffer RAM: the only way data reaches the card (it has no
  * DMA). Every byte copied through here is also summed by the card's checksum unit into the PIO_CKSUM register
- * (fact sheet C.2: "updated by every host PIO write <b>and</b> read of buffer RAM, big-endian halfword sum"),
- * which is what lets the single-copy stack get the data checksum for free while it copies.
+ * (docs/hardware-facts.md C.2: "updated by every host PIO write <b>and</b> read of buffer RAM, big-endian
+ * halfword sum"), which is what lets the single-copy stack get the data checksum for free while it copies.
  *
  * <pre>
  *   host memory                         Medusa window (2 MiB, big-endian)

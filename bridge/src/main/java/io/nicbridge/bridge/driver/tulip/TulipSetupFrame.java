@@ -7,9 +7,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 /**
- * Builds the 192-byte setup frame that loads the 21140's address filter (hardware-facts A.8). Only the low 16 bits
- * of each longword count; like Linux, every 16-bit half is written into both halves so the frame reads the same
- * whichever way the host orders bytes.
+ * Builds the 192-byte setup frame that loads the 21140's address filter (docs/hardware-facts.md A.8). Only the
+ * low 16 bits of each longword count; like Linux, every 16-bit half is written into both halves so the frame reads
+ * the same whichever way the host orders bytes.
  *
  * <pre>
  *  PERFECT (FT = 00): 16 entries of 3 longwords              HASH (FT = 01): 512-bit table + 1 physical address
