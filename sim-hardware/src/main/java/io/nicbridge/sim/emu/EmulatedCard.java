@@ -3,6 +3,7 @@ package io.nicbridge.sim.emu;
 import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
+import io.nicbridge.bridge.spi.CardFailedException;
 import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.bridge.spi.InterruptLine;
 import java.util.Objects;
@@ -16,6 +17,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>A subclass passes its model's parts to the constructor and implements {@link #closeModel()}; it keeps only
  * what is its own (the typed model, counters, PIO path, switch port, ...). The parts are captured once because a
  * model's window, DMA space and line are fixed for its lifetime.
+ *
+ * <p>When the model can do no more work (its engine thread died, see {@code ThreadedEngine}), {@link #fail} fails the
+ * card where every driver meets it: its interrupt line and its register window, which from then on throw
+ * {@link CardFailedException} with the model's exception as the cause.
  */
 public abstract class EmulatedCard implements Card {
     private final DeviceSpec spec;
@@ -72,6 +77,21 @@ public abstract class EmulatedCard implements Card {
     @Override
     public final InterruptLine interrupt() {
         return interrupt;
+    }
+
+    /**
+     * The model stopped on {@code cause}: waits on the interrupt line and host register accesses throw
+     * {@link CardFailedException} from now on. The first failure wins. Logging is the caller's (the engine logs it).
+     */
+    public final void fail(Throwable cause) {
+        CardFailedException failure = new CardFailedException(name, cause);
+        registers.fail(failure);
+        interrupt.fail(failure);
+    }
+
+    /** @return the card's failure, or null while it works */
+    public final CardFailedException failure() {
+        return interrupt.failure();
     }
 
     /** Closes the model, then runs the release callback; later calls do nothing. */

@@ -12,6 +12,7 @@ import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;
 import io.nicbridge.sim.engine.IdleStrategy;
+import io.nicbridge.sim.engine.ThreadedEngine;
 import io.nicbridge.sim.engine.TimeBase;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.ethernet.EthernetSegment;
@@ -60,6 +61,9 @@ public final class EmulatedTestbed implements AutoCloseable {
 
     private EmulatedTestbed(DeviceEngine engine, long seed) {
         this.engine = engine;
+        if (engine instanceof ThreadedEngine threaded) {
+            threaded.addFailureListener((model, cause) -> failCard(model.name(), cause));
+        }
         this.seed = seed;
     }
 
@@ -339,6 +343,30 @@ public final class EmulatedTestbed implements AutoCloseable {
 
     public synchronized boolean isClosed() {
         return closed;
+    }
+
+    /**
+     * A threaded engine's model stopped on {@code cause}: fail the card of that name, so its drivers throw at their next
+     * call. Runs on the dying engine thread; the lock is held only to look the card up (close never holds it while it
+     * joins the engine).
+     */
+    private void failCard(String modelName, Throwable cause) {
+        EmulatedCard card;
+        List<Sba200Network> networks;
+        synchronized (this) {
+            card = cards.containsKey(modelName) ? cards.get(modelName) : medusaCards.get(modelName);
+            networks = List.copyOf(atmNetworks.values());
+        }
+        for (int i = 0; card == null && i < networks.size(); i++) {
+            for (Sba200Card c : networks.get(i).cards()) {
+                if (c.name().equals(modelName)) {
+                    card = c;
+                }
+            }
+        }
+        if (card != null) {
+            card.fail(cause);
+        }
     }
 
     private void checkOpen() {

@@ -511,6 +511,7 @@ public final class MedusaDriver implements FramePort {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
+                line.checkCard(); // polling waits without the line: ask whether the card still works
                 idle = backOff(idle);
             }
         }

@@ -370,6 +370,7 @@ public final class TulipDriver implements FramePort {
             if (progress != null) {
                 progress.run();
             }
+            line.checkCard(); // a wait on memory: a failed card throws here instead of running into the timeout
             idle = backOff(idle);
         }
         return true;
@@ -585,6 +586,7 @@ public final class TulipDriver implements FramePort {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
+                line.checkCard(); // polling waits on memory, not on the line: ask whether the card still works
                 idle = backOff(idle);
             }
         }
