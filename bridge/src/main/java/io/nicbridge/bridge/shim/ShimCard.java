@@ -404,6 +404,8 @@ public final class ShimCard implements Card {
         }
         running = false;
         line.pump(null);
+        // Waiters on the line wake and throw; host register accesses throw before they reach the window or the shim.
+        fail(new IllegalStateException(name + " was closed"));
         NativeShim.CloseOutcome outcome = shim.closeAndDrain();
         if (cardThread != null && cardThread != Thread.currentThread()) {
             try {

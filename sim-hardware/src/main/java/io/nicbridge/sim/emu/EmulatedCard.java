@@ -94,11 +94,17 @@ public abstract class EmulatedCard implements Card {
         return interrupt.failure();
     }
 
-    /** Closes the model, then runs the release callback; later calls do nothing. */
+    /**
+     * Closes the model, then runs the release callback; later calls do nothing. From then on the card's line and
+     * registers throw {@link CardFailedException} (cause: the close), so a driver left open fails loudly.
+     */
     @Override
     public final void close() {
         // compareAndSet so two racing closers cannot both free the model or run the release twice.
         if (closed.compareAndSet(false, true)) {
+            // A driver still waiting on the line wakes and throws; register accesses throw a clear message instead of
+            // FFM's "already closed" once the model frees its window.
+            fail(new IllegalStateException(name + " was closed"));
             closeModel();
             release.run();
         }
