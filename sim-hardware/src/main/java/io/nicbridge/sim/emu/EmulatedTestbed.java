@@ -12,7 +12,6 @@ import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;
 import io.nicbridge.sim.engine.IdleStrategy;
-import io.nicbridge.sim.engine.ThreadedEngine;
 import io.nicbridge.sim.engine.TimeBase;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.ethernet.EthernetSegment;
@@ -61,9 +60,7 @@ public final class EmulatedTestbed implements AutoCloseable {
 
     private EmulatedTestbed(DeviceEngine engine, long seed) {
         this.engine = engine;
-        if (engine instanceof ThreadedEngine threaded) {
-            threaded.addFailureListener((model, cause) -> failCard(model.name(), cause));
-        }
+        engine.addFailureListener((model, cause) -> failCard(model.name(), cause));
         this.seed = seed;
     }
 

@@ -55,15 +55,6 @@ public final class ThreadedEngine implements DeviceEngine {
     private volatile Throwable failure;
     private final List<ModelFailureListener> failureListeners = new CopyOnWriteArrayList<>();
 
-    /** Told when a model's engine thread stops on an exception. */
-    @FunctionalInterface
-    public interface ModelFailureListener {
-        /**
-         * Runs once per failed model, on its (dying) engine thread, or on the registering thread when the model had
-         * failed before the listener was added. Must not block.
-         */
-        void failed(DeviceModel model, Throwable cause);
-    }
 
     public ThreadedEngine(IdleStrategy idle) {
         this(new RealTimeBase(), idle, DEFAULT_JOIN_TIMEOUT_NANOS);
@@ -142,6 +133,7 @@ public final class ThreadedEngine implements DeviceEngine {
      * Adds a listener for models whose thread stops on an exception; models that failed already are reported to it at
      * once.
      */
+    @Override
     public void addFailureListener(ModelFailureListener listener) {
         Objects.requireNonNull(listener, "listener");
         List<Runner> failed = new ArrayList<>();
@@ -154,7 +146,7 @@ public final class ThreadedEngine implements DeviceEngine {
             }
         }
         for (Runner r : failed) {
-            notify(listener, r.model, r.failedWith);
+            tell(listener, r.model, r.failedWith);
         }
     }
 
@@ -168,11 +160,11 @@ public final class ThreadedEngine implements DeviceEngine {
         LOG.error("card model {} failed: its engine thread {} stopped because service() or a timer action threw;"
             + " the model does no more work", runner.model.name(), runner.thread.getName(), cause);
         for (ModelFailureListener l : failureListeners) {
-            notify(l, runner.model, cause);
+            tell(l, runner.model, cause);
         }
     }
 
-    private static void notify(ModelFailureListener listener, DeviceModel model, Throwable cause) {
+    private static void tell(ModelFailureListener listener, DeviceModel model, Throwable cause) {
         try {
             listener.failed(model, cause);
         } catch (RuntimeException e) {

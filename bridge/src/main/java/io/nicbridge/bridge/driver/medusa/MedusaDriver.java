@@ -737,7 +737,9 @@ public final class MedusaDriver implements FramePort {
         }
     }
 
+    /** Handles die with the port: after close none is claimed or held, so a late commit cannot reach the card. */
     private void expect(int handle, byte required, String what) {
+        ensureOpen();
         if (handle < 0 || handle >= BUFFERS) {
             throw new IllegalStateException(name + ": handle " + handle + " is not a buffer number in [0, "
                 + (BUFFERS - 1) + "], so not " + what);

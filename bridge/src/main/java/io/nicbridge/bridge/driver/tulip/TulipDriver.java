@@ -481,6 +481,7 @@ public final class TulipDriver implements FramePort {
 
     @Override
     public int poll() {
+        checkOpen();
         for (;;) {
             int i = rxNext;
             if (rxState[i] != RX_CARD) {
@@ -843,13 +844,16 @@ public final class TulipDriver implements FramePort {
         }
     }
 
+    /** Handles die with the port: after close none is claimed (the buffers are freed). */
     private void checkClaimed(int handle) {
+        checkOpen();
         if (handle < 0 || handle >= txCount || txState[handle] != TX_CLAIMED) {
             throw new IllegalStateException(name + ": TX handle " + handle + " is not claimed by the caller");
         }
     }
 
     private void checkHeld(int handle) {
+        checkOpen();
         if (handle < 0 || handle >= rxCount || rxState[handle] != RX_HELD) {
             throw new IllegalStateException(name + ": RX handle " + handle + " is not a received frame the caller holds");
         }
