@@ -7,6 +7,7 @@ import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.bridge.port.PortCounters;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
+import io.nicbridge.bridge.spi.CardFailedException;
 import io.nicbridge.bridge.spi.InterruptHandler;
 import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.bridge.spi.NonReentrantInterruptHandler;
@@ -720,8 +721,12 @@ public final class MedusaDriver implements FramePort {
         closed = true;
         listener = null;
         line.handler(null);
-        regs.write(REG_IMR, 0);
-        regs.write(REG_CTRL, config.frameOffset3() ? Medusa.CTRL_FRAME_OFS3 : 0);
+        try {
+            regs.write(REG_IMR, 0);
+            regs.write(REG_CTRL, config.frameOffset3() ? Medusa.CTRL_FRAME_OFS3 : 0);
+        } catch (CardFailedException e) {
+            LOG.warn("{}: closing on a failed card: {}", card.name(), e.getMessage()); // nothing left to stop
+        }
         LOG.info("{}: closed; {}", card.name(), counters);
     }
 

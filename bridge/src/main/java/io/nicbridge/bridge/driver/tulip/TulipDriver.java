@@ -14,6 +14,7 @@ import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Direction;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
+import io.nicbridge.bridge.spi.CardFailedException;
 import io.nicbridge.bridge.spi.InterruptHandler;
 import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.bridge.spi.NonReentrantInterruptHandler;
@@ -750,9 +751,14 @@ public final class TulipDriver implements FramePort {
             line.handler(null);
             listener = null;
         }
-        if (!stop()) {
-            LOG.warn("{}: RS/TS did not reach 'stopped' within {} ns (CSR5 0x{})", name, config.stopTimeoutNanos(),
-                Integer.toHexString(regs.read(CSR5)));
+        try {
+            if (!stop()) {
+                LOG.warn("{}: RS/TS did not reach 'stopped' within {} ns (CSR5 0x{})", name, config.stopTimeoutNanos(),
+                    Integer.toHexString(regs.read(CSR5)));
+            }
+        } catch (CardFailedException e) {
+            // The card does no more work (its failure was logged where it happened): nothing to stop, still free.
+            LOG.warn("{}: closing on a failed card: {}", name, e.getMessage());
         }
         dma.unregister(commBus); // the chip can no longer reach the memory, then it is freed
         comm.close();
