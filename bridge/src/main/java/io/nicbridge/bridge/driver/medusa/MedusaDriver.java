@@ -450,10 +450,11 @@ public final class MedusaDriver implements FramePort {
             rxLength[n] = length;
             rxStatus[n] = fs;
             STATE.setRelease(state, n, S_HOST_RX);
-            counters.recordRx(length);
             stats.increment(RX_FRAMES);
             stats.add(RX_BYTES, length);
-            if (fs != FrameStatus.OK) {
+            if (fs == FrameStatus.OK) {
+                counters.recordRx(length); // PortCounters: good frames in rxFrames, errored ones in rxErrors only
+            } else {
                 counters.recordRxError();
             }
             return n;
