@@ -206,6 +206,7 @@ class MisuseFuzzTest {
                 fuzz("tulip on shim", a, b, ETHERNET, SEED);
                 tulipSpecificMisuse(a);
                 shimCardMisuse(ca, new Random(SEED));
+                closeUnderTraffic("tulip on shim", a, b, b, ETHERNET, new Random(SEED));
             } finally {
                 ca.close();
                 cb.close();
@@ -218,17 +219,28 @@ class MisuseFuzzTest {
     @Test
     void closeFromAnotherThreadInTheMiddleOfTraffic() throws Exception {
         Random random = new Random(SEED);
-        for (int round = 0; round < 6; round++) {
+        int rounds = Math.max(4, STEPS / 1000);
+        for (int round = 0; round < rounds; round++) {
             try (TulipTestbed bed = tulipBed(round % 2 == 0 ? TulipConfig.InterruptMode.INTERRUPT
                     : TulipConfig.InterruptMode.POLLING)) {
                 TulipDriver a = bed.driver(0);
                 TulipDriver b = bed.driver(1);
-                closeUnderTraffic("tulip round " + round, a, b, random.nextBoolean() ? a : b, random);
+                closeUnderTraffic("tulip round " + round, a, b, random.nextBoolean() ? a : b, ETHERNET, random);
             }
-        }
-        try (CommSegment comm = CommSegment.allocate("fuzz loopback", LoopbackFramePort.requiredBytes(16, 256))) {
-            LoopbackFramePort.Pair pair = LoopbackFramePort.pair("fuzz", comm, 16, 256);
-            closeUnderTraffic("loopback", pair.a(), pair.b(), pair.b(), random);
+            try (EmulatedTestbed bed = EmulatedTestbed.create(EngineMode.THREADED, round)) {
+                MedusaCard ca = bed.medusa("fuzz-a", bed.fddiRing("ring"), "02:00:00:00:00:0a");
+                MedusaCard cb = bed.medusa("fuzz-b", bed.fddiRing("ring"), "02:00:00:00:00:0b");
+                try (MedusaDriver a = MedusaDriver.open(ca, medusa(0x02_00_00_00_00_0AL));
+                     MedusaDriver b = MedusaDriver.open(cb, medusa(0x02_00_00_00_00_0BL))) {
+                    awaitRing(a, b);
+                    closeUnderTraffic("medusa round " + round, a, b, random.nextBoolean() ? a : b, FDDI, random);
+                }
+            }
+            try (CommSegment comm = CommSegment.allocate("fuzz loopback", LoopbackFramePort.requiredBytes(16, 256))) {
+                LoopbackFramePort.Pair pair = LoopbackFramePort.pair("fuzz", comm, 16, 256);
+                closeUnderTraffic("loopback round " + round, pair.a(), pair.b(),
+                    random.nextBoolean() ? pair.a() : pair.b(), RAW, random);
+            }
         }
     }
 
@@ -236,8 +248,8 @@ class MisuseFuzzTest {
      * A sender and a receiver run valid traffic while a third thread closes {@code victim}: every call returns
      * normally or throws IllegalStateException, both threads end, and afterwards the victim refuses everything.
      */
-    private static void closeUnderTraffic(String name, FramePort tx, FramePort rx, FramePort victim, Random random)
-            throws Exception {
+    private static void closeUnderTraffic(String name, FramePort tx, FramePort rx, FramePort victim,
+                                          FramePortFuzzer.Framing framing, Random random) throws Exception {
         ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
         AtomicLong sent = new AtomicLong();
         Thread sender = Thread.ofPlatform().name("sender").start(() -> {
@@ -249,8 +261,8 @@ class MisuseFuzzTest {
                         continue;
                     }
                     MemorySegment buffer = tx.txBuffer(h);
-                    ETHERNET.header(buffer);
-                    tx.commit(h, Math.min(tx.maxFrameLength(), 60 + (int) (sent.get() % 1000)));
+                    framing.header(buffer);
+                    tx.commit(h, Math.min(tx.maxFrameLength(), framing.minLength() + (int) (sent.get() % 1000)));
                     sent.incrementAndGet();
                 }
             } catch (IllegalStateException closed) {
