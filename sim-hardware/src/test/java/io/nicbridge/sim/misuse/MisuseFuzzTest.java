@@ -286,7 +286,11 @@ class MisuseFuzzTest {
                 unexpected.add(t);
             }
         });
-        Thread.sleep(5 + random.nextInt(30));
+        long started = System.nanoTime();
+        while (sent.get() == 0 && unexpected.isEmpty() && System.nanoTime() - started < TimeUnit.SECONDS.toNanos(5)) {
+            Thread.sleep(1); // a loaded machine may take a while to schedule the sender: close under traffic
+        }
+        Thread.sleep(random.nextInt(30));
         Thread closer = Thread.ofPlatform().name("closer").start(victim::close);
         closer.join(10_000);
         assertFalse(closer.isAlive(), name + ": close returned");
