@@ -305,13 +305,20 @@ public final class DmaSpace implements DmaView {
         return regions.translate(bus, len);
     }
 
-    /** @return the segment of region {@code index} of the current table; see the thread-safety note */
+    /**
+     * @return the segment of region {@code index} of the current table; see the thread-safety note
+     * @throws IndexOutOfBoundsException when {@code index} is a {@link BusError} code or no region of the table
+     */
     @Override
     public MemorySegment region(int index) {
-        return regions.segment(index);
+        return regions.region(index);
     }
 
-    /** @return the byte offset of {@code bus} in region {@code index} of the current table */
+    /**
+     * @return the byte offset of {@code bus} in region {@code index} of the current table
+     * @throws IndexOutOfBoundsException when {@code index} is a {@link BusError} code or no region of the table
+     * @throws IllegalArgumentException  when {@code bus} is not inside that region
+     */
     @Override
     public long offset(int index, long bus) {
         return regions.offset(index, bus);
@@ -321,27 +328,35 @@ public final class DmaSpace implements DmaView {
      * Reads a 32-bit word of host memory (plain access, any alignment).
      *
      * @return the word as an unsigned value in [0, 2^32), or a negative {@link BusError} code
+     * @throws NullPointerException when {@code order} is null
      */
     public long readInt(long bus, ByteOrder order) {
+        Objects.requireNonNull(order, "order");
         Regions table = regions;
         int r = table.translate(bus, 4);
         if (r < 0) {
             return r;
         }
-        int v = table.segment(r).get(order == ByteOrder.BIG_ENDIAN ? INT_BE_UNALIGNED : INT_LE_UNALIGNED,
-            bus - table.base(r));
+        int v = table.segments[r].get(order == ByteOrder.BIG_ENDIAN ? INT_BE_UNALIGNED : INT_LE_UNALIGNED,
+            bus - table.bases[r]);
         return v & 0xFFFF_FFFFL;
     }
 
-    /** Writes a 32-bit word of host memory (plain access, any alignment). @return 0 or a negative {@link BusError} code */
+    /**
+     * Writes a 32-bit word of host memory (plain access, any alignment).
+     *
+     * @return 0 or a negative {@link BusError} code
+     * @throws NullPointerException when {@code order} is null
+     */
     public int writeInt(long bus, int value, ByteOrder order) {
+        Objects.requireNonNull(order, "order");
         Regions table = regions;
         int r = table.translate(bus, 4);
         if (r < 0) {
             return r;
         }
-        table.segment(r).set(order == ByteOrder.BIG_ENDIAN ? INT_BE_UNALIGNED : INT_LE_UNALIGNED,
-            bus - table.base(r), value);
+        table.segments[r].set(order == ByteOrder.BIG_ENDIAN ? INT_BE_UNALIGNED : INT_LE_UNALIGNED,
+            bus - table.bases[r], value);
         return 0;
     }
 
@@ -350,15 +365,17 @@ public final class DmaSpace implements DmaView {
      * store of this word is visible after. The address must be 4-byte aligned in host memory.
      *
      * @return the word as an unsigned value, or a negative {@link BusError} code
+     * @throws NullPointerException when {@code order} is null
      */
     public long readIntAcquire(long bus, ByteOrder order) {
+        Objects.requireNonNull(order, "order");
         Regions table = regions;
         int r = table.translate(bus, 4);
         if (r < 0) {
             return r;
         }
-        MemorySegment seg = table.segment(r);
-        long off = bus - table.base(r);
+        MemorySegment seg = table.segments[r];
+        long off = bus - table.bases[r];
         if (((seg.address() + off) & 3) != 0) {
             return table.error(bus, 4, BusError.MISALIGNED);
         }
@@ -371,15 +388,17 @@ public final class DmaSpace implements DmaView {
      * other descriptor words) become visible before this word does.
      *
      * @return 0 or a negative {@link BusError} code
+     * @throws NullPointerException when {@code order} is null
      */
     public int writeIntRelease(long bus, int value, ByteOrder order) {
+        Objects.requireNonNull(order, "order");
         Regions table = regions;
         int r = table.translate(bus, 4);
         if (r < 0) {
             return r;
         }
-        MemorySegment seg = table.segment(r);
-        long off = bus - table.base(r);
+        MemorySegment seg = table.segments[r];
+        long off = bus - table.bases[r];
         if (((seg.address() + off) & 3) != 0) {
             return table.error(bus, 4, BusError.MISALIGNED);
         }
@@ -395,15 +414,17 @@ public final class DmaSpace implements DmaView {
      * Card reads host memory: copies {@code len} bytes at {@code bus} into {@code dst} at {@code dstOffset}.
      *
      * @return 0 or a negative {@link BusError} code (nothing copied)
-     * @throws IndexOutOfBoundsException when the destination range is outside {@code dst} (caller bug)
+     * @throws IndexOutOfBoundsException when {@code [dstOffset, dstOffset+len)} is outside {@code dst} (a caller bug,
+     *                                   checked before translation: no bus error is counted)
      */
     public int copyFromBus(long bus, MemorySegment dst, long dstOffset, long len) {
+        checkHostRange("dst", dst, dstOffset, len);
         Regions table = regions;
         int r = table.translate(bus, len);
         if (r < 0) {
             return r;
         }
-        MemorySegment.copy(table.segment(r), bus - table.base(r), dst, dstOffset, len);
+        MemorySegment.copy(table.segments[r], bus - table.bases[r], dst, dstOffset, len);
         return 0;
     }
 
@@ -411,15 +432,17 @@ public final class DmaSpace implements DmaView {
      * Card writes host memory: copies {@code len} bytes from {@code src} at {@code srcOffset} to {@code bus}.
      *
      * @return 0 or a negative {@link BusError} code (nothing copied)
-     * @throws IndexOutOfBoundsException when the source range is outside {@code src} (caller bug)
+     * @throws IndexOutOfBoundsException when {@code [srcOffset, srcOffset+len)} is outside {@code src} (a caller bug,
+     *                                   checked before translation: no bus error is counted)
      */
     public int copyToBus(MemorySegment src, long srcOffset, long bus, long len) {
+        checkHostRange("src", src, srcOffset, len);
         Regions table = regions;
         int r = table.translate(bus, len);
         if (r < 0) {
             return r;
         }
-        MemorySegment.copy(src, srcOffset, table.segment(r), bus - table.base(r), len);
+        MemorySegment.copy(src, srcOffset, table.segments[r], bus - table.bases[r], len);
         return 0;
     }
 
@@ -435,7 +458,7 @@ public final class DmaSpace implements DmaView {
         if (r < 0) {
             throw new BusErrorException(table.describe(bus, len, r), r, bus, len);
         }
-        return table.segment(r).asSlice(bus - table.base(r), len);
+        return table.segments[r].asSlice(bus - table.bases[r], len);
     }
 
     /**
@@ -491,6 +514,18 @@ public final class DmaSpace implements DmaView {
     @Override
     public String toString() {
         return "DmaSpace[" + name + ", " + width + ", " + regions + "]";
+    }
+
+    /**
+     * The host side of a copy is the caller's own memory: a range outside it is a bug of the caller, not a card event.
+     * A non-positive {@code len} is left to translation (a counted BAD_LENGTH bus error, as for every card access).
+     */
+    private void checkHostRange(String what, MemorySegment host, long hostOffset, long len) {
+        Objects.requireNonNull(host, what);
+        if (len > 0 && (hostOffset < 0 || hostOffset > host.byteSize() || len > host.byteSize() - hostOffset)) {
+            throw new IndexOutOfBoundsException("DMA space '" + name + "': " + what + " range [" + hostOffset + ", +"
+                + len + ") is outside the " + host.byteSize() + "-byte " + what + " segment");
+        }
     }
 
     private static long pageUp(long bytes) {
@@ -583,14 +618,18 @@ public final class DmaSpace implements DmaView {
             return code;
         }
 
+        /**
+         * @return the segment of region {@code index}
+         * @throws IndexOutOfBoundsException when {@code index} is a {@link BusError} code or not a region of this table
+         */
         public MemorySegment segment(int index) {
-            return segments[index];
+            return segments[checkIndex(index)];
         }
 
         /** {@link DmaView}: the same as {@link #segment(int)}. */
         @Override
         public MemorySegment region(int index) {
-            return segments[index];
+            return segments[checkIndex(index)];
         }
 
         /** {@link DmaView}: this table never changes, so it is its own snapshot. */
@@ -599,29 +638,65 @@ public final class DmaSpace implements DmaView {
             return this;
         }
 
-        /** @return {@code bus - base(index)}: where {@code bus} lies in {@link #segment(int)} */
+        /**
+         * @return {@code bus - base(index)}: where {@code bus} lies in {@link #segment(int)}
+         * @throws IndexOutOfBoundsException when {@code index} is a {@link BusError} code or not a region of this table
+         * @throws IllegalArgumentException  when {@code bus} is not inside region {@code index}
+         */
         @Override
         public long offset(int index, long bus) {
+            checkIndex(index);
+            if (bus < bases[index] || bus > lasts[index]) {
+                throw outsideRegion(index, bus);
+            }
             return bus - bases[index];
         }
 
-        /** @return first bus address of region {@code index} */
+        /** @return first bus address of region {@code index} (checked as in {@link #segment(int)}) */
         public long base(int index) {
-            return bases[index];
+            return bases[checkIndex(index)];
         }
 
-        /** @return bus address of the last byte of region {@code index} (inclusive) */
+        /** @return bus address of the last byte of region {@code index} (inclusive; checked as in {@link #segment(int)}) */
         public long last(int index) {
-            return lasts[index];
+            return lasts[checkIndex(index)];
         }
 
-        /** @return bytes in region {@code index} */
+        /** @return bytes in region {@code index} (checked as in {@link #segment(int)}) */
         public long length(int index) {
+            checkIndex(index);
             return lasts[index] - bases[index] + 1;
         }
 
+        /** @return the label region {@code index} was registered with (checked as in {@link #segment(int)}) */
         public String label(int index) {
-            return labels[index];
+            return labels[checkIndex(index)];
+        }
+
+        /**
+         * The hot-path guard: one compare that the JIT folds into the array's own bounds check. The message is built
+         * only on failure, in a separate method, so the fast path stays small enough to inline.
+         */
+        private int checkIndex(int index) {
+            if (index < 0 || index >= bases.length) {
+                throw badIndex(index);
+            }
+            return index;
+        }
+
+        private IndexOutOfBoundsException badIndex(int index) {
+            String what = index < 0
+                ? " is a bus error code (" + BusError.name(index) + "), not a region: check translate()'s result"
+                    + " before using it"
+                : " is not a region of this table (" + bases.length + " regions; indices belong to the table that"
+                    + " translated them, see DmaView#snapshot)";
+            return new IndexOutOfBoundsException("DMA space '" + owner.name + "': region index " + index + what);
+        }
+
+        private IllegalArgumentException outsideRegion(int index, long bus) {
+            return new IllegalArgumentException("DMA space '" + owner.name + "': bus address " + hex(bus)
+                + " is not inside region " + index + " '" + labels[index] + "' [" + hex(bases[index]) + ", "
+                + hex(lasts[index]) + "]");
         }
 
         Regions with(long base, MemorySegment segment, String label) {

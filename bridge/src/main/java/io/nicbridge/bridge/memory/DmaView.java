@@ -37,10 +37,19 @@ public interface DmaView {
      */
     int translate(long busAddress, long length);
 
-    /** The segment of region {@code region}, an index {@link #translate} of this same view returned. */
+    /**
+     * The segment of region {@code region}, an index {@link #translate} of this same view returned.
+     *
+     * @throws IndexOutOfBoundsException when {@code region} is a {@link BusError} code or no region of this view
+     */
     MemorySegment region(int region);
 
-    /** Byte offset of {@code busAddress} in {@link #region(int) region(region)}. */
+    /**
+     * Byte offset of {@code busAddress} in {@link #region(int) region(region)}.
+     *
+     * @throws IndexOutOfBoundsException when {@code region} is a {@link BusError} code or no region of this view
+     * @throws IllegalArgumentException  when {@code busAddress} is not inside that region
+     */
     long offset(int region, long busAddress);
 
     /**

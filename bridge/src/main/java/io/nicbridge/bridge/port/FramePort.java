@@ -28,7 +28,20 @@ import java.util.concurrent.TimeUnit;
  * <h2>Threads</h2>
  * One thread sends (claim/txBuffer/commit/abort) and one thread receives (poll/await/rx.../release) per
  * port at a time; they may be different threads. Handles are only meaningful to the side that got them.
- * Using a handle that the caller does not hold is misuse and throws {@link IllegalStateException}.
+ *
+ * <h2>Misuse</h2>
+ * Every implementation throws exactly these, and changes nothing (no frame sent, no counter moved) when it does:
+ * <ul>
+ *   <li>{@link IllegalStateException}: a handle the caller does not hold (never claimed, already committed,
+ *       aborted or released, out of range, a TX handle used as an RX handle); any call but {@link #name()},
+ *       {@link #maxFrameLength()}, {@link #counters()} and {@link #close()} after close (handles held at close
+ *       are void); the card behind the port failed ({@code CardFailedException}, a subclass, with the card's
+ *       error as the cause).</li>
+ *   <li>{@link IllegalArgumentException}: a frame length outside [1, {@link #maxFrameLength()}].</li>
+ *   <li>{@link InterruptedException}: from {@link #await} only, when the waiting thread is interrupted.</li>
+ * </ul>
+ * A port closed by another thread while a call runs makes that call return normally or throw
+ * {@link IllegalStateException}.
  */
 public interface FramePort extends AutoCloseable {
     /** The "no handle" result of {@link #claim()}, {@link #poll()} and {@link #await}. */
@@ -39,43 +52,73 @@ public interface FramePort extends AutoCloseable {
     /** @return the largest frame {@link #commit} accepts and the size of every {@link #txBuffer} */
     int maxFrameLength();
 
-    /** @return a TX handle now owned by the caller, or {@link #NONE} when no buffer/descriptor is free */
+    /**
+     * @return a TX handle now owned by the caller, or {@link #NONE} when no buffer/descriptor is free
+     * @throws IllegalStateException when the port is closed or its card failed
+     */
     int claim();
 
-    /** @return the buffer of a claimed TX handle, {@link #maxFrameLength()} bytes, to fill in place */
+    /**
+     * @return the buffer of a claimed TX handle, {@link #maxFrameLength()} bytes, to fill in place
+     * @throws IllegalStateException when {@code handle} is not claimed by the caller, or the port is closed
+     */
     MemorySegment txBuffer(int handle);
 
     /**
      * Sends the first {@code length} bytes of the claimed buffer.
      *
-     * @throws IllegalArgumentException when {@code length} is not in [1, maxFrameLength()]
-     * @throws IllegalStateException    when {@code handle} is not claimed by the caller
+     * @throws IllegalArgumentException when {@code length} is not in [1, maxFrameLength()] (the handle stays claimed)
+     * @throws IllegalStateException    when {@code handle} is not claimed by the caller, the port is closed or its
+     *                                  card failed
      */
     void commit(int handle, int length);
 
-    /** Returns a claimed TX buffer unsent. */
+    /**
+     * Returns a claimed TX buffer unsent.
+     *
+     * @throws IllegalStateException when {@code handle} is not claimed by the caller, or the port is closed
+     */
     void abort(int handle);
 
-    /** @return the handle of the next received frame, or {@link #NONE} when none is waiting */
+    /**
+     * @return the handle of the next received frame, or {@link #NONE} when none is waiting
+     * @throws IllegalStateException when the port is closed or its card failed
+     */
     int poll();
 
     /**
-     * Waits (parking, not spinning) up to {@code timeout} for a frame.
+     * Waits (parking, not spinning) up to {@code timeout} for a frame; a timeout of 0 or less looks once.
      *
      * @return the handle of the next received frame, or {@link #NONE} on timeout
+     * @throws InterruptedException  when the waiting thread is interrupted
+     * @throws IllegalStateException when the port is closed (before or during the wait) or its card failed
      */
     int await(long timeout, TimeUnit unit) throws InterruptedException;
 
-    /** @return the buffer of a received frame; the frame occupies {@code [0, rxLength(handle))} */
+    /**
+     * @return the buffer of a received frame; the frame occupies {@code [0, rxLength(handle))}
+     * @throws IllegalStateException when {@code handle} is not a received frame the caller holds, or the port is closed
+     */
     MemorySegment rxBuffer(int handle);
 
-    /** @return the received frame's length in bytes */
+    /**
+     * @return the received frame's length in bytes
+     * @throws IllegalStateException as {@link #rxBuffer}
+     */
     int rxLength(int handle);
 
-    /** @return the received frame's {@link FrameStatus} bits */
+    /**
+     * @return the received frame's {@link FrameStatus} bits
+     * @throws IllegalStateException as {@link #rxBuffer}
+     */
     int rxStatus(int handle);
 
-    /** Gives a received buffer back to the card. */
+    /**
+     * Gives a received buffer back to the card.
+     *
+     * @throws IllegalStateException when {@code handle} is not a received frame the caller holds (a double release),
+     *                               the port is closed or its card failed
+     */
     void release(int handle);
 
     PortCounters counters();

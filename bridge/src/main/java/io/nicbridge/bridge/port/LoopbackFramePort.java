@@ -288,13 +288,16 @@ public final class LoopbackFramePort implements FramePort {
         }
     }
 
+    /** Handles die with the port: after close a handle claimed before it sends nothing. */
     private void checkClaimed(int handle) {
+        checkOpen();
         if (handle < 0 || handle >= txState.length || txState[handle] != TX_CLAIMED) {
             throw new IllegalStateException("port '" + name + "': TX handle " + handle + " is not claimed");
         }
     }
 
     private void checkHeld(int handle) {
+        checkOpen();
         if (handle < 0 || handle >= rxHeld.length || !rxHeld[handle]) {
             throw new IllegalStateException("port '" + name + "': RX handle " + handle
                 + " is not a received frame held by the caller");

@@ -69,7 +69,10 @@ public final class PortCounters {
 
     // ---- receiving thread
 
-    /** A frame of {@code bytes} bytes was delivered to the application. */
+    /**
+     * A good frame ({@link FrameStatus#OK}) of {@code bytes} bytes was delivered to the application. A frame delivered
+     * with error bits counts in {@link #recordRxError()} instead, so rxFrames + rxErrors = frames delivered.
+     */
     public void recordRx(int bytes) {
         add(RX_FRAMES, this, 1);
         add(RX_BYTES, this, bytes);
@@ -80,7 +83,7 @@ public final class PortCounters {
         add(RX_DROPS, this, 1);
     }
 
-    /** A frame was delivered with error status bits ({@link FrameStatus}). */
+    /** A frame was delivered with error status bits ({@link FrameStatus}); it is not counted in rxFrames. */
     public void recordRxError() {
         add(RX_ERRORS, this, 1);
     }

@@ -1,5 +1,6 @@
 package io.nicbridge.bridge.regs;
 
+import io.nicbridge.bridge.spi.CardFailedException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -27,6 +28,10 @@ import java.util.Objects;
  *
  * <p>Device-side accessors ({@code ...Raw}) are for the backend: they read and modify the register
  * contents atomically (volatile semantics) and never dispatch hooks.
+ *
+ * <p>When the card can do no more work the backend {@linkplain #fail fails} the window: every host access then
+ * throws {@link CardFailedException} with the card's error as the cause (a doorbell rung into a dead card would
+ * otherwise be accepted and never answered). The check is one volatile read per host access.
  */
 public final class Registers {
     private static final VarHandle INT_LE = ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle();
@@ -40,6 +45,7 @@ public final class Registers {
     private final RegisterSideEffects effects;
     /** Bit (offset/4) set = the offset has a hook. Never changes after construction. */
     private final long[] hooked;
+    private volatile CardFailedException failure;
 
     /**
      * @param window        the register file; must allow 4-byte aligned access (native memory, or a
@@ -112,6 +118,22 @@ public final class Registers {
         return hookedWord(offset >>> 2);
     }
 
+    /**
+     * The card failed: every later host access throws {@code failure} (a new instance per throw, same cause). The
+     * first failure wins. Device-side accessors keep working. Backend side.
+     */
+    public void fail(CardFailedException failure) {
+        Objects.requireNonNull(failure, "failure");
+        if (this.failure == null) {
+            this.failure = failure;
+        }
+    }
+
+    /** @return the card's failure, or null while it works */
+    public CardFailedException failure() {
+        return failure;
+    }
+
     // ------------------------------------------------------------------ host reads
 
     /** Volatile read. */
@@ -120,13 +142,13 @@ public final class Registers {
     }
 
     public int readPlain(int offset) {
-        checkOffset(offset);
+        checkHost(offset);
         int stored = bigEndian ? (int) INT_BE.get(window, (long) offset) : (int) INT_LE.get(window, (long) offset);
         return hookedWord(offset >>> 2) ? effects.onRead(offset, stored) : stored;
     }
 
     public int readOpaque(int offset) {
-        checkOffset(offset);
+        checkHost(offset);
         int stored = bigEndian ? (int) INT_BE.getOpaque(window, (long) offset)
             : (int) INT_LE.getOpaque(window, (long) offset);
         return hookedWord(offset >>> 2) ? effects.onRead(offset, stored) : stored;
@@ -134,7 +156,7 @@ public final class Registers {
 
     /** Acquire read: later loads and stores of this thread are not reordered before it. */
     public int readAcquire(int offset) {
-        checkOffset(offset);
+        checkHost(offset);
         int stored = bigEndian ? (int) INT_BE.getAcquire(window, (long) offset)
             : (int) INT_LE.getAcquire(window, (long) offset);
         if (hookedWord(offset >>> 2)) {
@@ -146,7 +168,7 @@ public final class Registers {
     }
 
     public int readVolatile(int offset) {
-        checkOffset(offset);
+        checkHost(offset);
         int stored = bigEndian ? (int) INT_BE.getVolatile(window, (long) offset)
             : (int) INT_LE.getVolatile(window, (long) offset);
         if (hookedWord(offset >>> 2)) {
@@ -165,7 +187,7 @@ public final class Registers {
     }
 
     public void writePlain(int offset, int value) {
-        checkOffset(offset);
+        checkHost(offset);
         if (hookedWord(offset >>> 2)) {
             effects.onWrite(offset, value);
         } else if (bigEndian) {
@@ -176,7 +198,7 @@ public final class Registers {
     }
 
     public void writeOpaque(int offset, int value) {
-        checkOffset(offset);
+        checkHost(offset);
         if (hookedWord(offset >>> 2)) {
             effects.onWrite(offset, value);
         } else if (bigEndian) {
@@ -191,7 +213,7 @@ public final class Registers {
      * the mode for doorbells that hand work to the card.
      */
     public void writeRelease(int offset, int value) {
-        checkOffset(offset);
+        checkHost(offset);
         if (hookedWord(offset >>> 2)) {
             VarHandle.releaseFence(); // the host's earlier stores precede whatever the hook publishes
             effects.onWrite(offset, value);
@@ -203,7 +225,7 @@ public final class Registers {
     }
 
     public void writeVolatile(int offset, int value) {
-        checkOffset(offset);
+        checkHost(offset);
         if (hookedWord(offset >>> 2)) {
             VarHandle.fullFence();
             effects.onWrite(offset, value);
@@ -265,6 +287,15 @@ public final class Registers {
 
     private boolean hookedWord(int word) {
         return (hooked[word >>> 6] & (1L << word)) != 0;
+    }
+
+    /** A host access: the offset as in {@link #checkOffset}, and the card must not have failed. */
+    private void checkHost(int offset) {
+        checkOffset(offset);
+        CardFailedException f = failure;
+        if (f != null) {
+            throw f.rethrown();
+        }
     }
 
     private void checkOffset(int offset) {

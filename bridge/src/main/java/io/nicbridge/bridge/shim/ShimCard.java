@@ -4,6 +4,7 @@ import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.regs.RegisterSideEffects;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
+import io.nicbridge.bridge.spi.CardFailedException;
 import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.contract.NicShim;
@@ -13,6 +14,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -41,6 +43,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The line: after each poll and each hooked register write the Java line is set to the card's level, read back
  * from its registers under one lock (see {@code syncLine}), so the line follows the card without stale edges.
+ *
+ * <p>Close may race every other use of the card: threads waiting on the line, pumping, ringing doorbells or
+ * reading registers return or throw {@link IllegalStateException}, and every later call throws it. The shim's
+ * native memory is freed only after every call has left it ({@link NativeShim#closeAndDrain()}); the register
+ * windows, which the shim reads and writes, are freed only after the shim. If a thread does not leave the shim in
+ * time, both are leaked (and logged) instead of freed under it.
+ *
+ * <p>A card thread that stops on a shim error fails the card ({@link InterruptLine#fail}): waits on the line throw
+ * {@link CardFailedException} with the shim's error as the cause, instead of timing out.
  */
 public final class ShimCard implements Card {
     private static final Logger LOG = LoggerFactory.getLogger(ShimCard.class);
@@ -218,9 +229,16 @@ public final class ShimCard implements Card {
                     continue;
                 }
                 if (running) {
+                    // logged once here; the drivers' next waits and register accesses throw with this cause
                     LOG.error("{}: card thread stops: {}", name, e.getMessage());
+                    fail(e);
                 }
                 return;
+            } catch (IllegalStateException e) {
+                if (!running) {
+                    return; // closed by another thread while this one was inside the shim: the expected way out
+                }
+                LOG.error("{}: interrupt handler failed", name, e);
             } catch (RuntimeException e) {
                 // A driver's interrupt handler threw in this thread: report it, keep the card alive.
                 LOG.error("{}: interrupt handler failed", name, e);
@@ -230,7 +248,7 @@ public final class ShimCard implements Card {
 
     private void pump(long timeoutNanos) {
         if (!running) {
-            return;
+            throw new IllegalStateException(name + " is closed"); // a waiter must not spin on a pump that cannot work
         }
         Thread self = Thread.currentThread();
         pumper = self;
@@ -243,9 +261,19 @@ public final class ShimCard implements Card {
     }
 
     private void pollNow() {
-        if (running) {
-            shim.poll(0);
-            syncLine();
+        if (!running) {
+            throw new IllegalStateException(name + " is closed");
+        }
+        shim.poll(0);
+        syncLine();
+    }
+
+    /** The card can do no more work: waits on its line and accesses to its registers throw with {@code cause}. */
+    private void fail(Throwable cause) {
+        CardFailedException failure = new CardFailedException(name, cause);
+        line.fail(failure);
+        for (Registers range : ranges) {
+            range.fail(failure);
         }
     }
 
@@ -318,10 +346,23 @@ public final class ShimCard implements Card {
             synchronized (regionIds) {
                 id = regionIds.remove(busAddress);
             }
-            if (id == null || shim.isClosed()) {
+            if (id == null) {
                 return;
             }
-            if (shim.removeDmaRegion(id) == NicShim.ERR_STATE) {
+            if (shim.isClosed()) {
+                // Closing: the card stops reaching the region once close has drained the shim; wait for that before
+                // the caller frees the memory.
+                shim.closeAndDrain();
+                return;
+            }
+            int rc;
+            try {
+                rc = shim.removeDmaRegion(id);
+            } catch (IllegalStateException closedMeanwhile) {
+                shim.closeAndDrain();
+                return;
+            }
+            if (rc == NicShim.ERR_STATE) {
                 // The card still holds a pointer into the region (a U-Net endpoint not yet destroyed) and the memory
                 // may be freed right after this returns: stop the link, remove, restart. Frames the kernel held for
                 // the closed sockets are lost, so this is a driver bug worth a warning, not a normal path.
@@ -329,13 +370,20 @@ public final class ShimCard implements Card {
                     name, Long.toHexString(busAddress));
                 linkRestarts.incrementAndGet();
                 synchronized (ShimCard.this) {
-                    shim.stop();
-                    shim.removeDmaRegion(id);
-                    if (running) {
-                        inNamespace.run(() -> { // the link's sockets are created in the interface's namespace
-                            shim.start();
-                            return null;
-                        });
+                    try {
+                        shim.stop();
+                        shim.removeDmaRegion(id);
+                        if (running) {
+                            inNamespace.run(() -> { // the link's sockets are created in the interface's namespace
+                                shim.start();
+                                return null;
+                            });
+                        }
+                    } catch (IllegalStateException closedMeanwhile) {
+                        if (!shim.isClosed()) {
+                            throw closedMeanwhile;
+                        }
+                        shim.closeAndDrain(); // closed by another thread: its drain keeps the card off the region
                     }
                 }
             }
@@ -344,7 +392,11 @@ public final class ShimCard implements Card {
 
     // ------------------------------------------------------------------ close
 
-    /** Stops the card thread and the shim, then frees the windows. Idempotent. */
+    /**
+     * Closes the shim (which refuses new calls, ends the waits of threads inside it and frees its memory once they
+     * have left), stops the card thread, then frees the register windows - unless the shim had to be leaked, when
+     * the windows are leaked with it. Safe against any other thread using the card meanwhile. Idempotent.
+     */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
@@ -352,16 +404,22 @@ public final class ShimCard implements Card {
         }
         running = false;
         line.pump(null);
-        if (cardThread != null) {
-            shim.kick(NicShim.KICK_RX);
+        // Waiters on the line wake and throw; host register accesses throw before they reach the window or the shim.
+        fail(new IllegalStateException(name + " was closed"));
+        NativeShim.CloseOutcome outcome = shim.closeAndDrain();
+        if (cardThread != null && cardThread != Thread.currentThread()) {
             try {
-                cardThread.join(5_000);
+                cardThread.join(TimeUnit.NANOSECONDS.toMillis(NativeShim.DRAIN_TIMEOUT_NANOS));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
-        shim.close();
-        arena.close();
+        if (outcome == NativeShim.CloseOutcome.FREED) {
+            // A Java thread still reading a window now gets IllegalStateException from FFM; the shim is gone.
+            arena.close();
+        } else {
+            LOG.error("{}: register windows leaked with the shim (a thread did not leave it)", name);
+        }
         inNamespace.close();
         LOG.debug("{}: closed", name);
     }

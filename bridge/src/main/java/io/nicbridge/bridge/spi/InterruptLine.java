@@ -21,6 +21,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>A backend whose card has no thread of its own (the native shim in inline mode) installs a {@link Pump}: a
  * waiting thread then does the card's work itself - it blocks in the card's own wait (e.g. {@code epoll_wait} on the
  * socket) instead of parking, so a frame arriving wakes the very thread that handles it.
+ *
+ * <p>A card that can do no more work (its model or backend thread died) {@linkplain #fail fails} its line: every
+ * waiter wakes and every wait, now or later, throws {@link CardFailedException} with the card's error as its cause.
+ * This is the one place every driver waits for its card, so each gets the failure without code of its own.
  */
 public final class InterruptLine {
     /** Most threads that may wait at the same time. */
@@ -46,6 +50,7 @@ public final class InterruptLine {
     private volatile long assertions;
     private volatile InterruptHandler handler;
     private volatile Pump pump;
+    private volatile CardFailedException failure;
 
     /**
      * Longest single {@link Pump#pump} call inside {@link #await}. A raise from another thread must end a pump early
@@ -102,6 +107,42 @@ public final class InterruptLine {
         }
     }
 
+    /**
+     * The card failed: wakes every waiter; {@link #await} throws {@code failure} (a new instance per throw, with the
+     * same cause) from now on. The first failure wins; later ones are ignored. Backend side.
+     */
+    public void fail(CardFailedException failure) {
+        Objects.requireNonNull(failure, "failure");
+        if (this.failure != null) {
+            return;
+        }
+        this.failure = failure;
+        Thread[] slots = waiters;
+        for (int i = 0; i < slots.length; i++) {
+            Thread t = (Thread) SLOTS.getVolatile(slots, i);
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+    }
+
+    /** @return the card's failure, or null while it works */
+    public CardFailedException failure() {
+        return failure;
+    }
+
+    /**
+     * For a driver's own wait loops (waits on memory rather than on the line): one volatile read.
+     *
+     * @throws CardFailedException when the card failed
+     */
+    public void checkCard() {
+        CardFailedException f = failure;
+        if (f != null) {
+            throw f.rethrown();
+        }
+    }
+
     /** Drives the line low (the host acknowledged every enabled status bit). */
     public void lower() {
         if (asserted) {
@@ -135,9 +176,12 @@ public final class InterruptLine {
      *
      * @return true when the line is high, false when {@code timeout} elapsed first
      * @throws InterruptedException  when the waiting thread is interrupted
-     * @throws IllegalStateException when {@link #MAX_WAITERS} threads already wait on this line
+     * @throws CardFailedException   when the card failed, before or during the wait
+     * @throws IllegalStateException when {@link #MAX_WAITERS} threads already wait on this line, or the card's pump
+     *                               found the card closed
      */
     public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
+        checkCard();
         if (asserted) {
             return true;
         }
@@ -158,6 +202,7 @@ public final class InterruptLine {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
+                checkCard();
                 if (asserted) {
                     return true;
                 }
@@ -169,6 +214,7 @@ public final class InterruptLine {
         }
         int slot = enlist(Thread.currentThread());
         try {
+            checkCard(); // fail() may have scanned the slots before this thread took one
             while (!asserted) {
                 if (remaining <= 0) {
                     return false;
@@ -177,6 +223,7 @@ public final class InterruptLine {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
+                checkCard();
                 remaining = deadline - System.nanoTime();
             }
             return true;

@@ -386,6 +386,58 @@ class DmaSpaceTest {
     }
 
     @Test
+    void anErrorCodeOrForeignIndexIsRejectedByNameAndLeavesTheCountersAlone() {
+        DmaSpace dma = new DmaSpace("misuse");
+        long a = dma.register("a", native_(256));
+        long b = dma.register("b", native_(512));
+        int miss = dma.translate(a - 1, 4);
+        assertEquals(BusError.NO_REGION, miss);
+        long errors = dma.busErrors();
+        long lastAddress = dma.lastErrorAddress();
+        int lastCode = dma.lastErrorCode();
+
+        IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> dma.region(miss));
+        assertTrue(e.getMessage().contains("region index -1") && e.getMessage().contains("NO_REGION")
+            && e.getMessage().contains("'misuse'"), e.getMessage());
+        e = assertThrows(IndexOutOfBoundsException.class, () -> dma.offset(BusError.OUT_OF_REGION, a));
+        assertTrue(e.getMessage().contains("region index -2") && e.getMessage().contains("OUT_OF_REGION"),
+            e.getMessage());
+        e = assertThrows(IndexOutOfBoundsException.class, () -> dma.region(2));
+        assertTrue(e.getMessage().contains("region index 2") && e.getMessage().contains("2 regions"), e.getMessage());
+        DmaSpace.Regions table = dma.regions();
+        for (int bad : new int[] {Integer.MIN_VALUE, BusError.REGION_CLOSED, -1, 2, Integer.MAX_VALUE}) {
+            assertThrows(IndexOutOfBoundsException.class, () -> table.segment(bad));
+            assertThrows(IndexOutOfBoundsException.class, () -> table.region(bad));
+            assertThrows(IndexOutOfBoundsException.class, () -> table.offset(bad, a));
+            assertThrows(IndexOutOfBoundsException.class, () -> table.base(bad));
+            assertThrows(IndexOutOfBoundsException.class, () -> table.last(bad));
+            assertThrows(IndexOutOfBoundsException.class, () -> table.length(bad));
+            assertThrows(IndexOutOfBoundsException.class, () -> table.label(bad));
+        }
+        int r = dma.translate(b, 512);
+        IllegalArgumentException outside = assertThrows(IllegalArgumentException.class, () -> dma.offset(r, a));
+        assertTrue(outside.getMessage().contains("bus address 0x" + Long.toHexString(a))
+            && outside.getMessage().contains("'b'"), outside.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> table.offset(r, b + 512), "one past the end is outside");
+        assertEquals(511, table.offset(r, b + 511));
+
+        MemorySegment local = MemorySegment.ofArray(new byte[16]);
+        e = assertThrows(IndexOutOfBoundsException.class, () -> dma.copyFromBus(a, local, -1, 4));
+        assertTrue(e.getMessage().contains("dst range [-1, +4)"), e.getMessage());
+        e = assertThrows(IndexOutOfBoundsException.class, () -> dma.copyToBus(local, 8, 0, 16));
+        assertTrue(e.getMessage().contains("src range [8, +16)"), e.getMessage());
+        assertThrows(IndexOutOfBoundsException.class, () -> dma.copyToBus(local, Long.MAX_VALUE, a, 2));
+        assertThrows(NullPointerException.class, () -> dma.readInt(a, null));
+        assertThrows(NullPointerException.class, () -> dma.writeIntRelease(a, 1, null));
+
+        assertEquals(errors, dma.busErrors(), "rejected calls count no bus error");
+        assertEquals(lastAddress, dma.lastErrorAddress());
+        assertEquals(lastCode, dma.lastErrorCode());
+        assertEquals(0, dma.copyToBus(local, 0, a, 16), "the space still works");
+        assertEquals(errors, dma.busErrors());
+    }
+
+    @Test
     void busAddressOfASliceOfRegisteredMemory() {
         DmaSpace dma = new DmaSpace("t");
         MemorySegment seg = native_(8192);

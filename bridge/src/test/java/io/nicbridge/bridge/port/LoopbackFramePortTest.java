@@ -133,6 +133,29 @@ class LoopbackFramePortTest {
         }
     }
 
+    /** Found by MisuseFuzzTest: a handle claimed before close still sent a frame after it. Handles die with the port. */
+    @Test
+    void handlesHeldAtCloseAreVoid() {
+        try (CommSegment comm = comm(4); LoopbackFramePort.Pair pair = LoopbackFramePort.pair("l", comm, 4, MTU)) {
+            LoopbackFramePort a = pair.a();
+            LoopbackFramePort b = pair.b();
+            int claimed = a.claim();
+            int sent = a.claim();
+            a.commit(sent, 20);
+            int held = b.poll();
+            a.close();
+            b.close();
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> a.commit(claimed, 20));
+            assertTrue(e.getMessage().contains("closed"), e.getMessage());
+            assertThrows(IllegalStateException.class, () -> a.txBuffer(claimed));
+            assertThrows(IllegalStateException.class, () -> a.abort(claimed));
+            assertThrows(IllegalStateException.class, () -> b.rxBuffer(held));
+            assertThrows(IllegalStateException.class, () -> b.release(held));
+            assertEquals(1, a.counters().txFrames(), "nothing sent after close");
+            assertEquals(0, a.counters().txDrops());
+        }
+    }
+
     /** Two threads, a ping-pong of 20k frames each way plus a one-way stream of 100k: in order, intact. */
     @Test
     void twoThreadsStreamFramesInOrderWithBackPressure() throws Exception {

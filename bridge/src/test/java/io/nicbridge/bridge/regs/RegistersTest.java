@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.spi.CardFailedException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -293,5 +294,34 @@ class RegistersTest {
             assertEquals(0, guarded.get(ValueLayout.JAVA_BYTE, i), "byte before the window untouched");
             assertEquals(0, guarded.get(ValueLayout.JAVA_BYTE, 192 + i), "byte after the window untouched");
         }
+    }
+
+    @Test
+    void afterTheCardFailedHostAccessesThrowWithItsCauseAndDeviceAccessesWork() {
+        MemorySegment window = MemorySegment.ofArray(new int[4]);
+        Registers regs = new Registers("failing.csr", window, ByteOrder.LITTLE_ENDIAN, new RegisterSideEffects() {
+            @Override
+            public int onRead(int offset, int storedValue) {
+                return storedValue;
+            }
+
+            @Override
+            public void onWrite(int offset, int value) {
+                throw new AssertionError("a hook ran on a failed card");
+            }
+        }, 4);
+        regs.write(0, 7);
+        RuntimeException cause = new IllegalStateException("model bug");
+        regs.fail(new CardFailedException("card#1", cause));
+        for (Runnable access : new Runnable[] {() -> regs.read(0), () -> regs.readAcquire(0), () -> regs.readPlain(0),
+            () -> regs.readOpaque(0), () -> regs.write(0, 1), () -> regs.writeRelease(4, 1), () -> regs.writePlain(0, 1),
+            () -> regs.writeOpaque(0, 1)}) {
+            CardFailedException e = assertThrows(CardFailedException.class, access::run);
+            assertEquals(cause, e.getCause());
+        }
+        assertThrows(IllegalArgumentException.class, () -> regs.read(2), "a bad offset is still named first");
+        assertEquals(7, regs.loadRaw(0), "the device side keeps working");
+        regs.storeRaw(0, 8);
+        assertEquals(8, regs.loadRaw(0));
     }
 }

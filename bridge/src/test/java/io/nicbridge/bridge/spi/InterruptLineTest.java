@@ -174,4 +174,36 @@ class InterruptLineTest {
             t.join();
         }
     }
+
+    @Test
+    void aFailedCardWakesEveryWaiterAndEveryLaterWaitThrowsWithItsCause() throws Exception {
+        InterruptLine line = new InterruptLine("failing");
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        CountDownLatch waiting = new CountDownLatch(1);
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            waiting.countDown();
+            try {
+                line.await(30, TimeUnit.SECONDS);
+            } catch (Throwable t) {
+                seen.set(t);
+            }
+        });
+        assertTrue(waiting.await(5, TimeUnit.SECONDS));
+        Thread.sleep(20);
+        RuntimeException cause = new ArithmeticException("model bug");
+        long t0 = System.nanoTime();
+        line.fail(new CardFailedException("card#0", cause));
+        waiter.join(5_000);
+        assertFalse(waiter.isAlive());
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(1), "woken, not timed out");
+        assertTrue(seen.get() instanceof CardFailedException, String.valueOf(seen.get()));
+        assertEquals(cause, seen.get().getCause());
+        line.raise(); // a raised line does not hide the failure
+        CardFailedException later = assertThrows(CardFailedException.class, () -> line.await(1, TimeUnit.SECONDS));
+        assertEquals(cause, later.getCause());
+        assertEquals("card#0", later.card());
+        line.fail(new CardFailedException("card#0", new IllegalStateException("second")));
+        assertEquals(cause, line.failure().getCause(), "the first failure wins");
+        assertThrows(CardFailedException.class, line::checkCard);
+    }
 }

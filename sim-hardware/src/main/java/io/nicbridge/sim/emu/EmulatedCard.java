@@ -3,6 +3,7 @@ package io.nicbridge.sim.emu;
 import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
+import io.nicbridge.bridge.spi.CardFailedException;
 import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.bridge.spi.InterruptLine;
 import java.util.Objects;
@@ -16,6 +17,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>A subclass passes its model's parts to the constructor and implements {@link #closeModel()}; it keeps only
  * what is its own (the typed model, counters, PIO path, switch port, ...). The parts are captured once because a
  * model's window, DMA space and line are fixed for its lifetime.
+ *
+ * <p>When the model can do no more work (its engine thread died, see {@code ThreadedEngine}), {@link #fail} fails the
+ * card where every driver meets it: its interrupt line and its register window, which from then on throw
+ * {@link CardFailedException} with the model's exception as the cause.
  */
 public abstract class EmulatedCard implements Card {
     private final DeviceSpec spec;
@@ -74,11 +79,32 @@ public abstract class EmulatedCard implements Card {
         return interrupt;
     }
 
-    /** Closes the model, then runs the release callback; later calls do nothing. */
+    /**
+     * The model stopped on {@code cause}: waits on the interrupt line and host register accesses throw
+     * {@link CardFailedException} from now on. The first failure wins. Logging is the caller's (the engine logs it).
+     */
+    public final void fail(Throwable cause) {
+        CardFailedException failure = new CardFailedException(name, cause);
+        registers.fail(failure);
+        interrupt.fail(failure);
+    }
+
+    /** @return the card's failure, or null while it works */
+    public final CardFailedException failure() {
+        return interrupt.failure();
+    }
+
+    /**
+     * Closes the model, then runs the release callback; later calls do nothing. From then on the card's line and
+     * registers throw {@link CardFailedException} (cause: the close), so a driver left open fails loudly.
+     */
     @Override
     public final void close() {
         // compareAndSet so two racing closers cannot both free the model or run the release twice.
         if (closed.compareAndSet(false, true)) {
+            // A driver still waiting on the line wakes and throws; register accesses throw a clear message instead of
+            // FFM's "already closed" once the model frees its window.
+            fail(new IllegalStateException(name + " was closed"));
             closeModel();
             release.run();
         }

@@ -60,6 +60,7 @@ public final class EmulatedTestbed implements AutoCloseable {
 
     private EmulatedTestbed(DeviceEngine engine, long seed) {
         this.engine = engine;
+        engine.addFailureListener((model, cause) -> failCard(model.name(), cause));
         this.seed = seed;
     }
 
@@ -339,6 +340,30 @@ public final class EmulatedTestbed implements AutoCloseable {
 
     public synchronized boolean isClosed() {
         return closed;
+    }
+
+    /**
+     * A threaded engine's model stopped on {@code cause}: fail the card of that name, so its drivers throw at their next
+     * call. Runs on the dying engine thread; the lock is held only to look the card up (close never holds it while it
+     * joins the engine).
+     */
+    private void failCard(String modelName, Throwable cause) {
+        EmulatedCard card;
+        List<Sba200Network> networks;
+        synchronized (this) {
+            card = cards.containsKey(modelName) ? cards.get(modelName) : medusaCards.get(modelName);
+            networks = List.copyOf(atmNetworks.values());
+        }
+        for (int i = 0; card == null && i < networks.size(); i++) {
+            for (Sba200Card c : networks.get(i).cards()) {
+                if (c.name().equals(modelName)) {
+                    card = c;
+                }
+            }
+        }
+        if (card != null) {
+            card.fail(cause);
+        }
     }
 
     private void checkOpen() {

@@ -25,6 +25,15 @@ public interface DeviceEngine extends AutoCloseable {
         return 0;
     }
 
+    /**
+     * Adds a listener for models that stop on an exception. Only an engine that runs models on threads of its own
+     * ({@link ThreadedEngine}) reports to it: inline and virtual-time engines run {@code service()} on the caller's
+     * thread, where the exception reaches the caller itself, so they ignore listeners.
+     */
+    default void addFailureListener(ModelFailureListener listener) {
+        java.util.Objects.requireNonNull(listener, "listener");
+    }
+
     @Override
     void close();
 }

@@ -3,6 +3,7 @@ package io.nicbridge.sim.engine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
@@ -32,6 +33,12 @@ import org.slf4j.LoggerFactory;
  * new deadline; a timer fires about one park-wake-up late at most. With no model attached nothing polls
  * them.
  *
+ * <p><b>Failure.</b> When a model's {@code service()} (or a timer action polled on its thread) throws, its thread
+ * stops: the card can do no more work. The engine logs that once (SLF4J error naming the model, i.e. the card),
+ * records the first such exception ({@link #failure()}) and tells every {@link ModelFailureListener}, on the failing
+ * thread; the testbed's listener fails the card (its interrupt line and registers), so the card's drivers throw
+ * {@code CardFailedException} at their next call instead of waiting into a timeout. The other models run on.
+ *
  * <p><b>Close</b> stops every thread, unparks it and joins it with a timeout.
  */
 public final class ThreadedEngine implements DeviceEngine {
@@ -46,6 +53,8 @@ public final class ThreadedEngine implements DeviceEngine {
     private volatile Runner[] runnerArray = new Runner[0];
     private volatile boolean closed;
     private volatile Throwable failure;
+    private final List<ModelFailureListener> failureListeners = new CopyOnWriteArrayList<>();
+
 
     public ThreadedEngine(IdleStrategy idle) {
         this(new RealTimeBase(), idle, DEFAULT_JOIN_TIMEOUT_NANOS);
@@ -120,6 +129,49 @@ public final class ThreadedEngine implements DeviceEngine {
         }
     }
 
+    /**
+     * Adds a listener for models whose thread stops on an exception; models that failed already are reported to it at
+     * once.
+     */
+    @Override
+    public void addFailureListener(ModelFailureListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        List<Runner> failed = new ArrayList<>();
+        synchronized (this) {
+            failureListeners.add(listener);
+            for (Runner r : runners) {
+                if (r.failedWith != null) {
+                    failed.add(r);
+                }
+            }
+        }
+        for (Runner r : failed) {
+            tell(listener, r.model, r.failedWith);
+        }
+    }
+
+    private void modelFailed(Runner runner, Throwable cause) {
+        synchronized (this) { // ordered against addFailureListener: each listener hears of each failure exactly once
+            runner.failedWith = cause;
+            if (failure == null) {
+                failure = cause;
+            }
+        }
+        LOG.error("card model {} failed: its engine thread {} stopped because service() or a timer action threw;"
+            + " the model does no more work", runner.model.name(), runner.thread.getName(), cause);
+        for (ModelFailureListener l : failureListeners) {
+            tell(l, runner.model, cause);
+        }
+    }
+
+    private static void tell(ModelFailureListener listener, DeviceModel model, Throwable cause) {
+        try {
+            listener.failed(model, cause);
+        } catch (RuntimeException e) {
+            LOG.error("failure listener {} threw for model {}", listener, model.name(), e);
+        }
+    }
+
     /** @return the first exception thrown by a model's service() or a timer action (that thread stopped), or null */
     public Throwable failure() {
         return failure;
@@ -180,6 +232,8 @@ public final class ThreadedEngine implements DeviceEngine {
         private volatile boolean running = true;
         private volatile boolean idling;
         private volatile boolean kickPending;
+        /** What stopped this thread; written under the engine's lock (see modelFailed). */
+        private volatile Throwable failedWith;
 
         Runner(DeviceModel model, IdleStrategy idle) {
             this.model = model;
@@ -237,10 +291,7 @@ public final class ThreadedEngine implements DeviceEngine {
                     }
                 }
             } catch (RuntimeException | Error e) {
-                if (failure == null) {
-                    failure = e;
-                }
-                LOG.error("engine thread {} stopped: service() of {} threw", thread.getName(), model.name(), e);
+                modelFailed(this, e);
             }
         }
 

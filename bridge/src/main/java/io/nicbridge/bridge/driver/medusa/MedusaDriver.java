@@ -7,6 +7,7 @@ import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.bridge.port.PortCounters;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
+import io.nicbridge.bridge.spi.CardFailedException;
 import io.nicbridge.bridge.spi.InterruptHandler;
 import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.bridge.spi.NonReentrantInterruptHandler;
@@ -450,10 +451,11 @@ public final class MedusaDriver implements FramePort {
             rxLength[n] = length;
             rxStatus[n] = fs;
             STATE.setRelease(state, n, S_HOST_RX);
-            counters.recordRx(length);
             stats.increment(RX_FRAMES);
             stats.add(RX_BYTES, length);
-            if (fs != FrameStatus.OK) {
+            if (fs == FrameStatus.OK) {
+                counters.recordRx(length); // PortCounters: good frames in rxFrames, errored ones in rxErrors only
+            } else {
                 counters.recordRxError();
             }
             return n;
@@ -512,6 +514,7 @@ public final class MedusaDriver implements FramePort {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
+                line.checkCard(); // polling waits without the line: ask whether the card still works
                 idle = backOff(idle);
             }
         }
@@ -720,8 +723,12 @@ public final class MedusaDriver implements FramePort {
         closed = true;
         listener = null;
         line.handler(null);
-        regs.write(REG_IMR, 0);
-        regs.write(REG_CTRL, config.frameOffset3() ? Medusa.CTRL_FRAME_OFS3 : 0);
+        try {
+            regs.write(REG_IMR, 0);
+            regs.write(REG_CTRL, config.frameOffset3() ? Medusa.CTRL_FRAME_OFS3 : 0);
+        } catch (CardFailedException e) {
+            LOG.warn("{}: closing on a failed card: {}", card.name(), e.getMessage()); // nothing left to stop
+        }
         LOG.info("{}: closed; {}", card.name(), counters);
     }
 
@@ -737,7 +744,9 @@ public final class MedusaDriver implements FramePort {
         }
     }
 
+    /** Handles die with the port: after close none is claimed or held, so a late commit cannot reach the card. */
     private void expect(int handle, byte required, String what) {
+        ensureOpen();
         if (handle < 0 || handle >= BUFFERS) {
             throw new IllegalStateException(name + ": handle " + handle + " is not a buffer number in [0, "
                 + (BUFFERS - 1) + "], so not " + what);

@@ -14,6 +14,7 @@ import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Direction;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
+import io.nicbridge.bridge.spi.CardFailedException;
 import io.nicbridge.bridge.spi.InterruptHandler;
 import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.bridge.spi.NonReentrantInterruptHandler;
@@ -370,6 +371,7 @@ public final class TulipDriver implements FramePort {
             if (progress != null) {
                 progress.run();
             }
+            line.checkCard(); // a wait on memory: a failed card throws here instead of running into the timeout
             idle = backOff(idle);
         }
         return true;
@@ -480,6 +482,7 @@ public final class TulipDriver implements FramePort {
 
     @Override
     public int poll() {
+        checkOpen();
         for (;;) {
             int i = rxNext;
             if (rxState[i] != RX_CARD) {
@@ -585,6 +588,7 @@ public final class TulipDriver implements FramePort {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
+                line.checkCard(); // polling waits on memory, not on the line: ask whether the card still works
                 idle = backOff(idle);
             }
         }
@@ -747,9 +751,14 @@ public final class TulipDriver implements FramePort {
             line.handler(null);
             listener = null;
         }
-        if (!stop()) {
-            LOG.warn("{}: RS/TS did not reach 'stopped' within {} ns (CSR5 0x{})", name, config.stopTimeoutNanos(),
-                Integer.toHexString(regs.read(CSR5)));
+        try {
+            if (!stop()) {
+                LOG.warn("{}: RS/TS did not reach 'stopped' within {} ns (CSR5 0x{})", name, config.stopTimeoutNanos(),
+                    Integer.toHexString(regs.read(CSR5)));
+            }
+        } catch (CardFailedException e) {
+            // The card does no more work (its failure was logged where it happened): nothing to stop, still free.
+            LOG.warn("{}: closing on a failed card: {}", name, e.getMessage());
         }
         dma.unregister(commBus); // the chip can no longer reach the memory, then it is freed
         comm.close();
@@ -841,13 +850,16 @@ public final class TulipDriver implements FramePort {
         }
     }
 
+    /** Handles die with the port: after close none is claimed (the buffers are freed). */
     private void checkClaimed(int handle) {
+        checkOpen();
         if (handle < 0 || handle >= txCount || txState[handle] != TX_CLAIMED) {
             throw new IllegalStateException(name + ": TX handle " + handle + " is not claimed by the caller");
         }
     }
 
     private void checkHeld(int handle) {
+        checkOpen();
         if (handle < 0 || handle >= rxCount || rxState[handle] != RX_HELD) {
             throw new IllegalStateException(name + ": RX handle " + handle + " is not a received frame the caller holds");
         }

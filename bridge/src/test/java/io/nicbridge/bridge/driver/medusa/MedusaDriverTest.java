@@ -302,6 +302,7 @@ class MedusaDriverTest {
             assertEquals(1, b.statistics().get(RX_FCS_ERRORS));
             assertEquals(1, b.statistics().get(RX_TRUNCATED));
             assertEquals(2, b.counters().rxErrors());
+            assertEquals(1, b.counters().rxFrames(), "an errored frame counts in rxErrors only (MisuseFuzzTest)");
             assertEquals(1, b.statistics().card(CardCounter.FCS_ERRORS));
         }
     }
@@ -429,6 +430,26 @@ class MedusaDriverTest {
         closed.close();
         assertThrows(IllegalStateException.class, closed::claim);
         assertThrows(IllegalStateException.class, closed::poll);
+    }
+
+    /** Found by MisuseFuzzTest: a buffer claimed before close could still be committed, and went out on the ring. */
+    @Test
+    void handlesHeldAtCloseAreVoid() {
+        MedusaDriver b = MedusaDriver.open(cb, config(MAC_B));
+        try (MedusaDriver a = MedusaDriver.open(ca, config(MAC_A))) {
+            a.send(MAC_B, 0x54, MemorySegment.NULL, 0, 0, bytes(10, 1), 0, 10);
+            int held = b.poll();
+            int claimed = a.claim();
+            a.close();
+            b.close();
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> a.commit(claimed, 20));
+            assertTrue(e.getMessage().contains("closed"), e.getMessage());
+            assertThrows(IllegalStateException.class, () -> a.txBuffer(claimed));
+            assertThrows(IllegalStateException.class, () -> b.forward(held, MAC_A));
+            assertThrows(IllegalStateException.class, () -> b.release(held));
+            assertThrows(IllegalStateException.class, () -> b.rxChecksum(held));
+            assertEquals(1, a.counters().txFrames(), "nothing sent after close");
+        }
     }
 
     @Test
