@@ -43,7 +43,9 @@ class UnetKernelDriverTest {
         f.kernel.destroyEndpoint(ep);
         assertFalse(ep.isLive());
         assertNull(f.kernel.endpoint(1));
-        assertEquals(0, ep.status() & EP_ACTIVE);
+        assertEquals(0, f.card.w.getIntVolatile(EP_PAGE_BASE + EP_PAGE_SIZE + EPCB_EP_STATUS_OFS) & EP_ACTIVE,
+                "the firmware deactivated it");
+        assertThrows(IllegalStateException.class, ep::status, "the process's handle is dead");
         assertTrue(f.card.dma.translate(segBus, 1) < 0, "segment left the DMA space");
         assertFalse(rq.isOpen());
         f.kernel.destroyEndpoint(ep); // idempotent
