@@ -268,11 +268,14 @@ public final class UnetKernelDriver implements AutoCloseable {
         try {
             status = closed ? CMD_STATUS_DONE : execute(OP_EP_DESTROY, endpoint.id(), 0, 0, 0, 0, 0);
         } finally {
+            // Even when the card did not answer: every card access goes through the DMA space, so once the regions
+            // are unmapped the card can no longer reach the receive queue, and closing it cannot pull memory from
+            // under a DMA in progress (a shared arena's close waits for accesses in flight).
             endpoints[endpoint.id()] = null;
+            dma.unregister(endpoint.segmentBusAddress());
+            dma.unregister(endpoint.receiveQueueBusAddress());
+            endpoint.receiveQueueMemory().close();
         }
-        dma.unregister(endpoint.segmentBusAddress());
-        dma.unregister(endpoint.receiveQueueBusAddress());
-        endpoint.receiveQueueMemory().close();
         LOG.debug("{}: endpoint {} destroyed", name, endpoint.id());
         throwIfError(OP_EP_DESTROY, status, "endpoint " + endpoint.id());
     }
@@ -535,8 +538,8 @@ public final class UnetKernelDriver implements AutoCloseable {
             if (ep != null) {
                 try {
                     destroyEndpoint(ep);
-                } catch (UnetCommandException e) {
-                    LOG.warn("{}: {}", name, e.getMessage());
+                } catch (RuntimeException e) { // the firmware refused or is gone; the endpoint is dead either way
+                    LOG.warn("{}: {}", name, e.toString());
                 }
             }
         }
