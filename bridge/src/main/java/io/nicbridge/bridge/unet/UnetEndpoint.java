@@ -172,7 +172,11 @@ public final class UnetEndpoint {
         return comm;
     }
 
-    /** This endpoint's 4 KiB board RAM page (EPCB, send queue, free queue): the only board RAM it can reach. */
+    /**
+     * This endpoint's 4 KiB board RAM page (EPCB, send queue, free queue): the only board RAM it can reach. A raw
+     * view for tools that stand in for the card or inspect it; it names the page only while the endpoint is live
+     * (after destruction the kernel may hand the same page to a new endpoint).
+     */
     public MemorySegment page() {
         return page;
     }

@@ -84,6 +84,7 @@ public final class UnetKernelDriver implements AutoCloseable {
     private boolean interruptsEnabled;
     private long interruptEdges;
     private boolean closed;
+    private boolean closing;
 
     /**
      * @param ram      the card's board RAM window ({@link io.nicbridge.contract.Sba200Unet#RAM_SIZE} bytes, big-endian)
@@ -183,6 +184,9 @@ public final class UnetKernelDriver implements AutoCloseable {
      */
     public synchronized UnetEndpoint createEndpoint(int endpoint, CommSegment segment, int rqLen) {
         checkOpen();
+        if (closing) {
+            throw new IllegalStateException(name + ": driver is closing");
+        }
         Objects.requireNonNull(segment, "segment");
         if (endpoint < 0 || endpoint >= MAX_ENDPOINTS) {
             throw new IllegalArgumentException(name + ": endpoint must be 0.." + (MAX_ENDPOINTS - 1) + ", was " + endpoint);
@@ -258,12 +262,23 @@ public final class UnetKernelDriver implements AutoCloseable {
      *
      * @throws UnetCommandException when the firmware refuses EP_DESTROY (the endpoint is gone from the host anyway)
      */
-    public synchronized void destroyEndpoint(UnetEndpoint endpoint) {
+    public void destroyEndpoint(UnetEndpoint endpoint) {
         Objects.requireNonNull(endpoint, "endpoint");
-        if (endpoints[endpoint.id()] != endpoint) {
-            return;
+        synchronized (this) {
+            if (endpoints[endpoint.id()] != endpoint) {
+                return;
+            }
         }
+        // Outside the monitor: the owner's call we may wait for can reach this driver (an upcall run from the
+        // card's interrupt inside its send) without deadlocking against us.
         endpoint.detach();
+        destroyDetached(endpoint);
+    }
+
+    private synchronized void destroyDetached(UnetEndpoint endpoint) {
+        if (endpoints[endpoint.id()] != endpoint) {
+            return; // another thread destroyed it meanwhile
+        }
         int status;
         try {
             status = closed ? CMD_STATUS_DONE : execute(OP_EP_DESTROY, endpoint.id(), 0, 0, 0, 0, 0);
@@ -528,13 +543,21 @@ public final class UnetKernelDriver implements AutoCloseable {
         }
     }
 
-    /** Destroys every live endpoint and releases the driver's own DMA memory. Idempotent. */
+    /**
+     * Destroys every live endpoint (as {@link #destroyEndpoint}, so from any thread) and releases the driver's own
+     * DMA memory. Every later call on the driver throws {@link IllegalStateException}. Idempotent.
+     */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
+    public void close() {
+        UnetEndpoint[] live;
+        synchronized (this) {
+            if (closed || closing) {
+                return;
+            }
+            closing = true; // no new endpoints from here on
+            live = endpoints.clone();
         }
-        for (UnetEndpoint ep : endpoints) {
+        for (UnetEndpoint ep : live) {
             if (ep != null) {
                 try {
                     destroyEndpoint(ep);
@@ -543,6 +566,12 @@ public final class UnetKernelDriver implements AutoCloseable {
                 }
             }
         }
+        synchronized (this) {
+            finishClose();
+        }
+    }
+
+    private void finishClose() {
         line.handler(null);
         if (statsMemory != null) {
             dma.unregister(statsBus);
