@@ -581,7 +581,8 @@ public final class UnetEndpoint {
      * Copies the message's bytes to {@code dst} at {@code dstOffset} (the base-level architecture's one copy on the
      * receive side): from the descriptor for an inline message, else from its buffers in the segment in order.
      *
-     * @return the number of bytes copied (the message length)
+     * @return the number of bytes copied: the message length, or fewer for an error message whose buffers do not
+     *         hold all of it
      * @throws IllegalArgumentException  when {@code descriptor} is not the held one (see {@link #length})
      * @throws IndexOutOfBoundsException when {@code dst} is too small (nothing is copied), or the card named a
      *                                   buffer outside the segment
