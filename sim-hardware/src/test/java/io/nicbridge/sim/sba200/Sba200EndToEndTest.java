@@ -78,7 +78,9 @@ class Sba200EndToEndTest {
     void aThreadedI960FindsSendsWithoutADoorbell() {
         try (Pair p = new Pair(EngineMode.THREADED, Sba200Timing.WIRE_ONLY, s -> s.ports(2))) {
             byte[] m = Pair.bytes(30, 1);
-            assertTrue(p.sa.ep.sendInline(p.sa.channel, java.lang.foreign.MemorySegment.ofArray(m), 0, m.length));
+            // A raw queue view over the page: the descriptor and sq_prod are plain stores, no register write rings.
+            var raw = new io.nicbridge.bridge.queue.UnetSendQueue(p.sa.ep.page());
+            assertTrue(raw.offerInline(p.sa.channel, java.lang.foreign.MemorySegment.ofArray(m), 0, m.length));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             long d;
             while ((d = p.sb.ep.poll()) < 0) {

@@ -1,9 +1,9 @@
 package io.nicbridge.sim.sba200;
 
-import io.nicbridge.bridge.unet.UnetEndpoint;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.nicbridge.bridge.unet.UnetEndpoint;
 import io.nicbridge.sim.atm.AtmCells;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
