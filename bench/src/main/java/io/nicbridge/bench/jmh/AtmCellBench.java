@@ -6,12 +6,13 @@ import io.nicbridge.sim.atm.Aal5;
 import io.nicbridge.sim.atm.AtmCells;
 import io.nicbridge.sim.atm.CellLink;
 import io.nicbridge.sim.engine.InlineEngine;
+import io.nicbridge.bridge.memory.CommSegment;
+import io.nicbridge.bridge.spi.DeviceSpec;
+import io.nicbridge.bridge.unet.UnetEndpoint;
+import io.nicbridge.bridge.unet.UnetKernelDriver;
 import io.nicbridge.sim.sba200.Sba200Card;
-import io.nicbridge.sim.sba200.Sba200Endpoint;
 import io.nicbridge.sim.sba200.Sba200Model;
 import io.nicbridge.sim.sba200.Sba200Timing;
-import io.nicbridge.sim.sba200.UnetKernel;
-import io.nicbridge.bridge.spi.DeviceSpec;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -60,8 +61,11 @@ public class AtmCellBench {
     private MemorySegment inlineCell;
     private InlineEngine engine;
     private Sba200Card card;
-    private Sba200Endpoint endpoint;
+    private UnetKernelDriver kernel;
+    private CommSegment segment;
+    private UnetEndpoint endpoint;
     private MemorySegment rq;
+    private MemorySegment page;
     private int rqIndex;
     private int header;
 
@@ -82,10 +86,13 @@ public class AtmCellBench {
         CellLink link = CellLink.builder(engine.timeBase(), (c, o) -> { }).build();
         model.attach(engine, link);
         card = new Sba200Card(DeviceSpec.parse("emu:sba200"), model, 0, () -> { });
-        UnetKernel kernel = new UnetKernel(card, engine);
-        endpoint = kernel.createEndpoint(arena.allocate(4096, 64), 64);
-        kernel.openChannel(endpoint, 0, 100, 200);
-        rq = endpoint.receiveQueue();
+        kernel = UnetKernelDriver.open(card, card.bcr(), engine::poll);
+        segment = CommSegment.allocate("bench segment", 4096);
+        endpoint = kernel.createEndpoint(segment, 64);
+        kernel.openChannel(endpoint, 0, 0, 100, 200);
+        // The benchmark plays the process with raw stores (no API cost in the figure): the card's part only.
+        rq = endpoint.receiveQueueSegment();
+        page = endpoint.page();
 
         unknownVciCell = arena.allocate(AtmCells.CELL_SIZE, 8);
         AtmCells.writeHeader(unknownVciCell, 0, AtmCells.header(0, 300, 0, 0));
@@ -99,6 +106,8 @@ public class AtmCellBench {
 
     @TearDown(Level.Trial)
     public void tearDown() {
+        kernel.close();
+        segment.close();
         card.close();
         engine.close();
         arena.close();
@@ -133,7 +142,7 @@ public class AtmCellBench {
         long d = (long) (rqIndex & 63) * RECV_DESC_SIZE;
         int w0 = rq.get(BE, d);
         rq.set(BE, d, 0);
-        endpoint.page().set(BE, EPCB_RQ_CONS_OFS, ++rqIndex);
+        page.set(BE, EPCB_RQ_CONS_OFS, ++rqIndex);
         return w0;
     }
 }

@@ -157,6 +157,11 @@ public final class UnetReceiveQueue {
         return index;
     }
 
+    /** The descriptor {@link #poll()} returned and {@link #release} has not handed back yet, or -1. */
+    public long held() {
+        return held;
+    }
+
     public long received() {
         return received;
     }

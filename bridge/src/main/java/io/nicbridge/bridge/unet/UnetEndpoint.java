@@ -9,6 +9,7 @@ import io.nicbridge.bridge.queue.UnetSendQueue;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -47,16 +48,39 @@ import java.util.concurrent.locks.LockSupport;
  * run in the signalling thread (the card's interrupt, or {@link UnetKernelDriver#serviceEvents()}); while upcalls
  * are enabled that thread consumes the receive queue, so a process using upcalls receives only through them.
  * Nothing on the send or receive path allocates.
+ *
+ * <h2>Misuse</h2>
+ * Every handle is checked before any memory or counter is touched; a rejected call changes nothing.
+ * <ul>
+ *   <li>A receive descriptor is valid from the {@link #poll()} (or {@link #await}) that returned it until its
+ *       {@link #release}: any other value - -1 from an empty poll, an offset outside the receive queue, a slot that
+ *       was not received yet or was released already (a double release) - throws
+ *       {@link IllegalArgumentException} naming it.</li>
+ *   <li>Out-of-range channels, lengths, buffer indices and ranges throw {@link IllegalArgumentException} (or
+ *       {@link IndexOutOfBoundsException} for an index or a destination that is too small).</li>
+ *   <li>Every call after the kernel destroyed the endpoint ({@link UnetKernelDriver#destroyEndpoint},
+ *       {@link UnetKernelDriver#close}) throws {@link IllegalStateException}. Destruction may come from another
+ *       thread: it marks the endpoint dead and then waits until no call that writes the endpoint page (send, post,
+ *       release) is in progress, so no late store of this endpoint can reach the page after the kernel handed it
+ *       back - a later endpoint with the same number starts clean. A read that races the destruction ends in
+ *       {@link IllegalStateException} as well (the receive queue memory is closed, never freed under a reader).</li>
+ * </ul>
+ * Errors the card detects (bad channel, segment bounds, ...) are send statuses and receive error codes, never
+ * exceptions.
  */
 public final class UnetEndpoint {
     private static final VarHandle UPCALL_STATE;
     private static final VarHandle DEFERRED;
+    private static final VarHandle SEND_BUSY;
+    private static final VarHandle RECEIVE_BUSY;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             UPCALL_STATE = lookup.findVarHandle(UnetEndpoint.class, "upcallState", int.class);
             DEFERRED = lookup.findVarHandle(UnetEndpoint.class, "deferred", boolean.class);
+            SEND_BUSY = lookup.findVarHandle(UnetEndpoint.class, "sendBusy", boolean.class);
+            RECEIVE_BUSY = lookup.findVarHandle(UnetEndpoint.class, "receiveBusy", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -89,7 +113,20 @@ public final class UnetEndpoint {
     private long received;
     private long receivedBytes;
     private long freeQueueFull;
-    private boolean live = true;
+    private long unrecyclableBuffers;
+    /** Cleared (volatile) by the kernel when it destroys the endpoint; every call checks it first. */
+    private volatile boolean live = true;
+    /**
+     * Set (volatile, so with a full fence) while a call on the send side resp. the receive side may write the
+     * endpoint page; {@link #detach()} clears {@code live} and then waits for both to drop. Dekker's pattern: the
+     * caller stores its flag and then reads {@code live}, the destroyer stores {@code live} and then reads the
+     * flags; one of the two sees the other. Each flag has one writing thread (the contract's one thread per queue
+     * side), nested entries from an upcall on the same thread keep it set.
+     */
+    private volatile boolean sendBusy;
+    private volatile boolean receiveBusy;
+    private Thread sendThread;
+    private Thread receiveThread;
 
     private volatile UnetUpcall upcall;
     private volatile int upcallState;
@@ -135,7 +172,11 @@ public final class UnetEndpoint {
         return comm;
     }
 
-    /** This endpoint's 4 KiB board RAM page (EPCB, send queue, free queue): the only board RAM it can reach. */
+    /**
+     * This endpoint's 4 KiB board RAM page (EPCB, send queue, free queue): the only board RAM it can reach. A raw
+     * view for tools that stand in for the card or inspect it; it names the page only while the endpoint is live
+     * (after destruction the kernel may hand the same page to a new endpoint).
+     */
     public MemorySegment page() {
         return page;
     }
@@ -158,16 +199,27 @@ public final class UnetEndpoint {
         return channel >= 0 && channel < MAX_CHANNELS && (openChannels & (1L << channel)) != 0;
     }
 
-    /** {@code ep_status} from the EPCB: {@code EP_ACTIVE}, {@code EP_SEGFAULT}, {@code EP_RQ_OVERRUN}, {@code EP_NO_FREE_BUF}. */
+    /**
+     * {@code ep_status} from the EPCB: {@code EP_ACTIVE}, {@code EP_SEGFAULT}, {@code EP_RQ_OVERRUN}, {@code EP_NO_FREE_BUF}.
+     *
+     * @throws IllegalStateException after the endpoint was destroyed
+     */
     public int status() {
+        checkLive("status");
         return page.get(WORD, EPCB_EP_STATUS_OFS);
     }
 
-    /** The firmware's per-endpoint drop counter at {@code EPCB_DROP_RQ_OVERRUN_OFS} etc. */
+    /**
+     * The firmware's per-endpoint drop counter at {@code EPCB_DROP_RQ_OVERRUN_OFS} etc.
+     *
+     * @throws IllegalArgumentException when {@code offset} is not a 4-aligned offset inside the EPCB
+     * @throws IllegalStateException    after the endpoint was destroyed
+     */
     public int epcbWord(int offset) {
         if (offset < 0 || offset >= EPCB_SIZE || (offset & 3) != 0) {
             throw new IllegalArgumentException("EPCB word offset must be 0..60 and 4-aligned, was " + offset);
         }
+        checkLive("epcbWord");
         return page.get(WORD, offset);
     }
 
@@ -178,16 +230,23 @@ public final class UnetEndpoint {
      * the channel and the bounds; its verdict comes back as the completion status.
      *
      * @return false when the send queue is full (back-pressure: reap completions and retry)
+     * @throws IllegalArgumentException when {@code channel} is outside 0..63 or {@code length} outside 0..65535
+     * @throws IllegalStateException    after the endpoint was destroyed
      */
     public boolean send(int channel, int offset, int length) {
-        if (sendQueue.inFlight() == SQ_LEN) {
-            reapSends();
+        boolean outer = enterSend("send");
+        try {
+            if (sendQueue.inFlight() == SQ_LEN) {
+                reapSends();
+            }
+            if (!sendQueue.offer(channel, offset, length)) {
+                return false;
+            }
+            bell.send(sendQueue.producerIndex());
+            return true;
+        } finally {
+            exitSend(outer);
         }
-        if (!sendQueue.offer(channel, offset, length)) {
-            return false;
-        }
-        bell.send(sendQueue.producerIndex());
-        return true;
     }
 
     /**
@@ -195,35 +254,80 @@ public final class UnetEndpoint {
      * buffer and no DMA on the card.
      *
      * @return false when the send queue is full
+     * @throws IllegalArgumentException  when {@code channel} is outside 0..63 or {@code length} outside 0..40
+     * @throws IndexOutOfBoundsException when {@code [srcOffset, srcOffset + length)} is not inside {@code src}
+     * @throws IllegalStateException     after the endpoint was destroyed
      */
     public boolean sendInline(int channel, MemorySegment src, long srcOffset, int length) {
-        if (sendQueue.inFlight() == SQ_LEN) {
-            reapSends();
+        if (length < 0 || length > INLINE_MAX) {
+            throw new IllegalArgumentException("endpoint " + id + ": inline length must be 0.." + INLINE_MAX + ", was "
+                    + length);
         }
-        if (!sendQueue.offerInline(channel, src, srcOffset, length)) {
-            return false;
+        Objects.checkFromIndexSize(srcOffset, length, Objects.requireNonNull(src, "src").byteSize());
+        boolean outer = enterSend("sendInline");
+        try {
+            if (sendQueue.inFlight() == SQ_LEN) {
+                reapSends();
+            }
+            if (!sendQueue.offerInline(channel, src, srcOffset, length)) {
+                return false;
+            }
+            bell.send(sendQueue.producerIndex());
+            return true;
+        } finally {
+            exitSend(outer);
         }
-        bell.send(sendQueue.producerIndex());
-        return true;
     }
 
-    /** Gather send, step 1: the next send descriptor, or -1 when the queue is full. */
+    /**
+     * Gather send, step 1: the next send descriptor, or -1 when the queue is full. Claiming again before the commit
+     * returns the same descriptor.
+     *
+     * @throws IllegalStateException after the endpoint was destroyed
+     */
     public long claimSend() {
-        if (sendQueue.inFlight() == SQ_LEN) {
-            reapSends();
+        boolean outer = enterSend("claimSend");
+        try {
+            if (sendQueue.inFlight() == SQ_LEN) {
+                reapSends();
+            }
+            return sendQueue.claim();
+        } finally {
+            exitSend(outer);
         }
-        return sendQueue.claim();
     }
 
-    /** Gather send, step 2: buffer {@code i} (0..5) of the claimed descriptor. */
+    /**
+     * Gather send, step 2: buffer {@code i} (0..5) of the claimed descriptor.
+     *
+     * @throws IllegalArgumentException  when {@code descriptor} is not the claimed one
+     * @throws IllegalStateException     when nothing is claimed, or after the endpoint was destroyed
+     * @throws IndexOutOfBoundsException when {@code i} is outside 0..5
+     */
     public void putSendBuffer(long descriptor, int i, int offset, int length) {
-        sendQueue.putBuffer(descriptor, i, offset, length);
+        boolean outer = enterSend("putSendBuffer");
+        try {
+            sendQueue.putBuffer(descriptor, i, offset, length);
+        } finally {
+            exitSend(outer);
+        }
     }
 
-    /** Gather send, step 3: hands the descriptor (total {@code length}, {@code nbufs} buffers) to the card. */
+    /**
+     * Gather send, step 3: hands the descriptor (total {@code length}, {@code nbufs} buffers) to the card.
+     *
+     * @throws IllegalArgumentException when {@code descriptor} is not the claimed one, or length, channel or nbufs
+     *                                  is out of range (the descriptor stays claimed)
+     * @throws IllegalStateException    when nothing is claimed, or after the endpoint was destroyed
+     */
     public void commitSend(long descriptor, int length, int channel, int nbufs) {
-        sendQueue.commit(descriptor, length, channel, nbufs, false);
-        bell.send(sendQueue.producerIndex());
+        boolean outer = enterSend("commitSend");
+        try {
+            sendQueue.commit(descriptor, length, channel, nbufs, false);
+            bell.send(sendQueue.producerIndex());
+        } finally {
+            exitSend(outer);
+        }
     }
 
     /**
@@ -231,8 +335,10 @@ public final class UnetEndpoint {
      *
      * @return {@code TX_STATUS_SENT}, or the card's error ({@code TX_STATUS_BAD_CHANNEL}, {@code TX_STATUS_SEG_BOUNDS},
      *         {@code TX_STATUS_TOO_LONG}, {@code TX_STATUS_BAD_DESC}, {@code TX_STATUS_DMA_ERROR}); -1 if none completed
+     * @throws IllegalStateException after the endpoint was destroyed
      */
     public int pollSendCompletion() {
+        checkLive("pollSendCompletion");
         int status = sendQueue.pollCompletion();
         if (status >= 0) {
             sendStatus[status >= 0 && status <= TX_STATUS_DMA_ERROR ? status : sendStatus.length - 1]++;
@@ -240,7 +346,11 @@ public final class UnetEndpoint {
         return status;
     }
 
-    /** Collects every completed send; returns how many. */
+    /**
+     * Collects every completed send; returns how many.
+     *
+     * @throws IllegalStateException after the endpoint was destroyed
+     */
     public int reapSends() {
         int n = 0;
         while (pollSendCompletion() >= 0) {
@@ -268,7 +378,8 @@ public final class UnetEndpoint {
      *
      * @return how many were posted (fewer when the free queue filled up: back-pressure)
      * @throws IllegalArgumentException when the buffers do not lie inside the segment, are misaligned, or differ in
-     *                                  size from the endpoint's receive buffers
+     *                                  size from the endpoint's receive buffers (nothing is posted)
+     * @throws IllegalStateException    after the endpoint was destroyed
      */
     public int postReceiveBuffers(long offset, int count, int size) {
         if (size <= 0 || count < 0) {
@@ -284,29 +395,43 @@ public final class UnetEndpoint {
             throw new IllegalArgumentException("endpoint " + id + ": " + count + " buffers of " + size + " B from offset "
                     + offset + " do not fit the " + segment.byteSize() + "-byte segment at " + FQ_BUF_ALIGN + "-byte alignment");
         }
-        receiveBufferSize = size;
-        int posted = 0;
-        for (; posted < count; posted++) {
-            if (!freeQueue.offer((int) (offset + stride * posted), size)) {
-                freeQueueFull++;
-                break;
+        boolean outer = enterReceive("postReceiveBuffers");
+        try {
+            receiveBufferSize = size;
+            int posted = 0;
+            for (; posted < count; posted++) {
+                if (!freeQueue.offer((int) (offset + stride * posted), size)) {
+                    freeQueueFull++;
+                    break;
+                }
             }
+            bell.free(freeQueue.producerIndex());
+            return posted;
+        } finally {
+            exitReceive(outer);
         }
-        bell.free(freeQueue.producerIndex());
-        return posted;
     }
 
     /**
      * Posts one raw free-queue entry without the host-side bounds check (the card must reject a bad one on its own:
      * this is how tests exercise the card's protection). Returns false when the free queue is full.
+     *
+     * @throws IllegalArgumentException when {@code offset} is not 64-byte aligned or {@code length} is 0 (the
+     *                                  contract's entry format cannot carry them)
+     * @throws IllegalStateException    after the endpoint was destroyed
      */
     public boolean offerFreeBufferUnchecked(int offset, int length) {
-        if (!freeQueue.offer(offset, length)) {
-            freeQueueFull++;
-            return false;
+        boolean outer = enterReceive("offerFreeBufferUnchecked");
+        try {
+            if (!freeQueue.offer(offset, length)) {
+                freeQueueFull++;
+                return false;
+            }
+            bell.free(freeQueue.producerIndex());
+            return true;
+        } finally {
+            exitReceive(outer);
         }
-        bell.free(freeQueue.producerIndex());
-        return true;
     }
 
     /** The size of this endpoint's receive buffers (0 before the first post). */
@@ -325,8 +450,10 @@ public final class UnetEndpoint {
      * Polls the receive queue.
      *
      * @return the next received descriptor (polling again before {@link #release} returns the same one), or -1
+     * @throws IllegalStateException after the endpoint was destroyed
      */
     public long poll() {
+        checkLive("poll");
         return receiveQueue.poll();
     }
 
@@ -336,8 +463,10 @@ public final class UnetEndpoint {
      * inline or virtual card can make progress.
      *
      * @return the next received descriptor, or -1 on timeout
+     * @throws IllegalStateException after the endpoint was destroyed
      */
     public long await(long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(unit, "unit");
         long d = poll();
         if (d >= 0) {
             return d;
@@ -369,42 +498,82 @@ public final class UnetEndpoint {
         }
     }
 
+    /**
+     * The accessors below read the descriptor {@link #poll()} returned: each throws {@link IllegalArgumentException}
+     * naming {@code descriptor} when it is not the one held (see the class comment), and
+     * {@link IllegalStateException} after the endpoint was destroyed.
+     *
+     * @return the message length in bytes
+     */
     public int length(long descriptor) {
+        checkHeld(descriptor, "length");
         return receiveQueue.length(descriptor);
     }
 
+    /** The channel the message arrived on. Checks {@code descriptor} like {@link #length}. */
     public int channel(long descriptor) {
+        checkHeld(descriptor, "channel");
         return receiveQueue.channel(descriptor);
     }
 
-    /** True for a single-cell message (at most 40 bytes) carried in the descriptor itself. */
+    /**
+     * True for a single-cell message (at most 40 bytes) carried in the descriptor itself. Checks {@code descriptor}
+     * like {@link #length}.
+     */
     public boolean isInline(long descriptor) {
+        checkHeld(descriptor, "isInline");
         return receiveQueue.isInline(descriptor);
     }
 
+    /** True when the card delivered the message with an error code. Checks {@code descriptor} like {@link #length}. */
     public boolean isError(long descriptor) {
+        checkHeld(descriptor, "isError");
         return receiveQueue.isError(descriptor);
     }
 
-    /** {@code RX_ERR_CRC}, {@code RX_ERR_LENGTH}, {@code RX_ERR_NO_BUFFERS}, {@code RX_ERR_TOO_MANY_BUFS}, {@code RX_ERR_DMA}, or 0. */
+    /**
+     * {@code RX_ERR_CRC}, {@code RX_ERR_LENGTH}, {@code RX_ERR_NO_BUFFERS}, {@code RX_ERR_TOO_MANY_BUFS},
+     * {@code RX_ERR_DMA}, or 0. Checks {@code descriptor} like {@link #length}.
+     */
     public int errorCode(long descriptor) {
+        checkHeld(descriptor, "errorCode");
         return receiveQueue.errorCode(descriptor);
     }
 
+    /** Receive buffers the message occupies (0 for an inline message). Checks {@code descriptor} like {@link #length}. */
     public int bufferCount(long descriptor) {
+        checkHeld(descriptor, "bufferCount");
         return receiveQueue.nbufs(descriptor);
     }
 
+    /**
+     * Segment offset of buffer {@code i}. Checks {@code descriptor} like {@link #length}.
+     *
+     * @throws IndexOutOfBoundsException when {@code i} is not below {@link #bufferCount} (at most 6)
+     */
     public int bufferOffset(long descriptor, int i) {
+        checkHeld(descriptor, "bufferOffset");
+        checkBuffer(descriptor, i);
         return receiveQueue.bufferOffset(descriptor, i);
     }
 
+    /**
+     * Bytes of the message in buffer {@code i}. Checks {@code descriptor} like {@link #length}.
+     *
+     * @throws IndexOutOfBoundsException when {@code i} is not below {@link #bufferCount} (at most 6)
+     */
     public int bufferLength(long descriptor, int i) {
+        checkHeld(descriptor, "bufferLength");
+        checkBuffer(descriptor, i);
         return receiveQueue.bufferLength(descriptor, i);
     }
 
-    /** The card's receive timestamp in microseconds (0 when the card does not stamp). */
+    /**
+     * The card's receive timestamp in microseconds (0 when the card does not stamp). Checks {@code descriptor} like
+     * {@link #length}.
+     */
     public long timestampMicros(long descriptor) {
+        checkHeld(descriptor, "timestampMicros");
         return receiveQueue.timestampMicros(descriptor);
     }
 
@@ -412,10 +581,15 @@ public final class UnetEndpoint {
      * Copies the message's bytes to {@code dst} at {@code dstOffset} (the base-level architecture's one copy on the
      * receive side): from the descriptor for an inline message, else from its buffers in the segment in order.
      *
-     * @return the number of bytes copied (the message length)
-     * @throws IndexOutOfBoundsException when {@code dst} is too small, or the card named a buffer outside the segment
+     * @return the number of bytes copied: the message length, or fewer for an error message whose buffers do not
+     *         hold all of it
+     * @throws IllegalArgumentException  when {@code descriptor} is not the held one (see {@link #length})
+     * @throws IndexOutOfBoundsException when {@code dst} is too small (nothing is copied), or the card named a
+     *                                   buffer outside the segment
+     * @throws IllegalStateException     after the endpoint was destroyed
      */
     public int copyTo(long descriptor, MemorySegment dst, long dstOffset) {
+        checkHeld(descriptor, "copyTo");
         return copyRange(descriptor, 0, dst, dstOffset, receiveQueue.length(descriptor));
     }
 
@@ -424,8 +598,15 @@ public final class UnetEndpoint {
      * lie: in the descriptor (inline) or spread over its buffers in the segment.
      *
      * @return the bytes copied: {@code length}, or fewer when the message ends first
+     * @throws IllegalArgumentException  when {@code descriptor} is not the held one (see {@link #length}), or
+     *                                   {@code from} or {@code length} is negative
+     * @throws IndexOutOfBoundsException when {@code dst} cannot take the bytes (nothing is copied), or the card
+     *                                   named a buffer outside the segment
+     * @throws IllegalStateException     after the endpoint was destroyed
      */
     public int copyRange(long descriptor, int from, MemorySegment dst, long dstOffset, int length) {
+        checkHeld(descriptor, "copyRange");
+        Objects.requireNonNull(dst, "dst");
         int total = receiveQueue.length(descriptor);
         if (from < 0 || length < 0) {
             throw new IllegalArgumentException("endpoint " + id + ": range [" + from + ", +" + length + ") is negative");
@@ -434,6 +615,7 @@ public final class UnetEndpoint {
         if (want == 0) {
             return 0;
         }
+        Objects.checkFromIndexSize(dstOffset, want, dst.byteSize());
         if (receiveQueue.isInline(descriptor)) {
             if (from == 0) {
                 receiveQueue.copyInline(descriptor, dst, dstOffset, Math.min(want, INLINE_MAX));
@@ -465,35 +647,65 @@ public final class UnetEndpoint {
 
     /**
      * Hands the descriptor back to the card and re-posts its receive buffers to the free queue (whole, at the
-     * endpoint's receive buffer size). Counts the message (and its error code, if any).
+     * endpoint's receive buffer size). Counts the message (and its error code, if any). A buffer the card named at
+     * an offset the free queue cannot carry (not 64-byte aligned) is not re-posted but counted
+     * ({@link #unrecyclableBuffers()}).
+     *
+     * @throws IllegalArgumentException when {@code descriptor} is not the one {@link #poll()} returned, or was
+     *                                  released already (e.g. {@code release(poll())} on an empty queue is
+     *                                  {@code release(-1)}); nothing is counted or written
+     * @throws IllegalStateException    after the endpoint was destroyed
      */
     public void release(long descriptor) {
-        account(descriptor);
-        if (!receiveQueue.isInline(descriptor)) {
-            int n = Math.min(receiveQueue.nbufs(descriptor), MAX_BUFS);
-            int size = receiveBufferSize;
-            for (int i = 0; i < n; i++) {
-                int off = receiveQueue.bufferOffset(descriptor, i);
-                if (!freeQueue.offer(off, size == 0 ? receiveQueue.bufferLength(descriptor, i) : size)) {
-                    freeQueueFull++;
+        boolean outer = enterReceive("release");
+        try {
+            checkHeld(descriptor, "release");
+            account(descriptor);
+            if (!receiveQueue.isInline(descriptor)) {
+                int n = Math.min(receiveQueue.nbufs(descriptor), MAX_BUFS);
+                int size = receiveBufferSize;
+                for (int i = 0; i < n; i++) {
+                    int off = receiveQueue.bufferOffset(descriptor, i);
+                    int len = size == 0 ? receiveQueue.bufferLength(descriptor, i) : size;
+                    if ((off & (FQ_BUF_ALIGN - 1)) != 0 || len == 0) {
+                        unrecyclableBuffers++;
+                    } else if (!freeQueue.offer(off, len)) {
+                        freeQueueFull++;
+                    }
+                }
+                if (n > 0) {
+                    bell.free(freeQueue.producerIndex());
                 }
             }
-            if (n > 0) {
-                bell.free(freeQueue.producerIndex());
-            }
+            receiveQueue.release(descriptor);
+            bell.receive(receiveQueue.consumerIndex());
+        } finally {
+            exitReceive(outer);
         }
-        receiveQueue.release(descriptor);
-        bell.receive(receiveQueue.consumerIndex());
     }
 
     /**
      * Hands the descriptor back but keeps its buffers: the application goes on reading them in place (true zero
      * copy, paper footnote to 3.3) and re-posts them later with {@link #postReceiveBuffers}.
+     *
+     * @throws IllegalArgumentException when {@code descriptor} is not the held one (as {@link #release})
+     * @throws IllegalStateException    after the endpoint was destroyed
      */
     public void releaseKeepBuffers(long descriptor) {
-        account(descriptor);
-        receiveQueue.release(descriptor);
-        bell.receive(receiveQueue.consumerIndex());
+        boolean outer = enterReceive("releaseKeepBuffers");
+        try {
+            checkHeld(descriptor, "releaseKeepBuffers");
+            account(descriptor);
+            receiveQueue.release(descriptor);
+            bell.receive(receiveQueue.consumerIndex());
+        } finally {
+            exitReceive(outer);
+        }
+    }
+
+    /** The descriptor this endpoint holds (polled, not released), or -1. */
+    public long heldDescriptor() {
+        return receiveQueue.held();
     }
 
     private void account(long descriptor) {
@@ -526,19 +738,31 @@ public final class UnetEndpoint {
         return freeQueueFull;
     }
 
+    /** Receive buffers {@link #release} could not re-post because the card named them at a misaligned offset. */
+    public long unrecyclableBuffers() {
+        return unrecyclableBuffers;
+    }
+
     // ------------------------------------------------------------------ upcalls
 
     /**
      * Installs {@code handler} and sets the card's signal mode ({@code UPCALL_NONEMPTY} or {@code UPCALL_ALMOST_FULL});
      * {@code null} with {@code UPCALL_NONE} removes it.
+     *
+     * @throws IllegalArgumentException when {@code mode} is not one of the three, or does not match {@code handler}
+     * @throws IllegalStateException    after the endpoint was destroyed
      */
     public void upcall(UnetUpcall handler, int mode) {
+        if (mode != UPCALL_NONE && mode != UPCALL_NONEMPTY && mode != UPCALL_ALMOST_FULL) {
+            throw new IllegalArgumentException("endpoint " + id + ": upcall mode must be UPCALL_NONE, UPCALL_NONEMPTY or "
+                    + "UPCALL_ALMOST_FULL, was " + mode);
+        }
         if ((handler == null) != (mode == UPCALL_NONE)) {
             throw new IllegalArgumentException("endpoint " + id + ": a handler needs a signal mode and no handler needs "
                     + "UPCALL_NONE (handler " + (handler == null ? "null" : "set") + ", mode " + mode + ")");
         }
+        kernel.setUpcallMode(this, mode); // first: a refused mode leaves the old handler in place
         this.upcall = handler;
-        kernel.setUpcallMode(this, mode);
     }
 
     /** Starts a critical section that is atomic relative to message reception; nests. One CAS, no allocation. */
@@ -647,11 +871,15 @@ public final class UnetEndpoint {
     // ------------------------------------------------------------------ kernel bookkeeping
 
     void channelOpened(int channel) {
-        openChannels |= 1L << channel;
+        if (channel >= 0 && channel < MAX_CHANNELS) {
+            openChannels |= 1L << channel;
+        }
     }
 
     void channelClosed(int channel) {
-        openChannels &= ~(1L << channel);
+        if (channel >= 0 && channel < MAX_CHANNELS) {
+            openChannels &= ~(1L << channel);
+        }
     }
 
     void upcallModeSet(int mode) {
@@ -674,10 +902,104 @@ public final class UnetEndpoint {
         return rqMemory;
     }
 
+    /**
+     * The kernel takes the endpoint back: marks it dead, then waits until no call that may write the page is in
+     * progress on another thread (see the {@code sendBusy} comment). A call in progress on this very thread (the
+     * endpoint destroyed from its own upcall) is not waited for: it sees the endpoint dead at its next check.
+     */
     void detach() {
-        live = false;
+        live = false; // volatile store, then the loads of the busy flags below
         upcall = null;
         openChannels = 0;
+        Thread self = Thread.currentThread();
+        int idle = 0;
+        while ((sendBusy && sendThread != self) || (receiveBusy && receiveThread != self)) {
+            idle = UnetKernelDriver.backOff(idle);
+        }
+    }
+
+    // ------------------------------------------------------------------ guards
+
+    /** Enters a send-side call that may write the page; returns whether this is the outermost one. */
+    private boolean enterSend(String what) {
+        if (sendBusy && sendThread == Thread.currentThread()) {
+            checkLive(what); // nested (an upcall sending from inside a send): the outer call holds the flag
+            return false;
+        }
+        sendThread = Thread.currentThread();
+        SEND_BUSY.setVolatile(this, true);
+        if (!live) {
+            SEND_BUSY.setRelease(this, false);
+            throw destroyed(what);
+        }
+        return true;
+    }
+
+    private void exitSend(boolean outer) {
+        if (outer) {
+            SEND_BUSY.setRelease(this, false); // the page writes of this call happen-before a destroyer's wait ends
+        }
+    }
+
+    private boolean enterReceive(String what) {
+        if (receiveBusy && receiveThread == Thread.currentThread()) {
+            checkLive(what);
+            return false;
+        }
+        receiveThread = Thread.currentThread();
+        RECEIVE_BUSY.setVolatile(this, true);
+        if (!live) {
+            RECEIVE_BUSY.setRelease(this, false);
+            throw destroyed(what);
+        }
+        return true;
+    }
+
+    private void exitReceive(boolean outer) {
+        if (outer) {
+            RECEIVE_BUSY.setRelease(this, false);
+        }
+    }
+
+    private void checkLive(String what) {
+        if (!live) {
+            throw destroyed(what);
+        }
+    }
+
+    private IllegalStateException destroyed(String what) {
+        return new IllegalStateException("endpoint " + id + ": " + what + "() after the endpoint was destroyed");
+    }
+
+    /**
+     * Hot path: two compares and one volatile read; the messages are built off it. {@code descriptor < 0} catches
+     * {@code release(-1)} while nothing is held (the held slot is -1 then too).
+     */
+    private void checkHeld(long descriptor, String what) {
+        if (descriptor < 0 || descriptor != receiveQueue.held() || !live) {
+            rejectDescriptor(descriptor, what);
+        }
+    }
+
+    private void rejectDescriptor(long descriptor, String what) {
+        checkLive(what);
+        if (descriptor < 0 || descriptor >= (long) rqLen * RECV_DESC_SIZE || descriptor % RECV_DESC_SIZE != 0) {
+            throw new IllegalArgumentException("endpoint " + id + ": " + what + "(descriptor " + descriptor
+                    + "): not a receive descriptor (slots are 0.." + (long) (rqLen - 1) * RECV_DESC_SIZE + " step "
+                    + RECV_DESC_SIZE + (descriptor == -1 ? "; -1 is what poll() returns on an empty queue)" : ")"));
+        }
+        long held = receiveQueue.held();
+        throw new IllegalArgumentException("endpoint " + id + ": " + what + "(descriptor " + descriptor
+                + "): not the received descriptor - released already or not received yet ("
+                + (held < 0 ? "none is held: poll() first)" : "the held one is " + held + ")"));
+    }
+
+    private void checkBuffer(long descriptor, int i) {
+        int n = Math.min(receiveQueue.nbufs(descriptor), MAX_BUFS);
+        if (i < 0 || i >= n) {
+            throw new IndexOutOfBoundsException("endpoint " + id + ": buffer index " + i + " of descriptor " + descriptor
+                    + " must be below its buffer count " + n);
+        }
     }
 
     /** False once the kernel destroyed the endpoint. */

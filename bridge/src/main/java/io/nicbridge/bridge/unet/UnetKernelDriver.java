@@ -49,7 +49,19 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Progress</h2>
  * {@code progress} is what the driver runs while it waits for the card: an inline engine's {@code poll()}, a virtual
- * engine's step, or nothing for a card that runs on its own threads (then the wait backs off: spin, yield, park).
+ * engine's step (so a command completes in simulated time, after the card's poll latency), or nothing for a card
+ * that runs on its own threads (then the wait backs off: spin, yield, park).
+ *
+ * <h2>Channels between hosts</h2>
+ * {@link #connect} asks the network's {@link UnetSignalling} service for a path between two cards (the switch
+ * programming and VCI allocation are the network's) and then registers each side's tag pair with CH_OPEN on the
+ * lowest free channel of each endpoint, undoing what it did when a step fails.
+ *
+ * <h2>Misuse</h2>
+ * Setup calls check their arguments before any command is issued; what only the firmware can judge (VCIs, upcall
+ * modes, receive queue lengths) comes back as {@link UnetCommandException} with the firmware's error code. Every
+ * call after {@link #close()} throws {@link IllegalStateException}, and so does every call on an endpoint of
+ * another driver or one destroyed already.
  */
 public final class UnetKernelDriver implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(UnetKernelDriver.class);
@@ -72,6 +84,7 @@ public final class UnetKernelDriver implements AutoCloseable {
     private boolean interruptsEnabled;
     private long interruptEdges;
     private boolean closed;
+    private boolean closing;
 
     /**
      * @param ram      the card's board RAM window ({@link io.nicbridge.contract.Sba200Unet#RAM_SIZE} bytes, big-endian)
@@ -171,6 +184,9 @@ public final class UnetKernelDriver implements AutoCloseable {
      */
     public synchronized UnetEndpoint createEndpoint(int endpoint, CommSegment segment, int rqLen) {
         checkOpen();
+        if (closing) {
+            throw new IllegalStateException(name + ": driver is closing");
+        }
         Objects.requireNonNull(segment, "segment");
         if (endpoint < 0 || endpoint >= MAX_ENDPOINTS) {
             throw new IllegalArgumentException(name + ": endpoint must be 0.." + (MAX_ENDPOINTS - 1) + ", was " + endpoint);
@@ -183,6 +199,9 @@ public final class UnetKernelDriver implements AutoCloseable {
         }
         if (segment.capacity() > 0xFFFF_FFFFL) {
             throw new IllegalArgumentException(name + ": a segment length must fit 32 bits, was " + segment.capacity());
+        }
+        if (!segment.isOpen()) {
+            throw new IllegalArgumentException(name + ": segment '" + segment.name() + "' is closed");
         }
         long segBus = dma.register("u-net ep" + endpoint + " segment", segment.segment());
         CommSegment rq = null;
@@ -219,21 +238,59 @@ public final class UnetKernelDriver implements AutoCloseable {
     }
 
     /**
-     * Destroys the endpoint: {@code EP_DESTROY} (the firmware closes its channels and stops touching its memory),
-     * then its segment and receive queue leave the DMA space and the receive queue memory is freed. The process's
-     * segment stays the process's. Idempotent.
+     * {@link #createEndpoint(int, CommSegment, int)} on the lowest free endpoint number.
+     *
+     * @throws IllegalStateException when all {@code MAX_ENDPOINTS} endpoints are in use
      */
-    public synchronized void destroyEndpoint(UnetEndpoint endpoint) {
-        Objects.requireNonNull(endpoint, "endpoint");
-        if (endpoints[endpoint.id()] != endpoint) {
-            return;
+    public synchronized UnetEndpoint createEndpoint(CommSegment segment, int rqLen) {
+        checkOpen();
+        for (int e = 0; e < MAX_ENDPOINTS; e++) {
+            if (endpoints[e] == null) {
+                return createEndpoint(e, segment, rqLen);
+            }
         }
-        int status = closed ? CMD_STATUS_DONE : execute(OP_EP_DESTROY, endpoint.id(), 0, 0, 0, 0, 0);
-        endpoints[endpoint.id()] = null;
+        throw new IllegalStateException(name + ": all " + MAX_ENDPOINTS + " endpoints are in use");
+    }
+
+    /**
+     * Destroys the endpoint: the process's handle is marked dead first (every later call on it throws
+     * {@link IllegalStateException}) and a call of its owner that may still be writing the endpoint page is waited
+     * for; then {@code EP_DESTROY} (the firmware closes its channels and stops touching its memory), then its
+     * segment and receive queue leave the DMA space and the receive queue memory is freed. The process's segment
+     * stays the process's. Idempotent, and a no-op for an endpoint of another driver. May be called from any
+     * thread, concurrently with the endpoint's owner.
+     *
+     * @throws UnetCommandException when the firmware refuses EP_DESTROY (the endpoint is gone from the host anyway)
+     */
+    public void destroyEndpoint(UnetEndpoint endpoint) {
+        Objects.requireNonNull(endpoint, "endpoint");
+        synchronized (this) {
+            if (endpoints[endpoint.id()] != endpoint) {
+                return;
+            }
+        }
+        // Outside the monitor: the owner's call we may wait for can reach this driver (an upcall run from the
+        // card's interrupt inside its send) without deadlocking against us.
         endpoint.detach();
-        dma.unregister(endpoint.segmentBusAddress());
-        dma.unregister(endpoint.receiveQueueBusAddress());
-        endpoint.receiveQueueMemory().close();
+        destroyDetached(endpoint);
+    }
+
+    private synchronized void destroyDetached(UnetEndpoint endpoint) {
+        if (endpoints[endpoint.id()] != endpoint) {
+            return; // another thread destroyed it meanwhile
+        }
+        int status;
+        try {
+            status = closed ? CMD_STATUS_DONE : execute(OP_EP_DESTROY, endpoint.id(), 0, 0, 0, 0, 0);
+        } finally {
+            // Even when the card did not answer: every card access goes through the DMA space, so once the regions
+            // are unmapped the card can no longer reach the receive queue, and closing it cannot pull memory from
+            // under a DMA in progress (a shared arena's close waits for accesses in flight).
+            endpoints[endpoint.id()] = null;
+            dma.unregister(endpoint.segmentBusAddress());
+            dma.unregister(endpoint.receiveQueueBusAddress());
+            endpoint.receiveQueueMemory().close();
+        }
         LOG.debug("{}: endpoint {} destroyed", name, endpoint.id());
         throwIfError(OP_EP_DESTROY, status, "endpoint " + endpoint.id());
     }
@@ -251,7 +308,8 @@ public final class UnetKernelDriver implements AutoCloseable {
      * tag reaches the card (paper 3.2: the OS service checks and registers tags). Route set-up through the switch
      * is the network's signalling service, outside this host's driver.
      *
-     * @throws UnetCommandException with the firmware's error (bad channel, channel open, bad VCI, VCI in use, ...)
+     * @throws UnetCommandException   with the firmware's error (bad channel, channel open, bad VCI, VCI in use, ...)
+     * @throws IllegalStateException  when the endpoint is not live on this driver, or the driver is closed
      */
     public synchronized void openChannel(UnetEndpoint endpoint, int channel, int vpi, int txVci, int rxVci) {
         requireLive(endpoint);
@@ -259,6 +317,60 @@ public final class UnetKernelDriver implements AutoCloseable {
         throwIfError(OP_CH_OPEN, status, "endpoint " + endpoint.id() + " channel " + channel + " VPI " + vpi
                 + " TX VCI " + txVci + " RX VCI " + rxVci);
         endpoint.channelOpened(channel);
+    }
+
+    /**
+     * {@code CH_OPEN} on the lowest channel of {@code endpoint} this driver has not opened.
+     *
+     * @return the channel number
+     * @throws IllegalStateException when all {@code MAX_CHANNELS} channels of the endpoint are open
+     */
+    public synchronized int openChannel(UnetEndpoint endpoint, int vpi, int txVci, int rxVci) {
+        requireLive(endpoint);
+        for (int c = 0; c < MAX_CHANNELS; c++) {
+            if (!endpoint.isChannelOpen(c)) {
+                openChannel(endpoint, c, vpi, txVci, rxVci);
+                return c;
+            }
+        }
+        throw new IllegalStateException(name + ": endpoint " + endpoint.id() + " has all " + MAX_CHANNELS
+                + " channels open");
+    }
+
+    /** A channel between two endpoints: the network's path and each side's channel number. */
+    public record Connection(UnetSignalling.Path path, int channelA, int channelB) {
+    }
+
+    /**
+     * Connects endpoint {@code a} (of driver {@code ka}) with endpoint {@code b} (of driver {@code kb}, which may be
+     * the same driver): the network's signalling service sets up the path and allocates the VCIs, then each kernel
+     * registers its side's tag pair with CH_OPEN on the endpoint's lowest free channel. A failure undoes every step
+     * taken (channel closed, path released) before it is rethrown.
+     */
+    public static Connection connect(UnetSignalling network, UnetKernelDriver ka, UnetEndpoint a, UnetKernelDriver kb,
+                                     UnetEndpoint b) {
+        Objects.requireNonNull(network, "network");
+        ka.requireLiveLocked(a);
+        kb.requireLiveLocked(b);
+        UnetSignalling.Path path = network.connect(ka, kb);
+        int chanA;
+        try {
+            chanA = ka.openChannel(a, path.vpi(), path.aTxVci(), path.aRxVci());
+        } catch (RuntimeException e) {
+            network.disconnect(path);
+            throw e;
+        }
+        try {
+            return new Connection(path, chanA, kb.openChannel(b, path.vpi(), path.bTxVci(), path.bRxVci()));
+        } catch (RuntimeException e) {
+            try {
+                ka.closeChannel(a, chanA);
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            network.disconnect(path);
+            throw e;
+        }
     }
 
     /** {@code CH_CLOSE}: the channel's VCI leaves the demux table; sends on it complete with BAD_CHANNEL. */
@@ -270,6 +382,16 @@ public final class UnetKernelDriver implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ events
+
+    /**
+     * Sets the UG global interrupt enable: whether upcall signals and command completions with {@code CMD_IRQ}
+     * raise the card's interrupt line. {@link #setUpcallMode} turns it on by itself.
+     */
+    public synchronized void interrupts(boolean enabled) {
+        checkOpen();
+        ram.writeRelease(UG_OFS + UG_INTR_ENABLE_OFS, enabled ? UG_INTR_ENABLE : 0);
+        interruptsEnabled = enabled;
+    }
 
     /**
      * {@code EP_UPCALL}: when the card signals this endpoint ({@code UPCALL_NONEMPTY}, {@code UPCALL_ALMOST_FULL}, or
@@ -347,7 +469,9 @@ public final class UnetKernelDriver implements AutoCloseable {
 
     /**
      * Issues one raw command and waits for it: for privileged tools and tests that exercise the firmware's checks
-     * directly (the typed methods above validate what the host must know to stay memory-safe).
+     * directly (the typed methods above validate what the host must know to stay memory-safe). {@code opcode} may
+     * carry {@code CMD_IRQ}: the card then raises its interrupt when the command completes (if enabled, see
+     * {@link #interrupts}).
      *
      * @return w1 as the firmware completed it: status in bits 7:0 ({@code CMD_STATUS_DONE} or {@code CMD_STATUS_ERROR}),
      *         error code in bits 15:8
@@ -363,7 +487,7 @@ public final class UnetKernelDriver implements AutoCloseable {
         words.putInt(slot + CMD_ARG_OFS + 12, a3);
         words.putInt(slot + CMD_ARG_OFS + 16, a4);
         words.putInt(slot + CMD_ARG_OFS + 20, a5);
-        words.putInt(slot + CMD_OP_OFS, opcode & CMD_OPCODE_MASK);
+        words.putInt(slot + CMD_OP_OFS, opcode & (CMD_OPCODE_MASK | CMD_IRQ));
         words.putIntRelease(slot + CMD_STATUS_OFS, CMD_STATUS_PENDING);
         commandProducer++;
         ram.writeRelease(UG_OFS + UG_CMD_PROD_OFS, commandProducer); // the doorbell
@@ -377,7 +501,7 @@ public final class UnetKernelDriver implements AutoCloseable {
             }
             progress.run();
             if (System.nanoTime() - deadline > 0) {
-                throw new UnetCommandException(opcode, -1, name + " command slot 0x" + Integer.toHexString(slot)
+                throw new UnetCommandException(opcode & CMD_OPCODE_MASK, -1, name + " command slot 0x" + Integer.toHexString(slot)
                         + " still has status " + status + " after " + commandTimeoutNanos + " ns");
             }
             idle = backOff(idle);
@@ -401,6 +525,10 @@ public final class UnetKernelDriver implements AutoCloseable {
         }
     }
 
+    private synchronized void requireLiveLocked(UnetEndpoint endpoint) {
+        requireLive(endpoint);
+    }
+
     private void requireLive(UnetEndpoint endpoint) {
         checkOpen();
         Objects.requireNonNull(endpoint, "endpoint");
@@ -415,21 +543,35 @@ public final class UnetKernelDriver implements AutoCloseable {
         }
     }
 
-    /** Destroys every live endpoint and releases the driver's own DMA memory. Idempotent. */
+    /**
+     * Destroys every live endpoint (as {@link #destroyEndpoint}, so from any thread) and releases the driver's own
+     * DMA memory. Every later call on the driver throws {@link IllegalStateException}. Idempotent.
+     */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
+    public void close() {
+        UnetEndpoint[] live;
+        synchronized (this) {
+            if (closed || closing) {
+                return;
+            }
+            closing = true; // no new endpoints from here on
+            live = endpoints.clone();
         }
-        for (UnetEndpoint ep : endpoints) {
+        for (UnetEndpoint ep : live) {
             if (ep != null) {
                 try {
                     destroyEndpoint(ep);
-                } catch (UnetCommandException e) {
-                    LOG.warn("{}: {}", name, e.getMessage());
+                } catch (RuntimeException e) { // the firmware refused or is gone; the endpoint is dead either way
+                    LOG.warn("{}: {}", name, e.toString());
                 }
             }
         }
+        synchronized (this) {
+            finishClose();
+        }
+    }
+
+    private void finishClose() {
         line.handler(null);
         if (statsMemory != null) {
             dma.unregister(statsBus);

@@ -14,7 +14,10 @@
  *
  * <ul>
  *   <li>{@link io.nicbridge.bridge.unet.UnetKernelDriver}: the privileged half; the only path to channels and to the
- *       card's DMA space.</li>
+ *       card's DMA space, and the only host-side U-Net driver in the project - the emulated SBA-200s
+ *       (sim-hardware) and the C shim's card are driven by it alike, one driver per card.</li>
+ *   <li>{@link io.nicbridge.bridge.unet.UnetSignalling}: the network's part of channel set-up (paths and tags), which
+ *       a network implements and {@link io.nicbridge.bridge.unet.UnetKernelDriver#connect} uses.</li>
  *   <li>{@link io.nicbridge.bridge.unet.UnetEndpoint}: the process's half - base-level U-Net (send from the segment,
  *       receive into free buffers, one copy by the application), the single-cell inline optimisation, polling,
  *       blocking and upcall reception, cheap critical sections.</li>
@@ -29,6 +32,9 @@
  * <p>Errors: data-path problems are statuses the card writes ({@code TX_STATUS_*} on send completions,
  * {@code RX_ERR_*} on received descriptors, drop counters in the EPCB and the UG block) and the API returns them;
  * kernel commands that the firmware rejects throw {@link io.nicbridge.bridge.unet.UnetCommandException} naming the
- * firmware's error code; queue-full is back-pressure ({@code false} / {@code -1} / {@code NONE}).
+ * firmware's error code; queue-full is back-pressure ({@code false} / {@code -1} / {@code NONE}). Misuse of the API
+ * (a descriptor that is not the held one, out-of-range arguments, calls after destruction) throws
+ * {@link java.lang.IllegalArgumentException} / {@link java.lang.IllegalStateException} before any memory or counter
+ * is touched; {@code UnetMisuseFuzzTest} drives random call sequences through both classes to hold them to it.
  */
 package io.nicbridge.bridge.unet;

@@ -43,7 +43,9 @@ class UnetKernelDriverTest {
         f.kernel.destroyEndpoint(ep);
         assertFalse(ep.isLive());
         assertNull(f.kernel.endpoint(1));
-        assertEquals(0, ep.status() & EP_ACTIVE);
+        assertEquals(0, f.card.w.getIntVolatile(EP_PAGE_BASE + EP_PAGE_SIZE + EPCB_EP_STATUS_OFS) & EP_ACTIVE,
+                "the firmware deactivated it");
+        assertThrows(IllegalStateException.class, ep::status, "the process's handle is dead");
         assertTrue(f.card.dma.translate(segBus, 1) < 0, "segment left the DMA space");
         assertFalse(rq.isOpen());
         f.kernel.destroyEndpoint(ep); // idempotent
@@ -144,6 +146,67 @@ class UnetKernelDriverTest {
             assertTrue(e.getMessage().contains("timeout"), e.getMessage());
             assertEquals(BusError.NO_REGION, new DmaSpace("x").translate(0x10000, 4));
         }
+    }
+
+    /** A one-path network: hands out fixed tags and records what was torn down. */
+    private static final class FixedSignalling implements UnetSignalling {
+        record P(int vpi, int aTxVci, int aRxVci, int bTxVci, int bRxVci) implements Path {
+        }
+
+        final P path;
+        int connects;
+        int disconnects;
+
+        FixedSignalling(int aTx, int aRx, int bTx, int bRx) {
+            path = new P(0, aTx, aRx, bTx, bRx);
+        }
+
+        @Override
+        public Path connect(UnetKernelDriver a, UnetKernelDriver b) {
+            connects++;
+            return path;
+        }
+
+        @Override
+        public void disconnect(Path p) {
+            assertSame(path, p);
+            disconnects++;
+        }
+    }
+
+    @Test
+    void connectRegistersBothSidesOnTheLowestFreeChannelsAndUndoesAFailedHalf() {
+        UnetEndpoint a = f.endpoint(0, 8192);
+        UnetEndpoint b = f.endpoint(1, 8192);
+        f.kernel.openChannel(a, 0, 0, 90, 91); // channel 0 of a is taken: a gets 1
+        FixedSignalling net = new FixedSignalling(100, 101, 101, 100);
+        UnetKernelDriver.Connection c = UnetKernelDriver.connect(net, f.kernel, a, f.kernel, b);
+        assertEquals(1, c.channelA());
+        assertEquals(0, c.channelB());
+        assertTrue(a.isChannelOpen(1) && b.isChannelOpen(0));
+        f.card.connect(100, 100);
+        f.card.connect(101, 101);
+        var src = java.lang.foreign.MemorySegment.ofArray(new byte[] {1, 2, 3});
+        assertTrue(a.sendInline(1, src, 0, 3));
+        long d = b.poll();
+        assertEquals(0, b.channel(d), "a's channel 1 arrives on b's channel 0");
+        b.release(d);
+
+        // The second CH_OPEN fails (b's receive VCI 100 is taken): a's channel is closed again, the path released.
+        UnetEndpoint e = f.endpoint(2, 8192);
+        FixedSignalling clash = new FixedSignalling(102, 103, 104, 100);
+        UnetCommandException failed = assertThrows(UnetCommandException.class,
+                () -> UnetKernelDriver.connect(clash, f.kernel, e, f.kernel, b));
+        assertEquals(CMD_ERR_VCI_IN_USE, failed.errorCode());
+        assertFalse(e.isChannelOpen(0), "the half-open channel was closed");
+        assertEquals(1, clash.disconnects, "and the path released");
+        f.kernel.openChannel(e, 0, 0, 102, 103); // its receive VCI is free again
+        assertEquals(0, net.disconnects);
+
+        f.kernel.destroyEndpoint(b);
+        assertThrows(IllegalStateException.class, () -> UnetKernelDriver.connect(net, f.kernel, a, f.kernel, b),
+                "a destroyed endpoint cannot be connected");
+        assertEquals(1, net.connects, "nothing was asked of the network");
     }
 
     private void assertRaw(int expectedError, int op, int a0, int a1, int a2, int a3, int a4) {

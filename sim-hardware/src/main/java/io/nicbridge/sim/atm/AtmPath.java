@@ -6,5 +6,6 @@ package io.nicbridge.sim.atm;
  * {@code bTxVci}, delivered to A on {@code aRxVci}. All on {@code vpi}. These are the tag pair each side's U-Net
  * channel registers with its card (CH_OPEN: VPI, TX VCI, RX VCI).
  */
-public record AtmPath(int vpi, int portA, int aTxVci, int aRxVci, int portB, int bTxVci, int bRxVci) {
+public record AtmPath(int vpi, int portA, int aTxVci, int aRxVci, int portB, int bTxVci, int bRxVci)
+        implements io.nicbridge.bridge.unet.UnetSignalling.Path {
 }

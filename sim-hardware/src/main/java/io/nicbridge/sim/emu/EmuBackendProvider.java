@@ -189,7 +189,7 @@ public final class EmuBackendProvider implements BackendProvider {
      * Opens an emulated SBA-200 with U-Net firmware on the ATM switch {@code switch} (default {@code asx0}, with
      * {@code ports} ports, default 8, when the first card creates it) of the default testbed of (mode, seed, idle),
      * like {@code dec21140} cards share an Ethernet segment. {@code name} defaults to {@code sba200#N}. The card's
-     * kernel driver is {@code testbed(card).atm(switch).kernel(card)}.
+     * one kernel driver is {@code testbed(card).atm(switch).kernel(card)} (never open a second one on it).
      */
     private static Placement sba200Placement(DeviceSpec spec) {
         int ports;

@@ -297,11 +297,11 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
 
     /**
      * What a doorbell write does: the i960 notices it on its next polling pass, {@code pollLatencyNanos} later in
-     * virtual time, at once in real time. The endpoint owner calls this after pushing to its send queue (its
-     * {@code sq_prod} store goes to its mapping, which cannot trap); writes of {@code sq_prod} and
-     * {@code cmd_prod} through {@link #ram()} do it by themselves. Allocation-free, any thread.
+     * virtual time, at once in real time. The only way in is a write of {@code cmd_prod} or an {@code sq_prod}
+     * through {@link #ram()} (the driver's doorbells; see {@code RamHooks}), so every doorbell is a register access
+     * the backend sees. Allocation-free, any thread.
      */
-    public void doorbell() {
+    private void doorbell() {
         if (virtual && timing.pollLatencyNanos() > 0) {
             if (!pollTimer.isArmed()) {
                 pollTimer.armAfter(timing.pollLatencyNanos());

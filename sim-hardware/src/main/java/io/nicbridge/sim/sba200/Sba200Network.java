@@ -1,35 +1,46 @@
 package io.nicbridge.sim.sba200;
 
 import io.nicbridge.bridge.spi.DeviceSpec;
+import io.nicbridge.bridge.unet.UnetEndpoint;
+import io.nicbridge.bridge.unet.UnetKernelDriver;
+import io.nicbridge.bridge.unet.UnetSignalling;
 import io.nicbridge.sim.atm.AtmNetworkService;
+import io.nicbridge.sim.atm.AtmPath;
 import io.nicbridge.sim.atm.AtmSwitch;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.Engines;
+import io.nicbridge.sim.engine.VirtualTimeEngine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An emulated U-Net ATM cluster on one engine: an {@link AtmSwitch} with its {@link AtmNetworkService}, and
- * SBA-200 cards plugged into its ports, each with its {@link UnetKernel}.
+ * SBA-200 cards plugged into its ports, each driven by exactly one bridge {@link UnetKernelDriver} (opened here, on
+ * the card's board RAM and BCR, with the engine as its progress hook). The network is also the drivers'
+ * {@link UnetSignalling}: it maps a driver to its card's switch port and asks the network service for the path.
  *
  * <pre>
  *   try (Sba200Network net = Sba200Network.create(engine, sw -&gt; sw.ports(2))) {
  *       Sba200Card a = net.addCard("a"), b = net.addCard("b");
- *       Sba200Endpoint ea = net.kernel(a).createEndpoint(segA, 64), eb = net.kernel(b).createEndpoint(segB, 64);
- *       UnetKernel.Connection c = net.connect(a, ea, b, eb);     // channel c.channelA() on ea, c.channelB() on eb
+ *       UnetEndpoint ea = net.kernel(a).createEndpoint(segA, 64), eb = net.kernel(b).createEndpoint(segB, 64);
+ *       UnetKernelDriver.Connection c = net.connect(a, ea, b, eb);   // channel c.channelA() on ea, c.channelB() on eb
  *   }
  * </pre>
  * Cards get {@link Sba200Timing#I960_25MHZ} unless told otherwise. The engine is the caller's (not closed here).
  * Setup-time API; thread-safe.
  */
-public final class Sba200Network implements AutoCloseable {
+public final class Sba200Network implements UnetSignalling, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Sba200Network.class);
+
     private final DeviceEngine engine;
     private final AtmSwitch atmSwitch;
     private final AtmNetworkService network;
     private final List<Sba200Card> cards = new ArrayList<>();
-    private final List<UnetKernel> kernels = new ArrayList<>();
+    private final List<UnetKernelDriver> kernels = new ArrayList<>();
     private Sba200Timing timing = Sba200Timing.I960_25MHZ;
 
     private Sba200Network(DeviceEngine engine, AtmSwitch atmSwitch) {
@@ -46,6 +57,15 @@ public final class Sba200Network implements AutoCloseable {
         AtmSwitch sw = b.build();
         sw.attach(engine);
         return new Sba200Network(engine, sw);
+    }
+
+    /**
+     * What a host driver runs while it waits for a card on {@code engine}: an inline engine's poll (the card works
+     * on the waiting thread), one event of a virtual engine (so a kernel command completes in simulated time, after
+     * the card's poll latency), nothing for a threaded engine (its card threads work; the driver backs off).
+     */
+    public static Runnable driverProgress(DeviceEngine engine) {
+        return engine instanceof VirtualTimeEngine v ? v::step : engine::poll;
     }
 
     /** Timing of cards added from now on (virtual time only). */
@@ -82,13 +102,20 @@ public final class Sba200Network implements AutoCloseable {
         AtmSwitch.Port port = atmSwitch.connect(model);
         model.attach(engine, port.uplink());
         Sba200Card card = new Sba200Card(spec, model, port.number(), release);
+        UnetKernelDriver kernel;
+        try {
+            kernel = UnetKernelDriver.open(card, card.bcr(), driverProgress(engine));
+        } catch (RuntimeException e) {
+            card.close();
+            throw e;
+        }
         cards.add(card);
-        kernels.add(new UnetKernel(card, engine));
+        kernels.add(kernel);
         return card;
     }
 
-    /** The kernel driver of {@code card}. */
-    public synchronized UnetKernel kernel(Sba200Card card) {
+    /** The kernel driver of {@code card}: the only one that may drive it. */
+    public synchronized UnetKernelDriver kernel(Sba200Card card) {
         int i = cards.indexOf(card);
         if (i < 0) {
             throw new IllegalArgumentException(card + " is not a card of this network");
@@ -97,8 +124,30 @@ public final class Sba200Network implements AutoCloseable {
     }
 
     /** Opens a channel between endpoint {@code ea} of card {@code a} and {@code eb} of card {@code b}. */
-    public UnetKernel.Connection connect(Sba200Card a, Sba200Endpoint ea, Sba200Card b, Sba200Endpoint eb) {
-        return UnetKernel.connect(network, kernel(a), ea, kernel(b), eb);
+    public UnetKernelDriver.Connection connect(Sba200Card a, UnetEndpoint ea, Sba200Card b, UnetEndpoint eb) {
+        return UnetKernelDriver.connect(this, kernel(a), ea, kernel(b), eb);
+    }
+
+    /** {@link UnetSignalling}: the path between the switch ports of the two drivers' cards. */
+    @Override
+    public AtmPath connect(UnetKernelDriver a, UnetKernelDriver b) {
+        return network.connect(portOf(a), portOf(b));
+    }
+
+    @Override
+    public void disconnect(Path path) {
+        if (!(path instanceof AtmPath p)) {
+            throw new IllegalArgumentException(path + " is not a path of switch " + atmSwitch.name());
+        }
+        network.disconnect(p);
+    }
+
+    private synchronized int portOf(UnetKernelDriver kernel) {
+        int i = kernels.indexOf(Objects.requireNonNull(kernel, "kernel"));
+        if (i < 0) {
+            throw new IllegalArgumentException(kernel.name() + " drives no card of switch " + atmSwitch.name());
+        }
+        return cards.get(i).port();
     }
 
     public AtmSwitch atmSwitch() {
@@ -117,8 +166,16 @@ public final class Sba200Network implements AutoCloseable {
         return List.copyOf(cards);
     }
 
+    /** Closes every kernel driver (destroying its endpoints), then every card. */
     @Override
     public synchronized void close() {
+        for (UnetKernelDriver k : kernels) {
+            try {
+                k.close();
+            } catch (RuntimeException e) {
+                LOG.warn("{}: {}", k.name(), e.toString()); // e.g. its card was closed first; the card goes below
+            }
+        }
         for (Sba200Card c : cards) {
             c.close();
         }

@@ -16,10 +16,11 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * Two emulated SBA-200s on an ATM switch, each driven by the bridge's {@link UnetKernelDriver}, with one endpoint
- * each ({@link #a()}, {@link #b()}) and one duplex channel between them ({@link #CHANNEL} on both sides), set up the
- * privileged way: the network service allocates the VCI pair and programs the switch, then each host's kernel
- * driver registers its side with CH_OPEN.
+ * Two emulated SBA-200s on an ATM switch, each driven by its one bridge {@link UnetKernelDriver} (the network's,
+ * {@link Sba200Network#kernel}), with one endpoint each ({@link #a()}, {@link #b()}) and one duplex channel between
+ * them ({@link #CHANNEL} on both sides), set up the privileged way: the network service allocates the VCI pair and
+ * programs the switch, then each host's kernel driver registers its side with CH_OPEN
+ * ({@link UnetKernelDriver#connect}).
  *
  * <pre>
  *   endpoint a (card a, ep 0) --uplink--&gt; [switch] --downlink--&gt; card b (ep 0) endpoint b
@@ -56,16 +57,17 @@ public final class UnetApiTestbed implements AutoCloseable {
             this.network = net;
             this.cardA = net.addCard("a");
             this.cardB = net.addCard("b");
-            Runnable progress = engine instanceof VirtualTimeEngine v ? v::step : engine::poll;
-            this.kernelA = UnetKernelDriver.open(cardA, cardA.bcr(), progress);
-            this.kernelB = UnetKernelDriver.open(cardB, cardB.bcr(), progress);
+            this.kernelA = net.kernel(cardA);
+            this.kernelB = net.kernel(cardB);
             this.segmentA = CommSegment.allocate("a segment", o.segmentBytes);
             this.segmentB = CommSegment.allocate("b segment", o.segmentBytes);
             this.a = kernelA.createEndpoint(0, segmentA, o.rqLen);
             this.b = kernelB.createEndpoint(0, segmentB, o.rqLen);
-            this.path = net.network().connect(cardA.port(), cardB.port());
-            kernelA.openChannel(a, CHANNEL, path.vpi(), path.aTxVci(), path.aRxVci());
-            kernelB.openChannel(b, CHANNEL, path.vpi(), path.bTxVci(), path.bRxVci());
+            UnetKernelDriver.Connection c = net.connect(cardA, a, cardB, b);
+            if (c.channelA() != CHANNEL || c.channelB() != CHANNEL) {
+                throw new IllegalStateException("fresh endpoints got channels " + c.channelA() + "/" + c.channelB());
+            }
+            this.path = (AtmPath) c.path();
         } catch (RuntimeException e) {
             if (net != null) {
                 net.close();
@@ -139,9 +141,7 @@ public final class UnetApiTestbed implements AutoCloseable {
 
     @Override
     public void close() {
-        kernelA.close();
-        kernelB.close();
-        network.close();
+        network.close(); // the kernel drivers first (destroying the endpoints), then the cards
         engine.close();
         segmentA.close();
         segmentB.close();

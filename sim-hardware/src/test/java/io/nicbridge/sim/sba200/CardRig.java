@@ -2,7 +2,10 @@ package io.nicbridge.sim.sba200;
 
 import static io.nicbridge.contract.Sba200Unet.*;
 
+import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.spi.DeviceSpec;
+import io.nicbridge.bridge.unet.UnetEndpoint;
+import io.nicbridge.bridge.unet.UnetKernelDriver;
 import io.nicbridge.sim.atm.Aal5;
 import io.nicbridge.sim.atm.AtmCells;
 import io.nicbridge.sim.atm.CellLink;
@@ -16,13 +19,17 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 
-/** One SBA-200 whose uplink records every cell (with its arrival time), and a way to inject cells into it. */
+/**
+ * One SBA-200 whose uplink records every cell (with its arrival time), and a way to inject cells into it, driven by
+ * the bridge's kernel driver (the one host stack).
+ */
 final class CardRig implements AutoCloseable {
     final Arena arena = Arena.ofShared();
     final DeviceEngine engine;
     final Sba200Model model;
     final Sba200Card card;
-    final UnetKernel kernel;
+    final UnetKernelDriver kernel;
+    private final List<CommSegment> segments = new ArrayList<>();
     final CellLink uplink;
     final List<byte[]> sent = new ArrayList<>();
     final List<Long> sentAt = new ArrayList<>();
@@ -36,7 +43,7 @@ final class CardRig implements AutoCloseable {
         }).propagationNanos(0).build();
         model.attach(engine, uplink);
         card = new Sba200Card(DeviceSpec.parse("emu:sba200"), model, 0, () -> { });
-        kernel = new UnetKernel(card, engine);
+        kernel = UnetKernelDriver.open(card, card.bcr(), Sba200Network.driverProgress(engine));
     }
 
     static CardRig inline() {
@@ -51,8 +58,35 @@ final class CardRig implements AutoCloseable {
         }
     }
 
-    Sba200Endpoint endpoint(int segmentBytes, int rqLen) {
-        return kernel.createEndpoint(arena.allocate(segmentBytes, 64), rqLen);
+    /** A communication segment of (at least, page-rounded) {@code bytes}, closed with the rig. */
+    CommSegment segment(long bytes) {
+        CommSegment s = CommSegment.allocate("rig segment " + segments.size(), bytes);
+        segments.add(s);
+        return s;
+    }
+
+    UnetEndpoint endpoint(int segmentBytes, int rqLen) {
+        return kernel.createEndpoint(segment(segmentBytes), rqLen);
+    }
+
+    /** Opens channel {@code ch} of {@code ep} on VPI 0 with the given VCIs; returns {@code ch}. */
+    int channel(UnetEndpoint ep, int ch, int txVci, int rxVci) {
+        kernel.openChannel(ep, ch, 0, txVci, rxVci);
+        return ch;
+    }
+
+    /**
+     * Rings {@code ep}'s send doorbell the way the card sees it: the current {@code sq_prod} of its page written
+     * through the board-RAM {@link io.nicbridge.bridge.regs.Registers} (for tests that write raw descriptors).
+     */
+    void ringSendDoorbell(UnetEndpoint ep) {
+        int page = EP_PAGE_BASE + ep.id() * EP_PAGE_SIZE;
+        card.registers().writeRelease(page + EPCB_SQ_PROD_OFS, epcb(ep, EPCB_SQ_PROD_OFS));
+    }
+
+    /** The UG upcall-pending mask (kernel view). */
+    int upcallPending() {
+        return card.registers().read(UG_OFS + UG_UPCALL_PENDING_OFS);
     }
 
     /** Frames payload as AAL5 and injects its cells on (vpi, vci); returns the cells (53 bytes each). */
@@ -86,14 +120,18 @@ final class CardRig implements AutoCloseable {
         return model.counter(ugOffset);
     }
 
-    int epcb(Sba200Endpoint ep, int offset) {
+    int epcb(UnetEndpoint ep, int offset) {
         return ep.page().get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset);
     }
 
     @Override
     public void close() {
+        kernel.close();
         card.close();
         engine.close();
+        for (CommSegment s : segments) {
+            s.close();
+        }
         arena.close();
     }
 }

@@ -1,14 +1,13 @@
 package io.nicbridge.sim.sba200;
 
-import io.nicbridge.bridge.queue.UnetFreeQueue;
-import io.nicbridge.bridge.queue.UnetReceiveQueue;
-import io.nicbridge.bridge.queue.UnetSendQueue;
+import io.nicbridge.bridge.memory.CommSegment;
+import io.nicbridge.bridge.unet.UnetEndpoint;
+import io.nicbridge.bridge.unet.UnetKernelDriver;
 import io.nicbridge.sim.atm.AtmSwitch;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.function.Consumer;
 
@@ -16,14 +15,15 @@ import java.util.function.Consumer;
 final class Pair implements AutoCloseable {
     static final int SEGMENT = 64 * 1024;
 
-    final Arena arena = Arena.ofShared();
     final DeviceEngine engine;
     final Sba200Network net;
     final Sba200Card a;
     final Sba200Card b;
-    final Sba200Endpoint ea;
-    final Sba200Endpoint eb;
-    final UnetKernel.Connection conn;
+    final CommSegment segA = CommSegment.allocate("pair a", SEGMENT);
+    final CommSegment segB = CommSegment.allocate("pair b", SEGMENT);
+    final UnetEndpoint ea;
+    final UnetEndpoint eb;
+    final UnetKernelDriver.Connection conn;
     final Side sa;
     final Side sb;
 
@@ -36,8 +36,8 @@ final class Pair implements AutoCloseable {
         net = Sba200Network.create(engine, sw).timing(timing);
         a = net.addCard("a");
         b = net.addCard("b");
-        ea = net.kernel(a).createEndpoint(arena.allocate(SEGMENT, 64), rqLen);
-        eb = net.kernel(b).createEndpoint(arena.allocate(SEGMENT, 64), rqLen);
+        ea = net.kernel(a).createEndpoint(segA, rqLen);
+        eb = net.kernel(b).createEndpoint(segB, rqLen);
         conn = net.connect(a, ea, b, eb);
         sa = new Side(ea, conn.channelA());
         sb = new Side(eb, conn.channelB());
@@ -64,46 +64,36 @@ final class Pair implements AutoCloseable {
     public void close() {
         net.close();
         engine.close();
-        arena.close();
+        segA.close();
+        segB.close();
     }
 
-    /** The process side of one endpoint. */
+    /** The process side of one endpoint: the bridge's {@link UnetEndpoint} and a few byte[] helpers. */
     static final class Side {
-        final Sba200Endpoint ep;
+        final UnetEndpoint ep;
         final int channel;
-        final UnetSendQueue sq;
-        final UnetFreeQueue fq;
-        final UnetReceiveQueue rq;
         final MemorySegment seg;
 
-        Side(Sba200Endpoint ep, int channel) {
+        Side(UnetEndpoint ep, int channel) {
             this.ep = ep;
             this.channel = channel;
-            this.sq = new UnetSendQueue(ep.page());
-            this.fq = new UnetFreeQueue(ep.page());
-            this.rq = new UnetReceiveQueue(ep.receiveQueue(), 0, ep.receiveQueueLength(), ep.page());
             this.seg = ep.segment();
         }
 
         boolean sendInline(byte[] data) {
-            MemorySegment src = MemorySegment.ofArray(data);
-            boolean ok = sq.offerInline(channel, src, 0, data.length);
-            ep.doorbell();
-            return ok;
+            return ep.sendInline(channel, MemorySegment.ofArray(data), 0, data.length);
         }
 
         /** Copies data into the segment at offset and sends it from there as one buffer. */
         boolean send(int offset, byte[] data) {
             MemorySegment.copy(MemorySegment.ofArray(data), 0, seg, offset, data.length);
-            boolean ok = sq.offer(channel, offset, data.length);
-            ep.doorbell();
-            return ok;
+            return ep.send(channel, offset, data.length);
         }
 
-        /** Posts n free buffers of size bytes starting at offset. */
+        /** Posts n free buffers of size bytes starting at offset (raw entries: the card checks them). */
         void postBuffers(int offset, int n, int size) {
             for (int i = 0; i < n; i++) {
-                if (!fq.offer(offset + i * size, size)) {
+                if (!ep.offerFreeBufferUnchecked(offset + i * size, size)) {
                     throw new IllegalStateException("free queue full");
                 }
             }
@@ -111,19 +101,8 @@ final class Pair implements AutoCloseable {
 
         /** Gathers a received message's bytes (inline or buffers). */
         byte[] payload(long d) {
-            int len = rq.length(d);
-            byte[] out = new byte[len];
-            MemorySegment dst = MemorySegment.ofArray(out);
-            if (rq.isInline(d)) {
-                rq.copyInline(d, dst, 0, len);
-                return out;
-            }
-            int at = 0;
-            for (int i = 0; i < rq.nbufs(d); i++) {
-                int bl = rq.bufferLength(d, i);
-                MemorySegment.copy(seg, Integer.toUnsignedLong(rq.bufferOffset(d, i)), dst, at, bl);
-                at += bl;
-            }
+            byte[] out = new byte[ep.length(d)];
+            ep.copyTo(d, MemorySegment.ofArray(out), 0);
             return out;
         }
     }

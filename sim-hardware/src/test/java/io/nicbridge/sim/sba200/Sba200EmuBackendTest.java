@@ -1,5 +1,8 @@
 package io.nicbridge.sim.sba200;
 
+import io.nicbridge.bridge.memory.CommSegment;
+import io.nicbridge.bridge.unet.UnetEndpoint;
+import io.nicbridge.bridge.unet.UnetKernelDriver;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -8,26 +11,26 @@ import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.sim.emu.EmuBackendProvider;
 import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.engine.EngineMode;
-import java.lang.foreign.Arena;
 import org.junit.jupiter.api.Test;
 
 class Sba200EmuBackendTest {
     @Test
     void testbedBuildsSba200sOnAnAtmSwitch() {
-        try (EmulatedTestbed bed = EmulatedTestbed.create(EngineMode.INLINE, 1); Arena arena = Arena.ofShared()) {
+        try (EmulatedTestbed bed = EmulatedTestbed.create(EngineMode.INLINE, 1);
+             CommSegment segA = CommSegment.allocate("a", 4096); CommSegment segB = CommSegment.allocate("b", 4096)) {
             Sba200Network net = bed.atm("lab", s -> s.ports(2));
             assertSame(net, bed.atm("lab"));
             Sba200Card a = bed.sba200("a", net);
             Sba200Card b = bed.sba200("b", net);
             assertEquals(0, a.port());
             assertEquals(1, b.port());
-            Sba200Endpoint ea = net.kernel(a).createEndpoint(arena.allocate(4096, 64), 8);
-            Sba200Endpoint eb = net.kernel(b).createEndpoint(arena.allocate(4096, 64), 8);
-            UnetKernel.Connection c = net.connect(a, ea, b, eb);
+            UnetEndpoint ea = net.kernel(a).createEndpoint(segA, 8);
+            UnetEndpoint eb = net.kernel(b).createEndpoint(segB, 8);
+            UnetKernelDriver.Connection c = net.connect(a, ea, b, eb);
             Pair.Side sa = new Pair.Side(ea, c.channelA());
             Pair.Side sb = new Pair.Side(eb, c.channelB());
             assertTrue(sa.sendInline(Pair.bytes(12, 3)));
-            long d = sb.rq.poll();
+            long d = sb.ep.poll();
             assertArrayEquals(Pair.bytes(12, 3), sb.payload(d));
         }
     }

@@ -19,7 +19,7 @@ class Sba200EndToEndTest {
         int recycled = 0;
         while (received < messages) {
             // A window of 16 messages keeps the receiver's 120 buffers from running out (U-Net has no flow control).
-            if (sent < messages && p.sa.sq.inFlight() < SQ_LEN && sent - received < 16) {
+            if (sent < messages && p.sa.ep.sendsInFlight() < SQ_LEN && sent - received < 16) {
                 int len = 1 + (sent * 37) % 2000;
                 byte[] m = Pair.bytes(len, sent);
                 // A send buffer is reused only once its descriptor completed: one per send-queue slot.
@@ -28,20 +28,20 @@ class Sba200EndToEndTest {
                     sent++;
                 }
             }
-            while (p.sa.sq.pollCompletion() >= 0) {
+            while (p.sa.ep.pollSendCompletion() >= 0) {
                 // collect
             }
             p.settle();
             long d;
-            while ((d = p.sb.rq.poll()) >= 0) {
+            while ((d = p.sb.ep.poll()) >= 0) {
                 int len = 1 + (received * 37) % 2000;
-                assertFalse(p.sb.rq.isError(d), "message " + received + " error " + p.sb.rq.errorCode(d));
+                assertFalse(p.sb.ep.isError(d), "message " + received + " error " + p.sb.ep.errorCode(d));
                 assertArrayEquals(Pair.bytes(len, received), p.sb.payload(d), "message " + received);
-                for (int i = 0; i < p.sb.rq.nbufs(d); i++) {
-                    assertTrue(p.sb.fq.offer(p.sb.rq.bufferOffset(d, i), 512));
+                for (int i = 0; i < p.sb.ep.bufferCount(d); i++) {
+                    assertTrue(p.sb.ep.offerFreeBufferUnchecked(p.sb.ep.bufferOffset(d, i), 512));
                     recycled++;
                 }
-                p.sb.rq.release(d);
+                p.sb.ep.releaseKeepBuffers(d);
                 received++;
             }
             assertTrue(System.nanoTime() < deadline, "timed out after " + received + " of " + messages);
@@ -78,10 +78,12 @@ class Sba200EndToEndTest {
     void aThreadedI960FindsSendsWithoutADoorbell() {
         try (Pair p = new Pair(EngineMode.THREADED, Sba200Timing.WIRE_ONLY, s -> s.ports(2))) {
             byte[] m = Pair.bytes(30, 1);
-            assertTrue(p.sa.sq.offerInline(p.sa.channel, java.lang.foreign.MemorySegment.ofArray(m), 0, m.length));
+            // A raw queue view over the page: the descriptor and sq_prod are plain stores, no register write rings.
+            var raw = new io.nicbridge.bridge.queue.UnetSendQueue(p.sa.ep.page());
+            assertTrue(raw.offerInline(p.sa.channel, java.lang.foreign.MemorySegment.ofArray(m), 0, m.length));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             long d;
-            while ((d = p.sb.rq.poll()) < 0) {
+            while ((d = p.sb.ep.poll()) < 0) {
                 assertTrue(System.nanoTime() < deadline, "the i960 thread polls the send queue by itself");
                 LockSupport.parkNanos(100_000);
             }
@@ -99,18 +101,18 @@ class Sba200EndToEndTest {
                 assertTrue(p.sa.send(i * 1024, Pair.bytes(130, i))); // 3 cells each: cells 1-3, 4-6, 7-9, 10-12
                 p.settle();
             }
-            long d = p.sb.rq.poll();
-            assertEquals(RX_ERR_LENGTH, p.sb.rq.errorCode(d), "lost cell");
-            p.sb.rq.release(d);
-            d = p.sb.rq.poll();
-            assertEquals(RX_ERR_CRC, p.sb.rq.errorCode(d), "corrupted payload");
-            p.sb.rq.release(d);
+            long d = p.sb.ep.poll();
+            assertEquals(RX_ERR_LENGTH, p.sb.ep.errorCode(d), "lost cell");
+            p.sb.ep.releaseKeepBuffers(d);
+            d = p.sb.ep.poll();
+            assertEquals(RX_ERR_CRC, p.sb.ep.errorCode(d), "corrupted payload");
+            p.sb.ep.releaseKeepBuffers(d);
             assertEquals(1, p.b.model().counter(UG_CNT_HEC_ERRORS_OFS), "corrupted header: HEC");
-            d = p.sb.rq.poll();
-            assertEquals(RX_ERR_LENGTH, p.sb.rq.errorCode(d), "the cell dropped for its bad HEC is a lost cell");
-            p.sb.rq.release(d);
-            d = p.sb.rq.poll();
-            assertFalse(p.sb.rq.isError(d));
+            d = p.sb.ep.poll();
+            assertEquals(RX_ERR_LENGTH, p.sb.ep.errorCode(d), "the cell dropped for its bad HEC is a lost cell");
+            p.sb.ep.releaseKeepBuffers(d);
+            d = p.sb.ep.poll();
+            assertFalse(p.sb.ep.isError(d));
             assertArrayEquals(Pair.bytes(130, 3), p.sb.payload(d));
             assertEquals(2, p.b.model().counter(UG_CNT_LENGTH_ERRORS_OFS));
             assertEquals(1, p.b.model().counter(UG_CNT_AAL5_CRC_ERRORS_OFS));

@@ -3,6 +3,7 @@ package io.nicbridge.sim.sba200;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.nicbridge.bridge.unet.UnetEndpoint;
 import io.nicbridge.sim.atm.Aal5;
 import io.nicbridge.sim.atm.AtmCells;
 import java.lang.foreign.MemorySegment;
@@ -22,8 +23,8 @@ class Sba200IsolationTest {
     @Test
     void fuzzedSendsAndFreeBuffersStayInsideTheirOwnEndpoint() {
         try (CardRig r = CardRig.inline()) {
-            Sba200Endpoint attacker = r.endpoint(8192, 8);
-            Sba200Endpoint victim = r.endpoint(8192, 8);
+            UnetEndpoint attacker = r.endpoint(8192, 8);
+            UnetEndpoint victim = r.endpoint(8192, 8);
             int attackerRx = 200;
             int ach = r.kernel.openChannel(attacker, 0, 100, attackerRx);
             r.kernel.openChannel(victim, 0, 101, 201);
@@ -31,7 +32,7 @@ class Sba200IsolationTest {
             victim.segment().fill((byte) 0xEE);
             byte[] victimPage = snapshot(victim.page());
             byte[] victimSegment = snapshot(victim.segment());
-            byte[] victimRq = snapshot(victim.receiveQueue());
+            byte[] victimRq = snapshot(victim.receiveQueueSegment());
             byte[] vciTable = snapshot(r.card.registers().window().asSlice(VCI_TABLE_OFS, VCI_TABLE_SIZE));
 
             SplittableRandom rnd = new SplittableRandom(2024);
@@ -73,11 +74,11 @@ class Sba200IsolationTest {
                 page.set(BE, FQ_OFS + (fq & (FQ_LEN - 1)) * 8L, rnd.nextBoolean() ? rnd.nextInt() : rnd.nextInt(128) * 64);
                 page.set(BE, FQ_OFS + (fq & (FQ_LEN - 1)) * 8L + 4, rnd.nextBoolean() ? rnd.nextInt() : rnd.nextInt(9000));
                 page.set(BE, EPCB_FQ_PROD_OFS, rnd.nextInt(50) == 0 ? rnd.nextInt() : fq + 1);
-                attacker.doorbell();
+                r.ringSendDoorbell(attacker);
                 // Traffic for the attacker's own channel exercises its (garbage) free buffers.
                 r.injectAll(r.cellsOf(0, attackerRx, Pair.bytes(1 + rnd.nextInt(400), round)));
                 long dq;
-                MemorySegment arq = attacker.receiveQueue();
+                MemorySegment arq = attacker.receiveQueueSegment();
                 for (int i = 0; i < attacker.receiveQueueLength(); i++) {
                     arq.set(BE, i * 64L, 0); // consume everything
                 }
@@ -90,7 +91,7 @@ class Sba200IsolationTest {
 
             assertArrayEquals(victimPage, snapshot(victim.page()), "victim endpoint page unchanged");
             assertArrayEquals(victimSegment, snapshot(victim.segment()), "victim segment unchanged");
-            assertArrayEquals(victimRq, snapshot(victim.receiveQueue()), "victim receive queue unchanged");
+            assertArrayEquals(victimRq, snapshot(victim.receiveQueueSegment()), "victim receive queue unchanged");
             assertArrayEquals(vciTable, snapshot(r.card.registers().window().asSlice(VCI_TABLE_OFS, VCI_TABLE_SIZE)));
 
             // Every PDU that left carries only the attacker's own bytes (0x11), never the victim's (0xEE).
@@ -121,15 +122,20 @@ class Sba200IsolationTest {
     @Test
     void aProcessMappingIsExactlyItsOwnPage() {
         try (CardRig r = CardRig.inline()) {
-            Sba200Endpoint a = r.endpoint(4096, 4);
-            Sba200Endpoint b = r.endpoint(4096, 4);
+            UnetEndpoint a = r.endpoint(4096, 4);
+            UnetEndpoint b = r.endpoint(4096, 4);
             assertEquals(EP_PAGE_SIZE, a.page().byteSize());
             assertThrows(IndexOutOfBoundsException.class, () -> a.page().get(BE, EP_PAGE_SIZE));
             assertThrows(IndexOutOfBoundsException.class, () -> a.page().set(BE, -4, 1));
             assertNotEquals(a.page().address(), b.page().address());
             assertEquals(4096, a.segment().byteSize());
-            assertThrows(IllegalArgumentException.class, () -> new UnetKernel(r.card, r.engine).destroyEndpoint(a),
-                "another kernel instance does not own it");
+            try (CardRig other = CardRig.inline()) {
+                UnetEndpoint foreign = other.endpoint(4096, 4);
+                assertThrows(IllegalStateException.class, () -> r.kernel.openChannel(foreign, 0, 0, 100, 200),
+                    "an endpoint of another card's driver is not this driver's to touch");
+                r.kernel.destroyEndpoint(foreign); // not its own: a no-op
+                assertTrue(foreign.isLive());
+            }
         }
     }
 }

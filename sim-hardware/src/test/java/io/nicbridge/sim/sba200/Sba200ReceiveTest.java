@@ -3,6 +3,7 @@ package io.nicbridge.sim.sba200;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.nicbridge.bridge.unet.UnetEndpoint;
 import io.nicbridge.sim.atm.AtmCells;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -15,7 +16,7 @@ class Sba200ReceiveTest {
     /** A rig with one endpoint (segment 64 KiB, RQ of rqLen) and channel 0 receiving on VCI 200. */
     private static final class Rx implements AutoCloseable {
         final CardRig r = CardRig.inline();
-        final Sba200Endpoint ep;
+        final UnetEndpoint ep;
         final Pair.Side side;
         final int ch;
 
@@ -46,16 +47,16 @@ class Sba200ReceiveTest {
             for (int len : new int[] {1, 39, 40}) {
                 byte[] m = Pair.bytes(len, len + 1);
                 x.deliver(m);
-                long d = x.side.rq.poll();
+                long d = x.side.ep.poll();
                 assertTrue(d >= 0, "delivered " + len);
-                assertTrue(x.side.rq.isInline(d));
-                assertFalse(x.side.rq.isError(d));
-                assertEquals(0, x.side.rq.nbufs(d));
-                assertEquals(x.ch, x.side.rq.channel(d));
-                assertEquals(0, x.side.rq.userToUser(d));
-                assertEquals(0, x.side.rq.cpi(d));
+                assertTrue(x.side.ep.isInline(d));
+                assertFalse(x.side.ep.isError(d));
+                assertEquals(0, x.side.ep.bufferCount(d));
+                assertEquals(x.ch, x.side.ep.channel(d));
+                assertEquals(0, x.side.ep.receiveQueueSegment().get(ValueLayout.JAVA_INT_UNALIGNED
+                    .withOrder(java.nio.ByteOrder.BIG_ENDIAN), d + 4) & 0xFFFF, "UU and CPI bytes 0");
                 assertArrayEquals(m, x.side.payload(d));
-                x.side.rq.release(d);
+                x.side.ep.releaseKeepBuffers(d);
             }
             assertEquals(0, x.fqCons(), "no free buffer consumed");
             assertEquals(3, x.r.counter(UG_CNT_PDUS_RX_OFS));
@@ -68,23 +69,23 @@ class Sba200ReceiveTest {
             x.side.postBuffers(0, 16, 64);
             byte[] m41 = Pair.bytes(41, 2);
             x.deliver(m41);
-            long d = x.side.rq.poll();
-            assertFalse(x.side.rq.isInline(d));
-            assertEquals(1, x.side.rq.nbufs(d));
-            assertEquals(0, x.side.rq.bufferOffset(d, 0));
-            assertEquals(41, x.side.rq.bufferLength(d, 0));
+            long d = x.side.ep.poll();
+            assertFalse(x.side.ep.isInline(d));
+            assertEquals(1, x.side.ep.bufferCount(d));
+            assertEquals(0, x.side.ep.bufferOffset(d, 0));
+            assertEquals(41, x.side.ep.bufferLength(d, 0));
             assertArrayEquals(m41, x.side.payload(d));
-            x.side.rq.release(d);
+            x.side.ep.releaseKeepBuffers(d);
 
             byte[] m300 = Pair.bytes(300, 3);
             x.deliver(m300);
-            d = x.side.rq.poll();
-            assertEquals(300, x.side.rq.length(d));
-            assertEquals(5, x.side.rq.nbufs(d));
+            d = x.side.ep.poll();
+            assertEquals(300, x.side.ep.length(d));
+            assertEquals(5, x.side.ep.bufferCount(d));
             int[] lens = {64, 64, 64, 64, 44};
             for (int i = 0; i < 5; i++) {
-                assertEquals(64 * (i + 1), x.side.rq.bufferOffset(d, i), "free-queue order");
-                assertEquals(lens[i], x.side.rq.bufferLength(d, i));
+                assertEquals(64 * (i + 1), x.side.ep.bufferOffset(d, i), "free-queue order");
+                assertEquals(lens[i], x.side.ep.bufferLength(d, i));
             }
             assertArrayEquals(m300, x.side.payload(d));
             assertEquals(6, x.fqCons());
@@ -97,32 +98,32 @@ class Sba200ReceiveTest {
         try (Rx x = new Rx(8)) {
             x.side.postBuffers(0, 8, 64);
             x.deliver(Pair.bytes(500, 1)); // needs 8 buffers of 64
-            long d = x.side.rq.poll();
-            assertTrue(x.side.rq.isError(d));
-            assertEquals(RX_ERR_TOO_MANY_BUFS, x.side.rq.errorCode(d));
-            assertEquals(6, x.side.rq.nbufs(d), "the buffers taken are listed so they can be recycled");
-            x.side.rq.release(d);
+            long d = x.side.ep.poll();
+            assertTrue(x.side.ep.isError(d));
+            assertEquals(RX_ERR_TOO_MANY_BUFS, x.side.ep.errorCode(d));
+            assertEquals(6, x.side.ep.bufferCount(d), "the buffers taken are listed so they can be recycled");
+            x.side.ep.releaseKeepBuffers(d);
 
             x.deliver(Pair.bytes(100, 1)); // 2 buffers left: 100 fits
-            d = x.side.rq.poll();
-            assertFalse(x.side.rq.isError(d));
-            x.side.rq.release(d);
+            d = x.side.ep.poll();
+            assertFalse(x.side.ep.isError(d));
+            x.side.ep.releaseKeepBuffers(d);
 
             x.deliver(Pair.bytes(100, 1)); // none left
-            d = x.side.rq.poll();
-            assertEquals(RX_ERR_NO_BUFFERS, x.side.rq.errorCode(d));
-            assertEquals(0, x.side.rq.nbufs(d));
+            d = x.side.ep.poll();
+            assertEquals(RX_ERR_NO_BUFFERS, x.side.ep.errorCode(d));
+            assertEquals(0, x.side.ep.bufferCount(d));
             assertEquals(1, x.r.counter(UG_CNT_DROP_NO_FREE_BUF_OFS));
             assertEquals(1, x.r.epcb(x.ep, EPCB_DROP_NO_FREE_BUF_OFS));
             assertEquals(EP_NO_FREE_BUF, x.r.epcb(x.ep, EPCB_EP_STATUS_OFS) & EP_NO_FREE_BUF);
-            x.side.rq.release(d);
+            x.side.ep.releaseKeepBuffers(d);
 
             // A free buffer outside the segment, and one misaligned: refused, never written.
-            assertTrue(x.side.fq.offer(64 * 1024 - 64, 128));
+            assertTrue(x.side.ep.offerFreeBufferUnchecked(64 * 1024 - 64, 128));
             x.deliver(Pair.bytes(100, 1));
-            d = x.side.rq.poll();
-            assertEquals(RX_ERR_DMA, x.side.rq.errorCode(d));
-            x.side.rq.release(d);
+            d = x.side.ep.poll();
+            assertEquals(RX_ERR_DMA, x.side.ep.errorCode(d));
+            x.side.ep.releaseKeepBuffers(d);
             // The user-side view refuses a misaligned offset, so write the entry the way a buggy process could.
             MemorySegment page = x.ep.page();
             var be = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
@@ -131,8 +132,8 @@ class Sba200ReceiveTest {
             page.set(be, FQ_OFS + (fqProd & (FQ_LEN - 1)) * 8L + 4, 128);
             page.set(be, EPCB_FQ_PROD_OFS, fqProd + 1);
             x.deliver(Pair.bytes(100, 1));
-            d = x.side.rq.poll();
-            assertEquals(RX_ERR_DMA, x.side.rq.errorCode(d));
+            d = x.side.ep.poll();
+            assertEquals(RX_ERR_DMA, x.side.ep.errorCode(d));
             assertEquals(2, x.r.counter(UG_CNT_DMA_ERRORS_OFS));
             assertEquals(EP_SEGFAULT, x.r.epcb(x.ep, EPCB_EP_STATUS_OFS) & EP_SEGFAULT);
             assertEquals(4, x.r.epcb(x.ep, EPCB_RX_ERRORS_OFS));
@@ -153,7 +154,7 @@ class Sba200ReceiveTest {
             byte[] oam = new byte[53];
             AtmCells.writeHeader(MemorySegment.ofArray(oam), 0, AtmCells.header(0, RX_VCI, PTI_OAM_F5_E2E, 0));
             x.r.injectAll(List.of(oam));
-            assertEquals(-1, x.side.rq.poll(), "nothing delivered");
+            assertEquals(-1, x.side.ep.poll(), "nothing delivered");
             assertEquals(5, x.r.counter(UG_CNT_CELLS_RX_OFS));
         }
     }
@@ -165,42 +166,42 @@ class Sba200ReceiveTest {
             List<byte[]> cells = x.r.cellsOf(0, RX_VCI, Pair.bytes(130, 1)); // 3 cells
             cells.get(1)[20] ^= 0x01;
             x.r.injectAll(cells);
-            long d = x.side.rq.poll();
-            assertEquals(RX_ERR_CRC, x.side.rq.errorCode(d));
+            long d = x.side.ep.poll();
+            assertEquals(RX_ERR_CRC, x.side.ep.errorCode(d));
             assertEquals(1, x.r.counter(UG_CNT_AAL5_CRC_ERRORS_OFS));
-            x.side.rq.release(d);
+            x.side.ep.releaseKeepBuffers(d);
 
             cells = x.r.cellsOf(0, RX_VCI, Pair.bytes(130, 1));
             cells.remove(1); // a middle cell lost: 2 cells where LEN needs 3
             x.r.injectAll(cells);
-            d = x.side.rq.poll();
-            assertEquals(RX_ERR_LENGTH, x.side.rq.errorCode(d));
+            d = x.side.ep.poll();
+            assertEquals(RX_ERR_LENGTH, x.side.ep.errorCode(d));
             assertEquals(1, x.r.counter(UG_CNT_LENGTH_ERRORS_OFS));
-            x.side.rq.release(d);
+            x.side.ep.releaseKeepBuffers(d);
 
             cells = x.r.cellsOf(0, RX_VCI, Pair.bytes(130, 1));
             cells.remove(2); // the last cell lost: the next PDU is glued on and fails its check
             x.r.injectAll(cells);
-            assertEquals(-1, x.side.rq.poll(), "no end of PDU yet");
+            assertEquals(-1, x.side.ep.poll(), "no end of PDU yet");
             x.deliver(Pair.bytes(20, 1));
-            d = x.side.rq.poll();
-            assertTrue(x.side.rq.isError(d));
-            assertEquals(RX_ERR_LENGTH, x.side.rq.errorCode(d), "3 cells where LEN = 20 needs 1");
-            x.side.rq.release(d);
+            d = x.side.ep.poll();
+            assertTrue(x.side.ep.isError(d));
+            assertEquals(RX_ERR_LENGTH, x.side.ep.errorCode(d), "3 cells where LEN = 20 needs 1");
+            x.side.ep.releaseKeepBuffers(d);
             assertEquals(3, x.r.counter(UG_CNT_AAL5_CRC_ERRORS_OFS) + x.r.counter(UG_CNT_LENGTH_ERRORS_OFS));
 
             byte[] ok = Pair.bytes(77, 4);
             x.deliver(ok);
-            d = x.side.rq.poll();
-            assertFalse(x.side.rq.isError(d), "reassembly recovers with the next PDU");
+            d = x.side.ep.poll();
+            assertFalse(x.side.ep.isError(d), "reassembly recovers with the next PDU");
             assertArrayEquals(ok, x.side.payload(d));
 
-            x.side.rq.release(d);
+            x.side.ep.releaseKeepBuffers(d);
             // Length field 0 (abort) in a correctly CRC'd PDU is a length error too.
             x.r.injectAll(x.r.cellsOf(0, RX_VCI, new byte[0]));
-            d = x.side.rq.poll();
-            assertTrue(x.side.rq.isInline(d) == false && x.side.rq.isError(d));
-            assertEquals(RX_ERR_LENGTH, x.side.rq.errorCode(d));
+            d = x.side.ep.poll();
+            assertTrue(x.side.ep.isInline(d) == false && x.side.ep.isError(d));
+            assertEquals(RX_ERR_LENGTH, x.side.ep.errorCode(d));
             assertEquals(3, x.r.counter(UG_CNT_LENGTH_ERRORS_OFS));
         }
     }
@@ -218,14 +219,14 @@ class Sba200ReceiveTest {
             x.deliver(Pair.bytes(500, 3)); // multi-cell PDU starting while full: discarded before it takes buffers
             assertEquals(2, x.r.counter(UG_CNT_DROP_RQ_FULL_OFS));
             assertEquals(0, x.fqCons());
-            long d = x.side.rq.poll();
+            long d = x.side.ep.poll();
             assertArrayEquals(Pair.bytes(8, 1), x.side.payload(d));
-            x.side.rq.release(d);
-            d = x.side.rq.poll();
+            x.side.ep.releaseKeepBuffers(d);
+            d = x.side.ep.poll();
             assertArrayEquals(Pair.bytes(8, 2), x.side.payload(d));
-            x.side.rq.release(d);
+            x.side.ep.releaseKeepBuffers(d);
             x.deliver(Pair.bytes(8, 4));
-            d = x.side.rq.poll();
+            d = x.side.ep.poll();
             assertArrayEquals(Pair.bytes(8, 4), x.side.payload(d), "the queue works again once drained");
         }
     }
@@ -233,40 +234,49 @@ class Sba200ReceiveTest {
     @Test
     void upcallModesSetThePendingMaskAndRaiseTheLine() {
         try (Rx x = new Rx(8)) {
-            x.r.kernel.upcallMode(x.ep, UPCALL_NONEMPTY);
+            int bit = 1 << x.ep.id();
+            // The firmware's side first, with interrupts off: EP_UPCALL as a raw command, the UG mask read directly.
+            x.r.kernel.execute(OP_EP_UPCALL, x.ep.id(), UPCALL_NONEMPTY, 0, 0, 0, 0);
             x.deliver(Pair.bytes(4, 1));
-            assertTrue(x.ep.upcallPending(), "pending bit set");
+            assertEquals(bit, x.r.upcallPending(), "pending bit set");
             assertFalse(x.r.card.interrupt().isAsserted(), "interrupts disabled in the UG block");
-            x.ep.clearUpcallPending();
-            assertFalse(x.ep.upcallPending(), "write 1 to clear");
+            x.r.card.registers().write(UG_OFS + UG_UPCALL_PENDING_OFS, bit);
+            assertEquals(0, x.r.upcallPending(), "write 1 to clear");
+
+            // With interrupts on, the driver's handler takes the edge: acknowledges it through the BCR, reads and
+            // clears the mask, and signals the endpoint.
             x.r.kernel.interrupts(true);
             x.deliver(Pair.bytes(4, 2));
-            assertTrue(x.ep.upcallPending());
-            assertTrue(x.r.card.interrupt().isAsserted());
-            assertEquals(BCR_INTR_PENDING, x.r.card.bcr().read(BCR_OFS));
-            x.r.card.bcr().write(BCR_OFS, BCR_CLEAR_INTR);
-            x.ep.clearUpcallPending();
-            // All pending messages are consumed in one upcall.
+            assertEquals(1, x.r.kernel.interruptEdges());
+            assertEquals(1, x.ep.signals(), "the endpoint was signalled");
+            assertEquals(0, x.r.upcallPending(), "the driver cleared the mask");
+            assertFalse(x.r.card.interrupt().isAsserted(), "and acknowledged the line");
+            assertEquals(0, x.r.card.bcr().read(BCR_OFS));
+            // All pending messages are consumed in one pass.
             int n = 0;
-            for (long d; (d = x.side.rq.poll()) >= 0; n++) {
-                x.side.rq.release(d);
+            for (long d; (d = x.side.ep.poll()) >= 0; n++) {
+                x.side.ep.releaseKeepBuffers(d);
             }
             assertEquals(2, n);
 
-            x.r.kernel.upcallMode(x.ep, UPCALL_ALMOST_FULL); // fires at 6 of 8 outstanding
+            // The line and the BCR as the card drives them, without the driver's handler.
+            x.r.card.interrupt().handler(null);
+            x.r.kernel.setUpcallMode(x.ep, UPCALL_ALMOST_FULL); // fires at 6 of 8 outstanding
             for (int i = 0; i < 5; i++) {
                 x.deliver(Pair.bytes(4, i));
             }
-            assertFalse(x.ep.upcallPending(), "5 of 8 is not almost full");
+            assertEquals(0, x.r.upcallPending(), "5 of 8 is not almost full");
             x.deliver(Pair.bytes(4, 9));
-            assertTrue(x.ep.upcallPending(), "6 of 8 is");
+            assertEquals(bit, x.r.upcallPending(), "6 of 8 is");
             assertTrue(x.r.card.interrupt().isAsserted());
-
-            x.r.kernel.upcallMode(x.ep, UPCALL_NONE);
-            x.ep.clearUpcallPending();
+            assertEquals(BCR_INTR_PENDING, x.r.card.bcr().read(BCR_OFS));
             x.r.card.bcr().write(BCR_OFS, BCR_CLEAR_INTR);
+            assertFalse(x.r.card.interrupt().isAsserted());
+
+            x.r.kernel.setUpcallMode(x.ep, UPCALL_NONE);
+            x.r.card.registers().write(UG_OFS + UG_UPCALL_PENDING_OFS, bit);
             x.deliver(Pair.bytes(4, 1));
-            assertFalse(x.ep.upcallPending());
+            assertEquals(0, x.r.upcallPending());
             assertFalse(x.r.card.interrupt().isAsserted());
         }
     }

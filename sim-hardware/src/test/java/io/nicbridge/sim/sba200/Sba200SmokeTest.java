@@ -13,13 +13,13 @@ class Sba200SmokeTest {
             byte[] msg = Pair.bytes(32, 1);
             assertTrue(p.sa.sendInline(msg));
             p.settle();
-            assertEquals(TX_STATUS_SENT, p.sa.sq.pollCompletion());
-            long d = p.sb.rq.poll();
+            assertEquals(TX_STATUS_SENT, p.sa.ep.pollSendCompletion());
+            long d = p.sb.ep.poll();
             assertTrue(d >= 0, "message received");
-            assertTrue(p.sb.rq.isInline(d));
-            assertEquals(p.sb.channel, p.sb.rq.channel(d));
+            assertTrue(p.sb.ep.isInline(d));
+            assertEquals(p.sb.channel, p.sb.ep.channel(d));
             assertArrayEquals(msg, p.sb.payload(d));
-            p.sb.rq.release(d);
+            p.sb.ep.releaseKeepBuffers(d);
             assertEquals(1, p.a.model().counter(UG_CNT_CELLS_TX_OFS));
             assertEquals(1, p.b.model().counter(UG_CNT_PDUS_RX_OFS));
         }
@@ -32,11 +32,11 @@ class Sba200SmokeTest {
             byte[] msg = Pair.bytes(3000, 5);
             assertTrue(p.sa.send(8192, msg));
             p.settle();
-            assertEquals(TX_STATUS_SENT, p.sa.sq.pollCompletion());
-            long d = p.sb.rq.poll();
+            assertEquals(TX_STATUS_SENT, p.sa.ep.pollSendCompletion());
+            long d = p.sb.ep.poll();
             assertTrue(d >= 0);
-            assertFalse(p.sb.rq.isError(d), "error code " + p.sb.rq.errorCode(d));
-            assertEquals(3, p.sb.rq.nbufs(d));
+            assertFalse(p.sb.ep.isError(d), "error code " + p.sb.ep.errorCode(d));
+            assertEquals(3, p.sb.ep.bufferCount(d));
             assertArrayEquals(msg, p.sb.payload(d));
         }
     }

@@ -18,15 +18,15 @@ class Sba200TimingTest {
         long t0 = p.virtual().timeBase().nanoTime();
         assertTrue(p.sa.send(0, Pair.bytes(length, length)));
         int[] status = {-1};
-        assertTrue(p.virtual().runUntil(() -> (status[0] = p.sa.sq.pollCompletion()) >= 0, t0 + 1_000_000_000L));
+        assertTrue(p.virtual().runUntil(() -> (status[0] = p.sa.ep.pollSendCompletion()) >= 0, t0 + 1_000_000_000L));
         assertEquals(TX_STATUS_SENT, status[0]);
         long sent = p.virtual().timeBase().nanoTime() - t0;
         long[] d = {-1};
-        assertTrue(p.virtual().runUntil(() -> (d[0] = p.sb.rq.poll()) >= 0, t0 + 1_000_000_000L));
+        assertTrue(p.virtual().runUntil(() -> (d[0] = p.sb.ep.poll()) >= 0, t0 + 1_000_000_000L));
         long received = p.virtual().timeBase().nanoTime() - t0;
-        assertEquals(length, p.sb.rq.length(d[0]));
-        assertEquals((t0 + received) / 1000, p.sb.rq.timestampMicros(d[0]), "receive timestamp in us");
-        p.sb.rq.release(d[0]);
+        assertEquals(length, p.sb.ep.length(d[0]));
+        assertEquals((t0 + received) / 1000, p.sb.ep.timestampMicros(d[0]), "receive timestamp in us");
+        p.sb.ep.releaseKeepBuffers(d[0]);
         p.virtual().runUntilIdle();
         return new long[] {sent, received};
     }
@@ -89,7 +89,7 @@ class Sba200TimingTest {
             long t0 = p.virtual().timeBase().nanoTime();
             assertTrue(p.sa.sendInline(Pair.bytes(40, 1)));
             int[] status = {-1};
-            assertTrue(p.virtual().runUntil(() -> (status[0] = p.sa.sq.pollCompletion()) >= 0, t0 + 1_000_000L));
+            assertTrue(p.virtual().runUntil(() -> (status[0] = p.sa.ep.pollSendCompletion()) >= 0, t0 + 1_000_000L));
             assertEquals(1_000 + 2_000 + CELL_TIME_NS, p.virtual().timeBase().nanoTime() - t0);
         }
     }

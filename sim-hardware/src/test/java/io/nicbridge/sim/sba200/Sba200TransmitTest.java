@@ -3,6 +3,7 @@ package io.nicbridge.sim.sba200;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.nicbridge.bridge.unet.UnetEndpoint;
 import io.nicbridge.sim.atm.Aal5;
 import io.nicbridge.sim.atm.AtmCells;
 import java.lang.foreign.MemorySegment;
@@ -14,7 +15,9 @@ class Sba200TransmitTest {
     static final ValueLayout.OfInt BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     /** Writes a raw send descriptor (bypassing the user-side checks) and advances sq_prod; returns its status. */
-    static int postRaw(CardRig r, Sba200Endpoint ep, int w0, int... pairs) {
+    static int postRaw(CardRig r, UnetEndpoint ep, int w0, int... pairs) {
+        // Raw page writes, as a buggy or malicious process could make them; the doorbell is rung through the
+        // board RAM registers like every doorbell.
         MemorySegment page = ep.page();
         int prod = page.get(BE, EPCB_SQ_PROD_OFS);
         long d = SQ_OFS + (long) (prod & (SQ_LEN - 1)) * SEND_DESC_SIZE;
@@ -24,7 +27,7 @@ class Sba200TransmitTest {
         }
         page.set(BE, d, w0);
         page.set(BE, EPCB_SQ_PROD_OFS, prod + 1);
-        ep.doorbell();
+        r.ringSendDoorbell(ep);
         r.settle();
         assertEquals(prod + 1, page.get(BE, EPCB_SQ_CONS_OFS), "the NI consumed the descriptor");
         assertEquals(0, page.get(BE, d) & TX_VALID, "VALID cleared by the NI");
@@ -38,7 +41,7 @@ class Sba200TransmitTest {
     @Test
     void everySendStatus() {
         try (CardRig r = CardRig.inline()) {
-            Sba200Endpoint ep = r.endpoint(4096, 8);
+            UnetEndpoint ep = r.endpoint(4096, 8);
             int ch = r.kernel.openChannel(ep, 0, 100, 200);
             assertEquals(TX_STATUS_SENT, postRaw(r, ep, w0(16, ch, 1, false), 0, 16));
             assertEquals(1, r.sent.size());
@@ -65,8 +68,8 @@ class Sba200TransmitTest {
     @Test
     void endpointsAreServedRoundRobin() {
         try (CardRig r = new CardRig(io.nicbridge.sim.engine.EngineMode.VIRTUAL, Sba200Timing.WIRE_ONLY)) {
-            Sba200Endpoint e1 = r.endpoint(4096, 8);
-            Sba200Endpoint e2 = r.endpoint(4096, 8);
+            UnetEndpoint e1 = r.endpoint(4096, 8);
+            UnetEndpoint e2 = r.endpoint(4096, 8);
             Pair.Side s1 = new Pair.Side(e1, r.kernel.openChannel(e1, 0, 101, 201));
             Pair.Side s2 = new Pair.Side(e2, r.kernel.openChannel(e2, 0, 102, 202));
             for (int i = 0; i < 3; i++) {
@@ -87,16 +90,16 @@ class Sba200TransmitTest {
     @Test
     void segmentMemoryGoneIsADmaErrorNotACrash() {
         try (CardRig r = CardRig.inline()) {
-            java.lang.foreign.Arena process = java.lang.foreign.Arena.ofShared();
-            Sba200Endpoint ep = r.kernel.createEndpoint(process.allocate(4096, 64), 8);
+            var process = io.nicbridge.bridge.memory.CommSegment.allocate("dying process", 4096);
+            UnetEndpoint ep = r.kernel.createEndpoint(process, 8);
             int ch = r.kernel.openChannel(ep, 0, 100, 200);
             Pair.Side side = new Pair.Side(ep, ch);
             side.postBuffers(0, 4, 1024);
             process.close(); // the process died with its segment still pinned
             assertEquals(TX_STATUS_DMA_ERROR, postRaw(r, ep, w0(16, ch, 1, false), 0, 16));
             r.injectAll(r.cellsOf(0, 200, Pair.bytes(100, 1)));
-            long d = side.rq.poll();
-            assertEquals(RX_ERR_DMA, side.rq.errorCode(d));
+            long d = side.ep.poll();
+            assertEquals(RX_ERR_DMA, side.ep.errorCode(d));
             assertEquals(2, r.counter(UG_CNT_DMA_ERRORS_OFS));
         }
     }
@@ -131,7 +134,7 @@ class Sba200TransmitTest {
     @Test
     void segmentationCellCountsHeadersAndTrailer() {
         try (CardRig r = CardRig.inline()) {
-            Sba200Endpoint ep = r.endpoint(70_000, 8);
+            UnetEndpoint ep = r.endpoint(70_000, 8);
             int ch = r.kernel.openChannel(ep, 7, 100, 200);
             for (int length : new int[] {1, 40, 41, 47, 48, 88, 89, 1000, 4096, 65535}) {
                 byte[] data = Pair.bytes(length, length);
@@ -148,7 +151,7 @@ class Sba200TransmitTest {
     @Test
     void gatherFromSixBuffersAndInline() {
         try (CardRig r = CardRig.inline()) {
-            Sba200Endpoint ep = r.endpoint(8192, 8);
+            UnetEndpoint ep = r.endpoint(8192, 8);
             int ch = r.kernel.openChannel(ep, 0, 100, 200);
             byte[] all = Pair.bytes(600, 3);
             int[] pairs = new int[12];
@@ -164,10 +167,13 @@ class Sba200TransmitTest {
             assertArrayEquals(all, checkCells(r, 0, 0, 100, 600));
 
             byte[] small = Pair.bytes(40, 9);
-            Pair.Side side = new Pair.Side(ep, ch);
+            // Through the endpoint API now, on a second endpoint (the first one's send queue was written raw, behind
+            // its API's back), sending on the same transmit VCI.
+            UnetEndpoint api = r.endpoint(4096, 8);
+            Pair.Side side = new Pair.Side(api, r.kernel.openChannel(api, 0, 100, 201));
             assertTrue(side.sendInline(small));
             r.settle();
-            assertEquals(TX_STATUS_SENT, side.sq.pollCompletion());
+            assertEquals(TX_STATUS_SENT, side.ep.pollSendCompletion());
             assertArrayEquals(small, checkCells(r, Aal5.cells(600), 0, 100, 40));
         }
     }
