@@ -362,14 +362,15 @@ typedef struct poller {
     nicshim_t *shim;
     int64_t timeout;
     int32_t result;
-    int64_t elapsed;
+    int64_t started; /* now_ns() just before the poll; published with release so the test can wait for it */
+    int64_t ended;
 } poller_t;
 
 static void *poll_once(void *arg) {
     poller_t *p = arg;
-    int64_t t0 = now_ns();
+    __atomic_store_n(&p->started, now_ns(), __ATOMIC_RELEASE);
     p->result = nicshim_poll(p->shim, p->timeout);
-    p->elapsed = now_ns() - t0;
+    p->ended = now_ns();
     return NULL;
 }
 
@@ -381,17 +382,21 @@ static void test_kick_wakes_blocked_poll(void) {
     /* The frame is queued but the card sends only after the doorbell: the poller has nothing to do and sleeps. */
     queue_tx(shim, 0, 1, 64, 1);
     CHECK_EQ(nicshim_poll(shim, 0), 0);
-    poller_t p = {shim, NICSHIM_POLL_MAX_TIMEOUT_NS, -1, 0};
+    poller_t p = {shim, NICSHIM_POLL_MAX_TIMEOUT_NS, -1, 0, 0};
     pthread_t thread;
     CHECK(pthread_create(&thread, NULL, poll_once, &p) == 0);
+    /* Under load the thread may start late: time the sleep from its start, not from pthread_create. */
+    while (__atomic_load_n(&p.started, __ATOMIC_ACQUIRE) == 0) {
+        sleep_ms(1);
+    }
     sleep_ms(150);
     int64_t kicked = now_ns();
     CHECK_EQ(nicshim_kick(shim, NICSHIM_KICK_TX), NICSHIM_OK);
     pthread_join(thread, NULL);
     int64_t after_kick = now_ns() - kicked;
     CHECK(p.result >= 0 && (p.result & NICSHIM_EV_TX_DONE) != 0);
-    CHECK(p.elapsed >= 140 * MS);  /* it really waited */
-    CHECK(after_kick < 700 * MS);   /* and the kick, not the 1 s timeout, ended the wait */
+    CHECK(p.ended >= kicked);      /* it was still waiting when kicked: nothing else ended the wait */
+    CHECK(after_kick < 700 * MS);  /* and the kick, not the 1 s timeout, ended it */
     uint8_t buf[256];
     CHECK_EQ(peer_recv(buf, sizeof(buf), 1000), 64);
     CHECK_EQ(stats_of(shim).kicks, 1);
@@ -457,14 +462,14 @@ static void test_stop_wakes_blocked_poll(void) {
     if (shim == NULL) {
         return;
     }
-    poller_t p = {shim, NICSHIM_POLL_MAX_TIMEOUT_NS, 0, 0};
+    poller_t p = {shim, NICSHIM_POLL_MAX_TIMEOUT_NS, 0, 0, 0};
     pthread_t thread;
     CHECK(pthread_create(&thread, NULL, poll_once, &p) == 0);
     sleep_ms(100);
     CHECK_EQ(nicshim_stop(shim), NICSHIM_OK);
     pthread_join(thread, NULL);
     CHECK_EQ(p.result, NICSHIM_ERR_STATE);
-    CHECK(p.elapsed < 800 * MS);
+    CHECK(p.ended - p.started < 800 * MS);
     nicshim_close(shim);
 }
 
@@ -475,7 +480,7 @@ static void test_register_access_while_polling(void) {
     }
     /* The lock is released during the wait: a register access from this thread completes while the other
      * thread sits in a 1 s poll. */
-    poller_t p = {shim, NICSHIM_POLL_MAX_TIMEOUT_NS, 0, 0};
+    poller_t p = {shim, NICSHIM_POLL_MAX_TIMEOUT_NS, 0, 0, 0};
     pthread_t thread;
     CHECK(pthread_create(&thread, NULL, poll_once, &p) == 0);
     sleep_ms(100);
@@ -486,7 +491,7 @@ static void test_register_access_while_polling(void) {
     CHECK_EQ(nicshim_kick(shim, NICSHIM_KICK_RX), NICSHIM_OK);
     pthread_join(thread, NULL);
     CHECK(p.result >= 0);
-    CHECK(p.elapsed < 900 * MS);
+    CHECK(p.ended - p.started < 900 * MS);
     nicshim_close(shim);
 }
 

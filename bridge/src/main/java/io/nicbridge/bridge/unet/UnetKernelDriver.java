@@ -168,6 +168,7 @@ public final class UnetKernelDriver implements AutoCloseable {
 
     /** Runs the progress hook once (lets an inline or virtual card do pending work). */
     public void progress() {
+        line.checkCard(); // every wait of the kernel and its endpoints passes here: a failed card fails them now
         progress.run();
     }
 

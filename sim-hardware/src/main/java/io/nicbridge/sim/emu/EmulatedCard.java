@@ -86,7 +86,15 @@ public abstract class EmulatedCard implements Card {
     public final void fail(Throwable cause) {
         CardFailedException failure = new CardFailedException(name, cause);
         registers.fail(failure);
+        failOtherWindows(failure);
         interrupt.fail(failure);
+    }
+
+    /**
+     * Fails the card's register windows other than {@link #registers()} (e.g. the SBA-200's Board Control
+     * Register), so every host-side access of a failed card throws. Cards with one window have nothing to do.
+     */
+    protected void failOtherWindows(CardFailedException failure) {
     }
 
     /** @return the card's failure, or null while it works */

@@ -2,6 +2,7 @@ package io.nicbridge.sim.sba200;
 
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
+import io.nicbridge.bridge.spi.CardFailedException;
 import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.sim.emu.EmulatedCard;
 import java.util.Objects;
@@ -40,6 +41,11 @@ public final class Sba200Card extends EmulatedCard {
     /** The switch port this card is connected to. */
     public int port() {
         return port;
+    }
+
+    @Override
+    protected void failOtherWindows(CardFailedException failure) {
+        model.bcr().fail(failure);
     }
 
     @Override
