@@ -12,8 +12,9 @@ import org.opentest4j.TestAbortedException;
  *
  * <p>A test that needs something the machine may lack says so, before it does anything else, with one call:
  * <pre>{@code
- * Optional<Path> tshark = Executables.find("tshark");
- * Requirements.assume(Capability.TSHARK, tshark.isPresent(), "tshark is not on the PATH");
+ * Availability a = VethPair.availability();
+ * Requirements.assume(Capability.NET, a.available(), a.reason());
+ * Path tshark = Executables.require(Capability.TSHARK, "tshark"); // a program on the PATH, or skip/fail
  * }</pre>
  * Normally that is a JUnit assumption: without the capability the test is <b>skipped</b>, reported as such with the
  * reason. When the environment variable {@value #VARIABLE} names the capability, the same call <b>fails</b> the test
