@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Compiles and runs headers_selftest.c (the headers' facts recomputed from first principles), then
-# runs it again under valgrind memcheck when valgrind is installed.
+# runs it again under valgrind memcheck (without valgrind: skipped, or a failure when NICBRIDGE_REQUIRE names it;
+# see require.sh).
 # Usage: run-selftest.sh GCC INCLUDE_DIR OUT_DIR
 set -euo pipefail
 gcc=${1:-gcc}
 inc=${2:?include dir}
 out=${3:?output dir}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=require.sh
+. "$here/require.sh"
 mkdir -p "$out"
 "$gcc" -std=c11 -Wall -Wextra -Werror -pedantic -O1 -g -I"$inc" "$here/headers_selftest.c" -o "$out/headers_selftest"
 "$out/headers_selftest"
@@ -14,5 +17,5 @@ if command -v valgrind >/dev/null 2>&1; then
   valgrind -q --error-exitcode=1 --leak-check=full "$out/headers_selftest" >/dev/null
   echo "headers_selftest: valgrind memcheck clean"
 else
-  echo "headers_selftest: valgrind not installed, memcheck run skipped"
+  require_or_skip valgrind "headers_selftest: valgrind is not on the PATH, so its memcheck run"
 fi

@@ -51,7 +51,9 @@
  * Who counts what. The card model counts what it decides (tx/rx frames and bytes, missed, filtered, too long,
  * bad frames/descriptors, bus errors, card errors) with shim_count(). The platform counts kicks, polls,
  * interrupts (rising edges of irq_level, sampled after every card call), link_changes, rx_drop_kernel,
- * rx_drop_truncated, tx_drop_kernel and tx_drop_too_long for frames the kernel would refuse.
+ * rx_drop_truncated, tx_drop_kernel and tx_drop_too_long for frames the kernel would refuse. rx_drop_kernel comes
+ * from PACKET_STATISTICS, read at most once per SHIM_KSTATS_NS while frames flow and always before the card thread
+ * sleeps after taking frames, so an idle card's counters are exact (a reader never waits for traffic to see a drop).
  *
  * DMA regions. A table indexed by region id (the id is the slot) plus an array of ids sorted by bus address;
  * shim_dma() tries the region of the previous hit first (descriptor rings and buffers cluster), then binary
@@ -200,6 +202,7 @@ struct nicshim {
     int link_up;
     uint64_t next_link_check;
     uint64_t next_kstats;
+    int kstats_stale; /* frames were taken from (or left in) the RX ring since PACKET_STATISTICS was last read */
 
     uint32_t kicks; /* atomic: NICSHIM_KICK_* rung since the last work() */
     int sleeping;   /* atomic: pollers inside (or about to enter) the wait */
@@ -1174,6 +1177,7 @@ int32_t nicshim_start(nicshim_t *shim) {
         shim->tx_held = 0;
         shim->rx_held = 0;
         shim->rx_more = 0;
+        shim->kstats_stale = 0;
         /* Discard what the kernel counted for the new socket so far (nothing: it was just bound). */
         struct tpacket_stats kst;
         socklen_t kst_len = sizeof(kst);
@@ -1193,6 +1197,7 @@ static void shim_kernel_stats(shim_t *shim, uint64_t now, int force) {
         return;
     }
     shim->next_kstats = now + SHIM_KSTATS_NS;
+    shim->kstats_stale = 0;
     struct tpacket_stats kst;
     socklen_t kst_len = sizeof(kst);
     if (getsockopt(shim->rx_fd, SOL_PACKET, PACKET_STATISTICS, &kst, &kst_len) == 0 && kst.tp_drops != 0) {
@@ -1272,6 +1277,7 @@ static uint32_t shim_receive(shim_t *shim, uint32_t budget) {
                 if (shim->ops->can_receive != NULL && !shim->ops->can_receive(shim->card)) {
                     /* Leave this and later frames to the kernel ring until the card has room. */
                     shim->rx_held = 1;
+                    shim->kstats_stale = 1;
                     break;
                 }
                 const uint8_t *frame = (const uint8_t *)hdr + hdr->tp_mac;
@@ -1295,6 +1301,7 @@ static uint32_t shim_receive(shim_t *shim, uint32_t budget) {
         /* Release: we are done reading the slot before the kernel may refill it. */
         shim_store_release(&hdr->tp_status, TP_STATUS_KERNEL);
         ring->head = (ring->head + 1) & (ring->frames - 1);
+        shim->kstats_stale = 1;
         if (n + 1 == budget) {
             /* Frames may be left with no wake-up to come for them (the RX socket is edge-triggered in ep_fd). */
             shim->rx_more = (shim_load_acquire(&shim_ring_slot(ring, ring->head)->tp_status) & TP_STATUS_USER) != 0;
@@ -1406,6 +1413,11 @@ static int32_t shim_wait(shim_t *shim, uint64_t until, uint64_t now) {
     }
     if (wake <= now) {
         return NICSHIM_OK;
+    }
+    if (shim->kstats_stale) {
+        /* The rounds since the last read skipped it (at most one per SHIM_KSTATS_NS) and the card may sleep long:
+         * read the kernel's drops now, so that an idle card's counters are exact, not late by a sleep. */
+        shim_kernel_stats(shim, shim_coarse_ns(), 1);
     }
     int on_ep = !shim->ep_waiter;
     struct pollfd fds[3];

@@ -6,12 +6,14 @@
 #   INCLUDE_DIR  native-headers/src/main/c/include (dec21140.h, nicshim.h)
 #   OUT_DIR      where the test binary goes (e.g. native-headers/target/c-tests)
 # Exit status is non-zero when a check fails, valgrind reports an error, or valgrind is missing and
-# NICSHIM_REQUIRE_VALGRIND=1.
+# NICBRIDGE_REQUIRE names it (see ../require.sh).
 set -euo pipefail
 gcc=${1:?usage: run-card-tests.sh GCC INCLUDE_DIR OUT_DIR}
 inc=${2:?include dir}
 out=${3:?output dir}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../require.sh
+. "$here/../require.sh"
 shim_src=$(cd "$here/../../../main/c/shim" && pwd)
 mkdir -p "$out"
 flags=(-std=c11 -D_GNU_SOURCE -O1 -g -pthread -Wall -Wextra -Werror)
@@ -27,9 +29,6 @@ flags=(-std=c11 -D_GNU_SOURCE -O1 -g -pthread -Wall -Wextra -Werror)
 if command -v valgrind >/dev/null 2>&1; then
   valgrind -q --error-exitcode=1 --leak-check=full "$out/test_dec21140_card" >/dev/null
   echo "test_dec21140_card: valgrind memcheck clean"
-elif [ "${NICSHIM_REQUIRE_VALGRIND:-0}" = 1 ]; then
-  echo "test_dec21140_card: valgrind not installed but NICSHIM_REQUIRE_VALGRIND=1" >&2
-  exit 1
 else
-  echo "test_dec21140_card: valgrind not installed, memcheck run skipped"
+  require_or_skip valgrind "test_dec21140_card: valgrind is not on the PATH, so its memcheck run"
 fi

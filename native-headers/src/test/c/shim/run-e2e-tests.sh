@@ -5,13 +5,16 @@
 # kernel sends no ND/MLD frames), runs the test, then runs it again under valgrind memcheck
 # (--error-exitcode=1 --leak-check=full; with a shorter sustained part, valgrind being ~50x slower). The
 # namespaces and the veth pair are removed by a trap in every case.
-# Skipped (exit 0, reason printed) where the machine forbids namespaces or raw sockets.
+# Skipped (exit 0, reason printed) where the machine forbids namespaces or raw sockets, the memcheck run where
+# valgrind is missing; failures instead when NICBRIDGE_REQUIRE names net / valgrind (see ../require.sh).
 # Usage: run-e2e-tests.sh GCC INCLUDE_DIR OUT_DIR
 set -euo pipefail
 gcc=${1:?usage: run-e2e-tests.sh GCC INCLUDE_DIR OUT_DIR}
 inc=${2:?include dir}
 out=${3:?output dir}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../require.sh
+. "$here/../require.sh"
 shim_src=$(cd "$here/../../../main/c/shim" && pwd)
 mkdir -p "$out"
 flags=(-std=c11 -D_GNU_SOURCE -O1 -g -pthread -Wall -Wextra -Werror)
@@ -19,7 +22,7 @@ flags=(-std=c11 -D_GNU_SOURCE -O1 -g -pthread -Wall -Wextra -Werror)
   -o "$out/test_e2e_dec21140"
 
 if ! command -v ip >/dev/null 2>&1; then
-  echo "test_e2e_dec21140: SKIPPED: the ip command (iproute2) is not installed"
+  require_or_skip net "test_e2e_dec21140: the ip command (iproute2) is not installed"
   exit 0
 fi
 ns_a="nbA$$"
@@ -32,8 +35,8 @@ cleanup() {
   ip link del "$veth_a" 2>/dev/null || true
 }
 trap cleanup EXIT INT TERM
-if ! ip netns add "$ns_a" 2>/dev/null; then
-  echo "test_e2e_dec21140: SKIPPED: cannot create a network namespace (needs root / CAP_SYS_ADMIN)"
+if ! reason=$(ip netns add "$ns_a" 2>&1); then
+  require_or_skip net "test_e2e_dec21140: cannot create a network namespace, needs root / CAP_SYS_ADMIN (ip netns add: $reason)"
   exit 0
 fi
 ip netns add "$ns_b"
@@ -54,9 +57,6 @@ if command -v valgrind >/dev/null 2>&1; then
   valgrind -q --error-exitcode=1 --leak-check=full \
     "$out/test_e2e_dec21140" "$netns_dir/$ns_a" "$veth_a" "$netns_dir/$ns_b" "$veth_b" 10 >/dev/null
   echo "test_e2e_dec21140: valgrind memcheck clean"
-elif [ "${NICSHIM_REQUIRE_VALGRIND:-0}" = 1 ]; then
-  echo "test_e2e_dec21140: valgrind not installed but NICSHIM_REQUIRE_VALGRIND=1" >&2
-  exit 1
 else
-  echo "test_e2e_dec21140: valgrind not installed, memcheck run skipped"
+  require_or_skip valgrind "test_e2e_dec21140: valgrind is not on the PATH, so its memcheck run"
 fi

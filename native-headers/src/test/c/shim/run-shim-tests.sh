@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Builds and runs the native shim's C tests, each under valgrind memcheck (--error-exitcode=1 --leak-check=full)
-# when valgrind is installed:
+# Builds and runs the native shim's C tests, each under valgrind memcheck (--error-exitcode=1 --leak-check=full);
+# without valgrind they run natively (skipped memcheck, or a failure when NICBRIDGE_REQUIRE names valgrind: see
+# ../require.sh):
 #   shim_lib_test      the built libnicshim.so: loads, exports exactly the API, answers without an interface
 #   shim_api_test      nicshim.c + the test-only card: arguments, states, windows, DMA regions, registers (lo)
 #   *_card_test.c      card unit tests: X_card_test.c is linked with fake_platform.c and src/main/c/shim/X_card.c
 #   shim_veth_test     nicshim.c + the test-only card over a veth pair between two network namespaces made here
 #                      (unique names, removed by a trap that always runs); skipped with the reason when the
-#                      machine does not permit namespaces
+#                      machine does not permit namespaces (a failure when NICBRIDGE_REQUIRE names net)
 # Usage: run-shim-tests.sh GCC INCLUDE_DIR SHIM_SRC_DIR OUT_DIR LIBRARY
 set -euo pipefail
 gcc=${1:-gcc}
@@ -15,6 +16,8 @@ src=${3:?shim source dir}
 out=${4:?output dir}
 lib=${5:?path of libnicshim.so}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../require.sh
+. "$here/../require.sh"
 mkdir -p "$out"
 flags=(-std=c11 -D_GNU_SOURCE -O1 -g -pthread -Wall -Wextra -Werror -I"$inc" -I"$src" -I"$here")
 
@@ -23,7 +26,7 @@ if command -v valgrind >/dev/null 2>&1; then
   echo "shim C tests: under valgrind memcheck"
 else
   memcheck=()
-  echo "shim C tests: valgrind not installed, running without memcheck"
+  require_or_skip valgrind "shim C tests: valgrind is not on the PATH, so they run without memcheck"
 fi
 
 # run NAME PREFIX... -- COMMAND...: runs a test binary (optionally inside `ip netns exec NS`) under memcheck.
@@ -64,7 +67,7 @@ done
 
 "$gcc" "${flags[@]}" "$here/shim_veth_test.c" "$here/test_card.c" "$src/nicshim.c" -o "$out/shim_veth_test"
 if ! command -v ip >/dev/null 2>&1; then
-  echo "shim_veth_test: SKIPPED - the ip command (iproute2) is not installed"
+  require_or_skip net "shim_veth_test: the ip command (iproute2) is not installed"
   exit 0
 fi
 nsa="nbA$$"
@@ -77,11 +80,11 @@ cleanup() {
 }
 trap cleanup EXIT
 if ! reason=$(ip netns add "$nsa" 2>&1 && ip netns add "$nsb" 2>&1); then
-  echo "shim_veth_test: SKIPPED - cannot create network namespaces here (ip netns add: $reason)"
+  require_or_skip net "shim_veth_test: cannot create network namespaces here (ip netns add: $reason)"
   exit 0
 fi
 if ! reason=$(ip link add "$ifa" netns "$nsa" type veth peer name "$ifb" netns "$nsb" 2>&1); then
-  echo "shim_veth_test: SKIPPED - cannot create a veth pair here (ip link add: $reason)"
+  require_or_skip net "shim_veth_test: cannot create a veth pair here (ip link add: $reason)"
   exit 0
 fi
 # No IPv6 on the pair (no neighbour discovery noise); room for the oversize frame of the truncation test.

@@ -2,9 +2,10 @@ package io.nicbridge.bindgen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.nicbridge.contract.LayoutChecker;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Requirements;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -59,7 +60,8 @@ class BindGenTest {
     /** Generates, skipping the test when libclang is not installed and failing on any other error. */
     private static Map<String, String> generate(Path include, Path out) throws Exception {
         Run run = bindgen(List.of(), include, out);
-        assumeTrue(run.status() != EXIT_NO_LIBCLANG, () -> "libclang is not installed, skipping: " + run.output());
+        Requirements.assume(Capability.LIBCLANG, run.status() != EXIT_NO_LIBCLANG,
+            () -> "BindGen found no libclang: " + run.output());
         assertEquals(0, run.status(), run.output());
         Map<String, String> files = new TreeMap<>();
         try (Stream<Path> generated = Files.list(out.resolve(PACKAGE_DIR))) {

@@ -14,11 +14,14 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * P emulated Medusa cards on one FDDI ring of exactly P stations (as the paper measured), each with a
  * {@link MedusaDriver}, in one engine mode, built on the emu backend's {@link EmulatedTestbed}. Virtual mode gives the deterministic, simulated-time world the ring
- * experiments use.
+ * experiments use. A world is ready when its constructor returns: every station is a member of the operational ring
+ * (in every mode), so no frame sent from then on is lost to a station that has not joined yet.
  */
 public final class MedusaRingWorld implements AutoCloseable {
     private final EmulatedTestbed testbed;
@@ -26,6 +29,8 @@ public final class MedusaRingWorld implements AutoCloseable {
     private final FddiRing ring;
     private final List<MedusaCard> cards = new ArrayList<>();
     private final List<MedusaDriver> drivers = new ArrayList<>();
+    /** How long {@link #awaitRingOperational} waits for every station to join. */
+    static final long RING_UP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /**
      * @param nodes          stations on the ring, 2..64
@@ -45,11 +50,25 @@ public final class MedusaRingWorld implements AutoCloseable {
      */
     public MedusaRingWorld(int nodes, EngineMode mode, long seed, int receiveBuffers, boolean interrupt,
                            PcapWriter capture) {
+        this(nodes, EmulatedTestbed.create(mode, seed), receiveBuffers, interrupt, capture);
+    }
+
+    /**
+     * As {@link #MedusaRingWorld(int, EngineMode, long, int, boolean)}, on an engine the caller built (the world
+     * closes it).
+     */
+    public MedusaRingWorld(int nodes, DeviceEngine engine, int receiveBuffers, boolean interrupt) {
+        this(nodes, EmulatedTestbed.on(engine), receiveBuffers, interrupt, null);
+    }
+
+    private MedusaRingWorld(int nodes, EmulatedTestbed testbed, int receiveBuffers, boolean interrupt,
+                            PcapWriter capture) {
+        this.testbed = testbed;
+        this.engine = testbed.engine();
         if (nodes < 2 || nodes > 64) {
+            testbed.close();
             throw new IllegalArgumentException("nodes must be in [2, 64], was " + nodes);
         }
-        this.testbed = EmulatedTestbed.create(mode, seed);
-        this.engine = testbed.engine();
         this.ring = capture == null ? testbed.fddiRing("ring") : testbed.fddiRing("ring", b -> b.capture(capture));
         try {
             for (int i = 0; i < nodes; i++) {
@@ -62,12 +81,41 @@ public final class MedusaRingWorld implements AutoCloseable {
                     .build();
                 drivers.add(MedusaDriver.open(card, config));
             }
-            if (engine.timeBase() instanceof VirtualTimeBase v) {
-                v.runUntilIdle(); // ring claim: TTRT settles before any experiment
-            }
+            awaitRingOperational(nodes);
         } catch (RuntimeException e) {
             close();
             throw e;
+        }
+    }
+
+    /**
+     * Returns once all {@code nodes} stations are members of an operational ring. Each card joins from its own
+     * {@code service()} after its driver set CTRL.RING_JOIN: inline at once, in virtual time when the world runs (the
+     * claim settles TTRT), with engine threads whenever the scheduler gets to each thread. Until a station has
+     * joined, frames addressed to it go round a ring without it and are stripped unseen (A = C = 0), as on a real
+     * FDDI ring, so a world that handed out its drivers earlier would lose the first frames of a threaded run.
+     *
+     * @throws IllegalStateException when the ring is not up within {@link #RING_UP_TIMEOUT_NANOS}
+     */
+    private void awaitRingOperational(int nodes) {
+        if (engine.timeBase() instanceof VirtualTimeBase v) {
+            v.runUntilIdle();
+        }
+        long deadline = System.nanoTime() + RING_UP_TIMEOUT_NANOS;
+        int idle = 0;
+        while (ring.memberCount() != nodes || ring.state() != FddiRing.STATE_OPERATIONAL) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("ring " + ring.name() + ": " + ring.memberCount() + " of " + nodes
+                    + " stations joined, state " + ring.state() + ", " + TimeUnit.NANOSECONDS.toMillis(
+                    RING_UP_TIMEOUT_NANOS) + " ms after the drivers set RING_JOIN (" + Engines.modeName(engine.mode())
+                    + " engine)");
+            }
+            idle++;
+            if (idle < 100) {
+                Thread.yield();
+            } else {
+                LockSupport.parkNanos(100_000L);
+            }
         }
     }
 

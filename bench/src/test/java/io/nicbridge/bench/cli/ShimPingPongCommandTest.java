@@ -3,12 +3,13 @@ package io.nicbridge.bench.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.nicbridge.bridge.platform.NetworkNamespace;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.shim.ShimBackendProvider;
 import io.nicbridge.bridge.spi.Availability;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Requirements;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.concurrent.TimeUnit;
@@ -43,9 +44,9 @@ class ShimPingPongCommandTest {
 
     private static void assumeRealLinks() {
         Availability shim = new ShimBackendProvider().availability();
-        assumeTrue(shim.available(), "shim backend: " + shim.reason());
+        Requirements.assume(Capability.SHIM, shim.available(), shim::reason);
         Availability veth = VethPair.availability();
-        assumeTrue(veth.available(), "veth pairs: " + veth.reason());
+        Requirements.assume(Capability.NET, veth.available(), veth::reason);
     }
 
     @Test

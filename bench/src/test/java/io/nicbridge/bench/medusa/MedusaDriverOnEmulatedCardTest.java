@@ -10,9 +10,17 @@ import io.nicbridge.bridge.driver.medusa.MedusaStatistics.Counter;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.contract.Medusa;
+import io.nicbridge.sim.engine.BackoffIdle;
+import io.nicbridge.sim.engine.DeviceEngine;
+import io.nicbridge.sim.engine.DeviceModel;
 import io.nicbridge.sim.engine.EngineMode;
+import io.nicbridge.sim.engine.ThreadedEngine;
+import io.nicbridge.sim.engine.TimeBase;
+import io.nicbridge.sim.engine.WorkSignal;
+import io.nicbridge.sim.fddi.FddiRing;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -109,57 +117,133 @@ class MedusaDriverOnEmulatedCardTest {
     @Test
     void threadedCardsStreamToAnInterruptDrivenReceiverThread() throws Exception {
         try (MedusaRingWorld w = new MedusaRingWorld(2, EngineMode.THREADED, 1, 64, true)) {
-            MedusaDriver a = w.drivers().get(0);
-            MedusaDriver b = w.drivers().get(1);
-            int frames = 300;
-            java.util.concurrent.atomic.AtomicInteger got = new java.util.concurrent.atomic.AtomicInteger();
-            Thread rx = Thread.ofPlatform().name("medusa-rx").start(() -> {
-                try {
-                    while (got.get() < frames) {
-                        int h = b.await(5, java.util.concurrent.TimeUnit.SECONDS);
-                        if (h == FramePort.NONE) {
-                            return;
-                        }
-                        boolean inOrder = b.rxBuffer(h).get(JAVA_BYTE, 48) == (byte) got.get();
-                        b.release(h);
-                        if (inOrder) {
-                            got.incrementAndGet();
-                        } else {
-                            return;
-                        }
+            streamInOrder(w, 300);
+        }
+    }
+
+    /**
+     * The once-seen hang/reordering of the test above, made deterministic: the receiving station's engine thread is
+     * descheduled for a while right after it starts (as a loaded machine may do), so it joins the ring late. Frames
+     * sent before it joined went round a ring without it and were stripped unseen (A = C = 0: a legitimate FDDI
+     * loss), so the receiver saw frame 48 first ("reordered") or nothing at all (the sender's window never opened: a
+     * hang). The world now returns only when every station is a member of an operational ring.
+     */
+    @Test
+    void threadedWorldIsReadyOnlyWhenEveryStationHasJoinedTheRing() throws Exception {
+        DeviceEngine engine = threadedWithLateFirstService("medusa-1",
+            java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(300));
+        try (MedusaRingWorld w = new MedusaRingWorld(2, engine, 64, true)) {
+            assertEquals(2, w.ring().memberCount(), "both stations on the ring when the world is ready");
+            assertEquals(FddiRing.STATE_OPERATIONAL, w.ring().state());
+            streamInOrder(w, 100);
+        }
+    }
+
+    /**
+     * A's sending thread (this one) streams {@code frames} numbered frames to B's receiving thread, which waits for
+     * each on B's interrupt line and stops at the first gap or reordered frame.
+     */
+    private static void streamInOrder(MedusaRingWorld w, int frames) throws InterruptedException {
+        MedusaDriver a = w.drivers().get(0);
+        MedusaDriver b = w.drivers().get(1);
+        java.util.concurrent.atomic.AtomicInteger got = new java.util.concurrent.atomic.AtomicInteger();
+        Thread rx = Thread.ofPlatform().name("medusa-rx").start(() -> {
+            try {
+                while (got.get() < frames) {
+                    int h = b.await(5, java.util.concurrent.TimeUnit.SECONDS);
+                    if (h == FramePort.NONE) {
+                        return;
                     }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            MemorySegment p = MemorySegment.ofArray(new byte[256]);
-            MemorySegment hdr = MemorySegment.ofArray(new byte[35]);
-            int idle = 0;
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
-            for (int i = 0; i < frames; i++) {
-                p.set(JAVA_BYTE, 0, (byte) i);
-                // A careful sender: at most a window of 48 frames (of B's 64 receive buffers) not yet consumed, so
-                // the card never drops for want of a buffer.
-                while (i - got.get() >= 48 || a.send(b.stationAddress(), 0x54, hdr, 0, 35, p, 0, 256) == FramePort.NONE) {
-                    // The receiver stops on a gap, a reordered frame or a 5 s silence: fail here rather than wait
-                    // forever for a window that will never open again.
-                    if (!rx.isAlive() || System.nanoTime() > deadline) {
-                        fail("receiver stopped after " + got.get() + " of " + frames + " frames while frame " + i
-                            + " waited to be sent (" + b.statistics() + ")");
-                    }
-                    idle = idle < 100 ? idle + 1 : idle;
-                    if (idle < 100) {
-                        Thread.onSpinWait();
+                    boolean inOrder = b.rxBuffer(h).get(JAVA_BYTE, 48) == (byte) got.get();
+                    b.release(h);
+                    if (inOrder) {
+                        got.incrementAndGet();
                     } else {
-                        java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                        return;
                     }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        MemorySegment p = MemorySegment.ofArray(new byte[256]);
+        MemorySegment hdr = MemorySegment.ofArray(new byte[35]);
+        int idle = 0;
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        for (int i = 0; i < frames; i++) {
+            p.set(JAVA_BYTE, 0, (byte) i);
+            // A careful sender: at most a window of 48 frames (of B's 64 receive buffers) not yet consumed, so
+            // the card never drops for want of a buffer.
+            while (i - got.get() >= 48 || a.send(b.stationAddress(), 0x54, hdr, 0, 35, p, 0, 256) == FramePort.NONE) {
+                // The receiver stops on a gap, a reordered frame or a 5 s silence: fail here rather than wait
+                // forever for a window that will never open again.
+                if (!rx.isAlive() || System.nanoTime() > deadline) {
+                    fail("receiver stopped after " + got.get() + " of " + frames + " frames while frame " + i
+                        + " waited to be sent (" + b.statistics() + ")");
+                }
+                idle = idle < 100 ? idle + 1 : idle;
+                if (idle < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    java.util.concurrent.locks.LockSupport.parkNanos(100_000);
                 }
             }
-            rx.join(30_000);
-            assertEquals(frames, got.get(), "every frame arrived, in order (" + b.statistics() + ")");
-            assertEquals(0, b.statistics().card(CardCounter.NOBUF_DROPS));
-            assertEquals(0, b.counters().rxErrors());
         }
+        rx.join(30_000);
+        assertEquals(frames, got.get(), "every frame arrived, in order (" + b.statistics() + ")");
+        assertEquals(0, b.statistics().card(CardCounter.NOBUF_DROPS));
+        assertEquals(0, b.counters().rxErrors());
+    }
+
+    /**
+     * A threaded engine on which the model named {@code lateModel} does nothing for {@code delayNanos} when first
+     * serviced (a sleep on its engine thread: kicks do not end it), like an engine thread the scheduler left waiting.
+     */
+    private static DeviceEngine threadedWithLateFirstService(String lateModel, long delayNanos) {
+        ThreadedEngine inner = new ThreadedEngine(new BackoffIdle());
+        return new DeviceEngine() {
+            @Override
+            public EngineMode mode() {
+                return inner.mode();
+            }
+
+            @Override
+            public TimeBase timeBase() {
+                return inner.timeBase();
+            }
+
+            @Override
+            public WorkSignal attach(DeviceModel model) {
+                if (!model.name().equals(lateModel)) {
+                    return inner.attach(model);
+                }
+                return inner.attach(new DeviceModel() {
+                    private boolean late = true;
+
+                    @Override
+                    public String name() {
+                        return model.name();
+                    }
+
+                    @Override
+                    public int service() {
+                        if (late) {
+                            late = false;
+                            long end = System.nanoTime() + delayNanos;
+                            while (System.nanoTime() - end < 0) { // a kick's unpark ends a park early: park on
+                                LockSupport.parkNanos(end - System.nanoTime());
+                            }
+                        }
+                        return model.service();
+                    }
+                });
+            }
+
+            @Override
+            public void close() {
+                inner.close();
+            }
+        };
     }
 
     @Test

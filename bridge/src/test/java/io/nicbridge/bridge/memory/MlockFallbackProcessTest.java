@@ -2,11 +2,11 @@ package io.nicbridge.bridge.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Executables;
+import io.nicbridge.testing.Requirements;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -19,10 +19,12 @@ import org.junit.jupiter.api.Test;
 class MlockFallbackProcessTest {
     @Test
     void childWithoutMemlockAllowanceRunsUnpinnedAndWarnsExactlyOnce() throws Exception {
-        assumeTrue(System.getProperty("os.name", "").toLowerCase().contains("linux"), "Linux only");
-        Path prlimit = which("prlimit");
-        Path setpriv = which("setpriv");
-        assumeTrue(prlimit != null && setpriv != null, "needs prlimit and setpriv (util-linux)");
+        Requirements.assume(Capability.SETPRIV, System.getProperty("os.name", "").toLowerCase().contains("linux"),
+            "setpriv and prlimit are Linux's; this is " + System.getProperty("os.name"));
+        Path prlimit = Executables.find("prlimit").orElse(null);
+        Path setpriv = Executables.find("setpriv").orElse(null);
+        Requirements.assume(Capability.SETPRIV, prlimit != null && setpriv != null,
+            "prlimit and setpriv (util-linux) are not both on the PATH");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = List.of(prlimit.toString(), "--memlock=0:0",
             setpriv.toString(), "--bounding-set=-ipc_lock", "--inh-caps=-ipc_lock", "--",
@@ -31,7 +33,7 @@ class MlockFallbackProcessTest {
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(child.waitFor(60, TimeUnit.SECONDS), "child finished");
-        assumeTrue(!out.contains("setpriv:"), "setpriv cannot drop capabilities here: " + out);
+        Requirements.assume(Capability.SETPRIV, !out.contains("setpriv:"), () -> "setpriv cannot drop capabilities here: " + out);
         assertEquals(0, child.exitValue(), out);
         assertTrue(out.contains("probe permitted=false errno=1 soft=0"), out);
         assertTrue(out.contains("a pinned=false errno=1"), out);
@@ -41,21 +43,5 @@ class MlockFallbackProcessTest {
         assertEquals(1, warnings, "one warning per process: " + out);
         assertTrue(out.contains("RLIMIT_MEMLOCK=0 bytes") && out.contains("ulimit -l") && out.contains("CAP_IPC_LOCK"),
             out);
-    }
-
-    private static Path which(String tool) {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(File.pathSeparator)) {
-            Path p = Path.of(dir, tool);
-            if (Files.isExecutable(p)) {
-                return p;
-            }
-        }
-        for (String dir : new String[] {"/usr/bin", "/bin", "/usr/sbin", "/sbin"}) {
-            Path p = Path.of(dir, tool);
-            if (Files.isExecutable(p)) {
-                return p;
-            }
-        }
-        return null;
     }
 }

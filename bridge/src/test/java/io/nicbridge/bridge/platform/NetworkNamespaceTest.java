@@ -6,9 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.nicbridge.bridge.spi.Availability;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Requirements;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
@@ -29,7 +30,7 @@ class NetworkNamespaceTest {
     @BeforeEach
     void createNamespace() throws IOException {
         Availability a = VethPair.availability();
-        assumeTrue(a.available(), a.reason());
+        Requirements.assume(Capability.NET, a.available(), a.reason());
         ns = NetworkNamespace.create("nbT" + ProcessHandle.current().pid() + "-" + COUNTER.incrementAndGet());
     }
 

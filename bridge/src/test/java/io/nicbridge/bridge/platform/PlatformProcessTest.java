@@ -3,15 +3,17 @@ package io.nicbridge.bridge.platform;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.nicbridge.bridge.spi.Availability;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Executables;
+import io.nicbridge.testing.Requirements;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,7 +25,7 @@ class PlatformProcessTest {
     @BeforeEach
     void requireNamespaces() {
         Availability a = VethPair.availability();
-        assumeTrue(a.available(), a.reason());
+        Requirements.assume(Capability.NET, a.available(), a.reason());
     }
 
     @Test
@@ -37,13 +39,14 @@ class PlatformProcessTest {
 
     @Test
     void withoutPrivilegesEveryStepSaysWhatIsMissing() throws Exception {
-        Path setpriv = Path.of("/usr/bin/setpriv");
-        assumeTrue(Files.isExecutable(setpriv), "needs setpriv (util-linux) to drop capabilities");
+        Optional<Path> found = Executables.find("setpriv");
+        Requirements.assume(Capability.SETPRIV, found.isPresent(), "setpriv (util-linux) is not on the PATH");
+        Path setpriv = found.orElseThrow();
         try (NetworkNamespace ns = NetworkNamespace.create("nbP" + ProcessHandle.current().pid())) {
             String drop = "-sys_admin,-net_admin,-net_raw";
             String out = runChild(List.of(setpriv.toString(), "--bounding-set=" + drop, "--inh-caps=" + drop, "--"),
                 "unprivileged", ns.name());
-            assumeTrue(!out.contains("setpriv:"), "setpriv cannot drop capabilities here: " + out);
+            Requirements.assume(Capability.SETPRIV, !out.contains("setpriv:"), () -> "setpriv cannot drop capabilities here: " + out);
             assertTrue(out.contains("available=false") && out.contains("not root")
                 && out.contains("CAP_SYS_ADMIN"), out);
             assertTrue(out.contains("open: setns(" + ns.path() + ", CLONE_NEWNET) refused: EPERM")

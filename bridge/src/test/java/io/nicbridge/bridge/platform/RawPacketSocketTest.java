@@ -4,10 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.nicbridge.bridge.driver.tulip.MacAddress;
 import io.nicbridge.bridge.spi.Availability;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Requirements;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -33,7 +34,7 @@ class RawPacketSocketTest {
     @BeforeAll
     static void createPair() throws IOException {
         Availability availability = VethPair.availability();
-        assumeTrue(availability.available(), availability.reason());
+        Requirements.assume(Capability.NET, availability.available(), availability.reason());
         // No IPv4 and no IPv6: the kernel sends nothing on this link by itself.
         pair = VethPair.builder().ipv4(false).create();
     }

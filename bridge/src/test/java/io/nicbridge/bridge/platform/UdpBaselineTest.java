@@ -3,9 +3,10 @@ package io.nicbridge.bridge.platform;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.nicbridge.bridge.spi.Availability;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Requirements;
 import java.io.IOException;
 import java.time.Duration;
 import org.HdrHistogram.Histogram;
@@ -19,7 +20,7 @@ class UdpBaselineTest {
     @BeforeAll
     static void createPair() throws IOException {
         Availability availability = VethPair.availability();
-        assumeTrue(availability.available(), availability.reason());
+        Requirements.assume(Capability.NET, availability.available(), availability.reason());
         pair = VethPair.create();
     }
 

@@ -5,7 +5,8 @@ import io.nicbridge.bridge.driver.tulip.TulipDriver;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.spi.Availability;
 import io.nicbridge.bridge.spi.Backends;
-import org.junit.jupiter.api.Assumptions;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Requirements;
 
 /** Opening shim-served 21140s with Tulip drivers on a fresh veth pair, for the shim's real-network tests. */
 final class ShimTestSupport {
@@ -15,9 +16,9 @@ final class ShimTestSupport {
     /** Skips the calling test, with the reason, where the shim or veth pairs cannot work. */
     static void assumeShimAndVeth() {
         Availability shim = new ShimBackendProvider().availability();
-        Assumptions.assumeTrue(shim.available(), () -> "native shim unavailable: " + shim.reason());
+        Requirements.assume(Capability.SHIM, shim.available(), shim::reason);
         Availability pair = VethPair.availability();
-        Assumptions.assumeTrue(pair.available(), () -> "veth pairs in namespaces unavailable: " + pair.reason());
+        Requirements.assume(Capability.NET, pair.available(), pair::reason);
     }
 
     /** A shim 21140 on end {@code a} (true) or {@code b} of the pair. */

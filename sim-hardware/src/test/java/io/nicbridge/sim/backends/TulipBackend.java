@@ -5,8 +5,9 @@ import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.shim.ShimBackendProvider;
 import io.nicbridge.bridge.spi.Availability;
 import io.nicbridge.sim.engine.EngineMode;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Requirements;
 import java.util.function.IntFunction;
-import org.junit.jupiter.api.Assumptions;
 
 /** The backends that serve the 21140 contract, as test parameters. */
 enum TulipBackend {
@@ -54,8 +55,8 @@ enum TulipBackend {
     /** Skips the test, with the reason, where the shim cannot run: no library, no CAP_NET_RAW, no namespaces. */
     static void assumeShim() {
         Availability shim = new ShimBackendProvider().availability();
-        Assumptions.assumeTrue(shim.available(), () -> "native shim unavailable: " + shim.reason());
+        Requirements.assume(Capability.SHIM, shim.available(), shim::reason);
         Availability veth = VethPair.availability();
-        Assumptions.assumeTrue(veth.available(), () -> "veth pairs in namespaces unavailable: " + veth.reason());
+        Requirements.assume(Capability.NET, veth.available(), veth::reason);
     }
 }

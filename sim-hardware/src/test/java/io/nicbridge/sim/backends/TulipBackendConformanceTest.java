@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The Tulip driver's conformance checks, run unchanged on every backend that serves the 21140 contract: the
  * emulator (inline and threaded engines) and the native shim over a veth pair in two network namespaces (threaded
  * and inline card work). A backend that cannot run here (no CAP_NET_RAW, no namespaces, no library) is skipped with
- * the reason. Checks are written for a real link: they wait for frames instead of assuming synchronous delivery.
+ * the reason, or fails where NICBRIDGE_REQUIRE requires it (io.nicbridge.testing.Requirements). Checks are written for a real link: they wait for frames instead of assuming synchronous delivery.
  */
 class TulipBackendConformanceTest {
 

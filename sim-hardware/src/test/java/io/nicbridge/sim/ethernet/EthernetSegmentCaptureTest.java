@@ -16,6 +16,8 @@ import io.nicbridge.sim.fault.FaultPlan;
 import io.nicbridge.sim.testing.ManualVirtualTime;
 import io.nicbridge.sim.testing.RealTimeForTests;
 import io.nicbridge.sim.testing.TestFrames.Recorder;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Executables;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +28,6 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -180,20 +181,8 @@ class EthernetSegmentCaptureTest {
 
     // ---- tshark
 
-    static Path tshark() {
-        for (String candidate : new String[] {"/usr/bin/tshark", "/usr/local/bin/tshark"}) {
-            Path p = Path.of(candidate);
-            if (Files.isExecutable(p)) {
-                return p;
-            }
-        }
-        return null;
-    }
-
     static List<String> runTshark(Path pcap, String... args) throws IOException, InterruptedException {
-        Path tshark = tshark();
-        Assumptions.assumeTrue(tshark != null,
-                "tshark is not installed (looked in /usr/bin and /usr/local/bin): skipping the decode check");
+        Path tshark = Executables.require(Capability.TSHARK, "tshark");
         List<String> cmd = new ArrayList<>(List.of(tshark.toString(), "-n", "-r", pcap.toString()));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();

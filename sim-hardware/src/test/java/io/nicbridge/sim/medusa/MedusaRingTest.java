@@ -8,6 +8,8 @@ import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.fault.FaultPlan;
 import io.nicbridge.sim.fddi.FddiRing;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Executables;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,7 +17,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -304,9 +305,7 @@ class MedusaRingTest {
         assertEquals(0x06, pcap[24 + 16 + 2] & 0xFF, "0x60 bit-reversed");
         assertEquals(len, readInt(pcap, 24 + 8), "incl_len = FC .. INFO, no FCS");
 
-        Path tshark = Path.of("/usr/bin/tshark");
-        Assumptions.assumeTrue(Files.isExecutable(tshark),
-            "tshark is not installed at /usr/bin/tshark: skipping the decode check");
+        Path tshark = Executables.require(Capability.TSHARK, "tshark");
         Process p = new ProcessBuilder(tshark.toString(), "-n", "-r", file.toString(), "-T", "fields", "-E",
             "separator=/t", "-E", "occurrence=f", "-e", "fddi.fc", "-e", "fddi.dst", "-e", "fddi.src", "-e", "llc.type", "-e", "_ws.malformed")
             .redirectError(ProcessBuilder.Redirect.DISCARD).start();

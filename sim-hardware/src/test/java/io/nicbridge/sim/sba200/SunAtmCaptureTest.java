@@ -6,14 +6,14 @@ import io.nicbridge.contract.Sba200Unet;
 import io.nicbridge.sim.capture.PcapReader;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.EngineMode;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Executables;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -65,9 +65,7 @@ class SunAtmCaptureTest {
 
     @Test
     void tsharkDecodesVpiAndVci() throws Exception {
-        Path tshark = Path.of("/usr/bin/tshark");
-        Assumptions.assumeTrue(Files.isExecutable(tshark),
-            "tshark is not installed at /usr/bin/tshark: skipping the SunATM decode check");
+        Path tshark = Executables.require(Capability.TSHARK, "tshark");
         try (Pair p = new Pair(EngineMode.VIRTUAL, Sba200Timing.WIRE_ONLY, s -> s.ports(2))) {
             Path file = capture(p, "decode.pcap", true);
             List<String> cmd = new ArrayList<>(List.of(tshark.toString(), "-n", "-r", file.toString(), "-T", "fields",
