@@ -1,9 +1,11 @@
 package io.nicbridge.bench.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Executables;
+import io.nicbridge.testing.Requirements;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.nicbridge.bench.cli.PingPongCommandTest.Run;
 import io.nicbridge.bridge.platform.VethPair;
@@ -35,19 +37,23 @@ import picocli.CommandLine;
  * as many frames as the command says it moved.
  */
 class PcapCaptureCommandTest {
-    private static final Path TSHARK = Path.of("/usr/bin/tshark");
     private static final Pattern WRITTEN = Pattern.compile("pcap: (\\S+): (\\d+) frames written \\(linktype (\\d+)\\)");
 
     @TempDir
     Path dir;
 
+    /** tshark from PATH; a skip (or, under NICBRIDGE_REQUIRE=tshark, a failure) when it is missing. */
+    private static Path tshark() {
+        return Executables.require(Capability.TSHARK, "tshark");
+    }
+
     private static void assumeTshark() {
-        assumeTrue(Files.isExecutable(TSHARK), "tshark is not installed at " + TSHARK + ": skipping the decode");
+        tshark();
     }
 
     /** The decoded fields of every frame, one list per frame. */
     private static List<List<String>> tshark(Path file, String... fields) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(TSHARK.toString(), "-n", "-r", file.toString(), "-T", "fields",
+        List<String> cmd = new ArrayList<>(List.of(tshark().toString(), "-n", "-r", file.toString(), "-T", "fields",
             "-E", "separator=;", "-E", "occurrence=f"));
         for (String f : fields) {
             cmd.add("-e");
@@ -229,9 +235,9 @@ class PcapCaptureCommandTest {
     @Test
     void shimPingPongCapturesBothEndsOfTheVethPair() throws Exception {
         Availability shim = new ShimBackendProvider().availability();
-        assumeTrue(shim.available(), "shim backend: " + shim.reason());
+        Requirements.assume(Capability.SHIM, shim.available(), "shim backend: " + shim.reason());
         Availability veth = VethPair.availability();
-        assumeTrue(veth.available(), "veth pairs (root and network namespaces): " + veth.reason());
+        Requirements.assume(Capability.NET, veth.available(), "veth pairs (root and network namespaces): " + veth.reason());
         assumeTshark();
         Path file = dir.resolve("shim.pcap");
         StringWriter text = new StringWriter();
@@ -264,9 +270,9 @@ class PcapCaptureCommandTest {
     @Test
     void shimClientAndEchoEachCaptureWhatTheirInterfaceSendsAndReceives() throws Exception {
         Availability shim = new ShimBackendProvider().availability();
-        assumeTrue(shim.available(), "shim backend: " + shim.reason());
+        Requirements.assume(Capability.SHIM, shim.available(), "shim backend: " + shim.reason());
         Availability veth = VethPair.availability();
-        assumeTrue(veth.available(), "veth pairs (root and network namespaces): " + veth.reason());
+        Requirements.assume(Capability.NET, veth.available(), "veth pairs (root and network namespaces): " + veth.reason());
         assumeTshark();
         Path echoFile = dir.resolve("echo.pcap");
         Path clientFile = dir.resolve("client.pcap");

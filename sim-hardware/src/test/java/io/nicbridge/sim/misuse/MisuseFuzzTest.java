@@ -1,6 +1,8 @@
 package io.nicbridge.sim.misuse;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Requirements;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,7 +43,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -479,9 +480,9 @@ class MisuseFuzzTest {
 
     private static void assumeShimAndVeth() {
         Availability shim = new ShimBackendProvider().availability();
-        Assumptions.assumeTrue(shim.available(), () -> "native shim unavailable: " + shim.reason());
+        Requirements.assume(Capability.SHIM, shim.available(), () -> "native shim unavailable: " + shim.reason());
         Availability pair = VethPair.availability();
-        Assumptions.assumeTrue(pair.available(), () -> "veth pairs in namespaces unavailable: " + pair.reason());
+        Requirements.assume(Capability.NET, pair.available(), () -> "veth pairs in namespaces unavailable: " + pair.reason());
     }
 
     private static ShimCard shimCard(VethPair veth, boolean a) {
