@@ -1,6 +1,7 @@
 package io.nicbridge.bench.cli;
 
 import io.nicbridge.bench.cli.fabric.FabricCommand;
+import io.nicbridge.bench.verdict.ExitCodes;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,6 +11,13 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = NicCommand.Version.class,
         description = "nicbridge: user-level network interfaces of five classic papers on the Java FFM API.",
+        exitCodeListHeading = "%nExit codes (every command):%n",
+        exitCodeList = {"0:every check the command printed passed",
+            "1:a check failed (model self-check, anchor check, integrity check, target NOT MET)",
+            "2:bad input or a missing prerequisite; nothing was measured",
+            "3:no check failed but a target was INCONCLUSIVE (its 95% interval straddles it);"
+                + " pingpong --accept-inconclusive makes this 0",
+            "4:the run broke with an unexpected error"},
         subcommands = {InfoCommand.class, PingPongCommand.class, BandwidthCommand.class, ThroughputCommand.class,
                 FabricCommand.class, CommandLine.HelpCommand.class})
 public final class NicCommand implements Runnable {
@@ -26,17 +34,20 @@ public final class NicCommand implements Runnable {
     }
 
     /**
-     * The command line with its error handling: bad input given to a command (an {@link IllegalArgumentException}
-     * from it) prints one line naming the problem and exits with 2 instead of a stack trace.
+     * The command line with its error handling and exit codes ({@link ExitCodes}): bad input given to a command (an
+     * {@link IllegalArgumentException} from it) prints one line naming the problem and exits with
+     * {@link ExitCodes#USAGE} instead of a stack trace; any other exception is a broken run, printed with its stack
+     * trace, {@link ExitCodes#RUN_ERROR} (not 1, which says a check failed). Commands return their checks' code.
      */
-    static CommandLine commandLine() {
+    public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new NicCommand());
         cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> {
             if (ex instanceof IllegalArgumentException) {
                 cmd.getErr().println("nic " + cmd.getCommandName() + ": " + ex.getMessage());
-                return 2;
+                return ExitCodes.USAGE;
             }
-            throw ex;
+            ex.printStackTrace(cmd.getErr());
+            return ExitCodes.RUN_ERROR;
         });
         return cl;
     }
