@@ -167,6 +167,12 @@ final class PingPongCommand implements Callable<Integer> {
      */
     Dec21140Timing modelTiming;
 
+    /**
+     * shim: the ratio both targets must clear ({@link ShimPingPong#TARGET_RATIO}, the shim no worse than kernel UDP);
+     * a test sets a trivial or an impossible one to see both exit codes from a real run.
+     */
+    double shimTargetRatio = ShimPingPong.TARGET_RATIO;
+
     private boolean given(String option) {
         return commandSpec != null && commandSpec.commandLine().getParseResult().hasMatchedOption(option);
     }
@@ -322,7 +328,7 @@ final class PingPongCommand implements Callable<Integer> {
             : sizes == null ? ShimPingPong.DEFAULT_SIZES : parseSizes(sizes);
         ShimPingPong run = new ShimPingPong(commandSpec.commandLine().getOut(), card, backend, role,
             given("--mode") ? mode : null, driverMode, sweep, count, warmup, given("--count") ? count : 0, duration,
-            veth, peer, waitMode, interleave, acceptInconclusive);
+            veth, peer, waitMode, interleave, acceptInconclusive, shimTargetRatio);
         return run.run();
     }
 
