@@ -11,13 +11,6 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = NicCommand.Version.class,
         description = "nicbridge: user-level network interfaces of five classic papers on the Java FFM API.",
-        exitCodeListHeading = "%nExit codes (every command):%n",
-        exitCodeList = {"0:every check the command printed passed",
-            "1:a check failed (model self-check, anchor check, integrity check, target NOT MET)",
-            "2:bad input or a missing prerequisite; nothing was measured",
-            "3:no check failed but a target was INCONCLUSIVE (its 95% interval straddles it);"
-                + " pingpong --accept-inconclusive makes this 0",
-            "4:the run broke with an unexpected error"},
         subcommands = {InfoCommand.class, PingPongCommand.class, BandwidthCommand.class, ThroughputCommand.class,
                 FabricCommand.class, CommandLine.HelpCommand.class})
 public final class NicCommand implements Runnable {
@@ -39,7 +32,7 @@ public final class NicCommand implements Runnable {
      * {@link ExitCodes#USAGE} instead of a stack trace; any other exception is a broken run, printed with its stack
      * trace, {@link ExitCodes#RUN_ERROR} (not 1, which says a check failed). Commands return their checks' code.
      */
-    public static CommandLine commandLine() {
+    static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new NicCommand());
         cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> {
             if (ex instanceof IllegalArgumentException) {
@@ -49,7 +42,14 @@ public final class NicCommand implements Runnable {
             ex.printStackTrace(cmd.getErr());
             return ExitCodes.RUN_ERROR;
         });
+        documentExitCodes(cl);
         return cl;
+    }
+
+    /** Every command's help ends with the exit codes. */
+    private static void documentExitCodes(CommandLine cl) {
+        cl.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(ExitCodes.HELP);
+        cl.getSubcommands().values().forEach(NicCommand::documentExitCodes);
     }
 
     /** Reports the version recorded in the jar manifest, or "development" when run from classes. */

@@ -52,7 +52,12 @@ import org.HdrHistogram.Histogram;
  * Per frame size, role both measures (a) the shim's RTT over {@code count} round trips after {@code warmup},
  * (b) kernel UDP's RTT with the payload that gives the same Ethernet frame (frame - 14 - 20 - 8), and (c) the
  * one-way frame rate of each for {@code duration}, every shim frame's sequence number checked. The UDP phase runs
- * after the shim cards are closed, so no packet socket takes copies of the UDP frames while it is measured.
+ * while the shim cards are closed, so no packet socket takes copies of the UDP frames while it is measured.
+ * <p>Each size is measured in K trials ({@code --trials}), the shim and UDP alternating in ABBA order, each trial
+ * with its share of the round trips and of the flood. Every trial gives two ratios (UDP p50 RTT / shim p50 RTT, shim
+ * frames/s / UDP frames/s); the two targets (ratio >= 1: the shim no worse than kernel UDP) are judged per size on
+ * the median ratio and its seeded percentile-bootstrap 95% interval ({@link BootstrapInterval}): MET when the
+ * interval's lower bound clears the target, NOT MET when its upper bound is below it, INCONCLUSIVE otherwise.
  */
 final class ShimPingPong {
     static final int[] DEFAULT_SIZES = {64, 128, 256, 512, 1024, 1514};
@@ -567,8 +572,8 @@ final class ShimPingPong {
             out.println(r.shim.line());
         }
         if (udp) {
-            StringBuilder rtt = new StringBuilder("ratio RTT UDP/shim (p50, p99):");
-            StringBuilder rate = new StringBuilder("ratio frame rate shim/UDP:");
+            StringBuilder rtt = new StringBuilder("ratio RTT UDP/shim, all trials pooled (p50, p99):");
+            StringBuilder rate = new StringBuilder("ratio frame rate shim/UDP, all trials pooled:");
             for (Row r : rows) {
                 rtt.append(String.format(Locale.ROOT, " %d B %.2fx %.2fx;", r.size,
                     (double) r.udpRtt.getValueAtPercentile(50) / r.shim.p50(),

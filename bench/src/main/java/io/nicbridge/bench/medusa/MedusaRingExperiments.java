@@ -36,7 +36,7 @@ public final class MedusaRingExperiments {
     /**
      * Runs the ring latency test for every node count and payload size.
      *
-     * @return 0 when every slope check passed, 1 otherwise
+     * @return 0 when every slope self-check passed, 1 otherwise ({@link io.nicbridge.bench.verdict.ExitCodes})
      */
     public static int latency(PrintStream out, int[] nodeCounts, int[] words, int warmup, int rounds, long seed) {
         return latency(out, nodeCounts, words, warmup, rounds, seed, 0);
@@ -122,7 +122,7 @@ public final class MedusaRingExperiments {
     /**
      * Runs the throughput test for every node count and payload size.
      *
-     * @return 0 when the largest frames reach at least 95 Mb/s on every ring, 1 otherwise
+     * @return 0 when on every ring the largest frames fill at least 98% of the wire's ceiling for them, 1 otherwise
      */
     public static int throughput(PrintStream out, int[] nodeCounts, int[] words, int messages, long seed) {
         return throughput(out, nodeCounts, words, messages, seed, 1e9 / NS_PER_BIT);

@@ -79,6 +79,16 @@ class PingPongCommandTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"pingpong", "bandwidth", "throughput", "fabric"})
+    void everyCommandsHelpListsTheExitCodes(String command) {
+        Run r = run(command, "--help");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("Exit codes:"), r.out());
+        assertTrue(r.out().contains("1   a check failed"), r.out());
+        assertTrue(r.out().contains("3   no check failed, but a target was INCONCLUSIVE"), r.out());
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"inline", "threaded"})
     void realTimeModesExchangeEveryFrame(String mode) {
         Run r = run("pingpong", "--card", "dec21140", "--mode", mode, "--count", "300", "--warmup", "50");

@@ -147,7 +147,7 @@ class ShimPingPongCommandTest {
             assertTrue(out.contains("shim: mode threaded"), out);
             assertTrue(Pattern.compile("(?m)^ +60 \\| +[0-9.]+ +[0-9.]+ +\\| +[0-9.]+ +[0-9.]+ +\\| +[0-9.]+x .*"
                 + " \\d+, \\d+ \\(\\d+, \\d+, 0\\), 0, 0$").matcher(out).find(), out);
-            assertTrue(out.contains("ratio RTT UDP/shim (p50, p99): 60 B "), out);
+            assertTrue(out.contains("ratio RTT UDP/shim, all trials pooled (p50, p99): 60 B "), out);
             assertTrue(NetworkNamespace.exists(withIp.namespaceA().name()), "the pair is left in place");
 
             String bareEnds = bare.namespaceA().name() + "/" + bare.interfaceA() + "," + bare.namespaceB().name()
