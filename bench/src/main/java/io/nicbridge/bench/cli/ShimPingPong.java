@@ -76,6 +76,8 @@ final class ShimPingPong {
     static final double CONFIDENCE = 0.95;
     /** Seed of the bootstrap resampling, fixed so the same trials always give the same interval. */
     static final long BOOTSTRAP_SEED = 1;
+    /** The shortest flood a trial may have: shorter ones measure the scheduler, not the stacks. */
+    static final long MIN_TRIAL_FLOOD_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     enum Role { BOTH, ECHO, CLIENT }
 
@@ -184,6 +186,11 @@ final class ShimPingPong {
         this.warmup = warmup;
         this.echoLimit = echoLimit;
         this.durationNanos = parseDuration(duration);
+        if (role == Role.BOTH && (durationNanos / rounds < MIN_TRIAL_FLOOD_NANOS || count < rounds)) {
+            throw new IllegalArgumentException("--trials " + rounds + " splits --count " + count + " and --duration "
+                + duration + " too thin: each trial needs at least one round trip and "
+                + MIN_TRIAL_FLOOD_NANOS / 1_000_000 + " ms of flood");
+        }
         this.spinNanos = FrameWait.parseSpinNanos(waitText);
         boolean hasInterface = params.containsKey("if") || params.containsKey("netns");
         if (role == Role.BOTH && hasInterface) {
@@ -466,6 +473,13 @@ final class ShimPingPong {
                         udpTrialRate = UdpBaseline.frameRate(pair, payload, Duration.ofNanos(floodNanos));
                     }
                     if (udp) {
+                        boolean shimNone = !(r.flood.framesPerSecond() > 0);
+                        if (shimNone || !(udpTrialRate.receivedPerSecond() > 0)) {
+                            throw new IllegalStateException(size + " B, trial " + (round + 1) + ": the "
+                                + (shimNone ? "shim" : "UDP") + " flood gave no frame rate in " + floodNanos / 1_000_000
+                                + " ms (fewer than two frames received), so the trial has no ratio; give a longer"
+                                + " --duration");
+                        }
                         udpRtt.add(udpTrial);
                         rate = plus(rate, udpTrialRate);
                         rttRatios[round] = (double) udpTrial.getValueAtPercentile(50)

@@ -61,7 +61,7 @@ class ShimPingPongCommandTest {
     void bothRolesOnOneHostPrintTheTableTheIntervalsAndAVerdictTheExitCodeBacks() {
         assumeRealLinks();
         Run r = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket?budget=32",
-            "--sizes", "64,1514", "--count", "300", "--warmup", "100", "--duration", "150ms", "--trials", "3");
+            "--sizes", "64,1514", "--count", "300", "--warmup", "100", "--duration", "300ms", "--trials", "3");
         String out = r.text();
         assertTrue(out.contains("machine: Linux "), out);
         assertTrue(out.contains("load average"), out);
@@ -112,7 +112,7 @@ class ShimPingPongCommandTest {
     void aRealRunPassesATrivialTargetAndFailsAnImpossibleOne() {
         assumeRealLinks();
         String[] args = {"pingpong", "--card", "dec21140", "--backend", "shim:afpacket", "--sizes", "60", "--count",
-            "150", "--warmup", "50", "--duration", "60ms", "--trials", "3"};
+            "150", "--warmup", "50", "--duration", "240ms", "--trials", "3"};
         // The shim at least a thousandth as fast as kernel UDP: every interval clears it.
         Run easy = run(new StringWriter(), 0.001, args);
         assertEquals(ExitCodes.OK, easy.exit(), easy.text() + easy.err());
@@ -138,7 +138,7 @@ class ShimPingPongCommandTest {
                 + "/" + withIp.interfaceB();
             Run r = run(new StringWriter(), 0.001, "pingpong", "--card", "dec21140", "--backend",
                 "shim:afpacket?mode=threaded", "--veth", ends, "--sizes", "60", "--count", "200", "--warmup", "50",
-                "--duration", "100ms", "--trials", "2");
+                "--duration", "200ms", "--trials", "2");
             String out = r.text();
             assertEquals(0, r.exit(), out + r.err());
             assertTrue(out.contains("link: existing link " + withIp.namespaceA().name() + "/" + withIp.interfaceA()
@@ -231,7 +231,8 @@ class ShimPingPongCommandTest {
         "--mode|virtual|the shim runs inline or threaded",
         "--driver|polling|--driver polling cannot run a shim card in inline mode",
         "--wait|soon|--wait 'soon': expected block, spin or spin:MICROS",
-        "--trials|0|--trials must be at least 1"})
+        "--trials|0|--trials must be at least 1",
+        "--trials|500|splits --count 50000 and --duration 1s too thin"})
     void badShimInputGivesOneClearLine(String option, String value, String message) {
         Run r = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket", option, value);
         assertEquals(2, r.exit(), r.text() + r.err());
