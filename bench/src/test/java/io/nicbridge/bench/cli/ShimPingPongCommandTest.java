@@ -128,6 +128,17 @@ class ShimPingPongCommandTest {
             impossible.text());
         assertTrue(impossible.text().contains("checks: 1 passed, 2 failed, 0 inconclusive -> exit code 1"),
             impossible.text());
+        // Spinning before sleeping is not like for like with UDP's blocking read: printed, not judged.
+        String[] spin = java.util.Arrays.copyOf(args, args.length + 2);
+        spin[args.length] = "--wait";
+        spin[args.length + 1] = "spin:20";
+        Run spun = run(new StringWriter(), 1000, spin);
+        assertEquals(ExitCodes.OK, spun.exit(), spun.text() + spun.err());
+        assertTrue(Pattern.compile("(?m)^comparison \\(not a check\\): RTT at 60 B, .*: " + INTERVAL + "3 trials"
+            + " \\(the shim spun before sleeping, UDP did not\\)$").matcher(spun.text()).find(), spun.text());
+        assertTrue(spun.text().contains("verdict: not judged (--wait spin: not like for like with kernel UDP)"),
+            spun.text());
+        assertFalse(spun.text().contains("anchor check:"), spun.text());
     }
 
     @Test
