@@ -114,10 +114,11 @@ final class PingPongCommand implements Callable<Integer> {
         + " IPv4 address.")
     String veth;
 
-    @Option(names = {"--trials", "--interleave"}, defaultValue = "7", description = "shim --role both: per frame"
+    @Option(names = {"--trials", "--interleave"}, defaultValue = "9", description = "shim --role both: per frame"
         + " size, this many trials, the shim and kernel UDP alternating, each with its share of --count and"
         + " --duration, so both see the same machine; the targets are judged on the trials' ratios (median with a"
-        + " bootstrap 95% interval) (default: ${DEFAULT-VALUE}).")
+        + " bootstrap 95% interval; with 9 trials it is the 2nd..8th smallest, whose exact coverage is 96.1%; with 7"
+        + " only 87.5%) (default: ${DEFAULT-VALUE}).")
     int interleave;
 
     @Option(names = "--accept-inconclusive", description = "shim --role both: exit 0 instead of 3 when a target is"
