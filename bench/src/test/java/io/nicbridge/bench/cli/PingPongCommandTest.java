@@ -78,6 +78,15 @@ class PingPongCommandTest {
         assertTrue(text.contains("-> exit code 1"), text);
     }
 
+    @Test
+    void anUnexpectedErrorIsARunErrorWithItsStackTraceNotAFailedCheck() {
+        Run r = run("fabric", "run", "topology=mesh", "k=4", "sample_period=200", "--sst",
+            "/nonexistent-nicbridge-dir/model.json");
+        assertEquals(ExitCodes.RUN_ERROR, r.exit(), r.out() + r.err());
+        assertTrue(r.err().contains("NoSuchFileException"), r.err());
+        assertTrue(r.err().contains("\tat "), "the stack trace: " + r.err());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"pingpong", "bandwidth", "throughput", "fabric"})
     void everyCommandsHelpListsTheExitCodes(String command) {
