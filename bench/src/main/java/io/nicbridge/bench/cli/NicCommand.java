@@ -1,6 +1,7 @@
 package io.nicbridge.bench.cli;
 
 import io.nicbridge.bench.cli.fabric.FabricCommand;
+import io.nicbridge.bench.verdict.ExitCodes;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -26,19 +27,29 @@ public final class NicCommand implements Runnable {
     }
 
     /**
-     * The command line with its error handling: bad input given to a command (an {@link IllegalArgumentException}
-     * from it) prints one line naming the problem and exits with 2 instead of a stack trace.
+     * The command line with its error handling and exit codes ({@link ExitCodes}): bad input given to a command (an
+     * {@link IllegalArgumentException} from it) prints one line naming the problem and exits with
+     * {@link ExitCodes#USAGE} instead of a stack trace; any other exception is a broken run, printed with its stack
+     * trace, {@link ExitCodes#RUN_ERROR} (not 1, which says a check failed). Commands return their checks' code.
      */
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new NicCommand());
         cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> {
             if (ex instanceof IllegalArgumentException) {
                 cmd.getErr().println("nic " + cmd.getCommandName() + ": " + ex.getMessage());
-                return 2;
+                return ExitCodes.USAGE;
             }
-            throw ex;
+            ex.printStackTrace(cmd.getErr());
+            return ExitCodes.RUN_ERROR;
         });
+        documentExitCodes(cl);
         return cl;
+    }
+
+    /** Every command's help ends with the exit codes. */
+    private static void documentExitCodes(CommandLine cl) {
+        cl.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(ExitCodes.HELP);
+        cl.getSubcommands().values().forEach(NicCommand::documentExitCodes);
     }
 
     /** Reports the version recorded in the jar manifest, or "development" when run from classes. */

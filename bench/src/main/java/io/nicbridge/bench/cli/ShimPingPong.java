@@ -10,6 +10,10 @@ import io.nicbridge.bench.pingpong.OneWayFlood;
 import io.nicbridge.bench.pingpong.PingPongLoops;
 import io.nicbridge.bench.pingpong.Progress;
 import io.nicbridge.bench.pingpong.RttSummary;
+import io.nicbridge.bench.verdict.BootstrapInterval;
+import io.nicbridge.bench.verdict.CheckKind;
+import io.nicbridge.bench.verdict.CheckLog;
+import io.nicbridge.bench.verdict.Outcome;
 import io.nicbridge.bridge.driver.tulip.MacAddress;
 import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
@@ -51,7 +55,12 @@ import org.HdrHistogram.Histogram;
  * Per frame size, role both measures (a) the shim's RTT over {@code count} round trips after {@code warmup},
  * (b) kernel UDP's RTT with the payload that gives the same Ethernet frame (frame - 14 - 20 - 8), and (c) the
  * one-way frame rate of each for {@code duration}, every shim frame's sequence number checked. The UDP phase runs
- * after the shim cards are closed, so no packet socket takes copies of the UDP frames while it is measured.
+ * while the shim cards are closed, so no packet socket takes copies of the UDP frames while it is measured.
+ * <p>Each size is measured in K trials ({@code --trials}), the shim and UDP alternating in ABBA order, each trial
+ * with its share of the round trips and of the flood. Every trial gives two ratios (UDP p50 RTT / shim p50 RTT, shim
+ * frames/s / UDP frames/s); the two targets (ratio >= 1: the shim no worse than kernel UDP) are judged per size on
+ * the median ratio and its seeded percentile-bootstrap 95% interval ({@link BootstrapInterval}): MET when the
+ * interval's lower bound clears the target, NOT MET when its upper bound is below it, INCONCLUSIVE otherwise.
  *
  * <p>{@code --pcap}: while the shim cards are open, {@link InterfaceCapture} taps record the frames on the link
  * (role both: what arrives at each end of the pair, so every frame once; echo and client: what the card's interface
@@ -69,6 +78,13 @@ final class ShimPingPong {
     /** Round trips that re-warm a later round (fresh cards and sockets), not measured. */
     static final int REWARM_ROUND_TRIPS = 2000;
     private static final long PROBE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** Both targets (from the project's issue): the shim no worse than kernel UDP, a ratio where > 1 favours the shim. */
+    static final double TARGET_RATIO = 1.0;
+    static final double CONFIDENCE = 0.95;
+    /** Seed of the bootstrap resampling, fixed so the same trials always give the same interval. */
+    static final long BOOTSTRAP_SEED = 1;
+    /** The shortest flood a trial may have: shorter ones measure the scheduler, not the stacks. */
+    static final long MIN_TRIAL_FLOOD_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     enum Role { BOTH, ECHO, CLIENT }
 
@@ -87,6 +103,8 @@ final class ShimPingPong {
     private final long spinNanos;
     private final boolean rxRingDefaulted;
     private final boolean txDefaulted;
+    private final boolean acceptInconclusive;
+    private final double targetRatio;
     private final CaptureOptions capture;
     /** With --pcap: the file, open for the whole run, and the taps of the link (set by the role). */
     private PcapWriter pcap;
@@ -102,13 +120,19 @@ final class ShimPingPong {
      */
     ShimPingPong(PrintWriter out, String card, String backend, String roleText, String mode, String driver,
                  int[] sizes, int count, int warmup, long echoLimit, String duration, String vethText,
-                 String peerText, String waitText, int rounds, CaptureOptions capture) {
+                 String peerText, String waitText, int rounds, boolean acceptInconclusive, double targetRatio,
+                 CaptureOptions capture) {
         this.out = out;
         this.capture = capture;
+        if (!(targetRatio > 0 && Double.isFinite(targetRatio))) {
+            throw new IllegalArgumentException("the target ratio must be positive and finite, was " + targetRatio);
+        }
+        this.targetRatio = targetRatio;
         if (rounds < 1) {
-            throw new IllegalArgumentException("--interleave must be at least 1, was " + rounds);
+            throw new IllegalArgumentException("--trials must be at least 1, was " + rounds);
         }
         this.rounds = rounds;
+        this.acceptInconclusive = acceptInconclusive;
         if (!"dec21140".equals(card)) {
             throw new IllegalArgumentException("the shim pingpong runs the Tulip driver on a shim 21140: use --card"
                 + " dec21140 (U-Net over the shim is measured by the sim-hardware tests, not by pingpong)");
@@ -176,6 +200,11 @@ final class ShimPingPong {
         this.warmup = warmup;
         this.echoLimit = echoLimit;
         this.durationNanos = parseDuration(duration);
+        if (role == Role.BOTH && (durationNanos / rounds < MIN_TRIAL_FLOOD_NANOS || count < rounds)) {
+            throw new IllegalArgumentException("--trials " + rounds + " splits --count " + count + " and --duration "
+                + duration + " too thin: each trial needs at least one round trip and "
+                + MIN_TRIAL_FLOOD_NANOS / 1_000_000 + " ms of flood");
+        }
         this.spinNanos = FrameWait.parseSpinNanos(waitText);
         boolean hasInterface = params.containsKey("if") || params.containsKey("netns");
         if (role == Role.BOTH && hasInterface) {
@@ -249,7 +278,11 @@ final class ShimPingPong {
         return r;
     }
 
-    /** @return the process exit code: 0, or 1 when frames were lost, duplicated or reordered unexplained */
+    /**
+     * @return the process exit code ({@link io.nicbridge.bench.verdict.ExitCodes}): role both 0 when the flood was
+     *         whole and every target MET, 1 when frames went missing unexplained or a target was NOT MET, 3 when a
+     *         target was INCONCLUSIVE (0 with --accept-inconclusive); roles echo and client judge nothing and return 0
+     */
     int run() throws Exception {
         Availability shim = new ShimBackendProvider().availability();
         if (!shim.available()) {
@@ -328,9 +361,9 @@ final class ShimPingPong {
     private void header() {
         out.printf(Locale.ROOT, "pingpong: card dec21140 on the native shim, role %s%n",
             role.name().toLowerCase(Locale.ROOT));
-        out.printf(Locale.ROOT, "machine: %s %s (%s), %d CPUs%s, JDK %s%n", System.getProperty("os.name"),
-            System.getProperty("os.version"), System.getProperty("os.arch"), Runtime.getRuntime().availableProcessors(),
-            cpuModel(), Runtime.version());
+        out.printf(Locale.ROOT, "machine: %s %s (%s), %d CPUs%s, JDK %s, load average %.2f at the start%n",
+            System.getProperty("os.name"), System.getProperty("os.version"), System.getProperty("os.arch"),
+            Runtime.getRuntime().availableProcessors(), cpuModel(), Runtime.version(), loadAverage());
         out.printf(Locale.ROOT, "shim: mode %s, AF_PACKET PACKET_MMAP rings rx-ring %s, tx-ring %s frames of %s B,"
                 + " budget %s frames/poll, qdisc-bypass %s, promisc %s, tx %s%n", params.get("mode"), !rxRingDefaulted
                 ? params.get("rx-ring") : role == Role.BOTH ? "256 (the library's) for the round trips and "
@@ -354,9 +387,9 @@ final class ShimPingPong {
         }
         if (role == Role.BOTH) {
             out.printf(Locale.ROOT, "run: frame sizes %s B (without FCS); RTT: %d round trips after %d warm-up;"
-                + " one-way flood %.3f s per size; per size the shim and UDP alternate %d times, each with its share"
-                + " (later rounds re-warm with %d round trips)%n", s, count, warmup, durationNanos / 1e9, rounds,
-                Math.min(warmup, REWARM_ROUND_TRIPS));
+                + " one-way flood %.3f s per size; per size %d trials, the shim and UDP alternating (ABBA), each"
+                + " with its share (later trials re-warm with %d round trips)%n", s, count, warmup, durationNanos / 1e9,
+                rounds, Math.min(warmup, REWARM_ROUND_TRIPS));
             out.printf(Locale.ROOT, "udp: payload = frame - %d (Ethernet 14 + IPv4 20 + UDP 8), so both paths put"
                 + " the same frame on the veth; every size is >= %d B, so no frame is padded to the Ethernet"
                 + " minimum%n", UDP_FRAME_OVERHEAD, ETH_MIN_FRAME_NOFCS);
@@ -382,9 +415,12 @@ final class ShimPingPong {
 
     // ------------------------------------------------------------------ role both
 
-    /** One size's figures. */
+    /**
+     * One size's figures: the trials' histograms and floods added up, and per trial the two ratios (UDP p50 RTT /
+     * shim p50 RTT; shim frames/s / UDP frames/s) that the targets are judged on.
+     */
     private record Row(int size, RttSummary shim, OneWayFlood.Result flood, long kernelDrops, long missed,
-                       Histogram udpRtt, UdpBaseline.FrameRate udpRate) {
+                       Histogram udpRtt, UdpBaseline.FrameRate udpRate, double[] rttRatios, double[] rateRatios) {
         long unexplained() {
             return Math.max(0, flood.lost() - kernelDrops - missed);
         }
@@ -397,7 +433,8 @@ final class ShimPingPong {
                 a.received() + b.received(), a.distinct() + b.distinct(), a.duplicates() + b.duplicates(),
                 a.reordered() + b.reordered(), a.foreign() + b.foreign(), a.backPressure() + b.backPressure(),
                 a.sendNanos() + b.sendNanos(), a.windowNanos() + b.windowNanos());
-            return new Row(size, shim, f, kernelDrops + o.kernelDrops, missed + o.missed, udpRtt, udpRate);
+            return new Row(size, shim, f, kernelDrops + o.kernelDrops, missed + o.missed, udpRtt, udpRate, rttRatios,
+                rateRatios);
         }
     }
 
@@ -453,6 +490,9 @@ final class ShimPingPong {
             for (int size : sizes) {
                 Histogram shimRtt = RttSummary.newHistogram();
                 Histogram udpRtt = udp ? RttSummary.newHistogram() : null;
+                Histogram trialRtt = RttSummary.newHistogram();
+                double[] rttRatios = new double[udp ? rounds : 0];
+                double[] rateRatios = new double[udp ? rounds : 0];
                 Row sum = null;
                 UdpBaseline.FrameRate rate = null;
                 int payload = size - UDP_FRAME_OVERHEAD;
@@ -460,16 +500,40 @@ final class ShimPingPong {
                     int share = count / rounds + (round < count % rounds ? 1 : 0);
                     int warm = round == 0 ? warmup : Math.min(warmup, REWARM_ROUND_TRIPS);
                     long floodNanos = durationNanos / rounds;
+                    // ABBA: every other trial runs UDP first, so neither stack always has the fresher machine.
+                    boolean udpFirst = udp && round % 2 == 1;
+                    Histogram udpTrial = null;
+                    UdpBaseline.FrameRate udpTrialRate = null;
+                    if (udpFirst) {
+                        udpTrial = UdpBaseline.roundTrip(pair, payload, warm, share);
+                        udpTrialRate = UdpBaseline.frameRate(pair, payload, Duration.ofNanos(floodNanos));
+                    }
+                    trialRtt.reset();
                     Row r = shimSize(ends, size, seen, rows.isEmpty() && round == 0, warm, share, floodNanos,
-                        shimRtt);
+                        trialRtt);
+                    shimRtt.add(trialRtt);
                     sum = sum == null ? r : sum.plus(r);
+                    if (udp && !udpFirst) {
+                        udpTrial = UdpBaseline.roundTrip(pair, payload, warm, share);
+                        udpTrialRate = UdpBaseline.frameRate(pair, payload, Duration.ofNanos(floodNanos));
+                    }
                     if (udp) {
-                        udpRtt.add(UdpBaseline.roundTrip(pair, payload, warm, share));
-                        rate = plus(rate, UdpBaseline.frameRate(pair, payload, Duration.ofNanos(floodNanos)));
+                        boolean shimNone = !(r.flood.framesPerSecond() > 0);
+                        if (shimNone || !(udpTrialRate.receivedPerSecond() > 0)) {
+                            throw new IllegalStateException(size + " B, trial " + (round + 1) + ": the "
+                                + (shimNone ? "shim" : "UDP") + " flood gave no frame rate in " + floodNanos / 1_000_000
+                                + " ms (fewer than two frames received), so the trial has no ratio; give a longer"
+                                + " --duration");
+                        }
+                        udpRtt.add(udpTrial);
+                        rate = plus(rate, udpTrialRate);
+                        rttRatios[round] = (double) udpTrial.getValueAtPercentile(50)
+                            / trialRtt.getValueAtPercentile(50);
+                        rateRatios[round] = r.flood.framesPerSecond() / udpTrialRate.receivedPerSecond();
                     }
                 }
                 rows.add(new Row(size, RttSummary.of("shim " + size + " B", shimRtt), sum.flood, sum.kernelDrops,
-                    sum.missed, udpRtt, rate));
+                    sum.missed, udpRtt, rate, rttRatios, rateRatios));
             }
             return report(rows);
         } finally {
@@ -530,7 +594,7 @@ final class ShimPingPong {
             out.printf("%d B: shim A: %s%n", size, cardA.statistics());
             out.printf("%d B: shim B: %s%n", size, cardB.statistics());
             out.flush();
-            return new Row(size, null, flood, kernel, missed, null, null);
+            return new Row(size, null, flood, kernel, missed, null, null, null, null);
         }
     }
 
@@ -578,8 +642,8 @@ final class ShimPingPong {
             out.println(r.shim.line());
         }
         if (udp) {
-            StringBuilder rtt = new StringBuilder("ratio RTT UDP/shim (p50, p99):");
-            StringBuilder rate = new StringBuilder("ratio frame rate shim/UDP:");
+            StringBuilder rtt = new StringBuilder("ratio RTT UDP/shim, all trials pooled (p50, p99):");
+            StringBuilder rate = new StringBuilder("ratio frame rate shim/UDP, all trials pooled:");
             for (Row r : rows) {
                 rtt.append(String.format(Locale.ROOT, " %d B %.2fx %.2fx;", r.size,
                     (double) r.udpRtt.getValueAtPercentile(50) / r.shim.p50(),
@@ -592,44 +656,91 @@ final class ShimPingPong {
             out.println(rate.substring(0, rate.length() - 1));
         }
         long foreign = rows.stream().mapToLong(r -> r.flood.foreign()).sum();
-        out.printf(Locale.ROOT, "flood check: %s%s%n", clean
+        CheckLog checks = new CheckLog(out::println);
+        checks.check(CheckKind.INTEGRITY_CHECK, "flood: " + (clean
                 ? "every shim frame arrived once and in order, or was dropped by the kernel's ring and counted"
-                : "FRAMES LOST, DUPLICATED OR REORDERED beyond what the kernel counted (see the table)",
-            foreign == 0 ? "" : "; " + foreign + " foreign frames ignored");
+                : "FRAMES LOST, DUPLICATED OR REORDERED beyond what the kernel counted (see the table)")
+            + (foreign == 0 ? "" : "; " + foreign + " foreign frames ignored"), clean);
         if (udp) {
-            verdict(rows);
+            judgeTargets(rows, checks);
         } else {
-            out.println("verdict: not judged: no kernel UDP baseline in this run");
+            out.println("targets: not judged: no kernel UDP baseline in this run");
         }
+        out.printf(Locale.ROOT, "machine load: load average %.2f at the end of the run on %d CPUs (other work on the"
+            + " machine widens the intervals)%n", loadAverage(), Runtime.getRuntime().availableProcessors());
+        int code = checks.finish(acceptInconclusive);
         out.flush();
-        return clean ? 0 : 1;
+        return code;
     }
 
-    private void verdict(List<Row> rows) {
-        Row small = rows.stream().min((x, y) -> Integer.compare(x.size, y.size)).orElseThrow();
-        long udp50 = small.udpRtt.getValueAtPercentile(50);
-        long udp99 = small.udpRtt.getValueAtPercentile(99);
-        boolean rttMet = small.shim.p50() <= udp50;
-        out.printf(Locale.ROOT, "target RTT at %d B (shim p50 no worse than kernel UDP p50): shim %.3f us vs UDP %.3f us"
-                + " -> %s (p99: shim %.3f us vs UDP %.3f us, %s)%n", small.size, small.shim.p50() / 1e3, udp50 / 1e3,
-            rttMet ? "MET" : "NOT MET", small.shim.p99() / 1e3, udp99 / 1e3,
-            small.shim.p99() <= udp99 ? "no worse" : "worse");
-        Row r64 = rows.stream().filter(r -> r.size == 64).findFirst().orElse(null);
-        boolean rateMet;
-        if (r64 == null) {
-            rateMet = true;
-            out.println("target frame rate at 64 B: not judged (64 is not among --sizes)");
-        } else {
-            double shimRate = r64.flood.framesPerSecond();
-            double udpRate = r64.udpRate.receivedPerSecond();
-            rateMet = shimRate >= udpRate;
-            out.printf(Locale.ROOT, "target frame rate at 64 B (shim at least kernel UDP): shim %.0f fr/s vs UDP %.0f"
-                + " fr/s (%.2fx) -> %s%n", shimRate, udpRate, shimRate / udpRate, rateMet ? "MET" : "NOT MET");
+    /**
+     * Judges, for every size, both targets on the trials' ratios: the median ratio with a seeded percentile-bootstrap
+     * 95% interval; MET when the interval's lower bound is at least the target, NOT MET when its upper bound is
+     * below it, INCONCLUSIVE otherwise.
+     */
+    private void judgeTargets(List<Row> rows, CheckLog checks) {
+        out.printf(Locale.ROOT, "targets (anchor: kernel UDP over the same veth pair, measured in this run): per size,"
+                + " %d interleaved trials (ABBA order); per trial RTT ratio = UDP p50 / shim p50 and rate ratio = shim"
+                + " frames/s / UDP frames/s; the median ratio with a %.0f%% percentile-bootstrap interval (%d resamples,"
+                + " seed %d); target ratio >= %.3g; MET when the interval's lower bound clears it, NOT MET when its"
+                + " upper bound is below it, else INCONCLUSIVE%s%n", rounds, CONFIDENCE * 100,
+            BootstrapInterval.DEFAULT_RESAMPLES, BOOTSTRAP_SEED, targetRatio,
+            spinNanos == 0 ? "" : "; NOT JUDGED in this run: the shim waited " + new FrameWait(spinNanos, null)
+                + ", kernel UDP blocked in read at once, which is not like for like, so the intervals are printed as"
+                + " comparisons");
+        for (Row r : rows) {
+            out.printf(Locale.ROOT, "trials %d B: RTT UDP/shim %s; rate shim/UDP %s%n", r.size, ratios(r.rttRatios),
+                ratios(r.rateRatios));
         }
-        out.printf(Locale.ROOT, "verdict: %s%s%n", rttMet && rateMet ? "MET (both targets)"
-            : "NOT MET (" + (rttMet ? "" : "RTT") + (!rttMet && !rateMet ? ", " : "") + (rateMet ? "" : "frame rate")
-                + ")", spinNanos == 0 ? "" : "; the shim waited " + new FrameWait(spinNanos, null)
-                + ", kernel UDP blocked in read");
+        List<String> notMet = new ArrayList<>();
+        List<String> undecided = new ArrayList<>();
+        for (Row r : rows) {
+            judge(checks, "RTT", r.size, "UDP p50 RTT / shim p50 RTT", r.rttRatios, notMet, undecided);
+            judge(checks, "frame rate", r.size, "shim frames/s / UDP frames/s", r.rateRatios, notMet, undecided);
+        }
+        int targets = 2 * rows.size();
+        if (spinNanos != 0) {
+            out.println("verdict: not judged (--wait spin: not like for like with kernel UDP)");
+            return;
+        }
+        out.printf(Locale.ROOT, "verdict: %s%n", !notMet.isEmpty()
+            ? "NOT MET (" + String.join(", ", notMet) + ")" + (undecided.isEmpty() ? ""
+                : "; INCONCLUSIVE (" + String.join(", ", undecided) + ")")
+            : !undecided.isEmpty() ? "INCONCLUSIVE (" + String.join(", ", undecided) + "); the other "
+                + (targets - undecided.size()) + " MET"
+            : "MET (all " + targets + " targets: RTT and frame rate at every size)");
+    }
+
+    private void judge(CheckLog checks, String target, int size, String ratio, double[] trials, List<String> notMet,
+                       List<String> undecided) {
+        BootstrapInterval ci = BootstrapInterval.ofMedian(trials, CONFIDENCE, BootstrapInterval.DEFAULT_RESAMPLES,
+            BOOTSTRAP_SEED);
+        Outcome o = ci.atLeast(targetRatio);
+        String what = String.format(Locale.ROOT, "%s at %d B, shim no worse than kernel UDP (%s >= %.3g): %s",
+            target, size, ratio, targetRatio, ci.describe("x"));
+        if (spinNanos != 0) {
+            checks.comparison(what + " (the shim spun before sleeping, UDP did not)");
+            return;
+        }
+        checks.target(CheckKind.ANCHOR_CHECK, what, o);
+        String name = target + " at " + size + " B";
+        if (o == Outcome.FAIL) {
+            notMet.add(name);
+        } else if (o == Outcome.INCONCLUSIVE) {
+            undecided.add(name);
+        }
+    }
+
+    private static String ratios(double[] trials) {
+        StringBuilder sb = new StringBuilder();
+        for (double t : trials) {
+            sb.append(sb.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.3f", t));
+        }
+        return sb.toString();
+    }
+
+    private static double loadAverage() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     // ------------------------------------------------------------------ roles echo and client

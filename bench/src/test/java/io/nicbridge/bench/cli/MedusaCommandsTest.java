@@ -11,9 +11,12 @@ class MedusaCommandsTest {
         PingPongCommandTest.Run r = PingPongCommandTest.run("pingpong", "--card", "medusa", "--nodes", "2,4",
             "--words", "1,1000,2000", "--rounds", "2", "--warmup", "1");
         assertEquals(0, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("check P=2: least-squares slope"), r.out());
-        assertTrue(r.out().contains("check P=4: least-squares slope"), r.out());
-        assertTrue(r.out().contains("100 Mb/s: OK"), r.out());
+        assertTrue(r.out().contains("model self-check: P=2: least-squares slope"), r.out());
+        assertTrue(r.out().contains("model self-check: P=4: least-squares slope"), r.out());
+        assertTrue(r.out().contains("true by construction of the ring's 100 Mb/s timing, a regression check, not"
+            + " agreement with the paper -> PASS"), r.out());
+        assertTrue(r.out().contains("comparison (not a check): P=2: paper Table 1"), r.out());
+        assertTrue(r.out().contains("checks: 2 passed, 0 failed"), r.out());
         assertTrue(r.out().contains("  84.9"), "paper Table 1 quoted: " + r.out());
         assertTrue(r.out().contains("Our model: FDDI ring of exactly P stations"), r.out());
     }
@@ -24,7 +27,7 @@ class MedusaCommandsTest {
             "--words", "1,2000", "--rounds", "3", "--warmup", "1", "--host-ns", "50000");
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.out().contains("host reaction time 50.000 us per node"), r.out());
-        assertTrue(r.out().contains("check P=8: least-squares slope 10.0000 ns/bit"), r.out());
+        assertTrue(r.out().contains("model self-check: P=8: least-squares slope 10.0000 ns/bit"), r.out());
         r = PingPongCommandTest.run("pingpong", "--card", "medusa", "--throughput", "--host-ns", "5");
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("--host-ns applies to the latency test"), r.err());
@@ -35,7 +38,9 @@ class MedusaCommandsTest {
         PingPongCommandTest.Run r = PingPongCommandTest.run("throughput", "--card", "medusa", "--nodes", "2",
             "--words", "1,2000", "--messages", "60");
         assertEquals(0, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("check P=2: 2000-word frames carry"), r.out());
+        assertTrue(r.out().contains("model self-check: P=2: 2000-word frames carry"), r.out());
+        assertTrue(r.out().contains("the ring model keeps its fibre busy -> PASS"), r.out());
+        assertTrue(r.out().contains("comparison (not a check): P=2, 2000 words: paper Table 2"), r.out());
         assertTrue(r.out().contains("97.70"), "paper Table 2 quoted: " + r.out());
         PingPongCommandTest.Run same = PingPongCommandTest.run("pingpong", "--card", "medusa", "--throughput",
             "--nodes", "2", "--words", "1,2000", "--messages", "60");

@@ -14,8 +14,15 @@ class Sba200CommandsTest {
         Run r = PingPongCommandTest.run("pingpong", "--card", "sba200", "--sizes", "4,40,44,48,96,1024", "--count",
                 "200", "--warmup", "200");
         assertEquals(0, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("shape check: single-cell step at 40 B present: yes"), r.out());
-        assertTrue(r.out().contains("model check: OK"), r.out());
+        assertTrue(r.out().contains("anchor check: single-cell step at 40 B, shape only (U-Net paper sec. 4.2.3"),
+                r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("anchor check: single-cell step") && l.endsWith("-> PASS")),
+                r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("model self-check: every simulated RTT equals the model")
+                && l.endsWith("-> PASS")), r.out());
+        assertTrue(r.out().contains("true by construction of the 140 Mbit/s fibre timing"), r.out());
+        assertTrue(r.out().contains("comparison (not a check): single-cell RTT paper 65 us"), r.out());
+        assertTrue(r.out().contains("checks: 3 passed, 0 failed, 0 inconclusive -> exit code 0"), r.out());
         assertTrue(r.out().contains("model: card"), r.out());
         assertTrue(r.out().contains("sec. 4.2.3 / Fig. 3: 65 us"), r.out());
         assertTrue(r.out().contains("software cost per message"), r.out());
@@ -28,9 +35,12 @@ class Sba200CommandsTest {
         Run r = PingPongCommandTest.run("bandwidth", "--card", "sba200", "--sizes", "4,40,44,800,4096", "--messages",
                 "100");
         assertEquals(0, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("at 800 B the simulation reaches"), r.out());
-        assertTrue(r.out().contains("(paper: saturated from about 800 B): yes"), r.out());
-        assertTrue(r.out().contains("the simulation follows it"), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("anchor check: fibre saturated at 800 B (U-Net paper")
+                && l.endsWith("-> PASS")), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("model self-check: 48-byte sawtooth")
+                && l.endsWith("-> PASS")), r.out());
+        assertTrue(r.out().contains("comparison (not a check): 4096 B paper Table 3 120 Mbit/s"), r.out());
+        assertTrue(r.out().contains("checks: 3 passed, 0 failed, 0 inconclusive -> exit code 0"), r.out());
         assertTrue(r.out().contains("Table 3: 120 Mbit/s"), r.out());
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.platform.NetworkNamespace;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.shim.ShimBackendProvider;
@@ -34,8 +35,14 @@ class ShimPingPongCommandTest {
     }
 
     static Run run(StringWriter out, String... args) {
+        return run(out, ShimPingPong.TARGET_RATIO, args);
+    }
+
+    /** @param target the ratio both targets must clear (the seam that lets a real run pass or fail for sure) */
+    static Run run(StringWriter out, double target, String... args) {
         StringWriter err = new StringWriter();
         CommandLine cl = NicCommand.commandLine();
+        ((PingPongCommand) cl.getSubcommands().get("pingpong").getCommand()).shimTargetRatio = target;
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         int exit = cl.execute(args);
@@ -49,19 +56,24 @@ class ShimPingPongCommandTest {
         Requirements.assume(Capability.NET, veth.available(), veth::reason);
     }
 
+    /** A median and its interval; 3 trials give [min, max], which covers the true median with probability 75 %. */
+    private static final String INTERVAL = "median [0-9.]+x, 95% CI \\[[0-9.]+x, [0-9.]+x\\]"
+        + "( \\(exact coverage 75.0%\\))?, ";
+
     @Test
-    void bothRolesOnOneHostPrintTheTableRatiosAndVerdict() {
+    void bothRolesOnOneHostPrintTheTableTheIntervalsAndAVerdictTheExitCodeBacks() {
         assumeRealLinks();
         Run r = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket?budget=32",
-            "--sizes", "64,1514", "--count", "300", "--warmup", "100", "--duration", "150ms");
+            "--sizes", "64,1514", "--count", "300", "--warmup", "100", "--duration", "300ms", "--trials", "3");
         String out = r.text();
-        assertEquals(0, r.exit(), out + r.err());
         assertTrue(out.contains("machine: Linux "), out);
+        assertTrue(out.contains("load average"), out);
         assertTrue(out.contains("shim: mode inline, AF_PACKET PACKET_MMAP rings rx-ring 256 (the library's) for the"
             + " round trips and 4096 for the flood (pingpong default"), out);
         assertTrue(out.contains("tx-ring 256 (default)"), out);
         assertTrue(out.contains("tx send (pingpong default on its veth pair"), out);
         assertTrue(out.contains("budget 32 frames/poll"), out);
+        assertTrue(out.contains("per size 3 trials, the shim and UDP alternating (ABBA)"), out);
         assertTrue(out.contains(" frame |     shim RTT (us)"), out);
         for (String size : new String[] {"64", "1514"}) {
             // size | shim p50 p99 | UDP p50 p99 | ratios | shim fr/s Mbit/s | UDP fr/s Mbit/s | ratio | flood
@@ -73,18 +85,63 @@ class ShimPingPongCommandTest {
             assertEquals("0", row.group(5), "no unexplained loss: " + row.group());
             assertEquals("0", row.group(6), "no duplicates: " + row.group());
             assertEquals("0", row.group(7), "no reordering: " + row.group());
-            // The shim's RTT line with the asked-for number of samples.
+            // The shim's RTT line with the asked-for number of samples (3 trials' shares added up).
             assertTrue(out.contains("shim " + size + " B "), out);
+            assertTrue(Pattern.compile("(?m)^trials " + size + " B: RTT UDP/shim [0-9.]+ [0-9.]+ [0-9.]+; rate"
+                + " shim/UDP [0-9.]+ [0-9.]+ [0-9.]+$").matcher(out).find(), out);
+            // Every size is judged on both targets, each with its interval.
+            assertTrue(Pattern.compile("(?m)^anchor check: RTT at " + size + " B, shim no worse than kernel UDP \\(UDP"
+                + " p50 RTT / shim p50 RTT >= 1.00\\): " + INTERVAL + "3 trials -> (MET|NOT MET|INCONCLUSIVE)$")
+                .matcher(out).find(), out);
+            assertTrue(Pattern.compile("(?m)^anchor check: frame rate at " + size + " B, shim no worse than kernel"
+                + " UDP \\(shim frames/s / UDP frames/s >= 1.00\\): " + INTERVAL + "3 trials ->"
+                + " (MET|NOT MET|INCONCLUSIVE)$").matcher(out).find(), out);
         }
         assertTrue(out.contains("(mean "), out);
         assertTrue(out.contains("n=300)"), out);
-        assertTrue(out.contains("ratio RTT UDP/shim (p50, p99): 64 B "), out);
-        assertTrue(out.contains("ratio frame rate shim/UDP: 64 B "), out);
-        assertTrue(out.contains("flood check: every shim frame arrived once and in order"), out);
-        assertTrue(Pattern.compile("(?m)^target RTT at 64 B .* -> (MET|NOT MET) ").matcher(out).find(), out);
-        assertTrue(Pattern.compile("(?m)^target frame rate at 64 B .* -> (MET|NOT MET)$").matcher(out).find(), out);
-        assertTrue(Pattern.compile("(?m)^verdict: (MET \\(both targets\\)|NOT MET \\(.+\\))$").matcher(out).find(),
-            out);
+        assertTrue(out.contains("integrity check: flood: every shim frame arrived once and in order"), out);
+        assertTrue(Pattern.compile("(?m)^verdict: (MET \\(all 4 targets.*|NOT MET \\(.+|INCONCLUSIVE \\(.+)$")
+            .matcher(out).find(), out);
+        // The exit code says what the lines say.
+        long notMet = out.lines().filter(l -> l.startsWith("anchor check:") && l.endsWith("-> NOT MET")).count();
+        long undecided = out.lines().filter(l -> l.startsWith("anchor check:") && l.endsWith("-> INCONCLUSIVE"))
+            .count();
+        assertEquals(notMet > 0 ? ExitCodes.CHECK_FAILED : undecided > 0 ? ExitCodes.INCONCLUSIVE : ExitCodes.OK,
+            r.exit(), out + r.err());
+        assertTrue(out.contains("-> exit code " + r.exit()), out);
+    }
+
+    @Test
+    void aRealRunPassesATrivialTargetAndFailsAnImpossibleOne() {
+        assumeRealLinks();
+        String[] args = {"pingpong", "--card", "dec21140", "--backend", "shim:afpacket", "--sizes", "60", "--count",
+            "150", "--warmup", "50", "--duration", "240ms", "--trials", "3"};
+        // The shim at least a thousandth as fast as kernel UDP: every interval clears it.
+        Run easy = run(new StringWriter(), 0.001, args);
+        assertEquals(ExitCodes.OK, easy.exit(), easy.text() + easy.err());
+        assertTrue(Pattern.compile("(?m)^anchor check: RTT at 60 B, .* >= 0.00100\\): " + INTERVAL + "3 trials"
+            + " -> MET$").matcher(easy.text()).find(), easy.text());
+        assertTrue(easy.text().contains("verdict: MET (all 2 targets"), easy.text());
+        // A thousand times as fast: no interval comes near it.
+        Run impossible = run(new StringWriter(), 1000, args);
+        assertEquals(ExitCodes.CHECK_FAILED, impossible.exit(), impossible.text() + impossible.err());
+        assertTrue(Pattern.compile("(?m)^anchor check: frame rate at 60 B, .* >= 1.00e\\+03\\): " + INTERVAL
+            + "3 trials -> NOT MET$").matcher(impossible.text()).find(), impossible.text());
+        assertTrue(impossible.text().contains("verdict: NOT MET (RTT at 60 B, frame rate at 60 B)"),
+            impossible.text());
+        assertTrue(impossible.text().contains("checks: 1 passed, 2 failed, 0 inconclusive -> exit code 1"),
+            impossible.text());
+        // Spinning before sleeping is not like for like with UDP's blocking read: printed, not judged.
+        String[] spin = java.util.Arrays.copyOf(args, args.length + 2);
+        spin[args.length] = "--wait";
+        spin[args.length + 1] = "spin:20";
+        Run spun = run(new StringWriter(), 1000, spin);
+        assertEquals(ExitCodes.OK, spun.exit(), spun.text() + spun.err());
+        assertTrue(Pattern.compile("(?m)^comparison \\(not a check\\): RTT at 60 B, .*: " + INTERVAL + "3 trials"
+            + " \\(the shim spun before sleeping, UDP did not\\)$").matcher(spun.text()).find(), spun.text());
+        assertTrue(spun.text().contains("verdict: not judged (--wait spin: not like for like with kernel UDP)"),
+            spun.text());
+        assertFalse(spun.text().contains("anchor check:"), spun.text());
     }
 
     @Test
@@ -93,9 +150,9 @@ class ShimPingPongCommandTest {
         try (VethPair withIp = VethPair.create(); VethPair bare = VethPair.builder().ipv4(false).create()) {
             String ends = withIp.namespaceA().name() + "/" + withIp.interfaceA() + "," + withIp.namespaceB().name()
                 + "/" + withIp.interfaceB();
-            Run r = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend",
+            Run r = run(new StringWriter(), 0.001, "pingpong", "--card", "dec21140", "--backend",
                 "shim:afpacket?mode=threaded", "--veth", ends, "--sizes", "60", "--count", "200", "--warmup", "50",
-                "--duration", "100ms");
+                "--duration", "200ms", "--trials", "2");
             String out = r.text();
             assertEquals(0, r.exit(), out + r.err());
             assertTrue(out.contains("link: existing link " + withIp.namespaceA().name() + "/" + withIp.interfaceA()
@@ -104,7 +161,7 @@ class ShimPingPongCommandTest {
             assertTrue(out.contains("shim: mode threaded"), out);
             assertTrue(Pattern.compile("(?m)^ +60 \\| +[0-9.]+ +[0-9.]+ +\\| +[0-9.]+ +[0-9.]+ +\\| +[0-9.]+x .*"
                 + " \\d+, \\d+ \\(\\d+, \\d+, 0\\), 0, 0$").matcher(out).find(), out);
-            assertTrue(out.contains("ratio RTT UDP/shim (p50, p99): 60 B "), out);
+            assertTrue(out.contains("ratio RTT UDP/shim, all trials pooled (p50, p99): 60 B "), out);
             assertTrue(NetworkNamespace.exists(withIp.namespaceA().name()), "the pair is left in place");
 
             String bareEnds = bare.namespaceA().name() + "/" + bare.interfaceA() + "," + bare.namespaceB().name()
@@ -116,7 +173,7 @@ class ShimPingPongCommandTest {
             assertTrue(noIpOut.contains("udp: baseline skipped: the ends have no IPv4 addresses"), noIpOut);
             assertTrue(Pattern.compile("(?m)^ +60 \\| .* \\| +- +\\| .* \\d+, \\d+ \\(\\d+, \\d+, 0\\), 0, 0$")
                 .matcher(noIpOut).find(), noIpOut);
-            assertTrue(noIpOut.contains("verdict: not judged"), noIpOut);
+            assertTrue(noIpOut.contains("targets: not judged: no kernel UDP baseline in this run"), noIpOut);
 
             Run missing = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket",
                 "--veth", "nbNoSuchNs/x0,nbNoSuchNs2/x1");
@@ -187,7 +244,9 @@ class ShimPingPongCommandTest {
         "--sizes|64,59|frame sizes must be 60..1514",
         "--mode|virtual|the shim runs inline or threaded",
         "--driver|polling|--driver polling cannot run a shim card in inline mode",
-        "--wait|soon|--wait 'soon': expected block, spin or spin:MICROS"})
+        "--wait|soon|--wait 'soon': expected block, spin or spin:MICROS",
+        "--trials|0|--trials must be at least 1",
+        "--trials|500|splits --count 50000 and --duration 1s too thin"})
     void badShimInputGivesOneClearLine(String option, String value, String message) {
         Run r = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket", option, value);
         assertEquals(2, r.exit(), r.text() + r.err());

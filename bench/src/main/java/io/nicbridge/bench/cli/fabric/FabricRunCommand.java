@@ -1,5 +1,7 @@
 package io.nicbridge.bench.cli.fabric;
 
+import io.nicbridge.bench.verdict.CheckKind;
+import io.nicbridge.bench.verdict.CheckLog;
 import io.nicbridge.sim.fabric.Network;
 import io.nicbridge.sim.fabric.export.SstMerlinExporter;
 import io.nicbridge.sim.trace.MicroBenchmarks;
@@ -44,6 +46,7 @@ final class FabricRunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintStream out = System.out;
+        CheckLog checks = new CheckLog(line -> out.println("  " + line));
         for (SimConfig c : options.load()) {
             String workload = c.getString("workload", "synthetic").toLowerCase(Locale.ROOT);
             Network net = FabricSetup.network(c);
@@ -73,9 +76,11 @@ final class FabricRunCommand implements Callable<Integer> {
                             c.getInt("cshift_packets", 10), c.getBoolean("cshift_barriers", false),
                             c.getInt("barrier_cycles", 0));
                     CyclicShiftTraffic.Result r = t.run(new NetworkFabricPorts(net), c.getLong("cycles", 10_000_000));
-                    out.printf("  cyclic shift (%s barriers): %d packets in %d cycles, completed %s, most packets "
-                            + "in flight to one receiver %d%n", t.barriers() ? "with" : "without",
-                            r.packetsDelivered(), r.completionCycle(), r.completed(), r.maxPendingAtReceiver());
+                    out.printf("  cyclic shift (%s barriers): %d packets in %d cycles, most packets in flight to one "
+                            + "receiver %d%n", t.barriers() ? "with" : "without", r.packetsDelivered(),
+                            r.completionCycle(), r.maxPendingAtReceiver());
+                    checks.check(CheckKind.MODEL_SELF_CHECK, "every phase of the cyclic shift completed within "
+                            + c.getLong("cycles", 10_000_000) + " cycles", r.completed());
                 }
                 case "trace" -> {
                     String program = c.getString("trace_program", "add");
@@ -83,11 +88,13 @@ final class FabricRunCommand implements Callable<Integer> {
                             c.getInt("trace_nodes", 0), seed, TraceCosts.defaults());
                     TraceResult r = new TraceEngine(p.trace(), new NetworkFabricPorts(net),
                             c.getInt("trace_receive_overhead", 0)).run(c.getLong("cycles", 100_000_000));
-                    out.printf("  %s on %d nodes: %s in %d cycles; %d request + %d reply packets, %d flits, "
-                            + "%d blocks; result %s; %.1f s wall%n", program, p.trace().nodes(),
-                            r.completed() ? "completed" : "DID NOT COMPLETE", r.completionCycle(), r.requestPackets(),
-                            r.replyPackets(), r.flitsDelivered(), r.blockCount(),
-                            p.resultCorrect() ? "correct" : "WRONG", r.wallNanos() / 1e9);
+                    out.printf("  %s on %d nodes: %d cycles; %d request + %d reply packets, %d flits, %d blocks; "
+                            + "%.1f s wall%n", program, p.trace().nodes(), r.completionCycle(), r.requestPackets(),
+                            r.replyPackets(), r.flitsDelivered(), r.blockCount(), r.wallNanos() / 1e9);
+                    checks.check(CheckKind.MODEL_SELF_CHECK, "the " + program + " trace completed within "
+                            + c.getLong("cycles", 100_000_000) + " cycles", r.completed());
+                    checks.check(CheckKind.MODEL_SELF_CHECK, "the " + program + " program's result is correct",
+                            p.resultCorrect());
                 }
                 default -> throw new IllegalArgumentException("workload must be synthetic, nifdy_heavy, nifdy_light, "
                         + "cshift or trace, got '" + workload + "'");
@@ -97,7 +104,7 @@ final class FabricRunCommand implements Callable<Integer> {
                 out.println("  SST/Merlin model written to " + sst);
             }
         }
-        return 0;
+        return checks.finish(false);
     }
 
     static String describe(SimConfig c) {

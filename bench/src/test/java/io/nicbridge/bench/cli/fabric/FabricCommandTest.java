@@ -68,8 +68,20 @@ class FabricCommandTest {
         Run r = nic("fabric", "run", "topology=mesh", "k=4", "workload=trace", "trace_program=reverse",
                 "trace_size=64", "trace_nodes=16");
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.out().contains("reverse on 16 nodes: completed"), r.out());
-        assertTrue(r.out().contains("result correct"), r.out());
+        assertTrue(r.out().contains("reverse on 16 nodes: "), r.out());
+        assertTrue(r.out().contains("model self-check: the reverse trace completed within 100000000 cycles -> PASS"),
+                r.out());
+        assertTrue(r.out().contains("model self-check: the reverse program's result is correct -> PASS"), r.out());
+    }
+
+    @Test
+    void aTraceThatCannotFinishInItsCycleBudgetFailsWithExitCodeOne() {
+        Run r = nic("fabric", "run", "topology=mesh", "k=4", "workload=trace", "trace_program=reverse",
+                "trace_size=64", "trace_nodes=16", "cycles=50");
+        assertEquals(1, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("model self-check: the reverse trace completed within 50 cycles -> FAIL"),
+                r.out());
+        assertTrue(r.out().contains("-> exit code 1"), r.out());
     }
 
     @Test
