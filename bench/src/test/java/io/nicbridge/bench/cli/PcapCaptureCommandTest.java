@@ -241,7 +241,9 @@ class PcapCaptureCommandTest {
         assumeTshark();
         Path file = dir.resolve("shim.pcap");
         StringWriter text = new StringWriter();
-        ShimPingPongCommandTest.Run r = ShimPingPongCommandTest.run(text, "pingpong", "--card", "dec21140",
+        // A capture slows the shim (every frame also goes to two tap sockets), and this run is too short to judge the
+        // speed targets: a trivial target keeps the exit code about the capture and the flood's integrity check.
+        ShimPingPongCommandTest.Run r = ShimPingPongCommandTest.run(text, 1e-3, "pingpong", "--card", "dec21140",
             "--backend", "shim:afpacket", "--sizes", "64,200", "--count", "50", "--warmup", "10", "--duration",
             "5ms", "--interleave", "1", "--pcap", file.toString());
         String out = r.text();
