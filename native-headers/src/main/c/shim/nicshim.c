@@ -52,8 +52,12 @@
  * bad frames/descriptors, bus errors, card errors) with shim_count(). The platform counts kicks, polls,
  * interrupts (rising edges of irq_level, sampled after every card call), link_changes, rx_drop_kernel,
  * rx_drop_truncated, tx_drop_kernel and tx_drop_too_long for frames the kernel would refuse. rx_drop_kernel comes
- * from PACKET_STATISTICS, read at most once per SHIM_KSTATS_NS while frames flow and always before the card thread
- * sleeps after taking frames, so an idle card's counters are exact (a reader never waits for traffic to see a drop).
+ * from PACKET_STATISTICS, read at most once per SHIM_KSTATS_NS while frames flow, and before the card thread sleeps
+ * whenever drops since the last read are possible, so an idle card's counters are exact (a reader never waits for
+ * traffic to see a drop). The kernel drops only when every RX slot holds a frame the card has not taken; so if the
+ * card is about to sleep on an empty ring and has taken fewer frames than the ring has slots since the last read, the
+ * ring cannot have been full since then and there is nothing to read. That keeps the syscall off the ping-pong path
+ * (one frame per wake-up) and on the flood path, where it is one per SHIM_KSTATS_NS or per ring of frames.
  *
  * DMA regions. A table indexed by region id (the id is the slot) plus an array of ids sorted by bus address;
  * shim_dma() tries the region of the previous hit first (descriptor rings and buffers cluster), then binary
@@ -202,7 +206,8 @@ struct nicshim {
     int link_up;
     uint64_t next_link_check;
     uint64_t next_kstats;
-    int kstats_stale; /* frames were taken from (or left in) the RX ring since PACKET_STATISTICS was last read */
+    uint32_t kstats_taken; /* frames taken from the RX ring since PACKET_STATISTICS was last read (saturating) */
+    int kstats_held;       /* frames were left in the RX ring for want of room in the card since that read */
 
     uint32_t kicks; /* atomic: NICSHIM_KICK_* rung since the last work() */
     int sleeping;   /* atomic: pollers inside (or about to enter) the wait */
@@ -1177,7 +1182,8 @@ int32_t nicshim_start(nicshim_t *shim) {
         shim->tx_held = 0;
         shim->rx_held = 0;
         shim->rx_more = 0;
-        shim->kstats_stale = 0;
+        shim->kstats_taken = 0;
+        shim->kstats_held = 0;
         /* Discard what the kernel counted for the new socket so far (nothing: it was just bound). */
         struct tpacket_stats kst;
         socklen_t kst_len = sizeof(kst);
@@ -1197,7 +1203,8 @@ static void shim_kernel_stats(shim_t *shim, uint64_t now, int force) {
         return;
     }
     shim->next_kstats = now + SHIM_KSTATS_NS;
-    shim->kstats_stale = 0;
+    shim->kstats_taken = 0;
+    shim->kstats_held = 0;
     struct tpacket_stats kst;
     socklen_t kst_len = sizeof(kst);
     if (getsockopt(shim->rx_fd, SOL_PACKET, PACKET_STATISTICS, &kst, &kst_len) == 0 && kst.tp_drops != 0) {
@@ -1277,7 +1284,7 @@ static uint32_t shim_receive(shim_t *shim, uint32_t budget) {
                 if (shim->ops->can_receive != NULL && !shim->ops->can_receive(shim->card)) {
                     /* Leave this and later frames to the kernel ring until the card has room. */
                     shim->rx_held = 1;
-                    shim->kstats_stale = 1;
+                    shim->kstats_held = 1;
                     break;
                 }
                 const uint8_t *frame = (const uint8_t *)hdr + hdr->tp_mac;
@@ -1301,7 +1308,9 @@ static uint32_t shim_receive(shim_t *shim, uint32_t budget) {
         /* Release: we are done reading the slot before the kernel may refill it. */
         shim_store_release(&hdr->tp_status, TP_STATUS_KERNEL);
         ring->head = (ring->head + 1) & (ring->frames - 1);
-        shim->kstats_stale = 1;
+        if (shim->kstats_taken < UINT32_MAX) {
+            shim->kstats_taken++;
+        }
         if (n + 1 == budget) {
             /* Frames may be left with no wake-up to come for them (the RX socket is edge-triggered in ep_fd). */
             shim->rx_more = (shim_load_acquire(&shim_ring_slot(ring, ring->head)->tp_status) & TP_STATUS_USER) != 0;
@@ -1399,6 +1408,24 @@ static int shim_ep_set(shim_t *shim, int fd, uint32_t events, uint32_t *current)
  * it fired. Its read does not hide a kick from the epoll waiter: the kick is in `kicks`, which either poller's next
  * round handles, exactly as when two ppoll waiters raced for it.
  */
+/**
+ * Whether the kernel may have dropped RX frames since PACKET_STATISTICS was last read (see "Who counts what"): frames
+ * were left in the ring (for want of room in the card, or still pending), or the card took at least a ring's worth,
+ * which it must have done before the ring is empty again if the ring was ever full after the read.
+ */
+static int shim_kstats_may_be_stale(const shim_t *shim) {
+    if (shim->rx_fd < 0) {
+        return 0;
+    }
+    const shim_ring_t *ring = &shim->rx;
+    if (shim->kstats_held || shim->kstats_taken >= ring->frames) {
+        return 1;
+    }
+    /* Acquire, as in shim_receive: a frame pending at the head means the ring is not known to be empty. */
+    return shim->kstats_taken != 0
+        && (shim_load_acquire(&shim_ring_slot(ring, ring->head)->tp_status) & TP_STATUS_USER) != 0;
+}
+
 static int32_t shim_wait(shim_t *shim, uint64_t until, uint64_t now) {
     if (shim->rx_more) {
         return NICSHIM_OK;
@@ -1414,7 +1441,7 @@ static int32_t shim_wait(shim_t *shim, uint64_t until, uint64_t now) {
     if (wake <= now) {
         return NICSHIM_OK;
     }
-    if (shim->kstats_stale) {
+    if (shim_kstats_may_be_stale(shim)) {
         /* The rounds since the last read skipped it (at most one per SHIM_KSTATS_NS) and the card may sleep long:
          * read the kernel's drops now, so that an idle card's counters are exact, not late by a sleep. */
         shim_kernel_stats(shim, shim_coarse_ns(), 1);
