@@ -1,6 +1,7 @@
 package io.nicbridge.sim.diff;
 
-import java.util.ArrayList;
+import static io.nicbridge.sim.diff.ScenarioLines.at;
+
 import java.util.List;
 
 /**
@@ -29,7 +30,7 @@ final class Dec21140Scenario {
     private static final int RXB = 0x8000;
 
     private final ScenarioRandom r;
-    private final List<String> out = new ArrayList<>();
+    private final ScenarioLines out = new ScenarioLines();
     private final int stride;
     private final int ntx;
     private final int nrx;
@@ -46,22 +47,11 @@ final class Dec21140Scenario {
     static List<String> generate(long seed, int operations) {
         Dec21140Scenario s = new Dec21140Scenario(seed);
         s.body(operations);
-        return s.out;
+        return s.out.lines();
     }
 
     private void op(Object... words) {
-        StringBuilder b = new StringBuilder();
-        for (Object w : words) {
-            if (!b.isEmpty()) {
-                b.append(' ');
-            }
-            b.append(w);
-        }
-        out.add(b.toString());
-    }
-
-    private static String at(long offset) {
-        return "@" + offset;
+        out.op(words);
     }
 
     private Object randomAddress(int base, int span, boolean align) {

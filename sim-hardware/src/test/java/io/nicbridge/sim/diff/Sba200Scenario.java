@@ -1,8 +1,9 @@
 package io.nicbridge.sim.diff;
 
+import static io.nicbridge.sim.diff.ScenarioLines.at;
+
 import static io.nicbridge.contract.Sba200Unet.*;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -60,7 +61,7 @@ final class Sba200Scenario {
     private static final long[] BAD_ENDPOINTS = {32, 1000, 0xFFFF_FFFFL};
 
     private final ScenarioRandom r;
-    private final List<String> out = new ArrayList<>();
+    private final ScenarioLines out = new ScenarioLines();
     /** What the generator believes (it never needs to be exact: both sides run the same lines). */
     private final boolean[] created = new boolean[ENDPOINTS];
     private final int[] segLen = new int[ENDPOINTS];
@@ -83,22 +84,11 @@ final class Sba200Scenario {
             s.step();
         }
         s.op("END");
-        return s.out;
+        return s.out.lines();
     }
 
     private void op(Object... words) {
-        StringBuilder b = new StringBuilder();
-        for (Object w : words) {
-            if (!b.isEmpty()) {
-                b.append(' ');
-            }
-            b.append(w);
-        }
-        out.add(b.toString());
-    }
-
-    private static String at(long offset) {
-        return "@" + offset;
+        out.op(words);
     }
 
     private static int page(int ep) {
