@@ -54,7 +54,9 @@
  * rx_drop_truncated, tx_drop_kernel and tx_drop_too_long for frames the kernel would refuse. rx_drop_kernel comes
  * from PACKET_STATISTICS, read at most once per SHIM_KSTATS_NS while frames flow, and before the card thread sleeps
  * whenever drops since the last read are possible, so an idle card's counters are exact (a reader never waits for
- * traffic to see a drop). The kernel drops only when every RX slot holds a frame the card has not taken; so if the
+ * traffic to see a drop; one exception: a card that holds frames in the ring for want of room sleeps with RX
+ * unregistered, and drops the kernel makes meanwhile are counted at its next wake-up, at most one poll timeout later).
+ * The kernel drops only when every RX slot holds a frame the card has not taken; so if the
  * card is about to sleep on an empty ring and has taken fewer frames than the ring has slots since the last read, the
  * ring cannot have been full since then and there is nothing to read. That keeps the syscall off the ping-pong path
  * (one frame per wake-up) and on the flood path, where it is one per SHIM_KSTATS_NS or per ring of frames.
@@ -1203,12 +1205,15 @@ static void shim_kernel_stats(shim_t *shim, uint64_t now, int force) {
         return;
     }
     shim->next_kstats = now + SHIM_KSTATS_NS;
-    shim->kstats_taken = 0;
-    shim->kstats_held = 0;
     struct tpacket_stats kst;
     socklen_t kst_len = sizeof(kst);
-    if (getsockopt(shim->rx_fd, SOL_PACKET, PACKET_STATISTICS, &kst, &kst_len) == 0 && kst.tp_drops != 0) {
-        shim_count(shim, SHIM_STAT_RX_DROP_KERNEL, kst.tp_drops);
+    if (getsockopt(shim->rx_fd, SOL_PACKET, PACKET_STATISTICS, &kst, &kst_len) == 0) {
+        /* Only a read that succeeded clears the "drops possible" state (see shim_kstats_may_be_stale). */
+        shim->kstats_taken = 0;
+        shim->kstats_held = 0;
+        if (kst.tp_drops != 0) {
+            shim_count(shim, SHIM_STAT_RX_DROP_KERNEL, kst.tp_drops);
+        }
     }
 }
 
@@ -1387,6 +1392,24 @@ static int shim_ep_set(shim_t *shim, int fd, uint32_t events, uint32_t *current)
 }
 
 /**
+ * Whether the kernel may have dropped RX frames since PACKET_STATISTICS was last read (see "Who counts what"): frames
+ * were left in the ring (for want of room in the card, or still pending), or the card took at least a ring's worth,
+ * which it must have done before the ring is empty again if the ring was ever full after the read.
+ */
+static int shim_kstats_may_be_stale(const shim_t *shim) {
+    if (shim->rx_fd < 0) {
+        return 0;
+    }
+    const shim_ring_t *ring = &shim->rx;
+    if (shim->kstats_held || shim->kstats_taken >= ring->frames) {
+        return 1;
+    }
+    /* Acquire, as in shim_receive: a frame pending at the head means the ring is not known to be empty. */
+    return shim->kstats_taken != 0
+        && (shim_load_acquire(&shim_ring_slot(ring, ring->head)->tp_status) & TP_STATUS_USER) != 0;
+}
+
+/**
  * Waits (lock released) until `until` or the card's next timer, for a kick, a received frame (unless the card
  * refused one), TX room (if the card found the ring or socket full) or a flush retry. `now` is a recent clock
  * reading (the poll's start for its first wait). Returns with the lock held.
@@ -1408,24 +1431,6 @@ static int shim_ep_set(shim_t *shim, int fd, uint32_t events, uint32_t *current)
  * it fired. Its read does not hide a kick from the epoll waiter: the kick is in `kicks`, which either poller's next
  * round handles, exactly as when two ppoll waiters raced for it.
  */
-/**
- * Whether the kernel may have dropped RX frames since PACKET_STATISTICS was last read (see "Who counts what"): frames
- * were left in the ring (for want of room in the card, or still pending), or the card took at least a ring's worth,
- * which it must have done before the ring is empty again if the ring was ever full after the read.
- */
-static int shim_kstats_may_be_stale(const shim_t *shim) {
-    if (shim->rx_fd < 0) {
-        return 0;
-    }
-    const shim_ring_t *ring = &shim->rx;
-    if (shim->kstats_held || shim->kstats_taken >= ring->frames) {
-        return 1;
-    }
-    /* Acquire, as in shim_receive: a frame pending at the head means the ring is not known to be empty. */
-    return shim->kstats_taken != 0
-        && (shim_load_acquire(&shim_ring_slot(ring, ring->head)->tp_status) & TP_STATUS_USER) != 0;
-}
-
 static int32_t shim_wait(shim_t *shim, uint64_t until, uint64_t now) {
     if (shim->rx_more) {
         return NICSHIM_OK;

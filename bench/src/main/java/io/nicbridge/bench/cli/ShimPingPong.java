@@ -68,6 +68,8 @@ import org.HdrHistogram.Histogram;
  */
 final class ShimPingPong {
     static final int[] DEFAULT_SIZES = {64, 128, 256, 512, 1024, 1514};
+    /** Fewest trials whose median interval is judged (5 trials: the interval is [min, max], exact coverage 93.75%). */
+    static final int MIN_JUDGED_TRIALS = 5;
     /** Ethernet header + IPv4 header + UDP header: a UDP payload of p bytes is a frame of p + 42 bytes. */
     static final int UDP_FRAME_OVERHEAD = ETH_HEADER_LEN + UdpBaseline.IPV4_UDP_HEADERS;
     /** The library's defaults (nicshim.h), printed when the spec does not set them. */
@@ -685,9 +687,8 @@ final class ShimPingPong {
                 + " seed %d); target ratio >= %.3g; MET when the interval's lower bound clears it, NOT MET when its"
                 + " upper bound is below it, else INCONCLUSIVE%s%n", rounds, CONFIDENCE * 100,
             BootstrapInterval.DEFAULT_RESAMPLES, BOOTSTRAP_SEED, targetRatio,
-            spinNanos == 0 ? "" : "; NOT JUDGED in this run: the shim waited " + new FrameWait(spinNanos, null)
-                + ", kernel UDP blocked in read at once, which is not like for like, so the intervals are printed as"
-                + " comparisons");
+            notJudged() == null ? "" : "; NOT JUDGED in this run: " + notJudged()
+                + ", so the intervals are printed as comparisons");
         for (Row r : rows) {
             out.printf(Locale.ROOT, "trials %d B: RTT UDP/shim %s; rate shim/UDP %s%n", r.size, ratios(r.rttRatios),
                 ratios(r.rateRatios));
@@ -699,8 +700,8 @@ final class ShimPingPong {
             judge(checks, "frame rate", r.size, "shim frames/s / UDP frames/s", r.rateRatios, notMet, undecided);
         }
         int targets = 2 * rows.size();
-        if (spinNanos != 0) {
-            out.println("verdict: not judged (--wait spin: not like for like with kernel UDP)");
+        if (notJudged() != null) {
+            out.println("verdict: not judged (" + notJudged() + ")");
             return;
         }
         out.printf(Locale.ROOT, "verdict: %s%n", !notMet.isEmpty()
@@ -718,8 +719,8 @@ final class ShimPingPong {
         Outcome o = ci.atLeast(targetRatio);
         String what = String.format(Locale.ROOT, "%s at %d B, shim no worse than kernel UDP (%s >= %.3g): %s",
             target, size, ratio, targetRatio, ci.describe("x"));
-        if (spinNanos != 0) {
-            checks.comparison(what + " (the shim spun before sleeping, UDP did not)");
+        if (notJudged() != null) {
+            checks.comparison(what + " (" + notJudged() + ")");
             return;
         }
         checks.target(CheckKind.ANCHOR_CHECK, what, o);
@@ -729,6 +730,25 @@ final class ShimPingPong {
         } else if (o == Outcome.INCONCLUSIVE) {
             undecided.add(name);
         }
+    }
+
+    /**
+     * Why this run's intervals cannot judge the targets, or null when they can: spinning is not like for like with
+     * UDP's blocking read; a capture copies every shim frame to two tap sockets and no UDP frame; with fewer than
+     * {@link #MIN_JUDGED_TRIALS} trials the interval of a median covers it with 75% or less (1 trial: 0%).
+     */
+    private String notJudged() {
+        if (spinNanos != 0) {
+            return "--wait spin: the shim spun before sleeping, kernel UDP blocked in read at once: not like for like";
+        }
+        if (pcap != null) {
+            return "--pcap: every shim frame is also copied to the capture, no UDP frame is: not like for like";
+        }
+        if (rounds < MIN_JUDGED_TRIALS) {
+            return String.format(Locale.ROOT, "%d trials: fewer than %d, the interval of a median covers it with at"
+                + " most 75%%", rounds, MIN_JUDGED_TRIALS);
+        }
+        return null;
     }
 
     private static String ratios(double[] trials) {

@@ -27,8 +27,8 @@ public final class MedusaRingExperiments {
     public static final double SLOPE_TOLERANCE = 0.005;
     /** The largest frames' throughput must reach this share of the wire's ceiling for that frame. */
     static final double CEILING_SHARE = 0.98;
-    /** Bytes a frame occupies on the fibre beyond its LEN (preamble, SD, FC, ED, FS and the gap). */
-    static final int FIBRE_OVERHEAD_BYTES = 15;
+    /** Bytes a frame occupies on the fibre beyond its LEN: the ring model's own (preamble, SD, FCS, ED/FS). */
+    static final int FIBRE_OVERHEAD_BYTES = io.nicbridge.sim.fddi.FddiTiming.FRAME_OVERHEAD_BYTES;
     static final int RECEIVE_BUFFERS = 64;
 
     private MedusaRingExperiments() {

@@ -153,10 +153,13 @@ public final class UnetReport {
                     + " Mbit/s fibre timing, a regression check, not agreement with the paper", perCell, sizes[i48],
                     sizes[i96], twoCellTimes / 2), Math.abs(perCell - twoCellTimes) <= 0.01);
             double paperStep = UnetPaper.RTT_48_BYTES_US - UnetPaper.SINGLE_CELL_RTT_US;
-            checks.check(CheckKind.ANCHOR_CHECK, String.format(Locale.ROOT, "single-cell step at 40 B, shape only"
-                    + " (U-Net paper sec. 4.2.3 / Fig. 3: 65 us for one cell, 120 us at 48 B, ~6 us per further"
-                    + " cell; criterion: the step from 40 to %d B exceeds 1.2 x the per-cell increment): simulated"
-                    + " +%.2f us vs +%.2f us per cell", sizes[i44], step, perCell), step > perCell * 1.2);
+            // A self-check, not an anchor: the step comes from the card timing's own single-cell fast path (our
+            // assumed Sba200Timing constants); the paper's Fig. 3 shows the same shape, printed as a comparison below.
+            checks.check(CheckKind.MODEL_SELF_CHECK, String.format(Locale.ROOT, "single-cell step at 40 B: the"
+                    + " model's single-cell fast path (criterion: the step from 40 to %d B exceeds 1.2 x the per-cell"
+                    + " increment; the shape of U-Net paper sec. 4.2.3 / Fig. 3, which the assumed card timing"
+                    + " encodes): simulated +%.2f us vs +%.2f us per cell", sizes[i44], step, perCell),
+                step > perCell * 1.2);
             checks.comparison(String.format(Locale.ROOT, "per-cell slope paper ~%.0f us/cell vs simulated %.2f"
                     + " us/cell: both are twice the 140 Mbit/s cell time, so they agree by construction",
                     UnetPaper.RTT_PER_EXTRA_CELL_US, perCell));

@@ -14,9 +14,9 @@ class Sba200CommandsTest {
         Run r = PingPongCommandTest.run("pingpong", "--card", "sba200", "--sizes", "4,40,44,48,96,1024", "--count",
                 "200", "--warmup", "200");
         assertEquals(0, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("anchor check: single-cell step at 40 B, shape only (U-Net paper sec. 4.2.3"),
+        assertTrue(r.out().contains("model self-check: single-cell step at 40 B: the model's single-cell fast path"),
                 r.out());
-        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("anchor check: single-cell step") && l.endsWith("-> PASS")),
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("model self-check: single-cell step") && l.endsWith("-> PASS")),
                 r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.startsWith("model self-check: every simulated RTT equals the model")
                 && l.endsWith("-> PASS")), r.out());

@@ -87,7 +87,11 @@ public final class DmaSpace implements DmaView {
          */
         void mapped(long busAddress, MemorySegment segment, String label);
 
-        /** A region was removed from the table; when this returns the card no longer reaches it. */
+        /**
+         * A region was removed from the table; when this returns the card no longer reaches it. Throws (the exception
+         * reaches the caller of {@code unregister}) when the card may still reach it: the caller must then not free
+         * the memory.
+         */
         void unmapped(long busAddress, MemorySegment segment);
     }
 

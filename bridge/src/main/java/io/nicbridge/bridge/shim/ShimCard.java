@@ -238,6 +238,13 @@ public final class ShimCard implements Card {
                 if (!running) {
                     return; // closed by another thread while this one was inside the shim: the expected way out
                 }
+                if (shim.isClosed()) {
+                    // The shim was closed behind the card's back (ShimCard.shim().close()): every further call would
+                    // throw at once, so stop instead of spinning, and fail the card loudly.
+                    LOG.error("{}: card thread stops: the native shim was closed while the card was running", name);
+                    fail(e);
+                    return;
+                }
                 LOG.error("{}: interrupt handler failed", name, e);
             } catch (RuntimeException e) {
                 // A driver's interrupt handler threw in this thread: report it, keep the card alive.
@@ -352,14 +359,14 @@ public final class ShimCard implements Card {
             if (shim.isClosed()) {
                 // Closing: the card stops reaching the region once close has drained the shim; wait for that before
                 // the caller frees the memory.
-                shim.closeAndDrain();
+                drainBeforeFree(busAddress);
                 return;
             }
             int rc;
             try {
                 rc = shim.removeDmaRegion(id);
             } catch (IllegalStateException closedMeanwhile) {
-                shim.closeAndDrain();
+                drainBeforeFree(busAddress);
                 return;
             }
             if (rc == NicShim.ERR_STATE) {
@@ -383,10 +390,22 @@ public final class ShimCard implements Card {
                         if (!shim.isClosed()) {
                             throw closedMeanwhile;
                         }
-                        shim.closeAndDrain(); // closed by another thread: its drain keeps the card off the region
+                        drainBeforeFree(busAddress); // closed by another thread: its drain keeps the card off the region
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * Waits until no thread is inside the closing shim, so the card can no longer reach an unmapped region. When a
+     * thread stayed inside (the shim is leaked), the region's memory must be leaked too: this throws, and the
+     * caller that was about to free it (a driver's close) does not.
+     */
+    private void drainBeforeFree(long busAddress) {
+        if (shim.closeAndDrain() == NativeShim.CloseOutcome.LEAKED) {
+            throw new IllegalStateException(name + ": a thread is still inside the native shim, so the DMA region at"
+                + " bus 0x" + Long.toHexString(busAddress) + " may still be reached by the card; leak it, do not free it");
         }
     }
 

@@ -151,15 +151,18 @@ public final class ThreadedEngine implements DeviceEngine {
     }
 
     private void modelFailed(Runner runner, Throwable cause) {
+        List<ModelFailureListener> toTell;
         synchronized (this) { // ordered against addFailureListener: each listener hears of each failure exactly once
             runner.failedWith = cause;
             if (failure == null) {
                 failure = cause;
             }
+            // The listeners registered so far; a later addFailureListener sees failedWith and tells its own.
+            toTell = List.copyOf(failureListeners);
         }
         LOG.error("card model {} failed: its engine thread {} stopped because service() or a timer action threw;"
             + " the model does no more work", runner.model.name(), runner.thread.getName(), cause);
-        for (ModelFailureListener l : failureListeners) {
+        for (ModelFailureListener l : toTell) {
             tell(l, runner.model, cause);
         }
     }

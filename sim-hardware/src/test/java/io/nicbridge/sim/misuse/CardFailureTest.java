@@ -61,10 +61,10 @@ class CardFailureTest {
             assertTrue(System.nanoTime() - t0 < FAST_NANOS, "the blocked waiter failed fast");
 
             long t1 = System.nanoTime();
-            assertFailedWith(boom, assertThrows(CardFailedException.class, () -> {
-                int h = a.claim();
-                a.commit(h, 60); // the doorbell write throws
-            }), "send");
+            long txBefore = a.counters().txFrames();
+            assertFailedWith(boom, assertThrows(CardFailedException.class, a::claim), "claim");
+            assertFailedWith(boom, assertThrows(CardFailedException.class, a::poll), "poll");
+            assertEquals(txBefore, a.counters().txFrames(), "a refused call changes no counter");
             assertFailedWith(boom, assertThrows(CardFailedException.class, () -> a.await(10, TimeUnit.SECONDS)),
                 "await");
             assertTrue(System.nanoTime() - t1 < FAST_NANOS, "no call waited into a timeout");

@@ -738,10 +738,12 @@ public final class MedusaDriver implements FramePort {
         return Medusa.BUF_STATUS_OFS + (long) n * Medusa.BUF_STATUS_ENTRY_SIZE;
     }
 
+    /** Every port call starts here: a closed port, or a failed card (one volatile read), refuses before acting. */
     private void ensureOpen() {
         if (closed) {
             throw new IllegalStateException(name + " is closed");
         }
+        line.checkCard();
     }
 
     /** Handles die with the port: after close none is claimed or held, so a late commit cannot reach the card. */

@@ -844,10 +844,12 @@ public final class TulipDriver implements FramePort {
         return i + 1 == n ? 0 : i + 1;
     }
 
+    /** Every port call starts here: a closed port, or a failed card (one volatile read), refuses before acting. */
     private void checkOpen() {
         if (closed) {
             throw new IllegalStateException(name + " is closed");
         }
+        line.checkCard();
     }
 
     /** Handles die with the port: after close none is claimed (the buffers are freed). */
