@@ -41,6 +41,8 @@ run() {
   if [ $rc -eq 97 ]; then
     echo "$name: valgrind memcheck found errors" >&2
     exit 1
+  elif [ $rc -eq 77 ]; then # SHIM_TEST_SKIPPED (shim_test.h): a part needed root / CAP_NET_RAW / an interface
+    require_or_skip net "$name: skipped the tests that open a shim (see its output above)"
   elif [ $rc -ne 0 ]; then
     echo "$name: failed (exit status $rc)" >&2
     exit 1

@@ -7,6 +7,10 @@
 #ifndef NICBRIDGE_SHIM_TEST_H
 #define NICBRIDGE_SHIM_TEST_H
 
+/* Exit status of a test binary that skipped a part for want of a capability (root, CAP_NET_RAW, an interface):
+ * its runner script turns it into require_or_skip (../require.sh), so NICBRIDGE_REQUIRE makes it a failure. */
+#define SHIM_TEST_SKIPPED 77
+
 #include <stdio.h>
 
 static int shim_test_failures;

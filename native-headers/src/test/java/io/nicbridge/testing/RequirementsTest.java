@@ -118,6 +118,17 @@ class RequirementsTest {
                     || text.contains("not installed, "), runner + " skips only through require_or_skip");
             }
         }
+        // A C test binary that skips a part says so with its exit status (SHIM_TEST_SKIPPED), which the runner hands
+        // to require_or_skip; one that only printed "SKIPPED" would pass under NICBRIDGE_REQUIRE.
+        try (Stream<Path> sources = Files.walk(Path.of("src/test/c"))) {
+            for (Path c : sources.filter(p -> p.getFileName().toString().endsWith(".c")).toList()) {
+                String text = Files.readString(c, StandardCharsets.UTF_8);
+                if (text.contains("SKIPPED")) {
+                    assertTrue(text.contains("SHIM_TEST_SKIPPED"), c + " prints SKIPPED but does not exit with"
+                        + " SHIM_TEST_SKIPPED for its runner's require_or_skip");
+                }
+            }
+        }
     }
 
     // ------------------------------------------------------------------ helpers
