@@ -99,7 +99,7 @@ public final class UnetSendQueue {
 
     /** Claims, fills and commits a one-buffer message. Returns false when the queue is full. */
     public boolean offer(int channel, int segmentOffset, int length) {
-        UnetDescriptors.checkMessage(length, channel, 1, false);
+        checkOffer(channel, length);
         long d = claim();
         if (d < 0) {
             return false;
@@ -109,9 +109,28 @@ public final class UnetSendQueue {
         return true;
     }
 
+    /**
+     * The argument check of {@link #offer}, for a caller that must reject bad arguments before it touches anything
+     * else (e.g. reaps completions to make room).
+     *
+     * @throws IllegalArgumentException when {@code channel} or {@code length} is out of range
+     */
+    public static void checkOffer(int channel, int length) {
+        UnetDescriptors.checkMessage(length, channel, 1, false);
+    }
+
+    /**
+     * The argument check of {@link #offerInline} (see {@link #checkOffer}).
+     *
+     * @throws IllegalArgumentException when {@code channel} or {@code length} is out of range
+     */
+    public static void checkOfferInline(int channel, int length) {
+        UnetDescriptors.checkMessage(length, channel, 0, true);
+    }
+
     /** Claims, fills and commits an inline message of at most 40 bytes. Returns false when the queue is full. */
     public boolean offerInline(int channel, MemorySegment src, long srcOffset, int length) {
-        UnetDescriptors.checkMessage(length, channel, 0, true);
+        checkOfferInline(channel, length);
         long d = claim();
         if (d < 0) {
             return false;

@@ -205,8 +205,7 @@ public final class UnetEndpoint {
      * @throws IllegalStateException after the endpoint was destroyed
      */
     public int status() {
-        checkLive("status");
-        return page.get(WORD, EPCB_EP_STATUS_OFS);
+        return readEpcb(EPCB_EP_STATUS_OFS, "status");
     }
 
     /**
@@ -219,8 +218,21 @@ public final class UnetEndpoint {
         if (offset < 0 || offset >= EPCB_SIZE || (offset & 3) != 0) {
             throw new IllegalArgumentException("EPCB word offset must be 0..60 and 4-aligned, was " + offset);
         }
-        checkLive("epcbWord");
-        return page.get(WORD, offset);
+        return readEpcb(offset, "epcbWord");
+    }
+
+    /**
+     * Reads an EPCB word, then checks liveness: the page is board RAM the kernel hands to the next endpoint after a
+     * destroy, so a check before the read could be overtaken by a racing destroy and re-create and return another
+     * endpoint's word. The fence keeps the page read before the second (volatile) read of {@code live}, so a value
+     * returned was read while the endpoint was still live.
+     */
+    private int readEpcb(int offset, String what) {
+        checkLive(what);
+        int value = page.get(WORD, offset);
+        VarHandle.loadLoadFence();
+        checkLive(what);
+        return value;
     }
 
     // ------------------------------------------------------------------ send
@@ -234,6 +246,7 @@ public final class UnetEndpoint {
      * @throws IllegalStateException    after the endpoint was destroyed
      */
     public boolean send(int channel, int offset, int length) {
+        UnetSendQueue.checkOffer(channel, length); // before the reap below: a rejected call changes no counter
         boolean outer = enterSend("send");
         try {
             if (sendQueue.inFlight() == SQ_LEN) {
@@ -264,6 +277,7 @@ public final class UnetEndpoint {
                     + length);
         }
         Objects.checkFromIndexSize(srcOffset, length, Objects.requireNonNull(src, "src").byteSize());
+        UnetSendQueue.checkOfferInline(channel, length); // before the reap below: a rejected call changes no counter
         boolean outer = enterSend("sendInline");
         try {
             if (sendQueue.inFlight() == SQ_LEN) {
@@ -390,13 +404,16 @@ public final class UnetEndpoint {
             throw new IllegalArgumentException("endpoint " + id + ": receive buffers are " + receiveBufferSize
                     + " bytes, cannot post " + size);
         }
-        long stride = (size + FQ_BUF_ALIGN - 1) & -FQ_BUF_ALIGN;
-        if (offset < 0 || (offset & (FQ_BUF_ALIGN - 1)) != 0 || offset + stride * (count - 1) + size > segment.byteSize()) {
+        long stride = ((long) size + FQ_BUF_ALIGN - 1) & -FQ_BUF_ALIGN;
+        if (offset < 0 || (offset & (FQ_BUF_ALIGN - 1)) != 0 || !fits(offset, stride, count, size)) {
             throw new IllegalArgumentException("endpoint " + id + ": " + count + " buffers of " + size + " B from offset "
                     + offset + " do not fit the " + segment.byteSize() + "-byte segment at " + FQ_BUF_ALIGN + "-byte alignment");
         }
         boolean outer = enterReceive("postReceiveBuffers");
         try {
+            if (count == 0) {
+                return 0; // posts nothing, so it fixes no buffer size either
+            }
             receiveBufferSize = size;
             int posted = 0;
             for (; posted < count; posted++) {
@@ -410,6 +427,22 @@ public final class UnetEndpoint {
         } finally {
             exitReceive(outer);
         }
+    }
+
+    /**
+     * Whether {@code count} buffers of {@code size} bytes at {@code stride} from {@code offset} (non-negative, as is
+     * everything here) end inside the segment, without overflowing on the way: {@code offset + stride * (count - 1)
+     * + size} is formed only after each step is known to stay below the segment size.
+     */
+    private boolean fits(long offset, long stride, int count, int size) {
+        long limit = segment.byteSize();
+        if (count == 0) {
+            return offset <= limit;
+        }
+        if (offset > limit || count - 1 > (limit - offset) / stride) {
+            return false;
+        }
+        return offset + stride * (count - 1) <= limit - size;
     }
 
     /**
@@ -617,13 +650,18 @@ public final class UnetEndpoint {
         }
         Objects.checkFromIndexSize(dstOffset, want, dst.byteSize());
         if (receiveQueue.isInline(descriptor)) {
+            // The descriptor carries at most INLINE_MAX bytes; a card's length word may claim more (an error message).
+            int copied = Math.min(want, Math.max(0, INLINE_MAX - from));
+            if (copied == 0) {
+                return 0;
+            }
             if (from == 0) {
-                receiveQueue.copyInline(descriptor, dst, dstOffset, Math.min(want, INLINE_MAX));
+                receiveQueue.copyInline(descriptor, dst, dstOffset, copied);
             } else {
                 MemorySegment.copy(receiveQueue.segment(), descriptor + RECV_DESC_INLINE_OFS + from, dst, dstOffset,
-                        Math.min(want, Math.max(0, INLINE_MAX - from)));
+                        copied);
             }
-            return want;
+            return copied;
         }
         int n = Math.min(receiveQueue.nbufs(descriptor), MAX_BUFS);
         long at = dstOffset;
@@ -854,16 +892,49 @@ public final class UnetEndpoint {
                 UnetUpcall handler = upcall;
                 if (handler != null) {
                     upcalls++;
-                    for (long d = poll(); d >= 0; d = poll()) {
-                        handler.onMessage(this, d);
-                        release(d);
-                        upcallMessages++;
-                    }
+                    drain(handler);
                 }
             } finally {
                 dispatching = null;
                 nestedInUpcall = 0;
                 UPCALL_STATE.setVolatile(this, 0);
+            }
+        }
+    }
+
+    /**
+     * One upcall: hands every pending message to {@code handler} and releases it. Ends when the endpoint is no longer
+     * live - destroyed by the handler itself or by another thread meanwhile - instead of failing in poll() or
+     * release(): a destroyed endpoint has nothing left to deliver, and an exception here would reach the thread that
+     * raised the card's interrupt line. An {@link IllegalStateException} from poll() or release() while the endpoint
+     * is still live (a real misuse) and any exception of the handler itself still propagate.
+     */
+    private void drain(UnetUpcall handler) {
+        while (live) {
+            long d;
+            try {
+                d = poll();
+            } catch (IllegalStateException e) {
+                if (live) {
+                    throw e;
+                }
+                return; // destroyed between the check and the poll
+            }
+            if (d < 0) {
+                return;
+            }
+            handler.onMessage(this, d);
+            upcallMessages++;
+            if (!live) {
+                return; // the handler (or another thread) destroyed the endpoint: the message has no queue to go back to
+            }
+            try {
+                release(d);
+            } catch (IllegalStateException e) {
+                if (live) {
+                    throw e;
+                }
+                return;
             }
         }
     }

@@ -417,8 +417,15 @@ public final class UnetKernelDriver implements AutoCloseable {
     /**
      * Reads and clears (write 1 to clear) the UG upcall-pending mask and signals every flagged endpoint. Runs on
      * each interrupt edge; a process that polls for events instead may call it from its loop (the "signal check").
+     * <p>
+     * The mask is cleared before the endpoints are signalled, so a failing signal must not cut the pass short: the
+     * endpoints after it would lose their wake-up for good. An upcall handler that throws therefore does not stop
+     * the pass; every flagged endpoint is signalled, and then the first failure is rethrown (later ones attached as
+     * suppressed) to the caller - on an interrupt edge that is the thread that raised the line, as before. It is
+     * rethrown rather than logged because a handler's exception is the application's bug and must not vanish.
      *
      * @return how many endpoints were signalled
+     * @throws RuntimeException the first exception an endpoint's upcall threw, after all endpoints were signalled
      */
     public int serviceEvents() {
         if (bcr != null) {
@@ -431,14 +438,26 @@ public final class UnetKernelDriver implements AutoCloseable {
         }
         ram.writeRelease(UG_OFS + UG_UPCALL_PENDING_OFS, pending);
         int signalled = 0;
+        RuntimeException failure = null;
         while (pending != 0) {
             int e = Integer.numberOfTrailingZeros(pending);
             pending &= pending - 1;
             UnetEndpoint ep = endpoints[e]; // plain read: endpoints are published before their upcall mode is set
             if (ep != null) {
-                ep.signal();
                 signalled++;
+                try {
+                    ep.signal();
+                } catch (RuntimeException x) {
+                    if (failure == null) {
+                        failure = x;
+                    } else if (failure != x) {
+                        failure.addSuppressed(x);
+                    }
+                }
             }
+        }
+        if (failure != null) {
+            throw failure;
         }
         return signalled;
     }

@@ -160,6 +160,62 @@ class UnetEndpointTest {
     }
 
     @Test
+    void aRejectedSendOnAFullQueueReapsNothing() {
+        MemorySegment src = MemorySegment.ofArray(new byte[4]);
+        for (int i = 0; i < SQ_LEN; i++) {
+            assertTrue(a.sendInline(0, src, 0, 4)); // the inline card completes each at once: SQ_LEN uncollected
+        }
+        assertEquals(SQ_LEN, a.sendsInFlight());
+        assertThrows(IllegalArgumentException.class, () -> a.send(MAX_CHANNELS, 0, 64));
+        assertThrows(IllegalArgumentException.class, () -> a.send(0, 0, MAX_PDU + 1));
+        assertThrows(IllegalArgumentException.class, () -> a.sendInline(-1, src, 0, 4));
+        assertEquals(SQ_LEN, a.sendsInFlight(), "a rejected call collected no completion");
+        assertEquals(0, a.sendCompletions(TX_STATUS_SENT), "and counted none");
+        assertTrue(a.send(0, 0, 64), "a valid call reaps to make room");
+        assertEquals(SQ_LEN, a.sendCompletions(TX_STATUS_SENT));
+    }
+
+    @Test
+    void postingReceiveBuffersRejectsARangeWhoseEndOverflows() {
+        UnetEndpoint c = f.endpoint(2, SEG);
+        // 64 + 64 * (2^25 - 1) + 64 = 2^31 + 64: past the segment, and past int if formed in int; near Long.MAX_VALUE
+        // for the offset the long sum wrapped negative and passed the check before the fix.
+        assertThrows(IllegalArgumentException.class, () -> c.postReceiveBuffers(64, 1 << 25, 64));
+        assertThrows(IllegalArgumentException.class,
+                () -> c.postReceiveBuffers(Long.MAX_VALUE & -FQ_BUF_ALIGN, 2, 64));
+        assertThrows(IllegalArgumentException.class,
+                () -> c.postReceiveBuffers(64, Integer.MAX_VALUE, Integer.MAX_VALUE - 64));
+        assertEquals(0, c.freeBuffersPosted());
+        assertEquals(1, c.postReceiveBuffers(SEG - 512, 1, 512), "the last buffer may end exactly at the segment's end");
+    }
+
+    @Test
+    void postingNoBuffersDoesNotFixTheReceiveBufferSize() {
+        UnetEndpoint c = f.endpoint(2, SEG);
+        assertEquals(0, c.postReceiveBuffers(0, 0, 256));
+        assertEquals(4, c.postReceiveBuffers(0, 4, 512), "the empty post did not latch 256 bytes");
+        assertThrows(IllegalArgumentException.class, () -> c.postReceiveBuffers(4096, 1, 256));
+    }
+
+    @Test
+    void copyingAnInlineMessageReturnsTheBytesActuallyCopied() {
+        assertTrue(a.sendInline(0, MemorySegment.ofArray(new byte[40]), 0, 8));
+        long d = b.poll();
+        assertTrue(b.isInline(d));
+        // A card that claims more than the descriptor can carry (the length word is the card's, not the host's).
+        MemorySegment rq = b.receiveQueueSegment();
+        java.lang.foreign.ValueLayout.OfInt w0 = java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(BYTE_ORDER);
+        rq.set(w0, d, (rq.get(w0, d) & ~RX_LENGTH_MASK) | 100);
+        assertEquals(100, b.length(d));
+        MemorySegment dst = MemorySegment.ofArray(new byte[100]);
+        assertEquals(INLINE_MAX, b.copyRange(d, 0, dst, 0, 100), "only the descriptor's 40 bytes exist");
+        assertEquals(INLINE_MAX, b.copyTo(d, dst, 0));
+        assertEquals(10, b.copyRange(d, 30, dst, 0, 100));
+        assertEquals(0, b.copyRange(d, 50, dst, 0, 10), "past the inline bytes nothing is copied");
+        b.release(d);
+    }
+
+    @Test
     void everyReceiveErrorIsSurfaced() {
         fill(a.segment(), 0, 200, 5);
         f.card.failNextReceive(RX_ERR_CRC);
