@@ -4,6 +4,7 @@ import io.nicbridge.bridge.driver.medusa.MedusaConfig;
 import io.nicbridge.bridge.driver.medusa.MedusaDriver;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.emu.EmulatedTestbed;
+import io.nicbridge.sim.engine.BackoffIdle;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;
@@ -15,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * P emulated Medusa cards on one FDDI ring of exactly P stations (as the paper measured), each with a
@@ -102,7 +102,7 @@ public final class MedusaRingWorld implements AutoCloseable {
             v.runUntilIdle();
         }
         long deadline = System.nanoTime() + RING_UP_TIMEOUT_NANOS;
-        int idle = 0;
+        BackoffIdle idle = new BackoffIdle(); // setup path, once per world: spin, yield, then park up to 100 us
         while (ring.memberCount() != nodes || ring.state() != FddiRing.STATE_OPERATIONAL) {
             if (System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException("ring " + ring.name() + ": " + ring.memberCount() + " of " + nodes
@@ -110,12 +110,7 @@ public final class MedusaRingWorld implements AutoCloseable {
                     RING_UP_TIMEOUT_NANOS) + " ms after the drivers set RING_JOIN (" + Engines.modeName(engine.mode())
                     + " engine)");
             }
-            idle++;
-            if (idle < 100) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(100_000L);
-            }
+            idle.idle(0);
         }
     }
 

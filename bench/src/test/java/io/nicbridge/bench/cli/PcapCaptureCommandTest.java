@@ -293,12 +293,7 @@ class PcapCaptureCommandTest {
             });
             String out;
             try {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (!echoOut.toString().contains("echo: ready") && echo.isAlive()
-                    && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
-                assertTrue(echoOut.toString().contains("echo: ready"), echoOut + " " + echoErr);
+                ShimPingPongCommandTest.awaitEchoReady(echo, echoOut, echoErr);
                 ShimPingPongCommandTest.Run client = ShimPingPongCommandTest.run(new StringWriter(), "pingpong",
                     "--card", "dec21140", "--role", "client", "--backend", "shim:afpacket?if=" + pair.interfaceA()
                         + "&netns=" + pair.namespaceA().name(), "--peer", pair.macB().toString(), "--sizes", "64",

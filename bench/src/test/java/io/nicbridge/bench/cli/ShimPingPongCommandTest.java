@@ -34,6 +34,15 @@ class ShimPingPongCommandTest {
         }
     }
 
+    /** Waits (up to 10 s) until the echo node on {@code echo} printed "echo: ready"; fails with its output if not. */
+    static void awaitEchoReady(Thread echo, StringWriter echoOut, StringWriter echoErr) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!echoOut.toString().contains("echo: ready") && echo.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertTrue(echoOut.toString().contains("echo: ready"), echoOut + " " + echoErr);
+    }
+
     static Run run(StringWriter out, String... args) {
         return run(out, ShimPingPong.TARGET_RATIO, args);
     }
@@ -198,12 +207,7 @@ class ShimPingPongCommandTest {
                     "shim:afpacket?if=" + pair.interfaceB() + "&netns=" + pair.namespaceB().name()));
             });
             try {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (!echoOut.toString().contains("echo: ready") && echo.isAlive()
-                    && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
-                assertTrue(echoOut.toString().contains("echo: ready"), echoOut + " " + echoErr);
+                awaitEchoReady(echo, echoOut, echoErr);
                 assertTrue(echoOut.toString().contains("--peer " + pair.macB()), echoOut.toString());
                 // The echo node printed its MAC with ':'; a user may type it with '-'.
                 String peer = pair.macB().toString().replace(':', '-');
