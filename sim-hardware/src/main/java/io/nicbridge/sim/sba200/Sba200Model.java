@@ -35,7 +35,8 @@ import java.util.Objects;
  *               (checks, gather DMA, AAL5 framing + CRC-32, cells + HEC onto the uplink)
  *   DMA: every host access (segments, receive queues, GET_STATS) goes through the card's DmaSpace; segments and
  *        receive queues are translated once, at EP_CREATE, into the i960's protection table (slices), and every
- *        offset is bounds-checked against that endpoint's own slice - never another endpoint's.
+ *        offset is bounds-checked against that endpoint's own slice - never another endpoint's. The firmware
+ *        touches those slices only through its DMA engine, {@link Sba200HostDma}.
  * </pre>
  *
  * <p><b>Send.</b> For each active endpoint (round robin) the firmware polls the send queue through
