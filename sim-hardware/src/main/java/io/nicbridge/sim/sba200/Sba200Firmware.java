@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  *   service(now):  kernel commands -&gt; receive cells (demux, reassembly, RQ DMA) -&gt; send descriptors
- *   host memory:   only through {@link Sba200HostDma} (segments, receive queues), slices translated at EP_CREATE
+ *   host memory:   segments and receive queues only through {@link Sba200HostDma}, slices translated at
+ *                  EP_CREATE; GET_STATS through the DmaSpace
  *   board RAM:     the shell's window; the firmware stores counters and handoff words with volatile stores
  *   timers:        tx-done (virtual time: the PDU's last cell has left) and rx-cell (the head cell's i960 work is
  *                  done); the firmware arms them, the shell's callbacks call back into {@link #txDone} / kick

@@ -7,7 +7,8 @@ import java.lang.foreign.MemorySegment;
  * host memory - receive buffers and send buffers in a process's segment, the entries of its receive queue - goes
  * through here, with its access mode. The host regions are the slices of the card's
  * {@link io.nicbridge.bridge.memory.DmaSpace} the firmware translated at EP_CREATE; offsets are bounds-checked by
- * the firmware against that endpoint's own slice before an access is made.
+ * the firmware against that endpoint's own slice before an access is made. (The kernel's GET_STATS command, off the
+ * data path, copies to a bus address through the DmaSpace itself, which translates it on the spot.)
  *
  * <p>Words are big-endian (SBus, contract {@code sba200_unet.h}). {@link #direct()} is the card's; tests install a
  * recording one to check the order of a handoff (payload and entry body first, the VALID word last, with release).
