@@ -9,15 +9,12 @@ import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.DeviceModel;
 import io.nicbridge.sim.engine.TimeBase;
 import io.nicbridge.sim.engine.WorkSignal;
-import io.nicbridge.sim.fddi.FddiFcs;
 import io.nicbridge.sim.fddi.FddiMac;
 import io.nicbridge.sim.fddi.FddiRing;
 import io.nicbridge.sim.fddi.FddiRingPort;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,6 +58,13 @@ import org.slf4j.LoggerFactory;
  * indicators the frame came back with (A: some station recognised DA; C: some station copied it; E: some
  * station saw a bad FCS). On RX they are the indicators as this station saw and set them.
  *
+ * <h2>Core and shell</h2>
+ * The chip itself - register side effects, FIFOs, ownership, transmit staging and completion, receive - is
+ * {@link MedusaCore}: single-threaded, time passed in, a {@link MedusaTrace} point on every state change. This
+ * class is its shell: three kinds of thread enter the card (the host through {@link #registers()}, the ring
+ * through {@link FddiMac}, the engine through {@link #service()}), and the shell serialises them on the card's
+ * lock, reads the clock, kicks the engine and makes the ring calls the core asks for outside that lock.
+ *
  * <h2>Handoffs</h2>
  * The card writes a buffer's bytes and then its status entry (LEN, STAT, RXCK, TSTAMP) and only then pushes the
  * buffer's number into RX_FIFO or TXDONE_FIFO, all under the card's lock; a host read of those FIFOs pops under
@@ -82,52 +86,18 @@ import org.slf4j.LoggerFactory;
 public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MedusaModel.class);
 
-    /** Window offsets (window = 2 MiB, registers at 0x100000). */
-    static final int W_ID = REGS_OFS + REG_ID;
-    static final int W_REV = REGS_OFS + REG_REV;
-    static final int W_CTRL = REGS_OFS + REG_CTRL;
-    static final int W_STATUS = REGS_OFS + REG_STATUS;
-    static final int W_ISR = REGS_OFS + REG_ISR;
-    static final int W_IMR = REGS_OFS + REG_IMR;
-    static final int W_MAC_HI = REGS_OFS + REG_MACADDR_HI;
-    static final int W_MAC_LO = REGS_OFS + REG_MACADDR_LO;
-    static final int W_TREQ = REGS_OFS + REG_TREQ_US;
-    static final int W_RXCK_START = REGS_OFS + REG_RXCK_START;
-
     /** CTRL bits the host can set (RESET self-clears). */
-    static final int CTRL_WRITABLE = CTRL_RX_EN | CTRL_TX_EN | CTRL_PROMISC | CTRL_ALLMULTI | CTRL_RX_CKSUM_EN
-        | CTRL_KEEP_FCS | CTRL_LOOPBACK | CTRL_RING_JOIN | CTRL_FRAME_OFS3 | CTRL_LONG_FRAMES;
-
-    private static final byte OWNER_HOST = 0;
-    private static final byte OWNER_FREE = 1;
-    private static final byte OWNER_TX = 2;
-    private static final long BROADCAST = 0xFFFF_FFFF_FFFFL;
-    private static final int RX_SCRATCH_BYTES = MAX_FRAME_LONG + FDDI_FCS_LEN;
+    static final int CTRL_WRITABLE = MedusaCore.CTRL_WRITABLE;
 
     private final Object lock = new Object();
     private final String name;
-    private final int factoryMacHi;
-    private final int factoryMacLo;
     private final TimeBase timeBase;
-    private final long createdNanos;
-    private final MemorySegment window;
     private final Registers registers;
     private final MedusaBufferRam bufferRam;
     private final InterruptLine interrupt;
-    private final MedusaFifo txFifo = new MedusaFifo();
-    private final MedusaFifo txDoneFifo = new MedusaFifo();
-    private final MedusaFifo rxFifo = new MedusaFifo();
-    private final MedusaFifo freeFifo = new MedusaFifo();
-    private final byte[] owner = new byte[BUF_COUNT];
-    /** Loopback transmit staging (FC .. FCS), allocated once. */
-    private final MemorySegment loopFrame = MemorySegment.ofArray(new long[RX_SCRATCH_BYTES / 8 + 1]);
-    private final AtomicLong rejectedTxPushes = new AtomicLong();
-    private final AtomicLong rejectedFreePushes = new AtomicLong();
+    /** Guarded by {@link #lock}. */
+    private final MedusaCore core;
 
-    private int epoch;
-    private int inFlight;
-    private boolean joined;
-    private long ttrtNanos;
     private volatile boolean closed;
     private WorkSignal signal;
     private volatile FddiRingPort port;
@@ -144,17 +114,17 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
             throw new IllegalArgumentException("card " + name + ": a station address has " + FDDI_ADDR_LEN
                 + " bytes, got " + macAddress.length);
         }
-        this.factoryMacHi = (macAddress[0] & 0xFF) << 8 | (macAddress[1] & 0xFF);
-        this.factoryMacLo = (macAddress[2] & 0xFF) << 24 | (macAddress[3] & 0xFF) << 16 | (macAddress[4] & 0xFF) << 8
+        int factoryMacHi = (macAddress[0] & 0xFF) << 8 | (macAddress[1] & 0xFF);
+        int factoryMacLo = (macAddress[2] & 0xFF) << 24 | (macAddress[3] & 0xFF) << 16 | (macAddress[4] & 0xFF) << 8
             | (macAddress[5] & 0xFF);
         this.timeBase = Objects.requireNonNull(timeBase, "timeBase");
-        this.createdNanos = timeBase.nanoTime();
-        this.window = MemorySegment.ofArray(new int[WINDOW_SIZE / Integer.BYTES]);
+        MemorySegment window = MemorySegment.ofArray(new int[WINDOW_SIZE / Integer.BYTES]);
         this.registers = new Registers(name + ".window", window, ByteOrder.BIG_ENDIAN, new Hooks(), hookedOffsets());
         this.bufferRam = new MedusaBufferRam(window);
         this.interrupt = new InterruptLine(name + ".irq");
         synchronized (lock) {
-            resetLocked();
+            this.core = new MedusaCore(factoryMacHi, factoryMacLo, timeBase.nanoTime(), window, registers, bufferRam,
+                interrupt);
         }
     }
 
@@ -169,7 +139,7 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
             offsets[n++] = o;
         }
         for (int o = REGS_OFS; o < BUF_STATUS_OFS; o += 4) {
-            if (o != W_MAC_HI && o != W_MAC_LO && o != W_TREQ) {
+            if (o != MedusaCore.W_MAC_HI && o != MedusaCore.W_MAC_LO && o != MedusaCore.W_TREQ) {
                 offsets[n++] = o;
             }
         }
@@ -204,6 +174,17 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
         LOG.debug("Medusa '{}' connected to {}, {} time", name, ringPort.name(), timeBase.isVirtual() ? "virtual" : "real");
     }
 
+    /**
+     * Installs a tracer on the chip core ({@link MedusaTrace#NONE} to remove it). It runs with the card's lock held
+     * and must not call back into the card or the ring. Setup or test time.
+     */
+    public void trace(MedusaTrace tracer) {
+        Objects.requireNonNull(tracer, "tracer");
+        synchronized (lock) {
+            core.trace(tracer);
+        }
+    }
+
     @Override
     public String name() {
         return name;
@@ -229,17 +210,21 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
 
     /** @return TX_FIFO / FREE_FIFO pushes rejected (out of range or not the host's buffer) since creation */
     public long rejectedTxPushes() {
-        return rejectedTxPushes.get();
+        synchronized (lock) {
+            return core.rejectedTxPushes();
+        }
     }
 
     public long rejectedFreePushes() {
-        return rejectedFreePushes.get();
+        synchronized (lock) {
+            return core.rejectedFreePushes();
+        }
     }
 
     /** @return the TTRT the ring negotiated, ns (0 while not operational) */
     public long ttrtNanos() {
         synchronized (lock) {
-            return ttrtNanos;
+            return core.ttrtNanos();
         }
     }
 
@@ -264,8 +249,7 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
                 return;
             }
             closed = true;
-            leave = joined;
-            joined = false;
+            leave = core.dropOffRing();
         }
         FddiRingPort p = port;
         if (leave && p != null) {
@@ -273,54 +257,7 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
         }
     }
 
-    // ================================================================== reset and register side effects
-
-    private void resetLocked() {
-        epoch = (epoch + 1) & 0xFFFF;
-        inFlight = 0;
-        txFifo.clear();
-        txDoneFifo.clear();
-        rxFifo.clear();
-        freeFifo.clear();
-        java.util.Arrays.fill(owner, OWNER_HOST);
-        for (int o = REGS_OFS; o < REGS_OFS + REGS_SIZE; o += 4) {
-            registers.storeRaw(o, 0);
-        }
-        window.asSlice(BUF_STATUS_OFS, BUF_STATUS_SIZE).fill((byte) 0);
-        registers.storeRaw(W_ID, ID_VALUE);
-        registers.storeRaw(W_REV, REV_VALUE);
-        registers.storeRaw(W_CTRL, CTRL_RESET_VALUE);
-        registers.storeRaw(W_MAC_HI, factoryMacHi);
-        registers.storeRaw(W_MAC_LO, factoryMacLo);
-        registers.storeRaw(W_TREQ, TREQ_US_DEFAULT);
-        registers.storeRaw(W_RXCK_START, RXCK_START_DEFAULT);
-        bufferRam.checksum(0);
-        interrupt.lower();
-    }
-
-    private void raiseLocked(int bits) {
-        registers.getAndBitwiseOrRaw(W_ISR, bits);
-        interrupt.update(registers.loadRaw(W_ISR), registers.loadRaw(W_IMR));
-    }
-
-    private void countLocked(int reg) {
-        int at = REGS_OFS + reg;
-        registers.storeRaw(at, registers.loadRaw(at) + 1);
-    }
-
-    private void updateBusyLocked() {
-        int status = registers.loadRaw(W_STATUS);
-        int busy = txFifo.size() > 0 || inFlight > 0 ? STATUS_TX_BUSY : 0;
-        registers.storeRaw(W_STATUS, (status & ~STATUS_TX_BUSY) | busy);
-    }
-
-    private int tstamp() {
-        return (int) ((timeBase.nanoTime() - createdNanos) / 1000);
-    }
-
-    private static int statusEntry(int buffer) {
-        return BUF_STATUS_OFS + buffer * BUF_STATUS_ENTRY_SIZE;
-    }
+    // ================================================================== the host's side (register hooks)
 
     private final class Hooks implements RegisterSideEffects {
         @Override
@@ -329,31 +266,14 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
                 bufferRam.accumulateWord(storedValue); // a host PIO word read of buffer RAM
                 return storedValue;
             }
-            switch (offset - REGS_OFS) {
-                case REG_TXDONE_FIFO:
-                    return pop(txDoneFifo);
-                case REG_RX_FIFO:
-                    return pop(rxFifo);
-                case REG_FIFO_LEVEL:
-                    synchronized (lock) {
-                        return txFifo.size() << FIFO_LEVEL_TX_SHIFT | txDoneFifo.size() << FIFO_LEVEL_TXDONE_SHIFT
-                            | rxFifo.size() << FIFO_LEVEL_RX_SHIFT | freeFifo.size() << FIFO_LEVEL_FREE_SHIFT;
-                    }
-                case REG_PIO_CKSUM:
-                    return bufferRam.checksum();
-                case REG_CNT_TOKENS_SEEN: {
-                    FddiRingPort p = port;
-                    if (p != null) {
-                        p.updateIdleTokens(); // an idle token's passes are counted lazily
-                    }
-                    return registers.loadRaw(offset);
+            if (offset == MedusaCore.W_CNT_TOKENS_SEEN) {
+                FddiRingPort p = port;
+                if (p != null) {
+                    p.updateIdleTokens(); // an idle token's passes are counted lazily (ring, then card)
                 }
-                case REG_TX_FIFO:
-                case REG_FREE_FIFO:
-                    return 0; // write-only
-                default:
-                    // RO and RW registers read what they hold; reserved words hold 0
-                    return offset < REGS_OFS + REGS_SIZE ? storedValue : 0;
+            }
+            synchronized (lock) {
+                return core.read(offset, storedValue);
             }
         }
 
@@ -364,72 +284,16 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
                 bufferRam.accumulateWord(value);
                 return;
             }
-            switch (offset - REGS_OFS) {
-                case REG_CTRL -> writeCtrl(value);
-                case REG_ISR -> {
-                    synchronized (lock) {
-                        registers.getAndBitwiseAndRaw(W_ISR, ~value); // write 1 to clear
-                        interrupt.update(registers.loadRaw(W_ISR), registers.loadRaw(W_IMR));
-                    }
-                }
-                case REG_IMR -> {
-                    synchronized (lock) {
-                        registers.storeRaw(W_IMR, value & INT_ALL);
-                        interrupt.update(registers.loadRaw(W_ISR), registers.loadRaw(W_IMR));
-                    }
-                }
-                case REG_TX_FIFO -> pushTx(value);
-                case REG_FREE_FIFO -> pushFree(value);
-                case REG_RXCK_START -> registers.storeRaw(W_RXCK_START, value & RXCK_START_MASK);
-                case REG_PIO_CKSUM -> bufferRam.checksum(value);
-                default -> {
-                    // read-only registers, counters and reserved words ignore writes
-                }
+            boolean work;
+            synchronized (lock) {
+                work = core.write(offset, value);
             }
-        }
-    }
-
-    private int pop(MedusaFifo fifo) {
-        synchronized (lock) {
-            return fifo.pop();
-        }
-    }
-
-    private void writeCtrl(int value) {
-        synchronized (lock) {
-            if ((value & CTRL_RESET) != 0) {
-                resetLocked(); // other bits written together with RESET are ignored
+            if (offset == MedusaCore.W_CTRL && (value & CTRL_RESET) != 0) {
                 LOG.debug("Medusa '{}': reset", name);
-            } else {
-                registers.storeRaw(W_CTRL, value & CTRL_WRITABLE);
             }
-        }
-        kick(); // ring join/leave, TX enable and loopback are acted on in service()
-    }
-
-    private void pushTx(int value) {
-        synchronized (lock) {
-            if ((value & ~BUF_NUM_MASK) != 0 || owner[value] != OWNER_HOST) {
-                rejectedTxPushes.incrementAndGet();
-                raiseLocked(INT_TX_ERR);
-                return;
+            if (work) {
+                kick();
             }
-            owner[value] = OWNER_TX;
-            txFifo.push(value);
-            updateBusyLocked();
-        }
-        kick();
-    }
-
-    private void pushFree(int value) {
-        synchronized (lock) {
-            if ((value & ~BUF_NUM_MASK) != 0 || owner[value] != OWNER_HOST) {
-                rejectedFreePushes.incrementAndGet();
-                raiseLocked(INT_RX_ERR);
-                return;
-            }
-            owner[value] = OWNER_FREE;
-            freeFifo.push(value);
         }
     }
 
@@ -444,70 +308,41 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
 
     @Override
     public int service() {
-        boolean join = false;
-        boolean leave = false;
-        boolean request = false;
-        int work = 0;
+        int work;
+        int ringAction;
+        boolean request;
         FddiRingPort p;
         synchronized (lock) {
             if (closed) {
                 return 0;
             }
             p = port;
-            int ctrl = registers.loadRaw(W_CTRL);
-            boolean want = (ctrl & CTRL_RING_JOIN) != 0 && p != null;
-            if (want != joined) {
-                joined = want;
-                join = want;
-                leave = !want;
-                work++;
-            }
-            if ((ctrl & (CTRL_LOOPBACK | CTRL_TX_EN)) == (CTRL_LOOPBACK | CTRL_TX_EN)) {
-                work += loopbackLocked(ctrl);
-            } else {
-                request = joined && (ctrl & CTRL_TX_EN) != 0 && txFifo.size() > 0;
-            }
+            work = core.service(timeBase.nanoTime(), p != null);
+            ringAction = core.ringAction();
+            request = core.tokenWanted();
         }
         // ring calls with none of the card's locks held (lock order: ring, then card)
-        if (join) {
+        if (ringAction == MedusaCore.RING_JOIN) {
             p.join();
-        }
-        if (leave) {
+        } else if (ringAction == MedusaCore.RING_LEAVE) {
             p.leave(); // the ring reports ISOLATED through ringStateChanged
         }
         if (request) {
             p.requestToken();
-            work++;
         }
         return work;
-    }
-
-    /** CTRL.LOOPBACK: queued frames go straight to this card's own receive path, not onto the ring. */
-    private int loopbackLocked(int ctrl) {
-        int sent = 0;
-        while (txFifo.size() > 0) {
-            long pulled = prepareTxLocked(loopFrame, RX_SCRATCH_BYTES, ctrl);
-            if (pulled == NO_FRAME) {
-                continue;
-            }
-            int fs = receiveLocked(loopFrame, (int) pulled, 0);
-            completeTxLocked((int) (pulled >>> 32), fs);
-            sent++;
-        }
-        return sent;
     }
 
     // ================================================================== the ring's side (FddiMac)
 
     @Override
     public long address() {
-        return (registers.loadRaw(W_MAC_HI) & (long) MACADDR_HI_MASK) << 32 | (registers.loadRaw(W_MAC_LO) & 0xFFFF_FFFFL);
+        return core.address(); // MACADDR: plain registers, read without the lock as the ring may hold its own
     }
 
     @Override
     public long requestedTtrtNanos() {
-        long us = registers.loadRaw(W_TREQ) & 0xFFFF_FFFFL;
-        return Math.min(Math.max(us, 1), T_MAX_DEFAULT_US) * 1000L;
+        return core.requestedTtrtNanos();
     }
 
     @Override
@@ -516,86 +351,18 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
             if (closed) {
                 return NO_FRAME;
             }
-            int ctrl = registers.loadRaw(W_CTRL);
-            if ((ctrl & CTRL_TX_EN) == 0 || (ctrl & CTRL_LOOPBACK) != 0) {
-                return NO_FRAME;
-            }
-            while (txFifo.size() > 0) {
-                long pulled = prepareTxLocked(frame, capacity, ctrl);
-                if (pulled != NO_FRAME) {
-                    return pulled;
-                }
-            }
-            return NO_FRAME;
+            return core.pullFrame(frame, capacity, timeBase.nanoTime());
         }
-    }
-
-    /**
-     * Pops the TX FIFO head; a bad one completes with an error at once (returns NO_FRAME, the caller goes on).
-     *
-     * @return {@code tag << 32 | lengthWithFcs} of a frame staged (FC .. INFO, FCS) at offset 0 of {@code frame}
-     */
-    private long prepareTxLocked(MemorySegment frame, int capacity, int ctrl) {
-        int n = txFifo.pop();
-        int entry = statusEntry(n);
-        int len = registers.loadRaw(entry + BUF_STATUS_LEN_OFS);
-        int ofs = (ctrl & CTRL_FRAME_OFS3) != 0 ? FRAME_OFS_DEFAULT : FRAME_OFS_ALT;
-        int max = (ctrl & CTRL_LONG_FRAMES) != 0 ? MAX_FRAME_LONG : MAX_FRAME;
-        if ((len & ~LEN_MASK) != 0 || len + FDDI_FCS_LEN > max || ofs + len > BUF_SIZE
-                || len + FDDI_FCS_LEN > capacity) {
-            txErrorLocked(n, STAT_DONE_BIT | STAT_TRUNCATED_BIT);
-            return NO_FRAME;
-        }
-        if (len < FDDI_MAC_HEADER_LEN) {
-            txErrorLocked(n, STAT_DONE_BIT);
-            return NO_FRAME;
-        }
-        MemorySegment.copy(window, (long) n * BUF_SIZE + ofs, frame, 0, len);
-        int lengthWithFcs = FddiFcs.append(frame, 0, len);
-        int fc = frame.get(ValueLayout.JAVA_BYTE, 0) & 0xFF;
-        inFlight++;
-        int tag = epoch << 16 | fc << 8 | n;
-        return (long) tag << 32 | lengthWithFcs;
-    }
-
-    private void txErrorLocked(int n, int stat) {
-        int entry = statusEntry(n);
-        registers.storeRaw(entry + BUF_STATUS_STAT_OFS, stat);
-        registers.storeRaw(entry + BUF_STATUS_TSTAMP_OFS, tstamp());
-        owner[n] = OWNER_HOST;
-        txDoneFifo.push(FIFO_VALID | FIFO_ERROR | n); // entry written first, then the number handed back
-        countLocked(REG_CNT_TX_ERRORS);
-        updateBusyLocked();
-        raiseLocked(INT_TX_DONE | INT_TX_ERR);
     }
 
     @Override
     public void frameReturned(int tag, int fs) {
         synchronized (lock) {
-            if (closed || (tag >>> 16) != epoch) {
-                return; // sent before a reset: that buffer is the host's already
+            if (closed) {
+                return;
             }
-            completeTxLocked(tag, fs);
+            core.frameReturned(tag, fs, timeBase.nanoTime());
         }
-    }
-
-    private void completeTxLocked(int tag, int fs) {
-        int n = tag & BUF_NUM_MASK;
-        int fc = (tag >>> 8) & 0xFF;
-        int entry = statusEntry(n);
-        registers.storeRaw(entry + BUF_STATUS_STAT_OFS, STAT_DONE_BIT | indicatorBits(fs) | fc << STAT_FC_SHIFT);
-        registers.storeRaw(entry + BUF_STATUS_TSTAMP_OFS, tstamp());
-        owner[n] = OWNER_HOST;
-        txDoneFifo.push(FIFO_VALID | n); // entry written first, then the number handed back
-        inFlight--;
-        countLocked(REG_CNT_FRAMES_TX);
-        updateBusyLocked();
-        raiseLocked(INT_TX_DONE);
-    }
-
-    private static int indicatorBits(int fs) {
-        return ((fs & FS_E) != 0 ? STAT_E_BIT : 0) | ((fs & FS_A) != 0 ? STAT_A_BIT : 0)
-            | ((fs & FS_C) != 0 ? STAT_C_BIT : 0);
     }
 
     @Override
@@ -604,90 +371,15 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
             if (closed) {
                 return 0;
             }
-            return receiveLocked(frame, lengthWithFcs, fsIn);
+            return core.receive(frame, lengthWithFcs, fsIn, timeBase.nanoTime());
         }
-    }
-
-    /** Address recognition, FCS check and store. @return the indicators this station sets */
-    private int receiveLocked(MemorySegment frame, int lengthWithFcs, int fsIn) {
-        int ctrl = registers.loadRaw(W_CTRL);
-        boolean fcsOk = FddiFcs.check(frame, 0, lengthWithFcs);
-        int fs = fcsOk ? 0 : FS_E;
-        if (!fcsOk) {
-            countLocked(REG_CNT_FCS_ERRORS);
-        }
-        if (lengthWithFcs < FDDI_MAC_HEADER_LEN + FDDI_FCS_LEN) {
-            return fs; // a fragment: no address to recognise
-        }
-        long da = 0;
-        for (int i = 0; i < FDDI_ADDR_LEN; i++) {
-            da = da << 8 | (frame.get(ValueLayout.JAVA_BYTE, FRAME_DA_OFS + i) & 0xFF);
-        }
-        boolean group = (da >>> 40 & ADDR_GROUP_BIT_CANONICAL) != 0;
-        boolean recognised = da == address() || da == BROADCAST || (group && (ctrl & CTRL_ALLMULTI) != 0);
-        if (recognised) {
-            fs |= FS_A;
-        }
-        if ((ctrl & CTRL_RX_EN) == 0 || !(recognised || (ctrl & CTRL_PROMISC) != 0)) {
-            return fs;
-        }
-        if (freeFifo.size() == 0) {
-            countLocked(REG_CNT_NOBUF_DROPS);
-            raiseLocked(INT_RX_DROP_NOBUF);
-            return fs; // recognised but not copied: A without C tells the sender
-        }
-        int n = freeFifo.pop();
-        int ofs = (ctrl & CTRL_FRAME_OFS3) != 0 ? FRAME_OFS_DEFAULT : FRAME_OFS_ALT;
-        int max = (ctrl & CTRL_LONG_FRAMES) != 0 ? MAX_FRAME_LONG : MAX_FRAME;
-        int len = lengthWithFcs - FDDI_FCS_LEN;
-        int wanted = (ctrl & CTRL_KEEP_FCS) != 0 ? lengthWithFcs : len;
-        int limit = Math.min(BUF_SIZE - ofs, (ctrl & CTRL_KEEP_FCS) != 0 ? max : max - FDDI_FCS_LEN);
-        boolean truncated = lengthWithFcs > max || wanted > BUF_SIZE - ofs;
-        int stored = Math.min(wanted, limit);
-        long base = (long) n * BUF_SIZE + ofs;
-        MemorySegment.copy(frame, 0, window, base, stored);
-        int storedLen = Math.min(len, stored);
-        int rxck = 0;
-        if ((ctrl & CTRL_RX_CKSUM_EN) != 0) {
-            int start = registers.loadRaw(W_RXCK_START) & RXCK_START_MASK;
-            if (start < storedLen) {
-                rxck = MedusaBufferRam.fold(MedusaBufferRam.pairSum(window, base + start, storedLen - start));
-            }
-        }
-        if (fcsOk && !truncated) {
-            fs |= FS_C;
-        }
-        int fc = frame.get(ValueLayout.JAVA_BYTE, 0) & 0xFF;
-        int stat = STAT_DONE_BIT | indicatorBits(fsIn | fs) | (fcsOk ? 0 : STAT_FCS_ERR_BIT)
-            | (truncated ? STAT_TRUNCATED_BIT : 0) | fc << STAT_FC_SHIFT;
-        int entry = statusEntry(n);
-        registers.storeRaw(entry + BUF_STATUS_LEN_OFS, storedLen);
-        registers.storeRaw(entry + BUF_STATUS_STAT_OFS, stat);
-        registers.storeRaw(entry + BUF_STATUS_RXCK_OFS, rxck);
-        registers.storeRaw(entry + BUF_STATUS_TSTAMP_OFS, tstamp());
-        owner[n] = OWNER_HOST;
-        rxFifo.push(FIFO_VALID | n); // data and entry written first, then the number handed to the host
-        countLocked(REG_CNT_FRAMES_RX);
-        if (truncated) {
-            countLocked(REG_CNT_RX_TRUNCATED);
-        }
-        raiseLocked(fcsOk && !truncated ? INT_RX_READY : INT_RX_READY | INT_RX_ERR);
-        return fs;
     }
 
     @Override
     public void ringStateChanged(int state, long ttrt) {
         boolean wake;
         synchronized (lock) {
-            ttrtNanos = ttrt;
-            int busy = registers.loadRaw(W_STATUS) & STATUS_TX_BUSY;
-            registers.storeRaw(W_STATUS, busy | state << STATUS_RING_STATE_SHIFT
-                | (state == FddiRing.STATE_OPERATIONAL ? STATUS_RING_OP : 0));
-            if (state == FddiRing.STATE_CLAIM) {
-                countLocked(REG_CNT_RING_REINITS);
-            }
-            raiseLocked(INT_RING_CHANGE);
-            wake = state == FddiRing.STATE_OPERATIONAL && txFifo.size() > 0;
+            wake = core.ringStateChanged(state, ttrt);
         }
         if (wake) {
             kick();
@@ -697,8 +389,7 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
     @Override
     public void tokensSeen(long count) {
         synchronized (lock) {
-            int at = REGS_OFS + REG_CNT_TOKENS_SEEN;
-            registers.storeRaw(at, registers.loadRaw(at) + (int) count);
+            core.tokensSeen(count);
         }
     }
 

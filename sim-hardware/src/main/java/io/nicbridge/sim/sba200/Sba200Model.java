@@ -2,16 +2,10 @@ package io.nicbridge.sim.sba200;
 
 import static io.nicbridge.contract.Sba200Unet.*;
 
-import io.nicbridge.bridge.memory.BusError;
-import io.nicbridge.bridge.memory.BusErrorException;
 import io.nicbridge.bridge.memory.DmaSpace;
-import io.nicbridge.bridge.queue.UnetNiFreeQueue;
-import io.nicbridge.bridge.queue.UnetNiReceiveQueue;
-import io.nicbridge.bridge.queue.UnetNiSendQueue;
 import io.nicbridge.bridge.regs.RegisterSideEffects;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.InterruptLine;
-import io.nicbridge.sim.atm.Aal5;
 import io.nicbridge.sim.atm.AtmCells;
 import io.nicbridge.sim.atm.CellLink;
 import io.nicbridge.sim.atm.CellSink;
@@ -24,11 +18,8 @@ import io.nicbridge.sim.engine.TimeBase;
 import io.nicbridge.sim.engine.WorkSignal;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Objects;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The emulated Fore SBA-200 running the U-Net firmware (docs/hardware-facts.md B.4, contract
@@ -44,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *               (checks, gather DMA, AAL5 framing + CRC-32, cells + HEC onto the uplink)
  *   DMA: every host access (segments, receive queues, GET_STATS) goes through the card's DmaSpace; segments and
  *        receive queues are translated once, at EP_CREATE, into the i960's protection table (slices), and every
- *        offset is bounds-checked against that endpoint's own slice - never another endpoint's.
+ *        offset is bounds-checked against that endpoint's own slice - never another endpoint's. The firmware
+ *        touches those slices only through its DMA engine, {@link Sba200HostDma}.
  * </pre>
  *
  * <p><b>Send.</b> For each active endpoint (round robin) the firmware polls the send queue through
@@ -74,30 +66,30 @@ import org.slf4j.LoggerFactory;
  * the interrupt line is raised (BCR bit 0x100 reads it; BCR write 0x04 lowers it). Command completion with the IRQ
  * bit raises it too.
  *
+ * <p><b>Core and shell.</b> The firmware itself is {@link Sba200Firmware}: single-threaded, time passed in, host
+ * memory reached only through {@link Sba200HostDma}, a {@link Sba200Trace} point on every state change. This class
+ * is its shell: it owns the board RAM and BCR windows and their hooks, the ingress FIFO, the timers, the kicks and
+ * the cross-thread flags (BCR reset/release, close).
+ *
  * <p><b>Threads.</b> {@code service()} runs on one thread at a time (the engine's guarantee); register hooks and
  * {@link #cellArrived} run on host or link threads and only store, kick, or offer into the FIFO. Nothing on the
  * data path allocates.
  */
 public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(Sba200Model.class);
     /** [P] monitor version word the emulated boot monitor reports. */
     public static final int MONITOR_VERSION = 0x0001_0000;
     public static final int DEFAULT_INGRESS_CELLS = 4096;
-    /** Send descriptors processed per service pass at most (fairness with receive). */
-    static final int TX_PER_PASS = 32;
-
-    private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final java.lang.invoke.VarHandle INT_BE_HANDLE = INT_BE.varHandle();
-    private static final int NO_ERROR = 0;
-    /** Internal reassembly verdict: drop silently (RQ full at the first cell). */
-    private static final int DISCARD_OVERRUN = 0x100;
-    private static final int VCIS = VCI_TABLE_ENTRIES;
 
     private final String name;
     private final TimeBase timeBase;
     private final boolean virtual;
     private final Sba200Timing timing;
-    private final Arena arena = Arena.ofShared();
+    /**
+     * Board RAM, the ingress FIFO and the firmware's staging buffers (~650 KiB). An automatic arena: processes keep
+     * slices of board RAM (their endpoint pages) and other cards may still deliver cells after this card is
+     * closed, so the memory is freed when the last of them lets go rather than under them.
+     */
+    private final Arena arena = Arena.ofAuto();
     private final MemorySegment ram;
     private final Registers ramRegisters;
     private final Registers bcr;
@@ -106,72 +98,33 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
     private final FrameFifo ingress;
     private final SimTimer pollTimer;
     private final SimTimer txDoneTimer;
-
-    // ---- the i960's protection table, per endpoint (indexed by endpoint number)
-    private final MemorySegment[] pages = new MemorySegment[MAX_ENDPOINTS];
-    private final MemorySegment[] segments = new MemorySegment[MAX_ENDPOINTS];
-    private final long[] segmentLengths = new long[MAX_ENDPOINTS];
-    private final int[] rqLengths = new int[MAX_ENDPOINTS];
-    private final UnetNiSendQueue[] sendQueues = new UnetNiSendQueue[MAX_ENDPOINTS];
-    private final UnetNiFreeQueue[] freeQueues = new UnetNiFreeQueue[MAX_ENDPOINTS];
-    private final UnetNiReceiveQueue[] receiveQueues = new UnetNiReceiveQueue[MAX_ENDPOINTS];
-    private final MemorySegment[] rqSegments = new MemorySegment[MAX_ENDPOINTS];
-    private int activeMask;
-    /** Per endpoint, bit c = channel c open. */
-    private final long[] channelsOpen = new long[MAX_ENDPOINTS];
-    /** Per endpoint, receive-queue entries reserved by PDUs in reassembly (see {@link #rqHasRoom}). */
-    private final int[] rqReserved = new int[MAX_ENDPOINTS];
-    /** [ep * 64 + chan] = cell header word (VPI, TX VCI; PTI 0, CLP 0). */
-    private final int[] txHeaders = new int[MAX_ENDPOINTS * MAX_CHANNELS];
-    /** [ep * 64 + chan] = the RX VCI the channel registered. */
-    private final int[] rxVcis = new int[MAX_ENDPOINTS * MAX_CHANNELS];
-
-    // ---- reassembly state per incoming VCI (firmware-private, "not part of the contract")
-    private final int[] rxCells = new int[VCIS];
-    private final int[] rxCrc = new int[VCIS];
-    private final int[] rxError = new int[VCIS];
-    private final int[] rxBytes = new int[VCIS];
-    private final int[] rxNbufs = new int[VCIS];
-    /** The PDU in reassembly on this VCI holds one of its endpoint's reserved receive-queue entries. */
-    private final boolean[] rxHoldsEntry = new boolean[VCIS];
-    private final int[] rxBufOffset = new int[VCIS * MAX_BUFS];
-    private final int[] rxBufCapacity = new int[VCIS * MAX_BUFS];
-    private final int[] rxBufFill = new int[VCIS * MAX_BUFS];
-    /** One held-back 48-byte payload per VCI. */
-    private final MemorySegment rxHeld;
-
-    // ---- transmit staging
-    /** 4-byte SunATM pseudo-header, then the CPCS-PDU (payload, pad, trailer). */
-    private final MemorySegment pdu;
-    private final MemorySegment cell;
-    private final MemorySegment captureBuffer;
-    private final boolean rxPaced;
     private final SimTimer rxTimer;
-    /** Virtual time at which the head cell's processing ends; -1 when it has not started. */
-    private long rxDoneAt = -1;
-    private boolean txBusy;
-    private int txEp;
-    private long txDescriptor;
-    private int txNext;
+    private final Sba200Firmware firmware;
 
-    private volatile CellLink uplink;
-    private volatile PcapWriter capture;
     private WorkSignal signal = () -> { };
     private volatile boolean resetAsserted;
     private volatile boolean bootPending;
     private volatile boolean closed;
-    private long protocolErrors;
 
     /**
      * @param dma    the card's DMA space: the host memory it may reach (segments, receive queues, GET_STATS)
      * @param timing virtual-time costs (ignored in real time)
      */
     public Sba200Model(String name, TimeBase timeBase, DmaSpace dma, Sba200Timing timing) {
+        this(name, timeBase, dma, timing, Sba200HostDma.direct());
+    }
+
+    /**
+     * As above, with the firmware's accesses to host memory made through {@code hostDma} (tests record them to
+     * check the order of the receive handoff).
+     */
+    Sba200Model(String name, TimeBase timeBase, DmaSpace dma, Sba200Timing timing, Sba200HostDma hostDma) {
         this.name = Objects.requireNonNull(name, "name");
         this.timeBase = Objects.requireNonNull(timeBase, "timeBase");
         this.virtual = timeBase.isVirtual();
         this.dma = Objects.requireNonNull(dma, "dma");
         this.timing = Objects.requireNonNull(timing, "timing");
+        Objects.requireNonNull(hostDma, "hostDma");
         this.ram = arena.allocate(RAM_SIZE, 4096);
         int[] hooked = new int[2 + MAX_ENDPOINTS];
         hooked[0] = UG_OFS + UG_CMD_PROD_OFS;
@@ -184,15 +137,11 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
             new BcrHooks(), BCR_OFS);
         this.irq = new InterruptLine(name + ".irq");
         this.ingress = new FrameFifo(arena, DEFAULT_INGRESS_CELLS, AtmCells.CELL_SIZE);
-        this.rxHeld = arena.allocate((long) VCIS * AtmCells.PAYLOAD_SIZE, 8);
-        this.pdu = arena.allocate(4 + (long) Aal5.MAX_CELLS * AtmCells.PAYLOAD_SIZE, 8);
-        this.cell = arena.allocate(AtmCells.CELL_SIZE, 8);
-        this.captureBuffer = arena.allocate(4 + (long) MAX_PDU, 8);
         this.pollTimer = timeBase.newTimer(name + ".i960-poll", this::kickNow);
         this.txDoneTimer = timeBase.newTimer(name + ".tx-done", this::txDone);
         this.rxTimer = timeBase.newTimer(name + ".rx-cell", this::kickNow);
-        this.rxPaced = virtual && timing.hasReceiveCosts();
-        boot();
+        this.firmware = new Sba200Firmware(name, virtual, timing, arena, ram, ramRegisters, dma, hostDma, irq,
+            ingress, txDoneTimer, rxTimer);
     }
 
     /**
@@ -209,10 +158,17 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         if (engine.timeBase() != timeBase) {
             throw new IllegalArgumentException(name + " was built on another time base than the engine's");
         }
-        this.uplink = Objects.requireNonNull(uplink, "uplink");
-        ram.set(INT_BE, UG_OFS + UG_LINK_STATUS_OFS, UG_LINK_CARRIER);
+        firmware.uplink(Objects.requireNonNull(uplink, "uplink"));
         this.signal = engine.attach(this);
         signal.kick();
+    }
+
+    /**
+     * Installs a tracer on the firmware ({@link Sba200Trace#NONE} to remove it): it sees every state change on the
+     * engine's thread. Setup or test time, before the card runs or from the engine's thread.
+     */
+    public void trace(Sba200Trace tracer) {
+        firmware.trace(Objects.requireNonNull(tracer, "tracer"));
     }
 
     // =============================================================================================== accessors
@@ -249,7 +205,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
     }
 
     public CellLink uplink() {
-        return uplink;
+        return firmware.uplink();
     }
 
     /**
@@ -273,7 +229,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
 
     /** Impossible command producer values seen (more than CMDQ_LEN ahead); never trusted. */
     public long protocolErrors() {
-        return protocolErrors;
+        return firmware.protocolErrors();
     }
 
     /** Cells lost because the ingress FIFO was full. */
@@ -290,7 +246,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
             throw new IllegalArgumentException("an SBA-200 capture needs LINKTYPE_SUNATM (123), the writer has "
                 + writer.linkType());
         }
-        this.capture = writer;
+        firmware.capture(writer);
     }
 
     // =============================================================================================== doorbells
@@ -315,6 +271,12 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         signal.kick();
     }
 
+    /** The tx-done timer: the firmware completes the PDU on the fiber, then the next pass takes the next one. */
+    private void txDone() {
+        firmware.txDone();
+        signal.kick();
+    }
+
     @Override
     public void cellArrived(MemorySegment src, long offset) {
         if (ingress.offer(src, offset, AtmCells.CELL_SIZE)) {
@@ -331,777 +293,9 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         }
         if (bootPending) {
             bootPending = false;
-            boot();
+            firmware.boot();
         }
-        int work = commands();
-        work += receive();
-        work += transmit();
-        if (work > 0) {
-            addRaw(UG_OFS + UG_HEARTBEAT_OFS, 1);
-        }
-        return work;
-    }
-
-    // =============================================================================================== boot
-
-    /** Power-on / reset release: clears all state and RAM, writes the monitor block and the UG block. */
-    private void boot() {
-        txDoneTimer.cancel();
-        txBusy = false;
-        txNext = 0;
-        for (int e = 0; e < MAX_ENDPOINTS; e++) {
-            forgetEndpoint(e);
-        }
-        activeMask = 0;
-        java.util.Arrays.fill(rxCells, 0);
-        java.util.Arrays.fill(rxHoldsEntry, false);
-        ingress.clear();
-        rxDoneAt = -1;
-        ram.fill((byte) 0);
-        ram.set(INT_BE, MONITOR_OFS + MONITOR_APP_BASE_OFS, FIRMWARE_OFS);
-        ram.set(INT_BE, MONITOR_OFS + MONITOR_VERSION_OFS, MONITOR_VERSION);
-        int ug = UG_OFS;
-        ram.set(INT_BE, ug + UG_MAGIC_OFS, UG_MAGIC);
-        ram.set(INT_BE, ug + UG_VERSION_OFS, UG_VERSION);
-        ram.set(INT_BE, ug + UG_MAX_ENDPOINTS_OFS, MAX_ENDPOINTS);
-        ram.set(INT_BE, ug + UG_EP_PAGE_BASE_OFS, EP_PAGE_BASE);
-        ram.set(INT_BE, ug + UG_EP_PAGE_SIZE_OFS, EP_PAGE_SIZE);
-        ram.set(INT_BE, ug + UG_CMDQ_BASE_OFS, CMDQ_OFS);
-        ram.set(INT_BE, ug + UG_CMDQ_LEN_OFS, CMDQ_LEN);
-        ram.set(INT_BE, ug + UG_LINK_STATUS_OFS, uplink != null ? UG_LINK_CARRIER : 0);
-        irq.lower();
-        // The boot status is the last word written: a kernel polling for CP_RUNNING then sees everything above.
-        ramRegisters.storeRaw(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS, BOOT_CP_RUNNING);
-        LOG.debug("{}: U-Net firmware running", name);
-    }
-
-    private void forgetEndpoint(int e) {
-        pages[e] = null;
-        segments[e] = null;
-        segmentLengths[e] = 0;
-        rqLengths[e] = 0;
-        sendQueues[e] = null;
-        freeQueues[e] = null;
-        receiveQueues[e] = null;
-        rqSegments[e] = null;
-        channelsOpen[e] = 0;
-        rqReserved[e] = 0;
-        activeMask &= ~(1 << e);
-    }
-
-    // =============================================================================================== commands
-
-    private int commands() {
-        int cons = ramRegisters.loadRaw(UG_OFS + UG_CMD_CONS_OFS);
-        int prod = ramRegisters.loadRaw(UG_OFS + UG_CMD_PROD_OFS);
-        int pending = prod - cons;
-        if (pending == 0) {
-            return 0;
-        }
-        if (Integer.compareUnsigned(pending, CMDQ_LEN) > 0) {
-            protocolErrors++;
-            return 0;
-        }
-        int done = 0;
-        while (cons != prod) {
-            int slot = CMDQ_OFS + (cons & (CMDQ_LEN - 1)) * CMD_SIZE;
-            int op = ram.get(INT_BE, slot + CMD_OP_OFS);
-            int result = execute(op & CMD_OPCODE_MASK, slot);
-            int status = result == NO_ERROR ? CMD_STATUS_DONE
-                : CMD_STATUS_ERROR | (result << CMD_ERROR_SHIFT) & CMD_ERROR_MASK;
-            // Handoff: status (volatile store) before the consumer index, which the kernel reads to know it is done.
-            ramRegisters.storeRaw(slot + CMD_STATUS_OFS, status);
-            cons++;
-            ramRegisters.storeRaw(UG_OFS + UG_CMD_CONS_OFS, cons);
-            if ((op & CMD_IRQ) != 0) {
-                signalHost();
-            }
-            done++;
-        }
-        return done;
-    }
-
-    private int arg(int slot, int ofs) {
-        return ram.get(INT_BE, slot + ofs);
-    }
-
-    /** @return 0 or a CMD_ERR_* code */
-    private int execute(int opcode, int slot) {
-        switch (opcode) {
-            case OP_EP_CREATE:
-                return epCreate(arg(slot, CMD_EP_CREATE_EP_OFS), arg(slot, CMD_EP_CREATE_SEG_BASE_OFS),
-                    arg(slot, CMD_EP_CREATE_SEG_LEN_OFS), arg(slot, CMD_EP_CREATE_RQ_BASE_OFS),
-                    arg(slot, CMD_EP_CREATE_RQ_LEN_OFS));
-            case OP_EP_DESTROY:
-                return epDestroy(arg(slot, CMD_EP_DESTROY_EP_OFS));
-            case OP_CH_OPEN:
-                return chOpen(arg(slot, CMD_CH_OPEN_EP_OFS), arg(slot, CMD_CH_OPEN_CHAN_OFS),
-                    arg(slot, CMD_CH_OPEN_VPI_OFS), arg(slot, CMD_CH_OPEN_TX_VCI_OFS),
-                    arg(slot, CMD_CH_OPEN_RX_VCI_OFS));
-            case OP_CH_CLOSE:
-                return chClose(arg(slot, CMD_CH_CLOSE_EP_OFS), arg(slot, CMD_CH_CLOSE_CHAN_OFS));
-            case OP_EP_UPCALL:
-                return epUpcall(arg(slot, CMD_EP_UPCALL_EP_OFS), arg(slot, CMD_EP_UPCALL_MODE_OFS));
-            case OP_GET_STATS:
-                return getStats(arg(slot, CMD_GET_STATS_ADDR_OFS));
-            case OP_NOP:
-                return NO_ERROR;
-            default:
-                return CMD_ERR_BAD_OPCODE;
-        }
-    }
-
-    private boolean active(int ep) {
-        return Integer.compareUnsigned(ep, MAX_ENDPOINTS) < 0 && (activeMask & (1 << ep)) != 0;
-    }
-
-    private int epCreate(int ep, int segBase, int segLen, int rqBase, int rqLen) {
-        if (Integer.compareUnsigned(ep, MAX_ENDPOINTS) >= 0) {
-            return CMD_ERR_BAD_ENDPOINT;
-        }
-        if (active(ep)) {
-            return CMD_ERR_EP_ACTIVE;
-        }
-        long segBus = Integer.toUnsignedLong(segBase);
-        long segBytes = Integer.toUnsignedLong(segLen);
-        if (segBytes == 0 || (segBus & (SEG_ALIGN - 1)) != 0 || dma.translate(segBus, segBytes) < 0) {
-            return CMD_ERR_BAD_SEGMENT;
-        }
-        long rqBus = Integer.toUnsignedLong(rqBase);
-        if (rqLen < RQ_LEN_MIN || rqLen > RQ_LEN_MAX || Integer.bitCount(rqLen) != 1
-            || (rqBus & (RQ_ALIGN - 1)) != 0 || dma.translate(rqBus, (long) rqLen * RQ_ENTRY_SIZE) < 0) {
-            return CMD_ERR_BAD_RQ;
-        }
-        MemorySegment seg;
-        MemorySegment rq;
-        try {
-            seg = dma.slice(segBus, segBytes);
-            rq = dma.slice(rqBus, (long) rqLen * RQ_ENTRY_SIZE);
-        } catch (BusErrorException e) {
-            return CMD_ERR_DMA;
-        }
-        MemorySegment page = ram.asSlice(pageOffset(ep), EP_PAGE_SIZE);
-        page.fill((byte) 0);
-        // The receive queue starts empty: the firmware clears every VALID bit by DMA.
-        for (int i = 0; i < rqLen; i++) {
-            rq.set(INT_BE, (long) i * RQ_ENTRY_SIZE + RECV_DESC_W0_OFS, 0);
-        }
-        page.set(INT_BE, EPCB_RQ_LEN_OFS, rqLen);
-        page.set(INT_BE, EPCB_SEG_LEN_OFS, segLen);
-        pages[ep] = page;
-        segments[ep] = seg;
-        segmentLengths[ep] = segBytes;
-        rqLengths[ep] = rqLen;
-        rqSegments[ep] = rq;
-        sendQueues[ep] = new UnetNiSendQueue(page);
-        freeQueues[ep] = new UnetNiFreeQueue(page);
-        receiveQueues[ep] = new UnetNiReceiveQueue(rq, 0, rqLen, page);
-        channelsOpen[ep] = 0;
-        page.set(INT_BE, EPCB_EP_STATUS_OFS, EP_ACTIVE);
-        activeMask |= 1 << ep;
-        return NO_ERROR;
-    }
-
-    private int epDestroy(int ep) {
-        if (Integer.compareUnsigned(ep, MAX_ENDPOINTS) >= 0) {
-            return CMD_ERR_BAD_ENDPOINT;
-        }
-        if (!active(ep)) {
-            return CMD_ERR_EP_INACTIVE;
-        }
-        for (int c = 0; c < MAX_CHANNELS; c++) {
-            if ((channelsOpen[ep] & (1L << c)) != 0) {
-                closeChannel(ep, c);
-            }
-        }
-        if (txBusy && txEp == ep) {
-            // The PDU's cells are already on the fiber; its completion has nowhere to go.
-            txDoneTimer.cancel();
-            txBusy = false;
-        }
-        pages[ep].fill((byte) 0);
-        forgetEndpoint(ep);
-        ramRegisters.getAndBitwiseAndRaw(UG_OFS + UG_UPCALL_PENDING_OFS, ~(1 << ep));
-        return NO_ERROR;
-    }
-
-    private int chOpen(int ep, int chan, int vpi, int txVci, int rxVci) {
-        if (Integer.compareUnsigned(ep, MAX_ENDPOINTS) >= 0) {
-            return CMD_ERR_BAD_ENDPOINT;
-        }
-        if (!active(ep)) {
-            return CMD_ERR_EP_INACTIVE;
-        }
-        if (Integer.compareUnsigned(chan, MAX_CHANNELS) >= 0) {
-            return CMD_ERR_BAD_CHANNEL;
-        }
-        if ((channelsOpen[ep] & (1L << chan)) != 0) {
-            return CMD_ERR_CHANNEL_OPEN;
-        }
-        if (Integer.compareUnsigned(vpi, 0xFF) > 0 || !userVci(txVci) || !userVci(rxVci)) {
-            return CMD_ERR_BAD_VCI;
-        }
-        int entryOfs = VCI_TABLE_OFS + rxVci * VCI_ENTRY_SIZE;
-        if ((ram.get(INT_BE, entryOfs) & VCI_VALID) != 0) {
-            return CMD_ERR_VCI_IN_USE;
-        }
-        int i = ep * MAX_CHANNELS + chan;
-        txHeaders[i] = AtmCells.header(vpi, txVci, 0, 0);
-        rxVcis[i] = rxVci;
-        rxCells[rxVci] = 0;
-        rxHoldsEntry[rxVci] = false;
-        channelsOpen[ep] |= 1L << chan;
-        ramRegisters.storeRaw(entryOfs, VCI_VALID | ep << VCI_EP_SHIFT | chan << VCI_CHAN_SHIFT
-            | vpi << VCI_VPI_SHIFT);
-        return NO_ERROR;
-    }
-
-    private static boolean userVci(int vci) {
-        return vci >= VCI_FIRST_USER && vci < VCIS;
-    }
-
-    private int chClose(int ep, int chan) {
-        if (Integer.compareUnsigned(ep, MAX_ENDPOINTS) >= 0) {
-            return CMD_ERR_BAD_ENDPOINT;
-        }
-        if (!active(ep)) {
-            return CMD_ERR_EP_INACTIVE;
-        }
-        if (Integer.compareUnsigned(chan, MAX_CHANNELS) >= 0 || (channelsOpen[ep] & (1L << chan)) == 0) {
-            return CMD_ERR_BAD_CHANNEL;
-        }
-        closeChannel(ep, chan);
-        return NO_ERROR;
-    }
-
-    private void closeChannel(int ep, int chan) {
-        int rxVci = rxVcis[ep * MAX_CHANNELS + chan];
-        ramRegisters.storeRaw(VCI_TABLE_OFS + rxVci * VCI_ENTRY_SIZE, 0);
-        rxCells[rxVci] = 0;
-        releaseEntry(ep, rxVci); // the PDU in reassembly can never end now
-        channelsOpen[ep] &= ~(1L << chan);
-    }
-
-    private int epUpcall(int ep, int mode) {
-        if (Integer.compareUnsigned(ep, MAX_ENDPOINTS) >= 0) {
-            return CMD_ERR_BAD_ENDPOINT;
-        }
-        if (!active(ep)) {
-            return CMD_ERR_EP_INACTIVE;
-        }
-        if (mode != UPCALL_NONE && mode != UPCALL_NONEMPTY && mode != UPCALL_ALMOST_FULL) {
-            return CMD_ERR_BAD_MODE;
-        }
-        pages[ep].set(INT_BE, EPCB_UPCALL_MODE_OFS, mode);
-        return NO_ERROR;
-    }
-
-    private int getStats(int address) {
-        long bus = Integer.toUnsignedLong(address);
-        if (dma.translate(bus, STATS_SIZE) < 0) {
-            addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1);
-            return CMD_ERR_DMA;
-        }
-        return dma.copyToBus(ram, UG_OFS + UG_STATS_OFS, bus, STATS_SIZE) < 0 ? CMD_ERR_DMA : NO_ERROR;
-    }
-
-    // =============================================================================================== transmit
-
-    private int transmit() {
-        int work = 0;
-        while (!txBusy && activeMask != 0 && work < TX_PER_PASS) {
-            int found = -1;
-            long d = -1;
-            // Round robin over the active endpoints only, starting after the last one served.
-            int rotated = Integer.rotateRight(activeMask, txNext & (MAX_ENDPOINTS - 1));
-            while (rotated != 0) {
-                int ep = (Integer.numberOfTrailingZeros(rotated) + txNext) & (MAX_ENDPOINTS - 1);
-                rotated &= rotated - 1;
-                if ((d = sendQueues[ep].poll()) >= 0) {
-                    found = ep;
-                    break;
-                }
-            }
-            if (found < 0) {
-                break;
-            }
-            txNext = found + 1;
-            sendOne(found, d);
-            work++;
-        }
-        return work;
-    }
-
-    private void sendOne(int ep, long d) {
-        UnetNiSendQueue q = sendQueues[ep];
-        if (!q.isValid(d)) {
-            reject(ep, d, TX_STATUS_BAD_DESC);
-            return;
-        }
-        int length = q.length(d);
-        int chan = q.channel(d);
-        if ((channelsOpen[ep] & (1L << chan)) == 0) {
-            reject(ep, d, TX_STATUS_BAD_CHANNEL);
-            return;
-        }
-        if (length == AAL5_LENGTH_ABORT) {
-            // [P] AAL5 reserves LEN 0 for "abort": the receiver would discard it, so the firmware refuses it.
-            reject(ep, d, TX_STATUS_BAD_DESC);
-            return;
-        }
-        long now = timeBase.nanoTime();
-        long firstReady = now + timing.txSetupNanos();
-        long picosPerCell = 0;
-        if (q.isInline(d)) {
-            if (length > INLINE_MAX) {
-                reject(ep, d, TX_STATUS_TOO_LONG);
-                return;
-            }
-            q.copyInline(d, pdu, 4, length);
-        } else {
-            int nbufs = q.nbufs(d);
-            if (nbufs < 1 || nbufs > MAX_BUFS) {
-                reject(ep, d, TX_STATUS_BAD_DESC);
-                return;
-            }
-            long segLen = segmentLengths[ep];
-            long sum = 0;
-            for (int i = 0; i < nbufs; i++) {
-                long off = Integer.toUnsignedLong(q.bufferOffset(d, i));
-                long len = Integer.toUnsignedLong(q.bufferLength(d, i));
-                if (len > MAX_PDU) {
-                    reject(ep, d, TX_STATUS_TOO_LONG);
-                    return;
-                }
-                if (off + len > segLen) {
-                    setStatusBits(ep, EP_SEGFAULT);
-                    reject(ep, d, TX_STATUS_SEG_BOUNDS);
-                    return;
-                }
-                sum += len;
-            }
-            if (sum != length) {
-                reject(ep, d, TX_STATUS_BAD_DESC);
-                return;
-            }
-            MemorySegment seg = segments[ep];
-            long at = 4;
-            try {
-                for (int i = 0; i < nbufs; i++) {
-                    long off = Integer.toUnsignedLong(q.bufferOffset(d, i));
-                    int len = q.bufferLength(d, i);
-                    MemorySegment.copy(seg, off, pdu, at, len);
-                    at += len;
-                }
-            } catch (IllegalStateException e) {
-                // The segment's memory was released under the card: a bus error, reported the card's way.
-                addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1);
-                reject(ep, d, TX_STATUS_DMA_ERROR);
-                return;
-            }
-            picosPerCell = AtmCells.PAYLOAD_SIZE * timing.dmaPicosPerByte();
-        }
-        int total = Aal5.frame(pdu, 4, length, 0);
-        int cells = total / AtmCells.PAYLOAD_SIZE;
-        int header = txHeaders[ep * MAX_CHANNELS + chan];
-        CellLink link = uplink;
-        for (int c = 0; c < cells; c++) {
-            int h = c == cells - 1 ? header | PTI_AUU << HDR_PTI_SHIFT : header;
-            AtmCells.writeHeader(cell, 0, h);
-            MemorySegment.copy(pdu, 4 + (long) c * AtmCells.PAYLOAD_SIZE, cell, AtmCells.HEADER_SIZE,
-                AtmCells.PAYLOAD_SIZE);
-            if (link != null) {
-                link.transmit(cell, 0, firstReady + (c + 1) * picosPerCell / 1000);
-            }
-        }
-        addRaw(UG_OFS + UG_CNT_CELLS_TX_OFS, cells);
-        addRaw(UG_OFS + UG_CNT_PDUS_TX_OFS, 1);
-        PcapWriter w = capture;
-        if (w != null) {
-            writePseudoHeader(pdu, 0, true, header);
-            w.record(timeBase.nanoTime(), pdu, 0, 4 + length, 4 + length);
-        }
-        if (virtual && link != null) {
-            txBusy = true;
-            txEp = ep;
-            txDescriptor = d;
-            txDoneTimer.armAfter(Math.max(0, link.lastDepartureNanos() - now));
-        } else {
-            q.complete(d, TX_STATUS_SENT);
-        }
-    }
-
-    /** Virtual time: the PDU's last cell has left; status SENT, then sq_cons, then the next descriptor. */
-    private void txDone() {
-        if (!txBusy) {
-            return;
-        }
-        txBusy = false;
-        if (active(txEp)) {
-            sendQueues[txEp].complete(txDescriptor, TX_STATUS_SENT);
-        }
-        signal.kick();
-    }
-
-    private void reject(int ep, long d, int status) {
-        sendQueues[ep].complete(d, status);
-        addRaw(UG_OFS + UG_CNT_TX_REJECTED_OFS, 1);
-        addPage(ep, EPCB_TX_REJECTED_OFS, 1);
-    }
-
-    // =============================================================================================== receive
-
-    private int receive() {
-        int work = 0;
-        while (ingress.peekLength() >= 0) {
-            if (rxPaced) {
-                // Virtual time: the head cell's processing takes time; its effects appear when it is done.
-                long now = timeBase.nanoTime();
-                if (rxDoneAt < 0) {
-                    rxDoneAt = now + receiveCost(ingress.buffer(), ingress.peekOffset());
-                }
-                if (now < rxDoneAt) {
-                    rxTimer.armAfter(rxDoneAt - now);
-                    return work;
-                }
-                rxDoneAt = -1;
-            }
-            receiveCell(ingress.buffer(), ingress.peekOffset());
-            ingress.release();
-            work++;
-        }
-        return work;
-    }
-
-    /** i960 time to process the cell at {@code at} (see {@link Sba200Timing}). */
-    private long receiveCost(MemorySegment c, long at) {
-        int header = AtmCells.readHeader(c, at);
-        long dma48 = AtmCells.PAYLOAD_SIZE * timing.dmaPicosPerByte() / 1000;
-        if (!AtmCells.hecOk(c, at) || AtmCells.isNonUser(header)) {
-            return timing.rxCellNanos();
-        }
-        int vci = AtmCells.vci(header);
-        boolean first = vci >= VCIS || rxCells[vci] == 0;
-        if (AtmCells.isLastOfPdu(header)) {
-            return first ? timing.rxCellNanos() + timing.rxInlineNanos()
-                : timing.rxCellNanos() + dma48 + timing.rxBufferPduNanos();
-        }
-        return timing.rxCellNanos() + dma48;
-    }
-
-    private void receiveCell(MemorySegment c, long at) {
-        addRaw(UG_OFS + UG_CNT_CELLS_RX_OFS, 1);
-        if (!AtmCells.hecOk(c, at)) {
-            addRaw(UG_OFS + UG_CNT_HEC_ERRORS_OFS, 1);
-            return;
-        }
-        int header = AtmCells.readHeader(c, at);
-        if (AtmCells.isNonUser(header)) {
-            return; // OAM / RM cells are not AAL5 data; the U-Net firmware ignores them
-        }
-        int vci = AtmCells.vci(header);
-        int entry = vci < VCIS ? ram.get(INT_BE, VCI_TABLE_OFS + vci * VCI_ENTRY_SIZE) : 0;
-        if ((entry & VCI_VALID) == 0 || (entry & VCI_VPI_MASK) >>> VCI_VPI_SHIFT != AtmCells.vpi(header)) {
-            addRaw(UG_OFS + UG_CNT_DROP_UNKNOWN_VCI_OFS, 1);
-            return;
-        }
-        int ep = (entry & VCI_EP_MASK) >>> VCI_EP_SHIFT;
-        int chan = (entry & VCI_CHAN_MASK) >>> VCI_CHAN_SHIFT;
-        if (!active(ep)) {
-            addRaw(UG_OFS + UG_CNT_DROP_UNKNOWN_VCI_OFS, 1);
-            return;
-        }
-        long payload = at + AtmCells.HEADER_SIZE;
-        boolean last = AtmCells.isLastOfPdu(header);
-        int n = rxCells[vci];
-        if (n == 0) {
-            rxCrc[vci] = Aal5.CRC_INIT;
-            rxError[vci] = NO_ERROR;
-            rxBytes[vci] = 0;
-            rxNbufs[vci] = 0;
-            if (!last) {
-                // Its entry is reserved now, before it takes a buffer: then the buffers are always reported.
-                if (rqHasRoom(ep)) {
-                    rqReserved[ep]++;
-                    rxHoldsEntry[vci] = true;
-                } else {
-                    rxError[vci] = DISCARD_OVERRUN;
-                }
-            }
-        }
-        rxCells[vci] = n + 1;
-        long held = (long) vci * AtmCells.PAYLOAD_SIZE;
-        if (!last) {
-            rxCrc[vci] = Aal5.crcUpdate(rxCrc[vci], c, payload, AtmCells.PAYLOAD_SIZE);
-            if (n + 1 >= Aal5.MAX_CELLS && rxError[vci] == NO_ERROR) {
-                rxError[vci] = RX_ERR_LENGTH; // longer than any AAL5 PDU: its end was lost
-            }
-            if (rxError[vci] == NO_ERROR && n > 0) {
-                writeBuffers(ep, vci, rxHeld, held, AtmCells.PAYLOAD_SIZE);
-            }
-            MemorySegment.copy(c, payload, rxHeld, held, AtmCells.PAYLOAD_SIZE);
-            return;
-        }
-        // Last cell: the CRC covers everything up to the CRC field itself.
-        int crc = Aal5.crcFinish(Aal5.crcUpdate(rxCrc[vci], c, payload, AtmCells.PAYLOAD_SIZE - 4));
-        int cells = n + 1;
-        rxCells[vci] = 0;
-        int error = rxError[vci];
-        if (error == DISCARD_OVERRUN) {
-            dropOverrun(ep);
-            return;
-        }
-        int length = Aal5.trailerLength(c, payload);
-        if (error == NO_ERROR) {
-            // The length check first: a lost cell is then reported as what it is (the CRC would fail as well).
-            if (length == AAL5_LENGTH_ABORT || Aal5.cells(length) != cells) {
-                error = RX_ERR_LENGTH;
-            } else if (crc != Aal5.trailerCrc(c, payload)) {
-                error = RX_ERR_CRC;
-            }
-        }
-        if (error == NO_ERROR && cells == 1) {
-            deliverInline(ep, chan, vci, c, payload, length, Aal5.trailerUu(c, payload),
-                Aal5.trailerCpi(c, payload));
-            return;
-        }
-        if (error == NO_ERROR) {
-            // Everything before the held cell is in the buffers; write the rest of LEN from held + last.
-            int rest = length - rxBytes[vci];
-            int fromHeld = Math.min(rest, AtmCells.PAYLOAD_SIZE);
-            writeBuffers(ep, vci, rxHeld, held, fromHeld);
-            if (rxError[vci] == NO_ERROR && rest > fromHeld) {
-                writeBuffers(ep, vci, c, payload, rest - fromHeld);
-            }
-            error = rxError[vci];
-        }
-        if (error == RX_ERR_CRC) {
-            addRaw(UG_OFS + UG_CNT_AAL5_CRC_ERRORS_OFS, 1);
-        } else if (error == RX_ERR_LENGTH) {
-            addRaw(UG_OFS + UG_CNT_LENGTH_ERRORS_OFS, 1);
-        }
-        deliverBuffers(ep, chan, vci, error, error == NO_ERROR ? length : rxBytes[vci],
-            Aal5.trailerUu(c, payload), Aal5.trailerCpi(c, payload));
-    }
-
-    /** Copies {@code n} payload bytes into the VCI's free buffers, popping more as needed; sets rxError on failure. */
-    private void writeBuffers(int ep, int vci, MemorySegment src, long from, int n) {
-        MemorySegment seg = segments[ep];
-        int base = vci * MAX_BUFS;
-        while (n > 0) {
-            int b = rxNbufs[vci] - 1;
-            if (b < 0 || rxBufFill[base + b] == rxBufCapacity[base + b]) {
-                if (rxNbufs[vci] == MAX_BUFS) {
-                    rxError[vci] = RX_ERR_TOO_MANY_BUFS;
-                    return;
-                }
-                UnetNiFreeQueue fq = freeQueues[ep];
-                if (!fq.poll()) {
-                    rxError[vci] = RX_ERR_NO_BUFFERS;
-                    addRaw(UG_OFS + UG_CNT_DROP_NO_FREE_BUF_OFS, 1);
-                    addPage(ep, EPCB_DROP_NO_FREE_BUF_OFS, 1);
-                    setStatusBits(ep, EP_NO_FREE_BUF);
-                    return;
-                }
-                long off = Integer.toUnsignedLong(fq.offset());
-                long len = Integer.toUnsignedLong(fq.length());
-                if (len == 0 || (off & (FQ_BUF_ALIGN - 1)) != 0 || off + len > segmentLengths[ep]) {
-                    // A free buffer outside the process's own segment: never written, reported as a DMA error.
-                    rxError[vci] = RX_ERR_DMA;
-                    addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1);
-                    setStatusBits(ep, EP_SEGFAULT);
-                    return;
-                }
-                b = rxNbufs[vci]++;
-                rxBufOffset[base + b] = (int) off;
-                rxBufCapacity[base + b] = (int) Math.min(len, Integer.MAX_VALUE);
-                rxBufFill[base + b] = 0;
-            }
-            int k = Math.min(n, rxBufCapacity[base + b] - rxBufFill[base + b]);
-            try {
-                long to = Integer.toUnsignedLong(rxBufOffset[base + b]) + rxBufFill[base + b];
-                MemorySegment.copy(src, from, seg, to, k);
-            } catch (IllegalStateException e) {
-                rxError[vci] = RX_ERR_DMA;
-                addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1);
-                return;
-            }
-            rxBufFill[base + b] += k;
-            rxBytes[vci] += k;
-            from += k;
-            n -= k;
-        }
-    }
-
-    /**
-     * True when {@code ep}'s receive queue has a free entry beyond the ones reserved: the slot after them still has
-     * its VALID bit clear. The process consumes entries in order, so the reserved slots before it are free too.
-     *
-     * <pre>
-     *   rq_prod              rq_prod + reserved
-     *      |  reserved by PDUs  |
-     *   ---+----+----+----------+------+---
-     *      | .. | .. |    ..    | free?|        a new PDU needs this one
-     *   ---+----+----+----------+------+---
-     * </pre>
-     *
-     * A PDU of several cells reserves its entry at its first cell, before it takes any free buffer; single-cell PDUs
-     * need an entry beyond the reserved ones. (Issue 16: the first cell used to check for room without reserving it,
-     * so when other PDUs filled the queue before the last cell the PDU was dropped at the end and the buffers it had
-     * taken were never reported.)
-     */
-    private boolean rqHasRoom(int ep) {
-        int reserved = rqReserved[ep];
-        if (reserved >= rqLengths[ep]) {
-            return false;
-        }
-        long slot = (long) ((receiveQueues[ep].producerIndex() + reserved) & (rqLengths[ep] - 1)) * RQ_ENTRY_SIZE;
-        return (rqSegments[ep].get(INT_BE, slot + RECV_DESC_W0_OFS) & RX_VALID) == 0;
-    }
-
-    /** Gives back the entry the PDU on {@code vci} reserved, if it holds one. */
-    private void releaseEntry(int ep, int vci) {
-        if (rxHoldsEntry[vci]) {
-            rxHoldsEntry[vci] = false;
-            rqReserved[ep]--;
-        }
-    }
-
-    /**
-     * The entry a finished PDU is published in: its reserved one, or for a PDU without a reservation the next one if
-     * it is free beyond the reserved ones. -1: the queue is full (or the process set VALID on an entry it was given
-     * back - its own loss).
-     */
-    private long claimEntry(int ep, int vci) {
-        if (rxHoldsEntry[vci]) {
-            releaseEntry(ep, vci);
-        } else if (!rqHasRoom(ep)) {
-            return -1;
-        }
-        return receiveQueues[ep].claim();
-    }
-
-    private void dropOverrun(int ep) {
-        addRaw(UG_OFS + UG_CNT_DROP_RQ_FULL_OFS, 1);
-        addPage(ep, EPCB_DROP_RQ_OVERRUN_OFS, 1);
-        setStatusBits(ep, EP_RQ_OVERRUN);
-    }
-
-    private void deliverInline(int ep, int chan, int vci, MemorySegment c, long payload, int length, int uu,
-                               int cpi) {
-        UnetNiReceiveQueue rq = receiveQueues[ep];
-        long d = claimEntry(ep, vci);
-        if (d < 0) {
-            dropOverrun(ep);
-            return;
-        }
-        rq.putInline(d, c, payload, length);
-        rq.putStatus(d, RX_ERR_NONE, uu, cpi);
-        rq.putTimestamp(d, timeBase.nanoTime() / 1000);
-        rq.publish(d, length, chan, 0, RX_INLINE);
-        addRaw(UG_OFS + UG_CNT_PDUS_RX_OFS, 1);
-        PcapWriter w = capture;
-        if (w != null) {
-            writePseudoHeader(captureBuffer, 0, false, txHeaderForCapture(c, payload));
-            MemorySegment.copy(c, payload, captureBuffer, 4, length);
-            w.record(timeBase.nanoTime(), captureBuffer, 0, 4 + length, 4 + length);
-        }
-        afterDelivery(ep);
-    }
-
-    private static int txHeaderForCapture(MemorySegment c, long payload) {
-        return AtmCells.readHeader(c, payload - AtmCells.HEADER_SIZE);
-    }
-
-    private void deliverBuffers(int ep, int chan, int vci, int error, int length, int uu, int cpi) {
-        UnetNiReceiveQueue rq = receiveQueues[ep];
-        long d = claimEntry(ep, vci);
-        if (d < 0) {
-            dropOverrun(ep);
-            return;
-        }
-        int base = vci * MAX_BUFS;
-        int nbufs = rxNbufs[vci];
-        for (int b = 0; b < nbufs; b++) {
-            rq.putBuffer(d, b, rxBufOffset[base + b], rxBufFill[base + b]);
-        }
-        rq.putStatus(d, error, uu, cpi);
-        rq.putTimestamp(d, timeBase.nanoTime() / 1000);
-        rq.publish(d, Math.min(length, MAX_PDU), chan, nbufs, error == NO_ERROR ? 0 : RX_ERROR);
-        if (error == NO_ERROR) {
-            addRaw(UG_OFS + UG_CNT_PDUS_RX_OFS, 1);
-            PcapWriter w = capture;
-            if (w != null) {
-                int vpi = (ram.get(INT_BE, VCI_TABLE_OFS + vci * VCI_ENTRY_SIZE) & VCI_VPI_MASK) >>> VCI_VPI_SHIFT;
-                writePseudoHeader(captureBuffer, 0, false, AtmCells.header(vpi, vci, 0, 0));
-                long at = 4;
-                MemorySegment seg = segments[ep];
-                for (int b = 0; b < nbufs; b++) {
-                    MemorySegment.copy(seg, Integer.toUnsignedLong(rxBufOffset[base + b]), captureBuffer, at,
-                        rxBufFill[base + b]);
-                    at += rxBufFill[base + b];
-                }
-                w.record(timeBase.nanoTime(), captureBuffer, 0, (int) at, (int) at);
-            }
-        } else {
-            addPage(ep, EPCB_RX_ERRORS_OFS, 1);
-        }
-        afterDelivery(ep);
-    }
-
-    /** Upcall check after a descriptor was published. */
-    private void afterDelivery(int ep) {
-        MemorySegment page = pages[ep];
-        int mode = page.get(INT_BE, EPCB_UPCALL_MODE_OFS);
-        if (mode == UPCALL_NONE) {
-            return;
-        }
-        boolean fire;
-        if (mode == UPCALL_NONEMPTY) {
-            fire = true;
-        } else {
-            int outstanding = receiveQueues[ep].producerIndex() - (int) INT_BE_HANDLE.getAcquire(page,
-                (long) EPCB_RQ_CONS_OFS);
-            fire = Integer.toUnsignedLong(outstanding) * UPCALL_ALMOST_FULL_DEN
-                >= (long) rqLengths[ep] * UPCALL_ALMOST_FULL_NUM;
-        }
-        if (fire) {
-            ramRegisters.getAndBitwiseOrRaw(UG_OFS + UG_UPCALL_PENDING_OFS, 1 << ep);
-            signalHost();
-        }
-    }
-
-    /** Raises the SBus interrupt if the kernel enabled interrupts in the UG block. */
-    private void signalHost() {
-        if ((ramRegisters.loadRaw(UG_OFS + UG_INTR_ENABLE_OFS) & UG_INTR_ENABLE) != 0) {
-            irq.raise();
-        }
-    }
-
-    /** SunATM pseudo-header: direction bit 7 (1 = transmit), traffic type 0 (raw AAL5), VPI, VCI. */
-    private static void writePseudoHeader(MemorySegment s, long at, boolean transmit, int header) {
-        s.set(ValueLayout.JAVA_BYTE, at, (byte) (transmit ? 0x80 : 0x00));
-        s.set(ValueLayout.JAVA_BYTE, at + 1, (byte) AtmCells.vpi(header));
-        int vci = AtmCells.vci(header);
-        s.set(ValueLayout.JAVA_BYTE, at + 2, (byte) (vci >>> 8));
-        s.set(ValueLayout.JAVA_BYTE, at + 3, (byte) vci);
-    }
-
-    // =============================================================================================== RAM helpers
-
-    private void addRaw(int offset, int delta) {
-        // Counters are written only by the firmware (this thread); volatile store so readers see whole values.
-        ramRegisters.storeRaw(offset, ramRegisters.loadRaw(offset) + delta);
-    }
-
-    private void addPage(int ep, int offset, int delta) {
-        MemorySegment page = pages[ep];
-        page.set(INT_BE, offset, page.get(INT_BE, offset) + delta);
-    }
-
-    private void setStatusBits(int ep, int bits) {
-        MemorySegment page = pages[ep];
-        page.set(INT_BE, EPCB_EP_STATUS_OFS, page.get(INT_BE, EPCB_EP_STATUS_OFS) | bits);
+        return firmware.service(timeBase.nanoTime());
     }
 
     private static void checkEndpoint(int ep) {
@@ -1110,6 +304,10 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         }
     }
 
+    /**
+     * Stops the card: no more service passes, timers cancelled, the line lowered. Board RAM stays readable for
+     * whoever still holds a slice of it (see {@link #arena}). Idempotent.
+     */
     @Override
     public void close() {
         if (closed) {

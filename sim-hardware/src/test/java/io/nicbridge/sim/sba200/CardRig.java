@@ -35,8 +35,13 @@ final class CardRig implements AutoCloseable {
     final List<Long> sentAt = new ArrayList<>();
 
     CardRig(EngineMode mode, Sba200Timing timing) {
+        this(mode, timing, Sba200HostDma.direct());
+    }
+
+    /** A rig whose firmware reaches host memory through {@code hostDma} (e.g. a {@link RecordingHostDma}). */
+    CardRig(EngineMode mode, Sba200Timing timing, Sba200HostDma hostDma) {
         engine = Engines.create(mode, 7, mode == EngineMode.THREADED ? new io.nicbridge.sim.engine.BackoffIdle() : null);
-        model = new Sba200Model("rig", engine.timeBase(), Sba200Model.newDmaSpace("rig.dma"), timing);
+        model = new Sba200Model("rig", engine.timeBase(), Sba200Model.newDmaSpace("rig.dma"), timing, hostDma);
         uplink = CellLink.builder(engine.timeBase(), (c, o) -> {
             sent.add(c.asSlice(o, AtmCells.CELL_SIZE).toArray(ValueLayout.JAVA_BYTE));
             sentAt.add(engine.timeBase().nanoTime());
