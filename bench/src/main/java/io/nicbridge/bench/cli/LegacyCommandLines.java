@@ -46,7 +46,7 @@ final class LegacyCommandLines {
         List<String> rest = new ArrayList<>(args);
         String card = take(rest, "--card");
         if (card == null) {
-            throw new IllegalArgumentException("nic " + command + " needs --card to say which experiment to run");
+            throw new IllegalArgumentException("--card is needed to say which experiment to run");
         }
         return switch (command) {
             case "pingpong" -> pingpong(card, rest);

@@ -60,7 +60,7 @@ class LegacyCommandLinesTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "pingpong --mode virtual|nic pingpong needs --card",
+        "pingpong --mode virtual|--card is needed to say which experiment to run",
         "pingpong --card tokenring|unknown card 'tokenring'",
         "bandwidth --card dec21140|unknown card 'dec21140'; supported: sba200",
         "throughput --card dec21140|unknown card 'dec21140'; supported: medusa",
