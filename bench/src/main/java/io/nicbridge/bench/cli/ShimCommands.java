@@ -1,7 +1,6 @@
 package io.nicbridge.bench.cli;
 
 import io.nicbridge.bench.pingpong.ShimPingPong;
-import io.nicbridge.bench.pingpong.ShimPingPong.Role;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -44,6 +43,10 @@ final class ShimCommands extends GroupCommand {
 
         @Mixin
         CaptureOptions capture = new CaptureOptions();
+
+        ShimPingPong.Node node() {
+            return new ShimPingPong.Node(backend, mode, driver, waitMode, capture.file());
+        }
     }
 
     /** {@code nic shim pingpong}: both nodes on one host, beside kernel UDP over the same link, with targets. */
@@ -93,9 +96,8 @@ final class ShimCommands extends GroupCommand {
 
         @Override
         public Integer call() throws Exception {
-            return new ShimPingPong(out(spec), Role.BOTH, node.backend, node.mode, node.driver,
-                sizes.orDefault(ShimPingPong.DEFAULT_SIZES), roundTrips.count, roundTrips.warmup, 0, duration, veth,
-                null, node.waitMode, trials, acceptInconclusive, targetRatio, node.capture.file()).run();
+            return ShimPingPong.pingpong(out(spec), node.node(), sizes.orDefault(ShimPingPong.DEFAULT_SIZES),
+                roundTrips.count, roundTrips.warmup, duration, veth, trials, acceptInconclusive, targetRatio).run();
         }
     }
 
@@ -117,9 +119,7 @@ final class ShimCommands extends GroupCommand {
 
         @Override
         public Integer call() throws Exception {
-            return new ShimPingPong(out(spec), Role.ECHO, node.backend, node.mode, node.driver,
-                ShimPingPong.DEFAULT_SIZES, 1, 0, count, "1s", null, null, node.waitMode, 1, false,
-                ShimPingPong.TARGET_RATIO, node.capture.file()).run();
+            return ShimPingPong.echo(out(spec), node.node(), count).run();
         }
     }
 
@@ -147,9 +147,8 @@ final class ShimCommands extends GroupCommand {
 
         @Override
         public Integer call() throws Exception {
-            return new ShimPingPong(out(spec), Role.CLIENT, node.backend, node.mode, node.driver,
-                sizes.orDefault(ShimPingPong.DEFAULT_SIZES), roundTrips.count, roundTrips.warmup, 0, "1s", null, peer,
-                node.waitMode, 1, false, ShimPingPong.TARGET_RATIO, node.capture.file()).run();
+            return ShimPingPong.client(out(spec), node.node(), peer, sizes.orDefault(ShimPingPong.DEFAULT_SIZES),
+                roundTrips.count, roundTrips.warmup).run();
         }
     }
 

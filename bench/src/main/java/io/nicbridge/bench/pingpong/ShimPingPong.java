@@ -84,7 +84,7 @@ public final class ShimPingPong {
     static final long MIN_TRIAL_FLOOD_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     /** both: a veth pair (or --veth) and both nodes on this host; echo: node B alone; client: node A alone. */
-    public enum Role { BOTH, ECHO, CLIENT }
+    enum Role { BOTH, ECHO, CLIENT }
 
     private final PrintWriter out;
     private final Role role;
@@ -110,18 +110,68 @@ public final class ShimPingPong {
     private long tapDrops;
 
     /**
+     * How each shim node runs, whatever its role.
+     *
+     * @param backend  the shim spec, {@code shim:afpacket[?params]}
+     * @param mode     inline or threaded (as {@code mode=} in the backend), or null: the backend's, else inline
+     * @param driver   the Tulip driver's mode: interrupt, polling or auto (= interrupt)
+     * @param waitMode how a node waits for a frame: block, or spin[:MICROS] before it blocks
+     * @param capture  where the frames on the link go ({@link CaptureFile#NONE}: nowhere)
+     */
+    public record Node(String backend, String mode, String driver, String waitMode, CaptureFile capture) {
+    }
+
+    /**
+     * Role both: both nodes on this host, on a fresh veth pair (or {@code veth}), beside kernel UDP, both targets
+     * judged per size.
+     *
+     * @param veth        an existing link {@code NS_A/IF_A,NS_B/IF_B}, or null for a fresh veth pair
+     * @param trials      per size, trials of the shim and UDP alternating, the targets judged on their ratios
+     * @param targetRatio the ratio both targets must clear ({@link #TARGET_RATIO})
+     * @throws IllegalArgumentException naming the first thing that is wrong, before any socket is opened
+     */
+    public static ShimPingPong pingpong(PrintWriter out, Node node, int[] sizes, int count, int warmup,
+                                        String duration, String veth, int trials, boolean acceptInconclusive,
+                                        double targetRatio) {
+        return new ShimPingPong(out, Role.BOTH, node, sizes, count, warmup, 0, duration, veth, null, trials,
+            acceptInconclusive, targetRatio);
+    }
+
+    /**
+     * Role echo: node B alone, on the backend's {@code if=}, echoing every ping-pong frame addressed to it.
+     *
+     * @param limit frames to echo before it stops (0: until interrupted)
+     */
+    public static ShimPingPong echo(PrintWriter out, Node node, long limit) {
+        return new ShimPingPong(out, Role.ECHO, node, DEFAULT_SIZES, 1, 0, limit, "1s", null, null, 1, false,
+            TARGET_RATIO);
+    }
+
+    /**
+     * Role client: node A alone, on the backend's {@code if=}, measuring the RTT per size to the echo node.
+     *
+     * @param peer the echo node's station address, 02:00:00:00:00:02 or 02-00-00-00-00-02
+     */
+    public static ShimPingPong client(PrintWriter out, Node node, String peer, int[] sizes, int count, int warmup) {
+        return new ShimPingPong(out, Role.CLIENT, node, sizes, count, warmup, 0, "1s", null, peer, 1, false,
+            TARGET_RATIO);
+    }
+
+    /**
      * Checks everything that can be checked before a socket is opened.
      *
-     * @param mode      {@code --mode} when given, else null
      * @param echoLimit frames the echo role echoes before it stops (0: until interrupted)
      * @throws IllegalArgumentException naming the first thing that is wrong
      */
-    public ShimPingPong(PrintWriter out, Role role, String backend, String mode, String driver, int[] sizes, int count,
-                        int warmup, long echoLimit, String duration, String vethText, String peerText,
-                        String waitText, int rounds, boolean acceptInconclusive, double targetRatio,
-                        CaptureFile capture) {
+    private ShimPingPong(PrintWriter out, Role role, Node node, int[] sizes, int count, int warmup, long echoLimit,
+                         String duration, String vethText, String peerText, int rounds, boolean acceptInconclusive,
+                         double targetRatio) {
+        String backend = node.backend();
+        String mode = node.mode();
+        String driver = node.driver();
+        String waitText = node.waitMode();
         this.out = out;
-        this.capture = capture;
+        this.capture = node.capture();
         if (!(targetRatio > 0 && Double.isFinite(targetRatio))) {
             throw new IllegalArgumentException("the target ratio must be positive and finite, was " + targetRatio);
         }
@@ -200,12 +250,14 @@ public final class ShimPingPong {
         boolean hasInterface = params.containsKey("if") || params.containsKey("netns");
         if (role == Role.BOTH && hasInterface) {
             throw new IllegalArgumentException("the pingpong on one host builds its own link and fills in if= and"
-                + " netns= per side; drop them from the backend, name an existing pair with --veth NS_A/IF_A,NS_B/IF_B, or"
+                + " netns= per side; drop them from the backend, name an existing pair with --veth"
+                + " NS_A/IF_A,NS_B/IF_B, or"
                 + " run nic shim echo and nic shim client on two hosts");
         }
         if (role != Role.BOTH && !params.containsKey("if")) {
             throw new IllegalArgumentException("the " + role.name().toLowerCase(Locale.ROOT) + " node needs the"
-                + " interface in the backend, e.g. shim:afpacket?if=eth1 (and &netns=NS for one in a network namespace)");
+                + " interface in the backend, e.g. shim:afpacket?if=eth1 (and &netns=NS for one in a network"
+                + " namespace)");
         }
         if (vethText != null && role != Role.BOTH) {
             throw new IllegalArgumentException("--veth is for the pingpong on one host; the echo and client nodes take"
