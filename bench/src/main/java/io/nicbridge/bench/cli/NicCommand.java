@@ -11,8 +11,9 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = NicCommand.Version.class,
         description = "nicbridge: user-level network interfaces of five classic papers on the Java FFM API.",
-        subcommands = {InfoCommand.class, PingPongCommand.class, BandwidthCommand.class, ThroughputCommand.class,
-                FabricCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {InfoCommand.class, TulipCommands.class, ShimCommands.class, UnetCommands.class,
+                MedusaCommands.class, FabricCommand.class, LegacyCommandLines.PingPong.class,
+                LegacyCommandLines.Bandwidth.class, LegacyCommandLines.Throughput.class, CommandLine.HelpCommand.class})
 public final class NicCommand implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -28,15 +29,15 @@ public final class NicCommand implements Runnable {
 
     /**
      * The command line with its error handling and exit codes ({@link ExitCodes}): bad input given to a command (an
-     * {@link IllegalArgumentException} from it) prints one line naming the problem and exits with
-     * {@link ExitCodes#USAGE} instead of a stack trace; any other exception is a broken run, printed with its stack
-     * trace, {@link ExitCodes#RUN_ERROR} (not 1, which says a check failed). Commands return their checks' code.
+     * {@link IllegalArgumentException} from it) prints one line, the command's full name and the problem, and exits
+     * with {@link ExitCodes#USAGE} instead of a stack trace; any other exception is a broken run, printed with its
+     * stack trace, {@link ExitCodes#RUN_ERROR} (not 1, which says a check failed). Commands return their checks' code.
      */
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new NicCommand());
         cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> {
             if (ex instanceof IllegalArgumentException) {
-                cmd.getErr().println("nic " + cmd.getCommandName() + ": " + ex.getMessage());
+                cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + ex.getMessage());
                 return ExitCodes.USAGE;
             }
             ex.printStackTrace(cmd.getErr());

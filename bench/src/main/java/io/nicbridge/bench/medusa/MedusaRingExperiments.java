@@ -5,6 +5,7 @@ import io.nicbridge.bench.verdict.CheckLog;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.EngineMode;
 import java.io.PrintStream;
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -21,6 +22,13 @@ public final class MedusaRingExperiments {
     public static final int[] LATENCY_WORDS = {1, 100, 250, 500, 1000, 1500, 2000};
     /** Payload sizes of the throughput test: the paper's Table 2 rows. */
     public static final int[] THROUGHPUT_WORDS = {1, 200, 1000, 2000};
+    /** The paper's ring sizes. */
+    public static final int[] NODES = {2, 4, 8};
+    /** The smallest and largest rings the tests build. */
+    public static final int MIN_NODES = 2;
+    public static final int MAX_NODES = 64;
+    /** The paper's largest payload: 2000 words + 52 bytes of headers fit the 8 KiB buffer. */
+    public static final int MAX_WORDS = 2000;
     /** The FDDI rate the ring model serialises at, which the slope shows by construction: 10 ns per bit. */
     public static final double NS_PER_BIT = 10.0;
     /** Relative tolerance of the slope check. */
@@ -32,6 +40,23 @@ public final class MedusaRingExperiments {
     static final int RECEIVE_BUFFERS = 64;
 
     private MedusaRingExperiments() {
+    }
+
+    /** Ring sizes within [{@value #MIN_NODES}, {@value #MAX_NODES}], payloads within [1, {@value #MAX_WORDS}] words. */
+    private static void requireRings(int[] nodeCounts, int[] words) {
+        within("--nodes", nodeCounts, MIN_NODES, MAX_NODES);
+        within("--words", words, 1, MAX_WORDS);
+    }
+
+    private static void within(String what, int[] values, int min, int max) {
+        if (values.length == 0) {
+            throw new IllegalArgumentException(what + ": no values");
+        }
+        for (int v : values) {
+            if (v < min || v > max) {
+                throw new IllegalArgumentException(what + ": " + v + " is outside [" + min + ", " + max + "]");
+            }
+        }
     }
 
     /**
@@ -52,9 +77,26 @@ public final class MedusaRingExperiments {
         return latency(out, nodeCounts, words, warmup, rounds, seed, hostNanos, null);
     }
 
-    /** @param capture records every frame of every ring (FDDI, each ring's simulated time); null: no capture */
+    /**
+     * @param capture records every frame of every ring (FDDI, each ring's simulated time); null: no capture
+     * @throws IllegalArgumentException naming the first bad argument: ring sizes 2..64, 1..2000 words with at least
+     *                                  two different sizes (for the slope), host time 0..1 s, rounds >= 1, warmup >= 0
+     */
     public static int latency(PrintStream out, int[] nodeCounts, int[] words, int warmup, int rounds, long seed,
                               long hostNanos, PcapWriter capture) {
+        requireRings(nodeCounts, words);
+        if (hostNanos < 0 || hostNanos > 1_000_000_000L) {
+            throw new IllegalArgumentException("--host-ns must be in [0, 1000000000], was " + hostNanos);
+        }
+        if (rounds < 1) {
+            throw new IllegalArgumentException("--rounds must be at least 1, was " + rounds);
+        }
+        if (warmup < 0) {
+            throw new IllegalArgumentException("--warmup must be 0 or more, was " + warmup);
+        }
+        if (Arrays.stream(words).distinct().count() < 2) {
+            throw new IllegalArgumentException("--words needs at least two different sizes to fit a slope");
+        }
         return latency(out, nodeCounts, words, warmup, rounds, seed, hostNanos, capture, NS_PER_BIT);
     }
 
@@ -136,9 +178,16 @@ public final class MedusaRingExperiments {
         return throughput(out, nodeCounts, words, messages, seed, null);
     }
 
-    /** @param capture records every frame of every ring (FDDI, each ring's simulated time); null: no capture */
+    /**
+     * @param capture records every frame of every ring (FDDI, each ring's simulated time); null: no capture
+     * @throws IllegalArgumentException naming the first bad argument: ring sizes 2..64, 1..2000 words, messages >= 1
+     */
     public static int throughput(PrintStream out, int[] nodeCounts, int[] words, int messages, long seed,
                                  PcapWriter capture) {
+        requireRings(nodeCounts, words);
+        if (messages < 1) {
+            throw new IllegalArgumentException("--messages must be at least 1, was " + messages);
+        }
         return throughput(out, nodeCounts, words, messages, seed, capture, 1e9 / NS_PER_BIT);
     }
 

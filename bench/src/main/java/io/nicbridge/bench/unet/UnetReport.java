@@ -9,12 +9,11 @@ import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.unetapi.UnetApiTestbed;
 import io.nicbridge.sim.engine.EngineMode;
 import java.io.PrintStream;
-import java.util.Arrays;
 import java.util.Locale;
 
 /**
- * The sba200 reports of {@code nic pingpong} and {@code nic bandwidth}: the simulated curves beside the U-Net
- * paper's published figures, the model that produced them, and (pingpong) the real-time software cost per message on
+ * The sba200 reports of {@code nic unet pingpong} and {@code nic unet throughput}: the simulated curves beside the
+ * U-Net paper's published figures, the model that produced them, and (pingpong) the real-time software cost per message on
  * the inline engine. The checks are of two kinds ({@link CheckKind}): model self-checks (the simulation adds up to its
  * own card and fibre model, or shows what that model implies by construction) and anchor checks against the paper
  * where the comparison is like for like; where the paper's figure includes host software, which the simulation does
@@ -33,12 +32,14 @@ public final class UnetReport {
     private UnetReport() {
     }
 
-    public static int[] parseSizes(String text) {
-        int[] sizes;
-        try {
-            sizes = Arrays.stream(text.split(",")).map(String::trim).mapToInt(Integer::parseInt).toArray();
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--sizes must be a comma-separated list of byte counts, was '" + text + "'");
+    /**
+     * Checks a sweep's message sizes: 1..6144 bytes, what 6 receive buffers of 1 KB hold.
+     *
+     * @throws IllegalArgumentException naming the first size outside it
+     */
+    static void requireMessageSizes(int[] sizes) {
+        if (sizes.length == 0) {
+            throw new IllegalArgumentException("the sweep needs at least one message size");
         }
         for (int s : sizes) {
             if (s < 1 || s > 5 * 1024 + 1024) {
@@ -46,7 +47,6 @@ public final class UnetReport {
                         + " was " + s);
             }
         }
-        return sizes;
     }
 
     /** Fiber figures of the testbed: {cell time in picoseconds, propagation in nanoseconds}. */
@@ -97,6 +97,10 @@ public final class UnetReport {
      */
     public static int pingpong(PrintStream out, int[] sizes, int warmup, int count, int realWarmup, int realCount,
                                long seed, Sba200Timing timing, PcapWriter capture) {
+        requireMessageSizes(sizes);
+        if (realCount < 1 || realWarmup < 0) {
+            throw new IllegalArgumentException("--count must be >= 1 and --warmup >= 0");
+        }
         return pingpong(out, sizes, warmup, count, realWarmup, realCount, seed, timing, timing, capture);
     }
 
@@ -189,14 +193,18 @@ public final class UnetReport {
         return checks.finish(false);
     }
 
-    // ------------------------------------------------------------------ bandwidth
+    // ------------------------------------------------------------------ throughput (the paper's "bandwidth")
 
     /**
      * @param capture records the PDUs card A (the sender) sends and receives (null: no capture)
      * @return the exit code of the checks ({@link io.nicbridge.bench.verdict.ExitCodes})
      */
-    public static int bandwidth(PrintStream out, int[] sizes, int messages, long seed, Sba200Timing timing,
-                                PcapWriter capture) {
+    public static int throughput(PrintStream out, int[] sizes, int messages, long seed, Sba200Timing timing,
+                                 PcapWriter capture) {
+        requireMessageSizes(sizes);
+        if (messages < 1) {
+            throw new IllegalArgumentException("--messages must be at least 1, was " + messages);
+        }
         CheckLog checks = new CheckLog(out::println);
         out.println("bandwidth: card sba200 - A streams messages to B over one U-Net channel through the ATM switch,"
                 + " keeping its 32-entry send queue full; B polls, releases and re-posts its buffers");

@@ -20,7 +20,7 @@ public final class ExitCodes {
     /** The run itself broke with an unexpected error (printed with its stack trace). */
     public static final int RUN_ERROR = 4;
 
-    /** The codes and what they mean, for the commands' help. */
+    /** The codes and what they mean, for the commands' help (picocli format strings: {@code %%} is a percent sign). */
     public static final Map<String, String> HELP = helpText();
 
     private ExitCodes() {
@@ -32,8 +32,9 @@ public final class ExitCodes {
         m.put(Integer.toString(CHECK_FAILED), "a check failed: model self-check, anchor check, integrity check or a"
             + " target NOT MET");
         m.put(Integer.toString(USAGE), "bad input or a missing prerequisite; nothing was measured");
-        m.put(Integer.toString(INCONCLUSIVE), "no check failed, but a target was INCONCLUSIVE (its 95% interval"
-            + " straddles it); pingpong --accept-inconclusive makes this 0");
+        // A picocli help text is a format string: a literal percent sign is %%.
+        m.put(Integer.toString(INCONCLUSIVE), "no check failed, but a target was INCONCLUSIVE (its 95%% interval"
+            + " straddles it); nic shim pingpong --accept-inconclusive makes this 0");
         m.put(Integer.toString(RUN_ERROR), "the run broke with an unexpected error (stack trace on stderr)");
         return Collections.unmodifiableMap(m);
     }

@@ -95,7 +95,7 @@ class PcapCaptureCommandTest {
     void dec21140VirtualPingPongWritesEveryFrameInSimulatedTime() throws Exception {
         assumeTshark();
         Path file = dir.resolve("eth.pcap");
-        Run r = PingPongCommandTest.run("pingpong", "--card", "dec21140", "--mode", "virtual", "--size", "100",
+        Run r = PingPongCommandTest.run("tulip", "pingpong", "--mode", "virtual", "--size", "100",
             "--count", "6", "--warmup", "2", "--pcap", file.toString());
         assertEquals(0, r.exit(), r.out() + r.err());
         long n = written(r.out(), file, PcapWriter.LINKTYPE_ETHERNET);
@@ -120,7 +120,7 @@ class PcapCaptureCommandTest {
     void theLimitKeepsTheFirstFramesAndCountsTheRest() throws Exception {
         assumeTshark();
         Path file = dir.resolve("bounded.pcap");
-        Run r = PingPongCommandTest.run("pingpong", "--card", "dec21140", "--mode", "inline", "--count", "20",
+        Run r = PingPongCommandTest.run("tulip", "pingpong", "--mode", "inline", "--count", "20",
             "--warmup", "5", "--pcap", file.toString(), "--pcap-max-frames", "10");
         assertEquals(0, r.exit(), r.out() + r.err());
         assertEquals(10, written(r.out(), file, PcapWriter.LINKTYPE_ETHERNET));
@@ -136,15 +136,15 @@ class PcapCaptureCommandTest {
 
     @Test
     void withoutPcapNothingIsWrittenAndBadLimitsAreRefused() {
-        Run r = PingPongCommandTest.run("pingpong", "--card", "dec21140", "--mode", "virtual", "--count", "3",
+        Run r = PingPongCommandTest.run("tulip", "pingpong", "--mode", "virtual", "--count", "3",
             "--warmup", "0");
         assertEquals(0, r.exit(), r.out() + r.err());
         assertFalse(r.out().contains("pcap:"), r.out());
-        Run bad = PingPongCommandTest.run("pingpong", "--card", "dec21140", "--mode", "virtual", "--count", "3",
+        Run bad = PingPongCommandTest.run("tulip", "pingpong", "--mode", "virtual", "--count", "3",
             "--pcap", dir.resolve("x.pcap").toString(), "--pcap-max-frames", "-1");
         assertEquals(2, bad.exit(), bad.out() + bad.err());
         assertTrue(bad.err().contains("--pcap-max-frames must be 0 (no limit) or more, was -1"), bad.err());
-        Run noDir = PingPongCommandTest.run("pingpong", "--card", "dec21140", "--mode", "virtual", "--count", "3",
+        Run noDir = PingPongCommandTest.run("tulip", "pingpong", "--mode", "virtual", "--count", "3",
             "--pcap", dir.resolve("missing/x.pcap").toString());
         assertEquals(2, noDir.exit(), noDir.out() + noDir.err());
         assertTrue(noDir.err().contains("does not exist"), noDir.err());
@@ -154,7 +154,7 @@ class PcapCaptureCommandTest {
     void sba200PingPongWritesCardAsPdusAsSunAtm() throws Exception {
         assumeTshark();
         Path file = dir.resolve("atm.pcap");
-        Run r = PingPongCommandTest.run("pingpong", "--card", "sba200", "--sizes", "40,100", "--count", "10",
+        Run r = PingPongCommandTest.run("unet", "pingpong", "--sizes", "40,100", "--count", "10",
             "--warmup", "10", "--pcap", file.toString());
         assertEquals(0, r.exit(), r.out() + r.err());
         long n = written(r.out(), file, PcapWriter.LINKTYPE_SUNATM);
@@ -182,7 +182,7 @@ class PcapCaptureCommandTest {
     void sba200BandwidthWritesTheSendersPdus() throws Exception {
         assumeTshark();
         Path file = dir.resolve("stream.pcap");
-        Run r = PingPongCommandTest.run("bandwidth", "--card", "sba200", "--sizes", "100,1000", "--messages", "20",
+        Run r = PingPongCommandTest.run("unet", "throughput", "--sizes", "100,1000", "--messages", "20",
             "--pcap", file.toString());
         assertEquals(0, r.exit(), r.out() + r.err());
         long n = written(r.out(), file, PcapWriter.LINKTYPE_SUNATM);
@@ -198,7 +198,7 @@ class PcapCaptureCommandTest {
     void medusaRingLatencyWritesEveryHopAsFddi() throws Exception {
         assumeTshark();
         Path file = dir.resolve("fddi.pcap");
-        Run r = PingPongCommandTest.run("pingpong", "--card", "medusa", "--nodes", "2,3", "--words", "1,100",
+        Run r = PingPongCommandTest.run("medusa", "latency", "--nodes", "2,3", "--words", "1,100",
             "--rounds", "3", "--warmup", "1", "--pcap", file.toString());
         assertEquals(0, r.exit(), r.out() + r.err());
         long n = written(r.out(), file, PcapWriter.LINKTYPE_FDDI);
@@ -221,7 +221,7 @@ class PcapCaptureCommandTest {
     void medusaThroughputWritesDataAndWindowFrames() throws Exception {
         assumeTshark();
         Path file = dir.resolve("ring.pcap");
-        Run r = PingPongCommandTest.run("throughput", "--card", "medusa", "--nodes", "3", "--words", "200",
+        Run r = PingPongCommandTest.run("medusa", "throughput", "--nodes", "3", "--words", "200",
             "--messages", "10", "--pcap", file.toString());
         long n = written(r.out(), file, PcapWriter.LINKTYPE_FDDI);
         List<List<String>> frames = tshark(file, "frame.len", "fddi.fc");
@@ -243,7 +243,7 @@ class PcapCaptureCommandTest {
         StringWriter text = new StringWriter();
         // A capture copies every shim frame to two tap sockets and no UDP frame: the targets are not judged, so the
         // exit code is about the capture and the flood's integrity check.
-        ShimPingPongCommandTest.Run r = ShimPingPongCommandTest.run(text, "pingpong", "--card", "dec21140",
+        ShimPingPongCommandTest.Run r = ShimPingPongCommandTest.run(text, "shim", "pingpong",
             "--backend", "shim:afpacket", "--sizes", "64,200", "--count", "50", "--warmup", "10", "--duration",
             "5ms", "--trials", "1", "--pcap", file.toString());
         String out = r.text();
@@ -287,15 +287,15 @@ class PcapCaptureCommandTest {
                 CommandLine cl = NicCommand.commandLine();
                 cl.setOut(new PrintWriter(echoOut, true));
                 cl.setErr(new PrintWriter(echoErr, true));
-                echoExit.set(cl.execute("pingpong", "--card", "dec21140", "--role", "echo", "--backend",
+                echoExit.set(cl.execute("shim", "echo", "--backend",
                     "shim:afpacket?if=" + pair.interfaceB() + "&netns=" + pair.namespaceB().name(), "--pcap",
                     echoFile.toString()));
             });
             String out;
             try {
                 ShimPingPongCommandTest.awaitEchoReady(echo, echoOut, echoErr);
-                ShimPingPongCommandTest.Run client = ShimPingPongCommandTest.run(new StringWriter(), "pingpong",
-                    "--card", "dec21140", "--role", "client", "--backend", "shim:afpacket?if=" + pair.interfaceA()
+                ShimPingPongCommandTest.Run client = ShimPingPongCommandTest.run(new StringWriter(), "shim",
+                    "client", "--backend", "shim:afpacket?if=" + pair.interfaceA()
                         + "&netns=" + pair.namespaceA().name(), "--peer", pair.macB().toString(), "--sizes", "64",
                     "--count", "40", "--warmup", "10", "--pcap", clientFile.toString());
                 out = client.text();

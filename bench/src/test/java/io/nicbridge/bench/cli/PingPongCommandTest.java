@@ -38,7 +38,7 @@ class PingPongCommandTest {
     @ParameterizedTest
     @ValueSource(ints = {64, 1514})
     void virtualModeMatchesTheWireAndCardModel(int size) {
-        Run r = run("pingpong", "--card", "dec21140", "--mode", "virtual", "--size", Integer.toString(size),
+        Run r = run("tulip", "pingpong", "--mode", "virtual", "--size", Integer.toString(size),
             "--count", "200", "--warmup", "20");
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.out().contains("model self-check: every simulated RTT equals the model"), r.out());
@@ -58,7 +58,8 @@ class PingPongCommandTest {
         // The model assumes a slower PCI bus than the card it checks (300 ns descriptor fetches instead of 240): the
         // simulation no longer adds up to it.
         CommandLine cl = NicCommand.commandLine();
-        ((PingPongCommand) cl.getSubcommands().get("pingpong").getCommand()).modelTiming =
+        ((TulipCommands.PingPong) cl.getSubcommands().get("tulip").getSubcommands().get("pingpong").getCommand())
+            .modelTiming =
             new Dec21140Timing(300, 7_500, 120);
         PrintStream oldOut = System.out;
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -66,7 +67,7 @@ class PingPongCommandTest {
         try {
             System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
             cl.setErr(new PrintWriter(new StringWriter(), true));
-            exit = cl.execute("pingpong", "--card", "dec21140", "--mode", "virtual", "--count", "50", "--warmup",
+            exit = cl.execute("tulip", "pingpong", "--mode", "virtual", "--count", "50", "--warmup",
                 "10");
         } finally {
             System.setOut(oldOut);
@@ -88,9 +89,10 @@ class PingPongCommandTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"pingpong", "bandwidth", "throughput", "fabric"})
+    @ValueSource(strings = {"tulip pingpong", "shim pingpong", "shim echo", "shim client", "unet pingpong",
+        "unet throughput", "medusa latency", "medusa throughput", "fabric"})
     void everyCommandsHelpListsTheExitCodes(String command) {
-        Run r = run(command, "--help");
+        Run r = run((command + " --help").split(" "));
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("Exit codes:"), r.out());
         assertTrue(r.out().contains("1   a check failed"), r.out());
@@ -100,7 +102,7 @@ class PingPongCommandTest {
     @ParameterizedTest
     @ValueSource(strings = {"inline", "threaded"})
     void realTimeModesExchangeEveryFrame(String mode) {
-        Run r = run("pingpong", "--card", "dec21140", "--mode", mode, "--count", "300", "--warmup", "50");
+        Run r = run("tulip", "pingpong", "--mode", mode, "--count", "300", "--warmup", "50");
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.out().contains("emulated 21140 RTT (wall clock, " + mode + ")"), r.out());
         assertTrue(r.out().contains("rx 350 frames"), r.out());
@@ -109,22 +111,16 @@ class PingPongCommandTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "--card|tokenring|unknown card 'tokenring'",
         "--mode|warp|unknown engine mode 'warp'",
         "--size|59|--size must be 60..1514",
         "--size|1515|--size must be 60..1514",
-        "--backend|shim:afpacket?if=veth0|fills in if= and netns= per side",
-        "--backend|emu:dec21140?x=1|pingpong takes no backend parameters",
-        "--backend|emu:sba200|builds card 'sba200'",
         "--driver|sometimes|unknown --driver 'sometimes'",
         "--count|0|--count must be at least 1"})
     void badInputGivesOneClearLine(String option, String value, String message) {
-        String card = option.equals("--card") ? value : "dec21140";
-        Run r = option.equals("--card") ? run("pingpong", "--card", card)
-            : run("pingpong", "--card", card, option, value);
+        Run r = run("tulip", "pingpong", option, value);
         assertEquals(2, r.exit(), r.out() + r.err());
         assertTrue(r.err().contains(message), r.err());
-        assertTrue(r.err().startsWith("nic pingpong: "), r.err());
+        assertTrue(r.err().startsWith("nic tulip pingpong: "), r.err());
         assertTrue(!r.err().contains("\tat "), "no stack trace: " + r.err());
     }
 }

@@ -7,11 +7,11 @@ import io.nicbridge.bench.cli.PingPongCommandTest.Run;
 import io.nicbridge.bench.unet.UnetPaper;
 import org.junit.jupiter.api.Test;
 
-/** {@code nic pingpong --card sba200} and {@code nic bandwidth --card sba200}: the shapes of the U-Net paper. */
+/** {@code nic unet pingpong} and {@code nic unet throughput}: the shapes of the U-Net paper. */
 class Sba200CommandsTest {
     @Test
     void pingpongShowsTheSingleCellStepBesideThePaper() {
-        Run r = PingPongCommandTest.run("pingpong", "--card", "sba200", "--sizes", "4,40,44,48,96,1024", "--count",
+        Run r = PingPongCommandTest.run("unet", "pingpong", "--sizes", "4,40,44,48,96,1024", "--count",
                 "200", "--warmup", "200");
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.out().contains("model self-check: single-cell step at 40 B: the model's single-cell fast path"),
@@ -32,7 +32,7 @@ class Sba200CommandsTest {
 
     @Test
     void bandwidthApproachesTheAal5LimitWithItsSawtooth() {
-        Run r = PingPongCommandTest.run("bandwidth", "--card", "sba200", "--sizes", "4,40,44,800,4096", "--messages",
+        Run r = PingPongCommandTest.run("unet", "throughput", "--sizes", "4,40,44,800,4096", "--messages",
                 "100");
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.out().lines().anyMatch(l -> l.startsWith("anchor check: fibre saturated at 800 B (U-Net paper")
@@ -46,13 +46,10 @@ class Sba200CommandsTest {
 
     @Test
     void badInputGivesOneClearLine() {
-        Run r = PingPongCommandTest.run("bandwidth", "--card", "dec21140");
-        assertEquals(2, r.exit());
-        assertTrue(r.err().startsWith("nic bandwidth: unknown card 'dec21140'"), r.err());
-        r = PingPongCommandTest.run("bandwidth", "--card", "sba200", "--sizes", "0");
+        Run r = PingPongCommandTest.run("unet", "throughput", "--sizes", "0");
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("message sizes must be"), r.err());
-        r = PingPongCommandTest.run("pingpong", "--card", "sba200", "--sizes", "a,b");
+        r = PingPongCommandTest.run("unet", "pingpong", "--sizes", "a,b");
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("--sizes must be a comma-separated list"), r.err());
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bench.pingpong.ShimPingPong;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.platform.NetworkNamespace;
 import io.nicbridge.bridge.platform.VethPair;
@@ -23,7 +24,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
 /**
- * {@code nic pingpong --backend shim:afpacket}: the roles on real veth pairs (skipped where the machine forbids raw
+ * {@code nic shim pingpong|echo|client}: the roles on real veth pairs (skipped where the machine forbids raw
  * sockets or namespaces), and its bad-input messages (everywhere).
  */
 class ShimPingPongCommandTest {
@@ -51,7 +52,8 @@ class ShimPingPongCommandTest {
     static Run run(StringWriter out, double target, String... args) {
         StringWriter err = new StringWriter();
         CommandLine cl = NicCommand.commandLine();
-        ((PingPongCommand) cl.getSubcommands().get("pingpong").getCommand()).shimTargetRatio = target;
+        ((ShimCommands.PingPong) cl.getSubcommands().get("shim").getSubcommands().get("pingpong").getCommand())
+            .targetRatio = target;
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         int exit = cl.execute(args);
@@ -72,7 +74,7 @@ class ShimPingPongCommandTest {
     @Test
     void bothRolesOnOneHostPrintTheTableTheIntervalsAndAVerdictTheExitCodeBacks() {
         assumeRealLinks();
-        Run r = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket?budget=32",
+        Run r = run(new StringWriter(), "shim", "pingpong", "--backend", "shim:afpacket?budget=32",
             "--sizes", "64,1514", "--count", "300", "--warmup", "100", "--duration", "300ms", "--trials", "5");
         String out = r.text();
         assertTrue(out.contains("machine: Linux "), out);
@@ -123,7 +125,7 @@ class ShimPingPongCommandTest {
     @Test
     void aRealRunPassesATrivialTargetAndFailsAnImpossibleOne() {
         assumeRealLinks();
-        String[] args = {"pingpong", "--card", "dec21140", "--backend", "shim:afpacket", "--sizes", "60", "--count",
+        String[] args = {"shim", "pingpong", "--backend", "shim:afpacket", "--sizes", "60", "--count",
             "150", "--warmup", "50", "--duration", "240ms", "--trials", "5"};
         // The shim at least a thousandth as fast as kernel UDP: every interval clears it.
         Run easy = run(new StringWriter(), 0.001, args);
@@ -159,7 +161,7 @@ class ShimPingPongCommandTest {
         try (VethPair withIp = VethPair.create(); VethPair bare = VethPair.builder().ipv4(false).create()) {
             String ends = withIp.namespaceA().name() + "/" + withIp.interfaceA() + "," + withIp.namespaceB().name()
                 + "/" + withIp.interfaceB();
-            Run r = run(new StringWriter(), 0.001, "pingpong", "--card", "dec21140", "--backend",
+            Run r = run(new StringWriter(), 0.001, "shim", "pingpong", "--backend",
                 "shim:afpacket?mode=threaded", "--veth", ends, "--sizes", "60", "--count", "200", "--warmup", "50",
                 "--duration", "200ms", "--trials", "5");
             String out = r.text();
@@ -175,7 +177,7 @@ class ShimPingPongCommandTest {
 
             String bareEnds = bare.namespaceA().name() + "/" + bare.interfaceA() + "," + bare.namespaceB().name()
                 + "/" + bare.interfaceB();
-            Run noIp = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket",
+            Run noIp = run(new StringWriter(), "shim", "pingpong", "--backend", "shim:afpacket",
                 "--veth", bareEnds, "--sizes", "60", "--count", "100", "--warmup", "20", "--duration", "50ms");
             String noIpOut = noIp.text();
             assertEquals(0, noIp.exit(), noIpOut + noIp.err());
@@ -184,7 +186,7 @@ class ShimPingPongCommandTest {
                 .matcher(noIpOut).find(), noIpOut);
             assertTrue(noIpOut.contains("targets: not judged: no kernel UDP baseline in this run"), noIpOut);
 
-            Run missing = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket",
+            Run missing = run(new StringWriter(), "shim", "pingpong", "--backend", "shim:afpacket",
                 "--veth", "nbNoSuchNs/x0,nbNoSuchNs2/x1");
             assertEquals(2, missing.exit(), missing.text() + missing.err());
             assertTrue(missing.err().toString().contains("no network namespace 'nbNoSuchNs'"),
@@ -203,7 +205,7 @@ class ShimPingPongCommandTest {
                 CommandLine cl = NicCommand.commandLine();
                 cl.setOut(new PrintWriter(echoOut, true));
                 cl.setErr(new PrintWriter(echoErr, true));
-                echoExit.set(cl.execute("pingpong", "--card", "dec21140", "--role", "echo", "--backend",
+                echoExit.set(cl.execute("shim", "echo", "--backend",
                     "shim:afpacket?if=" + pair.interfaceB() + "&netns=" + pair.namespaceB().name()));
             });
             try {
@@ -211,7 +213,7 @@ class ShimPingPongCommandTest {
                 assertTrue(echoOut.toString().contains("--peer " + pair.macB()), echoOut.toString());
                 // The echo node printed its MAC with ':'; a user may type it with '-'.
                 String peer = pair.macB().toString().replace(':', '-');
-                Run client = run(new StringWriter(), "pingpong", "--card", "dec21140", "--role", "client",
+                Run client = run(new StringWriter(), "shim", "client",
                     "--backend", "shim:afpacket?if=" + pair.interfaceA() + "&netns=" + pair.namespaceA().name(),
                     "--peer", peer, "--sizes", "64,1514", "--count", "200", "--warmup", "50", "--wait", "spin:30");
                 String out = client.text();
@@ -240,8 +242,7 @@ class ShimPingPongCommandTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "--role|sideways|unknown --role 'sideways'",
-        "--peer|02:00:00:00:00:02|--peer is for --role client",
+        "--peer|02:00:00:00:00:02|Unknown options: '--peer'",
         "--duration|0|--duration must be 1 ms..60 s",
         "--duration|soon|--duration 'soon' is not a time",
         "--veth|nsA/ifA|--veth 'nsA/ifA' must name two ends",
@@ -252,30 +253,27 @@ class ShimPingPongCommandTest {
         "--trials|0|--trials must be at least 1",
         "--trials|500|splits --count 50000 and --duration 1s too thin"})
     void badShimInputGivesOneClearLine(String option, String value, String message) {
-        Run r = run(new StringWriter(), "pingpong", "--card", "dec21140", "--backend", "shim:afpacket", option, value);
+        Run r = run(new StringWriter(), "shim", "pingpong", "--backend", "shim:afpacket", option, value);
         assertEquals(2, r.exit(), r.text() + r.err());
-        assertTrue(r.err().toString().startsWith("nic pingpong: "), r.err().toString());
+        assertTrue(r.err().toString().startsWith(message.startsWith("Unknown") ? message : "nic shim pingpong: "),
+            r.err().toString());
         assertTrue(r.err().toString().contains(message), r.err().toString());
     }
 
     @Test
     void clientAndEchoNeedTheirInterfaceAndPeer() {
-        Run noIf = run(new StringWriter(), "pingpong", "--card", "dec21140", "--role", "echo", "--backend",
+        Run noIf = run(new StringWriter(), "shim", "echo", "--backend",
             "shim:afpacket");
         assertEquals(2, noIf.exit());
-        assertTrue(noIf.err().toString().contains("--role echo needs the interface in the backend"),
+        assertTrue(noIf.err().toString().contains("nic shim echo: the echo node needs the interface in the backend"),
             noIf.err().toString());
-        Run noPeer = run(new StringWriter(), "pingpong", "--card", "dec21140", "--role", "client", "--backend",
+        Run noPeer = run(new StringWriter(), "shim", "client", "--backend",
             "shim:afpacket?if=eth9");
         assertEquals(2, noPeer.exit());
-        assertTrue(noPeer.err().toString().contains("--role client needs --peer MAC"), noPeer.err().toString());
-        Run badPeer = run(new StringWriter(), "pingpong", "--card", "dec21140", "--role", "client", "--backend",
+        assertTrue(noPeer.err().toString().contains("nic shim client: the client needs --peer MAC"), noPeer.err().toString());
+        Run badPeer = run(new StringWriter(), "shim", "client", "--backend",
             "shim:afpacket?if=eth9", "--peer", "02:00:00:00:00");
         assertEquals(2, badPeer.exit());
         assertTrue(badPeer.err().toString().contains("MAC address '02:00:00:00:00'"), badPeer.err().toString());
-        Run emuRole = run(new StringWriter(), "pingpong", "--card", "dec21140", "--role", "echo");
-        assertEquals(2, emuRole.exit());
-        assertTrue(emuRole.err().toString().contains("--role applies to the shim backend only"),
-            emuRole.err().toString());
     }
 }

@@ -45,7 +45,7 @@ class UnetReportChecksTest {
     void aCardTooSlowToSaturateTheFibreAt800BytesFailsTheAnchorCheck() {
         // An i960 that needs 6 us per received cell, twice the fibre's 3.03 us cell time: receive-bound.
         Sba200Timing slow = new Sba200Timing(2_000, 2_000, 40_000, 6_000, 2_000, 5_000);
-        Report r = report(out -> UnetReport.bandwidth(out, new int[] {40, 44, 800}, 60, 1, slow, null));
+        Report r = report(out -> UnetReport.throughput(out, new int[] {40, 44, 800}, 60, 1, slow, null));
         assertEquals(ExitCodes.CHECK_FAILED, r.exit(), r.text());
         assertTrue(r.text().lines().anyMatch(l -> l.startsWith("anchor check: fibre saturated at 800 B")
             && l.endsWith("-> FAIL")), r.text());

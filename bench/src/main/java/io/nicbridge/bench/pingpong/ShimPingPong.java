@@ -1,15 +1,10 @@
-package io.nicbridge.bench.cli;
+package io.nicbridge.bench.pingpong;
 
 import static io.nicbridge.contract.Dec21140.ETH_HEADER_LEN;
 import static io.nicbridge.contract.Dec21140.ETH_MIN_FRAME_NOFCS;
 
+import io.nicbridge.bench.capture.CaptureFile;
 import io.nicbridge.bench.capture.InterfaceCapture;
-import io.nicbridge.bench.pingpong.FrameEcho;
-import io.nicbridge.bench.pingpong.FrameWait;
-import io.nicbridge.bench.pingpong.OneWayFlood;
-import io.nicbridge.bench.pingpong.PingPongLoops;
-import io.nicbridge.bench.pingpong.Progress;
-import io.nicbridge.bench.pingpong.RttSummary;
 import io.nicbridge.bench.verdict.BootstrapInterval;
 import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
@@ -43,8 +38,8 @@ import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
- * {@code nic pingpong --card dec21140 --backend shim:afpacket[?params]}: the Tulip driver on two native-shim 21140s
- * over a real Linux link, beside kernel UDP over the same link, measured in the same run.
+ * {@code nic shim pingpong|echo|client}: the Tulip driver on two native-shim 21140s over a real Linux link, beside
+ * kernel UDP over the same link, measured in the same run.
  * <pre>
  *   role both (one host):    netns A                                  netns B
  *                            TulipDriver A - shim 21140 - vethA ====== vethB - shim 21140 - TulipDriver B (echo)
@@ -66,8 +61,8 @@ import org.HdrHistogram.Histogram;
  * (role both: what arrives at each end of the pair, so every frame once; echo and client: what the card's interface
  * sends and receives), stamped by the wall clock. The UDP phases are not captured.
  */
-final class ShimPingPong {
-    static final int[] DEFAULT_SIZES = {64, 128, 256, 512, 1024, 1514};
+public final class ShimPingPong {
+    public static final int[] DEFAULT_SIZES = {64, 128, 256, 512, 1024, 1514};
     /** Fewest trials whose median interval is judged (5 trials: the interval is [min, max], exact coverage 93.75%). */
     static final int MIN_JUDGED_TRIALS = 5;
     /** Ethernet header + IPv4 header + UDP header: a UDP payload of p bytes is a frame of p + 42 bytes. */
@@ -81,13 +76,14 @@ final class ShimPingPong {
     static final int REWARM_ROUND_TRIPS = 2000;
     private static final long PROBE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** Both targets (from the project's issue): the shim no worse than kernel UDP, a ratio where > 1 favours the shim. */
-    static final double TARGET_RATIO = 1.0;
+    public static final double TARGET_RATIO = 1.0;
     static final double CONFIDENCE = 0.95;
     /** Seed of the bootstrap resampling, fixed so the same trials always give the same interval. */
     static final long BOOTSTRAP_SEED = 1;
     /** The shortest flood a trial may have: shorter ones measure the scheduler, not the stacks. */
     static final long MIN_TRIAL_FLOOD_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
+    /** both: a veth pair (or --veth) and both nodes on this host; echo: node B alone; client: node A alone. */
     enum Role { BOTH, ECHO, CLIENT }
 
     private final PrintWriter out;
@@ -107,25 +103,75 @@ final class ShimPingPong {
     private final boolean txDefaulted;
     private final boolean acceptInconclusive;
     private final double targetRatio;
-    private final CaptureOptions capture;
+    private final CaptureFile capture;
     /** With --pcap: the file, open for the whole run, and the taps of the link (set by the role). */
     private PcapWriter pcap;
     private List<InterfaceCapture.Tap> taps = List.of();
     private long tapDrops;
 
     /**
+     * How each shim node runs, whatever its role.
+     *
+     * @param backend  the shim spec, {@code shim:afpacket[?params]}
+     * @param mode     inline or threaded (as {@code mode=} in the backend), or null: the backend's, else inline
+     * @param driver   the Tulip driver's mode: interrupt, polling or auto (= interrupt)
+     * @param waitMode how a node waits for a frame: block, or spin[:MICROS] before it blocks
+     * @param capture  where the frames on the link go ({@link CaptureFile#NONE}: nowhere)
+     */
+    public record Node(String backend, String mode, String driver, String waitMode, CaptureFile capture) {
+    }
+
+    /**
+     * Role both: both nodes on this host, on a fresh veth pair (or {@code veth}), beside kernel UDP, both targets
+     * judged per size.
+     *
+     * @param veth        an existing link {@code NS_A/IF_A,NS_B/IF_B}, or null for a fresh veth pair
+     * @param trials      per size, trials of the shim and UDP alternating, the targets judged on their ratios
+     * @param targetRatio the ratio both targets must clear ({@link #TARGET_RATIO})
+     * @throws IllegalArgumentException naming the first thing that is wrong, before any socket is opened
+     */
+    public static ShimPingPong pingpong(PrintWriter out, Node node, int[] sizes, int count, int warmup,
+                                        String duration, String veth, int trials, boolean acceptInconclusive,
+                                        double targetRatio) {
+        return new ShimPingPong(out, Role.BOTH, node, sizes, count, warmup, 0, duration, veth, null, trials,
+            acceptInconclusive, targetRatio);
+    }
+
+    /**
+     * Role echo: node B alone, on the backend's {@code if=}, echoing every ping-pong frame addressed to it.
+     *
+     * @param limit frames to echo before it stops (0: until interrupted)
+     */
+    public static ShimPingPong echo(PrintWriter out, Node node, long limit) {
+        return new ShimPingPong(out, Role.ECHO, node, DEFAULT_SIZES, 1, 0, limit, "1s", null, null, 1, false,
+            TARGET_RATIO);
+    }
+
+    /**
+     * Role client: node A alone, on the backend's {@code if=}, measuring the RTT per size to the echo node.
+     *
+     * @param peer the echo node's station address, 02:00:00:00:00:02 or 02-00-00-00-00-02
+     */
+    public static ShimPingPong client(PrintWriter out, Node node, String peer, int[] sizes, int count, int warmup) {
+        return new ShimPingPong(out, Role.CLIENT, node, sizes, count, warmup, 0, "1s", null, peer, 1, false,
+            TARGET_RATIO);
+    }
+
+    /**
      * Checks everything that can be checked before a socket is opened.
      *
-     * @param mode      {@code --mode} when given, else null
      * @param echoLimit frames the echo role echoes before it stops (0: until interrupted)
      * @throws IllegalArgumentException naming the first thing that is wrong
      */
-    ShimPingPong(PrintWriter out, String card, String backend, String roleText, String mode, String driver,
-                 int[] sizes, int count, int warmup, long echoLimit, String duration, String vethText,
-                 String peerText, String waitText, int rounds, boolean acceptInconclusive, double targetRatio,
-                 CaptureOptions capture) {
+    private ShimPingPong(PrintWriter out, Role role, Node node, int[] sizes, int count, int warmup, long echoLimit,
+                         String duration, String vethText, String peerText, int rounds, boolean acceptInconclusive,
+                         double targetRatio) {
+        String backend = node.backend();
+        String mode = node.mode();
+        String driver = node.driver();
+        String waitText = node.waitMode();
         this.out = out;
-        this.capture = capture;
+        this.capture = node.capture();
         if (!(targetRatio > 0 && Double.isFinite(targetRatio))) {
             throw new IllegalArgumentException("the target ratio must be positive and finite, was " + targetRatio);
         }
@@ -135,17 +181,7 @@ final class ShimPingPong {
         }
         this.rounds = rounds;
         this.acceptInconclusive = acceptInconclusive;
-        if (!"dec21140".equals(card)) {
-            throw new IllegalArgumentException("the shim pingpong runs the Tulip driver on a shim 21140: use --card"
-                + " dec21140 (U-Net over the shim is measured by the sim-hardware tests, not by pingpong)");
-        }
-        this.role = switch (roleText.trim().toLowerCase(Locale.ROOT)) {
-            case "both" -> Role.BOTH;
-            case "echo" -> Role.ECHO;
-            case "client" -> Role.CLIENT;
-            default -> throw new IllegalArgumentException("unknown --role '" + roleText
-                + "'; expected both, echo or client");
-        };
+        this.role = role;
         DeviceSpec spec = DeviceSpec.parse(backend);
         if (!ShimBackendProvider.TARGET.equals(spec.target())) {
             throw new IllegalArgumentException("backend '" + backend + "': the shim's target is '"
@@ -155,7 +191,7 @@ final class ShimPingPong {
         String specCard = params.putIfAbsent("card", "dec21140");
         if (specCard != null && !specCard.equals("dec21140")) {
             throw new IllegalArgumentException("backend '" + backend + "' asks for card=" + specCard
-                + ", but the pingpong drives a 21140 (--card dec21140)");
+                + ", but the pingpong drives a 21140 (card=dec21140 or leave it out)");
         }
         String specMode = params.get("mode");
         if (mode != null && !mode.equals("inline") && !mode.equals("threaded")) {
@@ -171,12 +207,12 @@ final class ShimPingPong {
         // Role both measures as UdpBaseline does: the round trips on the library's ring (UDP's RTT sockets keep their
         // default buffers), the flood on PINGPONG_RX_RING (UDP's flood receiver asks for 4 MiB). A small ring stays
         // in the caches: a 4096-frame ring costs each frame a cold slot (and the kernel's look-ahead a second one).
-        rxRingDefaulted = roleIsBoth(roleText) ? !params.containsKey("rx-ring")
+        rxRingDefaulted = role == Role.BOTH ? !params.containsKey("rx-ring")
             : params.putIfAbsent("rx-ring", Integer.toString(PINGPONG_RX_RING)) == null;
         // Role both always runs on a veth pair, where one send() per frame beats the PACKET_MMAP TX ring (whose
         // zero-copy pages the veth copies again for the peer's packet socket); the library keeps the ring as its
         // default for real NICs and batches (echo and client run there), and tx=ring in the backend still asks for it.
-        txDefaulted = roleIsBoth(roleText) && params.putIfAbsent("tx", "send") == null;
+        txDefaulted = role == Role.BOTH && params.putIfAbsent("tx", "send") == null;
         InterruptMode irq = switch (driver.trim().toLowerCase(Locale.ROOT)) {
             case "auto", "interrupt" -> InterruptMode.INTERRUPT;
             case "polling" -> InterruptMode.POLLING;
@@ -200,6 +236,9 @@ final class ShimPingPong {
         }
         this.count = count;
         this.warmup = warmup;
+        if (echoLimit < 0) {
+            throw new IllegalArgumentException("--count must be 0 (echo until interrupted) or more, was " + echoLimit);
+        }
         this.echoLimit = echoLimit;
         this.durationNanos = parseDuration(duration);
         if (role == Role.BOTH && (durationNanos / rounds < MIN_TRIAL_FLOOD_NANOS || count < rounds)) {
@@ -210,33 +249,32 @@ final class ShimPingPong {
         this.spinNanos = FrameWait.parseSpinNanos(waitText);
         boolean hasInterface = params.containsKey("if") || params.containsKey("netns");
         if (role == Role.BOTH && hasInterface) {
-            throw new IllegalArgumentException("--role both builds its own link and fills in if= and netns= per side;"
-                + " drop them from the backend, or name an existing pair with --veth NS_A/IF_A,NS_B/IF_B");
+            throw new IllegalArgumentException("the pingpong on one host builds its own link and fills in if= and"
+                + " netns= per side; drop them from the backend, name an existing pair with --veth"
+                + " NS_A/IF_A,NS_B/IF_B, or"
+                + " run nic shim echo and nic shim client on two hosts");
         }
         if (role != Role.BOTH && !params.containsKey("if")) {
-            throw new IllegalArgumentException("--role " + roleText + " needs the interface in the backend, e.g."
-                + " shim:afpacket?if=eth1 (and &netns=NS for one in a network namespace)");
+            throw new IllegalArgumentException("the " + role.name().toLowerCase(Locale.ROOT) + " node needs the"
+                + " interface in the backend, e.g. shim:afpacket?if=eth1 (and &netns=NS for one in a network"
+                + " namespace)");
         }
         if (vethText != null && role != Role.BOTH) {
-            throw new IllegalArgumentException("--veth is for --role both; the echo and client roles take if= (and"
-                + " netns=) in the backend");
+            throw new IllegalArgumentException("--veth is for the pingpong on one host; the echo and client nodes take"
+                + " if= (and netns=) in the backend");
         }
         this.veth = vethText == null ? null : parseVeth(vethText);
         if (role == Role.CLIENT && peerText == null) {
-            throw new IllegalArgumentException("--role client needs --peer MAC, the station address the echo node"
+            throw new IllegalArgumentException("the client needs --peer MAC, the station address the echo node"
                 + " printed (02:00:00:00:00:02 or 02-00-00-00-00-02)");
         }
         if (peerText != null && role != Role.CLIENT) {
-            throw new IllegalArgumentException("--peer is for --role client");
+            throw new IllegalArgumentException("--peer is for the client");
         }
         this.peer = peerText == null ? null : MacAddress.parse(peerText);
         if (peer != null && (!peer.isValidStation())) {
             throw new IllegalArgumentException("--peer " + peerText + " is not a station address (multicast or zero)");
         }
-    }
-
-    private static boolean roleIsBoth(String roleText) {
-        return roleText.trim().toLowerCase(Locale.ROOT).equals("both");
     }
 
     static long parseDuration(String text) {
@@ -285,7 +323,7 @@ final class ShimPingPong {
      *         whole and every target MET, 1 when frames went missing unexplained or a target was NOT MET, 3 when a
      *         target was INCONCLUSIVE (0 with --accept-inconclusive); roles echo and client judge nothing and return 0
      */
-    int run() throws Exception {
+    public int run() throws Exception {
         Availability shim = new ShimBackendProvider().availability();
         if (!shim.available()) {
             throw new IllegalArgumentException("the shim backend is not available here: " + shim.reason());
@@ -299,7 +337,7 @@ final class ShimPingPong {
                 case CLIENT -> client();
             };
         } finally {
-            String line = CaptureOptions.close(pcap);
+            String line = CaptureFile.close(pcap);
             if (line != null) {
                 out.println(line + (tapDrops == 0 ? "" : "; " + tapDrops + " dropped by the kernel before the"
                     + " capture took them (tap socket buffer full)"));
@@ -794,8 +832,8 @@ final class ShimPingPong {
                 out.printf("echo: station %s on %s (spec %s): every ping-pong frame (EtherType 0x88b5) to this"
                     + " station goes back to its source; %s%n", port.stationAddress(), card.name(), card.spec(),
                     echoLimit == 0 ? "Ctrl-C to stop" : "stops after " + echoLimit + " frames");
-                out.printf("echo: ready; on the other host: nic pingpong --card dec21140 --role client --backend"
-                    + " 'shim:afpacket?if=IFACE' --peer %s%n", port.stationAddress());
+                out.printf("echo: ready; on the other host: nic shim client --backend 'shim:afpacket?if=IFACE'"
+                    + " --peer %s%n", port.stationAddress());
                 out.flush();
                 reached = echo.run(echoLimit);
             } finally {
@@ -825,7 +863,7 @@ final class ShimPingPong {
     private int client() throws Exception {
         header();
         out.println("udp: no kernel UDP baseline in the client role (it would need a UDP echo server on the peer"
-            + " host); run --role both on one host for the side-by-side");
+            + " host); run nic shim pingpong on one host for the side-by-side");
         try (NetworkNamespace ns = tapNamespace();
              ShimCard card = (ShimCard) Backends.open(specFor(null, null));
              TulipDriver a = TulipDriver.open(card, driverConfig)) {
@@ -853,7 +891,7 @@ final class ShimPingPong {
         out.flush();
         if (!PingPongLoops.probe(a, mac, peer.value(), PROBE_TIMEOUT_NANOS)) {
             throw new IllegalStateException("no echo from " + peer + " within "
-                + TimeUnit.NANOSECONDS.toSeconds(PROBE_TIMEOUT_NANOS) + " s: is `nic pingpong --role echo` running"
+                + TimeUnit.NANOSECONDS.toSeconds(PROBE_TIMEOUT_NANOS) + " s: is `nic shim echo` running"
                 + " there, on the same link? (" + a.counters() + ")");
         }
         FrameWait wait = waitFor(card);
