@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
         versionProvider = NicCommand.Version.class,
         description = "nicbridge: user-level network interfaces of five classic papers on the Java FFM API.",
         subcommands = {InfoCommand.class, PingPongCommand.class, BandwidthCommand.class, ThroughputCommand.class,
-                FabricCommand.class, CommandLine.HelpCommand.class})
+                FabricCommand.class, io.nicbridge.bench.simtest.SimTestCommand.class, CommandLine.HelpCommand.class})
 public final class NicCommand implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
