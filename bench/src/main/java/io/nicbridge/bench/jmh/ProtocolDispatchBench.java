@@ -7,7 +7,7 @@ import io.nicbridge.protocols.gbn.GoBackNConfig;
 import io.nicbridge.protocols.gbn.GoBackNCore;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.NodeSlowness;
-import io.nicbridge.protocols.runner.VirtualRunner;
+import io.nicbridge.protocols.runner.NodeRunner;
 import io.nicbridge.protocols.sim.FrameFaults;
 import io.nicbridge.protocols.sim.InMemoryMedium;
 import io.nicbridge.sim.engine.VirtualTimeBase;
@@ -42,7 +42,7 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class ProtocolDispatchBench {
     private VirtualTimeBase time;
-    private VirtualRunner runner;
+    private NodeRunner runner;
     private MessageCore sender;
     private MemorySegment message;
     private boolean dropNext;
@@ -61,7 +61,7 @@ public class ProtocolDispatchBench {
         InMemoryMedium medium = new InMemoryMedium(time, new InMemoryMedium.Config(2, 64, 4, 8, 1_000, 80), faults);
         MessageHandler count = (peer, data, offset, length) -> delivered += length;
         NodeApplication app = node -> ((MessageCore) node.core()).deliver(count, Integer.MAX_VALUE);
-        runner = new VirtualRunner(time, new Link[] {medium.link(0), medium.link(1)},
+        runner = new NodeRunner(time, new Link[] {medium.link(0), medium.link(1)},
                 (link, clock) -> new GoBackNCore(link, clock, new GoBackNConfig(4, 32, 100_000)), app,
                 NodeSlowness.NONE);
         sender = (MessageCore) runner.node(0).core();

@@ -8,7 +8,7 @@ import io.nicbridge.protocols.core.MessageChannel;
 import io.nicbridge.protocols.core.MessageCore;
 import io.nicbridge.protocols.core.MessageHandler;
 import io.nicbridge.protocols.runner.NodeApplication;
-import io.nicbridge.protocols.runner.VirtualRunner;
+import io.nicbridge.protocols.runner.NodeRunner;
 import io.nicbridge.protocols.sim.InMemoryMedium;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -20,7 +20,7 @@ import java.util.function.LongFunction;
 
 /**
  * Runs one {@link Schedule} against a core in a fresh virtual world (an {@link InMemoryMedium} of the schedule's
- * nodes, a {@link VirtualRunner}, the schedule's faults) and checks the invariants of the guarantees the core
+ * nodes, a {@link NodeRunner}, the schedule's faults) and checks the invariants of the guarantees the core
  * declares:
  * <ul>
  *   <li>{@code exactly-once}: no message is delivered twice ({@link Guarantee#EXACTLY_ONCE});</li>
@@ -79,7 +79,7 @@ public final class SimulationRun {
         private final VirtualScheduler scheduler;
         private final ScheduleFaults faults;
         private final InMemoryMedium medium;
-        private final VirtualRunner runner;
+        private final NodeRunner runner;
         private final int nodes;
         private final int perNode;
         private final int total;
@@ -131,7 +131,7 @@ public final class SimulationRun {
             expected = new int[nodes][nodes];
             message = MemorySegment.ofArray(new byte[settings.maxMessage()]);
             offerTimer = new Timer[nodes];
-            runner = new VirtualRunner(scheduler, links, (link, clock) -> cores.create(link, clock, settings), this,
+            runner = new NodeRunner(scheduler, links, (link, clock) -> cores.create(link, clock, settings), this,
                     faults);
             for (int i = 0; i < nodes; i++) {
                 int node = i;
@@ -207,7 +207,7 @@ public final class SimulationRun {
         }
 
         @Override
-        public void afterEvent(VirtualRunner.Node node) {
+        public void afterEvent(NodeRunner.Node node) {
             MessageCore core = (MessageCore) node.core();
             receiver = node.id();
             core.deliver(this, Integer.MAX_VALUE);

@@ -1,10 +1,10 @@
 package io.nicbridge.protocols.runner;
 
-/** The application on one node of a {@link VirtualRunner}: it runs after each event its core handled. */
+/** The application on one node of a {@link NodeRunner}: it runs after each event its core handled. */
 @FunctionalInterface
 public interface NodeApplication {
     NodeApplication NONE = node -> { };
 
     /** Offer and take messages on {@code node}'s core; the runner re-arms the core's timer afterwards. */
-    void afterEvent(VirtualRunner.Node node);
+    void afterEvent(NodeRunner.Node node);
 }

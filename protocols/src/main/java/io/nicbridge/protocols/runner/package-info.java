@@ -1,5 +1,5 @@
 /**
- * Runners drive protocol cores: {@link io.nicbridge.protocols.runner.VirtualRunner} runs N nodes on one
- * deterministic virtual scheduler (same seed, same trace).
+ * Runners drive protocol cores: {@link io.nicbridge.protocols.runner.NodeRunner} runs N nodes on one bridge
+ * scheduler: on a virtual scheduler, deterministically (same seed, same trace); on an event loop, in real time.
  */
 package io.nicbridge.protocols.runner;

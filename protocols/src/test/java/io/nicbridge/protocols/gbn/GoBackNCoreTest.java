@@ -9,7 +9,7 @@ import io.nicbridge.protocols.core.MessageChannel;
 import io.nicbridge.protocols.core.ProtocolCore;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.NodeSlowness;
-import io.nicbridge.protocols.runner.VirtualRunner;
+import io.nicbridge.protocols.runner.NodeRunner;
 import io.nicbridge.protocols.sim.FrameFaults;
 import io.nicbridge.protocols.sim.InMemoryMedium;
 import io.nicbridge.sim.engine.VirtualTimeBase;
@@ -28,7 +28,7 @@ class GoBackNCoreTest {
     private static final class World {
         final VirtualTimeBase time = new VirtualTimeBase(1);
         final InMemoryMedium medium;
-        final VirtualRunner runner;
+        final NodeRunner runner;
         final List<String> received = new ArrayList<>();
         boolean consume = true;
 
@@ -42,7 +42,7 @@ class GoBackNCoreTest {
                             + data.get(ValueLayout.JAVA_INT_UNALIGNED, off)), Integer.MAX_VALUE);
                 }
             };
-            runner = new VirtualRunner(time, links, (link, clock) -> new GoBackNCore(link, clock, CONFIG), app,
+            runner = new NodeRunner(time, links, (link, clock) -> new GoBackNCore(link, clock, CONFIG), app,
                     NodeSlowness.NONE);
         }
 

@@ -1,16 +1,25 @@
 package io.nicbridge.protocols.runner;
 
 import io.nicbridge.bridge.link.Link;
+import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
-import io.nicbridge.bridge.time.VirtualScheduler;
 import io.nicbridge.protocols.core.ProtocolCore;
 import java.util.Objects;
 import java.util.function.BiFunction;
 
 /**
- * Runs N protocol cores, one per node, on one deterministic {@link VirtualScheduler}: every node is driven by two
- * timers of that scheduler, so the whole world is one discrete-event simulation and the same seed gives the same
- * trace.
+ * Runs N protocol cores, one per node, on one bridge {@link Scheduler}: every node is driven by two timers of that
+ * scheduler, so the cores, the medium and the applications all run on the scheduler's one thread.
+ * <ul>
+ *   <li>On a {@link io.nicbridge.bridge.time.VirtualScheduler} this is the <b>virtual-time runner</b>: the whole
+ *       world is one discrete-event simulation on one deterministic clock, and the same seed gives the same trace
+ *       ({@link #traceDigest()}).</li>
+ *   <li>On an {@link io.nicbridge.bridge.time.EventLoop} it runs the same cores in real time on the loop's thread,
+ *       over a medium whose events fire on that thread too (the in-memory medium on the same loop). A link whose
+ *       readiness is signalled from another thread (a card's engine thread, the shim) needs a runner that hands it
+ *       over through the loop's {@code wakeup()}: the one-thread-per-node real-time runner, not this one.</li>
+ * </ul>
+ * Per node:
  * <ul>
  *   <li>{@code io}: armed (after the node's {@link NodeSlowness} delay) when the node's link says it is ready; it
  *       polls the link with the core as handler ({@code onFrame}, {@code onWritable});</li>
@@ -21,11 +30,11 @@ import java.util.function.BiFunction;
  * digest of every dispatch (time, node, kind) so that two runs can be compared for determinism. Nothing allocates
  * per event.
  */
-public final class VirtualRunner {
+public final class NodeRunner {
     /** Frames one io event hands to the core at most, so one busy node cannot starve the others of events. */
     private static final int POLL_BATCH = 16;
 
-    private final VirtualScheduler scheduler;
+    private final Scheduler scheduler;
     private final Node[] nodes;
     private final NodeSlowness slowness;
     private long digest = 0xcbf29ce484222325L;
@@ -35,9 +44,9 @@ public final class VirtualRunner {
      * @param links one link per node, in node order (node i = links[i], whose {@code self()} must be i)
      * @param cores builds node i's core from its link and the scheduler (the core's clock)
      */
-    public VirtualRunner(VirtualScheduler scheduler, Link[] links,
-                         BiFunction<Link, VirtualScheduler, ? extends ProtocolCore> cores,
-                         NodeApplication application, NodeSlowness slowness) {
+    public NodeRunner(Scheduler scheduler, Link[] links,
+                      BiFunction<Link, Scheduler, ? extends ProtocolCore> cores,
+                      NodeApplication application, NodeSlowness slowness) {
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         Objects.requireNonNull(links, "links");
         Objects.requireNonNull(cores, "cores");
@@ -53,7 +62,7 @@ public final class VirtualRunner {
         }
     }
 
-    public VirtualScheduler scheduler() {
+    public Scheduler scheduler() {
         return scheduler;
     }
 
