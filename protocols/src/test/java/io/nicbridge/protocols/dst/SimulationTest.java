@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.protocols.gbn.GoBackNConfig;
 import io.nicbridge.protocols.gbn.GoBackNCore;
+import io.nicbridge.protocols.gbn.GullibleGoBackN;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -79,6 +80,22 @@ class SimulationTest {
         assertTrue(t.replayCommand(replayed).startsWith("./nic simtest --protocol gbn --replay '"));
         // The correct core passes the schedule the broken one fails.
         assertTrue(tester(SimProtocols.byName("gbn")).run(replayed).passed());
+    }
+
+    @Test
+    void negativeControlAReceiverThatAcceptsAnyFrameIsCaughtAndShrunk() {
+        SimTest t = tester((link, clock, s) -> new GullibleGoBackN(link, clock,
+                new GoBackNConfig(s.window(), s.maxMessage(), s.rtoNanos())));
+        SimTest.Summary s = t.campaign(1, 1000, null);
+        assertFalse(s.passed(), "a receiver that takes out-of-order and duplicate frames must fail some schedule");
+        String invariant = s.failure().violation().invariant();
+        assertTrue(invariant.equals("per-peer-order") || invariant.equals("exactly-once"), s.failure().toString());
+        assertEquals(invariant, s.shrunk().violation().invariant());
+        assertTrue(s.shrunk().schedule().size() < s.failure().schedule().size(),
+                () -> "shrunk " + s.shrunk().schedule() + " is not smaller than " + s.failure().schedule());
+        assertTrue(tester(SimProtocols.byName("gbn")).run(s.shrunk().schedule()).passed());
+        // Without faults nothing arrives out of order or twice: it is the faults that expose the bug.
+        assertTrue(t.run(s.shrunk().schedule().withFaults(List.of())).passed());
     }
 
     @Test
