@@ -13,6 +13,8 @@ import io.nicbridge.protocols.gbn.GullibleGoBackN;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class SimulationTest {
     private static final SimSettings SETTINGS = SimSettings.defaults();
@@ -28,6 +30,17 @@ class SimulationTest {
                 + "; shrunk: " + s.shrunk().schedule() + " -> " + s.shrunk().violation());
         assertEquals(1000, s.schedules());
         assertTrue(s.faulted() > 1000, "the schedules must actually fault frames, faulted " + s.faulted());
+    }
+
+    /** Stop-and-wait (w = 1) to wide windows, down to one transmit and one receive buffer on the medium. */
+    @ParameterizedTest
+    @CsvSource({"1, 1, 1", "2, 4, 1", "8, 1, 8", "16, 4, 8"})
+    void goBackNSurvivesFaultSchedulesAtOtherWindowsAndBufferCounts(int window, int txSlots, int rxSlots) {
+        SimSettings s = new SimSettings(window, 48, 200_000, 64, txSlots, rxSlots, 2_000, 80, 2_000_000, 8_000_000,
+                2_000_000);
+        SimTest.Summary sum = new SimTest("gbn", SimProtocols.byName("gbn"), s, new ScheduleGenerator(s),
+                VirtualTimeBase::new).campaign(5_000, 250, null);
+        assertTrue(sum.passed(), () -> "violation " + sum.failure() + "; shrunk: " + sum.shrunk());
     }
 
     @Test
