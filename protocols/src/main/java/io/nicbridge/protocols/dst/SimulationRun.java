@@ -9,6 +9,7 @@ import io.nicbridge.protocols.core.MessageCore;
 import io.nicbridge.protocols.core.MessageHandler;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.NodeRunner;
+import io.nicbridge.protocols.runner.RunnerNode;
 import io.nicbridge.protocols.sim.InMemoryMedium;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -207,7 +208,7 @@ public final class SimulationRun {
         }
 
         @Override
-        public void afterEvent(NodeRunner.Node node) {
+        public void afterEvent(RunnerNode node) {
             MessageCore core = (MessageCore) node.core();
             receiver = node.id();
             core.deliver(this, Integer.MAX_VALUE);

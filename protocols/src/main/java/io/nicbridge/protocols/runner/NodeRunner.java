@@ -93,7 +93,7 @@ public final class NodeRunner {
     }
 
     /** One node: its link, core, application and the two timers that drive them. */
-    public final class Node {
+    public final class Node implements RunnerNode {
         private static final int KIND_IO = 1;
         private static final int KIND_TIMER = 2;
         private static final int KIND_APP = 3;
@@ -115,22 +115,23 @@ public final class NodeRunner {
             link.readinessListener(this::linkReady);
         }
 
+        @Override
         public int id() {
             return id;
         }
 
+        @Override
         public Link link() {
             return link;
         }
 
+        @Override
         public ProtocolCore core() {
             return core;
         }
 
-        /**
-         * Call after the application acted on the core from outside an event (e.g. from its own timer): traces it,
-         * and re-arms the core's timer for the deadline it may have changed.
-         */
+        /** {@inheritDoc} Also traces it. */
+        @Override
         public void applicationActed() {
             traced(scheduler.nanoTime(), id, KIND_APP);
             rearm();
