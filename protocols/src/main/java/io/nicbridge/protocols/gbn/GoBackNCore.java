@@ -15,7 +15,7 @@ import java.util.zip.CRC32C;
 /**
  * A reliable, ordered message channel to every peer of a {@link Link}: a sliding window of w messages per peer,
  * go-back-N retransmission, explicit acknowledgements, and 4w preallocated buffers per peer, the flow control of
- * U-Net Active Messages (U-Net paper, section 5.1.1; docs in shared/reference/tcpip-gam-facts.md A6). Frames:
+ * U-Net Active Messages (U-Net paper, von Eicken et al., SOSP 1995, section 5.1.1). Frames:
  * {@link GoBackNWire}.
  *
  * <h2>Per peer</h2>
