@@ -1,6 +1,7 @@
 package io.nicbridge.bench.cli;
 
 import io.nicbridge.bench.cli.fabric.FabricCommand;
+import io.nicbridge.bench.simtest.SimTestCommand;
 import io.nicbridge.bench.verdict.ExitCodes;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -12,7 +13,7 @@ import picocli.CommandLine.Command;
         versionProvider = NicCommand.Version.class,
         description = "nicbridge: user-level network interfaces of five classic papers on the Java FFM API.",
         subcommands = {InfoCommand.class, TulipCommands.class, ShimCommands.class, UnetCommands.class,
-                MedusaCommands.class, FabricCommand.class, LegacyCommandLines.PingPong.class,
+                MedusaCommands.class, FabricCommand.class, SimTestCommand.class, LegacyCommandLines.PingPong.class,
                 LegacyCommandLines.Bandwidth.class, LegacyCommandLines.Throughput.class, CommandLine.HelpCommand.class})
 public final class NicCommand implements Runnable {
     @CommandLine.Spec

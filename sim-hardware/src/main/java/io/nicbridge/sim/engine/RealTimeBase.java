@@ -183,6 +183,15 @@ public final class RealTimeBase implements TimeBase {
             if (deadline < 0) { // overflow: "never" in practice
                 deadline = Long.MAX_VALUE;
             }
+            armRelative(deadline);
+        }
+
+        @Override
+        public void armAt(long deadlineNanos) {
+            armRelative(Math.max(0L, deadlineNanos - epoch)); // before the epoch = due now
+        }
+
+        private void armRelative(long deadline) {
             STATE.setVolatile(this, deadline); // volatile, not just release: see maybeArmed
             if (!maybeArmed) {
                 maybeArmed = true;

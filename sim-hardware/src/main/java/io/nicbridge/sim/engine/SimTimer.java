@@ -9,15 +9,6 @@ package io.nicbridge.sim.engine;
  * virtual time; in real time on the thread that services the owning engine. An action never runs
  * concurrently with itself.
  */
-public interface SimTimer {
-    /** Arms the timer to fire {@code delayNanos} (>= 0) from now, replacing any pending expiry. */
-    void armAfter(long delayNanos);
-
-    /** Disarms it; a no-op when not armed. */
-    void cancel();
-
-    boolean isArmed();
-
-    /** @return the time of the pending expiry on this timer's clock; meaningless when not armed */
-    long deadline();
+public interface SimTimer extends io.nicbridge.bridge.time.Timer {
+    // armAfter, armAt, cancel, isArmed, deadline: see bridge's Timer, which this is for sim code.
 }

@@ -33,7 +33,7 @@ import java.util.function.BooleanSupplier;
  * <p>Confinement: while a run method executes, scheduling from another thread is a misuse and throws; a
  * virtual world is one thread by design.
  */
-public final class VirtualTimeBase implements TimeBase {
+public final class VirtualTimeBase implements TimeBase, io.nicbridge.bridge.time.VirtualScheduler {
     /** Default guard of {@link #runUntilIdle()}: more events than this without going idle is a runaway world. */
     public static final long DEFAULT_MAX_EVENTS = 100_000_000L;
 
@@ -88,6 +88,7 @@ public final class VirtualTimeBase implements TimeBase {
     }
 
     /** Processes the next event, if any, advancing time to it. @return false when nothing was scheduled */
+    @Override
     public boolean step() {
         enterRun();
         try {
@@ -103,6 +104,7 @@ public final class VirtualTimeBase implements TimeBase {
      *
      * @return the number of events processed
      */
+    @Override
     public long runUntil(long timeNanos) {
         if (timeNanos < now) {
             throw new IllegalArgumentException("cannot run until " + timeNanos + " ns: the clock is already at "
@@ -130,6 +132,7 @@ public final class VirtualTimeBase implements TimeBase {
      *
      * @return true when the condition holds
      */
+    @Override
     public boolean runUntil(BooleanSupplier condition, long timeLimitNanos) {
         Objects.requireNonNull(condition, "condition");
         enterRun();
@@ -195,6 +198,7 @@ public final class VirtualTimeBase implements TimeBase {
     }
 
     /** @return the time of the next event, or {@link Long#MAX_VALUE} when none is scheduled */
+    @Override
     public long nextEventTime() {
         return size == 0 ? Long.MAX_VALUE : heap[0].time;
     }
@@ -359,6 +363,11 @@ public final class VirtualTimeBase implements TimeBase {
             }
             long deadline = now + delayNanos;
             schedule(this, deadline < 0 ? Long.MAX_VALUE : deadline);
+        }
+
+        @Override
+        public void armAt(long deadlineNanos) {
+            schedule(this, Math.max(deadlineNanos, now)); // a passed deadline fires next, never in the past
         }
 
         @Override

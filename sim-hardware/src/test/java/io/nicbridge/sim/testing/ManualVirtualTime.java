@@ -120,6 +120,13 @@ public final class ManualVirtualTime implements TimeBase {
         }
 
         @Override
+        public void armAt(long deadlineNanos) {
+            deadline = Math.max(deadlineNanos, now);
+            sequence = armSequence++;
+            armed = true;
+        }
+
+        @Override
         public void cancel() {
             armed = false;
         }

@@ -39,6 +39,11 @@ public final class RealTimeForTests implements TimeBase, AutoCloseable {
             }
 
             @Override
+            public synchronized void armAt(long deadlineNanos) {
+                armAfter(Math.max(0L, deadlineNanos - System.nanoTime()));
+            }
+
+            @Override
             public synchronized void cancel() {
                 if (pending != null) {
                     pending.cancel(false);

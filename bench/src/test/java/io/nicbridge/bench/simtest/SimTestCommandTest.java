@@ -1,0 +1,65 @@
+package io.nicbridge.bench.simtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class SimTestCommandTest {
+    record Run(int exit, String out, String err) {
+    }
+
+    static Run run(String... args) {
+        PrintStream oldOut = System.out;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StringWriter err = new StringWriter();
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            CommandLine cl = new CommandLine(new SimTestCommand());
+            cl.setErr(new PrintWriter(err, true));
+            int exit = cl.execute(args);
+            return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString());
+        } finally {
+            System.setOut(oldOut);
+        }
+    }
+
+    @Test
+    void seedsRunAndTheVerdictIsTheExitCode() {
+        Run r = run("--protocol", "gbn", "--seeds", "300");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("schedules: 300 in "), r.out());
+        assertTrue(r.out().contains("schedules/s"), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("integrity check: gbn kept exactly-once, per-peer order,"
+                + " progress and bounded memory over 300 fault schedules") && l.endsWith("-> PASS")), r.out());
+        assertTrue(r.out().contains("checks: 1 passed, 0 failed, 0 inconclusive -> exit code 0"), r.out());
+    }
+
+    @Test
+    void aScheduleReplaysFromItsText() {
+        Run r = run("--replay", "7/3/10/drop@3:0,duplicate@5:1000,partition@0:300000:1,slow@2:0:100000:20000");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("30 of 30 messages delivered"), r.out());
+        assertTrue(r.out().contains("-> PASS"), r.out());
+    }
+
+    @Test
+    void badInputIsAUsageError() {
+        Run r = run("--protocol", "tcp");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().startsWith("nic simtest: unknown protocol 'tcp'"), r.err());
+        r = run("--faults", "drop,meteor");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("unknown fault family 'meteor'"), r.err());
+        r = run("--replay", "1/2");
+        assertEquals(2, r.exit());
+        r = run("--seeds", "0");
+        assertEquals(2, r.exit());
+    }
+}

@@ -1,0 +1,356 @@
+package io.nicbridge.bridge.time;
+
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A real-time scheduler whose timers fire on the loop's own thread: the event loop a single-threaded protocol
+ * core runs in when the time is real (one loop per node). Each pass of {@link #runOnce()} fires every timer
+ * that is due, then polls every {@link Source} (a link, a card's port) once; when a pass did nothing the loop
+ * backs off (a few {@link Thread#onSpinWait()} passes, then {@link Thread#yield()}, then parks until the next
+ * deadline, at most {@code maxParkNanos}, or until {@link #wakeup()}), so an idle loop costs no core on a
+ * shared machine.
+ *
+ * <p><b>Threads.</b> Everything but {@link #wakeup()} and {@link #close()} is confined: before the loop starts,
+ * to the thread that builds it (setup); afterwards, to the loop thread (its timer actions and sources). Arming a
+ * timer from any other thread would race with the loop, so it throws {@link IllegalStateException}; another
+ * thread hands work to the loop through a source and {@link #wakeup()}.
+ *
+ * <p><b>Timers</b> live in an indexed binary min-heap keyed by (deadline, arming sequence): re-arming moves the
+ * entry in place, cancelling removes it from the middle, firing order among equal deadlines is arming order,
+ * and nothing allocates after {@link #newTimer} (the heap grows only there).
+ *
+ * <pre>
+ *   heap[0] = earliest deadline        each timer knows its heapIndex (-1 = disarmed)
+ *        /        \
+ *   heap[1]      heap[2]
+ * </pre>
+ */
+public final class EventLoop implements Scheduler, AutoCloseable {
+    /** Work the loop polls every pass: a link or port to dispatch, a queue to drain. */
+    @FunctionalInterface
+    public interface Source {
+        /** @return how much work this poll did (0 = nothing), which decides whether the loop backs off */
+        int doWork();
+    }
+
+    private static final int SPIN_PASSES = 20;
+    private static final int YIELD_PASSES = 10;
+
+    private final String name;
+    private final long maxParkNanos;
+    private LoopTimer[] heap = new LoopTimer[8];
+    private int size;
+    private int timersCreated;
+    private long nextSequence;
+    private Source[] sources = new Source[0];
+    private int idlePasses;
+    private volatile Thread owner;
+    private volatile Thread loopThread;
+    private volatile Thread startedThread;
+    private volatile boolean running;
+    private volatile boolean wakeupPending;
+    private long timersFired;
+
+    /**
+     * @param name         the loop thread's name
+     * @param maxParkNanos the longest an idle loop parks before polling its sources again (> 0): bounds the
+     *                     latency of sources that cannot call {@link #wakeup()} themselves
+     */
+    public EventLoop(String name, long maxParkNanos) {
+        this.name = Objects.requireNonNull(name, "name");
+        if (maxParkNanos <= 0) {
+            throw new IllegalArgumentException("maxParkNanos must be > 0, was " + maxParkNanos);
+        }
+        this.maxParkNanos = maxParkNanos;
+        this.owner = Thread.currentThread();
+    }
+
+    @Override
+    public long nanoTime() {
+        return System.nanoTime();
+    }
+
+    @Override
+    public boolean isVirtual() {
+        return false;
+    }
+
+    @Override
+    public Timer newTimer(String timerName, Runnable action) {
+        Objects.requireNonNull(timerName, "timerName");
+        Objects.requireNonNull(action, "action");
+        checkOwner("newTimer");
+        LoopTimer t = new LoopTimer(timerName, action);
+        if (++timersCreated > heap.length) {
+            heap = Arrays.copyOf(heap, heap.length * 2);
+        }
+        return t;
+    }
+
+    /** Adds a source polled every pass. Setup-time (or from the loop thread). */
+    public void addSource(Source source) {
+        Objects.requireNonNull(source, "source");
+        checkOwner("addSource");
+        Source[] grown = Arrays.copyOf(sources, sources.length + 1);
+        grown[grown.length - 1] = source;
+        sources = grown;
+    }
+
+    /** Makes an idle loop run a pass now. Any thread; allocation-free. */
+    public void wakeup() {
+        wakeupPending = true;
+        Thread t = loopThread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /**
+     * Runs one pass on the calling thread, which becomes the loop's thread: fires the due timers, then polls every
+     * source once.
+     *
+     * @return the work done (timers fired + what the sources reported)
+     */
+    public int runOnce() {
+        claimOwnership();
+        wakeupPending = false;
+        int work = fireDue(System.nanoTime());
+        for (Source s : sources) {
+            work += s.doWork();
+        }
+        return work;
+    }
+
+    /**
+     * Runs passes on the calling thread until {@link #close()}, backing off when a pass did nothing (spin, then
+     * yield, then park until the next deadline or a {@link #wakeup()}).
+     */
+    public void run() {
+        claimOwnership();
+        loopThread = Thread.currentThread();
+        running = true;
+        try {
+            while (running) {
+                if (runOnce() > 0) {
+                    idlePasses = 0;
+                } else {
+                    idle();
+                }
+            }
+        } finally {
+            loopThread = null;
+        }
+    }
+
+    /** Starts {@link #run()} on a new platform thread named after the loop. @return that thread */
+    public Thread start() {
+        running = true; // so that a close() racing with the thread's start still stops it
+        Thread t = Thread.ofPlatform().name(name).daemon(true).unstarted(() -> {
+            if (running) {
+                run();
+            }
+        });
+        owner = t;
+        startedThread = t;
+        t.start();
+        return t;
+    }
+
+    /** Stops {@link #run()} after its current pass (any thread) and waits for a started loop thread to end. */
+    @Override
+    public void close() {
+        running = false;
+        Thread t = startedThread;
+        wakeup();
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                t.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** @return timers fired since creation (loop thread; a diagnostic) */
+    public long timersFired() {
+        return timersFired;
+    }
+
+    /** @return nanoseconds from {@code now} to the earliest armed deadline (0 if due), or Long.MAX_VALUE */
+    public long nanosToNextDeadline(long now) {
+        return size == 0 ? Long.MAX_VALUE : Math.max(0L, heap[0].deadline - now);
+    }
+
+    private void idle() {
+        int n = ++idlePasses;
+        if (n <= SPIN_PASSES) {
+            Thread.onSpinWait();
+        } else if (n <= SPIN_PASSES + YIELD_PASSES) {
+            Thread.yield();
+        } else if (!wakeupPending) {
+            long park = Math.min(maxParkNanos, nanosToNextDeadline(System.nanoTime()));
+            if (park > 0) {
+                LockSupport.parkNanos(this, park); // wakeup() unparks; a spurious return just runs a pass
+            }
+        }
+    }
+
+    private int fireDue(long now) {
+        int fired = 0;
+        while (size > 0 && heap[0].deadline - now <= 0) {
+            LoopTimer t = heap[0];
+            remove(t);
+            fired++;
+            timersFired++;
+            t.action.run(); // may re-arm t or others: the heap is consistent here
+        }
+        return fired;
+    }
+
+    private void claimOwnership() {
+        Thread me = Thread.currentThread();
+        Thread o = owner;
+        if (o != me) {
+            if (o != null && o.isAlive() && loopThread != null) {
+                throw new IllegalStateException("event loop " + name + " already runs on " + o.getName());
+            }
+            owner = me;
+        }
+    }
+
+    private void checkOwner(String what) {
+        Thread o = owner;
+        if (o != Thread.currentThread() && o != null && o.isAlive()) {
+            throw new IllegalStateException(what + " on event loop " + name + " from thread "
+                    + Thread.currentThread().getName() + ", but the loop belongs to " + o.getName()
+                    + "; hand work to the loop through a Source and wakeup()");
+        }
+    }
+
+    private void schedule(LoopTimer t, long deadline) {
+        t.deadline = deadline;
+        t.sequence = nextSequence++;
+        int i = t.heapIndex;
+        if (i < 0) {
+            i = size++;
+            heap[i] = t;
+            t.heapIndex = i;
+            siftUp(i);
+        } else if (!siftUp(i)) {
+            siftDown(i);
+        }
+    }
+
+    private void remove(LoopTimer t) {
+        int i = t.heapIndex;
+        if (i < 0) {
+            return;
+        }
+        LoopTimer last = heap[--size];
+        heap[size] = null;
+        t.heapIndex = -1;
+        if (i != size) {
+            heap[i] = last;
+            last.heapIndex = i;
+            if (!siftUp(i)) {
+                siftDown(i);
+            }
+        }
+    }
+
+    private static boolean before(LoopTimer a, LoopTimer b) {
+        long d = a.deadline - b.deadline; // nanoTime readings compare by difference (they may be negative)
+        return d < 0 || (d == 0 && a.sequence < b.sequence);
+    }
+
+    private boolean siftUp(int i) {
+        LoopTimer t = heap[i];
+        int start = i;
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            LoopTimer p = heap[parent];
+            if (!before(t, p)) {
+                break;
+            }
+            heap[i] = p;
+            p.heapIndex = i;
+            i = parent;
+        }
+        heap[i] = t;
+        t.heapIndex = i;
+        return i != start;
+    }
+
+    private void siftDown(int i) {
+        LoopTimer t = heap[i];
+        int half = size >>> 1;
+        while (i < half) {
+            int child = 2 * i + 1;
+            LoopTimer c = heap[child];
+            int right = child + 1;
+            if (right < size && before(heap[right], c)) {
+                child = right;
+                c = heap[child];
+            }
+            if (!before(c, t)) {
+                break;
+            }
+            heap[i] = c;
+            c.heapIndex = i;
+            i = child;
+        }
+        heap[i] = t;
+        t.heapIndex = i;
+    }
+
+    private final class LoopTimer implements Timer {
+        private final String timerName;
+        private final Runnable action;
+        private long deadline;
+        private long sequence;
+        private int heapIndex = -1;
+
+        LoopTimer(String timerName, Runnable action) {
+            this.timerName = timerName;
+            this.action = action;
+        }
+
+        @Override
+        public void armAfter(long delayNanos) {
+            if (delayNanos < 0) {
+                throw new IllegalArgumentException("timer " + timerName + ": delay must be >= 0 ns, was " + delayNanos);
+            }
+            checkOwner("arming timer " + timerName);
+            schedule(this, System.nanoTime() + delayNanos);
+        }
+
+        @Override
+        public void armAt(long deadlineNanos) {
+            checkOwner("arming timer " + timerName);
+            schedule(this, deadlineNanos);
+        }
+
+        @Override
+        public void cancel() {
+            checkOwner("cancelling timer " + timerName);
+            remove(this);
+        }
+
+        @Override
+        public boolean isArmed() {
+            return heapIndex >= 0;
+        }
+
+        @Override
+        public long deadline() {
+            return deadline;
+        }
+
+        @Override
+        public String toString() {
+            return "event-loop timer " + timerName;
+        }
+    }
+}

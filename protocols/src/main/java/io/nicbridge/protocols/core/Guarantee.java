@@ -1,0 +1,13 @@
+package io.nicbridge.protocols.core;
+
+/** What a core promises its application; each has an invariant checker in the simulation tester. */
+public enum Guarantee {
+    /** Every message accepted by {@code offer} is delivered to the named peer's application exactly once. */
+    EXACTLY_ONCE,
+    /** Messages from one sender to one receiver are delivered in the order they were offered. */
+    PER_PEER_ORDER,
+    /** Once the network stops losing frames, every accepted message is delivered within a bounded time. */
+    PROGRESS,
+    /** The core never holds more than {@link ProtocolCore#bufferCapacity()} messages. */
+    BOUNDED_MEMORY
+}

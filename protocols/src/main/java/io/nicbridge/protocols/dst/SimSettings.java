@@ -1,0 +1,38 @@
+package io.nicbridge.protocols.dst;
+
+/**
+ * The fixed world every schedule runs in (the schedule varies only workload and faults).
+ *
+ * @param window           the core's window w
+ * @param maxMessage       the largest message the workload offers (>= 8: it carries source, destination, number)
+ * @param rtoNanos         the core's retransmission timeout
+ * @param mtu              the medium's frame payload limit
+ * @param txSlots          transmit buffers per node on the medium
+ * @param rxSlots          receive buffers per node on the medium
+ * @param latencyNanos     the medium's fixed latency
+ * @param nanosPerByte     the medium's transmission time per byte
+ * @param loadSpanNanos    the workload offers its messages over [0, loadSpan)
+ * @param progressBoundNanos the progress promise checked: while messages are outstanding, something is delivered
+ *                         within this long after the last fault, offer or delivery
+ * @param maxEvents        a runaway guard: more dispatches than this fail the schedule
+ */
+public record SimSettings(int window, int maxMessage, long rtoNanos, int mtu, int txSlots, int rxSlots,
+                          long latencyNanos, long nanosPerByte, long loadSpanNanos, long progressBoundNanos,
+                          long maxEvents) {
+    public SimSettings {
+        if (maxMessage < 8) {
+            throw new IllegalArgumentException("maxMessage must be >= 8, was " + maxMessage);
+        }
+        if (loadSpanNanos <= 0 || progressBoundNanos <= 0 || maxEvents <= 0) {
+            throw new IllegalArgumentException("loadSpanNanos, progressBoundNanos and maxEvents must be > 0");
+        }
+    }
+
+    /**
+     * The defaults: w = 4, 48-byte messages, RTO 200 us, a 100 Mb/s medium with 2 us latency, 4 transmit and 8
+     * receive buffers per node, load over 2 ms, progress bound 40 RTOs.
+     */
+    public static SimSettings defaults() {
+        return new SimSettings(4, 48, 200_000, 64, 4, 8, 2_000, 80, 2_000_000, 8_000_000, 2_000_000);
+    }
+}

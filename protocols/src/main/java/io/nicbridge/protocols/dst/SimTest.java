@@ -1,0 +1,94 @@
+package io.nicbridge.protocols.dst;
+
+import io.nicbridge.bridge.time.VirtualScheduler;
+import java.util.Objects;
+import java.util.function.LongFunction;
+
+/**
+ * Deterministic simulation testing of one core: runs the schedules of a range of seeds, and for the first that
+ * fails, shrinks it ({@link Shrinker}) to a minimal schedule that fails the same way and gives the command that
+ * replays it.
+ */
+public final class SimTest {
+    /** Told after each schedule (progress display). */
+    @FunctionalInterface
+    public interface Progress {
+        void ran(long index, SimulationRun.Outcome outcome);
+    }
+
+    /**
+     * The result of a campaign.
+     *
+     * @param schedules   schedules run (not counting shrinking)
+     * @param failure     the first failing schedule's outcome, or null
+     * @param shrunk      the shrunk schedule's outcome, or null
+     * @param shrinkRuns  schedules run while shrinking
+     * @param events      dispatches over all schedules run
+     * @param faulted     frames the faults acted on over all schedules run
+     * @param wallNanos   wall-clock time of the campaign, shrinking excluded
+     */
+    public record Summary(long schedules, SimulationRun.Outcome failure, SimulationRun.Outcome shrunk, int shrinkRuns,
+                          long events, long faulted, long wallNanos) {
+        public boolean passed() {
+            return failure == null;
+        }
+
+        public double schedulesPerSecond() {
+            return wallNanos == 0 ? 0 : schedules * 1e9 / wallNanos;
+        }
+    }
+
+    private final String protocol;
+    private final CoreFactory cores;
+    private final SimSettings settings;
+    private final ScheduleGenerator generator;
+    private final LongFunction<? extends VirtualScheduler> worlds;
+
+    /**
+     * @param protocol the name used in replay commands
+     * @param worlds   makes a virtual scheduler from a seed (sim-hardware's {@code VirtualTimeBase::new})
+     */
+    public SimTest(String protocol, CoreFactory cores, SimSettings settings, ScheduleGenerator generator,
+                   LongFunction<? extends VirtualScheduler> worlds) {
+        this.protocol = Objects.requireNonNull(protocol, "protocol");
+        this.cores = Objects.requireNonNull(cores, "cores");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.generator = Objects.requireNonNull(generator, "generator");
+        this.worlds = Objects.requireNonNull(worlds, "worlds");
+    }
+
+    public SimulationRun.Outcome run(Schedule schedule) {
+        return SimulationRun.run(schedule, settings, cores, worlds);
+    }
+
+    /** Runs the schedules of seeds {@code firstSeed .. firstSeed + count - 1}, stopping at the first failure. */
+    public Summary campaign(long firstSeed, long count, Progress progress) {
+        long start = System.nanoTime();
+        long events = 0;
+        long faulted = 0;
+        for (long i = 0; i < count; i++) {
+            SimulationRun.Outcome o = run(generator.generate(firstSeed + i));
+            events += o.dispatches();
+            faulted += o.framesFaulted();
+            if (progress != null) {
+                progress.ran(i, o);
+            }
+            if (!o.passed()) {
+                long wall = System.nanoTime() - start;
+                Shrinker shrinker = new Shrinker(c -> sameFailure(o, run(c)), 2_000);
+                SimulationRun.Outcome shrunk = run(shrinker.shrink(o.schedule()));
+                return new Summary(i + 1, o, shrunk, shrinker.runs(), events, faulted, wall);
+            }
+        }
+        return new Summary(count, null, null, 0, events, faulted, System.nanoTime() - start);
+    }
+
+    private static boolean sameFailure(SimulationRun.Outcome original, SimulationRun.Outcome candidate) {
+        return !candidate.passed() && candidate.violation().invariant().equals(original.violation().invariant());
+    }
+
+    /** @return the command that replays {@code schedule} */
+    public String replayCommand(Schedule schedule) {
+        return "./nic simtest --protocol " + protocol + " --replay '" + schedule.encode() + "'";
+    }
+}

@@ -1,0 +1,348 @@
+package io.nicbridge.protocols.gbn;
+
+import io.nicbridge.bridge.link.Link;
+import io.nicbridge.bridge.time.Clock;
+import io.nicbridge.protocols.core.Guarantee;
+import io.nicbridge.protocols.core.MessageCore;
+import io.nicbridge.protocols.core.MessageHandler;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.zip.CRC32C;
+
+/**
+ * A reliable, ordered message channel to every peer of a {@link Link}: a sliding window of w messages per peer,
+ * go-back-N retransmission, explicit acknowledgements, and 4w preallocated buffers per peer, the flow control of
+ * U-Net Active Messages (U-Net paper, von Eicken et al., SOSP 1995, section 5.1.1). Frames:
+ * {@link GoBackNWire}.
+ *
+ * <h2>Per peer</h2>
+ * <pre>
+ *   send ring, 2w slots (seq &amp; (2w-1)):   base ........ next ........ tail
+ *                                           |  in flight  |   queued    |
+ *                                           next - base &lt;= w          tail - base &lt;= 2w
+ *   receive ring, 2w slots: in-order messages arrived and not yet taken by {@link #deliver}
+ * </pre>
+ * <ul>
+ *   <li>{@link #offer} copies the message into the send ring (UAM also copies into a preallocated buffer) or
+ *       answers {@link #BACK_PRESSURE} when 2w are unacknowledged or queued;</li>
+ *   <li>a message is sent when the window has room; the oldest unacknowledged one starts the retransmission
+ *       timeout; when it expires the sender goes back to {@code base} and resends everything from there;</li>
+ *   <li>the receiver accepts only the next expected sequence number, and only when it has a free receive slot (a
+ *       slow application thus back-pressures the sender through retransmission, as UAM's 2w receive buffers);
+ *       anything else is dropped and the cumulative ack re-sent; every DATA frame carries the ack too, and an
+ *       explicit ACK frame goes out when no DATA does.</li>
+ * </ul>
+ * A claim the link refuses stops sending until {@link #onWritable}. Hot paths allocate nothing.
+ *
+ * <p>Declared guarantees: {@link Guarantee#EXACTLY_ONCE}, {@link Guarantee#PER_PEER_ORDER},
+ * {@link Guarantee#PROGRESS} (every accepted message arrives once frames stop being lost: each timeout resends
+ * from the oldest, without limit) and {@link Guarantee#BOUNDED_MEMORY} (4w messages per peer). Not promised:
+ * surviving a peer's restart (sequence numbers are not re-synchronised).
+ */
+public final class GoBackNCore implements MessageCore {
+    private static final Set<Guarantee> GUARANTEES = EnumSet.allOf(Guarantee.class);
+
+    private final Link link;
+    private final Clock clock;
+    private final int self;
+    private final int peers;
+    private final int window;
+    private final int ringMask;
+    private final int maxMessage;
+    private final long rto;
+    private final GoBackNCounters counters = new GoBackNCounters();
+
+    private final int[] sndBase;
+    private final int[] sndNext;
+    private final int[] sndMax; // one past the highest seq ever sent: acks up to it are valid after a go-back
+    private final int[] sndTail;
+    private final long[] rtoDeadline;
+    private final boolean[] ackPending;
+    private final MemorySegment[] txRing;
+    private final int[][] txLength;
+
+    private final int[] rcvExpected;
+    private final int[] rxHead;
+    private final int[] rxCount;
+    private final MemorySegment[] rxRing;
+    private final int[][] rxLength;
+
+    private final byte[] scratch;
+    private final MemorySegment scratchSegment;
+    private final CRC32C crc = new CRC32C();
+    private boolean linkBlocked;
+    private int deliverCursor;
+    private int buffered;
+
+    /**
+     * @param link  the link to write to (its peers name the channel's peers)
+     * @param clock the only time the core reads
+     */
+    public GoBackNCore(Link link, Clock clock, GoBackNConfig config) {
+        this.link = Objects.requireNonNull(link, "link");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(config, "config");
+        if (link.mtu() < GoBackNWire.HEADER + config.maxMessage()) {
+            throw new IllegalArgumentException("link " + link.name() + " carries " + link.mtu()
+                    + " bytes, less than a " + config.maxMessage() + "-byte message plus the "
+                    + GoBackNWire.HEADER + "-byte header");
+        }
+        this.self = link.self();
+        this.peers = link.peers();
+        this.window = config.window();
+        this.ringMask = 2 * window - 1;
+        this.maxMessage = config.maxMessage();
+        this.rto = config.rtoNanos();
+        sndBase = new int[peers];
+        sndNext = new int[peers];
+        sndMax = new int[peers];
+        sndTail = new int[peers];
+        rtoDeadline = new long[peers];
+        java.util.Arrays.fill(rtoDeadline, NO_DEADLINE);
+        ackPending = new boolean[peers];
+        txRing = new MemorySegment[peers];
+        txLength = new int[peers][2 * window];
+        rcvExpected = new int[peers];
+        rxHead = new int[peers];
+        rxCount = new int[peers];
+        rxRing = new MemorySegment[peers];
+        rxLength = new int[peers][2 * window];
+        for (int p = 0; p < peers; p++) {
+            if (p != self) {
+                txRing[p] = MemorySegment.ofArray(new byte[2 * window * Math.max(1, maxMessage)]);
+                rxRing[p] = MemorySegment.ofArray(new byte[2 * window * Math.max(1, maxMessage)]);
+            }
+        }
+        scratch = new byte[GoBackNWire.HEADER + maxMessage];
+        scratchSegment = MemorySegment.ofArray(scratch);
+    }
+
+    // ------------------------------------------------------------------ application API
+
+    @Override
+    public int offer(int peer, MemorySegment src, long offset, int length) {
+        checkPeer(peer);
+        if (length < 0 || length > maxMessage) {
+            throw new IllegalArgumentException("message length must be in [0, " + maxMessage + "], was " + length);
+        }
+        int tail = sndTail[peer];
+        if (tail - sndBase[peer] >= 2 * window) {
+            return BACK_PRESSURE;
+        }
+        int slot = tail & ringMask;
+        MemorySegment.copy(src, offset, txRing[peer], (long) slot * maxMessage, length);
+        txLength[peer][slot] = length;
+        sndTail[peer] = tail + 1;
+        buffered++;
+        pump(peer);
+        return OK;
+    }
+
+    @Override
+    public int deliver(MessageHandler handler, int limit) {
+        int done = 0;
+        for (int scanned = 0; scanned < peers && done < limit; scanned++) {
+            int p = deliverCursor;
+            deliverCursor = p + 1 == peers ? 0 : p + 1;
+            while (rxCount[p] > 0 && done < limit) {
+                int slot = rxHead[p];
+                rxHead[p] = (slot + 1) & ringMask;
+                rxCount[p]--;
+                buffered--;
+                counters.delivered++;
+                done++;
+                handler.onMessage(p, rxRing[p], (long) slot * maxMessage, rxLength[p][slot]);
+            }
+        }
+        return done;
+    }
+
+    @Override
+    public int maxMessage() {
+        return maxMessage;
+    }
+
+    // ------------------------------------------------------------------ events
+
+    @Override
+    public void onFrame(Link from, int rxHandle) {
+        counters.framesReceived++;
+        int length = from.rxLength(rxHandle);
+        int peer = from.rxPeer(rxHandle);
+        if (length < GoBackNWire.HEADER || length > scratch.length || peer < 0 || peer >= peers || peer == self) {
+            counters.malformed++;
+            from.release(rxHandle);
+            return;
+        }
+        MemorySegment.copy(from.rxBuffer(rxHandle), 0, scratchSegment, 0, length);
+        from.release(rxHandle); // copied: the medium gets its buffer back at once
+        byte type = scratch[GoBackNWire.OFF_TYPE];
+        int payload = Short.toUnsignedInt(scratchSegment.get(GoBackNWire.U16, GoBackNWire.OFF_LENGTH));
+        if (scratch[GoBackNWire.OFF_MAGIC] != GoBackNWire.MAGIC || payload != length - GoBackNWire.HEADER
+                || (type != GoBackNWire.DATA && type != GoBackNWire.ACK)
+                || (type == GoBackNWire.ACK && payload != 0)) {
+            counters.malformed++;
+            return;
+        }
+        if (scratchSegment.get(GoBackNWire.U32, GoBackNWire.OFF_CRC) != GoBackNWire.crc(crc, scratch, payload)) {
+            counters.corrupt++;
+            return;
+        }
+        acknowledged(peer, scratchSegment.get(GoBackNWire.U32, GoBackNWire.OFF_ACK));
+        if (type == GoBackNWire.DATA) {
+            received(peer, scratchSegment.get(GoBackNWire.U32, GoBackNWire.OFF_SEQ), payload);
+        }
+        pump(peer);
+    }
+
+    @Override
+    public void onWritable(Link from) {
+        linkBlocked = false;
+        for (int p = 0; p < peers && !linkBlocked; p++) {
+            if (p != self) {
+                pump(p);
+            }
+        }
+    }
+
+    @Override
+    public void onTimer() {
+        long now = clock.nanoTime();
+        for (int p = 0; p < peers; p++) {
+            if (rtoDeadline[p] <= now) {
+                // Go back N: everything from the oldest unacknowledged message is sent again.
+                counters.timeouts++;
+                sndNext[p] = sndBase[p];
+                rtoDeadline[p] = now + rto;
+                pump(p);
+            }
+        }
+    }
+
+    @Override
+    public long nextDeadline() {
+        long next = NO_DEADLINE;
+        for (long d : rtoDeadline) {
+            next = Math.min(next, d);
+        }
+        return next;
+    }
+
+    @Override
+    public Set<Guarantee> guarantees() {
+        return GUARANTEES;
+    }
+
+    @Override
+    public int bufferedMessages() {
+        return buffered;
+    }
+
+    @Override
+    public int bufferCapacity() {
+        return (peers - 1) * 4 * window;
+    }
+
+    public GoBackNCounters counters() {
+        return counters;
+    }
+
+    /** @return messages sent to {@code peer} and not yet acknowledged (at most w) */
+    public int inFlight(int peer) {
+        return sndMax[peer] - sndBase[peer];
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    private void acknowledged(int peer, int ack) {
+        int advance = ack - sndBase[peer];
+        if (advance <= 0 || advance > sndMax[peer] - sndBase[peer]) {
+            return; // old or impossible: nothing new acknowledged
+        }
+        sndBase[peer] = ack;
+        buffered -= advance;
+        if (sndNext[peer] - ack < 0) {
+            sndNext[peer] = ack; // acked beyond where a go-back restarted: skip what the peer already has
+        }
+        rtoDeadline[peer] = sndMax[peer] == ack ? NO_DEADLINE : clock.nanoTime() + rto;
+    }
+
+    private void received(int peer, int seq, int payload) {
+        int ahead = seq - rcvExpected[peer];
+        ackPending[peer] = true; // every DATA is answered, so a lost ack is repaired by the next duplicate
+        if (ahead < 0) {
+            counters.duplicates++;
+        } else if (ahead > 0) {
+            counters.outOfOrder++;
+        } else if (rxCount[peer] == 2 * window) {
+            counters.receiveOverflow++;
+        } else {
+            int slot = (rxHead[peer] + rxCount[peer]) & ringMask;
+            MemorySegment.copy(scratchSegment, GoBackNWire.HEADER, rxRing[peer], (long) slot * maxMessage, payload);
+            rxLength[peer][slot] = payload;
+            rxCount[peer]++;
+            buffered++;
+            rcvExpected[peer] = seq + 1;
+        }
+    }
+
+    /** Sends what the window allows to {@code peer}, then an explicit ACK if one is owed and none went out. */
+    private void pump(int peer) {
+        while (!linkBlocked && sndNext[peer] != sndTail[peer] && sndNext[peer] - sndBase[peer] < window) {
+            int seq = sndNext[peer];
+            if (!sendFrame(peer, GoBackNWire.DATA, seq)) {
+                return;
+            }
+            if (seq == sndMax[peer]) {
+                sndMax[peer] = seq + 1;
+                counters.dataSent++;
+            } else {
+                counters.retransmitted++;
+            }
+            sndNext[peer] = seq + 1;
+            if (rtoDeadline[peer] == NO_DEADLINE) {
+                rtoDeadline[peer] = clock.nanoTime() + rto;
+            }
+        }
+        if (ackPending[peer] && !linkBlocked && sendFrame(peer, GoBackNWire.ACK, 0)) {
+            counters.acksSent++;
+        }
+    }
+
+    /** @return false when the link refused the claim (the core waits for onWritable) */
+    private boolean sendFrame(int peer, byte type, int seq) {
+        int h = link.claim(peer);
+        if (h == Link.NONE) {
+            linkBlocked = true;
+            counters.linkBackPressure++;
+            return false;
+        }
+        int payload = 0;
+        if (type == GoBackNWire.DATA) {
+            int slot = seq & ringMask;
+            payload = txLength[peer][slot];
+            MemorySegment.copy(txRing[peer], (long) slot * maxMessage, scratchSegment, GoBackNWire.HEADER, payload);
+        }
+        GoBackNWire.writeHeader(scratchSegment, type, payload, seq, rcvExpected[peer]);
+        scratchSegment.set(GoBackNWire.U32, GoBackNWire.OFF_CRC, GoBackNWire.crc(crc, scratch, payload));
+        MemorySegment.copy(scratchSegment, 0, link.txBuffer(h), 0, GoBackNWire.HEADER + payload);
+        link.commit(h, GoBackNWire.HEADER + payload);
+        ackPending[peer] = false; // DATA and ACK both carry the cumulative ack
+        return true;
+    }
+
+    private void checkPeer(int peer) {
+        if (peer < 0 || peer >= peers || peer == self) {
+            throw new IllegalArgumentException("peer must be in [0, " + peers + ") and not this node (" + self
+                    + "), was " + peer);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "go-back-N core " + self + " on " + link.name() + " (w=" + window + "): " + counters;
+    }
+}

@@ -1,0 +1,180 @@
+package io.nicbridge.protocols.runner;
+
+import io.nicbridge.bridge.link.Link;
+import io.nicbridge.bridge.time.Scheduler;
+import io.nicbridge.bridge.time.Timer;
+import io.nicbridge.protocols.core.ProtocolCore;
+import java.util.Objects;
+import java.util.function.BiFunction;
+
+/**
+ * Runs N protocol cores, one per node, on one bridge {@link Scheduler}: every node is driven by two timers of that
+ * scheduler, so the cores, the medium and the applications all run on the scheduler's one thread.
+ * <ul>
+ *   <li>On a {@link io.nicbridge.bridge.time.VirtualScheduler} this is the <b>virtual-time runner</b>: the whole
+ *       world is one discrete-event simulation on one deterministic clock, and the same seed gives the same trace
+ *       ({@link #traceDigest()}).</li>
+ *   <li>On an {@link io.nicbridge.bridge.time.EventLoop} it runs the same cores in real time on the loop's thread,
+ *       over a medium whose events fire on that thread too (the in-memory medium on the same loop). A link whose
+ *       readiness is signalled from another thread (a card's engine thread, the shim) needs a runner that hands it
+ *       over through the loop's {@code wakeup()}: the one-thread-per-node real-time runner, not this one.</li>
+ * </ul>
+ * Per node:
+ * <ul>
+ *   <li>{@code io}: armed (after the node's {@link NodeSlowness} delay) when the node's link says it is ready; it
+ *       polls the link with the core as handler ({@code onFrame}, {@code onWritable});</li>
+ *   <li>{@code deadline}: armed at the core's {@link ProtocolCore#nextDeadline()} after every event; it calls
+ *       {@code onTimer}.</li>
+ * </ul>
+ * After each event the node's {@link NodeApplication} runs, then the deadline timer is re-armed. The runner keeps a
+ * digest of every dispatch (time, node, kind) so that two runs can be compared for determinism. Nothing allocates
+ * per event.
+ */
+public final class NodeRunner {
+    /** Frames one io event hands to the core at most, so one busy node cannot starve the others of events. */
+    private static final int POLL_BATCH = 16;
+
+    private final Scheduler scheduler;
+    private final Node[] nodes;
+    private final NodeSlowness slowness;
+    private long digest = 0xcbf29ce484222325L;
+    private long dispatches;
+
+    /**
+     * @param links one link per node, in node order (node i = links[i], whose {@code self()} must be i)
+     * @param cores builds node i's core from its link and the scheduler (the core's clock)
+     */
+    public NodeRunner(Scheduler scheduler, Link[] links,
+                      BiFunction<Link, Scheduler, ? extends ProtocolCore> cores,
+                      NodeApplication application, NodeSlowness slowness) {
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        Objects.requireNonNull(links, "links");
+        Objects.requireNonNull(cores, "cores");
+        Objects.requireNonNull(application, "application");
+        this.slowness = Objects.requireNonNull(slowness, "slowness");
+        nodes = new Node[links.length];
+        for (int i = 0; i < links.length; i++) {
+            if (links[i].self() != i) {
+                throw new IllegalArgumentException("links[" + i + "] is peer " + links[i].self() + ", not " + i);
+            }
+            nodes[i] = new Node(i, links[i], Objects.requireNonNull(cores.apply(links[i], scheduler),
+                    "core of node " + i), application);
+        }
+    }
+
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    public int nodeCount() {
+        return nodes.length;
+    }
+
+    public Node node(int i) {
+        return nodes[i];
+    }
+
+    /** @return a digest of every dispatch so far (time, node, kind): equal digests = equal traces */
+    public long traceDigest() {
+        return digest;
+    }
+
+    /** @return events dispatched to cores so far */
+    public long dispatches() {
+        return dispatches;
+    }
+
+    private void traced(long now, int node, int kind) {
+        dispatches++;
+        long h = digest;
+        h = (h ^ now) * 0x100000001b3L;
+        h = (h ^ ((long) node << 8 | kind)) * 0x100000001b3L;
+        digest = h;
+    }
+
+    /** One node: its link, core, application and the two timers that drive them. */
+    public final class Node implements RunnerNode {
+        private static final int KIND_IO = 1;
+        private static final int KIND_TIMER = 2;
+        private static final int KIND_APP = 3;
+
+        private final int id;
+        private final Link link;
+        private final ProtocolCore core;
+        private final NodeApplication application;
+        private final Timer io;
+        private final Timer deadline;
+
+        Node(int id, Link link, ProtocolCore core, NodeApplication application) {
+            this.id = id;
+            this.link = link;
+            this.core = core;
+            this.application = application;
+            this.io = scheduler.newTimer("node" + id + ".io", this::serviceLink);
+            this.deadline = scheduler.newTimer("node" + id + ".deadline", this::serviceTimer);
+            link.readinessListener(this::linkReady);
+        }
+
+        @Override
+        public int id() {
+            return id;
+        }
+
+        @Override
+        public Link link() {
+            return link;
+        }
+
+        @Override
+        public ProtocolCore core() {
+            return core;
+        }
+
+        /** {@inheritDoc} Also traces it. */
+        @Override
+        public void applicationActed() {
+            traced(scheduler.nanoTime(), id, KIND_APP);
+            rearm();
+        }
+
+        private void linkReady() {
+            if (!io.isArmed()) {
+                io.armAfter(slowness.delayNanos(id, scheduler.nanoTime()));
+            }
+        }
+
+        private void serviceLink() {
+            traced(scheduler.nanoTime(), id, KIND_IO);
+            int n = link.poll(core, POLL_BATCH);
+            if (n == POLL_BATCH) {
+                linkReady(); // more may be waiting: come back after the other nodes had their turn
+            }
+            application.afterEvent(this);
+            rearm();
+        }
+
+        private void serviceTimer() {
+            long now = scheduler.nanoTime();
+            traced(now, id, KIND_TIMER);
+            core.onTimer();
+            if (core.nextDeadline() <= now) {
+                throw new IllegalStateException("node " + id + ": core " + core + " still asks for deadline "
+                        + core.nextDeadline() + " after its timer ran at " + now + "; it would spin");
+            }
+            application.afterEvent(this);
+            rearm();
+        }
+
+        private void rearm() {
+            long d = core.nextDeadline();
+            if (d == ProtocolCore.NO_DEADLINE) {
+                deadline.cancel();
+                return;
+            }
+            long due = d + slowness.delayNanos(id, d);
+            if (!deadline.isArmed() || deadline.deadline() != due) {
+                deadline.armAt(due);
+            }
+        }
+    }
+}
