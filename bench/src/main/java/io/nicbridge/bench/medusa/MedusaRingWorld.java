@@ -4,7 +4,7 @@ import io.nicbridge.bridge.driver.medusa.MedusaConfig;
 import io.nicbridge.bridge.driver.medusa.MedusaDriver;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.emu.EmulatedTestbed;
-import io.nicbridge.sim.engine.BackoffIdle;
+import io.nicbridge.bridge.idle.BackoffIdle;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;

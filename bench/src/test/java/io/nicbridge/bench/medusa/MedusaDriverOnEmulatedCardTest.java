@@ -10,7 +10,7 @@ import io.nicbridge.bridge.driver.medusa.MedusaStatistics.Counter;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.contract.Medusa;
-import io.nicbridge.sim.engine.BackoffIdle;
+import io.nicbridge.bridge.idle.BackoffIdle;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.DeviceModel;
 import io.nicbridge.sim.engine.EngineMode;

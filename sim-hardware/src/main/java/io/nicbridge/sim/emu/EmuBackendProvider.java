@@ -6,7 +6,7 @@ import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;
-import io.nicbridge.sim.engine.IdleStrategy;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.sim.sba200.Sba200Timing;
 import java.util.HashMap;
 import java.util.IdentityHashMap;

@@ -7,7 +7,7 @@ import io.nicbridge.sim.dec21140.Dec21140Card;
 import io.nicbridge.sim.dec21140.Dec21140Timing;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
-import io.nicbridge.sim.engine.IdleStrategy;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.sim.engine.ThreadedEngine;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.engine.VirtualTimeEngine;

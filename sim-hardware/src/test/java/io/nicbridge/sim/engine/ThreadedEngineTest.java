@@ -1,5 +1,10 @@
 package io.nicbridge.sim.engine;
 
+import io.nicbridge.bridge.idle.YieldIdle;
+import io.nicbridge.bridge.idle.ParkIdle;
+import io.nicbridge.bridge.idle.BusySpinIdle;
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;

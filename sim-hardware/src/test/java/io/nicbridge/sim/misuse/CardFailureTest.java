@@ -15,7 +15,7 @@ import io.nicbridge.bridge.spi.CardFailedException;
 import io.nicbridge.bridge.unet.UnetKernelDriver;
 import io.nicbridge.contract.Medusa;
 import io.nicbridge.sim.emu.EmulatedTestbed;
-import io.nicbridge.sim.engine.BackoffIdle;
+import io.nicbridge.bridge.idle.BackoffIdle;
 import io.nicbridge.sim.engine.ThreadedEngine;
 import io.nicbridge.sim.medusa.MedusaCard;
 import io.nicbridge.sim.sba200.Sba200Card;

@@ -35,7 +35,7 @@ final class CardRig implements AutoCloseable {
     final List<Long> sentAt = new ArrayList<>();
 
     CardRig(EngineMode mode, Sba200Timing timing) {
-        engine = Engines.create(mode, 7, mode == EngineMode.THREADED ? new io.nicbridge.sim.engine.BackoffIdle() : null);
+        engine = Engines.create(mode, 7, mode == EngineMode.THREADED ? new io.nicbridge.bridge.idle.BackoffIdle() : null);
         model = new Sba200Model("rig", engine.timeBase(), Sba200Model.newDmaSpace("rig.dma"), timing);
         uplink = CellLink.builder(engine.timeBase(), (c, o) -> {
             sent.add(c.asSlice(o, AtmCells.CELL_SIZE).toArray(ValueLayout.JAVA_BYTE));

@@ -32,7 +32,7 @@ final class Pair implements AutoCloseable {
     }
 
     Pair(EngineMode mode, Sba200Timing timing, Consumer<AtmSwitch.Builder> sw, int rqLen) {
-        engine = Engines.create(mode, 42, mode == EngineMode.THREADED ? new io.nicbridge.sim.engine.BackoffIdle() : null);
+        engine = Engines.create(mode, 42, mode == EngineMode.THREADED ? new io.nicbridge.bridge.idle.BackoffIdle() : null);
         net = Sba200Network.create(engine, sw).timing(timing);
         a = net.addCard("a");
         b = net.addCard("b");

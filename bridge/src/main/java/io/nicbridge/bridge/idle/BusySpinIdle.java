@@ -1,4 +1,4 @@
-package io.nicbridge.sim.engine;
+package io.nicbridge.bridge.idle;
 
 /**
  * Spins with {@link Thread#onSpinWait()} for a bounded number of idle passes, then yields on every further

@@ -1,4 +1,4 @@
-package io.nicbridge.sim.engine;
+package io.nicbridge.bridge.idle;
 
 /** Yields the core on every idle pass: moderate latency, and the core goes to whoever else is runnable. */
 public final class YieldIdle implements IdleStrategy {

@@ -1,4 +1,4 @@
-package io.nicbridge.sim.engine;
+package io.nicbridge.bridge.idle;
 
 import java.util.concurrent.locks.LockSupport;
 
