@@ -7,7 +7,7 @@ import static io.nicbridge.contract.Sba200Unet.TX_STATUS_SENT;
 import io.nicbridge.bridge.queue.UnetNiFreeQueue;
 import io.nicbridge.bridge.queue.UnetNiReceiveQueue;
 import io.nicbridge.bridge.queue.UnetNiSendQueue;
-import io.nicbridge.bridge.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.unetapi.UnetApiTestbed;
 import java.lang.foreign.MemorySegment;
@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Per-message costs of the bridge's U-Net API ({@code io.nicbridge.bridge.unet}).
+ * Per-message costs of the bridge's U-Net API ({@code io.nicbridge.bridge.driver.unet}).
  *
  * <p>API only - the card's side is played by the bridge's NI-side queue views ({@link UnetNiSendQueue},
  * {@link UnetNiReceiveQueue}, {@link UnetNiFreeQueue}) on the same endpoint page and receive queue, on the

@@ -110,7 +110,7 @@ public final class UnetReport {
         Sba200Timing timing = modelled;
         CheckLog checks = new CheckLog(out::println);
         out.println("pingpong: card sba200 - two emulated Fore SBA-200s (U-Net firmware) on a 2-port ATM switch,"
-                + " driven through the bridge's U-Net API (io.nicbridge.bridge.unet); raw U-Net: messages <= 40 B"
+                + " driven through the bridge's U-Net API (io.nicbridge.bridge.driver.unet); raw U-Net: messages <= 40 B"
                 + " inline in the descriptor (one cell), longer ones from the segment into 1 KB free buffers");
         out.printf(Locale.ROOT, "virtual time, seed %d, %d warm-up + %d measured round trips per size%n", seed, warmup,
                 count);

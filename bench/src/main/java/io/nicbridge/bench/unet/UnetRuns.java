@@ -3,7 +3,7 @@ package io.nicbridge.bench.unet;
 import static io.nicbridge.contract.Sba200Unet.INLINE_MAX;
 import static io.nicbridge.contract.Sba200Unet.SQ_LEN;
 
-import io.nicbridge.bridge.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeEngine;

@@ -12,7 +12,7 @@ import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.spi.CardFailedException;
-import io.nicbridge.bridge.unet.UnetKernelDriver;
+import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
 import io.nicbridge.contract.Medusa;
 import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.bridge.idle.BackoffIdle;

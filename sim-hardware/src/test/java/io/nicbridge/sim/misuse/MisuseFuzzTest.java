@@ -23,7 +23,7 @@ import io.nicbridge.bridge.shim.ShimCard;
 import io.nicbridge.bridge.shim.ShimException;
 import io.nicbridge.bridge.spi.Availability;
 import io.nicbridge.bridge.spi.Backends;
-import io.nicbridge.bridge.unet.UnetFramePort;
+import io.nicbridge.bridge.driver.unet.UnetFramePort;
 import io.nicbridge.contract.Dec21140;
 import io.nicbridge.contract.Medusa;
 import io.nicbridge.contract.NicShim;

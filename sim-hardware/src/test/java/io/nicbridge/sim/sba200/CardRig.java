@@ -4,8 +4,8 @@ import static io.nicbridge.contract.Sba200Unet.*;
 
 import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.spi.DeviceSpec;
-import io.nicbridge.bridge.unet.UnetEndpoint;
-import io.nicbridge.bridge.unet.UnetKernelDriver;
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
 import io.nicbridge.sim.atm.Aal5;
 import io.nicbridge.sim.atm.AtmCells;
 import io.nicbridge.sim.atm.CellLink;

@@ -1,8 +1,8 @@
 package io.nicbridge.sim.sba200;
 
 import io.nicbridge.bridge.memory.CommSegment;
-import io.nicbridge.bridge.unet.UnetEndpoint;
-import io.nicbridge.bridge.unet.UnetKernelDriver;
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 

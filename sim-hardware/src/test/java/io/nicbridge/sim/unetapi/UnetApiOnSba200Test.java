@@ -3,9 +3,9 @@ package io.nicbridge.sim.unetapi;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.nicbridge.bridge.unet.DirectAccess;
-import io.nicbridge.bridge.unet.UnetCardStatistics;
-import io.nicbridge.bridge.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.DirectAccess;
+import io.nicbridge.bridge.driver.unet.UnetCardStatistics;
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.fault.FaultPlan;
@@ -216,8 +216,8 @@ class UnetApiOnSba200Test {
         try (UnetApiTestbed t = UnetApiTestbed.builder(EngineMode.INLINE).build()) {
             t.a().postReceiveBuffers(RX_AREA, 32, 1024);
             t.b().postReceiveBuffers(RX_AREA, 32, 1024);
-            try (var muxA = new io.nicbridge.bridge.unet.EmulatedEndpointMux(t.a(), 900, 0);
-                 var muxB = new io.nicbridge.bridge.unet.EmulatedEndpointMux(t.b(), 900, 0)) {
+            try (var muxA = new io.nicbridge.bridge.driver.unet.EmulatedEndpointMux(t.a(), 900, 0);
+                 var muxB = new io.nicbridge.bridge.driver.unet.EmulatedEndpointMux(t.b(), 900, 0)) {
                 var telnet = muxA.create(1, 4);
                 var sshd = muxB.create(22, 4);
                 var telnetd = muxB.create(23, 4);
@@ -239,9 +239,9 @@ class UnetApiOnSba200Test {
     @Test
     void framePortOverTheRealCard() throws Exception {
         try (UnetApiTestbed t = UnetApiTestbed.builder(EngineMode.INLINE).build()) {
-            var left = new io.nicbridge.bridge.unet.UnetFramePort("left", t.kernelA(), t.a(), UnetApiTestbed.CHANNEL, 0,
+            var left = new io.nicbridge.bridge.driver.unet.UnetFramePort("left", t.kernelA(), t.a(), UnetApiTestbed.CHANNEL, 0,
                     2048, 4, 16, 4);
-            var right = new io.nicbridge.bridge.unet.UnetFramePort("right", t.kernelB(), t.b(), UnetApiTestbed.CHANNEL,
+            var right = new io.nicbridge.bridge.driver.unet.UnetFramePort("right", t.kernelB(), t.b(), UnetApiTestbed.CHANNEL,
                     0, 2048, 4, 16, 4);
             for (int len : new int[] {20, 40, 41, 1500, 2048}) {
                 int h = left.claim();

@@ -1,7 +1,7 @@
-package io.nicbridge.bridge.unet;
+package io.nicbridge.bridge.driver.unet;
 
-import static io.nicbridge.bridge.unet.UnetFixture.bytes;
-import static io.nicbridge.bridge.unet.UnetFixture.fill;
+import static io.nicbridge.bridge.driver.unet.UnetFixture.bytes;
+import static io.nicbridge.bridge.driver.unet.UnetFixture.fill;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 

@@ -1,10 +1,10 @@
-package io.nicbridge.bridge.unet;
+package io.nicbridge.bridge.driver.unet;
 
-import static io.nicbridge.bridge.unet.UnetFixture.bytes;
-import static io.nicbridge.bridge.unet.UnetFixture.fill;
+import static io.nicbridge.bridge.driver.unet.UnetFixture.bytes;
+import static io.nicbridge.bridge.driver.unet.UnetFixture.fill;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.nicbridge.bridge.unet.EmulatedEndpointMux.EmulatedEndpoint;
+import io.nicbridge.bridge.driver.unet.EmulatedEndpointMux.EmulatedEndpoint;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.AfterEach;

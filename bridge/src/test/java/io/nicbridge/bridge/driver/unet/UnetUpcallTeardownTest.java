@@ -1,4 +1,4 @@
-package io.nicbridge.bridge.unet;
+package io.nicbridge.bridge.driver.unet;
 
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;

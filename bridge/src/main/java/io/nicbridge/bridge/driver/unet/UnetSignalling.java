@@ -1,4 +1,4 @@
-package io.nicbridge.bridge.unet;
+package io.nicbridge.bridge.driver.unet;
 
 /**
  * The network's side of channel set-up (U-Net paper section 3.2: "the operating system service ... assists the

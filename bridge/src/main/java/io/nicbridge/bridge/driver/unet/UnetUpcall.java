@@ -1,4 +1,4 @@
-package io.nicbridge.bridge.unet;
+package io.nicbridge.bridge.driver.unet;
 
 /**
  * What an endpoint runs for each message when the card signals it (paper 3.1: "the upcall is used by U-Net to

@@ -1,4 +1,4 @@
-package io.nicbridge.bridge.unet;
+package io.nicbridge.bridge.driver.unet;
 
 import io.nicbridge.bridge.memory.CommSegment;
 import java.lang.foreign.MemorySegment;
