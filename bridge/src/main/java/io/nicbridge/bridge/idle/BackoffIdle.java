@@ -13,6 +13,8 @@ public final class BackoffIdle implements IdleStrategy {
     public static final int DEFAULT_MAX_YIELDS = 20;
     public static final long DEFAULT_MIN_PARK_NANOS = 1_000L;
     public static final long DEFAULT_MAX_PARK_NANOS = 100_000L;
+    static final int CARD_WAIT_SPINS = 64;
+    static final int CARD_WAIT_YIELDS = 64;
 
     private final int maxSpins;
     private final int maxYields;
@@ -24,6 +26,14 @@ public final class BackoffIdle implements IdleStrategy {
 
     public BackoffIdle() {
         this(DEFAULT_MAX_SPINS, DEFAULT_MAX_YIELDS, DEFAULT_MIN_PARK_NANOS, DEFAULT_MAX_PARK_NANOS);
+    }
+
+    /**
+     * The back-off of a thread that waits on a card (a driver's reset, command or received-frame wait): 64 spins,
+     * 64 yields, then parks of a fixed {@code parkNanos}, which bounds how late the waiter notices the card's answer.
+     */
+    public static BackoffIdle cardWait(long parkNanos) {
+        return new BackoffIdle(CARD_WAIT_SPINS, CARD_WAIT_YIELDS, parkNanos, parkNanos);
     }
 
     public BackoffIdle(int maxSpins, int maxYields, long minParkNanos, long maxParkNanos) {

@@ -3,10 +3,12 @@ package io.nicbridge.bridge.idle;
 import java.util.Locale;
 
 /**
- * What an engine thread does when a pass found no work. Every implementation backs off in the end (yield or
- * park): the machines this runs on may have two cores shared by several engines, so nothing spins forever.
+ * What a polling thread (an engine thread, a driver waiting for its card, a benchmark loop) does when a pass found
+ * no work. Every implementation backs off in the end (yield or park): the machines this runs on may have two cores
+ * shared by several engines, so nothing spins forever.
  *
- * <p>An instance keeps per-thread state; {@link #copy()} gives each engine thread its own.
+ * <p>An instance keeps per-thread state: one thread (or one lock holder) uses it; {@link #copy()} gives each
+ * engine thread its own. Waiting allocates nothing, so a strategy made once serves a hot wait loop.
  */
 public interface IdleStrategy {
     /**
@@ -24,6 +26,11 @@ public interface IdleStrategy {
      */
     default void idle(int workCount, long maxWaitNanos) {
         idle(workCount);
+    }
+
+    /** An idle pass that found no work: {@code idle(0)}. */
+    default void idle() {
+        idle(0);
     }
 
     /** Forgets the backoff progress (called when the thread got work). */

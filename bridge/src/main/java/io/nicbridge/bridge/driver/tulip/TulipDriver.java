@@ -4,14 +4,16 @@ import static io.nicbridge.contract.Dec21140.*;
 
 import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
 import io.nicbridge.bridge.driver.tulip.TulipStatistics.Counter;
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.memory.BufferPool;
 import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.bridge.port.PortCounters;
-import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Direction;
+import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.CardFailedException;
@@ -22,7 +24,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -119,6 +120,8 @@ public final class TulipDriver implements FramePort {
     private int rxNext;
     private int rxArmed;
     private boolean rxSuspended;
+    /** The receiving thread's back-off while {@link #await} polls the ring: made once, so waiting allocates nothing. */
+    private final IdleStrategy rxWaitIdle = BackoffIdle.cardWait(WAIT_PARK_NANOS);
 
     // ---- transmit side (sending thread)
     private final int txCount;
@@ -240,13 +243,13 @@ public final class TulipDriver implements FramePort {
     private void resetChip() {
         regs.write(CSR0, CSR0_SWR);
         long deadline = System.nanoTime() + config.resetTimeoutNanos();
-        int idle = 0;
+        IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // bring-up: allocating here is fine
         while ((regs.read(CSR0) & CSR0_SWR) != 0) {
             if (System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException(card.name() + ": CSR0.SWR still set " + config.resetTimeoutNanos()
                     + " ns after a software reset; the chip did not come out of reset");
             }
-            idle = backOff(idle);
+            idle.idle();
         }
         int busMode = config.burstLength() << CSR0_PBL_SHIFT & CSR0_PBL_MASK
             | config.cacheAlignment() << CSR0_CAL_SHIFT & CSR0_CAL_MASK
@@ -363,7 +366,7 @@ public final class TulipDriver implements FramePort {
      */
     public boolean awaitFilterLoaded(long timeoutNanos, Runnable progress) {
         long deadline = System.nanoTime() + timeoutNanos;
-        int idle = 0;
+        IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // once per filter load
         while (!isFilterLoaded()) {
             if (System.nanoTime() - deadline > 0) {
                 return false;
@@ -372,7 +375,7 @@ public final class TulipDriver implements FramePort {
                 progress.run();
             }
             line.checkCard(); // a wait on memory: a failed card throws here instead of running into the timeout
-            idle = backOff(idle);
+            idle.idle();
         }
         return true;
     }
@@ -561,7 +564,7 @@ public final class TulipDriver implements FramePort {
     @Override
     public int await(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        int idle = 0;
+        rxWaitIdle.reset();
         for (;;) {
             int h = poll();
             if (h != NONE) {
@@ -589,7 +592,7 @@ public final class TulipDriver implements FramePort {
                     throw new InterruptedException();
                 }
                 line.checkCard(); // polling waits on memory, not on the line: ask whether the card still works
-                idle = backOff(idle);
+                rxWaitIdle.idle();
             }
         }
     }
@@ -730,10 +733,10 @@ public final class TulipDriver implements FramePort {
         csr6 &= ~(CSR6_SR | CSR6_ST);
         regs.write(CSR6, csr6);
         long deadline = System.nanoTime() + config.stopTimeoutNanos();
-        int idle = 0;
+        IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // teardown: allocating here is fine
         boolean stopped;
         while (!(stopped = (regs.read(CSR5) & CSR5_RS_TS_MASK) == 0) && System.nanoTime() - deadline < 0) {
-            idle = backOff(idle);
+            idle.idle();
         }
         regs.write(CSR7, 0);
         regs.write(CSR5, CSR5_W1C_MASK);
@@ -867,15 +870,6 @@ public final class TulipDriver implements FramePort {
         }
     }
 
-    /** Spin briefly, then yield, then park: every wait loop backs off (two shared cores). */
-    static int backOff(int idle) {
-        if (idle < 64) {
-            Thread.onSpinWait();
-        } else if (idle < 128) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(20_000L);
-        }
-        return idle + 1;
-    }
+    /** The park of a driver wait once its spins and yields are spent (every wait loop backs off: two shared cores). */
+    static final long WAIT_PARK_NANOS = 20_000L;
 }

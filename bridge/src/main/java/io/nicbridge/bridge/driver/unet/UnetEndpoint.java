@@ -2,6 +2,8 @@ package io.nicbridge.bridge.driver.unet;
 
 import static io.nicbridge.contract.Sba200Unet.*;
 
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.queue.UnetFreeQueue;
 import io.nicbridge.bridge.queue.UnetReceiveQueue;
@@ -809,13 +811,16 @@ public final class UnetEndpoint {
             nestedInUpcall++; // inside the upcall itself: reception is already excluded
             return;
         }
-        int idle = 0;
+        IdleStrategy idle = null;
         for (;;) {
             int s = upcallState;
             if (s >= 0 && UPCALL_STATE.compareAndSet(this, s, s + 1)) {
                 return;
             }
-            idle = UnetKernelDriver.backOff(idle); // an upcall runs in another thread: wait for it to finish
+            if (idle == null) { // made only when an upcall holds the section: the uncontended path does not allocate
+                idle = BackoffIdle.cardWait(UnetKernelDriver.WAIT_PARK_NANOS);
+            }
+            idle.idle(); // an upcall runs in another thread: wait for it to finish
         }
     }
 
@@ -983,9 +988,9 @@ public final class UnetEndpoint {
         upcall = null;
         openChannels = 0;
         Thread self = Thread.currentThread();
-        int idle = 0;
+        IdleStrategy idle = BackoffIdle.cardWait(UnetKernelDriver.WAIT_PARK_NANOS); // teardown: allocating is fine
         while ((sendBusy && sendThread != self) || (receiveBusy && receiveThread != self)) {
-            idle = UnetKernelDriver.backOff(idle);
+            idle.idle();
         }
     }
 

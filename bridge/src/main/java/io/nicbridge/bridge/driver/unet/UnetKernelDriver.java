@@ -2,6 +2,8 @@ package io.nicbridge.bridge.driver.unet;
 
 import static io.nicbridge.contract.Sba200Unet.*;
 
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.regs.Registers;
@@ -11,7 +13,6 @@ import io.nicbridge.bridge.spi.InterruptLine;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +78,8 @@ public final class UnetKernelDriver implements AutoCloseable {
     private final Runnable progress;
     private final UnetEndpoint[] endpoints = new UnetEndpoint[MAX_ENDPOINTS];
     private final long commandTimeoutNanos;
+    /** The back-off of {@link #execute} while it waits for the firmware; guarded by this driver's monitor. */
+    private final IdleStrategy commandIdle = BackoffIdle.cardWait(WAIT_PARK_NANOS);
     private int commandProducer;
     private CommSegment statsMemory;
     private long statsBus;
@@ -512,7 +515,7 @@ public final class UnetKernelDriver implements AutoCloseable {
         commandProducer++;
         ram.writeRelease(UG_OFS + UG_CMD_PROD_OFS, commandProducer); // the doorbell
         long deadline = System.nanoTime() + commandTimeoutNanos;
-        int idle = 0;
+        commandIdle.reset();
         for (;;) {
             int w1 = words.getIntAcquire(slot + CMD_STATUS_OFS); // pairs with the firmware's release of w1
             int status = w1 & CMD_STATUS_MASK;
@@ -524,20 +527,12 @@ public final class UnetKernelDriver implements AutoCloseable {
                 throw new UnetCommandException(opcode & CMD_OPCODE_MASK, -1, name + " command slot 0x" + Integer.toHexString(slot)
                         + " still has status " + status + " after " + commandTimeoutNanos + " ns");
             }
-            idle = backOff(idle);
+            commandIdle.idle();
         }
     }
 
-    static int backOff(int idle) {
-        if (idle < 64) {
-            Thread.onSpinWait();
-        } else if (idle < 128) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(20_000L);
-        }
-        return idle + 1;
-    }
+    /** The park of a driver wait once its spins and yields are spent (every wait loop backs off: two shared cores). */
+    static final long WAIT_PARK_NANOS = 20_000L;
 
     private static void throwIfError(int opcode, int w1, String context) {
         if ((w1 & CMD_STATUS_MASK) == CMD_STATUS_ERROR) {
