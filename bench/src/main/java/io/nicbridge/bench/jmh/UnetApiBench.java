@@ -4,10 +4,10 @@ import static io.nicbridge.contract.Sba200Unet.RX_INLINE;
 import static io.nicbridge.contract.Sba200Unet.SQ_LEN;
 import static io.nicbridge.contract.Sba200Unet.TX_STATUS_SENT;
 
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
 import io.nicbridge.bridge.queue.UnetNiFreeQueue;
 import io.nicbridge.bridge.queue.UnetNiReceiveQueue;
 import io.nicbridge.bridge.queue.UnetNiSendQueue;
-import io.nicbridge.bridge.driver.unet.UnetEndpoint;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.unetapi.UnetApiTestbed;
 import java.lang.foreign.MemorySegment;
@@ -115,7 +115,7 @@ public class UnetApiBench {
 
     @Benchmark
     public int bufferReceive() {
-        if (!niFree.poll()) {
+        if (niFree.poll() < 0) {
             throw new IllegalStateException("no free buffer");
         }
         int off = niFree.offset();

@@ -350,7 +350,7 @@ class OwnershipHandoffStressTest {
             IdleStrategy backoff = new BackoffIdle(50, 50, 20_000L, 20_000L); // two busy threads share 2 cores
             int seq = 0;
             while (seq < N && !failed()) {
-                if (user.offer(seq << 6, mix(seq) | 1)) {
+                if (user.offer(seq << 6, mix(seq) | 1) >= 0) {
                     seq++;
                     backoff.reset();
                 } else {
@@ -362,7 +362,7 @@ class OwnershipHandoffStressTest {
             IdleStrategy backoff = new BackoffIdle(50, 50, 20_000L, 20_000L); // two busy threads share 2 cores
             int seq = 0;
             while (seq < N && !failed()) {
-                if (!ni.poll()) {
+                if (ni.poll() < 0) {
                     backoff.idle();
                     continue;
                 }

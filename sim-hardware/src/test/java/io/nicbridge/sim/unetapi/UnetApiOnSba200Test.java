@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import io.nicbridge.bridge.driver.unet.DirectAccess;
 import io.nicbridge.bridge.driver.unet.UnetCardStatistics;
 import io.nicbridge.bridge.driver.unet.UnetEndpoint;
+import io.nicbridge.bridge.queue.QueueCode;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.fault.FaultPlan;
@@ -132,7 +133,7 @@ class UnetApiOnSba200Test {
         try (UnetApiTestbed t = UnetApiTestbed.builder(EngineMode.THREADED).build()) {
             UnetEndpoint a = t.a();
             UnetEndpoint b = t.b();
-            assertEquals(-1, b.await(5, TimeUnit.MILLISECONDS));
+            assertEquals(QueueCode.EMPTY, b.await(5, TimeUnit.MILLISECONDS));
             assertTrue(a.sendInline(UnetApiTestbed.CHANNEL, a.segment(), 0, 16));
             long d = b.await(5, TimeUnit.SECONDS);
             assertTrue(d >= 0);
@@ -226,7 +227,7 @@ class UnetApiOnSba200Test {
                 assertTrue(telnet.send(UnetApiTestbed.CHANNEL, 23, msg, 0, 700));
                 t.engine().poll();
                 assertEquals(1, muxB.pump());
-                assertEquals(-1, sshd.poll());
+                assertEquals(QueueCode.EMPTY, sshd.poll());
                 int h = telnetd.poll();
                 assertEquals(700, telnetd.length(h));
                 assertEquals(1, telnetd.sourceTag(h));

@@ -3,6 +3,7 @@ package io.nicbridge.bridge.driver.unet;
 import static io.nicbridge.contract.Sba200Unet.INLINE_MAX;
 import static io.nicbridge.contract.Sba200Unet.SQ_LEN;
 
+import io.nicbridge.bridge.queue.QueueCode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -281,10 +282,10 @@ public final class EmulatedEndpointMux implements AutoCloseable {
             return true;
         }
 
-        /** @return a handle on the oldest undelivered message, or -1 */
+        /** @return a handle on the oldest undelivered message, or {@link QueueCode#EMPTY} */
         public int poll() {
             checkOpen();
-            return head == tail ? -1 : head & mask;
+            return head == tail ? QueueCode.EMPTY : head & mask;
         }
 
         public MemorySegment buffer(int handle) {

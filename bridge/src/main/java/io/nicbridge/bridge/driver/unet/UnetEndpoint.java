@@ -5,6 +5,7 @@ import static io.nicbridge.contract.Sba200Unet.*;
 import io.nicbridge.bridge.idle.BackoffIdle;
 import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.memory.CommSegment;
+import io.nicbridge.bridge.queue.QueueCode;
 import io.nicbridge.bridge.queue.UnetFreeQueue;
 import io.nicbridge.bridge.queue.UnetReceiveQueue;
 import io.nicbridge.bridge.queue.UnetSendQueue;
@@ -245,7 +246,8 @@ public final class UnetEndpoint {
      *
      * @return false when the send queue is full (back-pressure: reap completions and retry)
      * @throws IllegalArgumentException when {@code channel} is outside 0..63 or {@code length} outside 0..65535
-     * @throws IllegalStateException    after the endpoint was destroyed
+     * @throws IllegalStateException    after the endpoint was destroyed, or when the card's {@code sq_cons} is
+     *                                  impossible ({@link QueueCode#PEER_CORRUPT}: waiting would not help)
      */
     public boolean send(int channel, int offset, int length) {
         UnetSendQueue.checkOffer(channel, length); // before the reap below: a rejected call changes no counter
@@ -254,7 +256,7 @@ public final class UnetEndpoint {
             if (sendQueue.inFlight() == SQ_LEN) {
                 reapSends();
             }
-            if (!sendQueue.offer(channel, offset, length)) {
+            if (!accepted(sendQueue.offer(channel, offset, length), "send queue")) {
                 return false;
             }
             bell.send(sendQueue.producerIndex());
@@ -271,7 +273,8 @@ public final class UnetEndpoint {
      * @return false when the send queue is full
      * @throws IllegalArgumentException  when {@code channel} is outside 0..63 or {@code length} outside 0..40
      * @throws IndexOutOfBoundsException when {@code [srcOffset, srcOffset + length)} is not inside {@code src}
-     * @throws IllegalStateException     after the endpoint was destroyed
+     * @throws IllegalStateException     after the endpoint was destroyed, or when the card's {@code sq_cons} is
+     *                                   impossible ({@link QueueCode#PEER_CORRUPT}: waiting would not help)
      */
     public boolean sendInline(int channel, MemorySegment src, long srcOffset, int length) {
         if (length < 0 || length > INLINE_MAX) {
@@ -285,7 +288,7 @@ public final class UnetEndpoint {
             if (sendQueue.inFlight() == SQ_LEN) {
                 reapSends();
             }
-            if (!sendQueue.offerInline(channel, src, srcOffset, length)) {
+            if (!accepted(sendQueue.offerInline(channel, src, srcOffset, length), "send queue")) {
                 return false;
             }
             bell.send(sendQueue.producerIndex());
@@ -296,7 +299,8 @@ public final class UnetEndpoint {
     }
 
     /**
-     * Gather send, step 1: the next send descriptor, or -1 when the queue is full. Claiming again before the commit
+     * Gather send, step 1: the next send descriptor, {@link QueueCode#FULL} when the queue is full, or
+     * {@link QueueCode#PEER_CORRUPT} when the card's {@code sq_cons} is impossible. Claiming again before the commit
      * returns the same descriptor.
      *
      * @throws IllegalStateException after the endpoint was destroyed
@@ -350,7 +354,8 @@ public final class UnetEndpoint {
      * Collects the oldest completed send.
      *
      * @return {@code TX_STATUS_SENT}, or the card's error ({@code TX_STATUS_BAD_CHANNEL}, {@code TX_STATUS_SEG_BOUNDS},
-     *         {@code TX_STATUS_TOO_LONG}, {@code TX_STATUS_BAD_DESC}, {@code TX_STATUS_DMA_ERROR}); -1 if none completed
+     *         {@code TX_STATUS_TOO_LONG}, {@code TX_STATUS_BAD_DESC}, {@code TX_STATUS_DMA_ERROR}); {@link QueueCode#EMPTY} if none completed, {@link QueueCode#PEER_CORRUPT} if the card's
+     *         {@code sq_cons} is impossible
      * @throws IllegalStateException after the endpoint was destroyed
      */
     public int pollSendCompletion() {
@@ -395,7 +400,8 @@ public final class UnetEndpoint {
      * @return how many were posted (fewer when the free queue filled up: back-pressure)
      * @throws IllegalArgumentException when the buffers do not lie inside the segment, are misaligned, or differ in
      *                                  size from the endpoint's receive buffers (nothing is posted)
-     * @throws IllegalStateException    after the endpoint was destroyed
+     * @throws IllegalStateException    after the endpoint was destroyed, or when the card's {@code fq_cons} is
+     *                                  impossible ({@link QueueCode#PEER_CORRUPT}: waiting would not help)
      */
     public int postReceiveBuffers(long offset, int count, int size) {
         if (size <= 0 || count < 0) {
@@ -418,17 +424,40 @@ public final class UnetEndpoint {
             }
             receiveBufferSize = size;
             int posted = 0;
+            long result = 0;
             for (; posted < count; posted++) {
-                if (!freeQueue.offer((int) (offset + stride * posted), size)) {
-                    freeQueueFull++;
+                result = freeQueue.offer((int) (offset + stride * posted), size);
+                if (result < 0) {
                     break;
                 }
             }
-            bell.free(freeQueue.producerIndex());
+            bell.free(freeQueue.producerIndex()); // what was posted before a refusal still goes to the card
+            accepted(result, "free queue");
             return posted;
         } finally {
             exitReceive(outer);
         }
+    }
+
+    /**
+     * Reads a queue's offer result: true for a written entry, false for back-pressure ({@link QueueCode#FULL}; a
+     * full free queue is counted). A corrupt index of the card's is no back-pressure: it throws.
+     *
+     * @throws IllegalStateException on {@link QueueCode#PEER_CORRUPT}
+     */
+    private boolean accepted(long result, String queue) {
+        if (result >= 0) {
+            return true;
+        }
+        if (result == QueueCode.PEER_CORRUPT) {
+            throw new IllegalStateException("endpoint " + id + ": the card's consumer index of the " + queue
+                    + " is impossible (more entries consumed than were posted); the queue cannot be used until the"
+                    + " endpoint is re-created");
+        }
+        if (queue.equals("free queue")) {
+            freeQueueFull++;
+        }
+        return false;
     }
 
     /**
@@ -453,13 +482,13 @@ public final class UnetEndpoint {
      *
      * @throws IllegalArgumentException when {@code offset} is not 64-byte aligned or {@code length} is 0 (the
      *                                  contract's entry format cannot carry them)
-     * @throws IllegalStateException    after the endpoint was destroyed
+     * @throws IllegalStateException    after the endpoint was destroyed, or when the card's {@code fq_cons} is
+     *                                  impossible ({@link QueueCode#PEER_CORRUPT}: waiting would not help)
      */
     public boolean offerFreeBufferUnchecked(int offset, int length) {
         boolean outer = enterReceive("offerFreeBufferUnchecked");
         try {
-            if (!freeQueue.offer(offset, length)) {
-                freeQueueFull++;
+            if (!accepted(freeQueue.offer(offset, length), "free queue")) {
                 return false;
             }
             bell.free(freeQueue.producerIndex());
@@ -484,7 +513,8 @@ public final class UnetEndpoint {
     /**
      * Polls the receive queue.
      *
-     * @return the next received descriptor (polling again before {@link #release} returns the same one), or -1
+     * @return the next received descriptor (polling again before {@link #release} returns the same one), or
+     *         {@link QueueCode#EMPTY}
      * @throws IllegalStateException after the endpoint was destroyed
      */
     public long poll() {
@@ -497,7 +527,7 @@ public final class UnetEndpoint {
      * Asks the kernel for non-empty signals the first time; runs the kernel's progress hook between looks so an
      * inline or virtual card can make progress.
      *
-     * @return the next received descriptor, or -1 on timeout
+     * @return the next received descriptor, or {@link QueueCode#EMPTY} when the timeout passed first
      * @throws IllegalStateException after the endpoint was destroyed
      */
     public long await(long timeout, TimeUnit unit) throws InterruptedException {
@@ -521,7 +551,7 @@ public final class UnetEndpoint {
                 }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
-                    return -1;
+                    return QueueCode.EMPTY;
                 }
                 LockSupport.parkNanos(this, Math.min(remaining, AWAIT_SLICE_NANOS));
                 if (Thread.interrupted()) {
@@ -709,9 +739,9 @@ public final class UnetEndpoint {
                     int len = size == 0 ? receiveQueue.bufferLength(descriptor, i) : size;
                     if ((off & (FQ_BUF_ALIGN - 1)) != 0 || len == 0) {
                         unrecyclableBuffers++;
-                    } else if (!freeQueue.offer(off, len)) {
+                    } else if (freeQueue.offer(off, len) == QueueCode.FULL) {
                         freeQueueFull++;
-                    }
+                    } // PEER_CORRUPT: counted in the free queue's protocolErrors; the release itself must still happen
                 }
                 if (n > 0) {
                     bell.free(freeQueue.producerIndex());
@@ -776,6 +806,14 @@ public final class UnetEndpoint {
     /** Times a free-queue post found the queue full. */
     public long freeQueueFull() {
         return freeQueueFull;
+    }
+
+    /**
+     * Impossible consumer indices the card left in this endpoint's send and free queues ({@link QueueCode#PEER_CORRUPT}
+     * results), including those a {@link #release} met while re-posting buffers.
+     */
+    public long peerProtocolErrors() {
+        return sendQueue.protocolErrors() + freeQueue.protocolErrors();
     }
 
     /** Receive buffers {@link #release} could not re-post because the card named them at a misaligned offset. */
@@ -1062,7 +1100,7 @@ public final class UnetEndpoint {
         if (descriptor < 0 || descriptor >= (long) rqLen * RECV_DESC_SIZE || descriptor % RECV_DESC_SIZE != 0) {
             throw new IllegalArgumentException("endpoint " + id + ": " + what + "(descriptor " + descriptor
                     + "): not a receive descriptor (slots are 0.." + (long) (rqLen - 1) * RECV_DESC_SIZE + " step "
-                    + RECV_DESC_SIZE + (descriptor == -1 ? "; -1 is what poll() returns on an empty queue)" : ")"));
+                    + RECV_DESC_SIZE + (descriptor < 0 ? "; " + QueueCode.describe(descriptor) + " is a queue code, not a descriptor)" : ")"));
         }
         long held = receiveQueue.held();
         throw new IllegalArgumentException("endpoint " + id + ": " + what + "(descriptor " + descriptor

@@ -5,6 +5,7 @@ import static io.nicbridge.bridge.driver.unet.UnetFixture.fill;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.nicbridge.bridge.driver.unet.EmulatedEndpointMux.EmulatedEndpoint;
+import io.nicbridge.bridge.queue.QueueCode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.AfterEach;
@@ -113,7 +114,7 @@ class DirectAccessAndEmulationTest {
             assertEquals(7, telnetd.sourceTag(h));
             assertArrayEquals(bytes(msg, 0, 10), bytes(telnetd.buffer(h), 0, 10));
             telnetd.release(h);
-            assertEquals(-1, telnetd.poll(), "telnetd never sees ftp's message");
+            assertEquals(QueueCode.EMPTY, telnetd.poll(), "telnetd never sees ftp's message");
 
             h = ftpd.poll();
             assertEquals(900, ftpd.length(h));
@@ -125,7 +126,7 @@ class DirectAccessAndEmulationTest {
             assertTrue(telnetd.send(0, 7, msg, 0, 3));
             assertEquals(1, hostA.pump());
             assertEquals(3, telnet.length(telnet.poll()));
-            assertEquals(-1, ftp.poll());
+            assertEquals(QueueCode.EMPTY, ftp.poll());
             assertEquals(2, hostA.endpointCount());
             assertThrows(IllegalStateException.class, () -> ftpd.release(0), "no message held");
         }

@@ -5,7 +5,9 @@ import static io.nicbridge.bridge.driver.unet.UnetFixture.fill;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.nicbridge.bridge.queue.QueueCode;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -55,7 +57,7 @@ class UnetEndpointTest {
         assertEquals(free, b.freeBuffersPosted(), "no free buffer consumed");
         assertEquals(d, b.poll(), "polling before release returns the same descriptor");
         b.release(d);
-        assertEquals(-1, b.poll());
+        assertEquals(QueueCode.EMPTY, b.poll());
         assertEquals(1, b.received());
         assertEquals(40, b.receivedBytes());
     }
@@ -125,7 +127,7 @@ class UnetEndpointTest {
         assertEquals(1, a.sendCompletions(TX_STATUS_TOO_LONG));
         assertEquals(1, a.sendCompletions(TX_STATUS_BAD_DESC));
         assertEquals(5, a.epcbWord(EPCB_TX_REJECTED_OFS));
-        assertEquals(-1, a.pollSendCompletion());
+        assertEquals(QueueCode.EMPTY, a.pollSendCompletion());
 
         f.kernel.openChannel(a, 0, 0, 100, 101);
         f.card.dma.unregister(a.segmentBusAddress()); // the segment vanishes from the card's DMA space
@@ -147,7 +149,7 @@ class UnetEndpointTest {
         assertEquals(SQ_LEN, a.sendsInFlight());
         assertFalse(a.sendInline(0, src, 0, 4), "full: back-pressure as a return value");
         assertFalse(a.send(0, 0, 64));
-        assertEquals(-1, a.claimSend());
+        assertEquals(QueueCode.FULL, a.claimSend());
         f.card.resumeTransmit();
         assertTrue(a.sendInline(0, src, 0, 4), "completions reaped, a slot is free again");
         assertEquals(SQ_LEN, a.sendCompletions(TX_STATUS_SENT));
@@ -157,6 +159,45 @@ class UnetEndpointTest {
             n++;
         }
         assertEquals(16, n, "RQ_LEN 16: the rest overran the receive queue");
+    }
+
+    @Test
+    void aCardThatCorruptsSqConsIsReportedAsPeerCorruptNotAsBackPressure() {
+        f.card.holdTransmit = true; // nothing completes: the send queue fills
+        MemorySegment src = MemorySegment.ofArray(new byte[4]);
+        for (int i = 0; i < SQ_LEN; i++) {
+            assertTrue(a.sendInline(0, src, 0, 4));
+        }
+        ValueLayout.OfInt word = ValueLayout.JAVA_INT.withOrder(BYTE_ORDER);
+        int produced = a.page().get(word, EPCB_SQ_PROD_OFS);
+        a.page().set(word, EPCB_SQ_CONS_OFS, produced + 1000); // consumed more than was ever posted
+        assertEquals(QueueCode.PEER_CORRUPT, a.pollSendCompletion());
+        assertEquals(QueueCode.PEER_CORRUPT, a.claimSend(), "full, but the reap meets the impossible sq_cons");
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> a.sendInline(0, src, 0, 4),
+                "not false: reaping and retrying would never help");
+        assertTrue(e.getMessage().contains("impossible"), e.getMessage());
+        assertEquals(0, a.sendCompletions(TX_STATUS_SENT), "no completion was read from the corrupt index");
+        assertEquals(5, a.peerProtocolErrors(), "every look counts: 1 poll, then a reap and a claim per call");
+    }
+
+    @Test
+    void aCardThatCorruptsFqConsIsReportedWhenTheFreeQueueLooksFull() {
+        ValueLayout.OfInt word = ValueLayout.JAVA_INT.withOrder(BYTE_ORDER);
+        a.page().set(word, EPCB_FQ_CONS_OFS, a.page().get(word, EPCB_FQ_PROD_OFS) - 1000);
+        int accepted = 0;
+        IllegalStateException e = null;
+        for (int i = 0; i <= FQ_LEN && e == null; i++) {
+            try {
+                assertTrue(a.offerFreeBufferUnchecked(RX_AREA, 512), "no back-pressure before the index is read");
+                accepted++;
+            } catch (IllegalStateException corrupt) {
+                e = corrupt;
+            }
+        }
+        assertNotNull(e, "the impossible fq_cons must surface once the cached index says full");
+        assertEquals(FQ_LEN - 16, accepted, "the 16 buffers posted at set-up plus these fill the cached view");
+        assertEquals(0, a.freeQueueFull(), "a corrupt index is not counted as a full free queue");
+        assertEquals(1, a.peerProtocolErrors());
     }
 
     @Test
@@ -284,7 +325,7 @@ class UnetEndpointTest {
     @Test
     void awaitTimesOutThenWakesOnArrivalFromAnotherThread() throws Exception {
         long t0 = System.nanoTime();
-        assertEquals(-1, b.await(20, TimeUnit.MILLISECONDS));
+        assertEquals(QueueCode.EMPTY, b.await(20, TimeUnit.MILLISECONDS));
         assertTrue(System.nanoTime() - t0 >= 20_000_000L);
         assertEquals(UPCALL_NONEMPTY, b.upcallMode(), "blocking asked the kernel for non-empty signals");
         CountDownLatch waiting = new CountDownLatch(1);
@@ -323,7 +364,7 @@ class UnetEndpointTest {
         assertEquals(List.of(1, 2, 3, 4, 5), lengths);
         assertEquals(1, b.upcalls(), "one upcall for all five");
         assertEquals(5, b.upcallMessages());
-        assertEquals(-1, b.poll(), "the upcall released them");
+        assertEquals(QueueCode.EMPTY, b.poll(), "the upcall released them");
 
         a.sendInline(0, src, 0, 7);
         assertEquals(List.of(1, 2, 3, 4, 5, 7), lengths, "enabled: the upcall runs on arrival");

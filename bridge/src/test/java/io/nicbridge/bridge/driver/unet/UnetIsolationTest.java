@@ -5,6 +5,7 @@ import static io.nicbridge.bridge.driver.unet.UnetFixture.fill;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.nicbridge.bridge.queue.QueueCode;
 import java.lang.foreign.MemorySegment;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
@@ -50,7 +51,7 @@ class UnetIsolationTest {
             a.send(0, off, len);
             assertEquals(TX_STATUS_SEG_BOUNDS, a.pollSendCompletion(), "offset " + off + " length " + len);
         }
-        assertEquals(-1, spy.poll(), "nothing was transmitted");
+        assertEquals(QueueCode.EMPTY, spy.poll(), "nothing was transmitted");
         assertArrayEquals(before, bytes(victim.segment(), 0, SEG));
     }
 
@@ -87,11 +88,11 @@ class UnetIsolationTest {
         MemorySegment src = MemorySegment.ofArray(new byte[] {1, 2, 3, 4});
         a.sendInline(0, src, 0, 4);
         assertTrue(b.poll() >= 0);
-        assertEquals(-1, c.poll(), "c never sees b's message");
+        assertEquals(QueueCode.EMPTY, c.poll(), "c never sees b's message");
         b.release(b.poll());
         f.kernel.destroyEndpoint(b);
         a.sendInline(0, src, 0, 4);
-        assertEquals(-1, c.poll());
+        assertEquals(QueueCode.EMPTY, c.poll());
         assertEquals(1, f.kernel.readStatistics().dropUnknownVci(), "b's VCI left the demux table with b");
     }
 
