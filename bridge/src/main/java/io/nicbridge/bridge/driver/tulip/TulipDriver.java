@@ -58,8 +58,9 @@ import org.slf4j.LoggerFactory;
  * No free buffer or descriptor is back-pressure: {@link #NONE}. Receive: {@link #poll()} reads RDES0 of the next
  * descriptor with acquire; once the card has cleared OWN the frame is the caller's, in place, until
  * {@link #release(int)} re-arms that descriptor (RDES1..3 then RDES0 := OWN with release). A frame passes when
- * {@code (RDES0 & 0x38004B52) == 0x300}; its length is FL - 4 (the chip stores and counts the FCS); a frame failing
- * the test is still delivered, with {@link FrameStatus} error bits, and counted. Handles are ring indices, so nothing
+ * {@code (RDES0 & }{@link io.nicbridge.contract.Dec21140#LINUX_RX_ACCEPT_MASK LINUX_RX_ACCEPT_MASK}{@code ) == }
+ * {@link io.nicbridge.contract.Dec21140#LINUX_RX_ACCEPT_VALUE LINUX_RX_ACCEPT_VALUE}; its length is FL - 4 (the chip
+ * stores and counts the FCS); a frame failing the test is still delivered, with {@link FrameStatus} error bits, and counted. Handles are ring indices, so nothing
  * allocates per frame.
  *
  * <h2>Threads</h2>
@@ -88,7 +89,8 @@ public final class TulipDriver implements FramePort {
     private static final byte RX_HELD = 1;
 
     private static final int FS_LS = RDES0_FS | RDES0_LS;
-    private static final int RDES0_LENGTH_BITS = 0x3800_0000; // FL bits 29:27: a length no 2047-byte buffer holds
+    /** The FL bits Linux's accept test rejects (29:27, 0x38000000): a length no 2047-byte buffer holds. */
+    private static final int RDES0_LENGTH_BITS = LINUX_RX_ACCEPT_MASK & RDES0_FL_MASK;
 
     private final String name;
     private final Card card;
@@ -667,8 +669,9 @@ public final class TulipDriver implements FramePort {
     }
 
     /**
-     * Reads CSR5 and acknowledges every source that is set ({@code CSR5 & 0x0001FFFF}, as Linux does); counts RU
-     * (with CSR8) and FBE. Receiving thread (or the interrupt listener's).
+     * Reads CSR5 and acknowledges every source that is set ({@code CSR5 & }{@link
+     * io.nicbridge.contract.Dec21140#LINUX_CSR5_ACK_MASK LINUX_CSR5_ACK_MASK}, as Linux does); counts RU (with CSR8)
+     * and FBE. Receiving thread (or the interrupt listener's).
      *
      * @return CSR5 as read
      */
