@@ -4,7 +4,7 @@ import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.CardFailedException;
 import io.nicbridge.bridge.spi.DeviceSpec;
-import io.nicbridge.sim.emu.EmulatedCard;
+import io.nicbridge.sim.card.EmulatedCard;
 import java.util.Objects;
 
 /**

@@ -1,4 +1,4 @@
-package io.nicbridge.sim.emu;
+package io.nicbridge.sim.card;
 
 import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.regs.Registers;
