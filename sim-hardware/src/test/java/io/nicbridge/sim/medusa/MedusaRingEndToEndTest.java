@@ -3,13 +3,13 @@ package io.nicbridge.sim.medusa;
 import static io.nicbridge.contract.Medusa.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.fddi.FddiRing;
 import io.nicbridge.sim.fddi.FddiTiming;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 class MedusaRingEndToEndTest {
     static final int ON = CTRL_RX_EN | CTRL_TX_EN | CTRL_RING_JOIN | CTRL_FRAME_OFS3;

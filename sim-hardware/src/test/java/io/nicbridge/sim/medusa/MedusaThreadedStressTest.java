@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.nicbridge.bridge.idle.BackoffIdle;
 import io.nicbridge.bridge.idle.IdleStrategy;
-import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.fddi.FddiRing;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;

@@ -1,4 +1,4 @@
-package io.nicbridge.sim.emu;
+package io.nicbridge.sim.testbed;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

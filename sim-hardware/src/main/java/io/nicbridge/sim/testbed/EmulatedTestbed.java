@@ -1,4 +1,4 @@
-package io.nicbridge.sim.emu;
+package io.nicbridge.sim.testbed;
 
 import io.nicbridge.bridge.idle.BackoffIdle;
 import io.nicbridge.bridge.idle.IdleStrategy;
@@ -173,7 +173,11 @@ public final class EmulatedTestbed implements AutoCloseable {
             DeviceSpec.parse("emu:dec21140?mode=" + Engines.modeName(engine.mode())), () -> { });
     }
 
-    synchronized Dec21140Card dec21140(String name, EthernetWire wire, byte[] macAddress,
+    /**
+     * As {@link #dec21140(String, EthernetWire, byte[], Dec21140Timing)}, for a backend that opens cards from specs
+     * (the {@code emu} backend): the card reports {@code spec}, and {@code release} runs once after it is closed.
+     */
+    public synchronized Dec21140Card dec21140(String name, EthernetWire wire, byte[] macAddress,
                                        Dec21140Timing virtualTiming, DeviceSpec spec, Runnable release) {
         checkOpen();
         Objects.requireNonNull(name, "name");
@@ -271,7 +275,12 @@ public final class EmulatedTestbed implements AutoCloseable {
             () -> { });
     }
 
-    synchronized MedusaCard medusa(String name, FddiRing ring, byte[] macAddress, DeviceSpec spec, Runnable release) {
+    /**
+     * As {@link #medusa(String, FddiRing, byte[])}, for a backend that opens cards from specs (the {@code emu}
+     * backend): the card reports {@code spec}, and {@code release} runs once after it is closed.
+     */
+    public synchronized MedusaCard medusa(String name, FddiRing ring, byte[] macAddress, DeviceSpec spec,
+                                          Runnable release) {
         checkOpen();
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(ring, "ring");
