@@ -9,7 +9,7 @@ import io.nicbridge.bridge.queue.UnetNiFreeQueue;
 import io.nicbridge.bridge.queue.UnetNiReceiveQueue;
 import io.nicbridge.bridge.queue.UnetNiSendQueue;
 import io.nicbridge.sim.engine.EngineMode;
-import io.nicbridge.sim.unetapi.UnetApiTestbed;
+import io.nicbridge.sim.testbed.UnetApiTestbed;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;

@@ -4,10 +4,10 @@ import static io.nicbridge.contract.Sba200Unet.CELL_PAYLOAD;
 
 import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
-import io.nicbridge.sim.sba200.Sba200Timing;
 import io.nicbridge.sim.capture.PcapWriter;
-import io.nicbridge.sim.unetapi.UnetApiTestbed;
 import io.nicbridge.sim.engine.EngineMode;
+import io.nicbridge.sim.sba200.Sba200Timing;
+import io.nicbridge.sim.testbed.UnetApiTestbed;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.Locale;

@@ -8,7 +8,7 @@ import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.sba200.Sba200Timing;
-import io.nicbridge.sim.unetapi.UnetApiTestbed;
+import io.nicbridge.sim.testbed.UnetApiTestbed;
 
 /**
  * The raw U-Net experiments of the paper's Figures 3 and 4 on two emulated SBA-200s across the emulated switch,

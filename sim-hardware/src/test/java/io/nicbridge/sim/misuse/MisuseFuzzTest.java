@@ -29,7 +29,7 @@ import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.medusa.MedusaCard;
 import io.nicbridge.sim.testbed.EmulatedTestbed;
 import io.nicbridge.sim.testbed.TulipTestbed;
-import io.nicbridge.sim.unetapi.UnetApiTestbed;
+import io.nicbridge.sim.testbed.UnetApiTestbed;
 import io.nicbridge.testing.Capability;
 import io.nicbridge.testing.Requirements;
 import java.lang.foreign.Arena;

@@ -1,8 +1,8 @@
-package io.nicbridge.sim.unetapi;
+package io.nicbridge.sim.testbed;
 
-import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.driver.unet.UnetEndpoint;
 import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
+import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.sim.atm.AtmPath;
 import io.nicbridge.sim.atm.AtmSwitch;
 import io.nicbridge.sim.engine.DeviceEngine;

@@ -1,4 +1,4 @@
-package io.nicbridge.sim.unetapi;
+package io.nicbridge.sim.testbed;
 
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
