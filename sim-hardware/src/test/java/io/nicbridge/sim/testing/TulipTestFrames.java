@@ -1,4 +1,4 @@
-package io.nicbridge.sim.backends;
+package io.nicbridge.sim.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
