@@ -5,6 +5,7 @@ import static io.nicbridge.contract.Dec21140.*;
 import io.nicbridge.contract.Dec21140Desc;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
+import java.util.Objects;
 
 /**
  * Host (driver) side of one DEC 21140 descriptor list, receive or transmit, over a segment the caller allocated
@@ -118,9 +119,8 @@ public final class Dec21140DescriptorRing {
      */
     public Dec21140DescriptorRing(MemorySegment segment, long busBase, int count, int skipLongwords,
                                   Direction direction, ListMode mode, ByteOrder order) {
-        if (direction == null || mode == null) {
-            throw new NullPointerException("direction and mode must not be null");
-        }
+        Objects.requireNonNull(direction, "direction");
+        Objects.requireNonNull(mode, "mode");
         if (count < 1) {
             throw new IllegalArgumentException("a descriptor list needs at least 1 descriptor, count was " + count);
         }
