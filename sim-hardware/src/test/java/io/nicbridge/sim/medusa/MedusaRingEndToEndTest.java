@@ -3,6 +3,8 @@ package io.nicbridge.sim.medusa;
 import static io.nicbridge.contract.Medusa.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.nicbridge.bridge.idle.BusySpinIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.fddi.FddiRing;
 import io.nicbridge.sim.fddi.FddiTiming;
@@ -81,13 +83,11 @@ class MedusaRingEndToEndTest {
             return;
         }
         long deadline = System.nanoTime() + 5_000_000_000L;
-        int spins = 0;
+        IdleStrategy idle = new BusySpinIdle(100);
         while (!done.getAsBoolean()) {
             bed.engine().poll();
             assertTrue(System.nanoTime() < deadline, "timed out");
-            if (++spins > 100) {
-                Thread.yield();
-            }
+            idle.idle();
         }
     }
 }
