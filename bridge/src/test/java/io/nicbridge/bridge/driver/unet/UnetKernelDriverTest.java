@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.nicbridge.bridge.memory.BusError;
 import io.nicbridge.bridge.memory.CommSegment;
+import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.InterruptLine;
-import io.nicbridge.bridge.memory.DmaSpace;
 import java.lang.foreign.Arena;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
