@@ -2,14 +2,14 @@ package io.nicbridge.bench.jmh;
 
 import static io.nicbridge.contract.Sba200Unet.*;
 
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
+import io.nicbridge.bridge.memory.CommSegment;
+import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.sim.atm.Aal5;
 import io.nicbridge.sim.atm.AtmCells;
 import io.nicbridge.sim.atm.CellLink;
 import io.nicbridge.sim.engine.InlineEngine;
-import io.nicbridge.bridge.memory.CommSegment;
-import io.nicbridge.bridge.spi.DeviceSpec;
-import io.nicbridge.bridge.unet.UnetEndpoint;
-import io.nicbridge.bridge.unet.UnetKernelDriver;
 import io.nicbridge.sim.sba200.Sba200Card;
 import io.nicbridge.sim.sba200.Sba200Model;
 import io.nicbridge.sim.sba200.Sba200Timing;

@@ -1,9 +1,9 @@
 package io.nicbridge.bench.jmh;
 
 import io.nicbridge.bridge.memory.DmaSpace;
-import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Direction;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.ListMode;
+import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.queue.Dec21140DescriptorWalker;
 import io.nicbridge.bridge.queue.UnetNiReceiveQueue;
 import io.nicbridge.bridge.queue.UnetNiSendQueue;
@@ -22,7 +22,6 @@ import org.openjdk.jmh.annotations.Group;
 import org.openjdk.jmh.annotations.GroupThreads;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
-
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -237,7 +236,7 @@ public class DescriptorQueueBench {
     @GroupThreads(1)
     public int unetUser(UnetGroupState s, Handoffs h) {
         int c = s.user.pollCompletion();
-        if (s.user.offer(3, 0x1000, 1500)) {
+        if (s.user.offer(3, 0x1000, 1500) >= 0) {
             h.handoffs++;
             return c + 1;
         }

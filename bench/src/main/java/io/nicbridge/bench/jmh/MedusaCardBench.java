@@ -3,10 +3,10 @@ package io.nicbridge.bench.jmh;
 import static io.nicbridge.contract.Medusa.*;
 
 import io.nicbridge.bridge.regs.Registers;
-import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.medusa.MedusaBufferRam;
 import io.nicbridge.sim.medusa.MedusaCard;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

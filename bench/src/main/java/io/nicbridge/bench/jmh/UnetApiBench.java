@@ -4,12 +4,12 @@ import static io.nicbridge.contract.Sba200Unet.RX_INLINE;
 import static io.nicbridge.contract.Sba200Unet.SQ_LEN;
 import static io.nicbridge.contract.Sba200Unet.TX_STATUS_SENT;
 
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
 import io.nicbridge.bridge.queue.UnetNiFreeQueue;
 import io.nicbridge.bridge.queue.UnetNiReceiveQueue;
 import io.nicbridge.bridge.queue.UnetNiSendQueue;
-import io.nicbridge.bridge.unet.UnetEndpoint;
 import io.nicbridge.sim.engine.EngineMode;
-import io.nicbridge.sim.unetapi.UnetApiTestbed;
+import io.nicbridge.sim.testbed.UnetApiTestbed;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Per-message costs of the bridge's U-Net API ({@code io.nicbridge.bridge.unet}).
+ * Per-message costs of the bridge's U-Net API ({@code io.nicbridge.bridge.driver.unet}).
  *
  * <p>API only - the card's side is played by the bridge's NI-side queue views ({@link UnetNiSendQueue},
  * {@link UnetNiReceiveQueue}, {@link UnetNiFreeQueue}) on the same endpoint page and receive queue, on the
@@ -115,7 +115,7 @@ public class UnetApiBench {
 
     @Benchmark
     public int bufferReceive() {
-        if (!niFree.poll()) {
+        if (niFree.poll() < 0) {
             throw new IllegalStateException("no free buffer");
         }
         int off = niFree.offset();

@@ -2,15 +2,15 @@ package io.nicbridge.bench.medusa;
 
 import io.nicbridge.bridge.driver.medusa.MedusaConfig;
 import io.nicbridge.bridge.driver.medusa.MedusaDriver;
+import io.nicbridge.bridge.idle.BackoffIdle;
 import io.nicbridge.sim.capture.PcapWriter;
-import io.nicbridge.sim.emu.EmulatedTestbed;
-import io.nicbridge.sim.engine.BackoffIdle;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.fddi.FddiRing;
 import io.nicbridge.sim.medusa.MedusaCard;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;

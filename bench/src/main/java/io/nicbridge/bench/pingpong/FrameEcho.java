@@ -3,13 +3,14 @@ package io.nicbridge.bench.pingpong;
 import static io.nicbridge.contract.Dec21140.ETH_ADDR_LEN;
 
 import io.nicbridge.bridge.driver.tulip.MacAddress;
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.port.FrameStatus;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The echo node of a two-host ping-pong: every good ping-pong frame (EtherType 0x88B5) addressed to this station is
@@ -31,6 +32,8 @@ public final class FrameEcho {
     private final long ownMac;
     private final Runnable txProgress;
     private final FrameWait wait;
+    /** The echo thread's back-off while no TX buffer is free: spin 31, then park 10 us; made once, reused. */
+    private final IdleStrategy claimIdle = new BackoffIdle(31, 0, 10_000L, 10_000L);
     private long echoed;
     private long ignored;
     private long backPressure;
@@ -95,7 +98,7 @@ public final class FrameEcho {
 
     private int claim() throws InterruptedException {
         long deadline = 0;
-        int idle = 0;
+        claimIdle.reset();
         for (;;) {
             int t = port.claim();
             if (t != FramePort.NONE) {
@@ -115,11 +118,7 @@ public final class FrameEcho {
             if (txProgress != null) {
                 txProgress.run();
             }
-            if (++idle < 32) {
-                Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(10_000L);
-            }
+            claimIdle.idle();
         }
     }
 

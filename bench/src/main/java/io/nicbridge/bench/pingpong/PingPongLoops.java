@@ -1,9 +1,10 @@
 package io.nicbridge.bench.pingpong;
 
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.port.FramePort;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -131,7 +132,7 @@ public final class PingPongLoops {
     /** Sends, waiting out back-pressure (bounded). */
     static void send(FramePort port, long dst, long src, int seq, int size) {
         long deadline = 0;
-        int idle = 0;
+        IdleStrategy idle = null;
         while (!PingPongFrames.send(port, dst, src, seq, size)) {
             long now = System.nanoTime();
             if (deadline == 0) {
@@ -140,12 +141,10 @@ public final class PingPongLoops {
                 throw new IllegalStateException(port.name() + ": no TX buffer freed within "
                     + FRAME_TIMEOUT_NANOS / 1_000_000 + " ms (" + port.counters() + ")");
             }
-            idle = idle < 100 ? idle + 1 : idle;
-            if (idle < 100) {
-                Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(10_000L);
+            if (idle == null) { // made only under back-pressure: a send that goes out at once allocates nothing
+                idle = new BackoffIdle(99, 0, 10_000L, 10_000L); // spin 99, then park 10 us
             }
+            idle.idle();
         }
     }
 

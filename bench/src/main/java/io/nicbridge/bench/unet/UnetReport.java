@@ -4,10 +4,10 @@ import static io.nicbridge.contract.Sba200Unet.CELL_PAYLOAD;
 
 import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
-import io.nicbridge.sim.sba200.Sba200Timing;
 import io.nicbridge.sim.capture.PcapWriter;
-import io.nicbridge.sim.unetapi.UnetApiTestbed;
 import io.nicbridge.sim.engine.EngineMode;
+import io.nicbridge.sim.sba200.Sba200Timing;
+import io.nicbridge.sim.testbed.UnetApiTestbed;
 import java.io.PrintStream;
 import java.util.Locale;
 
@@ -114,7 +114,7 @@ public final class UnetReport {
         Sba200Timing timing = modelled;
         CheckLog checks = new CheckLog(out::println);
         out.println("pingpong: card sba200 - two emulated Fore SBA-200s (U-Net firmware) on a 2-port ATM switch,"
-                + " driven through the bridge's U-Net API (io.nicbridge.bridge.unet); raw U-Net: messages <= 40 B"
+                + " driven through the bridge's U-Net API (io.nicbridge.bridge.driver.unet); raw U-Net: messages <= 40 B"
                 + " inline in the descriptor (one cell), longer ones from the segment into 1 KB free buffers");
         out.printf(Locale.ROOT, "virtual time, seed %d, %d warm-up + %d measured round trips per size%n", seed, warmup,
                 count);

@@ -3,12 +3,12 @@ package io.nicbridge.bench.unet;
 import static io.nicbridge.contract.Sba200Unet.INLINE_MAX;
 import static io.nicbridge.contract.Sba200Unet.SQ_LEN;
 
-import io.nicbridge.bridge.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.sba200.Sba200Timing;
-import io.nicbridge.sim.unetapi.UnetApiTestbed;
+import io.nicbridge.sim.testbed.UnetApiTestbed;
 
 /**
  * The raw U-Net experiments of the paper's Figures 3 and 4 on two emulated SBA-200s across the emulated switch,

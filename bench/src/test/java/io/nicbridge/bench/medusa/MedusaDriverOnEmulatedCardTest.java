@@ -7,18 +7,19 @@ import io.nicbridge.bridge.driver.medusa.MedusaBufferState;
 import io.nicbridge.bridge.driver.medusa.MedusaDriver;
 import io.nicbridge.bridge.driver.medusa.MedusaStatistics.CardCounter;
 import io.nicbridge.bridge.driver.medusa.MedusaStatistics.Counter;
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.contract.Medusa;
-import io.nicbridge.sim.engine.BackoffIdle;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.DeviceModel;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.ThreadedEngine;
 import io.nicbridge.sim.engine.TimeBase;
+import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.engine.WorkSignal;
 import io.nicbridge.sim.fddi.FddiRing;
-import io.nicbridge.sim.engine.VirtualTimeBase;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
@@ -168,7 +169,7 @@ class MedusaDriverOnEmulatedCardTest {
         });
         MemorySegment p = MemorySegment.ofArray(new byte[256]);
         MemorySegment hdr = MemorySegment.ofArray(new byte[35]);
-        int idle = 0;
+        IdleStrategy idle = new BackoffIdle(99, 0, 100_000L, 100_000L);
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
         for (int i = 0; i < frames; i++) {
             p.set(JAVA_BYTE, 0, (byte) i);
@@ -181,12 +182,7 @@ class MedusaDriverOnEmulatedCardTest {
                     fail("receiver stopped after " + got.get() + " of " + frames + " frames while frame " + i
                         + " waited to be sent (" + b.statistics() + ")");
                 }
-                idle = idle < 100 ? idle + 1 : idle;
-                if (idle < 100) {
-                    Thread.onSpinWait();
-                } else {
-                    java.util.concurrent.locks.LockSupport.parkNanos(100_000);
-                }
+                idle.idle();
             }
         }
         rx.join(30_000);

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.bridge.driver.tulip.MacAddress;
+import io.nicbridge.bridge.idle.BusySpinIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.port.LoopbackFramePort;
@@ -28,8 +30,9 @@ class PingPongLoopsTest {
     /** Sends a 60-byte broadcast ARP-typed frame, as a kernel's ARP would put on a real link. */
     private static void sendArp(FramePort port, long src) {
         int t;
+        IdleStrategy idle = new BusySpinIdle();
         while ((t = port.claim()) == FramePort.NONE) {
-            Thread.onSpinWait();
+            idle.idle();
         }
         MemorySegment b = port.txBuffer(t);
         MacAddress.write(MacAddress.BROADCAST.value(), b, 0);
@@ -58,8 +61,9 @@ class PingPongLoopsTest {
                         int len = b.rxLength(h);
                         sendArp(b, MAC_B);
                         int t;
+                        IdleStrategy idle = new BusySpinIdle();
                         while ((t = b.claim()) == FramePort.NONE) {
-                            Thread.onSpinWait();
+                            idle.idle();
                         }
                         MemorySegment out = b.txBuffer(t);
                         MemorySegment.copy(in, 0, out, 0, len);

@@ -5,6 +5,7 @@ import static io.nicbridge.contract.Dec21140.*;
 import io.nicbridge.contract.Dec21140Desc;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
+import java.util.Objects;
 
 /**
  * Host (driver) side of one DEC 21140 descriptor list, receive or transmit, over a segment the caller allocated
@@ -118,9 +119,8 @@ public final class Dec21140DescriptorRing {
      */
     public Dec21140DescriptorRing(MemorySegment segment, long busBase, int count, int skipLongwords,
                                   Direction direction, ListMode mode, ByteOrder order) {
-        if (direction == null || mode == null) {
-            throw new NullPointerException("direction and mode must not be null");
-        }
+        Objects.requireNonNull(direction, "direction");
+        Objects.requireNonNull(mode, "mode");
         if (count < 1) {
             throw new IllegalArgumentException("a descriptor list needs at least 1 descriptor, count was " + count);
         }
@@ -281,12 +281,12 @@ public final class Dec21140DescriptorRing {
     /**
      * Cursor API: arms the next descriptor in ring order with one buffer.
      *
-     * @return its index, or -1 when every descriptor is posted and not yet reclaimed (back-pressure)
+     * @return its index, or {@link QueueCode#FULL} when every descriptor is posted and not yet reclaimed
      */
     public int postReceive(long bufferBusAddress, int size) {
         requireDirection(Direction.RECEIVE, "postReceive");
         if (posted == count) {
-            return -1;
+            return QueueCode.FULL;
         }
         int i = headSlot;
         arm(i, bufferBusAddress, size, 0, 0);
@@ -301,7 +301,7 @@ public final class Dec21140DescriptorRing {
     /**
      * Cursor API, step 1 of posting a transmit frame: reserves {@code descriptors} consecutive descriptors.
      *
-     * @return the index of the first, or -1 when fewer are free (back-pressure)
+     * @return the index of the first, or {@link QueueCode#FULL} when fewer are free (back-pressure)
      * @throws IllegalStateException if a frame is already being built
      */
     public int claimTransmit(int descriptors) {
@@ -313,7 +313,7 @@ public final class Dec21140DescriptorRing {
             throw new IllegalArgumentException("a frame needs 1.." + count + " descriptors, was " + descriptors);
         }
         if (count - posted < descriptors) {
-            return -1;
+            return QueueCode.FULL;
         }
         txFirst = headSlot;
         txPlanned = descriptors;
@@ -382,13 +382,13 @@ public final class Dec21140DescriptorRing {
         return first;
     }
 
-    /** One-descriptor frame (FS and LS): claim, buffers, commit. Returns the index or -1 when the ring is full. */
+    /** One-descriptor frame (FS and LS): claim, buffers, commit. Returns the index or {@link QueueCode#FULL}. */
     public int transmit(long buffer1BusAddress, int length1, long buffer2BusAddress, int length2, int flags) {
         checkTxBuffer(1, buffer1BusAddress, length1);
         checkTxBuffer(2, buffer2BusAddress, length2);
         checkTxFlags(flags);
         if (claimTransmit(1) < 0) {
-            return -1;
+            return QueueCode.FULL;
         }
         addTransmitBuffers(buffer1BusAddress, length1, buffer2BusAddress, length2);
         return commitTransmit(flags);
@@ -404,7 +404,7 @@ public final class Dec21140DescriptorRing {
      * a host-owned descriptor looks "done" to reclaim.
      *
      * @param control TDES1 bits from {@link #STAGE_FLAGS}; the list bits (TER/TCH) and the size are added here
-     * @return its index, or -1 when every descriptor is posted and not yet reclaimed (back-pressure)
+     * @return its index, or {@link QueueCode#FULL} when every descriptor is posted and not yet reclaimed
      * @throws IllegalStateException if a frame is being built with {@link #claimTransmit}
      */
     public int stageTransmit(long buffer1BusAddress, int length1, int control) {
@@ -419,7 +419,7 @@ public final class Dec21140DescriptorRing {
                     + " FT1; was 0x" + Integer.toHexString(control));
         }
         if (posted == count) {
-            return -1;
+            return QueueCode.FULL;
         }
         int i = headSlot;
         long d = offsetOf(i);
@@ -464,15 +464,15 @@ public final class Dec21140DescriptorRing {
      * Cursor API: the oldest descriptor posted through the cursor API, if the card has handed it back (word 0
      * read with acquire: its status and buffer are now the host's). Read {@link #status} before re-posting it.
      *
-     * @return its index, or -1 if none is posted or the oldest is still owned by the card
+     * @return its index, or {@link QueueCode#EMPTY} if none is posted or the oldest is still owned by the card
      */
     public int reclaim() {
         if (posted == 0) {
-            return -1;
+            return QueueCode.EMPTY;
         }
         int i = tailSlot;
         if ((IntWords.getAcquire(segment, offsetOf(i) + WORD0, be) & OWN) != 0) {
-            return -1;
+            return QueueCode.EMPTY;
         }
         tailSlot = slot(tailSlot + 1);
         posted--;

@@ -16,6 +16,7 @@ import io.nicbridge.bridge.memory.DmaView;
 import io.nicbridge.contract.Dec21140;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
+import java.util.Objects;
 
 /**
  * Card side of one DEC 21140 descriptor list: the chip's current-descriptor pointer and the way it walks the
@@ -92,10 +93,7 @@ public final class Dec21140DescriptorWalker {
     }
 
     public Dec21140DescriptorWalker(DmaView dma, ByteOrder order) {
-        if (dma == null) {
-            throw new NullPointerException("dma must not be null");
-        }
-        this.dma = dma;
+        this.dma = Objects.requireNonNull(dma, "dma");
         this.be = IntWords.isBigEndian(order);
     }
 

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.Objects;
 
 /**
  * 32-bit word access in a fixed byte order, with the four access modes the queues need.
@@ -49,10 +50,7 @@ final class IntWords {
     }
 
     static boolean isBigEndian(ByteOrder order) {
-        if (order == null) {
-            throw new NullPointerException("byte order must not be null");
-        }
-        return order == ByteOrder.BIG_ENDIAN;
+        return Objects.requireNonNull(order, "byte order") == ByteOrder.BIG_ENDIAN;
     }
 
     /**
@@ -60,9 +58,7 @@ final class IntWords {
      * {@code offset} is 4-byte aligned in memory, so every later word access is in bounds and atomic.
      */
     static void checkRegion(MemorySegment segment, long offset, long length, String what) {
-        if (segment == null) {
-            throw new NullPointerException(what + ": segment must not be null");
-        }
+        Objects.requireNonNull(segment, what + ": segment");
         if (offset < 0 || length < 0 || offset > segment.byteSize() - length) {
             throw new IllegalArgumentException(what + " needs bytes [" + offset + ", " + (offset + length)
                     + ") but the segment holds only " + segment.byteSize() + " bytes");

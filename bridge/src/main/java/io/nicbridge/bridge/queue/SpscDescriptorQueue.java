@@ -30,7 +30,8 @@ import java.nio.ByteOrder;
  * once per batch rather than once per entry.
  *
  * <p>An index written by the other side that is impossible ({@code prod - cons} above the capacity as an
- * unsigned number) is never trusted: the end treats the queue as full/empty and counts a protocol error.
+ * unsigned number) is never trusted: the end returns {@link QueueCode#PEER_CORRUPT} (not {@code FULL} or
+ * {@code EMPTY}, so the caller can tell a broken peer from back-pressure) and counts a protocol error.
  */
 public final class SpscDescriptorQueue {
     private final MemorySegment slots;
@@ -177,8 +178,9 @@ public final class SpscDescriptorQueue {
         /**
          * Claims the next slot.
          *
-         * @return the slot's byte offset in {@link SpscDescriptorQueue#slots()}, or -1 when the queue is full
-         *         (back-pressure) or the consumer index in memory is impossible (counted in {@link #protocolErrors()})
+         * @return the slot's byte offset in {@link SpscDescriptorQueue#slots()}; {@link QueueCode#FULL} when every
+         *         slot is in use (back-pressure); {@link QueueCode#PEER_CORRUPT} when the consumer index in memory is
+         *         impossible (counted in {@link #protocolErrors()})
          */
         public long claim() {
             if (index - cachedConsumer == capacity) {
@@ -188,11 +190,11 @@ public final class SpscDescriptorQueue {
                 int used = index - consumer;
                 if (Integer.compareUnsigned(used, capacity) > 0) {
                     protocolErrors++;
-                    return -1;
+                    return QueueCode.PEER_CORRUPT;
                 }
                 cachedConsumer = consumer;
                 if (used == capacity) {
-                    return -1;
+                    return QueueCode.FULL;
                 }
             }
             claimed = true;
@@ -215,9 +217,9 @@ public final class SpscDescriptorQueue {
             produced++;
         }
 
-        /** Offset of the slot claimed and not yet committed, or -1. */
+        /** Offset of the slot claimed and not yet committed, or {@link QueueCode#NOT_HELD}. */
         public long claimedOffset() {
-            return claimed ? slotOffset(index) : -1;
+            return claimed ? slotOffset(index) : QueueCode.NOT_HELD;
         }
 
         /** This end's producer index (the next index to be committed). */
@@ -266,8 +268,9 @@ public final class SpscDescriptorQueue {
         /**
          * Returns the oldest published slot without consuming it.
          *
-         * @return the slot's byte offset in {@link SpscDescriptorQueue#slots()}, or -1 when the queue is empty or
-         *         the producer index in memory is impossible (counted in {@link #protocolErrors()})
+         * @return the slot's byte offset in {@link SpscDescriptorQueue#slots()}; {@link QueueCode#EMPTY} when
+         *         nothing is published; {@link QueueCode#PEER_CORRUPT} when the producer index in memory is impossible
+         *         (counted in {@link #protocolErrors()})
          */
         public long peek() {
             if (index == cachedProducer) {
@@ -276,11 +279,11 @@ public final class SpscDescriptorQueue {
                 int available = producer - index;
                 if (Integer.compareUnsigned(available, capacity) > 0) {
                     protocolErrors++;
-                    return -1;
+                    return QueueCode.PEER_CORRUPT;
                 }
                 cachedProducer = producer;
                 if (available == 0) {
-                    return -1;
+                    return QueueCode.EMPTY;
                 }
             }
             peeked = true;
@@ -303,9 +306,9 @@ public final class SpscDescriptorQueue {
             consumed++;
         }
 
-        /** Offset of the slot peeked and not yet released, or -1. */
+        /** Offset of the slot peeked and not yet released, or {@link QueueCode#NOT_HELD}. */
         public long peekedOffset() {
-            return peeked ? slotOffset(index) : -1;
+            return peeked ? slotOffset(index) : QueueCode.NOT_HELD;
         }
 
         /** This end's consumer index (the next index to be consumed). */

@@ -42,9 +42,11 @@ public final class UnetFreeQueue {
      *
      * @param segmentOffset a multiple of 64 (treated as unsigned 32-bit)
      * @param length        positive (treated as unsigned 32-bit; the NI checks it against the segment)
-     * @return false when the free queue is full (back-pressure)
+     * @return the entry's byte offset in the endpoint page (&gt;= 0); {@link QueueCode#FULL} when the free queue is
+     *         full (back-pressure); {@link QueueCode#PEER_CORRUPT} when the NI's {@code fq_cons} is impossible
+     *         (counted in {@link #protocolErrors()}). Nothing is written unless an offset is returned.
      */
-    public boolean offer(int segmentOffset, int length) {
+    public long offer(int segmentOffset, int length) {
         if ((segmentOffset & (FQ_BUF_ALIGN - 1)) != 0) {
             throw new IllegalArgumentException("free buffer offset must be " + FQ_BUF_ALIGN
                     + "-byte aligned, was 0x" + Integer.toHexString(segmentOffset));
@@ -54,12 +56,12 @@ public final class UnetFreeQueue {
         }
         long e = producer.claim();
         if (e < 0) {
-            return false;
+            return e;
         }
         IntWords.set(page, e + Sba200UnetFqEntry.OFFSET_OFFSET, be, segmentOffset);
         IntWords.set(page, e + Sba200UnetFqEntry.OFFSET_LENGTH, be, length);
         producer.commit(); // fq_prod with release: the entry is visible before the index
-        return true;
+        return e;
     }
 
     public int remainingCapacity() {

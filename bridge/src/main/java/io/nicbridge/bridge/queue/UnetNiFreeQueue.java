@@ -33,16 +33,22 @@ public final class UnetNiFreeQueue {
         this.consumer = queue.consumer();
     }
 
-    /** Pops one entry into {@link #offset()} / {@link #length()}; false when the free queue is empty. */
-    public boolean poll() {
+    /**
+     * Pops one entry into {@link #offset()} / {@link #length()}.
+     *
+     * @return the popped entry's byte offset in the endpoint page (&gt;= 0); {@link QueueCode#EMPTY} when the user
+     *         posted nothing; {@link QueueCode#PEER_CORRUPT} when the user's {@code fq_prod} is impossible (counted
+     *         in {@link #protocolErrors()})
+     */
+    public long poll() {
         long e = consumer.peek();
         if (e < 0) {
-            return false;
+            return e;
         }
         offset = IntWords.get(page, e + Sba200UnetFqEntry.OFFSET_OFFSET, be);
         length = IntWords.get(page, e + Sba200UnetFqEntry.OFFSET_LENGTH, be);
         consumer.release();
-        return true;
+        return e;
     }
 
     /** Segment offset of the entry last popped (unsigned 32-bit). */

@@ -44,8 +44,8 @@ public final class UnetNiReceiveQueue {
     }
 
     /**
-     * @return the byte offset in the queue segment of the next slot to fill, or -1 if that slot still holds an
-     *         unconsumed message (RQ_OVERRUN, counted in {@link #overruns()}); claiming again before
+     * @return the byte offset in the queue segment of the next slot to fill, or {@link QueueCode#FULL} if that slot
+     *         still holds an unconsumed message (RQ_OVERRUN, counted in {@link #overruns()}); claiming again before
      *         {@link #publish} returns the same slot
      */
     public long claim() {
@@ -55,7 +55,7 @@ public final class UnetNiReceiveQueue {
         long d = rqOffset + (long) (index & mask) * RECV_DESC_SIZE;
         if ((IntWords.getAcquire(rq, d + Sba200UnetRecvDesc.OFFSET_W0, be) & RX_VALID) != 0) {
             overruns++;
-            return -1;
+            return QueueCode.FULL;
         }
         held = d;
         return d;

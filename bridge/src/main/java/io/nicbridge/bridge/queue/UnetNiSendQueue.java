@@ -36,7 +36,11 @@ public final class UnetNiSendQueue {
         this.consumer = queue.consumer();
     }
 
-    /** @return the byte offset in the endpoint page of the oldest posted descriptor, or -1 if none */
+    /**
+     * @return the byte offset in the endpoint page of the oldest posted descriptor; {@link QueueCode#EMPTY} if none;
+     *         {@link QueueCode#PEER_CORRUPT} when the user's {@code sq_prod} is impossible (counted in
+     *         {@link #protocolErrors()})
+     */
     public long poll() {
         return consumer.peek();
     }

@@ -61,7 +61,9 @@ public final class UnetReceiveQueue {
 
     /**
      * @return the byte offset in the queue segment of the next received descriptor (VALID seen with acquire), or
-     *         -1 if none; polling again before {@link #release} returns the same descriptor
+     *         {@link QueueCode#EMPTY} if none; polling again before {@link #release} returns the same descriptor.
+     *         (The receive queue's ownership word is VALID in each descriptor, not an index: there is no impossible
+     *         value, so no {@code PEER_CORRUPT}.)
      */
     public long poll() {
         if (held >= 0) {
@@ -69,7 +71,7 @@ public final class UnetReceiveQueue {
         }
         long d = rqOffset + (long) (index & mask) * RECV_DESC_SIZE;
         if ((IntWords.getAcquire(rq, d + Sba200UnetRecvDesc.OFFSET_W0, be) & RX_VALID) == 0) {
-            return -1;
+            return QueueCode.EMPTY;
         }
         held = d;
         return d;

@@ -31,6 +31,7 @@ public final class UnetSendQueue {
     private int reclaimIndex;
     private long completedOk;
     private long completedWithError;
+    private long protocolErrors;
 
     /** A view over {@code endpointPage} (at least {@link io.nicbridge.contract.Sba200Unet#EP_PAGE_SIZE} bytes), big-endian words as in the contract. */
     public UnetSendQueue(MemorySegment endpointPage) {
@@ -54,12 +55,17 @@ public final class UnetSendQueue {
     /**
      * Claims the next send descriptor.
      *
-     * @return its byte offset in the endpoint page, or -1 when all {@link io.nicbridge.contract.Sba200Unet#SQ_LEN} descriptors are in
-     *         flight (back-pressure)
+     * @return its byte offset in the endpoint page; {@link QueueCode#FULL} when all
+     *         {@link io.nicbridge.contract.Sba200Unet#SQ_LEN} descriptors are in flight (back-pressure);
+     *         {@link QueueCode#PEER_CORRUPT} when the NI's {@code sq_cons} is impossible (counted in
+     *         {@link #protocolErrors()})
      */
     public long claim() {
-        if (producer.index() - reclaimIndex == SQ_LEN && pollCompletion() < 0) {
-            return -1;
+        if (producer.index() - reclaimIndex == SQ_LEN) {
+            int reaped = pollCompletion();
+            if (reaped < 0) {
+                return reaped == QueueCode.PEER_CORRUPT ? QueueCode.PEER_CORRUPT : QueueCode.FULL;
+            }
         }
         return producer.claim();
     }
@@ -97,16 +103,21 @@ public final class UnetSendQueue {
         producer.commit();
     }
 
-    /** Claims, fills and commits a one-buffer message. Returns false when the queue is full. */
-    public boolean offer(int channel, int segmentOffset, int length) {
+    /**
+     * Claims, fills and commits a one-buffer message.
+     *
+     * @return the descriptor's byte offset in the endpoint page, or {@link #claim()}'s {@link QueueCode#FULL} /
+     *         {@link QueueCode#PEER_CORRUPT} (nothing written)
+     */
+    public long offer(int channel, int segmentOffset, int length) {
         checkOffer(channel, length);
         long d = claim();
         if (d < 0) {
-            return false;
+            return d;
         }
         UnetDescriptors.putBuffer(page, be, d + Sba200UnetSendDesc.OFFSET_BUFS, 0, segmentOffset, length);
         commit(d, length, channel, 1, false);
-        return true;
+        return d;
     }
 
     /**
@@ -128,33 +139,46 @@ public final class UnetSendQueue {
         UnetDescriptors.checkMessage(length, channel, 0, true);
     }
 
-    /** Claims, fills and commits an inline message of at most 40 bytes. Returns false when the queue is full. */
-    public boolean offerInline(int channel, MemorySegment src, long srcOffset, int length) {
+    /**
+     * Claims, fills and commits an inline message of at most 40 bytes.
+     *
+     * @return the descriptor's byte offset in the endpoint page, or {@link #claim()}'s {@link QueueCode#FULL} /
+     *         {@link QueueCode#PEER_CORRUPT} (nothing written)
+     */
+    public long offerInline(int channel, MemorySegment src, long srcOffset, int length) {
         checkOfferInline(channel, length);
         long d = claim();
         if (d < 0) {
-            return false;
+            return d;
         }
         UnetDescriptors.putInline(page, d + SEND_DESC_INLINE_OFS, src, srcOffset, length);
         commit(d, length, channel, 0, true);
-        return true;
+        return d;
     }
 
     /**
      * Collects the oldest completed send: reads {@code sq_cons} with acquire (pairs with the NI's release), then
      * the descriptor's w1 status.
      *
-     * @return the NI status ({@link io.nicbridge.contract.Sba200Unet#TX_STATUS_SENT}, or an error status), or -1 if none is completed
+     * @return the NI status ({@link io.nicbridge.contract.Sba200Unet#TX_STATUS_SENT}, or an error status, all
+     *         &gt;= 0); {@link QueueCode#EMPTY} if none is completed; {@link QueueCode#PEER_CORRUPT} when the NI's
+     *         {@code sq_cons} is ahead of what was posted (never trusted; counted in {@link #protocolErrors()})
      */
     public int pollCompletion() {
         int consumer = queue.consumerIndexAcquire();
         int done = consumer - reclaimIndex;
         int inFlight = producer.index() - reclaimIndex;
-        if (done == 0 || Integer.compareUnsigned(done, inFlight) > 0) {
-            // Nothing completed, or an impossible sq_cons (ahead of what was posted): never trust it.
-            return -1;
+        if (done == 0) {
+            return QueueCode.EMPTY;
+        }
+        if (Integer.compareUnsigned(done, inFlight) > 0) {
+            protocolErrors++;
+            return QueueCode.PEER_CORRUPT;
         }
         int status = IntWords.get(page, queue.slotOffset(reclaimIndex) + Sba200UnetSendDesc.OFFSET_STATUS, be);
+        if (status < 0) {
+            status = Integer.MAX_VALUE; // a negative status word is garbage: it must stay an error, not read as a code
+        }
         reclaimIndex++;
         if (status == TX_STATUS_SENT) {
             completedOk++;
@@ -184,6 +208,11 @@ public final class UnetSendQueue {
 
     public long completedWithError() {
         return completedWithError;
+    }
+
+    /** Impossible {@code sq_cons} values seen: by {@link #pollCompletion()} or by the claim that refreshed it. */
+    public long protocolErrors() {
+        return protocolErrors + producer.protocolErrors();
     }
 
     public SpscDescriptorQueue queue() {

@@ -20,9 +20,10 @@
  *
  * <h2>Rules</h2>
  * Geometry, bounds and alignment are checked once at construction, so hot-path accesses are in bounds and
- * atomic; hot paths allocate nothing. Back-pressure (full, empty, still owned by the other side) is a return value
- * (-1 or false). Misuse (bad index, size, length, flags, call order) throws with a message naming the problem.
- * Values written by the other side are never trusted: impossible indices read as empty/full and are counted; card
+ * atomic; hot paths allocate nothing. Back-pressure (full, empty, still owned by the other side) is a return value,
+ * one of the named {@link io.nicbridge.bridge.queue.QueueCode}s ({@code FULL}, {@code EMPTY}). Misuse (bad index,
+ * size, length, flags, call order) throws with a message naming the problem. Values written by the other side are
+ * never trusted: an impossible index is reported as {@code PEER_CORRUPT} (never as full or empty) and counted; card
  * side code reaches host memory only through a bounds-checked {@link io.nicbridge.bridge.memory.DmaView} (a
  * {@link io.nicbridge.bridge.memory.DmaSpace}), one table snapshot per descriptor fetch.
  *

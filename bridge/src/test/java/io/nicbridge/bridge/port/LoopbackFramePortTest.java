@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.idle.BusySpinIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.memory.CommSegment;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -187,16 +189,13 @@ class LoopbackFramePortTest {
             });
             receiver.start();
             long backPressure = 0;
+            IdleStrategy idle = new BusySpinIdle(49);
             for (int seq = 0; seq < frames && failure.get() == null; seq++) {
                 int h;
-                int spins = 0;
+                idle.reset();
                 while ((h = tx.claim()) == FramePort.NONE) {
                     backPressure++;
-                    if (++spins < 50) {
-                        Thread.onSpinWait();
-                    } else {
-                        Thread.yield();
-                    }
+                    idle.idle();
                 }
                 MemorySegment buf = tx.txBuffer(h);
                 int len = 8 + (seq % 1000);

@@ -132,8 +132,8 @@ class Dec21140BadInputTest {
         for (int i = 0; i < 4; i++) {
             assertEquals(i, tx.transmit(0x2000, 60, 0, 0, 0));
         }
-        assertEquals(-1, tx.transmit(0x2000, 60, 0, 0, 0));
-        assertEquals(-1, tx.claimTransmit(1));
+        assertEquals(QueueCode.FULL, tx.transmit(0x2000, 60, 0, 0, 0));
+        assertEquals(QueueCode.FULL, tx.claimTransmit(1));
     }
 
     @Test

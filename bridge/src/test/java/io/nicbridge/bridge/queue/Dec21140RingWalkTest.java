@@ -227,7 +227,7 @@ class Dec21140RingWalkTest {
         assertEquals(1, ring.reclaim());
         assertEquals(2, ring.reclaim());
         assertEquals(3, ring.reclaim());
-        assertEquals(-1, ring.reclaim());
+        assertEquals(QueueCode.EMPTY, ring.reclaim());
         assertEquals(2, (ring.status(3) & TDES0_CC_MASK) >>> TDES0_CC_SHIFT);
         assertEquals(8, ring.freeDescriptors());
     }
@@ -295,8 +295,8 @@ class Dec21140RingWalkTest {
         assertEquals(0, ring.postReceive(BUF_BUS, 1536));
         assertEquals(1, ring.postReceive(BUF_BUS + 2048, 1536));
         assertEquals(2, ring.postReceive(BUF_BUS + 4096, 1536));
-        assertEquals(-1, ring.postReceive(BUF_BUS, 1536), "every descriptor is posted");
-        assertEquals(-1, ring.reclaim(), "the card still owns descriptor 0");
+        assertEquals(QueueCode.FULL, ring.postReceive(BUF_BUS, 1536), "every descriptor is posted");
+        assertEquals(QueueCode.EMPTY, ring.reclaim(), "the card still owns descriptor 0");
         Dec21140DescriptorWalker w = walker(ring, 0);
         step(w, RDES0_FS | RDES0_LS | (64 << RDES0_FL_SHIFT));
         assertEquals(0, ring.reclaim());

@@ -48,7 +48,7 @@ class Dec21140StageTransmitTest {
         assertEquals(0, r.stageTransmit(0, 0, 0));
         assertEquals(1, r.stageTransmit(0x30000, SETUP_FRAME_SIZE, TDES1_SET | TDES1_FT0));
         assertEquals(LINUX_TDES1_SETUP_HASH | TDES1_TER, r.control(1));
-        assertEquals(-1, r.stageTransmit(0, 0, 0));
+        assertEquals(QueueCode.FULL, r.stageTransmit(0, 0, 0));
         assertThrows(IllegalArgumentException.class, () -> ring(2).stageTransmit(0, 0, TDES1_TCH));
         assertThrows(IllegalArgumentException.class, () -> ring(2).stageTransmit(0x30000, 4096, 0));
     }

@@ -1,11 +1,12 @@
 package io.nicbridge.bridge.queue;
 
-import static io.nicbridge.bridge.queue.Backoff.mix;
 import static io.nicbridge.bridge.queue.Dec21140DescriptorRing.stride;
 import static io.nicbridge.contract.Dec21140.*;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Direction;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.ListMode;
@@ -97,7 +98,7 @@ class OwnershipHandoffStressTest {
      */
     private Runnable hostPostsAndReclaims(Dec21140DescriptorRing ring, java.util.function.IntPredicate tryPost) {
         return () -> {
-            Backoff backoff = new Backoff();
+            IdleStrategy backoff = new BackoffIdle(50, 50, 20_000L, 20_000L); // two busy threads share 2 cores
             int posted = 0;
             int reclaimed = 0;
             while (reclaimed < N && !failed()) {
@@ -128,7 +129,7 @@ class OwnershipHandoffStressTest {
     private Runnable cardWalksAndCompletes(Dec21140DescriptorWalker walker,
                                                   java.util.function.IntConsumer verify) {
         return () -> {
-            Backoff backoff = new Backoff();
+            IdleStrategy backoff = new BackoffIdle(50, 50, 20_000L, 20_000L); // two busy threads share 2 cores
             int seq = 0;
             while (seq < N && !failed()) {
                 int f = walker.fetch();
@@ -211,7 +212,7 @@ class OwnershipHandoffStressTest {
         walker.setListBase(RING_BUS);
 
         Runnable host = () -> {
-            Backoff backoff = new Backoff();
+            IdleStrategy backoff = new BackoffIdle(50, 50, 20_000L, 20_000L); // two busy threads share 2 cores
             int frame = 0;
             long reclaimed = 0;
             while ((frame < frames || ring.inFlight() > 0) && !failed()) {
@@ -239,7 +240,7 @@ class OwnershipHandoffStressTest {
             }
         };
         Runnable card = () -> {
-            Backoff backoff = new Backoff();
+            IdleStrategy backoff = new BackoffIdle(50, 50, 20_000L, 20_000L); // two busy threads share 2 cores
             int frame = 0;
             while (frame < frames && !failed()) {
                 int f = walker.fetch();
@@ -283,7 +284,7 @@ class OwnershipHandoffStressTest {
         UnetNiSendQueue ni = new UnetNiSendQueue(page);
 
         Runnable producer = () -> {
-            Backoff backoff = new Backoff();
+            IdleStrategy backoff = new BackoffIdle(50, 50, 20_000L, 20_000L); // two busy threads share 2 cores
             int seq = 0;
             while (seq < N && !failed()) {
                 long d = user.claim();
@@ -309,7 +310,7 @@ class OwnershipHandoffStressTest {
             }
         };
         Runnable consumer = () -> {
-            Backoff backoff = new Backoff();
+            IdleStrategy backoff = new BackoffIdle(50, 50, 20_000L, 20_000L); // two busy threads share 2 cores
             int seq = 0;
             while (seq < N && !failed()) {
                 long d = ni.poll();
@@ -346,10 +347,10 @@ class OwnershipHandoffStressTest {
         UnetNiFreeQueue ni = new UnetNiFreeQueue(page);
 
         Runnable producer = () -> {
-            Backoff backoff = new Backoff();
+            IdleStrategy backoff = new BackoffIdle(50, 50, 20_000L, 20_000L); // two busy threads share 2 cores
             int seq = 0;
             while (seq < N && !failed()) {
-                if (user.offer(seq << 6, mix(seq) | 1)) {
+                if (user.offer(seq << 6, mix(seq) | 1) >= 0) {
                     seq++;
                     backoff.reset();
                 } else {
@@ -358,10 +359,10 @@ class OwnershipHandoffStressTest {
             }
         };
         Runnable consumer = () -> {
-            Backoff backoff = new Backoff();
+            IdleStrategy backoff = new BackoffIdle(50, 50, 20_000L, 20_000L); // two busy threads share 2 cores
             int seq = 0;
             while (seq < N && !failed()) {
-                if (!ni.poll()) {
+                if (ni.poll() < 0) {
                     backoff.idle();
                     continue;
                 }
@@ -386,7 +387,7 @@ class OwnershipHandoffStressTest {
         UnetNiReceiveQueue ni = new UnetNiReceiveQueue(rq, 0, RQ_LEN_DEFAULT, page);
 
         Runnable producer = () -> {
-            Backoff backoff = new Backoff();
+            IdleStrategy backoff = new BackoffIdle(50, 50, 20_000L, 20_000L); // two busy threads share 2 cores
             int seq = 0;
             while (seq < N && !failed()) {
                 long d = ni.claim();
@@ -407,7 +408,7 @@ class OwnershipHandoffStressTest {
             }
         };
         Runnable consumer = () -> {
-            Backoff backoff = new Backoff();
+            IdleStrategy backoff = new BackoffIdle(50, 50, 20_000L, 20_000L); // two busy threads share 2 cores
             int seq = 0;
             while (seq < N && !failed()) {
                 long d = user.poll();
@@ -431,5 +432,15 @@ class OwnershipHandoffStressTest {
         runPair("unet-receive-queue", producer, consumer);
         assertEquals(N, user.received());
         assertEquals(COUNTER_START + N, page.get(BE, EPCB_RQ_CONS_OFS));
+    }
+
+    /** A well-mixed 32-bit function of {@code x} (murmur3 finaliser), used as a payload checksum. */
+    static int mix(int x) {
+        x ^= x >>> 16;
+        x *= 0x85EBCA6B;
+        x ^= x >>> 13;
+        x *= 0xC2B2AE35;
+        x ^= x >>> 16;
+        return x;
     }
 }

@@ -113,7 +113,7 @@ class PeerGarbageTest {
                     sq.complete(d, sq.isValid(d) ? TX_STATUS_SENT : TX_STATUS_BAD_CHANNEL);
                     sent++;
                 }
-                if (fq.poll()) {
+                if (fq.poll() >= 0) {
                     popped++;
                 }
                 long r = nrq.claim();

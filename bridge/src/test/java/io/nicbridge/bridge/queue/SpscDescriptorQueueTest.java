@@ -8,9 +8,9 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class SpscDescriptorQueueTest {
     private Arena arena;
@@ -74,18 +74,58 @@ class SpscDescriptorQueueTest {
         q.resetIndices(0xFFFF_FFF8);
         SpscDescriptorQueue.Producer p = q.producer();
         SpscDescriptorQueue.Consumer c = q.consumer();
-        assertEquals(-1, c.peek());
+        assertEquals(QueueCode.EMPTY, c.peek());
         for (int i = 0; i < 16; i++) {
             assertTrue(p.claim() >= 0);
             p.commit();
         }
-        assertEquals(-1, p.claim());
+        assertEquals(QueueCode.FULL, p.claim());
         assertEquals(0, p.remainingCapacity());
         assertEquals(16, q.sizeAcquire());
         assertEquals(0x0000_0008, counters.get(ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN), 0));
         assertTrue(c.peek() >= 0);
         c.release();
         assertEquals(1, p.remainingCapacity());
+    }
+
+    @Test
+    void eachResultHasItsOwnCode() {
+        SpscDescriptorQueue q = queue(ByteOrder.BIG_ENDIAN);
+        q.resetIndices(100);
+        SpscDescriptorQueue.Producer p = q.producer();
+        SpscDescriptorQueue.Consumer c = q.consumer();
+        assertEquals(QueueCode.NOT_HELD, p.claimedOffset());
+        assertEquals(QueueCode.NOT_HELD, c.peekedOffset());
+        assertEquals(QueueCode.EMPTY, c.peek(), "nothing published");
+        long slot = p.claim();
+        assertEquals(slot, p.claimedOffset());
+        ValueLayout.OfInt word = ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
+
+        counters.set(word, 32, 100 + 1000); // the consumer claims to have taken 1000 entries never produced
+        p.commit();
+        for (int i = 1; i < 16; i++) {
+            assertTrue(p.claim() >= 0);
+            p.commit();
+        }
+        assertEquals(QueueCode.PEER_CORRUPT, p.claim(), "a corrupt consumer index is not FULL");
+        assertEquals(1, p.protocolErrors());
+        counters.set(word, 32, 100);
+        assertEquals(QueueCode.FULL, p.claim(), "a sane consumer index that has not moved: back-pressure");
+        assertEquals(1, p.protocolErrors());
+
+        counters.set(word, 0, 100 - 5); // the producer claims to be 5 behind the consumer: 2^32 - 5 available
+        assertEquals(QueueCode.PEER_CORRUPT, c.peek(), "a corrupt producer index is not EMPTY");
+        assertEquals(1, c.protocolErrors());
+        assertEquals(QueueCode.NOT_HELD, c.peekedOffset(), "nothing was consumed");
+    }
+
+    @Test
+    void describeNamesEveryCode() {
+        assertEquals("FULL", QueueCode.describe(QueueCode.FULL));
+        assertEquals("EMPTY", QueueCode.describe(QueueCode.EMPTY));
+        assertEquals("PEER_CORRUPT", QueueCode.describe(QueueCode.PEER_CORRUPT));
+        assertEquals("NOT_HELD", QueueCode.describe(QueueCode.NOT_HELD));
+        assertEquals("64", QueueCode.describe(64));
     }
 
     @Test

@@ -61,13 +61,13 @@ class UnetQueuesTest {
         assertFalse(ni.isInline(n));
         assertEquals(0x1000, ni.bufferOffset(n, 0));
         assertEquals(1500, ni.bufferLength(n, 0));
-        assertEquals(-1, user.pollCompletion(), "not completed yet");
+        assertEquals(QueueCode.EMPTY, user.pollCompletion(), "not completed yet");
         ni.complete(n, TX_STATUS_SENT);
         assertFalse(ni.isValid(n));
         assertEquals(1, page.get(BE, EPCB_SQ_CONS_OFS));
         assertEquals(TX_STATUS_SENT, user.pollCompletion());
-        assertEquals(-1, user.pollCompletion());
-        assertEquals(-1, ni.poll());
+        assertEquals(QueueCode.EMPTY, user.pollCompletion());
+        assertEquals(QueueCode.EMPTY, ni.poll());
         assertEquals(1, user.completedOk());
     }
 
@@ -78,7 +78,7 @@ class UnetQueuesTest {
         for (int i = 0; i < 40; i++) {
             msg.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
         }
-        assertTrue(user.offerInline(9, msg, 0, 40));
+        assertTrue(user.offerInline(9, msg, 0, 40) >= 0);
         UnetNiSendQueue ni = new UnetNiSendQueue(page);
         long n = ni.poll();
         assertTrue(ni.isInline(n));
@@ -93,13 +93,13 @@ class UnetQueuesTest {
         UnetSendQueue user = new UnetSendQueue(page);
         UnetNiSendQueue ni = new UnetNiSendQueue(page);
         for (int i = 0; i < SQ_LEN; i++) {
-            assertTrue(user.offer(i & 63, i * 64, 64));
+            assertTrue(user.offer(i & 63, i * 64, 64) >= 0);
         }
-        assertFalse(user.offer(0, 0, 64), "32 in flight: full");
-        assertEquals(-1, user.claim());
+        assertEquals(QueueCode.FULL, user.offer(0, 0, 64), "32 in flight: full");
+        assertEquals(QueueCode.FULL, user.claim());
         long n = ni.poll();
         ni.complete(n, TX_STATUS_BAD_CHANNEL);
-        assertTrue(user.offer(0, 0, 64), "claim() collects the completed descriptor itself");
+        assertTrue(user.offer(0, 0, 64) >= 0, "claim() collects the completed descriptor itself");
         assertEquals(1, user.completedWithError());
         assertEquals(SQ_LEN, user.inFlight());
     }
@@ -112,16 +112,16 @@ class UnetQueuesTest {
         UnetNiSendQueue ni = new UnetNiSendQueue(page);
         for (int round = 0; round < 3; round++) {
             for (int i = 0; i < SQ_LEN; i++) {
-                assertTrue(user.offer(1, (round * SQ_LEN + i) * 64, 64), "round " + round + " entry " + i);
+                assertTrue(user.offer(1, (round * SQ_LEN + i) * 64, 64) >= 0, "round " + round + " entry " + i);
             }
-            assertFalse(user.offer(1, 0, 64), "full across the wrap");
+            assertEquals(QueueCode.FULL, user.offer(1, 0, 64), "full across the wrap");
             for (int i = 0; i < SQ_LEN; i++) {
                 long n = ni.poll();
                 assertEquals(SQ_OFS + (long) ((0xFFFF_FFF0 + round * SQ_LEN + i) & (SQ_LEN - 1)) * SEND_DESC_SIZE, n);
                 assertEquals((round * SQ_LEN + i) * 64, ni.bufferOffset(n, 0));
                 ni.complete(n, TX_STATUS_SENT);
             }
-            assertEquals(-1, ni.poll());
+            assertEquals(QueueCode.EMPTY, ni.poll());
             while (user.pollCompletion() >= 0) {
                 // collect
             }
@@ -137,19 +137,19 @@ class UnetQueuesTest {
         page.set(BE, EPCB_FQ_CONS_OFS, 0xFFFF_FFF0);
         UnetFreeQueue user = new UnetFreeQueue(page);
         UnetNiFreeQueue ni = new UnetNiFreeQueue(page);
-        assertFalse(ni.poll());
+        assertEquals(QueueCode.EMPTY, ni.poll());
         for (int i = 0; i < FQ_LEN; i++) {
-            assertTrue(user.offer(i * 64, 2048 + i));
+            assertTrue(user.offer(i * 64, 2048 + i) >= 0);
         }
-        assertFalse(user.offer(0, 64), "128 entries: full");
+        assertEquals(QueueCode.FULL, user.offer(0, 64), "128 entries: full");
         assertEquals(0, user.remainingCapacity());
         assertEquals(FQ_LEN, ni.available());
         for (int i = 0; i < FQ_LEN; i++) {
-            assertTrue(ni.poll());
+            assertTrue(ni.poll() >= 0);
             assertEquals(i * 64, ni.offset());
             assertEquals(2048 + i, ni.length());
         }
-        assertFalse(ni.poll());
+        assertEquals(QueueCode.EMPTY, ni.poll());
         assertEquals(0xFFFF_FFF0 + FQ_LEN, page.get(BE, EPCB_FQ_CONS_OFS));
         assertEquals(FQ_LEN, user.remainingCapacity());
         // Entry 0 of the queue after the wrap sits at the slot of index 0x70 = 112.
@@ -162,14 +162,14 @@ class UnetQueuesTest {
         page.set(BE, EPCB_RQ_PROD_SHADOW_OFS, 0xFFFF_FFFE);
         UnetReceiveQueue user = new UnetReceiveQueue(rq, 0, RQ_LEN_DEFAULT, page);
         UnetNiReceiveQueue ni = new UnetNiReceiveQueue(rq, 0, RQ_LEN_DEFAULT, page);
-        assertEquals(-1, user.poll());
+        assertEquals(QueueCode.EMPTY, user.poll());
         for (int m = 0; m < 4; m++) {
             long d = ni.claim();
             assertEquals((long) ((0xFFFF_FFFE + m) & (RQ_LEN_DEFAULT - 1)) * RECV_DESC_SIZE, d);
             ni.putBuffer(d, 0, 0x4000 + m * 64, 100 + m);
             ni.putStatus(d, 0, 7, 1);
             ni.putTimestamp(d, 0x1_0000_0002L + m);
-            assertEquals(-1, user.poll(), "body written, VALID not yet");
+            assertEquals(QueueCode.EMPTY, user.poll(), "body written, VALID not yet");
             ni.publish(d, 100 + m, 3, 1, 0);
             long u = user.poll();
             assertEquals(d, u);
@@ -198,7 +198,7 @@ class UnetQueuesTest {
             long d = ni.claim();
             ni.publish(d, 0, 0, 0, RX_ERROR);
         }
-        assertEquals(-1, ni.claim(), "slot 0 still VALID: RQ_OVERRUN");
+        assertEquals(QueueCode.FULL, ni.claim(), "slot 0 still VALID: RQ_OVERRUN");
         assertEquals(1, ni.overruns());
         long u = user.poll();
         assertTrue(user.isError(u));
@@ -210,15 +210,16 @@ class UnetQueuesTest {
     void impossibleIndicesFromThePeerAreNotTrusted() {
         UnetNiSendQueue ni = new UnetNiSendQueue(page);
         page.set(BE, EPCB_SQ_PROD_OFS, 1000); // a user claiming 1000 posted descriptors in a 32-entry queue
-        assertEquals(-1, ni.poll());
+        assertEquals(QueueCode.PEER_CORRUPT, ni.poll(), "not EMPTY: the user broke the contract");
         assertEquals(1, ni.protocolErrors());
         UnetFreeQueue user = new UnetFreeQueue(page);
         page.set(BE, EPCB_FQ_CONS_OFS, 5); // the NI claiming to have consumed entries never posted
-        assertFalse(user.offer(0, 64));
+        assertEquals(QueueCode.PEER_CORRUPT, user.offer(0, 64), "not FULL: waiting would not help");
         assertEquals(1, user.protocolErrors());
         UnetSendQueue sender = new UnetSendQueue(page);
         page.set(BE, EPCB_SQ_CONS_OFS, 0x7000_0000);
-        assertEquals(-1, sender.pollCompletion(), "sq_cons ahead of what was posted");
+        assertEquals(QueueCode.PEER_CORRUPT, sender.pollCompletion(), "sq_cons ahead of what was posted");
+        assertEquals(1, sender.protocolErrors());
     }
 
     @Test

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.idle.BusySpinIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -58,15 +60,12 @@ class WordAccessTest {
             AtomicReference<Throwable> failure = new AtomicReference<>();
             Thread consumer = new Thread(() -> {
                 try {
+                    IdleStrategy idle = new BusySpinIdle(100);
                     for (int seq = 1; seq <= rounds; seq++) {
                         long slot = (seq & 1023) * 8L;
-                        int spins = 0;
+                        idle.reset();
                         while (reader.getIntAcquire(slot) != seq) {
-                            if (++spins > 100) {
-                                Thread.yield();
-                            } else {
-                                Thread.onSpinWait();
-                            }
+                            idle.idle();
                         }
                         int payload = reader.getInt(slot + 4);
                         if (payload != seq * 31) {
@@ -79,19 +78,16 @@ class WordAccessTest {
                 }
             });
             consumer.start();
+            IdleStrategy idle = new BusySpinIdle(100);
             for (int seq = 1; seq <= rounds; seq++) {
                 long slot = (seq & 1023) * 8L;
                 int prev = seq - 1024;
-                int spins = 0;
+                idle.reset();
                 while (prev > 0 && writer.getIntAcquire(slot) != -prev) {
                     if (failure.get() != null) {
                         break;
                     }
-                    if (++spins > 100) {
-                        Thread.yield();
-                    } else {
-                        Thread.onSpinWait();
-                    }
+                    idle.idle();
                 }
                 writer.putInt(slot + 4, seq * 31);
                 writer.putIntRelease(slot, seq);

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.nicbridge.bridge.driver.tulip.MacAddress;
 import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.platform.RawPacketSocket;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.port.FramePort;
@@ -99,10 +101,11 @@ class TulipRealPeerTest {
             assertArrayEquals(padded, got, "frame of " + length + " bytes");
         }
         long deadline = System.nanoTime() + TIMEOUT;
+        IdleStrategy idle = new BackoffIdle();
         while (driver.counters().txFrames() < 7) {
             driver.transmitInFlight();
             assertTrue(System.nanoTime() < deadline, "completions: " + driver.counters());
-            Thread.yield();
+            idle.idle();
         }
         assertEquals(7, card.statistics().txFrames());
     }

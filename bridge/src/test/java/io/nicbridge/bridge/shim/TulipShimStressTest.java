@@ -7,6 +7,8 @@ import io.nicbridge.bridge.driver.tulip.MacAddress;
 import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
 import io.nicbridge.bridge.driver.tulip.TulipStatistics.Counter;
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.port.FrameStatus;
@@ -16,7 +18,6 @@ import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -141,18 +142,18 @@ class TulipShimStressTest {
                                  int window, AtomicReference<Throwable> failure) {
         return Thread.ofPlatform().name(d.name() + "-send").unstarted(() -> {
             try {
-                int idle = 0;
+                IdleStrategy idle = new BackoffIdle(50, 50, 20_000L, 20_000L);
                 long deadline = System.nanoTime() + TIMEOUT;
                 for (int seq = 0; seq < FRAMES && failure.get() == null; ) {
                     int h = seq - delivered.get() < window ? d.claim() : FramePort.NONE;
                     if (h == FramePort.NONE) {
-                        idle = backOff(idle);
+                        idle.idle();
                         if (System.nanoTime() > deadline) {
                             throw new AssertionError(d.name() + ": stuck at frame " + seq + " " + d.counters());
                         }
                         continue;
                     }
-                    idle = 0;
+                    idle.reset();
                     deadline = System.nanoTime() + TIMEOUT;
                     int length = lengthOf(seq);
                     MemorySegment b = d.txBuffer(h);
@@ -228,14 +229,4 @@ class TulipShimStressTest {
         });
     }
 
-    private static int backOff(int idle) {
-        if (idle < 50) {
-            Thread.onSpinWait();
-        } else if (idle < 100) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(20_000L);
-        }
-        return idle + 1;
-    }
 }

@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.platform.RawPacketSocket;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.spi.Backends;
-import io.nicbridge.bridge.unet.UnetEndpoint;
-import io.nicbridge.bridge.unet.UnetKernelDriver;
 import io.nicbridge.contract.NicShim;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -117,9 +119,10 @@ class UnetOverShimTest {
             }
         }
         long deadline = System.nanoTime() + TIMEOUT_NANOS;
+        IdleStrategy idle = new BackoffIdle();
         while (a.sendCompletions(TX_STATUS_SENT) < sizes.length && System.nanoTime() < deadline) {
             a.reapSends();
-            Thread.yield();
+            idle.idle();
         }
         assertEquals(sizes.length, a.sendCompletions(TX_STATUS_SENT));
         ShimStatistics s = cardB.statistics();
@@ -175,9 +178,10 @@ class UnetOverShimTest {
                 assertEquals(n, injector.send(buf, n));
             }
             long deadline = System.nanoTime() + TIMEOUT_NANOS;
+            IdleStrategy idle = new BackoffIdle();
             while (cardB.statistics().rxDropNoChannel() == 0) {
                 assertTrue(System.nanoTime() < deadline, "unknown VCI not counted: " + cardB.statistics());
-                Thread.yield();
+                idle.idle();
             }
             assertTrue(b.poll() < 0, "nothing delivered for the unknown channel");
         }

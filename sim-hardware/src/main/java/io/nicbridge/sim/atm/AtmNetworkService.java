@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
  * discovery, switch-path setup, authorisation): the only code that programs the {@link AtmSwitch}. It allocates
  * VCIs per port (never the reserved 0..31) so that no two channels share a tag on a fiber, installs both
  * directions' translations, and tears them down. Channel registration with the cards (CH_OPEN) is done by the
- * kernel drivers that asked for the path ({@link io.nicbridge.bridge.unet.UnetKernelDriver#connect}, through
- * {@link io.nicbridge.sim.sba200.Sba200Network}, the network's {@link io.nicbridge.bridge.unet.UnetSignalling}).
+ * kernel drivers that asked for the path ({@link io.nicbridge.bridge.driver.unet.UnetKernelDriver#connect}, through
+ * {@link io.nicbridge.sim.sba200.Sba200Network}, the network's {@link io.nicbridge.bridge.driver.unet.UnetSignalling}).
  * Setup-time; thread-safe.
  */
 public final class AtmNetworkService {

@@ -7,5 +7,5 @@ package io.nicbridge.sim.atm;
  * channel registers with its card (CH_OPEN: VPI, TX VCI, RX VCI).
  */
 public record AtmPath(int vpi, int portA, int aTxVci, int aRxVci, int portB, int bTxVci, int bRxVci)
-        implements io.nicbridge.bridge.unet.UnetSignalling.Path {
+        implements io.nicbridge.bridge.driver.unet.UnetSignalling.Path {
 }

@@ -2,7 +2,7 @@ package io.nicbridge.sim.dec21140;
 
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.DeviceSpec;
-import io.nicbridge.sim.emu.EmulatedCard;
+import io.nicbridge.sim.card.EmulatedCard;
 import java.util.Objects;
 
 /**

@@ -13,7 +13,7 @@
  * io.nicbridge.sim.dec21140.Dec21140Srom}, {@link io.nicbridge.sim.dec21140.Dec21140AddressFilter}: the       serial
  * ROM image and Microwire protocol; the perfect / hash / inverse / hash-only filter.</li>
  * </ul>
- * Cards are usually built by {@link io.nicbridge.sim.emu.EmulatedTestbed} or opened from a spec such as
+ * Cards are usually built by {@link io.nicbridge.sim.testbed.EmulatedTestbed} or opened from a spec such as
  * {@code emu:dec21140?mode=virtual&wire=lab} through {@link io.nicbridge.bridge.spi.Backends}.
  */
 package io.nicbridge.sim.dec21140;

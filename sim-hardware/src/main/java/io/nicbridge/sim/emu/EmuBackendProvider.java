@@ -1,13 +1,14 @@
 package io.nicbridge.sim.emu;
 
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.spi.Availability;
 import io.nicbridge.bridge.spi.BackendProvider;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;
-import io.nicbridge.sim.engine.IdleStrategy;
 import io.nicbridge.sim.sba200.Sba200Timing;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;

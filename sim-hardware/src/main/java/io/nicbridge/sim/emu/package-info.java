@@ -1,7 +1,7 @@
 /**
- * The {@code emu} backend: emulated cards in this JVM.
- * {@link io.nicbridge.sim.emu.EmulatedTestbed} builds one world (engine + Ethernet segments + cards);
- * {@link io.nicbridge.sim.emu.EmuBackendProvider} serves {@code emu:} device specs through
- * {@link java.util.ServiceLoader}, each distinct (mode, seed, idle) sharing one default testbed.
+ * The {@code emu} backend: emulated cards in this JVM, opened from {@code emu:} device specs.
+ * {@link io.nicbridge.sim.emu.EmuBackendProvider} serves them through {@link java.util.ServiceLoader}, each distinct
+ * (mode, seed, idle) sharing one default {@link io.nicbridge.sim.testbed.EmulatedTestbed} (engine + wires + cards).
+ * This package sits on top: it depends on {@code sim.testbed} and the card packages, and nothing below depends on it.
  */
 package io.nicbridge.sim.emu;

@@ -1,5 +1,6 @@
 package io.nicbridge.sim.engine;
 
+import io.nicbridge.bridge.idle.IdleStrategy;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;

@@ -1,5 +1,6 @@
 package io.nicbridge.sim.engine;
 
+import io.nicbridge.bridge.idle.IdleStrategy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -13,7 +13,7 @@
  *       <td>on the kicking thread, behind a work-combining gate</td>
  *       <td>after any service and on {@code poll()} / {@code pollTimers()}</td></tr>
  *   <tr><td>threaded</td><td>{@link io.nicbridge.sim.engine.ThreadedEngine}</td>
- *       <td>on the model's own engine thread, idling with an {@link io.nicbridge.sim.engine.IdleStrategy}</td>
+ *       <td>on the model's own engine thread, idling with an {@link io.nicbridge.bridge.idle.IdleStrategy}</td>
  *       <td>on the engine threads, every pass</td></tr>
  *   <tr><td>virtual</td><td>{@link io.nicbridge.sim.engine.VirtualTimeEngine}</td>
  *       <td>as an event at the current simulated time</td>

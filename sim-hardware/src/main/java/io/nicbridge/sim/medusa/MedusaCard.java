@@ -4,7 +4,7 @@ import io.nicbridge.bridge.driver.medusa.MedusaPio;
 import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.DeviceSpec;
-import io.nicbridge.sim.emu.EmulatedCard;
+import io.nicbridge.sim.card.EmulatedCard;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 

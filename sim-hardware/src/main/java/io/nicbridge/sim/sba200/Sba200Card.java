@@ -4,15 +4,15 @@ import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.CardFailedException;
 import io.nicbridge.bridge.spi.DeviceSpec;
-import io.nicbridge.sim.emu.EmulatedCard;
+import io.nicbridge.sim.card.EmulatedCard;
 import java.util.Objects;
 
 /**
  * An emulated SBA-200 as the bridge's {@link Card}: {@link #registers()} is the 256 KiB board-RAM window (the
  * kernel's view: UG block, command queue, VCI table, every endpoint page), {@link #bcr()} the Board Control
  * Register, plus the DMA space and the SBus interrupt line. Exactly one
- * {@link io.nicbridge.bridge.unet.UnetKernelDriver} drives it (the one its {@link Sba200Network} opened); processes
- * never get this object: they get a {@link io.nicbridge.bridge.unet.UnetEndpoint} from that driver.
+ * {@link io.nicbridge.bridge.driver.unet.UnetKernelDriver} drives it (the one its {@link Sba200Network} opened); processes
+ * never get this object: they get a {@link io.nicbridge.bridge.driver.unet.UnetEndpoint} from that driver.
  */
 public final class Sba200Card extends EmulatedCard {
     private final Sba200Model model;

@@ -753,7 +753,7 @@ final class Sba200Firmware {
                     return;
                 }
                 UnetNiFreeQueue fq = freeQueues[ep];
-                if (!fq.poll()) {
+                if (fq.poll() < 0) { // EMPTY, or PEER_CORRUPT (counted in the queue's protocolErrors)
                     rxError[vci] = RX_ERR_NO_BUFFERS;
                     addRaw(UG_OFS + UG_CNT_DROP_NO_FREE_BUF_OFS, 1);
                     addPage(ep, EPCB_DROP_NO_FREE_BUF_OFS, 1);

@@ -1,9 +1,9 @@
 package io.nicbridge.sim.sba200;
 
 import io.nicbridge.bridge.spi.DeviceSpec;
-import io.nicbridge.bridge.unet.UnetEndpoint;
-import io.nicbridge.bridge.unet.UnetKernelDriver;
-import io.nicbridge.bridge.unet.UnetSignalling;
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
+import io.nicbridge.bridge.driver.unet.UnetSignalling;
 import io.nicbridge.sim.atm.AtmNetworkService;
 import io.nicbridge.sim.atm.AtmPath;
 import io.nicbridge.sim.atm.AtmSwitch;

@@ -1,7 +1,7 @@
 /**
  * The emulated Fore SBA-200 with Cornell's U-Net firmware (docs/hardware-facts.md B.4, contract
  * {@code sba200_unet.h}): the card side only. The host side - kernel driver and process endpoints - is the
- * bridge's ({@code io.nicbridge.bridge.unet}), the same code that drives the card over the C shim.
+ * bridge's ({@code io.nicbridge.bridge.driver.unet}), the same code that drives the card over the C shim.
  *
  * <ul>
  *   <li>{@link io.nicbridge.sim.sba200.Sba200Model}: board RAM, BCR, the i960 firmware loop (kernel commands, AAL5
@@ -13,8 +13,8 @@
  *   <li>{@link io.nicbridge.sim.sba200.Sba200Card}: the model as the bridge's
  *       {@link io.nicbridge.bridge.spi.Card};</li>
  *   <li>{@link io.nicbridge.sim.sba200.Sba200Network}: switch + cards on one engine, one bridge
- *       {@link io.nicbridge.bridge.unet.UnetKernelDriver} per card (the only writer of its command queue), and the
- *       network's {@link io.nicbridge.bridge.unet.UnetSignalling} (with {@link io.nicbridge.sim.atm.AtmNetworkService}
+ *       {@link io.nicbridge.bridge.driver.unet.UnetKernelDriver} per card (the only writer of its command queue), and the
+ *       network's {@link io.nicbridge.bridge.driver.unet.UnetSignalling} (with {@link io.nicbridge.sim.atm.AtmNetworkService}
  *       the only path by which channels - VCI pairs - are set up);</li>
  *   <li>{@link io.nicbridge.sim.sba200.Sba200Timing}: the virtual-time cost model.</li>
  * </ul>

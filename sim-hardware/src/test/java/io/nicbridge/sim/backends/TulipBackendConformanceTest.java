@@ -1,24 +1,24 @@
 package io.nicbridge.sim.backends;
 
 import static io.nicbridge.contract.Dec21140.*;
-import static io.nicbridge.sim.backends.TulipTestFrames.SEQ;
-import static io.nicbridge.sim.backends.TulipTestFrames.TIMEOUT;
-import static io.nicbridge.sim.backends.TulipTestFrames.checkFrame;
-import static io.nicbridge.sim.backends.TulipTestFrames.receive;
-import static io.nicbridge.sim.backends.TulipTestFrames.send;
+import static io.nicbridge.sim.testing.TulipTestFrames.SEQ;
+import static io.nicbridge.sim.testing.TulipTestFrames.TIMEOUT;
+import static io.nicbridge.sim.testing.TulipTestFrames.checkFrame;
+import static io.nicbridge.sim.testing.TulipTestFrames.receive;
+import static io.nicbridge.sim.testing.TulipTestFrames.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.bridge.driver.tulip.MacAddress;
-import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
+import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
 import io.nicbridge.bridge.driver.tulip.TulipStatistics.Counter;
 import io.nicbridge.bridge.port.FramePort;
-import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.ListMode;
+import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.regs.Registers;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -8,11 +8,11 @@ import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.spi.Backends;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.sim.emu.EmuBackendProvider;
-import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.ethernet.EthernetSegment;
 import io.nicbridge.sim.fault.FaultPlan;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 

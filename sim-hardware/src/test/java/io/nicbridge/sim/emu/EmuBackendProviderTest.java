@@ -7,6 +7,7 @@ import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.sim.dec21140.Dec21140Card;
 import io.nicbridge.sim.medusa.MedusaCard;
 import io.nicbridge.sim.sba200.Sba200Card;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
 import org.junit.jupiter.api.Test;
 
 /** The one open path of the {@code emu} backend: its error messages per card, and default-testbed bookkeeping. */

@@ -5,6 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.BusySpinIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
+import io.nicbridge.bridge.idle.ParkIdle;
+import io.nicbridge.bridge.idle.YieldIdle;
 import org.junit.jupiter.api.Test;
 
 class EnginesTest {

@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.BusySpinIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -73,7 +75,7 @@ class FrameFifoTest {
             int id = p;
             producers[p] = new Thread(() -> {
                 MemorySegment frame = Arena.ofConfined().allocate(64);
-                int spins = 0;
+                IdleStrategy idle = new BusySpinIdle(49);
                 for (int seq = 0; seq < perProducer; ) {
                     int length = 9 + (seq & 31);
                     frame.set(INT, 0, id);
@@ -81,14 +83,10 @@ class FrameFifoTest {
                     frame.set(ValueLayout.JAVA_BYTE, length - 1, (byte) seq); // last byte checks the length too
                     if (fifo.offer(frame, 0, length)) {
                         seq++;
-                        spins = 0;
+                        idle.reset();
                     } else {
                         fullSeen.incrementAndGet();
-                        if (++spins < 50) {
-                            Thread.onSpinWait();
-                        } else {
-                            Thread.yield();
-                        }
+                        idle.idle();
                     }
                 }
             }, "producer-" + p);
@@ -98,24 +96,18 @@ class FrameFifoTest {
         }
         int[] next = new int[2];
         long received = 0;
-        int idle = 0;
+        IdleStrategy idle = new BackoffIdle(49, 50, 1_000L, 1_000L);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(45);
         while (received < 2L * perProducer) {
             int length = fifo.peekLength();
             if (length < 0) {
-                if (++idle < 50) {
-                    Thread.onSpinWait();
-                } else if (idle < 100) {
-                    Thread.yield();
-                } else {
-                    LockSupport.parkNanos(1_000);
-                }
+                idle.idle();
                 if (System.nanoTime() - deadline > 0) {
                     throw new AssertionError("stalled after " + received + " frames");
                 }
                 continue;
             }
-            idle = 0;
+            idle.reset();
             MemorySegment slot = fifo.peekSlot();
             int id = slot.get(INT, 0);
             int seq = slot.get(INT, 4);

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.idle.BusySpinIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,12 +49,10 @@ class RealTimeBaseTest {
             for (int i = 1; i <= arms; i++) {
                 timer.armAfter(0);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                int spins = 0;
+                IdleStrategy idle = new BusySpinIdle(50);
                 while (fired.get() < i) {
                     assertTrue(System.nanoTime() - deadline < 0, "arm " + i + " never fired (lost by a poller?)");
-                    if (++spins > 50) {
-                        Thread.yield();
-                    }
+                    idle.idle();
                 }
             }
         } finally {

@@ -5,6 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.BusySpinIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
+import io.nicbridge.bridge.idle.ParkIdle;
+import io.nicbridge.bridge.idle.YieldIdle;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -124,16 +129,12 @@ class ThreadedEngineTest {
                     long want = m.requested.incrementAndGet();
                     s.kick();
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-                    int spins = 0;
+                    IdleStrategy idle = new BusySpinIdle(99);
                     while (m.served < want) {
                         if (System.nanoTime() - deadline > 0) {
                             return; // lost wake-up: done stays short
                         }
-                        if (++spins < 100) {
-                            Thread.onSpinWait();
-                        } else {
-                            Thread.yield();
-                        }
+                        idle.idle();
                     }
                     done.incrementAndGet();
                 }

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.*;
 import io.nicbridge.bridge.spi.Backends;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.sim.emu.EmuBackendProvider;
-import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.fddi.FddiRing;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
 import org.junit.jupiter.api.Test;
 
 /** {@code emu:medusa}: two opens with the same ring name give two stations of one ring that can talk. */

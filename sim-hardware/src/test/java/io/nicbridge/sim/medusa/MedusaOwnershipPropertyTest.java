@@ -3,8 +3,8 @@ package io.nicbridge.sim.medusa;
 import static io.nicbridge.contract.Medusa.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.engine.EngineMode;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
 import java.util.ArrayDeque;
 import java.util.List;
 import net.jqwik.api.ForAll;

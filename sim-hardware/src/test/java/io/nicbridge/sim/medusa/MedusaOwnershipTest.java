@@ -3,8 +3,8 @@ package io.nicbridge.sim.medusa;
 import static io.nicbridge.contract.Medusa.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.engine.EngineMode;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -4,9 +4,9 @@ import static io.nicbridge.contract.Medusa.*;
 import static io.nicbridge.sim.medusa.MedusaHost.reg;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.fddi.FddiRing;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

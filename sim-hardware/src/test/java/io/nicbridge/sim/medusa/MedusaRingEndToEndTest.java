@@ -3,13 +3,15 @@ package io.nicbridge.sim.medusa;
 import static io.nicbridge.contract.Medusa.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.nicbridge.sim.emu.EmulatedTestbed;
+import io.nicbridge.bridge.idle.BusySpinIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.fddi.FddiRing;
 import io.nicbridge.sim.fddi.FddiTiming;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 class MedusaRingEndToEndTest {
     static final int ON = CTRL_RX_EN | CTRL_TX_EN | CTRL_RING_JOIN | CTRL_FRAME_OFS3;
@@ -81,13 +83,11 @@ class MedusaRingEndToEndTest {
             return;
         }
         long deadline = System.nanoTime() + 5_000_000_000L;
-        int spins = 0;
+        IdleStrategy idle = new BusySpinIdle(100);
         while (!done.getAsBoolean()) {
             bed.engine().poll();
             assertTrue(System.nanoTime() < deadline, "timed out");
-            if (++spins > 100) {
-                Thread.yield();
-            }
+            idle.idle();
         }
     }
 }

@@ -3,11 +3,11 @@ package io.nicbridge.sim.medusa;
 import static io.nicbridge.contract.Medusa.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.fault.FaultPlan;
 import io.nicbridge.sim.fddi.FddiRing;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
 import io.nicbridge.testing.Capability;
 import io.nicbridge.testing.Executables;
 import java.nio.file.Files;

@@ -3,9 +3,11 @@ package io.nicbridge.sim.medusa;
 import static io.nicbridge.contract.Medusa.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.nicbridge.sim.emu.EmulatedTestbed;
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.fddi.FddiRing;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -77,7 +79,7 @@ class MedusaThreadedStressTest {
         int sent = 0;
         boolean[] busy = new boolean[8];
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
-        int idle = 0;
+        IdleStrategy idle = new BackoffIdle(49, 0, 20_000L, 20_000L);
         while (done < FRAMES || rx < FRAMES) {
             boolean progress = false;
             for (int n = 0; n < 8 && sent < FRAMES; n++) {
@@ -118,13 +120,7 @@ class MedusaThreadedStressTest {
             if (System.nanoTime() > deadline) {
                 fail("station " + me + ": " + done + " done, " + rx + " received, " + queued + " queued");
             }
-            if (progress) {
-                idle = 0;
-            } else if (++idle < 50) {
-                Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(20_000);
-            }
+            idle.idle(progress ? 1 : 0);
         }
         return new long[] {done, rx, resent};
     }

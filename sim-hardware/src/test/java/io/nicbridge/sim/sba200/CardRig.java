@@ -4,8 +4,8 @@ import static io.nicbridge.contract.Sba200Unet.*;
 
 import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.spi.DeviceSpec;
-import io.nicbridge.bridge.unet.UnetEndpoint;
-import io.nicbridge.bridge.unet.UnetKernelDriver;
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
 import io.nicbridge.sim.atm.Aal5;
 import io.nicbridge.sim.atm.AtmCells;
 import io.nicbridge.sim.atm.CellLink;
@@ -40,7 +40,7 @@ final class CardRig implements AutoCloseable {
 
     /** A rig whose firmware reaches host memory through {@code hostDma} (e.g. a {@link RecordingHostDma}). */
     CardRig(EngineMode mode, Sba200Timing timing, Sba200HostDma hostDma) {
-        engine = Engines.create(mode, 7, mode == EngineMode.THREADED ? new io.nicbridge.sim.engine.BackoffIdle() : null);
+        engine = Engines.create(mode, 7, mode == EngineMode.THREADED ? new io.nicbridge.bridge.idle.BackoffIdle() : null);
         model = new Sba200Model("rig", engine.timeBase(), Sba200Model.newDmaSpace("rig.dma"), timing, hostDma);
         uplink = CellLink.builder(engine.timeBase(), (c, o) -> {
             sent.add(c.asSlice(o, AtmCells.CELL_SIZE).toArray(ValueLayout.JAVA_BYTE));

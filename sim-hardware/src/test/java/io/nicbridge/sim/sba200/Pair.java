@@ -1,8 +1,8 @@
 package io.nicbridge.sim.sba200;
 
 import io.nicbridge.bridge.memory.CommSegment;
-import io.nicbridge.bridge.unet.UnetEndpoint;
-import io.nicbridge.bridge.unet.UnetKernelDriver;
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
 import io.nicbridge.sim.atm.AtmSwitch;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
@@ -32,7 +32,7 @@ final class Pair implements AutoCloseable {
     }
 
     Pair(EngineMode mode, Sba200Timing timing, Consumer<AtmSwitch.Builder> sw, int rqLen) {
-        engine = Engines.create(mode, 42, mode == EngineMode.THREADED ? new io.nicbridge.sim.engine.BackoffIdle() : null);
+        engine = Engines.create(mode, 42, mode == EngineMode.THREADED ? new io.nicbridge.bridge.idle.BackoffIdle() : null);
         net = Sba200Network.create(engine, sw).timing(timing);
         a = net.addCard("a");
         b = net.addCard("b");

@@ -1,16 +1,16 @@
 package io.nicbridge.sim.sba200;
 
-import io.nicbridge.bridge.memory.CommSegment;
-import io.nicbridge.bridge.unet.UnetEndpoint;
-import io.nicbridge.bridge.unet.UnetKernelDriver;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
+import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.sim.emu.EmuBackendProvider;
-import io.nicbridge.sim.emu.EmulatedTestbed;
 import io.nicbridge.sim.engine.EngineMode;
+import io.nicbridge.sim.testbed.EmulatedTestbed;
 import org.junit.jupiter.api.Test;
 
 class Sba200EmuBackendTest {

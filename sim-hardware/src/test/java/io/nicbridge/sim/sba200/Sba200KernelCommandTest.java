@@ -4,9 +4,9 @@ import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.nicbridge.bridge.regs.Registers;
-import io.nicbridge.bridge.unet.UnetCommandException;
-import io.nicbridge.bridge.unet.UnetEndpoint;
-import io.nicbridge.bridge.unet.UnetKernelDriver;
+import io.nicbridge.bridge.driver.unet.UnetCommandException;
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
 import io.nicbridge.sim.engine.EngineMode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -3,7 +3,7 @@ package io.nicbridge.sim.sba200;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.nicbridge.bridge.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.sba200.RecordingHostDma.Access;
 import io.nicbridge.sim.sba200.RecordingHostDma.Mode;

@@ -3,7 +3,8 @@ package io.nicbridge.sim.sba200;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.nicbridge.bridge.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
+import io.nicbridge.bridge.queue.QueueCode;
 import io.nicbridge.sim.atm.AtmCells;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -154,7 +155,7 @@ class Sba200ReceiveTest {
             byte[] oam = new byte[53];
             AtmCells.writeHeader(MemorySegment.ofArray(oam), 0, AtmCells.header(0, RX_VCI, PTI_OAM_F5_E2E, 0));
             x.r.injectAll(List.of(oam));
-            assertEquals(-1, x.side.ep.poll(), "nothing delivered");
+            assertEquals(QueueCode.EMPTY, x.side.ep.poll(), "nothing delivered");
             assertEquals(5, x.r.counter(UG_CNT_CELLS_RX_OFS));
         }
     }
@@ -182,7 +183,7 @@ class Sba200ReceiveTest {
             cells = x.r.cellsOf(0, RX_VCI, Pair.bytes(130, 1));
             cells.remove(2); // the last cell lost: the next PDU is glued on and fails its check
             x.r.injectAll(cells);
-            assertEquals(-1, x.side.ep.poll(), "no end of PDU yet");
+            assertEquals(QueueCode.EMPTY, x.side.ep.poll(), "no end of PDU yet");
             x.deliver(Pair.bytes(20, 1));
             d = x.side.ep.poll();
             assertTrue(x.side.ep.isError(d));

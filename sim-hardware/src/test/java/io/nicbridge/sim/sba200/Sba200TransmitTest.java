@@ -3,7 +3,7 @@ package io.nicbridge.sim.sba200;
 import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.nicbridge.bridge.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
 import io.nicbridge.sim.atm.Aal5;
 import io.nicbridge.sim.atm.AtmCells;
 import java.lang.foreign.MemorySegment;

@@ -1,7 +1,10 @@
 package io.nicbridge.bridge.driver.medusa;
 
 import static io.nicbridge.bridge.driver.medusa.MedusaStatistics.Counter.*;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.bridge.port.PortCounters;
@@ -13,14 +16,11 @@ import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.bridge.spi.NonReentrantInterruptHandler;
 import io.nicbridge.contract.Medusa;
 import io.nicbridge.contract.MedusaBufStatus;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -119,6 +119,8 @@ public final class MedusaDriver implements FramePort {
     /** Receiving thread: LEN and FrameStatus of each held received frame, read once at poll. */
     private final int[] rxLength = new int[BUFFERS];
     private final int[] rxStatus = new int[BUFFERS];
+    /** Receiving thread: the back-off while {@link #await} polls; made once, so waiting allocates nothing. */
+    private final IdleStrategy rxWaitIdle = BackoffIdle.cardWait(WAIT_PARK_NANOS);
     /** Sending thread: the driver's free transmit buffers, a stack (most recently used first: warm lines). */
     private final int[] freeTx;
     private int freeTxTop;
@@ -203,12 +205,12 @@ public final class MedusaDriver implements FramePort {
     private void initialise() {
         regs.write(REG_CTRL, Medusa.CTRL_RESET);
         long start = System.nanoTime();
-        int idle = 0;
+        IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // bring-up: allocating here is fine
         while ((regs.read(REG_CTRL) & Medusa.CTRL_RESET) != 0) {
             if (System.nanoTime() - start > RESET_TIMEOUT_NANOS) {
                 throw new IllegalStateException(card.name() + ": CTRL.RESET did not self-clear within 1 s");
             }
-            idle = backOff(idle);
+            idle.idle();
         }
         long mac = config.stationAddress();
         regs.write(R + Medusa.REG_MACADDR_HI, (int) (mac >>> 32) & Medusa.MACADDR_HI_MASK);
@@ -491,7 +493,7 @@ public final class MedusaDriver implements FramePort {
     @Override
     public int await(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        int idle = 0;
+        rxWaitIdle.reset();
         for (;;) {
             int h = poll();
             if (h != NONE) {
@@ -515,7 +517,7 @@ public final class MedusaDriver implements FramePort {
                     throw new InterruptedException();
                 }
                 line.checkCard(); // polling waits without the line: ask whether the card still works
-                idle = backOff(idle);
+                rxWaitIdle.idle();
             }
         }
     }
@@ -790,16 +792,8 @@ public final class MedusaDriver implements FramePort {
         }
     }
 
-    private static int backOff(int idle) {
-        if (idle < 64) {
-            Thread.onSpinWait();
-        } else if (idle < 128) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(50_000L);
-        }
-        return idle + 1;
-    }
+    /** The park of a driver wait once its spins and yields are spent (every wait loop backs off: two shared cores). */
+    private static final long WAIT_PARK_NANOS = 50_000L;
 
     /** @return e.g. {@code "02-00-00-00-00-01"} (allocates: setup and diagnostics only) */
     public static String formatAddress(long address) {

@@ -4,14 +4,16 @@ import static io.nicbridge.contract.Dec21140.*;
 
 import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
 import io.nicbridge.bridge.driver.tulip.TulipStatistics.Counter;
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.memory.BufferPool;
 import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.bridge.port.PortCounters;
-import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Direction;
+import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.CardFailedException;
@@ -22,7 +24,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,8 +58,9 @@ import org.slf4j.LoggerFactory;
  * No free buffer or descriptor is back-pressure: {@link #NONE}. Receive: {@link #poll()} reads RDES0 of the next
  * descriptor with acquire; once the card has cleared OWN the frame is the caller's, in place, until
  * {@link #release(int)} re-arms that descriptor (RDES1..3 then RDES0 := OWN with release). A frame passes when
- * {@code (RDES0 & 0x38004B52) == 0x300}; its length is FL - 4 (the chip stores and counts the FCS); a frame failing
- * the test is still delivered, with {@link FrameStatus} error bits, and counted. Handles are ring indices, so nothing
+ * {@code (RDES0 & }{@link io.nicbridge.contract.Dec21140#LINUX_RX_ACCEPT_MASK LINUX_RX_ACCEPT_MASK}{@code ) == }
+ * {@link io.nicbridge.contract.Dec21140#LINUX_RX_ACCEPT_VALUE LINUX_RX_ACCEPT_VALUE}; its length is FL - 4 (the chip
+ * stores and counts the FCS); a frame failing the test is still delivered, with {@link FrameStatus} error bits, and counted. Handles are ring indices, so nothing
  * allocates per frame.
  *
  * <h2>Threads</h2>
@@ -87,7 +89,8 @@ public final class TulipDriver implements FramePort {
     private static final byte RX_HELD = 1;
 
     private static final int FS_LS = RDES0_FS | RDES0_LS;
-    private static final int RDES0_LENGTH_BITS = 0x3800_0000; // FL bits 29:27: a length no 2047-byte buffer holds
+    /** The FL bits Linux's accept test rejects (29:27, 0x38000000): a length no 2047-byte buffer holds. */
+    private static final int RDES0_LENGTH_BITS = LINUX_RX_ACCEPT_MASK & RDES0_FL_MASK;
 
     private final String name;
     private final Card card;
@@ -119,6 +122,8 @@ public final class TulipDriver implements FramePort {
     private int rxNext;
     private int rxArmed;
     private boolean rxSuspended;
+    /** The receiving thread's back-off while {@link #await} polls the ring: made once, so waiting allocates nothing. */
+    private final IdleStrategy rxWaitIdle = BackoffIdle.cardWait(WAIT_PARK_NANOS);
 
     // ---- transmit side (sending thread)
     private final int txCount;
@@ -240,13 +245,13 @@ public final class TulipDriver implements FramePort {
     private void resetChip() {
         regs.write(CSR0, CSR0_SWR);
         long deadline = System.nanoTime() + config.resetTimeoutNanos();
-        int idle = 0;
+        IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // bring-up: allocating here is fine
         while ((regs.read(CSR0) & CSR0_SWR) != 0) {
             if (System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException(card.name() + ": CSR0.SWR still set " + config.resetTimeoutNanos()
                     + " ns after a software reset; the chip did not come out of reset");
             }
-            idle = backOff(idle);
+            idle.idle();
         }
         int busMode = config.burstLength() << CSR0_PBL_SHIFT & CSR0_PBL_MASK
             | config.cacheAlignment() << CSR0_CAL_SHIFT & CSR0_CAL_MASK
@@ -363,7 +368,7 @@ public final class TulipDriver implements FramePort {
      */
     public boolean awaitFilterLoaded(long timeoutNanos, Runnable progress) {
         long deadline = System.nanoTime() + timeoutNanos;
-        int idle = 0;
+        IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // once per filter load
         while (!isFilterLoaded()) {
             if (System.nanoTime() - deadline > 0) {
                 return false;
@@ -372,7 +377,7 @@ public final class TulipDriver implements FramePort {
                 progress.run();
             }
             line.checkCard(); // a wait on memory: a failed card throws here instead of running into the timeout
-            idle = backOff(idle);
+            idle.idle();
         }
         return true;
     }
@@ -561,7 +566,7 @@ public final class TulipDriver implements FramePort {
     @Override
     public int await(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        int idle = 0;
+        rxWaitIdle.reset();
         for (;;) {
             int h = poll();
             if (h != NONE) {
@@ -589,7 +594,7 @@ public final class TulipDriver implements FramePort {
                     throw new InterruptedException();
                 }
                 line.checkCard(); // polling waits on memory, not on the line: ask whether the card still works
-                idle = backOff(idle);
+                rxWaitIdle.idle();
             }
         }
     }
@@ -664,8 +669,9 @@ public final class TulipDriver implements FramePort {
     }
 
     /**
-     * Reads CSR5 and acknowledges every source that is set ({@code CSR5 & 0x0001FFFF}, as Linux does); counts RU
-     * (with CSR8) and FBE. Receiving thread (or the interrupt listener's).
+     * Reads CSR5 and acknowledges every source that is set ({@code CSR5 & }{@link
+     * io.nicbridge.contract.Dec21140#LINUX_CSR5_ACK_MASK LINUX_CSR5_ACK_MASK}, as Linux does); counts RU (with CSR8)
+     * and FBE. Receiving thread (or the interrupt listener's).
      *
      * @return CSR5 as read
      */
@@ -730,10 +736,10 @@ public final class TulipDriver implements FramePort {
         csr6 &= ~(CSR6_SR | CSR6_ST);
         regs.write(CSR6, csr6);
         long deadline = System.nanoTime() + config.stopTimeoutNanos();
-        int idle = 0;
+        IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // teardown: allocating here is fine
         boolean stopped;
         while (!(stopped = (regs.read(CSR5) & CSR5_RS_TS_MASK) == 0) && System.nanoTime() - deadline < 0) {
-            idle = backOff(idle);
+            idle.idle();
         }
         regs.write(CSR7, 0);
         regs.write(CSR5, CSR5_W1C_MASK);
@@ -867,15 +873,6 @@ public final class TulipDriver implements FramePort {
         }
     }
 
-    /** Spin briefly, then yield, then park: every wait loop backs off (two shared cores). */
-    static int backOff(int idle) {
-        if (idle < 64) {
-            Thread.onSpinWait();
-        } else if (idle < 128) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(20_000L);
-        }
-        return idle + 1;
-    }
+    /** The park of a driver wait once its spins and yields are spent (every wait loop backs off: two shared cores). */
+    static final long WAIT_PARK_NANOS = 20_000L;
 }

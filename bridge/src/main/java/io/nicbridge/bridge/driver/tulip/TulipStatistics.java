@@ -30,7 +30,10 @@ public final class TulipStatistics {
         TX_COLLISIONS,
         /** Setup frames the chip has processed. */
         SETUP_FRAMES,
-        /** Frames that failed Linux's accept test {@code (RDES0 & 0x38004B52) == 0x300}. */
+        /**
+         * Frames that failed Linux's accept test {@code (RDES0 & }{@link io.nicbridge.contract.Dec21140#LINUX_RX_ACCEPT_MASK
+         * LINUX_RX_ACCEPT_MASK}{@code ) == }{@link io.nicbridge.contract.Dec21140#LINUX_RX_ACCEPT_VALUE LINUX_RX_ACCEPT_VALUE}.
+         */
         RX_ERRORS,
         /** RDES0 CE. */
         RX_CRC_ERRORS,

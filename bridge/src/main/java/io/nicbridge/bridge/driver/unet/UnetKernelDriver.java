@@ -1,0 +1,597 @@
+package io.nicbridge.bridge.driver.unet;
+
+import static io.nicbridge.contract.Sba200Unet.*;
+
+import io.nicbridge.bridge.idle.BackoffIdle;
+import io.nicbridge.bridge.idle.IdleStrategy;
+import io.nicbridge.bridge.memory.CommSegment;
+import io.nicbridge.bridge.memory.DmaSpace;
+import io.nicbridge.bridge.regs.Registers;
+import io.nicbridge.bridge.regs.WordAccess;
+import io.nicbridge.bridge.spi.Card;
+import io.nicbridge.bridge.spi.InterruptLine;
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The privileged, kernel-resident half of U-Net on the SBA-200 (paper section 4.2.2): the only code that touches the
+ * i960-resident command queue, the UG global block and the card's DMA space. Processes get a {@link UnetEndpoint}
+ * from {@link #createEndpoint} and from then on talk to the card without this class on the data path.
+ *
+ * <pre>
+ *  process A            process B                      kernel (this class)
+ *  UnetEndpoint 3       UnetEndpoint 7                 command queue  UG block  DMA space  VCI table (RO)
+ *   | page 3 (4 KiB)     | page 7 (4 KiB)               |  EP_CREATE, EP_DESTROY, CH_OPEN, CH_CLOSE,
+ *   | segment A          | segment B                    |  EP_UPCALL, GET_STATS, NOP
+ *   v                    v                              v
+ *  +--------------------------- board RAM (256 KiB, big-endian words) ------------------------------+
+ *  | 0x1000 UG | 0x1100 cmd queue 16 x 32 B | 0x2000 VCI table | 0x20000 + e * 0x1000 endpoint pages  |
+ *  +--------------------------------------------------------------------------------------------------+
+ * </pre>
+ *
+ * <h2>Command protocol</h2>
+ * The slot {@code cmd_prod mod 16} is filled - arguments, then w0 - and w1 := PENDING is stored with release (the
+ * slot is the card's from then on); then {@code cmd_prod + 1} is stored with release through {@link Registers}, the
+ * doorbell. Completion is read back with acquire on w1 (DONE or ERROR, error code in bits 15:8), which pairs with the
+ * firmware's release. Commands are serialized by this object's monitor: they are setup operations.
+ *
+ * <h2>Protection</h2>
+ * Channels - the VCI pairs that are the U-Net tags (section 3.2) - are registered only through {@link #openChannel},
+ * and communication segments and receive queues enter the card's DMA space only through {@link #createEndpoint}; a
+ * process holds its own page slice and segment only.
+ *
+ * <h2>Events</h2>
+ * The card's interrupt line is handled here: on an edge (or on an explicit {@link #serviceEvents()}) the per-endpoint
+ * upcall-pending mask in the UG block is read and cleared (write 1 to clear) and each flagged endpoint is signalled:
+ * its upcall runs (all pending messages in one call) or its blocked {@link UnetEndpoint#await} wakes.
+ *
+ * <h2>Progress</h2>
+ * {@code progress} is what the driver runs while it waits for the card: an inline engine's {@code poll()}, a virtual
+ * engine's step (so a command completes in simulated time, after the card's poll latency), or nothing for a card
+ * that runs on its own threads (then the wait backs off: spin, yield, park).
+ *
+ * <h2>Channels between hosts</h2>
+ * {@link #connect} asks the network's {@link UnetSignalling} service for a path between two cards (the switch
+ * programming and VCI allocation are the network's) and then registers each side's tag pair with CH_OPEN on the
+ * lowest free channel of each endpoint, undoing what it did when a step fails.
+ *
+ * <h2>Misuse</h2>
+ * Setup calls check their arguments before any command is issued; what only the firmware can judge (VCIs, upcall
+ * modes, receive queue lengths) comes back as {@link UnetCommandException} with the firmware's error code. Every
+ * call after {@link #close()} throws {@link IllegalStateException}, and so does every call on an endpoint of
+ * another driver or one destroyed already.
+ */
+public final class UnetKernelDriver implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(UnetKernelDriver.class);
+    /** How long a command may take before the card is declared dead. */
+    public static final long DEFAULT_COMMAND_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private final String name;
+    private final Registers ram;
+    private final Registers bcr;
+    private final WordAccess words;
+    private final DmaSpace dma;
+    private final InterruptLine line;
+    private final Runnable progress;
+    private final UnetEndpoint[] endpoints = new UnetEndpoint[MAX_ENDPOINTS];
+    private final long commandTimeoutNanos;
+    /** The back-off of {@link #execute} while it waits for the firmware; guarded by this driver's monitor. */
+    private final IdleStrategy commandIdle = BackoffIdle.cardWait(WAIT_PARK_NANOS);
+    private int commandProducer;
+    private CommSegment statsMemory;
+    private long statsBus;
+    private UnetCardStatistics statistics;
+    private boolean interruptsEnabled;
+    private long interruptEdges;
+    private boolean closed;
+    private boolean closing;
+
+    /**
+     * @param ram      the card's board RAM window ({@link io.nicbridge.contract.Sba200Unet#RAM_SIZE} bytes, big-endian)
+     * @param dma      the card's DMA space
+     * @param line     the card's interrupt line
+     * @param progress run while waiting for the card (see the class comment); {@code null} = nothing to run
+     */
+    public UnetKernelDriver(String name, Registers ram, DmaSpace dma, InterruptLine line, Runnable progress) {
+        this(name, ram, null, dma, line, progress, DEFAULT_COMMAND_TIMEOUT_NANOS);
+    }
+
+    /**
+     * @param bcr                 the Board Control Register (its own 4-byte range), through which the interrupt is
+     *                            acknowledged ({@code BCR_CLEAR_INTR}); {@code null} when the card lowers its line
+     *                            when the pending mask is cleared
+     * @param commandTimeoutNanos how long (wall clock) a command may take
+     */
+    public UnetKernelDriver(String name, Registers ram, Registers bcr, DmaSpace dma, InterruptLine line,
+                            Runnable progress, long commandTimeoutNanos) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.ram = Objects.requireNonNull(ram, "ram");
+        this.bcr = bcr;
+        if (bcr != null && bcr.size() != BCR_RANGE_SIZE) {
+            throw new IllegalArgumentException(name + ": the BCR range is " + BCR_RANGE_SIZE + " bytes, '" + bcr.name()
+                    + "' has " + bcr.size());
+        }
+        this.dma = Objects.requireNonNull(dma, "dma");
+        this.line = Objects.requireNonNull(line, "line");
+        this.progress = progress == null ? () -> { } : progress;
+        if (commandTimeoutNanos <= 0) {
+            throw new IllegalArgumentException("command timeout must be positive, was " + commandTimeoutNanos);
+        }
+        this.commandTimeoutNanos = commandTimeoutNanos;
+        if (ram.size() != RAM_SIZE) {
+            throw new IllegalArgumentException(name + ": the SBA-200 board RAM window is 0x" + Integer.toHexString(RAM_SIZE)
+                    + " bytes, the given register window '" + ram.name() + "' has 0x" + Long.toHexString(ram.size()));
+        }
+        if (ram.order() != BYTE_ORDER) {
+            throw new IllegalArgumentException(name + ": board RAM words are big-endian, window '" + ram.name()
+                    + "' is " + ram.order());
+        }
+        this.words = new WordAccess(ram.window(), BYTE_ORDER);
+        int magic = ram.readAcquire(UG_OFS + UG_MAGIC_OFS);
+        if (magic != UG_MAGIC) {
+            throw new IllegalStateException(name + ": U-Net firmware is not running (UG magic 0x"
+                    + Integer.toHexString(magic) + ", expected 0x" + Integer.toHexString(UG_MAGIC) + " \"UNET\")");
+        }
+        int cmdq = ram.readAcquire(UG_OFS + UG_CMDQ_BASE_OFS);
+        int cmdqLen = ram.readAcquire(UG_OFS + UG_CMDQ_LEN_OFS);
+        if (cmdq != CMDQ_OFS || cmdqLen != CMDQ_LEN) {
+            throw new IllegalStateException(name + ": command queue at 0x" + Integer.toHexString(cmdq) + " x " + cmdqLen
+                    + ", the contract has 0x" + Integer.toHexString(CMDQ_OFS) + " x " + CMDQ_LEN);
+        }
+        this.commandProducer = ram.readAcquire(UG_OFS + UG_CMD_PROD_OFS);
+        line.handler(l -> onInterrupt());
+        LOG.debug("{}: U-Net kernel driver attached to {}", name, ram.name());
+    }
+
+    /**
+     * Attaches to a card whose {@link Card#registers()} is the board RAM window.
+     *
+     * @param progress see the class comment; {@code null} for a card that runs on its own threads
+     */
+    public static UnetKernelDriver open(Card card, Runnable progress) {
+        return new UnetKernelDriver(card.name() + " u-net", card.registers(), card.dma(), card.interrupt(), progress);
+    }
+
+    /** Attaches to a card whose {@link Card#registers()} is the board RAM window and whose BCR is {@code bcr}. */
+    public static UnetKernelDriver open(Card card, Registers bcr, Runnable progress) {
+        return new UnetKernelDriver(card.name() + " u-net", card.registers(), bcr, card.dma(), card.interrupt(),
+                progress, DEFAULT_COMMAND_TIMEOUT_NANOS);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public DmaSpace dma() {
+        return dma;
+    }
+
+    /** Runs the progress hook once (lets an inline or virtual card do pending work). */
+    public void progress() {
+        line.checkCard(); // every wait of the kernel and its endpoints passes here: a failed card fails them now
+        progress.run();
+    }
+
+    // ------------------------------------------------------------------ endpoints
+
+    /**
+     * Creates endpoint {@code endpoint}: maps the process's communication segment into the card's DMA space,
+     * allocates its receive queue in host memory (also DMA-mapped) and issues {@code EP_CREATE}.
+     *
+     * @param segment the process's communication segment (page aligned, so {@code SEG_ALIGN} holds)
+     * @param rqLen   receive queue entries, a power of two in [RQ_LEN_MIN, RQ_LEN_MAX] (the card checks it)
+     * @throws IllegalArgumentException when the endpoint number is outside the card's page range or already in use
+     * @throws UnetCommandException     when the firmware rejects the endpoint
+     */
+    public synchronized UnetEndpoint createEndpoint(int endpoint, CommSegment segment, int rqLen) {
+        checkOpen();
+        if (closing) {
+            throw new IllegalStateException(name + ": driver is closing");
+        }
+        Objects.requireNonNull(segment, "segment");
+        if (endpoint < 0 || endpoint >= MAX_ENDPOINTS) {
+            throw new IllegalArgumentException(name + ": endpoint must be 0.." + (MAX_ENDPOINTS - 1) + ", was " + endpoint);
+        }
+        if (endpoints[endpoint] != null) {
+            throw new IllegalArgumentException(name + ": endpoint " + endpoint + " is already in use");
+        }
+        if (rqLen <= 0 || rqLen > RQ_LEN_MAX) {
+            throw new IllegalArgumentException(name + ": RQ_LEN must be 1.." + RQ_LEN_MAX + ", was " + rqLen);
+        }
+        if (segment.capacity() > 0xFFFF_FFFFL) {
+            throw new IllegalArgumentException(name + ": a segment length must fit 32 bits, was " + segment.capacity());
+        }
+        if (!segment.isOpen()) {
+            throw new IllegalArgumentException(name + ": segment '" + segment.name() + "' is closed");
+        }
+        long segBus = dma.register("u-net ep" + endpoint + " segment", segment.segment());
+        CommSegment rq = null;
+        long rqBus = -1;
+        try {
+            rq = CommSegment.allocate("u-net ep" + endpoint + " receive queue", (long) rqLen * RQ_ENTRY_SIZE);
+            rqBus = dma.register("u-net ep" + endpoint + " receive queue", rq.segment());
+            // A fresh page: the indices the firmware resets on EP_CREATE are read by the views only after DONE.
+            int status = execute(OP_EP_CREATE, endpoint, (int) segBus, (int) segment.capacity(), (int) rqBus, rqLen, 0);
+            throwIfError(OP_EP_CREATE, status, "endpoint " + endpoint + ", segment '" + segment.name() + "' ("
+                    + segment.capacity() + " B), RQ_LEN " + rqLen);
+            MemorySegment page = ram.window().asSlice(EP_PAGE_BASE + (long) endpoint * EP_PAGE_SIZE, EP_PAGE_SIZE);
+            UnetEndpoint ep = new UnetEndpoint(this, endpoint, page, segment, segBus, rq, rqBus, rqLen,
+                    new EndpointDoorbell(ram, endpoint));
+            endpoints[endpoint] = ep;
+            LOG.debug("{}: endpoint {} created (segment {} B at bus 0x{}, RQ {} x {} B at bus 0x{})", name, endpoint,
+                    segment.capacity(), Long.toHexString(segBus), rqLen, RQ_ENTRY_SIZE, Long.toHexString(rqBus));
+            return ep;
+        } catch (RuntimeException e) {
+            dma.unregister(segBus);
+            if (rqBus >= 0) {
+                dma.unregister(rqBus);
+            }
+            if (rq != null) {
+                rq.close();
+            }
+            throw e;
+        }
+    }
+
+    /** {@link #createEndpoint(int, CommSegment, int)} with the contract's default RQ_LEN. */
+    public UnetEndpoint createEndpoint(int endpoint, CommSegment segment) {
+        return createEndpoint(endpoint, segment, RQ_LEN_DEFAULT);
+    }
+
+    /**
+     * {@link #createEndpoint(int, CommSegment, int)} on the lowest free endpoint number.
+     *
+     * @throws IllegalStateException when all {@code MAX_ENDPOINTS} endpoints are in use
+     */
+    public synchronized UnetEndpoint createEndpoint(CommSegment segment, int rqLen) {
+        checkOpen();
+        for (int e = 0; e < MAX_ENDPOINTS; e++) {
+            if (endpoints[e] == null) {
+                return createEndpoint(e, segment, rqLen);
+            }
+        }
+        throw new IllegalStateException(name + ": all " + MAX_ENDPOINTS + " endpoints are in use");
+    }
+
+    /**
+     * Destroys the endpoint: the process's handle is marked dead first (every later call on it throws
+     * {@link IllegalStateException}) and a call of its owner that may still be writing the endpoint page is waited
+     * for; then {@code EP_DESTROY} (the firmware closes its channels and stops touching its memory), then its
+     * segment and receive queue leave the DMA space and the receive queue memory is freed. The process's segment
+     * stays the process's. Idempotent, and a no-op for an endpoint of another driver. May be called from any
+     * thread, concurrently with the endpoint's owner.
+     *
+     * @throws UnetCommandException when the firmware refuses EP_DESTROY (the endpoint is gone from the host anyway)
+     */
+    public void destroyEndpoint(UnetEndpoint endpoint) {
+        Objects.requireNonNull(endpoint, "endpoint");
+        synchronized (this) {
+            if (endpoints[endpoint.id()] != endpoint) {
+                return;
+            }
+        }
+        // Outside the monitor: the owner's call we may wait for can reach this driver (an upcall run from the
+        // card's interrupt inside its send) without deadlocking against us.
+        endpoint.detach();
+        destroyDetached(endpoint);
+    }
+
+    private synchronized void destroyDetached(UnetEndpoint endpoint) {
+        if (endpoints[endpoint.id()] != endpoint) {
+            return; // another thread destroyed it meanwhile
+        }
+        int status;
+        try {
+            status = closed ? CMD_STATUS_DONE : execute(OP_EP_DESTROY, endpoint.id(), 0, 0, 0, 0, 0);
+        } finally {
+            // Even when the card did not answer: every card access goes through the DMA space, so once the regions
+            // are unmapped the card can no longer reach the receive queue, and closing it cannot pull memory from
+            // under a DMA in progress (a shared arena's close waits for accesses in flight).
+            endpoints[endpoint.id()] = null;
+            dma.unregister(endpoint.segmentBusAddress());
+            dma.unregister(endpoint.receiveQueueBusAddress());
+            endpoint.receiveQueueMemory().close();
+        }
+        LOG.debug("{}: endpoint {} destroyed", name, endpoint.id());
+        throwIfError(OP_EP_DESTROY, status, "endpoint " + endpoint.id());
+    }
+
+    /** The live endpoint with this number, or {@code null}. */
+    public synchronized UnetEndpoint endpoint(int endpoint) {
+        return endpoint >= 0 && endpoint < MAX_ENDPOINTS ? endpoints[endpoint] : null;
+    }
+
+    // ------------------------------------------------------------------ channels
+
+    /**
+     * Registers a channel: messages the endpoint sends on {@code channel} leave with {@code vpi/txVci}; cells
+     * arriving on {@code rxVci} are demultiplexed to this endpoint and tagged {@code channel}. This is the only way a
+     * tag reaches the card (paper 3.2: the OS service checks and registers tags). Route set-up through the switch
+     * is the network's signalling service, outside this host's driver.
+     *
+     * @throws UnetCommandException   with the firmware's error (bad channel, channel open, bad VCI, VCI in use, ...)
+     * @throws IllegalStateException  when the endpoint is not live on this driver, or the driver is closed
+     */
+    public synchronized void openChannel(UnetEndpoint endpoint, int channel, int vpi, int txVci, int rxVci) {
+        requireLive(endpoint);
+        int status = execute(OP_CH_OPEN, endpoint.id(), channel, vpi, txVci, rxVci, 0);
+        throwIfError(OP_CH_OPEN, status, "endpoint " + endpoint.id() + " channel " + channel + " VPI " + vpi
+                + " TX VCI " + txVci + " RX VCI " + rxVci);
+        endpoint.channelOpened(channel);
+    }
+
+    /**
+     * {@code CH_OPEN} on the lowest channel of {@code endpoint} this driver has not opened.
+     *
+     * @return the channel number
+     * @throws IllegalStateException when all {@code MAX_CHANNELS} channels of the endpoint are open
+     */
+    public synchronized int openChannel(UnetEndpoint endpoint, int vpi, int txVci, int rxVci) {
+        requireLive(endpoint);
+        for (int c = 0; c < MAX_CHANNELS; c++) {
+            if (!endpoint.isChannelOpen(c)) {
+                openChannel(endpoint, c, vpi, txVci, rxVci);
+                return c;
+            }
+        }
+        throw new IllegalStateException(name + ": endpoint " + endpoint.id() + " has all " + MAX_CHANNELS
+                + " channels open");
+    }
+
+    /** A channel between two endpoints: the network's path and each side's channel number. */
+    public record Connection(UnetSignalling.Path path, int channelA, int channelB) {
+    }
+
+    /**
+     * Connects endpoint {@code a} (of driver {@code ka}) with endpoint {@code b} (of driver {@code kb}, which may be
+     * the same driver): the network's signalling service sets up the path and allocates the VCIs, then each kernel
+     * registers its side's tag pair with CH_OPEN on the endpoint's lowest free channel. A failure undoes every step
+     * taken (channel closed, path released) before it is rethrown.
+     */
+    public static Connection connect(UnetSignalling network, UnetKernelDriver ka, UnetEndpoint a, UnetKernelDriver kb,
+                                     UnetEndpoint b) {
+        Objects.requireNonNull(network, "network");
+        ka.requireLiveLocked(a);
+        kb.requireLiveLocked(b);
+        UnetSignalling.Path path = network.connect(ka, kb);
+        int chanA;
+        try {
+            chanA = ka.openChannel(a, path.vpi(), path.aTxVci(), path.aRxVci());
+        } catch (RuntimeException e) {
+            network.disconnect(path);
+            throw e;
+        }
+        try {
+            return new Connection(path, chanA, kb.openChannel(b, path.vpi(), path.bTxVci(), path.bRxVci()));
+        } catch (RuntimeException e) {
+            try {
+                ka.closeChannel(a, chanA);
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            network.disconnect(path);
+            throw e;
+        }
+    }
+
+    /** {@code CH_CLOSE}: the channel's VCI leaves the demux table; sends on it complete with BAD_CHANNEL. */
+    public synchronized void closeChannel(UnetEndpoint endpoint, int channel) {
+        requireLive(endpoint);
+        int status = execute(OP_CH_CLOSE, endpoint.id(), channel, 0, 0, 0, 0);
+        throwIfError(OP_CH_CLOSE, status, "endpoint " + endpoint.id() + " channel " + channel);
+        endpoint.channelClosed(channel);
+    }
+
+    // ------------------------------------------------------------------ events
+
+    /**
+     * Sets the UG global interrupt enable: whether upcall signals and command completions with {@code CMD_IRQ}
+     * raise the card's interrupt line. {@link #setUpcallMode} turns it on by itself.
+     */
+    public synchronized void interrupts(boolean enabled) {
+        checkOpen();
+        ram.writeRelease(UG_OFS + UG_INTR_ENABLE_OFS, enabled ? UG_INTR_ENABLE : 0);
+        interruptsEnabled = enabled;
+    }
+
+    /**
+     * {@code EP_UPCALL}: when the card signals this endpoint ({@code UPCALL_NONEMPTY}, {@code UPCALL_ALMOST_FULL}, or
+     * {@code UPCALL_NONE}). Also turns the card's global interrupt enable on the first time a mode is set.
+     */
+    public synchronized void setUpcallMode(UnetEndpoint endpoint, int mode) {
+        requireLive(endpoint);
+        if (mode != UPCALL_NONE && !interruptsEnabled) {
+            ram.writeRelease(UG_OFS + UG_INTR_ENABLE_OFS, UG_INTR_ENABLE);
+            interruptsEnabled = true;
+        }
+        int status = execute(OP_EP_UPCALL, endpoint.id(), mode, 0, 0, 0, 0);
+        throwIfError(OP_EP_UPCALL, status, "endpoint " + endpoint.id() + " mode " + mode);
+        endpoint.upcallModeSet(mode);
+    }
+
+    private void onInterrupt() {
+        interruptEdges++;
+        serviceEvents();
+    }
+
+    /**
+     * Reads and clears (write 1 to clear) the UG upcall-pending mask and signals every flagged endpoint. Runs on
+     * each interrupt edge; a process that polls for events instead may call it from its loop (the "signal check").
+     * <p>
+     * The mask is cleared before the endpoints are signalled, so a failing signal must not cut the pass short: the
+     * endpoints after it would lose their wake-up for good. An upcall handler that throws therefore does not stop
+     * the pass; every flagged endpoint is signalled, and then the first failure is rethrown (later ones attached as
+     * suppressed) to the caller - on an interrupt edge that is the thread that raised the line, as before. It is
+     * rethrown rather than logged because a handler's exception is the application's bug and must not vanish.
+     *
+     * @return how many endpoints were signalled
+     * @throws RuntimeException the first exception an endpoint's upcall threw, after all endpoints were signalled
+     */
+    public int serviceEvents() {
+        if (bcr != null) {
+            // Acknowledge the line before reading the mask: a bit the card sets after the read raises a new edge.
+            bcr.writeRelease(BCR_OFS, BCR_CLEAR_INTR);
+        }
+        int pending = ram.readAcquire(UG_OFS + UG_UPCALL_PENDING_OFS);
+        if (pending == 0) {
+            return 0;
+        }
+        ram.writeRelease(UG_OFS + UG_UPCALL_PENDING_OFS, pending);
+        int signalled = 0;
+        RuntimeException failure = null;
+        while (pending != 0) {
+            int e = Integer.numberOfTrailingZeros(pending);
+            pending &= pending - 1;
+            UnetEndpoint ep = endpoints[e]; // plain read: endpoints are published before their upcall mode is set
+            if (ep != null) {
+                signalled++;
+                try {
+                    ep.signal();
+                } catch (RuntimeException x) {
+                    if (failure == null) {
+                        failure = x;
+                    } else if (failure != x) {
+                        failure.addSuppressed(x);
+                    }
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return signalled;
+    }
+
+    /** Interrupt edges seen by this driver. */
+    public long interruptEdges() {
+        return interruptEdges;
+    }
+
+    // ------------------------------------------------------------------ statistics and raw commands
+
+    /** {@code GET_STATS}: the firmware copies its counters by DMA into kernel memory; the view is reused. */
+    public synchronized UnetCardStatistics readStatistics() {
+        checkOpen();
+        if (statsMemory == null) {
+            statsMemory = CommSegment.allocate(name + " stats", STATS_SIZE);
+            statsBus = dma.register(name + " stats", statsMemory.segment());
+            statistics = new UnetCardStatistics(statsMemory.segment());
+        }
+        int status = execute(OP_GET_STATS, (int) statsBus, 0, 0, 0, 0, 0);
+        throwIfError(OP_GET_STATS, status, "stats at bus 0x" + Long.toHexString(statsBus));
+        return statistics;
+    }
+
+    /** {@code NOP}: a round trip through the command queue. */
+    public synchronized void nop() {
+        throwIfError(OP_NOP, execute(OP_NOP, 0, 0, 0, 0, 0, 0), "");
+    }
+
+    /**
+     * Issues one raw command and waits for it: for privileged tools and tests that exercise the firmware's checks
+     * directly (the typed methods above validate what the host must know to stay memory-safe). {@code opcode} may
+     * carry {@code CMD_IRQ}: the card then raises its interrupt when the command completes (if enabled, see
+     * {@link #interrupts}).
+     *
+     * @return w1 as the firmware completed it: status in bits 7:0 ({@code CMD_STATUS_DONE} or {@code CMD_STATUS_ERROR}),
+     *         error code in bits 15:8
+     * @throws UnetCommandException when the card does not complete the command in time
+     */
+    public synchronized int execute(int opcode, int a0, int a1, int a2, int a3, int a4, int a5) {
+        checkOpen();
+        int slot = CMDQ_OFS + (commandProducer & (CMDQ_LEN - 1)) * CMD_SIZE;
+        // Every earlier command was waited for, so the slot is free; write the body, then hand it over.
+        words.putInt(slot + CMD_ARG_OFS, a0);
+        words.putInt(slot + CMD_ARG_OFS + 4, a1);
+        words.putInt(slot + CMD_ARG_OFS + 8, a2);
+        words.putInt(slot + CMD_ARG_OFS + 12, a3);
+        words.putInt(slot + CMD_ARG_OFS + 16, a4);
+        words.putInt(slot + CMD_ARG_OFS + 20, a5);
+        words.putInt(slot + CMD_OP_OFS, opcode & (CMD_OPCODE_MASK | CMD_IRQ));
+        words.putIntRelease(slot + CMD_STATUS_OFS, CMD_STATUS_PENDING);
+        commandProducer++;
+        ram.writeRelease(UG_OFS + UG_CMD_PROD_OFS, commandProducer); // the doorbell
+        long deadline = System.nanoTime() + commandTimeoutNanos;
+        commandIdle.reset();
+        for (;;) {
+            int w1 = words.getIntAcquire(slot + CMD_STATUS_OFS); // pairs with the firmware's release of w1
+            int status = w1 & CMD_STATUS_MASK;
+            if (status == CMD_STATUS_DONE || status == CMD_STATUS_ERROR) {
+                return w1;
+            }
+            progress.run();
+            if (System.nanoTime() - deadline > 0) {
+                throw new UnetCommandException(opcode & CMD_OPCODE_MASK, -1, name + " command slot 0x" + Integer.toHexString(slot)
+                        + " still has status " + status + " after " + commandTimeoutNanos + " ns");
+            }
+            commandIdle.idle();
+        }
+    }
+
+    /** The park of a driver wait once its spins and yields are spent (every wait loop backs off: two shared cores). */
+    static final long WAIT_PARK_NANOS = 20_000L;
+
+    private static void throwIfError(int opcode, int w1, String context) {
+        if ((w1 & CMD_STATUS_MASK) == CMD_STATUS_ERROR) {
+            throw new UnetCommandException(opcode, (w1 & CMD_ERROR_MASK) >>> CMD_ERROR_SHIFT, context);
+        }
+    }
+
+    private synchronized void requireLiveLocked(UnetEndpoint endpoint) {
+        requireLive(endpoint);
+    }
+
+    private void requireLive(UnetEndpoint endpoint) {
+        checkOpen();
+        Objects.requireNonNull(endpoint, "endpoint");
+        if (endpoints[endpoint.id()] != endpoint) {
+            throw new IllegalStateException(name + ": endpoint " + endpoint.id() + " is not live on this driver");
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException(name + ": driver is closed");
+        }
+    }
+
+    /**
+     * Destroys every live endpoint (as {@link #destroyEndpoint}, so from any thread) and releases the driver's own
+     * DMA memory. Every later call on the driver throws {@link IllegalStateException}. Idempotent.
+     */
+    @Override
+    public void close() {
+        UnetEndpoint[] live;
+        synchronized (this) {
+            if (closed || closing) {
+                return;
+            }
+            closing = true; // no new endpoints from here on
+            live = endpoints.clone();
+        }
+        for (UnetEndpoint ep : live) {
+            if (ep != null) {
+                try {
+                    destroyEndpoint(ep);
+                } catch (RuntimeException e) { // the firmware refused or is gone; the endpoint is dead either way
+                    LOG.warn("{}: {}", name, e.toString());
+                }
+            }
+        }
+        synchronized (this) {
+            finishClose();
+        }
+    }
+
+    private void finishClose() {
+        line.handler(null);
+        if (statsMemory != null) {
+            dma.unregister(statsBus);
+            statsMemory.close();
+        }
+        closed = true;
+    }
+}
