@@ -30,13 +30,14 @@ import org.slf4j.LoggerFactory;
  * <h2>Inputs and outputs</h2>
  * <pre>
  *   shell --- csrWrite / csrRead(now) -----&gt;  one handler per CSR (see {@link Dec21140Model})
- *   shell --- step(events) ----------------&gt;  TX process, then RX process; events taken where the chip looks
+ *   shell --- step() ----------------------&gt;  TX process, then RX process; the shell's pending events
+ *                                              (doorbells, timer expiries) taken where the chip looks at them
  *   shell --- gpTimerExpired() ------------&gt;  CSR11 expiry
  *   core  --- timers (armAfter/cancel) ----&gt;  TX/RX DMA delays, transmit auto-poll, CSR11 (the shell's SimTimers)
  *   core  --- DmaView accesses ------------&gt;  descriptors and buffers; a failed access is a BusError code = FBE
  *   core  --- WirePort.transmit -----------&gt;  frames the transmit process built
  *   core  --- Registers (raw) / INTA -------&gt;  the CSR file the host reads; the interrupt line
- *   core  --- Dec21140Trace ----------------&gt;  every TS/RS change (QEMU's tulip_tx_state / tulip_rx_state)
+ *   core  --- Dec21140Trace ----------------&gt;  every TS/RS change (as QEMU's tulip_update_ts/_rs trace)
  * </pre>
  * Time comes in: the core never reads a clock; it arms relative delays on the timers it was given, and a CSR11
  * read is passed the current time. Every access to host memory goes through the {@link DmaView}'s accesses, so
@@ -811,7 +812,7 @@ final class Dec21140Core {
         }
     }
 
-    // =============================================================== CSR5, interrupts, bus errors (under lock)
+    // =============================================================== CSR5, interrupts, bus errors
 
     private void setTxState(int ts) {
         traceTx(ts);
