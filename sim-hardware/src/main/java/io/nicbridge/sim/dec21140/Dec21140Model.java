@@ -70,6 +70,12 @@ import org.slf4j.LoggerFactory;
  * card's own frame's reply while it is still transmitting) only records that there is more work; the outer call
  * loops.
  *
+ * <p>Nothing here catches a runtime exception as a card event. Host memory that is unregistered, or freed while
+ * still registered, is a {@link BusError} code the core reports as CSR5.FBE, because every access checks its
+ * region first. Only an arena closed by another thread between that check and the access itself (a host breaking
+ * {@link DmaSpace}'s unregister-before-close rule concurrently) gets FFM's {@link IllegalStateException}; it
+ * leaves {@code service()} and the engine fails the card (as {@code ThreadedEngine} does for any model failure).
+ *
  * <p>Descriptor handoff: the walker reads word 0 with acquire before the other words, and hands a descriptor
  * back by writing word 0 with release after the buffer data (docs/hardware-facts.md A.7).
  *
