@@ -552,8 +552,10 @@ public final class DmaSpace implements DmaView {
             if (r < 0) {
                 return r;
             }
-            int v = table.segments[r].get(order == ByteOrder.BIG_ENDIAN ? INT_BE_UNALIGNED : INT_LE_UNALIGNED,
-                bus - table.bases[r]);
+            MemorySegment seg = table.segments[r];
+            long off = bus - table.bases[r];
+            // one constant layout per branch, so the JIT folds each access (a layout chosen by a ?: may not fold)
+            int v = order == ByteOrder.BIG_ENDIAN ? seg.get(INT_BE_UNALIGNED, off) : seg.get(INT_LE_UNALIGNED, off);
             return v & 0xFFFF_FFFFL;
         }
 
@@ -571,8 +573,13 @@ public final class DmaSpace implements DmaView {
             if (r < 0) {
                 return r;
             }
-            table.segments[r].set(order == ByteOrder.BIG_ENDIAN ? INT_BE_UNALIGNED : INT_LE_UNALIGNED,
-                bus - table.bases[r], value);
+            MemorySegment seg = table.segments[r];
+            long off = bus - table.bases[r];
+            if (order == ByteOrder.BIG_ENDIAN) {
+                seg.set(INT_BE_UNALIGNED, off, value);
+            } else {
+                seg.set(INT_LE_UNALIGNED, off, value);
+            }
             return 0;
         }
 
