@@ -39,9 +39,11 @@ import org.slf4j.LoggerFactory;
  * never a torn one. Region indices belong to one table: a card thread that may race with
  * (un)registration takes {@link #regions()} (or {@link #snapshot()}, the same table typed as the
  * {@link DmaView} that card-side code depends on) once per DMA operation and uses that snapshot for
- * translate/region/offset. The conveniences on this class ({@link #readInt}, {@link #copyFromBus}, ...)
- * do so internally. Unregister a range before closing the memory behind it: a stale snapshot that
- * still reaches freed memory gets an {@link IllegalStateException} from FFM, never a crash.
+ * translate/region/offset. The accesses ({@link #readInt}, {@link #copyFromBus}, ...) do so internally, and
+ * each translates first, so memory freed while still registered is {@link BusError#REGION_CLOSED}.
+ * Unregister a range before closing the memory behind it: only an arena closed by another thread between
+ * that check and the access itself (a host breaking this rule concurrently) gets FFM's
+ * {@link IllegalStateException}, never a crash.
  * The bus error counter is atomic; the "last error" fields are diagnostics written one by one, so when
  * several card threads fault at the same moment they may describe different errors.
  */
@@ -328,126 +330,40 @@ public final class DmaSpace implements DmaView {
         return regions.offset(index, bus);
     }
 
-    /**
-     * Reads a 32-bit word of host memory (plain access, any alignment).
-     *
-     * @return the word as an unsigned value in [0, 2^32), or a negative {@link BusError} code
-     * @throws NullPointerException when {@code order} is null
-     */
+    /** {@inheritDoc} Through the current table (one volatile read). */
+    @Override
     public long readInt(long bus, ByteOrder order) {
-        Objects.requireNonNull(order, "order");
-        Regions table = regions;
-        int r = table.translate(bus, 4);
-        if (r < 0) {
-            return r;
-        }
-        int v = table.segments[r].get(order == ByteOrder.BIG_ENDIAN ? INT_BE_UNALIGNED : INT_LE_UNALIGNED,
-            bus - table.bases[r]);
-        return v & 0xFFFF_FFFFL;
+        return regions.readInt(bus, order);
     }
 
-    /**
-     * Writes a 32-bit word of host memory (plain access, any alignment).
-     *
-     * @return 0 or a negative {@link BusError} code
-     * @throws NullPointerException when {@code order} is null
-     */
+    /** {@inheritDoc} Through the current table (one volatile read). */
+    @Override
     public int writeInt(long bus, int value, ByteOrder order) {
-        Objects.requireNonNull(order, "order");
-        Regions table = regions;
-        int r = table.translate(bus, 4);
-        if (r < 0) {
-            return r;
-        }
-        table.segments[r].set(order == ByteOrder.BIG_ENDIAN ? INT_BE_UNALIGNED : INT_LE_UNALIGNED,
-            bus - table.bases[r], value);
-        return 0;
+        return regions.writeInt(bus, value, order);
     }
 
-    /**
-     * Reads an ownership/status word with acquire semantics: everything the host wrote before its release
-     * store of this word is visible after. The address must be 4-byte aligned in host memory.
-     *
-     * @return the word as an unsigned value, or a negative {@link BusError} code
-     * @throws NullPointerException when {@code order} is null
-     */
+    /** {@inheritDoc} Through the current table (one volatile read). */
+    @Override
     public long readIntAcquire(long bus, ByteOrder order) {
-        Objects.requireNonNull(order, "order");
-        Regions table = regions;
-        int r = table.translate(bus, 4);
-        if (r < 0) {
-            return r;
-        }
-        MemorySegment seg = table.segments[r];
-        long off = bus - table.bases[r];
-        if (((seg.address() + off) & 3) != 0) {
-            return table.error(bus, 4, BusError.MISALIGNED);
-        }
-        int v = order == ByteOrder.BIG_ENDIAN ? (int) INT_BE.getAcquire(seg, off) : (int) INT_LE.getAcquire(seg, off);
-        return v & 0xFFFF_FFFFL;
+        return regions.readIntAcquire(bus, order);
     }
 
-    /**
-     * Writes an ownership/status word with release semantics: the card's earlier writes (received data,
-     * other descriptor words) become visible before this word does.
-     *
-     * @return 0 or a negative {@link BusError} code
-     * @throws NullPointerException when {@code order} is null
-     */
+    /** {@inheritDoc} Through the current table (one volatile read). */
+    @Override
     public int writeIntRelease(long bus, int value, ByteOrder order) {
-        Objects.requireNonNull(order, "order");
-        Regions table = regions;
-        int r = table.translate(bus, 4);
-        if (r < 0) {
-            return r;
-        }
-        MemorySegment seg = table.segments[r];
-        long off = bus - table.bases[r];
-        if (((seg.address() + off) & 3) != 0) {
-            return table.error(bus, 4, BusError.MISALIGNED);
-        }
-        if (order == ByteOrder.BIG_ENDIAN) {
-            INT_BE.setRelease(seg, off, value);
-        } else {
-            INT_LE.setRelease(seg, off, value);
-        }
-        return 0;
+        return regions.writeIntRelease(bus, value, order);
     }
 
-    /**
-     * Card reads host memory: copies {@code len} bytes at {@code bus} into {@code dst} at {@code dstOffset}.
-     *
-     * @return 0 or a negative {@link BusError} code (nothing copied)
-     * @throws IndexOutOfBoundsException when {@code [dstOffset, dstOffset+len)} is outside {@code dst} (a caller bug,
-     *                                   checked before translation: no bus error is counted)
-     */
+    /** {@inheritDoc} Through the current table (one volatile read). */
+    @Override
     public int copyFromBus(long bus, MemorySegment dst, long dstOffset, long len) {
-        checkHostRange("dst", dst, dstOffset, len);
-        Regions table = regions;
-        int r = table.translate(bus, len);
-        if (r < 0) {
-            return r;
-        }
-        MemorySegment.copy(table.segments[r], bus - table.bases[r], dst, dstOffset, len);
-        return 0;
+        return regions.copyFromBus(bus, dst, dstOffset, len);
     }
 
-    /**
-     * Card writes host memory: copies {@code len} bytes from {@code src} at {@code srcOffset} to {@code bus}.
-     *
-     * @return 0 or a negative {@link BusError} code (nothing copied)
-     * @throws IndexOutOfBoundsException when {@code [srcOffset, srcOffset+len)} is outside {@code src} (a caller bug,
-     *                                   checked before translation: no bus error is counted)
-     */
+    /** {@inheritDoc} Through the current table (one volatile read). */
+    @Override
     public int copyToBus(MemorySegment src, long srcOffset, long bus, long len) {
-        checkHostRange("src", src, srcOffset, len);
-        Regions table = regions;
-        int r = table.translate(bus, len);
-        if (r < 0) {
-            return r;
-        }
-        MemorySegment.copy(src, srcOffset, table.segments[r], bus - table.bases[r], len);
-        return 0;
+        return regions.copyToBus(src, srcOffset, bus, len);
     }
 
     // ---------------------------------------------------------------- cold path
@@ -620,6 +536,141 @@ public final class DmaSpace implements DmaView {
             owner.lastErrorCode = code;
             owner.busErrors.incrementAndGet();
             return code;
+        }
+
+        /**
+         * Reads a 32-bit word of host memory (plain access, any alignment).
+         *
+         * @return the word as an unsigned value in [0, 2^32), or a negative {@link BusError} code
+         * @throws NullPointerException when {@code order} is null
+         */
+        @Override
+        public long readInt(long bus, ByteOrder order) {
+            Objects.requireNonNull(order, "order");
+            Regions table = this;
+            int r = table.translate(bus, 4);
+            if (r < 0) {
+                return r;
+            }
+            MemorySegment seg = table.segments[r];
+            long off = bus - table.bases[r];
+            // one constant layout per branch, so the JIT folds each access (a layout chosen by a ?: may not fold)
+            int v = order == ByteOrder.BIG_ENDIAN ? seg.get(INT_BE_UNALIGNED, off) : seg.get(INT_LE_UNALIGNED, off);
+            return v & 0xFFFF_FFFFL;
+        }
+
+        /**
+         * Writes a 32-bit word of host memory (plain access, any alignment).
+         *
+         * @return 0 or a negative {@link BusError} code
+         * @throws NullPointerException when {@code order} is null
+         */
+        @Override
+        public int writeInt(long bus, int value, ByteOrder order) {
+            Objects.requireNonNull(order, "order");
+            Regions table = this;
+            int r = table.translate(bus, 4);
+            if (r < 0) {
+                return r;
+            }
+            MemorySegment seg = table.segments[r];
+            long off = bus - table.bases[r];
+            if (order == ByteOrder.BIG_ENDIAN) {
+                seg.set(INT_BE_UNALIGNED, off, value);
+            } else {
+                seg.set(INT_LE_UNALIGNED, off, value);
+            }
+            return 0;
+        }
+
+        /**
+         * Reads an ownership/status word with acquire semantics: everything the host wrote before its release
+         * store of this word is visible after. The address must be 4-byte aligned in host memory.
+         *
+         * @return the word as an unsigned value, or a negative {@link BusError} code
+         * @throws NullPointerException when {@code order} is null
+         */
+        @Override
+        public long readIntAcquire(long bus, ByteOrder order) {
+            Objects.requireNonNull(order, "order");
+            Regions table = this;
+            int r = table.translate(bus, 4);
+            if (r < 0) {
+                return r;
+            }
+            MemorySegment seg = table.segments[r];
+            long off = bus - table.bases[r];
+            if (((seg.address() + off) & 3) != 0) {
+                return table.error(bus, 4, BusError.MISALIGNED);
+            }
+            int v = order == ByteOrder.BIG_ENDIAN ? (int) INT_BE.getAcquire(seg, off) : (int) INT_LE.getAcquire(seg, off);
+            return v & 0xFFFF_FFFFL;
+        }
+
+        /**
+         * Writes an ownership/status word with release semantics: the card's earlier writes (received data,
+         * other descriptor words) become visible before this word does.
+         *
+         * @return 0 or a negative {@link BusError} code
+         * @throws NullPointerException when {@code order} is null
+         */
+        @Override
+        public int writeIntRelease(long bus, int value, ByteOrder order) {
+            Objects.requireNonNull(order, "order");
+            Regions table = this;
+            int r = table.translate(bus, 4);
+            if (r < 0) {
+                return r;
+            }
+            MemorySegment seg = table.segments[r];
+            long off = bus - table.bases[r];
+            if (((seg.address() + off) & 3) != 0) {
+                return table.error(bus, 4, BusError.MISALIGNED);
+            }
+            if (order == ByteOrder.BIG_ENDIAN) {
+                INT_BE.setRelease(seg, off, value);
+            } else {
+                INT_LE.setRelease(seg, off, value);
+            }
+            return 0;
+        }
+
+        /**
+         * Card reads host memory: copies {@code len} bytes at {@code bus} into {@code dst} at {@code dstOffset}.
+         *
+         * @return 0 or a negative {@link BusError} code (nothing copied)
+         * @throws IndexOutOfBoundsException when {@code [dstOffset, dstOffset+len)} is outside {@code dst} (a caller bug,
+         *                                   checked before translation: no bus error is counted)
+         */
+        @Override
+        public int copyFromBus(long bus, MemorySegment dst, long dstOffset, long len) {
+            owner.checkHostRange("dst", dst, dstOffset, len);
+            Regions table = this;
+            int r = table.translate(bus, len);
+            if (r < 0) {
+                return r;
+            }
+            MemorySegment.copy(table.segments[r], bus - table.bases[r], dst, dstOffset, len);
+            return 0;
+        }
+
+        /**
+         * Card writes host memory: copies {@code len} bytes from {@code src} at {@code srcOffset} to {@code bus}.
+         *
+         * @return 0 or a negative {@link BusError} code (nothing copied)
+         * @throws IndexOutOfBoundsException when {@code [srcOffset, srcOffset+len)} is outside {@code src} (a caller bug,
+         *                                   checked before translation: no bus error is counted)
+         */
+        @Override
+        public int copyToBus(MemorySegment src, long srcOffset, long bus, long len) {
+            owner.checkHostRange("src", src, srcOffset, len);
+            Regions table = this;
+            int r = table.translate(bus, len);
+            if (r < 0) {
+                return r;
+            }
+            MemorySegment.copy(src, srcOffset, table.segments[r], bus - table.bases[r], len);
+            return 0;
         }
 
         /**

@@ -1,6 +1,7 @@
 package io.nicbridge.bridge.memory;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
 
 /**
  * The card's view of host memory: translation of bus addresses into registered segments, bounds-checked. Card-side
@@ -29,6 +30,13 @@ import java.lang.foreign.MemorySegment;
  * start is in no region), {@link BusError#OUT_OF_REGION} (the range runs past the end of the region holding its
  * start), {@link BusError#BAD_LENGTH} (length zero or negative), {@link BusError#ADDRESS_WRAP} (the range leaves
  * the bus address space), {@link BusError#REGION_CLOSED} (the region's memory was freed).
+ *
+ * <h2>Accesses</h2>
+ * The card's DMA master: each access below translates through one table, then reads or writes, and returns a
+ * {@link BusError} code instead of touching memory the host did not register (or has freed). Card models make
+ * every access to host memory through these, never through a segment kept from an earlier translation, so the
+ * mode of each access (plain, acquire, release) is visible at this one interface - which is what lets a test
+ * record the order of a card's writes (payload first, ownership word last, with release).
  */
 public interface DmaView {
     /**
@@ -57,4 +65,50 @@ public interface DmaView {
      * (e.g. per descriptor fetch) when another thread may register or unregister memory meanwhile.
      */
     DmaView snapshot();
+
+    /**
+     * Reads a 32-bit word of host memory (plain access, any alignment).
+     *
+     * @return the word as an unsigned value in [0, 2^32), or a negative {@link BusError} code
+     */
+    long readInt(long busAddress, ByteOrder order);
+
+    /**
+     * Writes a 32-bit word of host memory (plain access, any alignment).
+     *
+     * @return 0 or a negative {@link BusError} code
+     */
+    int writeInt(long busAddress, int value, ByteOrder order);
+
+    /**
+     * Reads an ownership word with acquire: everything the host wrote before its release store of the word is
+     * visible after. The word must be 4-byte aligned in host memory, else {@link BusError#MISALIGNED}.
+     *
+     * @return the word as an unsigned value, or a negative {@link BusError} code
+     */
+    long readIntAcquire(long busAddress, ByteOrder order);
+
+    /**
+     * Writes an ownership word with release: the card's earlier writes (buffer data, other words) are visible
+     * before this one. The word must be 4-byte aligned in host memory, else {@link BusError#MISALIGNED}.
+     *
+     * @return 0 or a negative {@link BusError} code
+     */
+    int writeIntRelease(long busAddress, int value, ByteOrder order);
+
+    /**
+     * Card reads host memory: {@code len} bytes at {@code busAddress} into {@code dst} at {@code dstOffset}.
+     *
+     * @return 0 or a negative {@link BusError} code (nothing copied)
+     * @throws IndexOutOfBoundsException when the range is outside {@code dst} (a caller bug, not a card event)
+     */
+    int copyFromBus(long busAddress, MemorySegment dst, long dstOffset, long len);
+
+    /**
+     * Card writes host memory: {@code len} bytes from {@code src} at {@code srcOffset} to {@code busAddress}.
+     *
+     * @return 0 or a negative {@link BusError} code (nothing copied)
+     * @throws IndexOutOfBoundsException when the range is outside {@code src} (a caller bug, not a card event)
+     */
+    int copyToBus(MemorySegment src, long srcOffset, long busAddress, long len);
 }

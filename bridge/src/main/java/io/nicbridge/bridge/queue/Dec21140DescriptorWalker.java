@@ -14,7 +14,6 @@ import io.nicbridge.bridge.memory.BusError;
 import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.memory.DmaView;
 import io.nicbridge.contract.Dec21140;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import java.util.Objects;
 
@@ -22,15 +21,13 @@ import java.util.Objects;
  * Card side of one DEC 21140 descriptor list: the chip's current-descriptor pointer and the way it walks the
  * list (docs/hardware-facts.md A.7). Used by the emulated 21140 and by the Java half of the native shim.
  *
- * <p>The walker touches host memory only through a {@link DmaView} (in practice the card's {@link DmaSpace}): it
- * translates the current descriptor's bus address (16 bytes, bounds-checked by the view) before every access, and
- * it never follows buffer addresses or word 3 itself; it reports them as bus addresses for the caller to translate
- * the same way. Each {@link #fetch()} takes one {@link DmaView#snapshot() snapshot} of the region table and does
- * translate, region and offset through it, so a host thread registering or unregistering memory at the same time
- * cannot make the region index of one table select a segment of another. {@link #complete(int)} writes through the
- * segment that fetch found, so the host must stop the DMA engine before it unregisters and frees a descriptor list
- * (the {@link DmaSpace} rule: unregister before closing; a stale segment whose memory was freed makes FFM throw
- * {@link IllegalStateException}, it never reaches foreign memory).
+ * <p>The walker touches host memory only through the accesses of a {@link DmaView} (in practice the card's
+ * {@link DmaSpace}), and it never follows buffer addresses or word 3 itself; it reports them as bus addresses for
+ * the caller to access the same way. {@link #fetch()} translates the whole 16-byte descriptor once (a descriptor
+ * straddling a region end is a bus error before any word is read), then reads its words; {@link #complete(int)}
+ * translates again before it writes. So a descriptor list the host unregistered, or freed while still registered,
+ * is a {@link BusError} code ({@link BusError#NO_REGION}, {@link BusError#REGION_CLOSED}) that the card reports
+ * its own way, never a Java exception on the card's path.
  *
  * <p><b>Next-descriptor rule</b> ({@link #nextAddress()}), applied to the descriptor just used:
  * <ol>
@@ -68,7 +65,7 @@ public final class Dec21140DescriptorWalker {
     private static final int DESC_ALIGN_MASK = Dec21140.DESC_ALIGN - 1;
 
     private final DmaView dma;
-    private final boolean be;
+    private final ByteOrder order;
     private int skipLongwords;
     private long listBase;
     private long current;
@@ -76,8 +73,6 @@ public final class Dec21140DescriptorWalker {
     // The descriptor loaded by the last successful fetch().
     private boolean loaded;
     private boolean returned;
-    private MemorySegment region;
-    private long offset;
     private int control;
     private int buffer1;
     private int word3;
@@ -86,6 +81,7 @@ public final class Dec21140DescriptorWalker {
     private long completed;
     private long hostOwnedFetches;
     private long busErrors;
+    private int lastErrorCode;
 
     /** Little-endian descriptors (CSR0.DBO = 0). */
     public Dec21140DescriptorWalker(DmaView dma) {
@@ -94,7 +90,7 @@ public final class Dec21140DescriptorWalker {
 
     public Dec21140DescriptorWalker(DmaView dma, ByteOrder order) {
         this.dma = Objects.requireNonNull(dma, "dma");
-        this.be = IntWords.isBigEndian(order);
+        this.order = IntWords.isBigEndian(order) ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
     }
 
     /** CSR0.DSL: longwords skipped between ring-mode descriptors, 0..31. */
@@ -135,31 +131,30 @@ public final class Dec21140DescriptorWalker {
     public int fetch() {
         loaded = false;
         if ((current & DESC_ALIGN_MASK) != 0) {
-            busErrors++;
-            return FETCH_BUS_ERROR;
+            return busError(BusError.MISALIGNED);
         }
-        DmaView table = dma.snapshot(); // one table for translate, region and offset (see the class comment)
+        DmaView table = dma.snapshot(); // one table for the bounds check and the four reads
         int r = table.translate(current, Dec21140.DESC_SIZE);
-        if (r < 0) { // a BusError code
-            busErrors++;
-            return FETCH_BUS_ERROR;
+        if (r < 0) { // a BusError code: not all 16 bytes are there
+            return busError(r);
         }
-        MemorySegment s = table.region(r);
-        long off = table.offset(r, current);
-        if (!isWordAligned(s, off)) {
-            busErrors++;
-            return FETCH_BUS_ERROR;
+        long status = table.readIntAcquire(current + WORD0, order); // acquire: the host's words 1..3 are visible
+        if (status < 0) { // misaligned in host memory
+            return busError((int) status);
         }
-        int status = IntWords.getAcquire(s, off + WORD0, be);
         if ((status & OWN) == 0) {
             hostOwnedFetches++;
             return FETCH_HOST_OWNED;
         }
-        region = s;
-        offset = off;
-        control = IntWords.get(s, off + WORD1, be);
-        buffer1 = IntWords.get(s, off + WORD2, be);
-        word3 = IntWords.get(s, off + WORD3, be);
+        long w1 = table.readInt(current + WORD1, order);
+        long w2 = table.readInt(current + WORD2, order);
+        long w3 = table.readInt(current + WORD3, order);
+        if (w1 < 0 || w2 < 0 || w3 < 0) { // cannot happen in one table after the 16-byte check; kept explicit
+            return busError((int) Math.min(w1, Math.min(w2, w3)));
+        }
+        control = (int) w1;
+        buffer1 = (int) w2;
+        word3 = (int) w3;
         loaded = true;
         returned = false;
         fetched++;
@@ -212,11 +207,13 @@ public final class Dec21140DescriptorWalker {
      * Hands the fetched descriptor back to the host: word 0 := {@code status} (OWN clear) with release. For a
      * transmit frame, status is 0 in every descriptor but the LS one.
      *
+     * @return 0, or a negative {@link BusError} code when the descriptor's memory is gone (unregistered or freed
+     *         since the fetch): nothing was written and the descriptor is not handed back
      * @throws IllegalArgumentException if {@code status} has the OWN bit set
      * @throws IllegalStateException    if the descriptor was already handed back: the host may have re-armed it
      *                                  since, and a second status write would take it back from the host
      */
-    public void complete(int status) {
+    public int complete(int status) {
         requireLoaded("complete");
         if (returned) {
             throw new IllegalStateException("descriptor at 0x" + Long.toHexString(current)
@@ -226,9 +223,14 @@ public final class Dec21140DescriptorWalker {
             throw new IllegalArgumentException("a completion status must not have OWN (bit 31) set: 0x"
                     + Integer.toHexString(status));
         }
-        IntWords.setRelease(region, offset + WORD0, be, status);
+        int r = dma.writeIntRelease(current + WORD0, status, order);
+        if (r < 0) {
+            busError(r);
+            return r;
+        }
         returned = true;
         completed++;
+        return 0;
     }
 
     /** The bus address of the descriptor after the fetched one, by the A.7 rule (end-of-ring wins over chain). */
@@ -269,11 +271,15 @@ public final class Dec21140DescriptorWalker {
         return busErrors;
     }
 
-    private static boolean isWordAligned(MemorySegment s, long off) {
-        if (s.isNative()) {
-            return ((s.address() + off) & DESC_ALIGN_MASK) == 0;
-        }
-        return s.maxByteAlignment() >= Dec21140.DESC_ALIGN && (off & DESC_ALIGN_MASK) == 0;
+    /** The {@link BusError} code of the last failed {@link #fetch()} or {@link #complete(int)}; 0 before the first. */
+    public int lastErrorCode() {
+        return lastErrorCode;
+    }
+
+    private int busError(int code) {
+        busErrors++;
+        lastErrorCode = code;
+        return FETCH_BUS_ERROR;
     }
 
     private void requireLoaded(String operation) {

@@ -2,12 +2,14 @@ package io.nicbridge.sim.dec21140;
 
 import static io.nicbridge.contract.Dec21140.*;
 
+import io.nicbridge.bridge.memory.DmaView;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.sim.testing.ManualVirtualTime;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.function.UnaryOperator;
 import java.util.zip.CRC32;
 
 /**
@@ -38,9 +40,14 @@ final class CardHarness implements AutoCloseable {
     }
 
     CardHarness(boolean virtual, Dec21140Timing timing) {
+        this(virtual, timing, UnaryOperator.identity());
+    }
+
+    /** A card whose DMA master port is {@code busTap} applied to its DMA space (e.g. a {@link RecordingDmaView}). */
+    CardHarness(boolean virtual, Dec21140Timing timing, UnaryOperator<DmaView> busTap) {
         time = new ManualVirtualTime(virtual);
         wire = new RecordingPort();
-        card = new Dec21140Model("dec21140#test", MAC, time, timing);
+        card = new Dec21140Model("dec21140#test", MAC, time, timing, busTap);
         card.connect(card::service, wire);
         busBase = card.dma().register("host", mem);
         csr = card.registers();
