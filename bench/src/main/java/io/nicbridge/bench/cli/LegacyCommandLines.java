@@ -87,6 +87,12 @@ final class LegacyCommandLines {
             }
             case "sba200" -> {
                 requireEmu(backend, card);
+                // The old command ignored --mode for this card: its sweep was always virtual time, then real time.
+                String mode = take(rest, "--mode");
+                if (mode != null && !mode.trim().equalsIgnoreCase("virtual")) {
+                    throw new IllegalArgumentException("--card sba200 ran its sweep in virtual time (then the"
+                        + " real-time cost) whatever --mode said; nic unet pingpong takes no --mode");
+                }
                 return prepend(List.of("unet", "pingpong"), rest);
             }
             case "medusa" -> {

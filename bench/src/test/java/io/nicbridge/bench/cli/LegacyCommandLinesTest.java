@@ -49,6 +49,7 @@ class LegacyCommandLinesTest {
             + "|shim client --backend shim:afpacket?if=eth1 --peer 52:54:00:12:34:56",
         "pingpong --card sba200|unet pingpong",
         "pingpong --card sba200 --backend emu:sba200 --sizes 40,100|unet pingpong --sizes 40,100",
+        "pingpong --card sba200 --mode virtual --count 5|unet pingpong --count 5",
         "bandwidth --card sba200 --messages 20|unet throughput --messages 20",
         "pingpong --card medusa|medusa latency",
         "pingpong --card medusa --mode virtual --nodes 2,4 --host-ns 5|medusa latency --nodes 2,4 --host-ns 5",
@@ -68,7 +69,8 @@ class LegacyCommandLinesTest {
         "pingpong --card dec21140 --backend emu:dec21140?x=1|backend 'emu:dec21140?x=1'",
         "pingpong --card dec21140 --role echo|--role applies to the shim backend only",
         "pingpong --card dec21140 --backend shim:afpacket --role sideways|unknown --role 'sideways'",
-        "pingpong --card medusa --mode threaded|virtual time only"})
+        "pingpong --card medusa --mode threaded|virtual time only",
+        "pingpong --card sba200 --mode inline|nic unet pingpong takes no --mode"})
     void aLineWithNoSingleReplacementPrintsWhatReplacedItAndExitsTwo(String old, String message) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> translate(old));
         assertTrue(e.getMessage().contains(message), e.getMessage());
