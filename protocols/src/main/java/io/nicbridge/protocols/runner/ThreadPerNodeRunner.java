@@ -24,7 +24,8 @@ import java.util.Objects;
  *
  * <p>Each node has a {@link HostCpu} on its loop's real clock, charged by the same rules as {@link NodeRunner}'s
  * (dispatch, timer arm/cancel; the core and framing charge their own work); in real time the charges are only
- * counted, priced by the given table, since the real CPU pays for the work.
+ * counted, priced by the given table, since the real CPU pays for the work. Interrupts are not counted here: the
+ * readiness listener runs on the medium's thread, and a {@code HostCpu} is charged by its node's thread only.
  */
 public final class ThreadPerNodeRunner implements AutoCloseable {
     private static final int POLL_BATCH = 16;
