@@ -1,5 +1,6 @@
 package io.nicbridge.bench.cli;
 
+import io.nicbridge.bench.calibrate.CalibrateCommand;
 import io.nicbridge.bench.cli.fabric.FabricCommand;
 import io.nicbridge.bench.simtest.SimTestCommand;
 import io.nicbridge.bench.verdict.ExitCodes;
@@ -13,8 +14,8 @@ import picocli.CommandLine.Command;
         versionProvider = NicCommand.Version.class,
         description = "nicbridge: user-level network interfaces of five classic papers on the Java FFM API.",
         subcommands = {InfoCommand.class, TulipCommands.class, ShimCommands.class, UnetCommands.class,
-                MedusaCommands.class, FabricCommand.class, SimTestCommand.class, LegacyCommandLines.PingPong.class,
-                LegacyCommandLines.Bandwidth.class, LegacyCommandLines.Throughput.class, CommandLine.HelpCommand.class})
+                MedusaCommands.class, FabricCommand.class, SimTestCommand.class, CalibrateCommand.class,
+                LegacyCommandLines.PingPong.class, LegacyCommandLines.Bandwidth.class, LegacyCommandLines.Throughput.class, CommandLine.HelpCommand.class})
 public final class NicCommand implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;

@@ -1,13 +1,15 @@
 package io.nicbridge.bench.jmh;
 
+import io.nicbridge.bridge.cost.CostTable;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.protocols.core.MessageCore;
 import io.nicbridge.protocols.core.MessageHandler;
 import io.nicbridge.protocols.gbn.GoBackNConfig;
 import io.nicbridge.protocols.gbn.GoBackNCore;
 import io.nicbridge.protocols.runner.NodeApplication;
-import io.nicbridge.protocols.runner.NodeSlowness;
 import io.nicbridge.protocols.runner.NodeRunner;
+import io.nicbridge.protocols.runner.NodeSlowness;
 import io.nicbridge.protocols.sim.FrameFaults;
 import io.nicbridge.protocols.sim.InMemoryMedium;
 import io.nicbridge.sim.engine.VirtualTimeBase;
@@ -20,6 +22,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -34,13 +37,18 @@ import org.openjdk.jmh.annotations.State;
  *       back N) and the message goes again: the difference to {@code messageAndAck} is one timer dispatch plus one
  *       more frame.</li>
  * </ul>
- * Must allocate nothing (-prof gc ~0 B/op).
+ * Must allocate nothing (-prof gc ~0 B/op), with either cost table (the charges of the runner, core and medium are
+ * part of every operation).
  */
 @State(Scope.Thread)
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class ProtocolDispatchBench {
+    /** The host cost table the nodes' CPUs charge (zero or measured: charging must allocate nothing either way). */
+    @Param({"zero", "measured"})
+    public String costs;
+
     private VirtualTimeBase time;
     private NodeRunner runner;
     private MessageCore sender;
@@ -58,11 +66,13 @@ public class ProtocolDispatchBench {
                 fate.drop = true;
             }
         };
-        InMemoryMedium medium = new InMemoryMedium(time, new InMemoryMedium.Config(2, 64, 4, 8, 1_000, 80), faults);
+        HostCpu[] cpus = HostCpu.forNodes(2, CostTable.named(costs), time);
+        InMemoryMedium medium = new InMemoryMedium(time, new InMemoryMedium.Config(2, 64, 4, 8, 1_000, 80), faults,
+                cpus);
         MessageHandler count = (peer, data, offset, length) -> delivered += length;
         NodeApplication app = node -> ((MessageCore) node.core()).deliver(count, Integer.MAX_VALUE);
-        runner = new NodeRunner(time, new Link[] {medium.link(0), medium.link(1)},
-                (link, clock) -> new GoBackNCore(link, clock, new GoBackNConfig(4, 32, 100_000)), app,
+        runner = new NodeRunner(time, new Link[] {medium.link(0), medium.link(1)}, cpus,
+                (link, clock, cpu) -> new GoBackNCore(link, clock, new GoBackNConfig(4, 32, 100_000), cpu), app,
                 NodeSlowness.NONE);
         sender = (MessageCore) runner.node(0).core();
         message = MemorySegment.ofArray(new byte[32]);

@@ -4,6 +4,7 @@ import io.nicbridge.bench.pingpong.Progress;
 import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
 import io.nicbridge.bench.verdict.ExitCodes;
+import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.protocols.dst.CoreFactory;
 import io.nicbridge.protocols.dst.Schedule;
 import io.nicbridge.protocols.dst.ScheduleGenerator;
@@ -17,9 +18,9 @@ import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code nic simtest}: deterministic simulation testing of a protocol core. Runs the fault schedules of a range of
@@ -47,6 +48,11 @@ public final class SimTestCommand implements Callable<Integer> {
             + " duplicate, reorder, corrupt, delay, partition, slow; 'all' or 'none' (default: ${DEFAULT-VALUE}).")
     String faults;
 
+    @Option(names = "--costs", defaultValue = "zero", description = "Host cost table every node's CPU is charged"
+            + " from: zero (wire time only), measured (./nic calibrate on the machine it names) or a table file"
+            + " (default: ${DEFAULT-VALUE}).")
+    String costs;
+
     @Option(names = "--replay", description = "Run this one schedule (as printed by a failing run) instead of seeds.")
     String replay;
 
@@ -59,7 +65,9 @@ public final class SimTestCommand implements Callable<Integer> {
         CoreFactory cores;
         Set<ScheduleGenerator.Family> families;
         Schedule replayed = null;
+        CostTable table;
         try {
+            table = CostTable.named(costs);
             cores = SimProtocols.byName(protocol);
             families = families(faults);
             if (seeds < 1) {
@@ -72,7 +80,7 @@ public final class SimTestCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("nic simtest: " + e.getMessage());
             return ExitCodes.USAGE;
         }
-        SimSettings settings = SimSettings.defaults();
+        SimSettings settings = SimSettings.defaults().withCosts(table);
         SimTest tester = new SimTest(protocol, cores, settings, new ScheduleGenerator(settings, families),
                 VirtualTimeBase::new);
         CheckLog checks = new CheckLog(out::println);
@@ -81,12 +89,14 @@ public final class SimTestCommand implements Callable<Integer> {
                 settings.window(), settings.maxMessage(), settings.rtoNanos() / 1000, settings.mtu(),
                 settings.txSlots(), settings.rxSlots(), settings.latencyNanos(), settings.nanosPerByte(),
                 settings.progressBoundNanos() / 1000);
+        out.println(table.describe());
         if (replayed != null) {
             SimulationRun.Outcome o = tester.run(replayed);
             out.println("replay: " + replayed.encode());
             out.printf(Locale.ROOT, "  %d of %d messages delivered, %d events, %d frames (%d faulted), ended at %d ns,"
                     + " trace digest %016x%n", o.delivered(), o.messages(), o.dispatches(), o.framesCarried(),
                     o.framesFaulted(), o.endNanos(), o.traceDigest());
+            out.println(o.hostCost().replace("\n", System.lineSeparator()));
             checks.check(CheckKind.INTEGRITY_CHECK, protocol + " keeps its guarantees under schedule " + replayed.encode()
                     + (o.passed() ? "" : ": " + o.violation()), o.passed());
             return checks.finish(false);

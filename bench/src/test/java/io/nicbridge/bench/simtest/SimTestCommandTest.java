@@ -50,6 +50,23 @@ class SimTestCommandTest {
     }
 
     @Test
+    void everyRunPrintsItsHostCostTable() {
+        Run zero = run("--seeds", "20");
+        assertEquals(0, zero.exit(), zero.out() + zero.err());
+        assertTrue(zero.out().contains("host cost table zero (built in"), zero.out());
+        Run measured = run("--replay", "7/3/10/drop@3:0", "--costs", "measured");
+        assertEquals(0, measured.exit(), measured.out() + measured.err());
+        assertTrue(measured.out().contains("host cost table measured (built-in measured.costs: made by"
+                + " './nic calibrate' on "), measured.out());
+        assertTrue(measured.out().lines().anyMatch(l -> l.startsWith("  node0: ") && l.contains("handler-dispatch")),
+                measured.out());
+        Run bad = run("--costs", "no-such-table");
+        assertEquals(2, bad.exit());
+        assertTrue(bad.err().contains("cost table 'no-such-table' is neither zero, measured nor a readable file"),
+                bad.err());
+    }
+
+    @Test
     void badInputIsAUsageError() {
         Run r = run("--protocol", "tcp");
         assertEquals(2, r.exit());

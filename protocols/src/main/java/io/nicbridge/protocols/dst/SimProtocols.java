@@ -8,8 +8,8 @@ import java.util.Map;
 /** The cores the simulation tester knows by name ({@code --protocol}). */
 public final class SimProtocols {
     private static final Map<String, CoreFactory> BY_NAME = Map.of(
-            "gbn", (link, clock, s) -> new GoBackNCore(link, clock,
-                    new GoBackNConfig(s.window(), s.maxMessage(), s.rtoNanos())));
+            "gbn", (link, clock, cpu, s) -> new GoBackNCore(link, clock,
+                    new GoBackNConfig(s.window(), s.maxMessage(), s.rtoNanos()), cpu));
 
     private SimProtocols() {
     }

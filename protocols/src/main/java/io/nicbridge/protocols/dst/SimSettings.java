@@ -1,5 +1,8 @@
 package io.nicbridge.protocols.dst;
 
+import io.nicbridge.bridge.cost.CostTable;
+import java.util.Objects;
+
 /**
  * The fixed world every schedule runs in (the schedule varies only workload and faults).
  *
@@ -15,11 +18,13 @@ package io.nicbridge.protocols.dst;
  * @param progressBoundNanos the progress promise checked: while messages are outstanding, something is delivered
  *                         within this long after the last fault, offer or delivery
  * @param maxEvents        a runaway guard: more dispatches than this fail the schedule
+ * @param costs            the host cost table every node's CPU is priced by ({@link CostTable#zero()}: wire only)
  */
 public record SimSettings(int window, int maxMessage, long rtoNanos, int mtu, int txSlots, int rxSlots,
                           long latencyNanos, long nanosPerByte, long loadSpanNanos, long progressBoundNanos,
-                          long maxEvents) {
+                          long maxEvents, CostTable costs) {
     public SimSettings {
+        Objects.requireNonNull(costs, "costs");
         if (maxMessage < 8) {
             throw new IllegalArgumentException("maxMessage must be >= 8, was " + maxMessage);
         }
@@ -30,9 +35,16 @@ public record SimSettings(int window, int maxMessage, long rtoNanos, int mtu, in
 
     /**
      * The defaults: w = 4, 48-byte messages, RTO 200 us, a 100 Mb/s medium with 2 us latency, 4 transmit and 8
-     * receive buffers per node, load over 2 ms, progress bound 40 RTOs.
+     * receive buffers per node, load over 2 ms, progress bound 40 RTOs, the zero cost table.
      */
     public static SimSettings defaults() {
-        return new SimSettings(4, 48, 200_000, 64, 4, 8, 2_000, 80, 2_000_000, 8_000_000, 2_000_000);
+        return new SimSettings(4, 48, 200_000, 64, 4, 8, 2_000, 80, 2_000_000, 8_000_000, 2_000_000,
+                CostTable.zero());
+    }
+
+    /** @return these settings with the nodes' CPUs priced by {@code table} */
+    public SimSettings withCosts(CostTable table) {
+        return new SimSettings(window, maxMessage, rtoNanos, mtu, txSlots, rxSlots, latencyNanos, nanosPerByte,
+                loadSpanNanos, progressBoundNanos, maxEvents, table);
     }
 }

@@ -1,5 +1,6 @@
 package io.nicbridge.protocols.dst;
 
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.Timer;
 import io.nicbridge.bridge.time.VirtualScheduler;
@@ -51,9 +52,13 @@ public final class SimulationRun {
      *
      * @param violation   the first broken promise, or null
      * @param traceDigest the runner's digest of every dispatch: equal for equal runs
+     * @param endNanos    when the run ended: the last delivery's event, or later while a node's CPU was still busy
+     *                    with host work charged by then
+     * @param hostCost    the runner's host-cost account (table and per-node charges)
      */
     public record Outcome(Schedule schedule, Violation violation, long traceDigest, long dispatches,
-                          long framesCarried, long framesFaulted, int messages, int delivered, long endNanos) {
+                          long framesCarried, long framesFaulted, int messages, int delivered, long endNanos,
+                          long rxDrops, String hostCost) {
         public boolean passed() {
             return violation == null;
         }
@@ -106,8 +111,10 @@ public final class SimulationRun {
             this.perNode = schedule.messagesPerNode();
             this.total = nodes * perNode;
             faults = new ScheduleFaults(schedule);
+            HostCpu[] cpus = HostCpu.forNodes(nodes, settings.costs(), scheduler);
             medium = new InMemoryMedium(scheduler, new InMemoryMedium.Config(nodes, settings.mtu(),
-                    settings.txSlots(), settings.rxSlots(), settings.latencyNanos(), settings.nanosPerByte()), faults);
+                    settings.txSlots(), settings.rxSlots(), settings.latencyNanos(), settings.nanosPerByte()), faults,
+                    cpus);
             Link[] links = new Link[nodes];
             for (int i = 0; i < nodes; i++) {
                 links[i] = medium.link(i);
@@ -132,8 +139,8 @@ public final class SimulationRun {
             expected = new int[nodes][nodes];
             message = MemorySegment.ofArray(new byte[settings.maxMessage()]);
             offerTimer = new Timer[nodes];
-            runner = new NodeRunner(scheduler, links, (link, clock) -> cores.create(link, clock, settings), this,
-                    faults);
+            runner = new NodeRunner(scheduler, links, cpus, (link, clock, cpu) -> cores.create(link, clock, cpu,
+                    settings), this, faults);
             for (int i = 0; i < nodes; i++) {
                 int node = i;
                 offerTimer[i] = scheduler.newTimer("app" + i + ".offer", () -> {
@@ -161,8 +168,13 @@ public final class SimulationRun {
             if (violation != null && !declares(violation.invariant())) {
                 violation = null; // a promise the core does not make is not checked
             }
+            long rxDrops = 0;
+            for (int i = 0; i < nodes; i++) {
+                rxDrops += medium.link(i).counters().rxDrops();
+            }
             return new Outcome(schedule, violation, runner.traceDigest(), runner.dispatches(),
-                    medium.framesCarried(), medium.framesFaulted(), total, delivered, scheduler.nanoTime());
+                    medium.framesCarried(), medium.framesFaulted(), total, delivered, runner.workEndNanos(), rxDrops,
+                    runner.costSummary());
         }
 
         private boolean declares(String invariant) {

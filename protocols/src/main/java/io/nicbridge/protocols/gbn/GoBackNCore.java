@@ -1,5 +1,7 @@
 package io.nicbridge.protocols.gbn;
 
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.Clock;
 import io.nicbridge.protocols.core.Guarantee;
@@ -37,6 +39,12 @@ import java.util.zip.CRC32C;
  * </ul>
  * A claim the link refuses stops sending until {@link #onWritable}. Hot paths allocate nothing.
  *
+ * <p><b>Host work</b> charged to the node's {@link HostCpu}, per byte as it happens: {@link CostItem#COPY} for the
+ * message copied in by {@code offer}, the payload copied from the send ring into the frame, the frame copied into the
+ * link's buffer, the arrived frame copied out of the link's buffer and the payload copied into the receive ring;
+ * {@link CostItem#CHECKSUM} for the CRC-32C over header and payload on every send and every well-formed arrival.
+ * {@code deliver} hands the application a view in place (no copy).
+ *
  * <p>Declared guarantees: {@link Guarantee#EXACTLY_ONCE}, {@link Guarantee#PER_PEER_ORDER},
  * {@link Guarantee#PROGRESS} (every accepted message arrives once frames stop being lost: each timeout resends
  * from the oldest, without limit) and {@link Guarantee#BOUNDED_MEMORY} (4w messages per peer). Not promised:
@@ -47,6 +55,7 @@ public final class GoBackNCore implements MessageCore {
 
     private final Link link;
     private final Clock clock;
+    private final HostCpu cpu;
     private final int self;
     private final int peers;
     private final int window;
@@ -80,10 +89,12 @@ public final class GoBackNCore implements MessageCore {
     /**
      * @param link  the link to write to (its peers name the channel's peers)
      * @param clock the only time the core reads
+     * @param cpu   the node's CPU, charged with the core's copies and checksums
      */
-    public GoBackNCore(Link link, Clock clock, GoBackNConfig config) {
+    public GoBackNCore(Link link, Clock clock, GoBackNConfig config, HostCpu cpu) {
         this.link = Objects.requireNonNull(link, "link");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.cpu = Objects.requireNonNull(cpu, "cpu");
         Objects.requireNonNull(config, "config");
         if (link.mtu() < GoBackNWire.HEADER + config.maxMessage()) {
             throw new IllegalArgumentException("link " + link.name() + " carries " + link.mtu()
@@ -134,6 +145,7 @@ public final class GoBackNCore implements MessageCore {
         }
         int slot = tail & ringMask;
         MemorySegment.copy(src, offset, txRing[peer], (long) slot * maxMessage, length);
+        cpu.charge(CostItem.COPY, length);
         txLength[peer][slot] = length;
         sndTail[peer] = tail + 1;
         buffered++;
@@ -178,6 +190,7 @@ public final class GoBackNCore implements MessageCore {
             return;
         }
         MemorySegment.copy(from.rxBuffer(rxHandle), 0, scratchSegment, 0, length);
+        cpu.charge(CostItem.COPY, length);
         from.release(rxHandle); // copied: the medium gets its buffer back at once
         byte type = scratch[GoBackNWire.OFF_TYPE];
         int payload = Short.toUnsignedInt(scratchSegment.get(GoBackNWire.U16, GoBackNWire.OFF_LENGTH));
@@ -187,6 +200,7 @@ public final class GoBackNCore implements MessageCore {
             counters.malformed++;
             return;
         }
+        cpu.charge(CostItem.CHECKSUM, GoBackNWire.OFF_CRC + payload);
         if (scratchSegment.get(GoBackNWire.U32, GoBackNWire.OFF_CRC) != GoBackNWire.crc(crc, scratch, payload)) {
             counters.corrupt++;
             return;
@@ -282,6 +296,7 @@ public final class GoBackNCore implements MessageCore {
         } else {
             int slot = (rxHead[peer] + rxCount[peer]) & ringMask;
             MemorySegment.copy(scratchSegment, GoBackNWire.HEADER, rxRing[peer], (long) slot * maxMessage, payload);
+            cpu.charge(CostItem.COPY, payload);
             rxLength[peer][slot] = payload;
             rxCount[peer]++;
             buffered++;
@@ -325,10 +340,13 @@ public final class GoBackNCore implements MessageCore {
             int slot = seq & ringMask;
             payload = txLength[peer][slot];
             MemorySegment.copy(txRing[peer], (long) slot * maxMessage, scratchSegment, GoBackNWire.HEADER, payload);
+            cpu.charge(CostItem.COPY, payload);
         }
         GoBackNWire.writeHeader(scratchSegment, type, payload, seq, rcvExpected[peer]);
         scratchSegment.set(GoBackNWire.U32, GoBackNWire.OFF_CRC, GoBackNWire.crc(crc, scratch, payload));
+        cpu.charge(CostItem.CHECKSUM, GoBackNWire.OFF_CRC + payload);
         MemorySegment.copy(scratchSegment, 0, link.txBuffer(h), 0, GoBackNWire.HEADER + payload);
+        cpu.charge(CostItem.COPY, GoBackNWire.HEADER + payload);
         link.commit(h, GoBackNWire.HEADER + payload);
         ackPending[peer] = false; // DATA and ACK both carry the cumulative ack
         return true;

@@ -1,11 +1,12 @@
 package io.nicbridge.protocols.runner;
 
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
 import io.nicbridge.protocols.core.ProtocolCore;
 import java.util.Objects;
-import java.util.function.BiFunction;
 
 /**
  * Runs N protocol cores, one per node, on one bridge {@link Scheduler}: every node is driven by two timers of that
@@ -29,6 +30,14 @@ import java.util.function.BiFunction;
  * After each event the node's {@link NodeApplication} runs, then the deadline timer is re-armed. The runner keeps a
  * digest of every dispatch (time, node, kind) so that two runs can be compared for determinism. Nothing allocates
  * per event.
+ *
+ * <p><b>Host cost.</b> Every node is a CPU ({@link HostCpu}, shared with its core and its link's framing). The runner
+ * charges {@link CostItem#HANDLER_DISPATCH} per event it hands the core, {@link CostItem#TIMER_ARM} /
+ * {@link CostItem#TIMER_CANCEL} per change of the core's deadline timer, and {@link CostItem#INTERRUPT} per readiness
+ * notification that wakes the node. In virtual time a node whose CPU is still busy handles nothing before
+ * {@link HostCpu#busyUntil()}: an event due earlier is moved there (and traced when it runs), so the node's arrivals
+ * wait in its link's receive buffers meanwhile. With the {@code zero} table no CPU is ever busy and the run is the
+ * wire-only run, event for event.
  */
 public final class NodeRunner {
     /** Frames one io event hands to the core at most, so one busy node cannot starve the others of events. */
@@ -36,28 +45,35 @@ public final class NodeRunner {
 
     private final Scheduler scheduler;
     private final Node[] nodes;
+    private final HostCpu[] cpus;
     private final NodeSlowness slowness;
     private long digest = 0xcbf29ce484222325L;
     private long dispatches;
 
     /**
      * @param links one link per node, in node order (node i = links[i], whose {@code self()} must be i)
-     * @param cores builds node i's core from its link and the scheduler (the core's clock)
+     * @param cpus  one CPU per node, in node order, on {@code scheduler} (the same ones the links charge)
+     * @param cores builds node i's core from its link, the scheduler (the core's clock) and its CPU
      */
-    public NodeRunner(Scheduler scheduler, Link[] links,
-                      BiFunction<Link, Scheduler, ? extends ProtocolCore> cores,
+    public NodeRunner(Scheduler scheduler, Link[] links, HostCpu[] cpus, CoreBuilder cores,
                       NodeApplication application, NodeSlowness slowness) {
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         Objects.requireNonNull(links, "links");
+        Objects.requireNonNull(cpus, "cpus");
         Objects.requireNonNull(cores, "cores");
         Objects.requireNonNull(application, "application");
         this.slowness = Objects.requireNonNull(slowness, "slowness");
+        if (cpus.length != links.length) {
+            throw new IllegalArgumentException("cpus: one per node wanted, " + links.length + ", got " + cpus.length);
+        }
+        this.cpus = cpus.clone();
         nodes = new Node[links.length];
         for (int i = 0; i < links.length; i++) {
             if (links[i].self() != i) {
                 throw new IllegalArgumentException("links[" + i + "] is peer " + links[i].self() + ", not " + i);
             }
-            nodes[i] = new Node(i, links[i], Objects.requireNonNull(cores.apply(links[i], scheduler),
+            HostCpu cpu = Objects.requireNonNull(cpus[i], "cpus[" + i + "]");
+            nodes[i] = new Node(i, links[i], cpu, Objects.requireNonNull(cores.build(links[i], scheduler, cpu),
                     "core of node " + i), application);
         }
     }
@@ -84,6 +100,38 @@ public final class NodeRunner {
         return dispatches;
     }
 
+    /** @return node {@code i}'s CPU */
+    public HostCpu cpu(int i) {
+        return cpus[i];
+    }
+
+    /**
+     * @return the time the last work of any node ends: the scheduler's clock, or later while a CPU is still busy with
+     *     what it was charged (the completion time of a run that has gone idle)
+     */
+    public long workEndNanos() {
+        long end = scheduler.nanoTime();
+        for (HostCpu c : cpus) {
+            end = Math.max(end, c.busyUntil());
+        }
+        return end;
+    }
+
+    /**
+     * @return the run's host-cost account: the table (name, source, prices) on the first line, then what each node's
+     *     CPU was charged
+     */
+    public String costSummary() {
+        StringBuilder sb = new StringBuilder(cpus.length == 0 ? "no nodes" : cpus[0].table().describe());
+        for (HostCpu c : cpus) {
+            if (c.table() != cpus[0].table()) {
+                sb.append("\n  ").append(c.name()).append(" priced by ").append(c.table().describe());
+            }
+            sb.append("\n  ").append(c.summary());
+        }
+        return sb.toString();
+    }
+
     private void traced(long now, int node, int kind) {
         dispatches++;
         long h = digest;
@@ -100,14 +148,16 @@ public final class NodeRunner {
 
         private final int id;
         private final Link link;
+        private final HostCpu cpu;
         private final ProtocolCore core;
         private final NodeApplication application;
         private final Timer io;
         private final Timer deadline;
 
-        Node(int id, Link link, ProtocolCore core, NodeApplication application) {
+        Node(int id, Link link, HostCpu cpu, ProtocolCore core, NodeApplication application) {
             this.id = id;
             this.link = link;
+            this.cpu = cpu;
             this.core = core;
             this.application = application;
             this.io = scheduler.newTimer("node" + id + ".io", this::serviceLink);
@@ -137,14 +187,31 @@ public final class NodeRunner {
             rearm();
         }
 
+        /** The link's readiness notification: the node's interrupt. Later ones before the poll are coalesced. */
         private void linkReady() {
             if (!io.isArmed()) {
-                io.armAfter(slowness.delayNanos(id, scheduler.nanoTime()));
+                long now = scheduler.nanoTime();
+                cpu.charge(CostItem.INTERRUPT);
+                long at = now + slowness.delayNanos(id, now);
+                io.armAt(cpu.busyAfter(at) ? cpu.busyUntil() : at);
             }
         }
 
+        /** @return true when the CPU is still busy at the timer's due time, after moving the timer to when it is free */
+        private boolean deferredWhileBusy(Timer timer) {
+            if (cpu.busyAfter(scheduler.nanoTime())) {
+                timer.armAt(cpu.busyUntil());
+                return true;
+            }
+            return false;
+        }
+
         private void serviceLink() {
+            if (deferredWhileBusy(io)) {
+                return;
+            }
             traced(scheduler.nanoTime(), id, KIND_IO);
+            cpu.charge(CostItem.HANDLER_DISPATCH);
             int n = link.poll(core, POLL_BATCH);
             if (n == POLL_BATCH) {
                 linkReady(); // more may be waiting: come back after the other nodes had their turn
@@ -154,8 +221,12 @@ public final class NodeRunner {
         }
 
         private void serviceTimer() {
+            if (deferredWhileBusy(deadline)) {
+                return;
+            }
             long now = scheduler.nanoTime();
             traced(now, id, KIND_TIMER);
+            cpu.charge(CostItem.HANDLER_DISPATCH);
             core.onTimer();
             if (core.nextDeadline() <= now) {
                 throw new IllegalStateException("node " + id + ": core " + core + " still asks for deadline "
@@ -168,11 +239,15 @@ public final class NodeRunner {
         private void rearm() {
             long d = core.nextDeadline();
             if (d == ProtocolCore.NO_DEADLINE) {
-                deadline.cancel();
+                if (deadline.isArmed()) {
+                    cpu.charge(CostItem.TIMER_CANCEL);
+                    deadline.cancel();
+                }
                 return;
             }
             long due = d + slowness.delayNanos(id, d);
             if (!deadline.isArmed() || deadline.deadline() != due) {
+                cpu.charge(CostItem.TIMER_ARM);
                 deadline.armAt(due);
             }
         }

@@ -1,12 +1,13 @@
 package io.nicbridge.protocols.runner;
 
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.CostTable;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
-import io.nicbridge.bridge.time.Clock;
 import io.nicbridge.bridge.time.EventLoop;
 import io.nicbridge.bridge.time.Timer;
 import io.nicbridge.protocols.core.ProtocolCore;
 import java.util.Objects;
-import java.util.function.BiFunction;
 
 /**
  * The real-time runner: one {@link EventLoop} thread per node, so nodes run truly in parallel over a medium whose
@@ -20,6 +21,11 @@ import java.util.function.BiFunction;
  * </ul>
  * An idle loop backs off (spin, yield, then park until the next deadline, at most {@code maxParkNanos}), so a
  * quiet node costs no core; on a link without readiness signals {@code maxParkNanos} bounds the receive latency.
+ *
+ * <p>Each node has a {@link HostCpu} on its loop's real clock, charged by the same rules as {@link NodeRunner}'s
+ * (dispatch, timer arm/cancel; the core and framing charge their own work); in real time the charges are only
+ * counted, priced by the given table, since the real CPU pays for the work. Interrupts are not counted here: the
+ * readiness listener runs on the medium's thread, and a {@code HostCpu} is charged by its node's thread only.
  */
 public final class ThreadPerNodeRunner implements AutoCloseable {
     private static final int POLL_BATCH = 16;
@@ -28,13 +34,16 @@ public final class ThreadPerNodeRunner implements AutoCloseable {
 
     /**
      * @param links        one link per node (node i = links[i], whose {@code self()} must be i)
-     * @param cores        builds node i's core from its link and its loop (the core's clock); runs on the caller
+     * @param costs        prices the counted host work
+     * @param cores        builds node i's core from its link, its loop (the core's clock) and its CPU; runs on the
+     *                     caller
      * @param maxParkNanos the longest an idle node parks before polling its link again (> 0)
      */
-    public ThreadPerNodeRunner(String name, Link[] links, BiFunction<Link, Clock, ? extends ProtocolCore> cores,
+    public ThreadPerNodeRunner(String name, Link[] links, CostTable costs, CoreBuilder cores,
                                NodeApplication application, long maxParkNanos) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(links, "links");
+        Objects.requireNonNull(costs, "costs");
         Objects.requireNonNull(cores, "cores");
         Objects.requireNonNull(application, "application");
         nodes = new Node[links.length];
@@ -43,8 +52,9 @@ public final class ThreadPerNodeRunner implements AutoCloseable {
                 throw new IllegalArgumentException("links[" + i + "] is peer " + links[i].self() + ", not " + i);
             }
             EventLoop loop = new EventLoop(name + "-node" + i, maxParkNanos);
-            nodes[i] = new Node(i, links[i], Objects.requireNonNull(cores.apply(links[i], loop), "core of node " + i),
-                    application, loop);
+            HostCpu cpu = HostCpu.on(loop, costs, "node" + i);
+            nodes[i] = new Node(i, links[i], cpu, Objects.requireNonNull(cores.build(links[i], loop, cpu),
+                    "core of node " + i), application, loop);
         }
     }
 
@@ -64,6 +74,11 @@ public final class ThreadPerNodeRunner implements AutoCloseable {
         return nodes[i];
     }
 
+    /** @return node {@code i}'s CPU (its counts read from another thread are diagnostics only) */
+    public HostCpu cpu(int i) {
+        return nodes[i].cpu;
+    }
+
     /** Stops every loop and waits for its thread. */
     @Override
     public void close() {
@@ -75,14 +90,16 @@ public final class ThreadPerNodeRunner implements AutoCloseable {
     private static final class Node implements RunnerNode {
         private final int id;
         private final Link link;
+        private final HostCpu cpu;
         private final ProtocolCore core;
         private final NodeApplication application;
         private final EventLoop loop;
         private final Timer deadline;
 
-        Node(int id, Link link, ProtocolCore core, NodeApplication application, EventLoop loop) {
+        Node(int id, Link link, HostCpu cpu, ProtocolCore core, NodeApplication application, EventLoop loop) {
             this.id = id;
             this.link = link;
+            this.cpu = cpu;
             this.core = core;
             this.application = application;
             this.loop = loop;
@@ -116,6 +133,7 @@ public final class ThreadPerNodeRunner implements AutoCloseable {
         private int serviceLink() {
             int n = link.poll(core, POLL_BATCH);
             if (n > 0) {
+                cpu.charge(CostItem.HANDLER_DISPATCH);
                 application.afterEvent(this);
             }
             rearm(); // onWritable may have sent and armed a retransmission deadline even when n == 0
@@ -124,6 +142,7 @@ public final class ThreadPerNodeRunner implements AutoCloseable {
 
         private void serviceTimer() {
             long now = loop.nanoTime(); // before onTimer: every deadline up to here is the core's to handle now
+            cpu.charge(CostItem.HANDLER_DISPATCH);
             core.onTimer();
             if (core.nextDeadline() != ProtocolCore.NO_DEADLINE && core.nextDeadline() - now <= 0) {
                 throw new IllegalStateException("node " + id + ": core " + core + " still asks for deadline "
@@ -140,8 +159,12 @@ public final class ThreadPerNodeRunner implements AutoCloseable {
         private void rearm() {
             long d = core.nextDeadline();
             if (d == ProtocolCore.NO_DEADLINE) {
-                deadline.cancel();
+                if (deadline.isArmed()) {
+                    cpu.charge(CostItem.TIMER_CANCEL);
+                    deadline.cancel();
+                }
             } else if (!deadline.isArmed() || deadline.deadline() != d) {
+                cpu.charge(CostItem.TIMER_ARM);
                 deadline.armAt(d);
             }
         }

@@ -1,5 +1,7 @@
 package io.nicbridge.protocols.sim;
 
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.link.LinkHandler;
 import io.nicbridge.bridge.port.PortCounters;
@@ -21,6 +23,14 @@ import java.util.Objects;
  * (frames of one sender stay in order unless a fault delays one), plus whatever delay its fate adds. A frame
  * arriving at a node with no free receive buffer is dropped and counted in that node's rxDrops, as a card with a
  * full receive ring does.
+ *
+ * <p><b>Host work.</b> Each node's side is a card with descriptor rings, and the node's {@link HostCpu} pays what
+ * its driver would (see {@link io.nicbridge.bridge.cost}): a successful {@code claim} reclaims a transmit descriptor
+ * and {@code commit} posts it; {@code poll} reclaims one receive descriptor per frame handed up and {@code release}
+ * posts it back ({@link CostItem#DESCRIPTOR_RECLAIM}, {@link CostItem#DESCRIPTOR_POST}). Moving the bytes between
+ * nodes is the cards' DMA and costs no host time. A committed frame leaves at {@link HostCpu#now()}, the time the
+ * sender's CPU has reached, so host work before a send delays it; while a receiver's CPU is busy its runner does not
+ * poll, so arrivals wait in its receive buffers, and overflow them.
  *
  * <p>Single-threaded: the scheduler's thread runs the arrivals, and the node's runner calls the links, which in
  * virtual time is the same thread. Nothing allocates after construction.
@@ -61,15 +71,28 @@ public final class InMemoryMedium {
     private final FrameFaults faults;
     private final FrameFate fate = new FrameFate();
     private final Endpoint[] endpoints;
+    private final HostCpu[] cpus;
     private long framesCarried;
     private long framesFaulted;
     private long faultDrops;
     private long lastFaultNanos = Long.MIN_VALUE;
 
-    public InMemoryMedium(Scheduler scheduler, Config config, FrameFaults faults) {
+    /**
+     * @param cpus each node's CPU, {@code config.nodes()} of them (see {@link HostCpu#forNodes}); the node's runner and
+     *             core charge the same ones
+     */
+    public InMemoryMedium(Scheduler scheduler, Config config, FrameFaults faults, HostCpu[] cpus) {
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.config = Objects.requireNonNull(config, "config");
         this.faults = Objects.requireNonNull(faults, "faults");
+        Objects.requireNonNull(cpus, "cpus");
+        if (cpus.length != config.nodes()) {
+            throw new IllegalArgumentException("cpus: one per node wanted, " + config.nodes() + ", got " + cpus.length);
+        }
+        this.cpus = cpus.clone();
+        for (int i = 0; i < cpus.length; i++) {
+            Objects.requireNonNull(cpus[i], "cpus[" + i + "]");
+        }
         endpoints = new Endpoint[config.nodes()];
         for (int i = 0; i < endpoints.length; i++) {
             endpoints[i] = new Endpoint(i);
@@ -110,6 +133,7 @@ public final class InMemoryMedium {
         private final int self;
         private final String name;
         private final PortCounters counters = new PortCounters();
+        private final HostCpu cpu;
         private final MemorySegment txMemory;
         private final MemorySegment[] txBuffer;
         private final byte[] txState;
@@ -138,6 +162,7 @@ public final class InMemoryMedium {
         Endpoint(int self) {
             this.self = self;
             this.name = "mem" + self;
+            this.cpu = cpus[self];
             int tx = config.txSlots();
             int rx = config.rxSlots();
             int mtu = config.mtu();
@@ -209,6 +234,7 @@ public final class InMemoryMedium {
             }
             for (int s = 0; s < txState.length; s++) {
                 if (txState[s] == FREE) {
+                    cpu.charge(CostItem.DESCRIPTOR_RECLAIM);
                     txState[s] = CLAIMED;
                     txPeer[s] = peer;
                     txFree--;
@@ -231,7 +257,8 @@ public final class InMemoryMedium {
                 throw new IllegalArgumentException(name + ": frame length must be in [1, " + config.mtu()
                         + "], was " + length);
             }
-            long now = scheduler.nanoTime();
+            cpu.charge(CostItem.DESCRIPTOR_POST);
+            long now = cpu.now(); // the frame leaves when the sender's CPU gets there
             fate.reset();
             faults.decide(framesCarried++, self, txPeer[txHandle], now, fate);
             counters.recordTx(length);
@@ -271,6 +298,7 @@ public final class InMemoryMedium {
                 rxQueueHead = rxQueueHead + 1 == rxQueue.length ? 0 : rxQueueHead + 1;
                 rxQueueCount--;
                 rxState[slot] = HELD;
+                cpu.charge(CostItem.DESCRIPTOR_RECLAIM);
                 counters.recordRx(rxLength[slot]);
                 n++;
                 handler.onFrame(this, slot);
@@ -303,6 +331,7 @@ public final class InMemoryMedium {
         @Override
         public void release(int rxHandle) {
             checkHeld(rxHandle);
+            cpu.charge(CostItem.DESCRIPTOR_POST);
             rxState[rxHandle] = FREE;
             rxFreeStack[rxFreeCount++] = rxHandle;
         }

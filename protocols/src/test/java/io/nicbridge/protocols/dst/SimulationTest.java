@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.protocols.gbn.GoBackNConfig;
 import io.nicbridge.protocols.gbn.GoBackNCore;
 import io.nicbridge.protocols.gbn.GullibleGoBackN;
@@ -37,7 +38,7 @@ class SimulationTest {
     @CsvSource({"1, 1, 1", "2, 4, 1", "8, 1, 8", "16, 4, 8"})
     void goBackNSurvivesFaultSchedulesAtOtherWindowsAndBufferCounts(int window, int txSlots, int rxSlots) {
         SimSettings s = new SimSettings(window, 48, 200_000, 64, txSlots, rxSlots, 2_000, 80, 2_000_000, 8_000_000,
-                2_000_000);
+                2_000_000, CostTable.zero());
         SimTest.Summary sum = new SimTest("gbn", SimProtocols.byName("gbn"), s, new ScheduleGenerator(s),
                 VirtualTimeBase::new).campaign(5_000, 250, null);
         assertTrue(sum.passed(), () -> "violation " + sum.failure() + "; shrunk: " + sum.shrunk());
@@ -77,8 +78,8 @@ class SimulationTest {
 
     @Test
     void negativeControlAForgetfulCoreIsCaughtAndShrunk() {
-        SimTest t = tester((link, clock, s) -> new ForgetfulGoBackN(
-                new GoBackNCore(link, clock, new GoBackNConfig(s.window(), s.maxMessage(), s.rtoNanos()))));
+        SimTest t = tester((link, clock, cpu, s) -> new ForgetfulGoBackN(
+                new GoBackNCore(link, clock, new GoBackNConfig(s.window(), s.maxMessage(), s.rtoNanos()), cpu)));
         SimTest.Summary s = t.campaign(1, 1000, null);
         assertFalse(s.passed(), "a core that never retransmits must fail some schedule");
         assertEquals("progress", s.failure().violation().invariant());
@@ -97,8 +98,8 @@ class SimulationTest {
 
     @Test
     void negativeControlAReceiverThatAcceptsAnyFrameIsCaughtAndShrunk() {
-        SimTest t = tester((link, clock, s) -> new GullibleGoBackN(link, clock,
-                new GoBackNConfig(s.window(), s.maxMessage(), s.rtoNanos())));
+        SimTest t = tester((link, clock, cpu, s) -> new GullibleGoBackN(link, clock,
+                new GoBackNConfig(s.window(), s.maxMessage(), s.rtoNanos()), cpu));
         SimTest.Summary s = t.campaign(1, 1000, null);
         assertFalse(s.passed(), "a receiver that takes out-of-order and duplicate frames must fail some schedule");
         String invariant = s.failure().violation().invariant();

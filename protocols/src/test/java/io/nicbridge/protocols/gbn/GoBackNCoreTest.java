@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.cost.CostTable;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.protocols.core.MessageChannel;
 import io.nicbridge.protocols.core.ProtocolCore;
 import io.nicbridge.protocols.runner.NodeApplication;
-import io.nicbridge.protocols.runner.NodeSlowness;
 import io.nicbridge.protocols.runner.NodeRunner;
+import io.nicbridge.protocols.runner.NodeSlowness;
 import io.nicbridge.protocols.sim.FrameFaults;
 import io.nicbridge.protocols.sim.InMemoryMedium;
 import io.nicbridge.sim.engine.VirtualTimeBase;
@@ -33,8 +35,9 @@ class GoBackNCoreTest {
         boolean consume = true;
 
         World(LongPredicate dropFrame) {
+            HostCpu[] cpus = HostCpu.forNodes(3, CostTable.zero(), time);
             medium = new InMemoryMedium(time, new InMemoryMedium.Config(3, 64, 8, 16, 1_000, 80),
-                    dropFrame == null ? FrameFaults.NONE : (i, s, d, now, fate) -> fate.drop = dropFrame.test(i));
+                    dropFrame == null ? FrameFaults.NONE : (i, s, d, now, fate) -> fate.drop = dropFrame.test(i), cpus);
             Link[] links = {medium.link(0), medium.link(1)};
             NodeApplication app = node -> {
                 if (consume) {
@@ -42,8 +45,8 @@ class GoBackNCoreTest {
                             + data.get(ValueLayout.JAVA_INT_UNALIGNED, off)), Integer.MAX_VALUE);
                 }
             };
-            runner = new NodeRunner(time, links, (link, clock) -> new GoBackNCore(link, clock, CONFIG), app,
-                    NodeSlowness.NONE);
+            runner = new NodeRunner(time, links, java.util.Arrays.copyOf(cpus, 2),
+                    (link, clock, cpu) -> new GoBackNCore(link, clock, CONFIG, cpu), app, NodeSlowness.NONE);
         }
 
         GoBackNCore core(int node) {
@@ -166,7 +169,8 @@ class GoBackNCoreTest {
         assertThrows(IllegalArgumentException.class, () -> new GoBackNConfig(3, 32, RTO));
         assertThrows(IllegalArgumentException.class, () -> new GoBackNConfig(4, 32, 0));
         assertThrows(IllegalArgumentException.class,
-                () -> new GoBackNCore(w.medium.link(2), w.time, new GoBackNConfig(4, 60, RTO)));
+                () -> new GoBackNCore(w.medium.link(2), w.time, new GoBackNConfig(4, 60, RTO),
+                        HostCpu.on(w.time, CostTable.zero(), "node2")));
         assertEquals(16, CONFIG.buffersPerPeer());
     }
 

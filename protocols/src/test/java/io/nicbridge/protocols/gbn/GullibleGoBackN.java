@@ -1,5 +1,6 @@
 package io.nicbridge.protocols.gbn;
 
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.Clock;
 import io.nicbridge.protocols.core.Guarantee;
@@ -22,8 +23,8 @@ public final class GullibleGoBackN implements MessageCore {
     private final CRC32C crc = new CRC32C();
     private final byte[] frame;
 
-    public GullibleGoBackN(Link link, Clock clock, GoBackNConfig config) {
-        inner = new GoBackNCore(link, clock, config);
+    public GullibleGoBackN(Link link, Clock clock, GoBackNConfig config, HostCpu cpu) {
+        inner = new GoBackNCore(link, clock, config, cpu);
         next = new int[link.peers()];
         frame = new byte[link.mtu()];
     }

@@ -3,6 +3,9 @@ package io.nicbridge.protocols.runner;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.CostTable;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.EventLoop;
 import io.nicbridge.bridge.time.Timer;
@@ -28,8 +31,9 @@ class RealTimeRunTest {
     void goBackNDeliversEverythingInOrderOnARealTimeEventLoopDespiteLosses() throws Exception {
         EventLoop loop = new EventLoop("gbn-real-time", TimeUnit.MILLISECONDS.toNanos(1));
         // Every 7th frame lost: recovery needs the real retransmission timer.
+        HostCpu[] cpus = HostCpu.forNodes(2, CostTable.measured(), loop);
         InMemoryMedium medium = new InMemoryMedium(loop, new InMemoryMedium.Config(2, 64, 4, 8, 20_000, 80),
-                (index, s, d, now, fate) -> fate.drop = index % 7 == 3);
+                (index, s, d, now, fate) -> fate.drop = index % 7 == 3, cpus);
         List<Integer> received = Collections.synchronizedList(new ArrayList<>());
         List<Thread> threads = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch done = new CountDownLatch(1);
@@ -49,8 +53,9 @@ class RealTimeRunTest {
                 offer(core, message, next);
             }
         };
-        runner[0] = new NodeRunner(loop, new Link[] {medium.link(0), medium.link(1)},
-                (link, clock) -> new GoBackNCore(link, clock, new GoBackNConfig(4, 16, TimeUnit.MILLISECONDS.toNanos(2))),
+        runner[0] = new NodeRunner(loop, new Link[] {medium.link(0), medium.link(1)}, cpus,
+                (link, clock, cpu) -> new GoBackNCore(link, clock,
+                        new GoBackNConfig(4, 16, TimeUnit.MILLISECONDS.toNanos(2)), cpu),
                 app, NodeSlowness.NONE);
         Timer start = loop.newTimer("start", () -> {
             offer((MessageCore) runner[0].node(0).core(), message, next);
@@ -71,6 +76,10 @@ class RealTimeRunTest {
         assertTrue(threads.stream().allMatch(t -> t == loopThread), "every event ran on the loop's own thread");
         GoBackNCore sender = (GoBackNCore) runner[0].node(0).core();
         assertTrue(sender.counters().timeouts() > 0 && sender.counters().retransmitted() > 0, sender.toString());
+        // In real time the real CPU pays: charges are counted and priced, never turned into delays.
+        assertTrue(cpus[0].units(CostItem.COPY) >= 16L * MESSAGES && cpus[1].units(CostItem.HANDLER_DISPATCH) > 0,
+                cpus[0].summary());
+        assertEquals(Long.MIN_VALUE, cpus[0].busyUntil());
     }
 
     private static void offer(MessageCore core, MemorySegment message, int[] next) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.port.LoopbackFramePort;
@@ -57,8 +58,9 @@ class ThreadPerNodeRunnerTest {
                     sent[me][0]++;
                 }
             };
-            try (ThreadPerNodeRunner runner = new ThreadPerNodeRunner("gbn-p2p", links,
-                    (link, clock) -> new GoBackNCore(link, clock, new GoBackNConfig(8, 32, TimeUnit.MILLISECONDS.toNanos(20))),
+            try (ThreadPerNodeRunner runner = new ThreadPerNodeRunner("gbn-p2p", links, CostTable.zero(),
+                    (link, clock, cpu) -> new GoBackNCore(link, clock,
+                            new GoBackNConfig(8, 32, TimeUnit.MILLISECONDS.toNanos(20)), cpu),
                     app, TimeUnit.MICROSECONDS.toNanos(50))) {
                 runner.start();
                 assertTrue(done.await(60, TimeUnit.SECONDS), "received " + expected[0][0] + " and " + expected[1][0]);

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.cost.CostTable;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.link.LinkHandler;
 import io.nicbridge.sim.engine.VirtualTimeBase;
@@ -48,7 +50,7 @@ class InMemoryMediumTest {
     @Test
     void framesArriveAfterLatencyPlusTransmissionInSendOrderAndSayWhoSentThem() {
         InMemoryMedium m = new InMemoryMedium(time, new InMemoryMedium.Config(3, 100, 2, 4, 1_000, 80),
-                FrameFaults.NONE);
+                FrameFaults.NONE, HostCpu.forNodes(3, CostTable.zero(), time));
         Link a = m.link(0);
         Link b = m.link(1);
         int[] ready = {0};
@@ -72,7 +74,8 @@ class InMemoryMediumTest {
 
     @Test
     void aFullReceiverDropsAndCountsAndHeldFramesStayInPlace() {
-        InMemoryMedium m = new InMemoryMedium(time, new InMemoryMedium.Config(2, 16, 4, 2, 0, 0), FrameFaults.NONE);
+        InMemoryMedium m = new InMemoryMedium(time, new InMemoryMedium.Config(2, 16, 4, 2, 0, 0), FrameFaults.NONE,
+                HostCpu.forNodes(2, CostTable.zero(), time));
         Link a = m.link(0);
         Link b = m.link(1);
         for (int i = 0; i < 3; i++) {
@@ -101,7 +104,8 @@ class InMemoryMediumTest {
                 fate.corruptMask = (byte) 0x80;
             }
         };
-        InMemoryMedium m = new InMemoryMedium(time, new InMemoryMedium.Config(2, 16, 4, 8, 100, 0), faults);
+        InMemoryMedium m = new InMemoryMedium(time, new InMemoryMedium.Config(2, 16, 4, 8, 100, 0), faults,
+                HostCpu.forNodes(2, CostTable.zero(), time));
         Link a = m.link(0);
         Link b = m.link(1);
         send(a, 1, 4, (byte) 1);
@@ -118,7 +122,8 @@ class InMemoryMediumTest {
 
     @Test
     void broadcastReachesEveryOtherNode() {
-        InMemoryMedium m = new InMemoryMedium(time, new InMemoryMedium.Config(3, 16, 1, 1, 0, 0), FrameFaults.NONE);
+        InMemoryMedium m = new InMemoryMedium(time, new InMemoryMedium.Config(3, 16, 1, 1, 0, 0), FrameFaults.NONE,
+                HostCpu.forNodes(3, CostTable.zero(), time));
         assertTrue(m.link(0).canBroadcast());
         send(m.link(0), Link.BROADCAST, 3, (byte) 9);
         time.runUntilIdle();
@@ -131,7 +136,8 @@ class InMemoryMediumTest {
 
     @Test
     void misuseIsRefusedAndChangesNothing() {
-        InMemoryMedium m = new InMemoryMedium(time, new InMemoryMedium.Config(2, 16, 1, 1, 0, 0), FrameFaults.NONE);
+        InMemoryMedium m = new InMemoryMedium(time, new InMemoryMedium.Config(2, 16, 1, 1, 0, 0), FrameFaults.NONE,
+                HostCpu.forNodes(2, CostTable.zero(), time));
         Link a = m.link(0);
         assertThrows(IllegalArgumentException.class, () -> a.claim(0), "to itself");
         assertThrows(IllegalArgumentException.class, () -> a.claim(2));
