@@ -369,7 +369,7 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
             kick();
             return;
         }
-        if (!rxFifo.offer(frame, offset, length)) {
+        if (rxFifo.offer(frame, offset, length) < 0) { // QueueCode.FULL
             counters.rxFifoOverflows.incrementAndGet();
             countFifoOverflow();
             return;
@@ -619,7 +619,7 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
         counters.txLoopback++;
         if ((registers.loadRaw(CSR6) & CSR6_SR) == 0) {
             counters.rxWhileStopped.incrementAndGet();
-        } else if (!rxFifo.offer(txFifoSegment, 0, length)) {
+        } else if (rxFifo.offer(txFifoSegment, 0, length) < 0) { // QueueCode.FULL
             counters.rxFifoOverflows.incrementAndGet();
             countFifoOverflow();
         } else {
