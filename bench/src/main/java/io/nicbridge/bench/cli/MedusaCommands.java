@@ -1,6 +1,5 @@
 package io.nicbridge.bench.cli;
 
-import io.nicbridge.bench.capture.CaptureFile;
 import io.nicbridge.bench.medusa.MedusaRingExperiments;
 import io.nicbridge.sim.capture.PcapWriter;
 import java.util.concurrent.Callable;
@@ -66,13 +65,8 @@ final class MedusaCommands extends GroupCommand {
         public Integer call() {
             int[] nodes = ring.nodes();
             int[] words = ring.words(MedusaRingExperiments.LATENCY_WORDS);
-            PcapWriter pcap = capture.file().openVirtual(PcapWriter.LINKTYPE_FDDI);
-            try {
-                return MedusaRingExperiments.latency(System.out, nodes, words, warmup, rounds, seed.seed, hostNanos,
-                    pcap);
-            } finally {
-                CaptureFile.finish(pcap, System.out);
-            }
+            return capture.runVirtual(PcapWriter.LINKTYPE_FDDI, pcap -> MedusaRingExperiments.latency(System.out,
+                nodes, words, warmup, rounds, seed.seed, hostNanos, pcap));
         }
     }
 
@@ -99,12 +93,8 @@ final class MedusaCommands extends GroupCommand {
         public Integer call() {
             int[] nodes = ring.nodes();
             int[] words = ring.words(MedusaRingExperiments.THROUGHPUT_WORDS);
-            PcapWriter pcap = capture.file().openVirtual(PcapWriter.LINKTYPE_FDDI);
-            try {
-                return MedusaRingExperiments.throughput(System.out, nodes, words, messages, seed.seed, pcap);
-            } finally {
-                CaptureFile.finish(pcap, System.out);
-            }
+            return capture.runVirtual(PcapWriter.LINKTYPE_FDDI, pcap -> MedusaRingExperiments.throughput(System.out,
+                nodes, words, messages, seed.seed, pcap));
         }
     }
 }

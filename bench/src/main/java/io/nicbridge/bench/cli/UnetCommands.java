@@ -1,6 +1,5 @@
 package io.nicbridge.bench.cli;
 
-import io.nicbridge.bench.capture.CaptureFile;
 import io.nicbridge.bench.unet.UnetReport;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.sba200.Sba200Timing;
@@ -41,13 +40,9 @@ final class UnetCommands extends GroupCommand {
         @Override
         public Integer call() {
             int[] sweep = sizes.orDefault(UnetReport.DEFAULT_SIZES);
-            PcapWriter pcap = capture.file().openVirtual(PcapWriter.LINKTYPE_SUNATM);
-            try {
-                return UnetReport.pingpong(System.out, sweep, VIRTUAL_WARMUP, VIRTUAL_COUNT, roundTrips.warmup,
-                    roundTrips.count, seed.seed, Sba200Timing.I960_25MHZ, pcap);
-            } finally {
-                CaptureFile.finish(pcap, System.out);
-            }
+            return capture.runVirtual(PcapWriter.LINKTYPE_SUNATM, pcap -> UnetReport.pingpong(System.out, sweep,
+                VIRTUAL_WARMUP, VIRTUAL_COUNT, roundTrips.warmup, roundTrips.count, seed.seed,
+                Sba200Timing.I960_25MHZ, pcap));
         }
     }
 
@@ -73,12 +68,8 @@ final class UnetCommands extends GroupCommand {
         @Override
         public Integer call() {
             int[] sweep = sizes.orDefault(UnetReport.DEFAULT_SIZES);
-            PcapWriter pcap = capture.file().openVirtual(PcapWriter.LINKTYPE_SUNATM);
-            try {
-                return UnetReport.throughput(System.out, sweep, messages, seed.seed, Sba200Timing.I960_25MHZ, pcap);
-            } finally {
-                CaptureFile.finish(pcap, System.out);
-            }
+            return capture.runVirtual(PcapWriter.LINKTYPE_SUNATM, pcap -> UnetReport.throughput(System.out, sweep,
+                messages, seed.seed, Sba200Timing.I960_25MHZ, pcap));
         }
     }
 }
