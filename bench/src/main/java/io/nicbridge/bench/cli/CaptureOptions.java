@@ -1,7 +1,6 @@
 package io.nicbridge.bench.cli;
 
 import io.nicbridge.bench.capture.CaptureFile;
-import io.nicbridge.sim.capture.PcapWriter;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -32,28 +31,5 @@ final class CaptureOptions {
     CaptureFile file() {
         CaptureFile f = new CaptureFile(pcap, maxFrames);
         return pcap == null ? CaptureFile.NONE : f;
-    }
-
-    /** A virtual-time experiment that writes the frames it moves to {@code pcap} (null: no capture). */
-    @FunctionalInterface
-    interface CapturedRun {
-        /** @return the experiment's exit code */
-        int run(PcapWriter pcap);
-    }
-
-    /**
-     * Runs a virtual-time experiment with the capture open (stamped with simulated time from 0), then closes it and
-     * prints its summary line on standard output, also when the experiment throws.
-     *
-     * @param linkType the file's link type ({@link PcapWriter#LINKTYPE_FDDI}, ...)
-     * @return the experiment's exit code
-     */
-    int runVirtual(int linkType, CapturedRun run) {
-        PcapWriter pcap = file().openVirtual(linkType);
-        try {
-            return run.run(pcap);
-        } finally {
-            CaptureFile.finish(pcap, System.out);
-        }
     }
 }
