@@ -1,9 +1,7 @@
 package io.nicbridge.bench.cli;
 
-import io.nicbridge.bench.capture.CaptureFile;
 import io.nicbridge.bench.medusa.MedusaRingExperiments;
 import io.nicbridge.sim.capture.PcapWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -39,7 +37,7 @@ final class MedusaCommands extends GroupCommand {
             description = "A message goes around a ring of P stations (each passes it on): time per hop vs payload,"
                 + " its least-squares slope checked against the ring's 100 Mb/s (a model self-check), beside the"
                 + " paper's Table 1.")
-    static final class Latency implements Callable<Integer> {
+    static final class Latency extends VirtualRunCommand {
         @Mixin
         RingOptions ring = new RingOptions();
 
@@ -56,23 +54,15 @@ final class MedusaCommands extends GroupCommand {
             + " modelled).")
         long hostNanos;
 
-        @Mixin
-        SeedOption seed = new SeedOption();
-
-        @Mixin
-        CaptureOptions capture = new CaptureOptions();
+        Latency() {
+            super(PcapWriter.LINKTYPE_FDDI);
+        }
 
         @Override
-        public Integer call() {
+        int run(long seed, PcapWriter pcap) {
             int[] nodes = ring.nodes();
             int[] words = ring.words(MedusaRingExperiments.LATENCY_WORDS);
-            PcapWriter pcap = capture.file().openVirtual(PcapWriter.LINKTYPE_FDDI);
-            try {
-                return MedusaRingExperiments.latency(System.out, nodes, words, warmup, rounds, seed.seed, hostNanos,
-                    pcap);
-            } finally {
-                CaptureFile.finish(pcap, System.out);
-            }
+            return MedusaRingExperiments.latency(System.out, nodes, words, warmup, rounds, seed, hostNanos, pcap);
         }
     }
 
@@ -81,7 +71,7 @@ final class MedusaCommands extends GroupCommand {
             description = "Node 0 streams messages to node P-1 through the other nodes: the ring's throughput vs"
                 + " payload, the largest frames checked against the wire's ceiling (a model self-check), beside the"
                 + " paper's Table 2.")
-    static final class Throughput implements Callable<Integer> {
+    static final class Throughput extends VirtualRunCommand {
         @Mixin
         RingOptions ring = new RingOptions();
 
@@ -89,22 +79,15 @@ final class MedusaCommands extends GroupCommand {
             + " ${DEFAULT-VALUE}).")
         int messages;
 
-        @Mixin
-        SeedOption seed = new SeedOption();
-
-        @Mixin
-        CaptureOptions capture = new CaptureOptions();
+        Throughput() {
+            super(PcapWriter.LINKTYPE_FDDI);
+        }
 
         @Override
-        public Integer call() {
+        int run(long seed, PcapWriter pcap) {
             int[] nodes = ring.nodes();
             int[] words = ring.words(MedusaRingExperiments.THROUGHPUT_WORDS);
-            PcapWriter pcap = capture.file().openVirtual(PcapWriter.LINKTYPE_FDDI);
-            try {
-                return MedusaRingExperiments.throughput(System.out, nodes, words, messages, seed.seed, pcap);
-            } finally {
-                CaptureFile.finish(pcap, System.out);
-            }
+            return MedusaRingExperiments.throughput(System.out, nodes, words, messages, seed, pcap);
         }
     }
 }

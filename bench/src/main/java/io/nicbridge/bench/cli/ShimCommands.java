@@ -49,16 +49,26 @@ final class ShimCommands extends GroupCommand {
         }
     }
 
+    /** A command that runs shim nodes: their options, and the command line's own output (a test captures it). */
+    abstract static class NodeCommand implements Callable<Integer> {
+        @Mixin
+        NodeOptions node = new NodeOptions();
+
+        @Spec
+        CommandSpec spec;
+
+        PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
+    }
+
     /** {@code nic shim pingpong}: both nodes on one host, beside kernel UDP over the same link, with targets. */
     @Command(name = "pingpong", mixinStandardHelpOptions = true,
             description = "Builds a veth pair across two fresh network namespaces (or takes --veth) and measures, per"
                 + " frame size, the shim's RTT and one-way frame rate beside kernel UDP over the same link in the same"
                 + " run; judges both targets (the shim no worse than UDP) at every size. --sizes: frame bytes"
                 + " without FCS, 60..1514 (default: 64,128,256,512,1024,1514).")
-    static final class PingPong implements Callable<Integer> {
-        @Mixin
-        NodeOptions node = new NodeOptions();
-
+    static final class PingPong extends NodeCommand {
         @Mixin
         SizesOption sizes = new SizesOption();
 
@@ -85,9 +95,6 @@ final class ShimCommands extends GroupCommand {
             + " (its interval straddles the target) and none is NOT MET.")
         boolean acceptInconclusive;
 
-        @Spec
-        CommandSpec spec;
-
         /**
          * The ratio both targets must clear ({@link ShimPingPong#TARGET_RATIO}, the shim no worse than kernel UDP);
          * a test sets a trivial or an impossible one to see both exit codes from a real run.
@@ -96,7 +103,7 @@ final class ShimCommands extends GroupCommand {
 
         @Override
         public Integer call() throws Exception {
-            return ShimPingPong.pingpong(out(spec), node.node(), sizes.orDefault(ShimPingPong.DEFAULT_SIZES),
+            return ShimPingPong.pingpong(out(), node.node(), sizes.orDefault(ShimPingPong.DEFAULT_SIZES),
                 roundTrips.count, roundTrips.warmup, duration, veth, trials, acceptInconclusive, targetRatio).run();
         }
     }
@@ -106,20 +113,14 @@ final class ShimCommands extends GroupCommand {
             description = "Node B on this host: a shim 21140 on the backend's if= echoes every ping-pong frame"
                 + " (EtherType 0x88b5) addressed to it back to its sender until Ctrl-C or --count frames; prints its"
                 + " station address for nic shim client --peer.")
-    static final class Echo implements Callable<Integer> {
-        @Mixin
-        NodeOptions node = new NodeOptions();
-
+    static final class Echo extends NodeCommand {
         @Option(names = "--count", defaultValue = "0", description = "Frames to echo before stopping (default:"
             + " ${DEFAULT-VALUE} = until Ctrl-C).")
         long count;
 
-        @Spec
-        CommandSpec spec;
-
         @Override
         public Integer call() throws Exception {
-            return ShimPingPong.echo(out(spec), node.node(), count).run();
+            return ShimPingPong.echo(out(), node.node(), count).run();
         }
     }
 
@@ -128,10 +129,7 @@ final class ShimCommands extends GroupCommand {
             description = "Node A on this host: a shim 21140 on the backend's if= measures the RTT per frame size to"
                 + " the echo node --peer (nic shim echo on the other host); no UDP baseline. --sizes: frame bytes"
                 + " without FCS, 60..1514 and at most the interface's MTU + 14 (default: 64,128,256,512,1024,1514).")
-    static final class Client implements Callable<Integer> {
-        @Mixin
-        NodeOptions node = new NodeOptions();
-
+    static final class Client extends NodeCommand {
         @Option(names = "--peer", paramLabel = "MAC", description = "The echo node's station address, as it printed"
             + " it: 02:00:00:00:00:02 or 02-00-00-00-00-02.")
         String peer;
@@ -142,17 +140,10 @@ final class ShimCommands extends GroupCommand {
         @Mixin
         RoundTripOptions roundTrips = new RoundTripOptions();
 
-        @Spec
-        CommandSpec spec;
-
         @Override
         public Integer call() throws Exception {
-            return ShimPingPong.client(out(spec), node.node(), peer, sizes.orDefault(ShimPingPong.DEFAULT_SIZES),
+            return ShimPingPong.client(out(), node.node(), peer, sizes.orDefault(ShimPingPong.DEFAULT_SIZES),
                 roundTrips.count, roundTrips.warmup).run();
         }
-    }
-
-    private static PrintWriter out(CommandSpec spec) {
-        return spec.commandLine().getOut();
     }
 }

@@ -1,10 +1,8 @@
 package io.nicbridge.bench.cli;
 
-import io.nicbridge.bench.capture.CaptureFile;
 import io.nicbridge.bench.unet.UnetReport;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.sba200.Sba200Timing;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -25,29 +23,22 @@ final class UnetCommands extends GroupCommand {
                 + VIRTUAL_COUNT + " measured round trips per size) beside the paper's Figure 3 and its model, then the"
                 + " real-time software cost per message (--count, --warmup). --sizes: message bytes, 1..6144"
                 + " (default: 4 .. 5120, the points of the paper's Figures 3 and 4).")
-    static final class PingPong implements Callable<Integer> {
+    static final class PingPong extends VirtualRunCommand {
         @Mixin
         SizesOption sizes = new SizesOption();
 
         @Mixin
         RoundTripOptions roundTrips = new RoundTripOptions();
 
-        @Mixin
-        SeedOption seed = new SeedOption();
-
-        @Mixin
-        CaptureOptions capture = new CaptureOptions();
+        PingPong() {
+            super(PcapWriter.LINKTYPE_SUNATM);
+        }
 
         @Override
-        public Integer call() {
+        int run(long seed, PcapWriter pcap) {
             int[] sweep = sizes.orDefault(UnetReport.DEFAULT_SIZES);
-            PcapWriter pcap = capture.file().openVirtual(PcapWriter.LINKTYPE_SUNATM);
-            try {
-                return UnetReport.pingpong(System.out, sweep, VIRTUAL_WARMUP, VIRTUAL_COUNT, roundTrips.warmup,
-                    roundTrips.count, seed.seed, Sba200Timing.I960_25MHZ, pcap);
-            } finally {
-                CaptureFile.finish(pcap, System.out);
-            }
+            return UnetReport.pingpong(System.out, sweep, VIRTUAL_WARMUP, VIRTUAL_COUNT, roundTrips.warmup,
+                roundTrips.count, seed, Sba200Timing.I960_25MHZ, pcap);
         }
     }
 
@@ -56,7 +47,7 @@ final class UnetCommands extends GroupCommand {
             description = "One card streams messages of each size to the other: throughput vs message size in virtual"
                 + " time beside the AAL5 limit and the paper's Figure 4 and Table 3 (the paper calls it bandwidth)."
                 + " --sizes: message bytes, 1..6144 (default: 4 .. 5120).")
-    static final class Throughput implements Callable<Integer> {
+    static final class Throughput extends VirtualRunCommand {
         @Mixin
         SizesOption sizes = new SizesOption();
 
@@ -64,21 +55,14 @@ final class UnetCommands extends GroupCommand {
                 description = "Messages per size (default: ${DEFAULT-VALUE}).")
         int messages;
 
-        @Mixin
-        SeedOption seed = new SeedOption();
-
-        @Mixin
-        CaptureOptions capture = new CaptureOptions();
+        Throughput() {
+            super(PcapWriter.LINKTYPE_SUNATM);
+        }
 
         @Override
-        public Integer call() {
+        int run(long seed, PcapWriter pcap) {
             int[] sweep = sizes.orDefault(UnetReport.DEFAULT_SIZES);
-            PcapWriter pcap = capture.file().openVirtual(PcapWriter.LINKTYPE_SUNATM);
-            try {
-                return UnetReport.throughput(System.out, sweep, messages, seed.seed, Sba200Timing.I960_25MHZ, pcap);
-            } finally {
-                CaptureFile.finish(pcap, System.out);
-            }
+            return UnetReport.throughput(System.out, sweep, messages, seed, Sba200Timing.I960_25MHZ, pcap);
         }
     }
 }

@@ -206,9 +206,9 @@ public final class UnetReport {
             throw new IllegalArgumentException("--messages must be at least 1, was " + messages);
         }
         CheckLog checks = new CheckLog(out::println);
-        out.println("bandwidth: card sba200 - A streams messages to B over one U-Net channel through the ATM switch,"
+        out.println("throughput: card sba200 - A streams messages to B over one U-Net channel through the ATM switch,"
                 + " keeping its 32-entry send queue full; B polls, releases and re-posts its buffers");
-        out.printf(Locale.ROOT, "virtual time, seed %d, %d messages per size; bandwidth = payload bits / (last arrival -"
+        out.printf(Locale.ROOT, "virtual time, seed %d, %d messages per size; throughput = payload bits / (last arrival -"
                 + " first send)%n", seed, messages);
         printModel(out, timing);
         out.println();
@@ -237,7 +237,7 @@ public final class UnetReport {
         for (String s : UnetPaper.sources()) {
             out.println("  " + s);
         }
-        out.printf(Locale.ROOT, "max bandwidth %.1f %% of the AAL5 limit (at %d B, %.2f Mbit/s)%n", maxPct,
+        out.printf(Locale.ROOT, "max throughput %.1f %% of the AAL5 limit (at %d B, %.2f Mbit/s)%n", maxPct,
                 maxAt >= 0 ? sizes[maxAt] : 0, maxAt >= 0 ? bw[maxAt] : 0);
         out.printf(Locale.ROOT, "note: the AAL5 limit is %d B payload per 53 B cell at 140 Mbit/s = %.1f Mbit/s for"
                 + " messages filling whole cells%n", CELL_PAYLOAD, 140.0 * CELL_PAYLOAD / 53);

@@ -31,10 +31,16 @@ class Sba200CommandsTest {
     }
 
     @Test
-    void bandwidthApproachesTheAal5LimitWithItsSawtooth() {
+    void throughputApproachesTheAal5LimitWithItsSawtooth() {
         Run r = PingPongCommandTest.run("unet", "throughput", "--sizes", "4,40,44,800,4096", "--messages",
                 "100");
         assertEquals(0, r.exit(), r.out() + r.err());
+        // one name for the concept on every card (issue 12): the command's name, not the paper's "bandwidth"
+        assertTrue(r.out().startsWith("throughput: card sba200 - "), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("max throughput ") && l.contains("% of the AAL5 limit")),
+                r.out());
+        assertTrue(r.out().lines().noneMatch(l -> l.startsWith("bandwidth") || l.startsWith("max bandwidth")),
+                r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.startsWith("anchor check: fibre saturated at 800 B (U-Net paper")
                 && l.endsWith("-> PASS")), r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.startsWith("model self-check: 48-byte sawtooth")

@@ -1,5 +1,6 @@
 package io.nicbridge.bridge.time;
 
+import io.nicbridge.bridge.idle.BackoffIdle;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
@@ -8,24 +9,18 @@ import java.util.concurrent.locks.LockSupport;
  * A real-time scheduler whose timers fire on the loop's own thread: the event loop a single-threaded protocol
  * core runs in when the time is real (one loop per node). Each pass of {@link #runOnce()} fires every timer
  * that is due, then polls every {@link Source} (a link, a card's port) once; when a pass did nothing the loop
- * backs off (a few {@link Thread#onSpinWait()} passes, then {@link Thread#yield()}, then parks until the next
- * deadline, at most {@code maxParkNanos}, or until {@link #wakeup()}), so an idle loop costs no core on a
- * shared machine.
+ * backs off with a {@link BackoffIdle} (a few {@link Thread#onSpinWait()} passes, then {@link Thread#yield()},
+ * then parks until the next deadline, at most {@code maxParkNanos}, or until {@link #wakeup()}), so an idle loop
+ * costs no core on a shared machine.
  *
  * <p><b>Threads.</b> Everything but {@link #wakeup()} and {@link #close()} is confined: before the loop starts,
  * to the thread that builds it (setup); afterwards, to the loop thread (its timer actions and sources). Arming a
  * timer from any other thread would race with the loop, so it throws {@link IllegalStateException}; another
  * thread hands work to the loop through a source and {@link #wakeup()}.
  *
- * <p><b>Timers</b> live in an indexed binary min-heap keyed by (deadline, arming sequence): re-arming moves the
- * entry in place, cancelling removes it from the middle, firing order among equal deadlines is arming order,
- * and nothing allocates after {@link #newTimer} (the heap grows only there).
- *
- * <pre>
- *   heap[0] = earliest deadline        each timer knows its heapIndex (-1 = disarmed)
- *        /        \
- *   heap[1]      heap[2]
- * </pre>
+ * <p><b>Timers</b> live in a {@link TimerHeap} (the one sim's virtual time uses): re-arming moves the entry in
+ * place, cancelling removes it from the middle, firing order among equal deadlines is arming order, and nothing
+ * allocates after {@link #newTimer} (the heap grows only there).
  */
 public final class EventLoop implements Scheduler, AutoCloseable {
     /** Work the loop polls every pass: a link or port to dispatch, a queue to drain. */
@@ -39,13 +34,10 @@ public final class EventLoop implements Scheduler, AutoCloseable {
     private static final int YIELD_PASSES = 10;
 
     private final String name;
-    private final long maxParkNanos;
-    private LoopTimer[] heap = new LoopTimer[8];
-    private int size;
-    private int timersCreated;
-    private long nextSequence;
+    /** Spin, yield, then park until the next deadline, at most maxParkNanos, or a {@link #wakeup()}. */
+    private final BackoffIdle backoff;
+    private final TimerHeap<LoopTimer> timers = new TimerHeap<>(8);
     private Source[] sources = new Source[0];
-    private int idlePasses;
     private volatile Thread owner;
     private volatile Thread loopThread;
     private volatile Thread startedThread;
@@ -63,7 +55,7 @@ public final class EventLoop implements Scheduler, AutoCloseable {
         if (maxParkNanos <= 0) {
             throw new IllegalArgumentException("maxParkNanos must be > 0, was " + maxParkNanos);
         }
-        this.maxParkNanos = maxParkNanos;
+        this.backoff = new BackoffIdle(SPIN_PASSES, YIELD_PASSES, maxParkNanos, maxParkNanos);
         this.owner = Thread.currentThread();
     }
 
@@ -83,9 +75,7 @@ public final class EventLoop implements Scheduler, AutoCloseable {
         Objects.requireNonNull(action, "action");
         checkOwner("newTimer");
         LoopTimer t = new LoopTimer(timerName, action);
-        if (++timersCreated > heap.length) {
-            heap = Arrays.copyOf(heap, heap.length * 2);
-        }
+        timers.reserve();
         return t;
     }
 
@@ -134,7 +124,7 @@ public final class EventLoop implements Scheduler, AutoCloseable {
         try {
             while (running) {
                 if (runOnce() > 0) {
-                    idlePasses = 0;
+                    backoff.reset();
                 } else {
                     idle();
                 }
@@ -180,28 +170,22 @@ public final class EventLoop implements Scheduler, AutoCloseable {
 
     /** @return nanoseconds from {@code now} to the earliest armed deadline (0 if due), or Long.MAX_VALUE */
     public long nanosToNextDeadline(long now) {
-        return size == 0 ? Long.MAX_VALUE : Math.max(0L, heap[0].deadline - now);
+        return timers.isEmpty() ? Long.MAX_VALUE : Math.max(0L, timers.nextDeadline() - now);
     }
 
     private void idle() {
-        int n = ++idlePasses;
-        if (n <= SPIN_PASSES) {
-            Thread.onSpinWait();
-        } else if (n <= SPIN_PASSES + YIELD_PASSES) {
-            Thread.yield();
-        } else if (!wakeupPending) {
-            long park = Math.min(maxParkNanos, nanosToNextDeadline(System.nanoTime()));
-            if (park > 0) {
-                LockSupport.parkNanos(this, park); // wakeup() unparks; a spurious return just runs a pass
-            }
+        if (wakeupPending) {
+            return; // a wakeup() came during the pass: run the next one at once
         }
+        // the deadline bounds only a park; reading the clock for a spin or a yield would be wasted
+        backoff.idle(0, backoff.isParking() ? nanosToNextDeadline(System.nanoTime()) : Long.MAX_VALUE);
     }
 
     private int fireDue(long now) {
         int fired = 0;
-        while (size > 0 && heap[0].deadline - now <= 0) {
-            LoopTimer t = heap[0];
-            remove(t);
+        LoopTimer t;
+        while ((t = timers.peek()) != null && t.deadline() - now <= 0) {
+            timers.remove(t);
             fired++;
             timersFired++;
             t.action.run(); // may re-arm t or others: the heap is consistent here
@@ -229,88 +213,9 @@ public final class EventLoop implements Scheduler, AutoCloseable {
         }
     }
 
-    private void schedule(LoopTimer t, long deadline) {
-        t.deadline = deadline;
-        t.sequence = nextSequence++;
-        int i = t.heapIndex;
-        if (i < 0) {
-            i = size++;
-            heap[i] = t;
-            t.heapIndex = i;
-            siftUp(i);
-        } else if (!siftUp(i)) {
-            siftDown(i);
-        }
-    }
-
-    private void remove(LoopTimer t) {
-        int i = t.heapIndex;
-        if (i < 0) {
-            return;
-        }
-        LoopTimer last = heap[--size];
-        heap[size] = null;
-        t.heapIndex = -1;
-        if (i != size) {
-            heap[i] = last;
-            last.heapIndex = i;
-            if (!siftUp(i)) {
-                siftDown(i);
-            }
-        }
-    }
-
-    private static boolean before(LoopTimer a, LoopTimer b) {
-        long d = a.deadline - b.deadline; // nanoTime readings compare by difference (they may be negative)
-        return d < 0 || (d == 0 && a.sequence < b.sequence);
-    }
-
-    private boolean siftUp(int i) {
-        LoopTimer t = heap[i];
-        int start = i;
-        while (i > 0) {
-            int parent = (i - 1) >>> 1;
-            LoopTimer p = heap[parent];
-            if (!before(t, p)) {
-                break;
-            }
-            heap[i] = p;
-            p.heapIndex = i;
-            i = parent;
-        }
-        heap[i] = t;
-        t.heapIndex = i;
-        return i != start;
-    }
-
-    private void siftDown(int i) {
-        LoopTimer t = heap[i];
-        int half = size >>> 1;
-        while (i < half) {
-            int child = 2 * i + 1;
-            LoopTimer c = heap[child];
-            int right = child + 1;
-            if (right < size && before(heap[right], c)) {
-                child = right;
-                c = heap[child];
-            }
-            if (!before(c, t)) {
-                break;
-            }
-            heap[i] = c;
-            c.heapIndex = i;
-            i = child;
-        }
-        heap[i] = t;
-        t.heapIndex = i;
-    }
-
-    private final class LoopTimer implements Timer {
+    private final class LoopTimer extends TimerHeap.Entry implements Timer {
         private final String timerName;
         private final Runnable action;
-        private long deadline;
-        private long sequence;
-        private int heapIndex = -1;
 
         LoopTimer(String timerName, Runnable action) {
             this.timerName = timerName;
@@ -323,29 +228,24 @@ public final class EventLoop implements Scheduler, AutoCloseable {
                 throw new IllegalArgumentException("timer " + timerName + ": delay must be >= 0 ns, was " + delayNanos);
             }
             checkOwner("arming timer " + timerName);
-            schedule(this, System.nanoTime() + delayNanos);
+            timers.schedule(this, System.nanoTime() + delayNanos);
         }
 
         @Override
         public void armAt(long deadlineNanos) {
             checkOwner("arming timer " + timerName);
-            schedule(this, deadlineNanos);
+            timers.schedule(this, deadlineNanos);
         }
 
         @Override
         public void cancel() {
             checkOwner("cancelling timer " + timerName);
-            remove(this);
+            timers.remove(this);
         }
 
         @Override
         public boolean isArmed() {
-            return heapIndex >= 0;
-        }
-
-        @Override
-        public long deadline() {
-            return deadline;
+            return isQueued();
         }
 
         @Override

@@ -124,7 +124,7 @@ public final class AtmSwitch implements DeviceModel {
         FrameFifo in = ingress[p];
         WorkSignal s = signal;
         CellSink intoSwitch = (cell, offset) -> {
-            if (in.offer(cell, offset, AtmCells.CELL_SIZE)) {
+            if (in.offer(cell, offset, AtmCells.CELL_SIZE) >= 0) {
                 s.kick();
             }
         };

@@ -427,7 +427,7 @@ final class Dec21140Core {
         counters.txLoopback++;
         if ((registers.loadRaw(CSR6) & CSR6_SR) == 0) {
             counters.rxWhileStopped.incrementAndGet();
-        } else if (!rxFifo.offer(txFifoSegment, 0, length)) {
+        } else if (rxFifo.offer(txFifoSegment, 0, length) < 0) { // QueueCode.FULL
             counters.rxFifoOverflows.incrementAndGet();
             countFifoOverflow();
         } else {

@@ -354,7 +354,7 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
             post(Dec21140Core.EVENT_RX_WATCHDOG);
             return;
         }
-        if (!rxFifo.offer(frame, offset, length)) {
+        if (rxFifo.offer(frame, offset, length) < 0) { // QueueCode.FULL
             counters.rxFifoOverflows.incrementAndGet();
             Dec21140Core.countFifoOverflow(registers);
             return;

@@ -1,5 +1,6 @@
 package io.nicbridge.sim.engine;
 
+import io.nicbridge.bridge.queue.QueueCode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -21,8 +22,9 @@ import java.util.Objects;
  *
  * <p>The per-slot sequence numbers are Vyukov's bounded-queue scheme: a producer claims position {@code p} by
  * a CAS on the shared tail only when the slot's sequence says the slot is free for {@code p}; the FIFO is full
- * when the slot still holds the frame of the previous lap, which is reported as {@code false} (the card counts
- * an overflow, as a real FIFO drops the frame). No locks, no allocation.
+ * when the slot still holds the frame of the previous lap, which is reported as {@link QueueCode#FULL} (the card
+ * counts an overflow, as a real FIFO drops the frame). No locks, no allocation. Results follow bridge's
+ * {@link QueueCode}, as every queue's do: a slot index or length (&gt;= 0), or a named negative code.
  *
  * <p><b>Handoff.</b> Producer: copy the bytes into the slot, store the length, then store
  * {@code sequence = p + 1} with release. Consumer: load the sequence with acquire ({@link #peekLength()}); when
@@ -118,11 +120,12 @@ public final class FrameFifo {
     /**
      * Copies a frame into the next free slot. Safe from any thread; allocation-free.
      *
-     * @return false when the FIFO is full (the frame is not taken; the caller counts an overflow)
+     * @return the slot index the frame went into (&gt;= 0), or {@link QueueCode#FULL} when the FIFO is full (the frame
+     *         is not taken; the caller counts an overflow)
      * @throws IllegalArgumentException when {@code length} is negative or above {@link #maxFrameBytes()}
      * @throws IndexOutOfBoundsException when {@code [offset, offset + length)} is outside {@code src}
      */
-    public boolean offer(MemorySegment src, long offset, int length) {
+    public int offer(MemorySegment src, long offset, int length) {
         if (length < 0 || length > maxFrameBytes) {
             throw new IllegalArgumentException("frame of " + length + " bytes does not fit a FIFO slot of "
                     + maxFrameBytes + " bytes");
@@ -138,13 +141,13 @@ public final class FrameFifo {
                     MemorySegment.copy(src, offset, slots[index], 0, length);
                     lengths[index] = length;
                     SEQUENCE.setRelease(sequence, index, pos + 1); // handoff: payload, then ownership word
-                    return true;
+                    return index;
                 }
                 pos = (long) TAIL.getVolatile(this);
             } else if (diff < 0) {
                 // The slot still holds the frame from one lap ago: full.
                 OVERFLOWS.getAndAdd(this, 1L);
-                return false;
+                return QueueCode.FULL;
             } else {
                 pos = (long) TAIL.getVolatile(this); // another producer took pos; try the next position
             }
@@ -154,13 +157,13 @@ public final class FrameFifo {
     /**
      * Consumer only. Looks at the head frame without removing it.
      *
-     * @return its length in bytes, or -1 when no frame is ready
+     * @return its length in bytes (&gt;= 0), or {@link QueueCode#EMPTY} when no frame is ready
      */
     public int peekLength() {
         long pos = head;
         int index = (int) pos & mask;
         if ((long) SEQUENCE.getAcquire(sequence, index) != pos + 1) {
-            return -1;
+            return QueueCode.EMPTY;
         }
         return lengths[index];
     }

@@ -1,6 +1,6 @@
 package io.nicbridge.sim.engine;
 
-import java.util.Arrays;
+import io.nicbridge.bridge.time.TimerHeap;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
@@ -12,15 +12,10 @@ import java.util.function.BooleanSupplier;
  * one event to the next, so a world built in the same order with the same seed replays the same events at
  * the same times, byte for byte.
  *
- * <p><b>Ordering.</b> Events are kept in an indexed binary min-heap keyed by (time, sequence number). Every
- * schedule takes the next sequence number, so events due at the same time run in the order they were
- * scheduled (FIFO), never in an order that depends on hashing or identity.
- *
- * <pre>
- *   heap[0] = next event       each Event knows its heapIndex (-1 = not scheduled), so a re-arm
- *        /        \             moves it up or down in place (O(log n)) and a cancel removes it from
- *   heap[1]      heap[2]        the middle: no allocation, no tombstones, no duplicate entries
- * </pre>
+ * <p><b>Ordering.</b> Events are kept in bridge's {@link TimerHeap} (the one the real-time event loop uses),
+ * keyed by (time, sequence number). Every schedule takes the next sequence number, so events due at the same
+ * time run in the order they were scheduled (FIFO), never in an order that depends on hashing or identity. A
+ * re-arm moves an event in place and a cancel removes it from the middle: no tombstones, no duplicates.
  *
  * <p><b>Allocation.</b> Events are created at setup ({@link #newTimer}, an engine's attach); the heap array
  * grows only then, to the number of events that exist, so arming, cancelling, kicking and running allocate
@@ -39,11 +34,8 @@ public final class VirtualTimeBase implements TimeBase, io.nicbridge.bridge.time
 
     private final long seed;
     private final SplittableRandom random;
-    private Event[] heap = new Event[16];
-    private int size;
-    private int eventsCreated;
+    private final TimerHeap<Event> events = new TimerHeap<>(16);
     private long now;
-    private long nextSequence;
     private long eventsProcessed;
     private EventTrace trace;
     private Thread runner;
@@ -113,7 +105,7 @@ public final class VirtualTimeBase implements TimeBase, io.nicbridge.bridge.time
         enterRun();
         long processed = 0;
         try {
-            while (size > 0 && heap[0].time <= timeNanos) {
+            while (!events.isEmpty() && events.nextDeadline() <= timeNanos) {
                 processNext();
                 processed++;
             }
@@ -138,7 +130,7 @@ public final class VirtualTimeBase implements TimeBase, io.nicbridge.bridge.time
         enterRun();
         try {
             while (!condition.getAsBoolean()) {
-                if (size == 0 || heap[0].time > timeLimitNanos) {
+                if (events.isEmpty() || events.nextDeadline() > timeLimitNanos) {
                     return false;
                 }
                 processNext();
@@ -177,10 +169,11 @@ public final class VirtualTimeBase implements TimeBase, io.nicbridge.bridge.time
         enterRun();
         long processed = 0;
         try {
-            while (size > 0) {
+            while (!events.isEmpty()) {
                 if (processed == maxEvents) {
+                    Event next = events.peek();
                     throw new IllegalStateException("world not idle after " + maxEvents + " events: "
-                            + size + " still scheduled, next '" + heap[0].name + "' at " + heap[0].time
+                            + events.size() + " still scheduled, next '" + next.name + "' at " + next.deadline()
                             + " ns (a periodic timer? use runUntil/runFor)");
                 }
                 processNext();
@@ -194,13 +187,13 @@ public final class VirtualTimeBase implements TimeBase, io.nicbridge.bridge.time
 
     /** @return the number of events scheduled and not yet processed */
     public int pendingEvents() {
-        return size;
+        return events.size();
     }
 
     /** @return the time of the next event, or {@link Long#MAX_VALUE} when none is scheduled */
     @Override
     public long nextEventTime() {
-        return size == 0 ? Long.MAX_VALUE : heap[0].time;
+        return events.nextDeadline();
     }
 
     /** @return the number of events processed since creation */
@@ -212,44 +205,18 @@ public final class VirtualTimeBase implements TimeBase, io.nicbridge.bridge.time
 
     /** Grows the heap at setup so that every existing event fits: scheduling never allocates. */
     void registered() {
-        eventsCreated++;
-        if (eventsCreated > heap.length) {
-            heap = Arrays.copyOf(heap, heap.length * 2);
-        }
+        events.reserve();
     }
 
     /** Schedules (or re-schedules) {@code e} at {@code time}, behind everything already due then. */
     void schedule(Event e, long time) {
         checkThread(e);
-        e.time = time;
-        e.sequence = nextSequence++;
-        int i = e.heapIndex;
-        if (i < 0) {
-            i = size++;
-            heap[i] = e;
-            e.heapIndex = i;
-            siftUp(i);
-        } else if (!siftUp(i)) {
-            siftDown(i);
-        }
+        events.schedule(e, time);
     }
 
     void unschedule(Event e) {
         checkThread(e);
-        int i = e.heapIndex;
-        if (i < 0) {
-            return;
-        }
-        Event last = heap[--size];
-        heap[size] = null;
-        e.heapIndex = -1;
-        if (i != size) {
-            heap[i] = last;
-            last.heapIndex = i;
-            if (!siftUp(i)) {
-                siftDown(i);
-            }
-        }
+        events.remove(e);
     }
 
     private void checkThread(Event e) {
@@ -270,12 +237,12 @@ public final class VirtualTimeBase implements TimeBase, io.nicbridge.bridge.time
     }
 
     private boolean processNext() {
-        if (size == 0) {
+        Event e = events.peek();
+        if (e == null) {
             return false;
         }
-        Event e = heap[0];
         unschedule(e);
-        now = e.time;
+        now = e.deadline();
         eventsProcessed++;
         EventTrace t = trace;
         if (t != null) {
@@ -285,64 +252,16 @@ public final class VirtualTimeBase implements TimeBase, io.nicbridge.bridge.time
         return true;
     }
 
-    private static boolean before(Event a, Event b) {
-        return a.time < b.time || (a.time == b.time && a.sequence < b.sequence);
-    }
-
-    /** @return true when the entry moved */
-    private boolean siftUp(int i) {
-        Event e = heap[i];
-        int start = i;
-        while (i > 0) {
-            int parent = (i - 1) >>> 1;
-            Event p = heap[parent];
-            if (!before(e, p)) {
-                break;
-            }
-            heap[i] = p;
-            p.heapIndex = i;
-            i = parent;
-        }
-        heap[i] = e;
-        e.heapIndex = i;
-        return i != start;
-    }
-
-    private void siftDown(int i) {
-        Event e = heap[i];
-        int half = size >>> 1;
-        while (i < half) {
-            int child = 2 * i + 1;
-            Event c = heap[child];
-            int right = child + 1;
-            if (right < size && before(heap[right], c)) {
-                child = right;
-                c = heap[child];
-            }
-            if (!before(c, e)) {
-                break;
-            }
-            heap[i] = c;
-            c.heapIndex = i;
-            i = child;
-        }
-        heap[i] = e;
-        e.heapIndex = i;
-    }
-
     /** A schedulable entry, created at setup and reused for every schedule. */
-    abstract static class Event {
+    abstract static class Event extends TimerHeap.Entry {
         final String name;
-        long time;
-        long sequence;
-        int heapIndex = -1;
 
         Event(String name) {
             this.name = name;
         }
 
         final boolean isScheduled() {
-            return heapIndex >= 0;
+            return isQueued();
         }
 
         abstract void fire();
@@ -378,11 +297,6 @@ public final class VirtualTimeBase implements TimeBase, io.nicbridge.bridge.time
         @Override
         public boolean isArmed() {
             return isScheduled();
-        }
-
-        @Override
-        public long deadline() {
-            return time;
         }
 
         @Override

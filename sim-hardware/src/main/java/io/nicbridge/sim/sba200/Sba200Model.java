@@ -279,7 +279,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
 
     @Override
     public void cellArrived(MemorySegment src, long offset) {
-        if (ingress.offer(src, offset, AtmCells.CELL_SIZE)) {
+        if (ingress.offer(src, offset, AtmCells.CELL_SIZE) >= 0) {
             signal.kick();
         }
     }

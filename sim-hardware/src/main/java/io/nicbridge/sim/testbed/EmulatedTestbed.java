@@ -27,6 +27,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -124,9 +126,7 @@ public final class EmulatedTestbed implements AutoCloseable {
 
     /** The segment called {@code name}, created with default settings if there is none yet. */
     public synchronized EthernetSegment ethernet(String name) {
-        checkOpen();
-        EthernetSegment w = wires.get(Objects.requireNonNull(name, "name"));
-        return w != null ? w : ethernet(name, b -> { });
+        return existingOr(wires, name, () -> ethernet(name, b -> { }));
     }
 
     /**
@@ -135,17 +135,12 @@ public final class EmulatedTestbed implements AutoCloseable {
      * @throws IllegalArgumentException when a segment of that name exists
      */
     public synchronized EthernetSegment ethernet(String name, Consumer<EthernetSegment.Builder> options) {
-        checkOpen();
-        Objects.requireNonNull(name, "name");
         Objects.requireNonNull(options, "options");
-        if (wires.containsKey(name)) {
-            throw new IllegalArgumentException("testbed already has an Ethernet segment named '" + name + "'");
-        }
-        EthernetSegment.Builder b = EthernetSegment.builder(engine.timeBase()).name(name);
-        options.accept(b);
-        EthernetSegment w = b.build();
-        wires.put(name, w);
-        return w;
+        return addNamed(wires, "an Ethernet segment", name, () -> {
+            EthernetSegment.Builder b = EthernetSegment.builder(engine.timeBase()).name(name);
+            options.accept(b);
+            return b.build();
+        });
     }
 
     /** @return the segment called {@code name}, if any */
@@ -179,21 +174,12 @@ public final class EmulatedTestbed implements AutoCloseable {
      */
     public synchronized Dec21140Card dec21140(String name, EthernetWire wire, byte[] macAddress,
                                        Dec21140Timing virtualTiming, DeviceSpec spec, Runnable release) {
-        checkOpen();
-        Objects.requireNonNull(name, "name");
         Objects.requireNonNull(wire, "wire");
-        if (cards.containsKey(name) || medusaCards.containsKey(name)) {
-            throw new IllegalArgumentException("testbed already has a card named '" + name + "'");
-        }
-        Dec21140Model model = new Dec21140Model(name, macAddress, engine.timeBase(), virtualTiming);
-        model.attach(engine, wire);
-        Dec21140Card card = new Dec21140Card(spec, model, () -> {
-            synchronized (this) {
-                cards.remove(name);
-            }
-            release.run();
+        Dec21140Card card = addCard(cards, name, release, onClose -> {
+            Dec21140Model model = new Dec21140Model(name, macAddress, engine.timeBase(), virtualTiming);
+            model.attach(engine, wire);
+            return new Dec21140Card(spec, model, onClose);
         });
-        cards.put(name, card);
         LOG.debug("testbed ({}): card {} on {} with MAC {}", Engines.modeName(engine.mode()), name, wire,
             formatMac(macAddress));
         return card;
@@ -230,9 +216,7 @@ public final class EmulatedTestbed implements AutoCloseable {
 
     /** The FDDI ring called {@code name}, created with default settings if there is none yet. */
     public synchronized FddiRing fddiRing(String name) {
-        checkOpen();
-        FddiRing r = rings.get(Objects.requireNonNull(name, "name"));
-        return r != null ? r : fddiRing(name, b -> { });
+        return existingOr(rings, name, () -> fddiRing(name, b -> { }));
     }
 
     /**
@@ -241,17 +225,12 @@ public final class EmulatedTestbed implements AutoCloseable {
      * @throws IllegalArgumentException when a ring of that name exists
      */
     public synchronized FddiRing fddiRing(String name, Consumer<FddiRing.Builder> options) {
-        checkOpen();
-        Objects.requireNonNull(name, "name");
         Objects.requireNonNull(options, "options");
-        if (rings.containsKey(name)) {
-            throw new IllegalArgumentException("testbed already has an FDDI ring named '" + name + "'");
-        }
-        FddiRing.Builder b = FddiRing.builder(engine.timeBase()).name(name);
-        options.accept(b);
-        FddiRing r = b.build();
-        rings.put(name, r);
-        return r;
+        return addNamed(rings, "an FDDI ring", name, () -> {
+            FddiRing.Builder b = FddiRing.builder(engine.timeBase()).name(name);
+            options.accept(b);
+            return b.build();
+        });
     }
 
     /** @return the ring called {@code name}, if any */
@@ -281,21 +260,12 @@ public final class EmulatedTestbed implements AutoCloseable {
      */
     public synchronized MedusaCard medusa(String name, FddiRing ring, byte[] macAddress, DeviceSpec spec,
                                           Runnable release) {
-        checkOpen();
-        Objects.requireNonNull(name, "name");
         Objects.requireNonNull(ring, "ring");
-        if (cards.containsKey(name) || medusaCards.containsKey(name)) {
-            throw new IllegalArgumentException("testbed already has a card named '" + name + "'");
-        }
-        MedusaModel model = new MedusaModel(name, macAddress, engine.timeBase());
-        model.attach(engine, ring);
-        MedusaCard card = new MedusaCard(spec, model, () -> {
-            synchronized (this) {
-                medusaCards.remove(name);
-            }
-            release.run();
+        MedusaCard card = addCard(medusaCards, name, release, onClose -> {
+            MedusaModel model = new MedusaModel(name, macAddress, engine.timeBase());
+            model.attach(engine, ring);
+            return new MedusaCard(spec, model, onClose);
         });
-        medusaCards.put(name, card);
         LOG.debug("testbed ({}): Medusa {} on ring {} with address {}", Engines.modeName(engine.mode()), name,
             ring.name(), formatMac(macAddress));
         return card;
@@ -374,6 +344,54 @@ public final class EmulatedTestbed implements AutoCloseable {
         if (card != null) {
             card.fail(cause);
         }
+    }
+
+    /** @return the entry called {@code name} in {@code registry}, or the one {@code create} adds (lock held) */
+    private <T> T existingOr(Map<String, T> registry, String name, Supplier<T> create) {
+        checkOpen();
+        T t = registry.get(Objects.requireNonNull(name, "name"));
+        return t != null ? t : create.get();
+    }
+
+    /**
+     * Builds a segment or ring and files it under {@code name} (lock held).
+     *
+     * @param what the kind with its article, for the message: "an FDDI ring"
+     * @throws IllegalArgumentException when {@code registry} has that name already
+     */
+    private <T> T addNamed(Map<String, T> registry, String what, String name, Supplier<T> build) {
+        checkOpen();
+        Objects.requireNonNull(name, "name");
+        if (registry.containsKey(name)) {
+            throw new IllegalArgumentException("testbed already has " + what + " named '" + name + "'");
+        }
+        T t = build.get();
+        registry.put(name, t);
+        return t;
+    }
+
+    /**
+     * Builds a card and files it under {@code name} in {@code registry} (lock held); card names are unique across
+     * kinds. {@code build} gets what the card must run once it is closed: remove it from the registry, then
+     * {@code release}.
+     *
+     * @throws IllegalArgumentException when a card of that name exists
+     */
+    private <C extends EmulatedCard> C addCard(Map<String, C> registry, String name, Runnable release,
+                                               Function<Runnable, C> build) {
+        checkOpen();
+        Objects.requireNonNull(name, "name");
+        if (cards.containsKey(name) || medusaCards.containsKey(name)) {
+            throw new IllegalArgumentException("testbed already has a card named '" + name + "'");
+        }
+        C card = build.apply(() -> {
+            synchronized (this) {
+                registry.remove(name);
+            }
+            release.run();
+        });
+        registry.put(name, card);
+        return card;
     }
 
     private void checkOpen() {

@@ -1,29 +1,26 @@
 package io.nicbridge.sim.sba200;
 
-import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.driver.unet.UnetEndpoint;
-import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
 import io.nicbridge.sim.atm.AtmSwitch;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
-import io.nicbridge.sim.engine.Engines;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
+import io.nicbridge.sim.testbed.UnetApiTestbed;
 import java.lang.foreign.MemorySegment;
 import java.util.function.Consumer;
 
-/** Test world: two SBA-200s on a 2-port switch, one endpoint each, one channel between them. */
+/**
+ * Test access to a {@link UnetApiTestbed} (two SBA-200s on a switch, one endpoint each, one channel between them):
+ * the cards, each endpoint as a {@link Side} with byte[] helpers, and settling the engine. The world is the
+ * testbed's; this class adds only what the card tests reach for.
+ */
 final class Pair implements AutoCloseable {
     static final int SEGMENT = 64 * 1024;
 
+    final UnetApiTestbed bed;
     final DeviceEngine engine;
-    final Sba200Network net;
     final Sba200Card a;
     final Sba200Card b;
-    final CommSegment segA = CommSegment.allocate("pair a", SEGMENT);
-    final CommSegment segB = CommSegment.allocate("pair b", SEGMENT);
-    final UnetEndpoint ea;
-    final UnetEndpoint eb;
-    final UnetKernelDriver.Connection conn;
     final Side sa;
     final Side sb;
 
@@ -32,15 +29,13 @@ final class Pair implements AutoCloseable {
     }
 
     Pair(EngineMode mode, Sba200Timing timing, Consumer<AtmSwitch.Builder> sw, int rqLen) {
-        engine = Engines.create(mode, 42, mode == EngineMode.THREADED ? new io.nicbridge.bridge.idle.BackoffIdle() : null);
-        net = Sba200Network.create(engine, sw).timing(timing);
-        a = net.addCard("a");
-        b = net.addCard("b");
-        ea = net.kernel(a).createEndpoint(segA, rqLen);
-        eb = net.kernel(b).createEndpoint(segB, rqLen);
-        conn = net.connect(a, ea, b, eb);
-        sa = new Side(ea, conn.channelA());
-        sb = new Side(eb, conn.channelB());
+        bed = UnetApiTestbed.builder(mode).seed(42).timing(timing).switchOptions(sw).receiveQueue(rqLen)
+            .segmentBytes(SEGMENT).build();
+        engine = bed.engine();
+        a = bed.cardA();
+        b = bed.cardB();
+        sa = new Side(bed.a(), UnetApiTestbed.CHANNEL);
+        sb = new Side(bed.b(), UnetApiTestbed.CHANNEL);
     }
 
     static Pair inline() {
@@ -48,7 +43,7 @@ final class Pair implements AutoCloseable {
     }
 
     VirtualTimeEngine virtual() {
-        return (VirtualTimeEngine) engine;
+        return bed.virtualEngine();
     }
 
     /** Runs the engine until idle in virtual time; polls it otherwise. */
@@ -62,10 +57,7 @@ final class Pair implements AutoCloseable {
 
     @Override
     public void close() {
-        net.close();
-        engine.close();
-        segA.close();
-        segB.close();
+        bed.close();
     }
 
     /** The process side of one endpoint: the bridge's {@link UnetEndpoint} and a few byte[] helpers. */

@@ -47,7 +47,7 @@ class SunAtmCaptureTest {
             assertEquals(24, first.length, "4-byte pseudo-header + 20-byte SDU");
             assertEquals((byte) 0x80, first[0], "direction: transmit, type 0 (raw AAL5)");
             assertEquals(0, first[1], "VPI");
-            assertEquals(p.conn.path().aTxVci(), (first[2] & 0xFF) << 8 | first[3] & 0xFF, "VCI");
+            assertEquals(p.bed.path().aTxVci(), (first[2] & 0xFF) << 8 | first[3] & 0xFF, "VCI");
             assertArrayEquals(Pair.bytes(20, 1), Arrays.copyOfRange(first, 4, 24));
             assertArrayEquals(Pair.bytes(1000, 2), Arrays.copyOfRange(pk.get(1).data(), 4, 1004));
             assertEquals(1004, pk.get(1).data().length);
@@ -57,7 +57,7 @@ class SunAtmCaptureTest {
             List<PcapReader.Packet> pk = PcapReader.read(rx).packets();
             assertEquals(2, pk.size());
             assertEquals(0, pk.get(0).data()[0], "direction: receive");
-            assertEquals(p.conn.path().bRxVci(), (pk.get(1).data()[2] & 0xFF) << 8 | pk.get(1).data()[3] & 0xFF);
+            assertEquals(p.bed.path().bRxVci(), (pk.get(1).data()[2] & 0xFF) << 8 | pk.get(1).data()[3] & 0xFF);
             assertArrayEquals(Pair.bytes(1000, 2), Arrays.copyOfRange(pk.get(1).data(), 4, 1004));
             assertTrue(pk.get(1).timestampNanos() > pk.get(0).timestampNanos(), "virtual-time stamps");
         }
@@ -75,7 +75,7 @@ class SunAtmCaptureTest {
             assertTrue(proc.waitFor(60, TimeUnit.SECONDS));
             assertEquals(0, proc.exitValue());
             List<String> lines = out.lines().toList();
-            int vci = p.conn.path().aTxVci();
+            int vci = p.bed.path().aTxVci();
             // Wireshark's pcap reader takes the 4-byte SunATM pseudo-header off the frame: frame.len is the SDU.
             assertEquals(List.of("0," + vci + ",20", "0," + vci + ",1000"), lines);
         }

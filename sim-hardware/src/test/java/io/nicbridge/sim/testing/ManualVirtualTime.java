@@ -1,20 +1,19 @@
 package io.nicbridge.sim.testing;
 
+import io.nicbridge.bridge.time.TimerHeap;
 import io.nicbridge.sim.engine.SimTimer;
 import io.nicbridge.sim.engine.TimeBase;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * A minimal single-threaded virtual time base for tests of wires, links and card models: time moves only when the
  * test says so, and timers fire in (deadline, arming order) order when the test calls {@link #runUntilIdle()},
- * {@link #runUntil} or {@link #advance}.
+ * {@link #runUntil} or {@link #advance}. The timers wait in bridge's {@link TimerHeap}, as the real virtual time
+ * base's events do.
  */
 public final class ManualVirtualTime implements TimeBase {
     private final boolean virtual;
-    private final List<Timer> timers = new ArrayList<>();
+    private final TimerHeap<Timer> timers = new TimerHeap<>(8);
     private long now;
-    private long armSequence;
 
     /** A time base that says it is virtual, so models apply their modelled delays. */
     public ManualVirtualTime() {
@@ -42,7 +41,7 @@ public final class ManualVirtualTime implements TimeBase {
     @Override
     public SimTimer newTimer(String name, Runnable action) {
         Timer t = new Timer(name, action);
-        timers.add(t);
+        timers.reserve();
         return t;
     }
 
@@ -78,31 +77,19 @@ public final class ManualVirtualTime implements TimeBase {
     /** Fires timers whose deadline is <= {@code limit}, then sets the clock to the last one fired. */
     public int runUntil(long limit) {
         int fired = 0;
-        while (true) {
-            Timer next = null;
-            for (Timer t : timers) {
-                if (t.armed && t.deadline <= limit
-                        && (next == null || t.deadline < next.deadline
-                                || (t.deadline == next.deadline && t.sequence < next.sequence))) {
-                    next = t;
-                }
-            }
-            if (next == null) {
-                return fired;
-            }
-            now = next.deadline;
-            next.armed = false;
+        Timer next;
+        while ((next = timers.peek()) != null && next.deadline() <= limit) {
+            timers.remove(next);
+            now = next.deadline();
             next.action.run();
             fired++;
         }
+        return fired;
     }
 
-    private final class Timer implements SimTimer {
+    private final class Timer extends TimerHeap.Entry implements SimTimer {
         final String name;
         final Runnable action;
-        boolean armed;
-        long deadline;
-        long sequence;
 
         Timer(String name, Runnable action) {
             this.name = name;
@@ -114,31 +101,22 @@ public final class ManualVirtualTime implements TimeBase {
             if (delayNanos < 0) {
                 throw new IllegalArgumentException(name + ": delay < 0: " + delayNanos);
             }
-            deadline = now + delayNanos;
-            sequence = armSequence++;
-            armed = true;
+            timers.schedule(this, now + delayNanos);
         }
 
         @Override
         public void armAt(long deadlineNanos) {
-            deadline = Math.max(deadlineNanos, now);
-            sequence = armSequence++;
-            armed = true;
+            timers.schedule(this, Math.max(deadlineNanos, now));
         }
 
         @Override
         public void cancel() {
-            armed = false;
+            timers.remove(this);
         }
 
         @Override
         public boolean isArmed() {
-            return armed;
-        }
-
-        @Override
-        public long deadline() {
-            return deadline;
+            return isQueued();
         }
     }
 }
