@@ -12,38 +12,45 @@ import org.slf4j.LoggerFactory;
  * <h2>Router and pipeline model</h2>
  * Every router input port has {@code V = 2 * vcsPerClass} VCs of {@code bufferDepth} flits. A flit that arrives
  * in an input buffer at cycle t is eligible for switch traversal at {@code t + routerDelay} (the RC/VA/SA stages
- * collapsed into one configurable delay). In one cycle each router does, per input port in round-robin order and
- * per VC in round-robin order, until the port has moved one flit:
+ * collapsed into one configurable delay). Each cycle each router with flits does, with the default
+ * {@link Allocator#SEPARABLE_INPUT_FIRST}:
  * <ol>
- *   <li>route computation for a head at the front of an idle VC ({@link Topology#route});</li>
- *   <li>VC allocation: the first candidate output with a free VC of the packet's class (on tori, in the dateline
- *       halves the route allows, in its order of preference: see {@link KaryNCube});
- *       cut-through and store-and-forward also need credits for the whole packet, store-and-forward also needs
- *       the tail to be present;</li>
- *   <li>switch traversal if the output VC has a credit and the output port is free this cycle (one flit per
- *       output port per {@code cyclesPerFlit} cycles): the flit arrives downstream {@code linkLatency} cycles
- *       later and a credit returns upstream {@code linkLatency} cycles later. The tail frees the output VC.</li>
+ *   <li>route computation (RC) for an eligible head at the front of an idle VC ({@link Topology#route});</li>
+ *   <li>VC allocation ({@link SeparableVcAllocator}): each routed head asks for the first free output VC of its
+ *       packet's class among its route's candidates, in the route's order of preference (on tori, in the dateline
+ *       halves the route allows: see {@link KaryNCube}; cut-through and store-and-forward also need credits for
+ *       the whole packet, store-and-forward also needs the tail to be present); each output VC grants one of its
+ *       requesters by round robin;</li>
+ *   <li>switch allocation ({@link SeparableSwitchAllocator}): each input port puts forward one VC that holds an
+ *       output VC, has an eligible flit, a credit and a free output port (one flit per output port per
+ *       {@code cyclesPerFlit} cycles), by round robin over its VCs; each output port grants one input port by
+ *       round robin. Pointers move past used grants only (iSLIP), which makes both stages starvation-free;</li>
+ *   <li>switch traversal of the winners: the flit arrives downstream {@code linkLatency} cycles later and a credit
+ *       returns upstream {@code linkLatency} cycles later. The tail frees the output VC (reusable next cycle).</li>
  * </ol>
- * Zero-load latency is {@code hops * (routerDelay + linkLatency) + linkLatency + (flits - 1) * cyclesPerFlit}
- * (NI injection link included; ejection consumes one flit per cycle per ejection link).
+ * A head may win VA and SA in the same cycle. Zero-load latency is
+ * {@code hops * (routerDelay + linkLatency) + linkLatency + (flits - 1) * cyclesPerFlit} (NI injection link
+ * included; ejection consumes one flit per cycle per ejection link).
  *
- * <h2>Known limitation: time-rotating input priority</h2>
- * The input scan starts at {@code rrIn[r]}, which advances by one every cycle whatever was granted. On periodic
- * traffic that priority can phase-lock with packet timing so one input always wins a freed output VC: on an
- * 8-node ring (torus k=8, n=1, 2 VCs per class, 3-flit buffers, 4-flit packets) under tornado at full load,
- * destinations 0-4 receive nothing in 50,000 cycles while 5-7 get exactly 1/2, 1/6 and 1/3 flit/cycle (the
- * network drains when the load stops, so it is starvation, not deadlock). Moving the pointer past the first
- * input that moved a flit (a grant-based round-robin arbiter) serves every flow there (worst 0.085) and keeps the
- * 8x8 torus's uniform saturation, but it also makes the mesh's bit-complement min-accepted collapse milder
- * than {@code DeterministicRoutingCollapseTest} asserts (0.131 at load 1.0 vs a 0.1875 peak), and it changes
- * every published figure, so it is left as a deliberate follow-up rather than slipped in with the dateline fix.
+ * <p>{@link Allocator#ROTATING_PRIORITY} keeps the original policy for comparison: inputs visited in an order
+ * that rotates by one port every cycle whatever was granted, the first VC of an input that can take a free output
+ * VC and a free output port moves at once. That priority phase-locks with periodic traffic: on an 8-node ring
+ * (torus k=8, n=1, 2 VCs per class, 3-flit buffers, 4-flit packets) under tornado at full load, destinations 0-4
+ * receive nothing while 5-7 get 1/2, 1/6 and 1/3 flit/cycle ({@code AllocatorFairnessTest}).
+ *
+ * <h2>Invariants</h2>
+ * With {@code -ea} (the tests) the stages assert what BookSim's router checks: no flit arrives without a credit
+ * (buffer overflow), flits of a VC arrive in wormhole order, credits never exceed the buffer depth, output VCs
+ * are granted only when free and only to routed heads, flits cross the switch only from an active VC with a
+ * credit, and after every cycle injected = ejected + dropped + buffered + on links.
  *
  * <h2>Data layout</h2>
  * Struct-of-arrays, no per-flit objects. Global input index {@code gi}: router inputs {@code r * P + p}, then
  * ejection sinks; global output index {@code go}: router outputs {@code r * P + p}, then NI injection links.
- * VC index = {@code g * V + v}. Flits and credits in flight sit in a timing wheel of primitive arrays; only routers
- * holding flits (an active list in deterministic insertion order) and nodes with work are visited each cycle.
- * Packets live in a recycled pool of handles.
+ * VC index = {@code g * V + v}. Flits and credits in flight sit in an {@link EventWheel}; endpoint wake-ups in a
+ * {@link WakeHeap}; packets in a {@link PacketPool} of recycled handles. Only routers holding flits (an active
+ * list in deterministic insertion order) and nodes with work are visited each cycle. Nothing is allocated per
+ * cycle once the pool, wheel buckets and heap have grown to the load's peak.
  *
  * <h2>Determinism</h2>
  * All randomness (random up-ports, multibutterfly copies, NI link choice) comes from one
@@ -125,6 +132,8 @@ public final class Network {
 
     // routers
     private final int[] routerFlits;
+    /** Per router: bit p set while input port p holds flits (routers with more than 64 ports scan every port). */
+    private final long[] routerPortMask;
     private final int[] rrIn;
     private final boolean[] routerListed;
     private int[] activeRouters;
@@ -310,6 +319,7 @@ public final class Network {
             }
         }
         routerFlits = new int[routers];
+        routerPortMask = new long[routers];
         rrIn = new int[routers];
         routerListed = new boolean[routers];
         activeRouters = new int[routers];
@@ -692,6 +702,7 @@ public final class Network {
         portFlits[gi]++;
         if (gi < routerPorts) {
             int r = gi >> portShift;
+            routerPortMask[r] |= 1L << (gi & ((1 << portShift) - 1));
             routerFlits[r]++;
             if (!routerListed[r]) {
                 routerListed[r] = true;
@@ -725,7 +736,9 @@ public final class Network {
         int h = vcHead[ivc] + 1;
         vcHead[ivc] = h == depth ? 0 : h;
         vcCount[ivc]--;
-        portFlits[gi]--;
+        if (--portFlits[gi] == 0 && gi < routerPorts) {
+            routerPortMask[gi >> portShift] &= ~(1L << (gi & ((1 << portShift) - 1)));
+        }
         int up = inSource[gi];
         wheel.scheduleCredit(now + linkLatency, (up << vcShift) + (ivc & vcMask));
     }
@@ -851,27 +864,14 @@ public final class Network {
         SeparableSwitchAllocator sa = switchAllocator;
         va.begin();
         sa.begin();
-        for (int p = 0; p < ports; p++) {
-            int gi = base + p;
-            if (portFlits[gi] == 0) {
-                continue;
+        if (ports <= 64) {
+            for (long m = routerPortMask[r]; m != 0; m &= m - 1) {
+                requestPort(r, Long.numberOfTrailingZeros(m), now);
             }
-            // VCs in the switch input arbiter's priority order: the first ready one is its choice
-            int first = gi << vcShift;
-            int v = sa.firstVc(gi);
-            for (int j = 0; j < vcs; j++, v = v + 1 == vcs ? 0 : v + 1) {
-                int ivc = first + v;
-                if (vcCount[ivc] == 0 || vcState[ivc] == ACTIVE && !dropMode && sa.hasChoice(p)) {
-                    continue; // empty, or would lose the input arbitration (drop mode still checks timeouts)
-                }
-                int pkt = readyFront(r, p, gi, ivc, now);
-                if (pkt < 0) {
-                    continue;
-                }
-                if (vcState[ivc] == ROUTED) {
-                    requestVc(r, gi, ivc, pkt, (p << vcShift) + v, now);
-                } else {
-                    requestSwitch(r, p, gi, ivc, v, pkt, now);
+        } else {
+            for (int p = 0; p < ports; p++) {
+                if (portFlits[base + p] != 0) {
+                    requestPort(r, p, now);
                 }
             }
         }
@@ -900,6 +900,33 @@ public final class Network {
                 traverse(r, gi, ivc, now);
             } else if (dropMode) {
                 dropBlockedHead(r, gi, ivc, now);
+            }
+        }
+    }
+
+    /**
+     * The input stages for input port {@code p} of router {@code r}: RC for new heads, a VC request per routed head,
+     * and the port's switch request, scanning its VCs in the switch input arbiter's priority order so the first
+     * ready VC is the arbiter's choice.
+     */
+    private void requestPort(int r, int p, long now) {
+        SeparableSwitchAllocator sa = switchAllocator;
+        int gi = (r << portShift) + p;
+        int first = gi << vcShift;
+        int v = sa.firstVc(gi);
+        for (int j = 0; j < vcs; j++, v = v + 1 == vcs ? 0 : v + 1) {
+            int ivc = first + v;
+            if (vcCount[ivc] == 0 || vcState[ivc] == ACTIVE && !dropMode && sa.hasChoice(p)) {
+                continue; // empty, or would lose the input arbitration (drop mode still checks timeouts)
+            }
+            int pkt = readyFront(r, p, gi, ivc, now);
+            if (pkt < 0) {
+                continue;
+            }
+            if (vcState[ivc] == ROUTED) {
+                requestVc(r, gi, ivc, pkt, (p << vcShift) + v, now);
+            } else {
+                requestSwitch(r, p, gi, ivc, v, pkt, now);
             }
         }
     }

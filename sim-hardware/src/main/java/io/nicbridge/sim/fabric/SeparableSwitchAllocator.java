@@ -17,8 +17,10 @@ final class SeparableSwitchAllocator {
     private final int vcs;
     private final RoundRobinArbiters inputArbiters;
     private final RoundRobinArbiters outputArbiters;
-    /** Slot in this round's request list of each router-local input port, or -1. */
+    /** Slot in the request list of each router-local input port, valid when its round stamp is this round. */
     private final int[] slotOfPort;
+    private final long[] slotRound;
+    private long round;
     private final int[] inPort;
     private final int[] input;
     private final int[] vc;
@@ -37,7 +39,7 @@ final class SeparableSwitchAllocator {
         inputArbiters = new RoundRobinArbiters(inputs, vcs);
         outputArbiters = new RoundRobinArbiters(outputs, ports);
         slotOfPort = new int[ports];
-        java.util.Arrays.fill(slotOfPort, -1);
+        slotRound = new long[ports];
         inPort = new int[ports];
         input = new int[ports];
         vc = new int[ports];
@@ -46,9 +48,7 @@ final class SeparableSwitchAllocator {
     }
 
     void begin() {
-        for (int i = 0; i < count; i++) {
-            slotOfPort[inPort[i]] = -1;
-        }
+        round++; // invalidates every port's slot at once
         count = 0;
     }
 
@@ -63,9 +63,10 @@ final class SeparableSwitchAllocator {
      */
     void offer(int p, int gi, int v, int go) {
         int s = slotOfPort[p];
-        if (s < 0) {
+        if (slotRound[p] != round) {
             s = count++;
             slotOfPort[p] = s;
+            slotRound[p] = round;
             inPort[s] = p;
             input[s] = gi;
         } else {
@@ -83,7 +84,7 @@ final class SeparableSwitchAllocator {
 
     /** True if input port {@code p} already put a VC forward this round. */
     boolean hasChoice(int p) {
-        return slotOfPort[p] >= 0;
+        return slotRound[p] == round;
     }
 
     /** Output stage; used grants move both stages' pointers. */
