@@ -132,8 +132,6 @@ public final class Network {
 
     // routers
     private final int[] routerFlits;
-    /** Per router: bit p set while input port p holds flits (routers with more than 64 ports scan every port). */
-    private final long[] routerPortMask;
     private final int[] rrIn;
     private final boolean[] routerListed;
     private int[] activeRouters;
@@ -319,7 +317,6 @@ public final class Network {
             }
         }
         routerFlits = new int[routers];
-        routerPortMask = new long[routers];
         rrIn = new int[routers];
         routerListed = new boolean[routers];
         activeRouters = new int[routers];
@@ -461,8 +458,7 @@ public final class Network {
         for (int i = 0, n = w.creditN[b]; i < n; i++) {
             int o = cr[i];
             credits[o]++;
-            assert credits[o] <= depth : "output VC " + o + " got a credit it never spent (" + credits[o] + "/"
-                + depth + ")";
+            assert credits[o] <= depth : broken("output VC", o, "got a credit it never spent");
         }
         w.clearCredits(b);
         int[] fv = w.flitVc[b];
@@ -495,9 +491,7 @@ public final class Network {
         if (ejectCount > 0) {
             ejectPhase(now);
         }
-        assert flitsInjected == flitsEjected + flitsDropped + flitsBuffered + wheel.flitsPending()
-            : "flits not conserved at cycle " + now + ": injected " + flitsInjected + " != ejected " + flitsEjected
-            + " + dropped " + flitsDropped + " + buffered " + flitsBuffered + " + on links " + wheel.flitsPending();
+        assert flitsConserved() : broken("cycle", now, conservation());
         cycle = now + 1;
     }
 
@@ -689,9 +683,8 @@ public final class Network {
         if (slot >= depth) {
             slot -= depth;
         }
-        assert count < depth : "input VC " + ivc + " overflows: a flit arrived without a credit";
-        assert count == 0 || arrivesInOrder(ivc, slot, pkt, seq) : "input VC " + ivc + ": flit " + seq + " of packet "
-            + pkt + " does not follow the flit before it";
+        assert count < depth : broken("input VC", ivc, "overflows: a flit arrived without a credit");
+        assert count == 0 || arrivesInOrder(ivc, slot, pkt, seq) : broken("input VC", ivc, "flit out of wormhole order");
         slot += ivc * depth;
         flitsBuffered++;
         bufPkt[slot] = pkt;
@@ -702,7 +695,6 @@ public final class Network {
         portFlits[gi]++;
         if (gi < routerPorts) {
             int r = gi >> portShift;
-            routerPortMask[r] |= 1L << (gi & ((1 << portShift) - 1));
             routerFlits[r]++;
             if (!routerListed[r]) {
                 routerListed[r] = true;
@@ -718,6 +710,22 @@ public final class Network {
         }
     }
 
+    // ---- invariant messages: built only when an assertion fails, outside the hot methods (their bytecode size
+    // decides what the JIT inlines)
+
+    private static String broken(String what, long index, String how) {
+        return what + " " + index + " " + how;
+    }
+
+    private boolean flitsConserved() {
+        return flitsInjected == flitsEjected + flitsDropped + flitsBuffered + wheel.flitsPending();
+    }
+
+    private String conservation() {
+        return "flits not conserved: injected " + flitsInjected + " != ejected " + flitsEjected + " + dropped "
+            + flitsDropped + " + buffered " + flitsBuffered + " + on links " + wheel.flitsPending();
+    }
+
     /**
      * Wormhole order inside a VC: the flit after {@code seq - 1} of the same packet, or a head after a tail. ({@code
      * slot} is the new flit's position in the VC's ring, without the VC's base.)
@@ -731,14 +739,12 @@ public final class Network {
 
     /** Removes the front flit of input VC {@code ivc}, returning its credit upstream. */
     private void popFront(int ivc, int gi, long now) {
-        assert vcCount[ivc] > 0 : "input VC " + ivc + " popped while empty";
+        assert vcCount[ivc] > 0 : broken("input VC", ivc, "popped while empty");
         flitsBuffered--;
         int h = vcHead[ivc] + 1;
         vcHead[ivc] = h == depth ? 0 : h;
         vcCount[ivc]--;
-        if (--portFlits[gi] == 0 && gi < routerPorts) {
-            routerPortMask[gi >> portShift] &= ~(1L << (gi & ((1 << portShift) - 1)));
-        }
+        portFlits[gi]--;
         int up = inSource[gi];
         wheel.scheduleCredit(now + linkLatency, (up << vcShift) + (ivc & vcMask));
     }
@@ -864,15 +870,9 @@ public final class Network {
         SeparableSwitchAllocator sa = switchAllocator;
         va.begin();
         sa.begin();
-        if (ports <= 64) {
-            for (long m = routerPortMask[r]; m != 0; m &= m - 1) {
-                requestPort(r, Long.numberOfTrailingZeros(m), now);
-            }
-        } else {
-            for (int p = 0; p < ports; p++) {
-                if (portFlits[base + p] != 0) {
-                    requestPort(r, p, now);
-                }
+        for (int p = 0; p < ports; p++) {
+            if (portFlits[base + p] != 0) {
+                requestPort(r, p, now);
             }
         }
         int vaRequests = va.requests();
@@ -886,7 +886,7 @@ public final class Network {
                 int pkt = bufPkt[ivc * depth + vcHead[ivc]];
                 if (va.granted(i)) {
                     grantVc(ivc, va.outputVc(i));
-                    requestSwitch(r, gi - base, gi, ivc, v, pkt, now);
+                    requestSwitch(r, gi - base, gi, ivc, v, pkt, now); // may replace its port's choice
                 } else if (dropMode && now - headEligibleAt(ivc, pool.len[pkt]) >= dropTimeout) {
                     drop(r, gi, ivc, pkt, vcCandPort[ivc * maxCand], now);
                 }
@@ -910,24 +910,29 @@ public final class Network {
      * ready VC is the arbiter's choice.
      */
     private void requestPort(int r, int p, long now) {
-        SeparableSwitchAllocator sa = switchAllocator;
         int gi = (r << portShift) + p;
-        int first = gi << vcShift;
-        int v = sa.firstVc(gi);
-        for (int j = 0; j < vcs; j++, v = v + 1 == vcs ? 0 : v + 1) {
-            int ivc = first + v;
-            if (vcCount[ivc] == 0 || vcState[ivc] == ACTIVE && !dropMode && sa.hasChoice(p)) {
-                continue; // empty, or would lose the input arbitration (drop mode still checks timeouts)
+        // from the switch input arbiter's pointer round, so the first VC that offers is the arbiter's choice
+        for (int j = 0, v = switchAllocator.firstVc(gi); j < vcs; j++, v = v + 1 == vcs ? 0 : v + 1) {
+            if (vcCount[(gi << vcShift) + v] != 0) {
+                requestVcOf(r, p, gi, v, now);
             }
-            int pkt = readyFront(r, p, gi, ivc, now);
-            if (pkt < 0) {
-                continue;
-            }
-            if (vcState[ivc] == ROUTED) {
-                requestVc(r, gi, ivc, pkt, (p << vcShift) + v, now);
-            } else {
-                requestSwitch(r, p, gi, ivc, v, pkt, now);
-            }
+        }
+    }
+
+    /** The input stages for occupied VC {@code v} of input port {@code p}. */
+    private void requestVcOf(int r, int p, int gi, int v, long now) {
+        int ivc = (gi << vcShift) + v;
+        if (vcCount[ivc] == 0 || vcState[ivc] == ACTIVE && !dropMode && switchAllocator.hasChoice(p)) {
+            return; // emptied by a drop, or lost the input arbitration (drop mode still checks timeouts)
+        }
+        int pkt = readyFront(r, p, gi, ivc, now);
+        if (pkt < 0) {
+            return;
+        }
+        if (vcState[ivc] == ROUTED) {
+            requestVc(r, gi, ivc, pkt, (p << vcShift) + v, now);
+        } else {
+            requestSwitch(r, p, gi, ivc, v, pkt, now);
         }
     }
 
@@ -1080,8 +1085,7 @@ public final class Network {
         }
         if (vcState[ivc] == IDLE) {
             // a live front flit of an idle VC is always a head: the previous packet's tail reset the state
-            assert bufSeq[slot] == 0 : "input VC " + ivc + " idle with flit " + bufSeq[slot] + " of packet " + pkt
-                + " at its front";
+            assert bufSeq[slot] == 0 : broken("input VC", ivc, "idle with a body flit at its front");
             int count = topology.route(r, inPort, pool.src[pkt], pool.dst[pkt], random, candPorts, candSubs);
             int cb = ivc * maxCand;
             for (int c = 0; c < count; c++) {
@@ -1107,8 +1111,8 @@ public final class Network {
     }
 
     private void grantVc(int ivc, int ovc) {
-        assert vcState[ivc] == ROUTED : "input VC " + ivc + " granted an output VC in state " + vcState[ivc];
-        assert !ovcBusy[ovc] : "output VC " + ovc + " granted twice";
+        assert vcState[ivc] == ROUTED : broken("input VC", ivc, "granted an output VC while not routed");
+        assert !ovcBusy[ovc] : broken("output VC", ovc, "granted twice");
         ovcBusy[ovc] = true;
         vcOutVc[ivc] = ovc;
         vcState[ivc] = ACTIVE;
@@ -1121,8 +1125,8 @@ public final class Network {
         int seq = bufSeq[slot];
         int ovc = vcOutVc[ivc];
         int go = ovc >> vcShift;
-        assert vcState[ivc] == ACTIVE && ovcBusy[ovc] : "input VC " + ivc + " crosses the switch without an output VC";
-        assert credits[ovc] > 0 : "output VC " + ovc + " sends without a credit";
+        assert vcState[ivc] == ACTIVE && ovcBusy[ovc] : broken("input VC", ivc, "crosses without an output VC");
+        assert credits[ovc] > 0 : broken("output VC", ovc, "sends without a credit");
         int port = timeMux ? go * 2 + pool.cls[pkt] : go * 2;
         popFront(ivc, gi, now);
         routerFlits[r]--;

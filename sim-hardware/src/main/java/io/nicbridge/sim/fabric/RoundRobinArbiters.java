@@ -38,7 +38,7 @@ final class RoundRobinArbiters {
      * first request (so callers can list the arbiters they must resolve and clear).
      */
     boolean request(int arb, int requester) {
-        assert requester >= 0 && requester < width : "requester " + requester + " outside [0, " + width + ")";
+        assert requester >= 0 && requester < width : requester;
         int d = requester - pointer[arb];
         if (d < 0) {
             d += width;
