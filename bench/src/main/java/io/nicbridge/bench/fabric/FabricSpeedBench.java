@@ -1,5 +1,6 @@
 package io.nicbridge.bench.fabric;
 
+import io.nicbridge.sim.fabric.Allocator;
 import io.nicbridge.sim.fabric.FabricConfig;
 import io.nicbridge.sim.fabric.Network;
 import io.nicbridge.sim.fabric.Topologies;
@@ -14,6 +15,7 @@ import java.util.Locale;
  * <pre>
  * java -cp bench/target/benchmarks.jar io.nicbridge.bench.fabric.FabricSpeedBench [k load flits cycles] ...
  * default: 8 0.3 4 200000   32 0.1 4 20000
+ * -Dfabric.allocator=rotating_priority   the old allocator (default separable_input_first)
  * </pre>
  * Each case runs a warm-up of the same length first (JIT), then the measured run on a fresh network. The rate
  * is given per second of the simulation thread's CPU time (the machine is shared, so wall time also counts
@@ -21,7 +23,9 @@ import java.util.Locale;
  */
 public final class FabricSpeedBench {
     /** BookSim-like router: 2 VCs per class (4 per port), 8-flit buffers, 1-cycle links and router delay. */
-    static final FabricConfig CONFIG = FabricConfig.defaults().withVcsPerClass(2).withBufferDepth(8);
+    static final FabricConfig CONFIG = FabricConfig.defaults().withVcsPerClass(2).withBufferDepth(8)
+        .withAllocator(Allocator.parse(System.getProperty("fabric.allocator",
+            Allocator.SEPARABLE_INPUT_FIRST.configName())));
 
     private FabricSpeedBench() {
     }

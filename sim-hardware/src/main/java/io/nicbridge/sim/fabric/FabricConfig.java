@@ -30,11 +30,23 @@ package io.nicbridge.sim.fabric;
  *                           cross a link only on even cycles and replies only on odd cycles, whatever the other
  *                           network's load, so a flit of either class takes {@code 2 * cyclesPerFlit} cycles
  *                           (the NIFDY paper's CM-5 fat tree). Off: demand-multiplexed VCs.
+ * @param allocator          how routers allocate output VCs and the switch ({@link Allocator}); the default is
+ *                           separable input-first with round-robin arbiters
  */
 public record FabricConfig(int vcsPerClass, int bufferDepth, int linkLatency, int routerDelay, int cyclesPerFlit,
                            int flitBits, Switching switching, Discipline discipline, int dropTimeoutCycles,
                            boolean checksumFlit, int injectQueuePackets, ProcessorModel processor,
-                           boolean timeMultiplexedClasses) {
+                           boolean timeMultiplexedClasses, Allocator allocator) {
+
+    /** Separable input-first allocation with round-robin arbiters. */
+    public FabricConfig(int vcsPerClass, int bufferDepth, int linkLatency, int routerDelay, int cyclesPerFlit,
+                        int flitBits, Switching switching, Discipline discipline, int dropTimeoutCycles,
+                        boolean checksumFlit, int injectQueuePackets, ProcessorModel processor,
+                        boolean timeMultiplexedClasses) {
+        this(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits, switching, discipline,
+            dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses,
+            Allocator.SEPARABLE_INPUT_FIRST);
+    }
 
     /** Demand-multiplexed request/reply networks (the common case). */
     public FabricConfig(int vcsPerClass, int bufferDepth, int linkLatency, int routerDelay, int cyclesPerFlit,
@@ -53,8 +65,8 @@ public record FabricConfig(int vcsPerClass, int bufferDepth, int linkLatency, in
         require(flitBits >= 1, "flitBits must be >= 1", flitBits);
         require(dropTimeoutCycles >= 0, "dropTimeoutCycles must be >= 0", dropTimeoutCycles);
         require(injectQueuePackets >= 1, "injectQueuePackets must be >= 1", injectQueuePackets);
-        if (switching == null || discipline == null || processor == null) {
-            throw new IllegalArgumentException("switching, discipline and processor must not be null");
+        if (switching == null || discipline == null || processor == null || allocator == null) {
+            throw new IllegalArgumentException("switching, discipline, processor and allocator must not be null");
         }
     }
 
@@ -93,66 +105,72 @@ public record FabricConfig(int vcsPerClass, int bufferDepth, int linkLatency, in
 
     public FabricConfig withVcsPerClass(int v) {
         return new FabricConfig(v, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits, switching,
-            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
+            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses, allocator);
     }
 
     public FabricConfig withBufferDepth(int v) {
         return new FabricConfig(vcsPerClass, v, linkLatency, routerDelay, cyclesPerFlit, flitBits, switching,
-            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
+            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses, allocator);
     }
 
     public FabricConfig withLinkLatency(int v) {
         return new FabricConfig(vcsPerClass, bufferDepth, v, routerDelay, cyclesPerFlit, flitBits, switching,
-            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
+            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses, allocator);
     }
 
     public FabricConfig withRouterDelay(int v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, v, cyclesPerFlit, flitBits, switching,
-            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
+            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses, allocator);
     }
 
     public FabricConfig withCyclesPerFlit(int v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, v, flitBits, switching,
-            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
+            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses, allocator);
     }
 
     public FabricConfig withFlitBits(int v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, v, switching,
-            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
+            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses, allocator);
     }
 
     public FabricConfig withSwitching(Switching v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits, v,
-            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
+            discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses, allocator);
     }
 
     public FabricConfig withDiscipline(Discipline v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits,
-            switching, v, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
+            switching, v, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses, allocator);
     }
 
     public FabricConfig withDropTimeoutCycles(int v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits,
-            switching, discipline, v, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses);
+            switching, discipline, v, checksumFlit, injectQueuePackets, processor, timeMultiplexedClasses, allocator);
     }
 
     public FabricConfig withChecksumFlit(boolean v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits,
-            switching, discipline, dropTimeoutCycles, v, injectQueuePackets, processor, timeMultiplexedClasses);
+            switching, discipline, dropTimeoutCycles, v, injectQueuePackets, processor, timeMultiplexedClasses, allocator);
     }
 
     public FabricConfig withInjectQueuePackets(int v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits,
-            switching, discipline, dropTimeoutCycles, checksumFlit, v, processor, timeMultiplexedClasses);
+            switching, discipline, dropTimeoutCycles, checksumFlit, v, processor, timeMultiplexedClasses, allocator);
     }
 
     public FabricConfig withProcessor(ProcessorModel v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits,
-            switching, discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, v, timeMultiplexedClasses);
+            switching, discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, v, timeMultiplexedClasses, allocator);
     }
 
     public FabricConfig withTimeMultiplexedClasses(boolean v) {
         return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits,
-            switching, discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, v);
+            switching, discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor, v, allocator);
+    }
+
+    public FabricConfig withAllocator(Allocator v) {
+        return new FabricConfig(vcsPerClass, bufferDepth, linkLatency, routerDelay, cyclesPerFlit, flitBits,
+            switching, discipline, dropTimeoutCycles, checksumFlit, injectQueuePackets, processor,
+            timeMultiplexedClasses, v);
     }
 }

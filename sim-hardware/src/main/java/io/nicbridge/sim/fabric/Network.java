@@ -12,38 +12,45 @@ import org.slf4j.LoggerFactory;
  * <h2>Router and pipeline model</h2>
  * Every router input port has {@code V = 2 * vcsPerClass} VCs of {@code bufferDepth} flits. A flit that arrives
  * in an input buffer at cycle t is eligible for switch traversal at {@code t + routerDelay} (the RC/VA/SA stages
- * collapsed into one configurable delay). In one cycle each router does, per input port in round-robin order and
- * per VC in round-robin order, until the port has moved one flit:
+ * collapsed into one configurable delay). Each cycle each router with flits does, with the default
+ * {@link Allocator#SEPARABLE_INPUT_FIRST}:
  * <ol>
- *   <li>route computation for a head at the front of an idle VC ({@link Topology#route});</li>
- *   <li>VC allocation: the first candidate output with a free VC of the packet's class (on tori, in the dateline
- *       halves the route allows, in its order of preference: see {@link KaryNCube});
- *       cut-through and store-and-forward also need credits for the whole packet, store-and-forward also needs
- *       the tail to be present;</li>
- *   <li>switch traversal if the output VC has a credit and the output port is free this cycle (one flit per
- *       output port per {@code cyclesPerFlit} cycles): the flit arrives downstream {@code linkLatency} cycles
- *       later and a credit returns upstream {@code linkLatency} cycles later. The tail frees the output VC.</li>
+ *   <li>route computation (RC) for an eligible head at the front of an idle VC ({@link Topology#route});</li>
+ *   <li>VC allocation ({@link SeparableVcAllocator}): each routed head asks for the first free output VC of its
+ *       packet's class among its route's candidates, in the route's order of preference (on tori, in the dateline
+ *       halves the route allows: see {@link KaryNCube}; cut-through and store-and-forward also need credits for
+ *       the whole packet, store-and-forward also needs the tail to be present); each output VC grants one of its
+ *       requesters by round robin;</li>
+ *   <li>switch allocation ({@link SeparableSwitchAllocator}): each input port puts forward one VC that holds an
+ *       output VC, has an eligible flit, a credit and a free output port (one flit per output port per
+ *       {@code cyclesPerFlit} cycles), by round robin over its VCs; each output port grants one input port by
+ *       round robin. Pointers move past used grants only (iSLIP), which makes both stages starvation-free;</li>
+ *   <li>switch traversal of the winners: the flit arrives downstream {@code linkLatency} cycles later and a credit
+ *       returns upstream {@code linkLatency} cycles later. The tail frees the output VC (reusable next cycle).</li>
  * </ol>
- * Zero-load latency is {@code hops * (routerDelay + linkLatency) + linkLatency + (flits - 1) * cyclesPerFlit}
- * (NI injection link included; ejection consumes one flit per cycle per ejection link).
+ * A head may win VA and SA in the same cycle. Zero-load latency is
+ * {@code hops * (routerDelay + linkLatency) + linkLatency + (flits - 1) * cyclesPerFlit} (NI injection link
+ * included; ejection consumes one flit per cycle per ejection link).
  *
- * <h2>Known limitation: time-rotating input priority</h2>
- * The input scan starts at {@code rrIn[r]}, which advances by one every cycle whatever was granted. On periodic
- * traffic that priority can phase-lock with packet timing so one input always wins a freed output VC: on an
- * 8-node ring (torus k=8, n=1, 2 VCs per class, 3-flit buffers, 4-flit packets) under tornado at full load,
- * destinations 0-4 receive nothing in 50,000 cycles while 5-7 get exactly 1/2, 1/6 and 1/3 flit/cycle (the
- * network drains when the load stops, so it is starvation, not deadlock). Moving the pointer past the first
- * input that moved a flit (a grant-based round-robin arbiter) serves every flow there (worst 0.085) and keeps the
- * 8x8 torus's uniform saturation, but it also makes the mesh's bit-complement min-accepted collapse milder
- * than {@code DeterministicRoutingCollapseTest} asserts (0.131 at load 1.0 vs a 0.1875 peak), and it changes
- * every published figure, so it is left as a deliberate follow-up rather than slipped in with the dateline fix.
+ * <p>{@link Allocator#ROTATING_PRIORITY} keeps the original policy for comparison: inputs visited in an order
+ * that rotates by one port every cycle whatever was granted, the first VC of an input that can take a free output
+ * VC and a free output port moves at once. That priority phase-locks with periodic traffic: on an 8-node ring
+ * (torus k=8, n=1, 2 VCs per class, 3-flit buffers, 4-flit packets) under tornado at full load, destinations 0-4
+ * receive nothing while 5-7 get 1/2, 1/6 and 1/3 flit/cycle ({@code AllocatorFairnessTest}).
+ *
+ * <h2>Invariants</h2>
+ * With {@code -ea} (the tests) the stages assert what BookSim's router checks: no flit arrives without a credit
+ * (buffer overflow), flits of a VC arrive in wormhole order, credits never exceed the buffer depth, output VCs
+ * are granted only when free and only to routed heads, flits cross the switch only from an active VC with a
+ * credit, and after every cycle injected = ejected + dropped + buffered + on links.
  *
  * <h2>Data layout</h2>
  * Struct-of-arrays, no per-flit objects. Global input index {@code gi}: router inputs {@code r * P + p}, then
  * ejection sinks; global output index {@code go}: router outputs {@code r * P + p}, then NI injection links.
- * VC index = {@code g * V + v}. Flits and credits in flight sit in a timing wheel of primitive arrays; only routers
- * holding flits (an active list in deterministic insertion order) and nodes with work are visited each cycle.
- * Packets live in a recycled pool of handles.
+ * VC index = {@code g * V + v}. Flits and credits in flight sit in an {@link EventWheel}; endpoint wake-ups in a
+ * {@link WakeHeap}; packets in a {@link PacketPool} of recycled handles. Only routers holding flits (an active
+ * list in deterministic insertion order) and nodes with work are visited each cycle. Nothing is allocated per
+ * cycle once the pool, wheel buckets and heap have grown to the load's peak.
  *
  * <h2>Determinism</h2>
  * All randomness (random up-ports, multibutterfly copies, NI link choice) comes from one
@@ -63,8 +70,6 @@ public final class Network {
     private static final int IDLE = 0;
     private static final int ROUTED = 1;
     private static final int ACTIVE = 2;
-    private static final byte LIVE = 0;
-    private static final byte DEAD = 1;
 
     private final Topology topology;
     private final FabricConfig config;
@@ -155,34 +160,15 @@ public final class Network {
     private final long[] processorFreeAt;
     private final long[] nodeFlitsInjected;
     private final long[] nodeFlitsEjected;
-    private long[] wakeHeap;
-    private int wakeHeapSize;
+    private final WakeHeap wakes;
 
-    // packet pool
-    private int[] pSrc;
-    private int[] pDst;
-    private int[] pLen;
-    private int[] pCls;
-    private int[] pHops;
-    private long[] pCreated;
-    private long[] pReady;
-    private long[] pInjected;
-    private long[] pPayload;
-    private byte[] pState;
-    private int[] pLeft;             // flits not yet ejected or discarded; the handle is freed at 0
-    private int[] freeHandles;
-    private int freeCount;
-    private int poolSize;
+    private final PacketPool pool;
 
-    // timing wheel
-    private final int wheelMask;
-    private final int[][] evFlitVc;
-    private final int[][] evFlitPkt;
-    private final int[][] evFlitSeq;
-    private final int[] evFlitN;
-    private final int[][] evCredit;
-    private final int[] evCreditN;
+    private final EventWheel wheel;
 
+    private final Allocator allocator;
+    private final SeparableVcAllocator vcAllocator;
+    private final SeparableSwitchAllocator switchAllocator;
     private final int[] candPorts;
     private final int[] candSubs;
     private final PacketRecord record;
@@ -192,6 +178,8 @@ public final class Network {
     private long flitsInjected;
     private long flitsEjected;
     private long flitsDropped;
+    /** Flits in input VC buffers (router inputs and ejection sinks), for the conservation assertion. */
+    private long flitsBuffered;
     private long flitHops;
     private long packetsInjected;
     private long packetsDelivered;
@@ -206,6 +194,10 @@ public final class Network {
         this.config = config;
         this.random = new SplittableRandom(seed);
         this.nodes = topology.nodes();
+        if (nodes >= WakeHeap.MAX_NODES) {
+            throw new IllegalArgumentException(topology.name() + ": " + nodes + " nodes, at most "
+                + (WakeHeap.MAX_NODES - 1) + " supported");
+        }
         this.routers = topology.routers();
         this.ports = topology.ports();
         this.vcsPerClass = config.vcsPerClass();
@@ -356,62 +348,30 @@ public final class Network {
         processorFreeAt = new long[nodes];
         nodeFlitsInjected = new long[nodes];
         nodeFlitsEjected = new long[nodes];
-        wakeHeap = new long[Math.max(16, nodes * 2)];
+        wakes = new WakeHeap(nodes * 2);
         for (int n = 0; n < nodes; n++) {
             nodePorts[n] = new NodePort(this, n);
         }
 
         // ---- packet pool (grows by doubling only when more packets are alive than ever before)
-        allocatePool(Math.max(1024, nodes * 8));
+        pool = new PacketPool(Math.max(1024, nodes * 8));
 
         // ---- timing wheel: events are at most linkLatency cycles ahead
-        int wheel = Integer.highestOneBit(linkLatency + 1) << 1;
-        wheelMask = wheel - 1;
-        evFlitVc = new int[wheel][64];
-        evFlitPkt = new int[wheel][64];
-        evFlitSeq = new int[wheel][64];
-        evFlitN = new int[wheel];
-        evCredit = new int[wheel][64];
-        evCreditN = new int[wheel];
+        wheel = new EventWheel(linkLatency);
 
+        allocator = config.allocator();
+        if (allocator == Allocator.SEPARABLE_INPUT_FIRST) {
+            vcAllocator = new SeparableVcAllocator(routerPorts << vcShift, ports << vcShift);
+            switchAllocator = new SeparableSwitchAllocator(routerPorts, routerPorts, ports, vcs);
+        } else {
+            vcAllocator = null;
+            switchAllocator = null;
+        }
         candPorts = new int[maxCand];
         candSubs = new int[maxCand];
         record = new PacketRecord(this);
         LOG.debug("fabric built: {}, {} nodes, {} routers x {} ports, {} VCs/port x {} flits, {} {}, seed {}",
             topology.name(), nodes, routers, ports, vcs, depth, config.switching(), config.discipline(), seed);
-    }
-
-    private void allocatePool(int size) {
-        int old = poolSize;
-        pSrc = grow(pSrc, size);
-        pDst = grow(pDst, size);
-        pLen = grow(pLen, size);
-        pCls = grow(pCls, size);
-        pHops = grow(pHops, size);
-        pCreated = grow(pCreated, size);
-        pReady = grow(pReady, size);
-        pInjected = grow(pInjected, size);
-        pPayload = grow(pPayload, size);
-        pState = pState == null ? new byte[size] : Arrays.copyOf(pState, size);
-        pLeft = grow(pLeft, size);
-        int[] free = new int[size];
-        if (freeHandles != null) {
-            System.arraycopy(freeHandles, 0, free, 0, freeCount);
-        }
-        // push new handles so the lowest is popped first
-        for (int h = size - 1; h >= old; h--) {
-            free[freeCount++] = h;
-        }
-        freeHandles = free;
-        poolSize = size;
-    }
-
-    private static int[] grow(int[] a, int size) {
-        return a == null ? new int[size] : Arrays.copyOf(a, size);
-    }
-
-    private static long[] grow(long[] a, int size) {
-        return a == null ? new long[size] : Arrays.copyOf(a, size);
     }
 
     // ------------------------------------------------------------------------------------------------ public API
@@ -478,40 +438,41 @@ public final class Network {
         return idle();
     }
 
-    /** True when no packet is queued in an NI, being injected, buffered, or on a link. */
+    /**
+     * True when no packet is queued in an NI, being injected, buffered, or on a link, and every credit is back
+     * home. (A flit's credit leaves when the flit leaves its buffer and needs {@code linkLatency} cycles to arrive,
+     * so "no flit anywhere" alone would call a fabric idle while output VCs still miss credits.)
+     */
     public boolean idle() {
-        return activeRouterCount == 0 && ejectCount == 0 && injectCount == 0 && eventsPending() == 0;
+        return activeRouterCount == 0 && ejectCount == 0 && injectCount == 0 && wheel.flitsPending() == 0
+            && wheel.creditsPending() == 0;
     }
 
-    private int eventsPending() {
-        int n = 0;
-        for (int b = 0; b <= wheelMask; b++) {
-            n += evFlitN[b];
-        }
-        return n;
-    }
 
     /** Simulates one cycle: link arrivals, endpoint wake-ups, NI injection, routers, NI ejection. */
     public void step() {
         long now = cycle;
-        int b = (int) (now & wheelMask);
-        int[] cr = evCredit[b];
-        for (int i = 0, n = evCreditN[b]; i < n; i++) {
-            credits[cr[i]]++;
+        EventWheel w = wheel;
+        int b = (int) (now & w.mask);
+        int[] cr = w.credit[b];
+        for (int i = 0, n = w.creditN[b]; i < n; i++) {
+            int o = cr[i];
+            credits[o]++;
+            assert credits[o] <= depth : broken("output VC", o, "got a credit it never spent");
         }
-        evCreditN[b] = 0;
-        int[] fv = evFlitVc[b];
-        int[] fp = evFlitPkt[b];
-        int[] fs = evFlitSeq[b];
-        for (int i = 0, n = evFlitN[b]; i < n; i++) {
+        w.clearCredits(b);
+        int[] fv = w.flitVc[b];
+        int[] fp = w.flitPkt[b];
+        int[] fs = w.flitSeq[b];
+        for (int i = 0, n = w.flitN[b]; i < n; i++) {
             arrive(fv[i], fp[i], fs[i], now);
         }
-        evFlitN[b] = 0;
+        w.clearFlits(b);
 
-        while (wakeHeapSize > 0 && (wakeHeap[0] >>> 22) <= now) {
-            long top = popWake();
-            int node = (int) (top & ((1 << 22) - 1));
-            long at = top >>> 22;
+        while (wakes.dueBy(now)) {
+            long top = wakes.pop();
+            int node = WakeHeap.node(top);
+            long at = WakeHeap.cycle(top);
             if (nodeWake[node] == at) {
                 nodeWake[node] = NEVER;
                 Endpoint ep = endpoints[node];
@@ -530,6 +491,7 @@ public final class Network {
         if (ejectCount > 0) {
             ejectPhase(now);
         }
+        assert flitsConserved() : broken("cycle", now, conservation());
         cycle = now + 1;
     }
 
@@ -583,7 +545,7 @@ public final class Network {
      * subtracting counters), so {@code injected == ejected + dropped + inFlight} is a real check.
      */
     public long flitsInNetwork() {
-        long n = eventsPending();
+        long n = wheel.flitsPending();
         for (int i = 0; i < vcCount.length; i++) {
             n += vcCount[i];
         }
@@ -612,8 +574,8 @@ public final class Network {
                 }
             }
         }
-        if (freeCount != poolSize) {
-            return (poolSize - freeCount) + " packet handles still alive";
+        if (pool.live() != 0) {
+            return pool.live() + " packet handles still alive";
         }
         return null;
     }
@@ -648,21 +610,18 @@ public final class Network {
         if (niQCount[q] == queueCap) {
             return false;
         }
-        if (freeCount == 0) {
-            allocatePool(poolSize * 2);
-        }
-        int h = freeHandles[--freeCount];
-        pSrc[h] = node;
-        pDst[h] = dst;
-        pLen[h] = len;
-        pCls[h] = cls;
-        pHops[h] = 0;
-        pCreated[h] = created;
-        pReady[h] = ready;
-        pInjected[h] = -1;
-        pPayload[h] = payloadId;
-        pState[h] = LIVE;
-        pLeft[h] = len;
+        int h = pool.take();
+        pool.src[h] = node;
+        pool.dst[h] = dst;
+        pool.len[h] = len;
+        pool.cls[h] = cls;
+        pool.hops[h] = 0;
+        pool.created[h] = created;
+        pool.ready[h] = ready;
+        pool.injected[h] = -1;
+        pool.payload[h] = payloadId;
+        pool.state[h] = PacketPool.LIVE;
+        pool.left[h] = len;
         int tail = niQHead[q] + niQCount[q];
         if (tail >= queueCap) {
             tail -= queueCap;
@@ -688,7 +647,7 @@ public final class Network {
             return;
         }
         nodeWake[node] = at;
-        pushWake((at << 22) | node);
+        wakes.push(WakeHeap.key(at, node));
     }
 
     long wakePending(int node) {
@@ -716,47 +675,6 @@ public final class Network {
         return at;
     }
 
-    private void pushWake(long key) {
-        if (wakeHeapSize == wakeHeap.length) {
-            wakeHeap = Arrays.copyOf(wakeHeap, wakeHeap.length * 2);
-        }
-        int i = wakeHeapSize++;
-        while (i > 0) {
-            int parent = (i - 1) >>> 1;
-            if (wakeHeap[parent] <= key) {
-                break;
-            }
-            wakeHeap[i] = wakeHeap[parent];
-            i = parent;
-        }
-        wakeHeap[i] = key;
-    }
-
-    private long popWake() {
-        long top = wakeHeap[0];
-        long last = wakeHeap[--wakeHeapSize];
-        int i = 0;
-        int n = wakeHeapSize;
-        while (true) {
-            int c = 2 * i + 1;
-            if (c >= n) {
-                break;
-            }
-            if (c + 1 < n && wakeHeap[c + 1] < wakeHeap[c]) {
-                c++;
-            }
-            if (wakeHeap[c] >= last) {
-                break;
-            }
-            wakeHeap[i] = wakeHeap[c];
-            i = c;
-        }
-        if (n > 0) {
-            wakeHeap[i] = last;
-        }
-        return top;
-    }
-
     // -------------------------------------------------------------------------------------------- cycle phases
 
     private void arrive(int ivc, int pkt, int seq, long now) {
@@ -765,7 +683,10 @@ public final class Network {
         if (slot >= depth) {
             slot -= depth;
         }
+        assert count < depth : broken("input VC", ivc, "overflows: a flit arrived without a credit");
+        assert count == 0 || arrivesInOrder(ivc, slot, pkt, seq) : broken("input VC", ivc, "flit out of wormhole order");
         slot += ivc * depth;
+        flitsBuffered++;
         bufPkt[slot] = pkt;
         bufSeq[slot] = seq;
         bufTime[slot] = now;
@@ -789,38 +710,43 @@ public final class Network {
         }
     }
 
-    private void scheduleFlit(long at, int ivc, int pkt, int seq) {
-        int b = (int) (at & wheelMask);
-        int n = evFlitN[b];
-        if (n == evFlitVc[b].length) {
-            evFlitVc[b] = Arrays.copyOf(evFlitVc[b], n * 2);
-            evFlitPkt[b] = Arrays.copyOf(evFlitPkt[b], n * 2);
-            evFlitSeq[b] = Arrays.copyOf(evFlitSeq[b], n * 2);
-        }
-        evFlitVc[b][n] = ivc;
-        evFlitPkt[b][n] = pkt;
-        evFlitSeq[b][n] = seq;
-        evFlitN[b] = n + 1;
+    // ---- invariant messages: built only when an assertion fails, outside the hot methods (their bytecode size
+    // decides what the JIT inlines)
+
+    private static String broken(String what, long index, String how) {
+        return what + " " + index + " " + how;
     }
 
-    private void scheduleCredit(long at, int ovc) {
-        int b = (int) (at & wheelMask);
-        int n = evCreditN[b];
-        if (n == evCredit[b].length) {
-            evCredit[b] = Arrays.copyOf(evCredit[b], n * 2);
-        }
-        evCredit[b][n] = ovc;
-        evCreditN[b] = n + 1;
+    private boolean flitsConserved() {
+        return flitsInjected == flitsEjected + flitsDropped + flitsBuffered + wheel.flitsPending();
+    }
+
+    private String conservation() {
+        return "flits not conserved: injected " + flitsInjected + " != ejected " + flitsEjected + " + dropped "
+            + flitsDropped + " + buffered " + flitsBuffered + " + on links " + wheel.flitsPending();
+    }
+
+    /**
+     * Wormhole order inside a VC: the flit after {@code seq - 1} of the same packet, or a head after a tail. ({@code
+     * slot} is the new flit's position in the VC's ring, without the VC's base.)
+     */
+    private boolean arrivesInOrder(int ivc, int slot, int pkt, int seq) {
+        int prev = (slot == 0 ? depth - 1 : slot - 1) + ivc * depth;
+        int prevPkt = bufPkt[prev];
+        int prevSeq = bufSeq[prev];
+        return prevPkt == pkt ? seq == prevSeq + 1 : seq == 0 && prevSeq == pool.len[prevPkt] - 1;
     }
 
     /** Removes the front flit of input VC {@code ivc}, returning its credit upstream. */
     private void popFront(int ivc, int gi, long now) {
+        assert vcCount[ivc] > 0 : broken("input VC", ivc, "popped while empty");
+        flitsBuffered--;
         int h = vcHead[ivc] + 1;
         vcHead[ivc] = h == depth ? 0 : h;
         vcCount[ivc]--;
         portFlits[gi]--;
         int up = inSource[gi];
-        scheduleCredit(now + linkLatency, (up << vcShift) + (ivc & vcMask));
+        wheel.scheduleCredit(now + linkLatency, (up << vcShift) + (ivc & vcMask));
     }
 
     private void injectPhase(long now) {
@@ -850,7 +776,7 @@ public final class Network {
                 return;
             }
             int cand = niQueue[q * queueCap + niQHead[q]];
-            if (pReady[cand] > now) {
+            if (pool.ready[cand] > now) {
                 return;
             }
             int linkCount = nodeLinkCount[node];
@@ -860,7 +786,7 @@ public final class Network {
             int ovc = -1;
             for (int v = 0; v < vcsPerClass; v++) {
                 int o = base + v;
-                if (!ovcBusy[o] && (!cutThrough || credits[o] >= pLen[cand])) {
+                if (!ovcBusy[o] && (!cutThrough || credits[o] >= pool.len[cand])) {
                     ovc = o;
                     break;
                 }
@@ -888,14 +814,14 @@ public final class Network {
         }
         credits[ovc]--;
         outFreeAt[port] = now + serialization;
-        scheduleFlit(now + linkLatency, (outTarget[go] << vcShift) + (ovc & vcMask), pkt, seq);
+        wheel.scheduleFlit(now + linkLatency, (outTarget[go] << vcShift) + (ovc & vcMask), pkt, seq);
         flitsInjected++;
         nodeFlitsInjected[node]++;
         if (seq == 0) {
-            pInjected[pkt] = now;
+            pool.injected[pkt] = now;
             packetsInjected++;
         }
-        if (seq == pLen[pkt] - 1) {
+        if (seq == pool.len[pkt] - 1) {
             ovcBusy[ovc] = false;
             niCur[q] = -1;
         } else {
@@ -906,8 +832,14 @@ public final class Network {
     private void routerPhase(long now) {
         int[] list = activeRouters;
         int n = activeRouterCount;
-        for (int i = 0; i < n; i++) {
-            processRouter(list[i], now);
+        if (allocator == Allocator.SEPARABLE_INPUT_FIRST) {
+            for (int i = 0; i < n; i++) {
+                processRouterSeparable(list[i], now);
+            }
+        } else {
+            for (int i = 0; i < n; i++) {
+                processRouterRotating(list[i], now);
+            }
         }
         // compact; arrivals only happen at the start of a cycle, so the list did not change meanwhile
         int kept = 0;
@@ -922,7 +854,142 @@ public final class Network {
         activeRouterCount = kept;
     }
 
-    private void processRouter(int r, long now) {
+    // ------------------------------------------------------------------ separable input-first allocation (default)
+
+    /**
+     * One router cycle with separable allocators. (1) Every input VC whose front flit is eligible: route
+     * computation for a new head, then either a VC request (a routed head: the first free output VC in its route's
+     * preference order) or, for a VC that holds an output VC, a switch request if it has a credit and the output
+     * port is free. (2) VC allocation; a winner may also ask for the switch this cycle (RC, VA and SA share the
+     * {@code routerDelay} stage, as before). (3) Switch allocation: one VC per input port, then one input per output
+     * port. (4) Switch traversal of the winners.
+     */
+    private void processRouterSeparable(int r, long now) {
+        int base = r << portShift;
+        SeparableVcAllocator va = vcAllocator;
+        SeparableSwitchAllocator sa = switchAllocator;
+        va.begin();
+        sa.begin();
+        for (int p = 0; p < ports; p++) {
+            if (portFlits[base + p] != 0) {
+                requestPort(r, p, now);
+            }
+        }
+        int vaRequests = va.requests();
+        if (vaRequests > 0) {
+            va.allocate();
+            for (int i = 0; i < vaRequests; i++) {
+                int local = va.requester(i);
+                int gi = base + (local >> vcShift);
+                int v = local & vcMask;
+                int ivc = (gi << vcShift) + v;
+                int pkt = bufPkt[ivc * depth + vcHead[ivc]];
+                if (va.granted(i)) {
+                    grantVc(ivc, va.outputVc(i));
+                    requestSwitch(r, gi - base, gi, ivc, v, pkt, now); // may replace its port's choice
+                } else if (dropMode && now - headEligibleAt(ivc, pool.len[pkt]) >= dropTimeout) {
+                    drop(r, gi, ivc, pkt, vcCandPort[ivc * maxCand], now);
+                }
+            }
+        }
+        sa.allocate();
+        for (int i = 0, saRequests = sa.requests(); i < saRequests; i++) {
+            int gi = sa.input(i);
+            int ivc = (gi << vcShift) + sa.vc(i);
+            if (sa.granted(i)) {
+                traverse(r, gi, ivc, now);
+            } else if (dropMode) {
+                dropBlockedHead(r, gi, ivc, now);
+            }
+        }
+    }
+
+    /**
+     * The input stages for input port {@code p} of router {@code r}: RC for new heads, a VC request per routed head,
+     * and the port's switch request, scanning its VCs in the switch input arbiter's priority order so the first
+     * ready VC is the arbiter's choice.
+     */
+    private void requestPort(int r, int p, long now) {
+        int gi = (r << portShift) + p;
+        // from the switch input arbiter's pointer round, so the first VC that offers is the arbiter's choice
+        for (int j = 0, v = switchAllocator.firstVc(gi); j < vcs; j++, v = v + 1 == vcs ? 0 : v + 1) {
+            if (vcCount[(gi << vcShift) + v] != 0) {
+                requestVcOf(r, p, gi, v, now);
+            }
+        }
+    }
+
+    /** The input stages for occupied VC {@code v} of input port {@code p}. */
+    private void requestVcOf(int r, int p, int gi, int v, long now) {
+        int ivc = (gi << vcShift) + v;
+        if (vcCount[ivc] == 0 || vcState[ivc] == ACTIVE && !dropMode && switchAllocator.hasChoice(p)) {
+            return; // emptied by a drop, or lost the input arbitration (drop mode still checks timeouts)
+        }
+        int pkt = readyFront(r, p, gi, ivc, now);
+        if (pkt < 0) {
+            return;
+        }
+        if (vcState[ivc] == ROUTED) {
+            requestVc(r, gi, ivc, pkt, (p << vcShift) + v, now);
+        } else {
+            requestSwitch(r, p, gi, ivc, v, pkt, now);
+        }
+    }
+
+    /** A routed head asks for an output VC (store-and-forward: once its tail is in and eligible too). */
+    private void requestVc(int r, int gi, int ivc, int pkt, int localIvc, long now) {
+        int len = pool.len[pkt];
+        if (storeAndForward && vcCount[ivc] < len) {
+            return;
+        }
+        long eligible = headEligibleAt(ivc, len);
+        if (eligible > now) {
+            return;
+        }
+        int ovc = chooseVc(ivc, pkt, len);
+        if (ovc >= 0) {
+            vcAllocator.request(localIvc, ovc);
+        } else if (dropMode && now - eligible >= dropTimeout) {
+            drop(r, gi, ivc, pkt, vcCandPort[ivc * maxCand], now);
+        }
+    }
+
+    /** A VC holding an output VC asks for the switch if the output VC has a credit and the port is free. */
+    private void requestSwitch(int r, int p, int gi, int ivc, int v, int pkt, long now) {
+        int ovc = vcOutVc[ivc];
+        int go = ovc >> vcShift;
+        int cls = pool.cls[pkt];
+        if (timeMux && ((int) now & 1) != cls) {
+            return; // not this logical network's time slot: waiting for it is not being blocked
+        }
+        int port = timeMux ? go * 2 + cls : go * 2;
+        if (credits[ovc] == 0 || outFreeAt[port] > now) {
+            if (dropMode) {
+                dropBlockedHead(r, gi, ivc, now);
+            }
+            return;
+        }
+        switchAllocator.offer(p, gi, v, go);
+    }
+
+    /** Drop mode: a head that holds an output VC but cannot cross the switch dies once its timeout has passed. */
+    private void dropBlockedHead(int r, int gi, int ivc, long now) {
+        int slot = ivc * depth + vcHead[ivc];
+        if (bufSeq[slot] == 0 && now - (bufTime[slot] + routerDelay) >= dropTimeout) {
+            int ovc = vcOutVc[ivc];
+            ovcBusy[ovc] = false;
+            drop(r, gi, ivc, bufPkt[slot], ovc >> vcShift, now);
+        }
+    }
+
+    // --------------------------------------------------------------- rotating-priority allocation (the old policy)
+
+    /**
+     * One router cycle with the original policy: inputs in an order that starts one port later every cycle
+     * (whatever was granted), VCs of an input round-robin past the last VC that moved; the first VC that can take
+     * a free output VC and a free output port moves, one flit per input port.
+     */
+    private void processRouterRotating(int r, long now) {
         int base = r << portShift;
         int start = rrIn[r];
         for (int i = 0; i < ports; i++) {
@@ -941,7 +1008,7 @@ public final class Network {
                     v -= vcs;
                 }
                 int ivc = (gi << vcShift) + v;
-                if (vcCount[ivc] != 0 && advance(r, p, gi, ivc, now)) {
+                if (vcCount[ivc] != 0 && advanceRotating(r, p, gi, ivc, now)) {
                     rrVc[gi] = v + 1 == vcs ? 0 : v + 1;
                     break;
                 }
@@ -950,65 +1017,41 @@ public final class Network {
         rrIn[r] = start + 1 == ports ? 0 : start + 1;
     }
 
-    /** Tries to move the front flit of {@code ivc} through the switch; true if it moved. */
-    private boolean advance(int r, int inPort, int gi, int ivc, long now) {
-        int slot = ivc * depth + vcHead[ivc];
-        int pkt = bufPkt[slot];
-        if (pState[pkt] == DEAD && vcState[ivc] == IDLE) {
-            discardDead(r, gi, ivc, now);
-            if (vcCount[ivc] == 0) {
-                return false;
-            }
-            slot = ivc * depth + vcHead[ivc];
-            pkt = bufPkt[slot];
-        }
-        long eligible = bufTime[slot] + routerDelay;
-        if (eligible > now) {
+    /** Tries to move the front flit of {@code ivc} through the switch at once; true if it moved. */
+    private boolean advanceRotating(int r, int inPort, int gi, int ivc, long now) {
+        int pkt = readyFront(r, inPort, gi, ivc, now);
+        if (pkt < 0) {
             return false;
         }
+        int slot = ivc * depth + vcHead[ivc];
+        long eligible = bufTime[slot] + routerDelay;
         int seq = bufSeq[slot];
-        int state = vcState[ivc];
-        if (state == IDLE) {
-            // a live front flit of an idle VC is always a head: the previous packet's tail reset the state
-            int count = topology.route(r, inPort, pSrc[pkt], pDst[pkt], random, candPorts, candSubs);
-            int cb = ivc * maxCand;
-            for (int c = 0; c < count; c++) {
-                vcCandPort[cb + c] = (r << portShift) + candPorts[c];
-                vcCandSub[cb + c] = candSubs[c];
-            }
-            vcCandN[ivc] = (byte) count;
-            vcState[ivc] = ROUTED;
-            state = ROUTED;
-        }
-        if (state == ROUTED) {
-            int len = pLen[pkt];
+        if (vcState[ivc] == ROUTED) {
+            int len = pool.len[pkt];
             if (storeAndForward) {
                 if (vcCount[ivc] < len) {
                     return false;
                 }
-                int tailSlot = vcHead[ivc] + len - 1;
-                if (tailSlot >= depth) {
-                    tailSlot -= depth;
-                }
-                eligible = bufTime[ivc * depth + tailSlot] + routerDelay;
+                eligible = headEligibleAt(ivc, len);
                 if (eligible > now) {
                     return false;
                 }
             }
-            if (!allocateVc(ivc, pkt, len)) {
+            int ovc = chooseVc(ivc, pkt, len);
+            if (ovc < 0) {
                 if (dropMode && now - eligible >= dropTimeout) {
                     drop(r, gi, ivc, pkt, vcCandPort[ivc * maxCand], now);
                 }
                 return false;
             }
-            vcState[ivc] = ACTIVE;
+            grantVc(ivc, ovc);
         }
         int ovc = vcOutVc[ivc];
         int go = ovc >> vcShift;
-        if (timeMux && ((int) now & 1) != pCls[pkt]) {
+        if (timeMux && ((int) now & 1) != pool.cls[pkt]) {
             return false; // not this logical network's time slot: waiting for it is not being blocked
         }
-        int port = timeMux ? go * 2 + pCls[pkt] : go * 2;
+        int port = timeMux ? go * 2 + pool.cls[pkt] : go * 2;
         if (credits[ovc] == 0 || outFreeAt[port] > now) {
             if (dropMode && seq == 0 && now - eligible >= dropTimeout) {
                 ovcBusy[ovc] = false;
@@ -1016,39 +1059,112 @@ public final class Network {
             }
             return false;
         }
+        traverse(r, gi, ivc, now);
+        return true;
+    }
+
+    // ------------------------------------------------------------------------------------- stages both use
+
+    /**
+     * The packet at the front of {@code ivc} if its front flit is eligible ({@code routerDelay} cycles after it
+     * arrived), or -1. Discards the flits of a packet dropped here first, and routes a new head (RC).
+     */
+    private int readyFront(int r, int inPort, int gi, int ivc, long now) {
+        int slot = ivc * depth + vcHead[ivc];
+        int pkt = bufPkt[slot];
+        if (pool.state[pkt] == PacketPool.DEAD && vcState[ivc] == IDLE) {
+            discardDead(r, gi, ivc, now);
+            if (vcCount[ivc] == 0) {
+                return -1;
+            }
+            slot = ivc * depth + vcHead[ivc];
+            pkt = bufPkt[slot];
+        }
+        if (bufTime[slot] + routerDelay > now) {
+            return -1;
+        }
+        if (vcState[ivc] == IDLE) {
+            // a live front flit of an idle VC is always a head: the previous packet's tail reset the state
+            assert bufSeq[slot] == 0 : broken("input VC", ivc, "idle with a body flit at its front");
+            int count = topology.route(r, inPort, pool.src[pkt], pool.dst[pkt], random, candPorts, candSubs);
+            int cb = ivc * maxCand;
+            for (int c = 0; c < count; c++) {
+                vcCandPort[cb + c] = (r << portShift) + candPorts[c];
+                vcCandSub[cb + c] = candSubs[c];
+            }
+            vcCandN[ivc] = (byte) count;
+            vcState[ivc] = ROUTED;
+        }
+        return pkt;
+    }
+
+    /** The cycle a head may allocate: its own eligibility, or (store-and-forward) its tail's. */
+    private long headEligibleAt(int ivc, int len) {
+        int h = vcHead[ivc];
+        if (storeAndForward) {
+            h += len - 1;
+            if (h >= depth) {
+                h -= depth;
+            }
+        }
+        return bufTime[ivc * depth + h] + routerDelay;
+    }
+
+    private void grantVc(int ivc, int ovc) {
+        assert vcState[ivc] == ROUTED : broken("input VC", ivc, "granted an output VC while not routed");
+        assert !ovcBusy[ovc] : broken("output VC", ovc, "granted twice");
+        ovcBusy[ovc] = true;
+        vcOutVc[ivc] = ovc;
+        vcState[ivc] = ACTIVE;
+    }
+
+    /** Switch traversal (ST) of the front flit of {@code ivc}; the tail frees the output VC. */
+    private void traverse(int r, int gi, int ivc, long now) {
+        int slot = ivc * depth + vcHead[ivc];
+        int pkt = bufPkt[slot];
+        int seq = bufSeq[slot];
+        int ovc = vcOutVc[ivc];
+        int go = ovc >> vcShift;
+        assert vcState[ivc] == ACTIVE && ovcBusy[ovc] : broken("input VC", ivc, "crosses without an output VC");
+        assert credits[ovc] > 0 : broken("output VC", ovc, "sends without a credit");
+        int port = timeMux ? go * 2 + pool.cls[pkt] : go * 2;
         popFront(ivc, gi, now);
         routerFlits[r]--;
         credits[ovc]--;
         outFreeAt[port] = now + serialization;
-        scheduleFlit(now + linkLatency, (outTarget[go] << vcShift) + (ovc & vcMask), pkt, seq);
+        wheel.scheduleFlit(now + linkLatency, (outTarget[go] << vcShift) + (ovc & vcMask), pkt, seq);
         flitHops++;
         if (seq == 0) {
-            pHops[pkt]++;
+            pool.hops[pkt]++;
         }
-        if (seq == pLen[pkt] - 1) {
+        if (seq == pool.len[pkt] - 1) {
             ovcBusy[ovc] = false;
             vcState[ivc] = IDLE;
         }
-        return true;
     }
 
-    private boolean allocateVc(int ivc, int pkt, int len) {
+    /**
+     * The input stage of VC allocation: the first free output VC of the packet's class among the route's
+     * candidates, in the route's order of preference (on tori, in the dateline halves each candidate allows), or
+     * -1. Cut-through and store-and-forward also need credits for the whole packet.
+     */
+    private int chooseVc(int ivc, int pkt, int len) {
         int cb = ivc * maxCand;
         int count = vcCandN[ivc];
-        int clsBase = pCls[pkt] * vcsPerClass;
+        int clsBase = pool.cls[pkt] * vcsPerClass;
         if (subclasses == 2) {
-            return allocateDatelineVc(ivc, clsBase, len);
+            return chooseDatelineVc(ivc, clsBase, len);
         }
         for (int c = 0; c < count; c++) {
-            if (grantFree(ivc, (vcCandPort[cb + c] << vcShift) + clsBase, vcsPerClass, len)) {
-                return true;
+            int o = firstFree((vcCandPort[cb + c] << vcShift) + clsBase, vcsPerClass, len);
+            if (o >= 0) {
+                return o;
             }
         }
-        return false;
+        return -1;
     }
 
-    /** VC allocation on a torus: only in the dateline halves each candidate allows, in its order of preference. */
-    private boolean allocateDatelineVc(int ivc, int clsBase, int len) {
+    private int chooseDatelineVc(int ivc, int clsBase, int len) {
         int cb = ivc * maxCand;
         int count = vcCandN[ivc];
         int width = vcsPerClass >> 1;
@@ -1062,12 +1178,13 @@ public final class Network {
                 if (h > 1) {
                     break;
                 }
-                if (grantFree(ivc, portBase + h * width, width, len)) {
-                    return true;
+                int o = firstFree(portBase + h * width, width, len);
+                if (o >= 0) {
+                    return o;
                 }
             }
         }
-        return false;
+        return -1;
     }
 
     /**
@@ -1086,21 +1203,24 @@ public final class Network {
         };
     }
 
-    /** Grants {@code ivc} the first free output VC of {@code [lo, lo + width)}; cut-through also needs credits. */
-    private boolean grantFree(int ivc, int lo, int width, int len) {
+    /**
+     * The first free output VC of {@code [lo, lo + width)} (cut-through: with credits for the packet), or -1. Always
+     * from the lowest: spreading the heads of a router over all free VCs (a round-robin input stage) was tried and
+     * interleaves more worms per channel, so each holds its VCs longer; on the 8x8 mesh under tornado with 4 x 8
+     * buffers that halved the post-saturation throughput (0.28 to 0.16 flits/node/cycle).
+     */
+    private int firstFree(int lo, int width, int len) {
         for (int o = lo; o < lo + width; o++) {
             if (!ovcBusy[o] && (!cutThrough || credits[o] >= len)) {
-                ovcBusy[o] = true;
-                vcOutVc[ivc] = o;
-                return true;
+                return o;
             }
         }
-        return false;
+        return -1;
     }
 
     /** Drop-when-blocked: kills the packet whose head is at the front of {@code ivc}. */
     private void drop(int r, int gi, int ivc, int pkt, int blockedOut, long now) {
-        pState[pkt] = DEAD;
+        pool.state[pkt] = PacketPool.DEAD;
         vcState[ivc] = IDLE;
         packetsDropped++;
         DropReason reason = outTarget[blockedOut] >= routerPorts ? DropReason.EJECT_BLOCKED : DropReason.HEAD_BLOCKED;
@@ -1122,14 +1242,14 @@ public final class Network {
         while (vcCount[ivc] > 0) {
             int slot = ivc * depth + vcHead[ivc];
             int pkt = bufPkt[slot];
-            if (pState[pkt] != DEAD) {
+            if (pool.state[pkt] != PacketPool.DEAD) {
                 return;
             }
             popFront(ivc, gi, now);
             routerFlits[r]--;
             flitsDropped++;
-            if (--pLeft[pkt] == 0) {
-                freeHandles[freeCount++] = pkt;
+            if (--pool.left[pkt] == 0) {
+                pool.release(pkt);
             }
         }
     }
@@ -1179,7 +1299,7 @@ public final class Network {
             flitsEjected++;
             nodeFlitsEjected[node]++;
             rrVc[gi] = v + 1 == vcs ? 0 : v + 1;
-            if (seq == pLen[pkt] - 1) {
+            if (seq == pool.len[pkt] - 1) {
                 packetsDelivered++;
                 PacketRecord rec = record.at(pkt);
                 Endpoint ep = endpoints[node];
@@ -1189,7 +1309,7 @@ public final class Network {
                 if (listener != null) {
                     listener.delivered(record.at(pkt), now);
                 }
-                freeHandles[freeCount++] = pkt;
+                pool.release(pkt);
             }
             return;
         }
@@ -1204,34 +1324,34 @@ public final class Network {
     // ------------------------------------------------------------------------------------ packet record access
 
     int src(int h) {
-        return pSrc[h];
+        return pool.src[h];
     }
 
     int dst(int h) {
-        return pDst[h];
+        return pool.dst[h];
     }
 
     int length(int h) {
-        return pLen[h];
+        return pool.len[h];
     }
 
     int cls(int h) {
-        return pCls[h];
+        return pool.cls[h];
     }
 
     int hops(int h) {
-        return pHops[h];
+        return pool.hops[h];
     }
 
     long created(int h) {
-        return pCreated[h];
+        return pool.created[h];
     }
 
     long injected(int h) {
-        return pInjected[h];
+        return pool.injected[h];
     }
 
     long payload(int h) {
-        return pPayload[h];
+        return pool.payload[h];
     }
 }

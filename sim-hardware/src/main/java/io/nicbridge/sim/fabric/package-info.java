@@ -12,9 +12,13 @@
  *       The store-and-forward fat tree is {@code fatTree} with {@link io.nicbridge.sim.fabric.Switching#STORE_AND_FORWARD}.</li>
  *   <li>{@link io.nicbridge.sim.fabric.FabricConfig} - VCs per class, buffer depth, link latency, router delay,
  *       link serialization, flit width, switching, discipline, drop timeout, checksum flit, NI queue size,
- *       processor model, CM-5 time multiplexing.</li>
+ *       processor model, CM-5 time multiplexing, {@link io.nicbridge.sim.fabric.Allocator}.</li>
  *   <li>{@link io.nicbridge.sim.fabric.Network} - the simulator: {@code new Network(topology, config, seed)},
- *       {@code step()}, {@code run(n)}, {@code drain(max)}, counters.</li>
+ *       {@code step()}, {@code run(n)}, {@code drain(max)}, counters; wiring, VC buffers, NI queues and the
+ *       router stages (RC, VA, SA, ST). Its parts: {@code PacketPool} (packets as struct-of-arrays behind
+ *       recycled handles), {@code EventWheel} (flits and credits on links), {@code WakeHeap} (endpoint
+ *       wake-ups), {@code SeparableVcAllocator} and {@code SeparableSwitchAllocator} built from
+ *       {@code RoundRobinArbiters} (BookSim's allocators/ and arbiters/ split).</li>
  *   <li>{@link io.nicbridge.sim.fabric.NodePort} / {@link io.nicbridge.sim.fabric.Endpoint} - the
  *       network-interface port of each node and what sits behind it (traffic generator, trace engine, protocol
  *       core); {@link io.nicbridge.sim.fabric.PacketRecord} per-packet data on delivery;

@@ -1,6 +1,7 @@
 package io.nicbridge.sim.traffic;
 
 import io.nicbridge.sim.fabric.Discipline;
+import io.nicbridge.sim.fabric.Allocator;
 import io.nicbridge.sim.fabric.FabricConfig;
 import io.nicbridge.sim.fabric.Network;
 import io.nicbridge.sim.fabric.ProcessorModel;
@@ -26,6 +27,7 @@ import java.util.Locale;
  *   drop_timeout = 0;  checksum_flit = 1;  inject_queue = 16;
  *   send_overhead = 0;  receive_overhead = 0;  poll_cost = 0;
  *   time_multiplexed = 0;     1: requests on even cycles, replies on odd (the CM-5's logical networks)
+ *   allocator = separable_input_first;   | rotating_priority (the old, starving policy; see Allocator)
  *   traffic = uniform;        uniform | bitcomp | transpose | tornado | neighbor | randperm | hotspot
  *   hotspot_nodes = {0};  hotspot_fraction = 0.1;
  *   injection_process = bernoulli;   bernoulli | onoff  (burst_alpha = 0.1; burst_beta = 0.1;)
@@ -40,7 +42,7 @@ public final class FabricSetup {
     /** Every key this class reads. */
     public static final List<String> KEYS = List.of("topology", "k", "n", "dilation", "num_vcs", "vc_buf_size",
             "link_latency", "router_delay", "cycles_per_flit", "flit_bits", "switching", "discipline", "drop_timeout",
-            "checksum_flit", "inject_queue", "time_multiplexed", "send_overhead", "receive_overhead", "poll_cost", "traffic",
+            "checksum_flit", "inject_queue", "time_multiplexed", "allocator", "send_overhead", "receive_overhead", "poll_cost", "traffic",
             "hotspot_nodes", "hotspot_fraction", "injection_process", "burst_alpha", "burst_beta", "injection_rate",
             "packet_size", "seed", "sample_period", "warmup_threshold", "max_warmup_periods", "converged_periods",
             "max_measure_periods", "latency_threshold", "max_drain_cycles");
@@ -90,7 +92,8 @@ public final class FabricSetup {
                 c.getInt("inject_queue", 16),
                 new ProcessorModel(c.getLong("send_overhead", 0), c.getLong("receive_overhead", 0),
                         c.getLong("poll_cost", 0)),
-                c.getBoolean("time_multiplexed", false));
+                c.getBoolean("time_multiplexed", false),
+                Allocator.parse(c.getString("allocator", Allocator.SEPARABLE_INPUT_FIRST.configName())));
     }
 
     /** @return a fresh network for the config, seeded from its {@code seed} */

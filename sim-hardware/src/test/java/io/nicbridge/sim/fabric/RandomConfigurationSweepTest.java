@@ -106,7 +106,8 @@ class RandomConfigurationSweepTest {
             FabricConfig cfg = FabricConfig.defaults().withVcsPerClass(vcs).withBufferDepth(depth)
                 .withLinkLatency(1 + r.nextInt(3)).withRouterDelay(r.nextInt(3)).withCyclesPerFlit(1 + r.nextInt(2))
                 .withSwitching(switching).withDiscipline(discipline).withDropTimeoutCycles(r.nextInt(4))
-                .withTimeMultiplexedClasses(r.nextInt(4) == 0).withInjectQueuePackets(1 + r.nextInt(8));
+                .withTimeMultiplexedClasses(r.nextInt(4) == 0).withInjectQueuePackets(1 + r.nextInt(8))
+                .withAllocator(trial % 4 == 3 ? Allocator.ROTATING_PRIORITY : Allocator.SEPARABLE_INPUT_FIRST);
             String what = "trial " + trial + ": " + topo + " " + cfg;
             Network net = new Network(topo, cfg, r.nextLong());
             double p = 0.02 + r.nextDouble() * 0.4;
@@ -120,7 +121,6 @@ class RandomConfigurationSweepTest {
                 c.stopped = true;
             }
             assertTrue(net.drain(200_000), what + ": did not drain");
-            net.run(8);
             assertNull(net.leakedResource(), what);
             long sent = 0;
             long received = 0;

@@ -7,7 +7,7 @@ import java.util.SplittableRandom;
  * {@code rate} flits/node/cycle), to a uniformly random destination (self included) or to {@code permutation[src]},
  * queued in an unbounded source backlog so offered load is not throttled by the NI queue. Counts what it sees.
  */
-final class TestLoad implements Endpoint {
+class TestLoad implements Endpoint {
     private final double probability;
     private final int flits;
     private final int nodes;
@@ -31,6 +31,11 @@ final class TestLoad implements Endpoint {
         this.nodes = nodes;
         this.permutation = permutation;
         this.random = new SplittableRandom(seed);
+    }
+
+    /** Creation cycle of the oldest packet not yet accepted by the NI, or -1. */
+    long oldestWaitingSince() {
+        return backlogCount == 0 ? -1 : backlog[backlogHead];
     }
 
     static TestLoad[] attachAll(Network net, double rate, int flits, int[] permutation, long seed) {

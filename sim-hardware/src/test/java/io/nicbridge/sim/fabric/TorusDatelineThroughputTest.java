@@ -63,9 +63,10 @@ class TorusDatelineThroughputTest {
         // node starves: before the fix the worst node got 0 (one packet in 10,000 cycles)
         assertTrue(two[0] > 0.01 && two[0] > 0.1 * two[1],
             "2 VCs: every node keeps a share, min " + two[0] + " avg " + two[1]);
+        // separable allocation serves every node 0.250 here (the old rotating priority: average 0.278, worst 0.240)
         double[] four = accepted(Topologies.torus(8, 8), 4, 1.0, tornado8x8());
-        assertTrue(four[1] > 0.25 && four[1] <= 1.0 / 3 + 1e-9, "4 VCs: near the 1/3 bound, got " + four[1]);
-        assertTrue(four[0] > 0.7 * four[1], "4 VCs: fair, min " + four[0] + " avg " + four[1]);
+        assertTrue(four[1] >= 0.24 && four[1] <= 1.0 / 3 + 1e-9, "4 VCs: near the 1/3 bound, got " + four[1]);
+        assertTrue(four[0] > 0.9 * four[1], "4 VCs: fair, min " + four[0] + " avg " + four[1]);
     }
 
     @Test

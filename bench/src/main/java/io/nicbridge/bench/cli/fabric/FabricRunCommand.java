@@ -108,6 +108,12 @@ final class FabricRunCommand implements Callable<Integer> {
     }
 
     static String describe(SimConfig c) {
+        String allocator = c.getString("allocator", "separable_input_first");
+        return describeRouter(c) + (allocator.equalsIgnoreCase("separable_input_first") ? "" : ", " + allocator
+                + " allocator");
+    }
+
+    private static String describeRouter(SimConfig c) {
         if (!c.getString("workload", "synthetic").equalsIgnoreCase("synthetic")) {
             return String.format(Locale.ROOT, "%s, %s, %d VCs x %d flits, workload %s",
                     c.getString("switching", "wormhole"), c.getString("discipline", "buffered"),

@@ -94,8 +94,9 @@ final class FabricSweepCommand implements Callable<Integer> {
                 } else {
                     LoadResult r = s.saturationResult();
                     out.printf(Locale.ROOT, "  saturation throughput: %.4f flits/node/cycle offered (accepted avg %.4f, "
-                                    + "min %.4f, latency %.1f cycles) after %d search points%n", s.saturationLoad(),
-                            r.acceptedAverage(), r.acceptedMinimum(), r.packetLatency(), s.points().size());
+                                    + "min %.4f, latency %s cycles) after %d search points%n", s.saturationLoad(),
+                            r.acceptedAverage(), r.acceptedMinimum(), Tables.latency(r, r.packetLatency()),
+                            s.points().size());
                 }
                 if (curve.isEmpty()) {
                     all.addAll(s.points());
@@ -119,14 +120,19 @@ final class FabricSweepCommand implements Callable<Integer> {
     }
 
     private static void progress(String name, String phase, int i, int n, LoadResult r, long t0) {
-        System.err.printf(Locale.ROOT, "[%s] %s %d%s: load %.4f -> latency %.1f, accepted %.4f (min %.4f)%s, %.1f s%n",
-                name, phase, i, n > 0 ? "/" + n : "", r.offeredLoad(), r.packetLatency(), r.acceptedAverage(),
+        System.err.printf(Locale.ROOT, "[%s] %s %d%s: load %.4f -> latency %s, accepted %.4f (min %.4f)%s, %.1f s%n",
+                name, phase, i, n > 0 ? "/" + n : "", r.offeredLoad(), Tables.latency(r, r.packetLatency()), r.acceptedAverage(),
                 r.acceptedMinimum(), r.stable() ? "" : " unstable", (System.nanoTime() - t0) / 1e9);
     }
 
     private static void csv(StringBuilder sb, String name, LoadResult r, String kind) {
-        sb.append(String.format(Locale.ROOT, "%s,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%d,%.4f,%.6f,%s,%s%n", name,
-                r.offeredLoad(), r.offeredMeasured(), r.acceptedAverage(), r.acceptedMinimum(), r.packetLatency(),
-                r.networkLatency(), r.maxPacketLatency(), r.hops(), r.dropRate(), r.stable(), kind));
+        // latency, max latency and hops stay empty when no measured packet completed
+        boolean none = r.measuredPackets() == 0;
+        sb.append(String.format(Locale.ROOT, "%s,%.6f,%.6f,%.6f,%.6f,%s,%s,%s,%s,%.6f,%s,%s%n", name,
+                r.offeredLoad(), r.offeredMeasured(), r.acceptedAverage(), r.acceptedMinimum(),
+                none ? "" : String.format(Locale.ROOT, "%.3f", r.packetLatency()),
+                none ? "" : String.format(Locale.ROOT, "%.3f", r.networkLatency()),
+                none ? "" : Long.toString(r.maxPacketLatency()),
+                none ? "" : String.format(Locale.ROOT, "%.4f", r.hops()), r.dropRate(), r.stable(), kind));
     }
 }

@@ -14,9 +14,19 @@ final class Tables {
     }
 
     static void row(PrintStream out, LoadResult r) {
-        out.println(String.format(Locale.ROOT, "   %7.4f  %7.4f  %7.4f  %7.4f  %7.1f  %7.1f  %7d  %5.2f  %5.2f  %s",
-                r.offeredLoad(), r.offeredMeasured(), r.acceptedAverage(), r.acceptedMinimum(), r.packetLatency(),
-                r.networkLatency(), r.maxPacketLatency(), r.hops(), 100 * r.dropRate(),
+        out.println(String.format(Locale.ROOT, "   %7.4f  %7.4f  %7.4f  %7.4f  %7s  %7s  %7s  %5s  %5.2f  %s",
+                r.offeredLoad(), r.offeredMeasured(), r.acceptedAverage(), r.acceptedMinimum(),
+                latency(r, r.packetLatency()), latency(r, r.networkLatency()),
+                r.measuredPackets() == 0 ? "n/a" : Long.toString(r.maxPacketLatency()),
+                r.measuredPackets() == 0 ? "n/a" : String.format(Locale.ROOT, "%.2f", r.hops()), 100 * r.dropRate(),
                 r.stable() ? "yes" : "no (" + r.verdict() + ")"));
+    }
+
+    /**
+     * A latency of the measured packets with one decimal, or "n/a" when none of them completed (a run stopped
+     * during warm-up): never a zero that reads like a measurement.
+     */
+    static String latency(LoadResult r, double cycles) {
+        return r.measuredPackets() == 0 ? "n/a" : String.format(Locale.ROOT, "%.1f", cycles);
     }
 }

@@ -109,4 +109,20 @@ class FabricCommandTest {
         Path p = FabricPlots.drops(List.of(new FabricPlots.Series("s", List.of(a, b))), dir.resolve("d.png"));
         assertArrayEquals(PNG_MAGIC, Arrays.copyOf(Files.readAllBytes(p), 8));
     }
+
+    @Test
+    void aPointWithNoCompletedMeasuredPacketPrintsNaNotZero() {
+        LoadResult none = new LoadResult(1.0, 1.0, 0.2, 0.16, 0, 0, 0, 0, 0, 0, false, "latency 1139 > threshold",
+                5000, 1, 1);
+        LoadResult some = new LoadResult(0.2, 0.2, 0.2, 0.18, 43.6, 40.2, 203, 8.99, 1000, 0, true, "stable", 5000,
+                1, 1);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        Tables.row(out, none);
+        Tables.row(out, some);
+        String[] rows = bytes.toString(StandardCharsets.UTF_8).split("\n");
+        assertTrue(rows[0].matches("\\s+1\\.0000\\s+1\\.0000\\s+0\\.2000\\s+0\\.1600\\s+n/a\\s+n/a\\s+n/a\\s+n/a\\s.*"),
+                rows[0]);
+        assertTrue(rows[1].contains("43.6") && rows[1].contains("40.2") && rows[1].contains(" 203 "), rows[1]);
+    }
 }

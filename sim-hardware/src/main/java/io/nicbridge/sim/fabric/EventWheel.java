@@ -1,0 +1,81 @@
+package io.nicbridge.sim.fabric;
+
+import java.util.Arrays;
+
+/**
+ * Flits and credits on links: a timing wheel of primitive arrays, one bucket per cycle modulo the wheel size.
+ * Events are at most {@code horizon} cycles ahead, so a wheel of more than {@code horizon} buckets never wraps
+ * onto a live bucket. A bucket's arrays double when full and are reused afterwards: no allocation in steady
+ * state.
+ *
+ * <p>A flit event carries the downstream input VC, the packet handle and the flit's sequence number; a credit
+ * event carries the upstream output VC it returns to.
+ */
+final class EventWheel {
+    final int mask;
+    final int[][] flitVc;
+    final int[][] flitPkt;
+    final int[][] flitSeq;
+    final int[] flitN;
+    final int[][] credit;
+    final int[] creditN;
+    private long flitsPending;
+    private long creditsPending;
+
+    EventWheel(int horizon) {
+        int buckets = Integer.highestOneBit(horizon + 1) << 1;
+        mask = buckets - 1;
+        flitVc = new int[buckets][64];
+        flitPkt = new int[buckets][64];
+        flitSeq = new int[buckets][64];
+        flitN = new int[buckets];
+        credit = new int[buckets][64];
+        creditN = new int[buckets];
+    }
+
+    void scheduleFlit(long at, int ivc, int pkt, int seq) {
+        int b = (int) (at & mask);
+        int n = flitN[b];
+        if (n == flitVc[b].length) {
+            flitVc[b] = Arrays.copyOf(flitVc[b], n * 2);
+            flitPkt[b] = Arrays.copyOf(flitPkt[b], n * 2);
+            flitSeq[b] = Arrays.copyOf(flitSeq[b], n * 2);
+        }
+        flitVc[b][n] = ivc;
+        flitPkt[b][n] = pkt;
+        flitSeq[b][n] = seq;
+        flitN[b] = n + 1;
+        flitsPending++;
+    }
+
+    void scheduleCredit(long at, int ovc) {
+        int b = (int) (at & mask);
+        int n = creditN[b];
+        if (n == credit[b].length) {
+            credit[b] = Arrays.copyOf(credit[b], n * 2);
+        }
+        credit[b][n] = ovc;
+        creditN[b] = n + 1;
+        creditsPending++;
+    }
+
+    /** Empties bucket {@code b}'s flit events after the caller has delivered them. */
+    void clearFlits(int b) {
+        flitsPending -= flitN[b];
+        flitN[b] = 0;
+    }
+
+    /** Empties bucket {@code b}'s credit events after the caller has delivered them. */
+    void clearCredits(int b) {
+        creditsPending -= creditN[b];
+        creditN[b] = 0;
+    }
+
+    long flitsPending() {
+        return flitsPending;
+    }
+
+    long creditsPending() {
+        return creditsPending;
+    }
+}

@@ -1,0 +1,132 @@
+package io.nicbridge.sim.fabric;
+
+/**
+ * Separable input-first switch allocation for one router at a time (BookSim's {@code separable_input_first}
+ * switch allocator with round-robin arbiters). Input stage: each input port's round-robin arbiter picks one of its
+ * VCs that hold an output VC and have a flit ready, a credit and a free output port. Output stage: each output
+ * port's round-robin arbiter grants one of the input ports that picked it. Both pointers move past the winner only
+ * when the grant is used (iSLIP), so an input VC that keeps asking reaches the switch within {@code vcs * ports}
+ * of its output's grants.
+ *
+ * <p>The router scans each input port's VCs in its arbiter's priority order ({@link #firstVc}), so the first ready
+ * VC it {@link #offer}s is the input arbiter's choice; a VC that becomes ready later in the same round (it just won
+ * VC allocation) replaces the choice if the arbiter prefers it. Per round: {@link #begin}, offers,
+ * {@link #allocate}, then {@link #granted} for each of the {@link #requests}. No allocation.
+ */
+final class SeparableSwitchAllocator {
+    private final int vcs;
+    private final RoundRobinArbiters inputArbiters;
+    private final RoundRobinArbiters outputArbiters;
+    /** Slot in the request list of each router-local input port, valid when its round stamp is this round. */
+    private final int[] slotOfPort;
+    private final long[] slotRound;
+    private long round;
+    private final int[] inPort;
+    private final int[] input;
+    private final int[] vc;
+    private final int[] output;
+    private final boolean[] granted;
+    private int count;
+
+    /**
+     * @param inputs  router input ports of the whole fabric (global input index {@code gi} below this)
+     * @param outputs router output ports of the whole fabric (global output index {@code go} below this)
+     * @param ports   ports per router (the output arbiters' requesters are router-local input ports)
+     * @param vcs     VCs per port (the input arbiters' requesters)
+     */
+    SeparableSwitchAllocator(int inputs, int outputs, int ports, int vcs) {
+        this.vcs = vcs;
+        inputArbiters = new RoundRobinArbiters(inputs, vcs);
+        outputArbiters = new RoundRobinArbiters(outputs, ports);
+        slotOfPort = new int[ports];
+        slotRound = new long[ports];
+        inPort = new int[ports];
+        input = new int[ports];
+        vc = new int[ports];
+        output = new int[ports];
+        granted = new boolean[ports];
+    }
+
+    void begin() {
+        round++; // invalidates every port's slot at once
+        count = 0;
+    }
+
+    /** The VC input {@code gi}'s arbiter favours: scan the port's VCs cyclically from here. */
+    int firstVc(int gi) {
+        return inputArbiters.pointer(gi);
+    }
+
+    /**
+     * Input stage: VC {@code v} of input port {@code p} (global {@code gi}) can cross to output {@code go}. Kept if
+     * the port has no choice yet or its arbiter prefers {@code v} to the current one.
+     */
+    void offer(int p, int gi, int v, int go) {
+        int s = slotOfPort[p];
+        if (slotRound[p] != round) {
+            s = count++;
+            slotOfPort[p] = s;
+            slotRound[p] = round;
+            inPort[s] = p;
+            input[s] = gi;
+        } else {
+            int ptr = inputArbiters.pointer(gi);
+            int dNew = v - ptr < 0 ? v - ptr + vcs : v - ptr;
+            int old = vc[s];
+            int dOld = old - ptr < 0 ? old - ptr + vcs : old - ptr;
+            if (dNew >= dOld) {
+                return;
+            }
+        }
+        vc[s] = v;
+        output[s] = go;
+    }
+
+    /** True if input port {@code p} already put a VC forward this round. */
+    boolean hasChoice(int p) {
+        return slotRound[p] == round;
+    }
+
+    /** Output stage; used grants move both stages' pointers. */
+    void allocate() {
+        RoundRobinArbiters out = outputArbiters;
+        if (count == 1) {
+            // one contender: the grant is certain
+            granted[0] = true;
+            out.granted(output[0], inPort[0]);
+            inputArbiters.granted(input[0], vc[0]);
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            out.request(output[i], inPort[i]);
+        }
+        for (int i = 0; i < count; i++) {
+            boolean won = out.winner(output[i]) == inPort[i];
+            granted[i] = won;
+            if (won) {
+                out.granted(output[i], inPort[i]);
+                inputArbiters.granted(input[i], vc[i]);
+            }
+        }
+        for (int i = 0; i < count; i++) {
+            out.clear(output[i]);
+        }
+    }
+
+    /** Output-stage requests of this round (one per input port that had a ready VC). */
+    int requests() {
+        return count;
+    }
+
+    int input(int i) {
+        return input[i];
+    }
+
+    int vc(int i) {
+        return vc[i];
+    }
+
+    boolean granted(int i) {
+        return granted[i];
+    }
+}
