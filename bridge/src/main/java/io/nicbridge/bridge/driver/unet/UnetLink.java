@@ -63,12 +63,6 @@ import java.util.Objects;
  * changes nothing.
  */
 public final class UnetLink implements Link {
-    private static final byte FREE = 0;
-    private static final byte CLAIMED = 1;
-    private static final byte IN_FLIGHT = 2;
-    /** A completion FIFO entry for an inline send: it holds no buffer. */
-    private static final int INLINE = -1;
-
     private final String name;
     private final UnetEndpoint ep;
     private final int self;
@@ -76,20 +70,12 @@ public final class UnetLink implements Link {
     private final int[] peerOf = new int[MAX_CHANNELS];
     private final int mtu;
     private final int stride;
-    private final int txBase;
     private final int rxBase;
     private final int rxBuffers;
     private final PortCounters counters = new PortCounters();
 
-    private final MemorySegment[] txSlices;
-    private final byte[] txState;
+    private final UnetSendBuffers tx;
     private final int[] txPeer;
-    private final int[] txFree;
-    private int txFreeCount;
-    private int claimed;
-    private final int[] txFifo = new int[SQ_LEN];
-    private int txFifoHead;
-    private int txFifoCount;
     private boolean wantWritable;
 
     private final MemorySegment[] rxBufferSlices;
@@ -159,17 +145,10 @@ public final class UnetLink implements Link {
             throw new IllegalArgumentException(name + ": " + need + " bytes of buffers at offset " + areaOffset
                     + " do not fit the " + seg.byteSize() + "-byte segment (64-byte aligned)");
         }
-        this.txBase = (int) areaOffset;
-        this.rxBase = txBase + stride * txBuffers;
+        this.rxBase = (int) areaOffset + stride * txBuffers;
         this.rxBuffers = rxBuffers;
-        txSlices = new MemorySegment[txBuffers];
-        txState = new byte[txBuffers];
+        this.tx = new UnetSendBuffers(name, endpoint, counters, (int) areaOffset, stride, txBuffers, mtu);
         txPeer = new int[txBuffers];
-        txFree = new int[txBuffers];
-        for (int i = 0; i < txBuffers; i++) {
-            txSlices[i] = seg.asSlice(txBase + (long) stride * i, mtu);
-            txFree[txFreeCount++] = txBuffers - 1 - i;
-        }
         rxBufferSlices = new MemorySegment[rxBuffers];
         for (int i = 0; i < rxBuffers; i++) {
             rxBufferSlices[i] = seg.asSlice(rxBase + (long) stride * i, mtu);
@@ -260,83 +239,38 @@ public final class UnetLink implements Link {
     public int claim(int peer) {
         checkOpen();
         checkPeer(peer);
-        reclaim();
-        if (txFreeCount == 0 || txFifoCount + claimed == SQ_LEN) {
+        int h = tx.claim();
+        if (h == NONE) {
             wantWritable = true;
             counters.recordTxBackPressure();
             armProbe();
             return NONE;
         }
-        int h = txFree[--txFreeCount];
-        txState[h] = CLAIMED;
         txPeer[h] = peer;
-        claimed++;
         return h;
     }
 
     @Override
     public MemorySegment txBuffer(int txHandle) {
-        return txSlices[checkClaimed(txHandle)];
+        checkOpen();
+        return tx.buffer(txHandle);
     }
 
     @Override
     public void commit(int txHandle, int length) {
-        checkClaimed(txHandle);
+        checkOpen();
+        tx.check(txHandle);
         if (length < 1 || length > mtu) {
             throw new IllegalArgumentException(name + ": frame length must be in [1, " + mtu + "], was " + length);
         }
-        int channel = channelOf[txPeer[txHandle]];
-        boolean inline = length <= INLINE_MAX;
-        boolean sent = inline
-                ? ep.sendInline(channel, txSlices[txHandle], 0, length)
-                : ep.send(channel, txBase + stride * txHandle, length);
-        if (!sent) {
-            // claim reserved a descriptor and this link is the endpoint's only sender: cannot happen.
-            throw new IllegalStateException(name + ": send queue full after a successful claim (another sender on "
-                    + "endpoint " + ep.id() + "?)");
-        }
-        claimed--;
-        if (inline) { // the bytes are in the descriptor: the buffer is free again
-            txState[txHandle] = FREE;
-            txFree[txFreeCount++] = txHandle;
-        } else {
-            txState[txHandle] = IN_FLIGHT;
-        }
-        txFifo[(txFifoHead + txFifoCount) & (SQ_LEN - 1)] = inline ? INLINE : txHandle;
-        txFifoCount++;
+        tx.commit(txHandle, channelOf[txPeer[txHandle]], length);
         counters.recordTx(length);
     }
 
     @Override
     public void abort(int txHandle) {
-        checkClaimed(txHandle);
-        txState[txHandle] = FREE;
-        txFree[txFreeCount++] = txHandle;
-        claimed--;
-    }
-
-    /** Collects the card's completions, oldest first, and frees their buffers. */
-    private void reclaim() {
-        while (txFifoCount > 0) {
-            int status = ep.pollSendCompletion();
-            if (status < 0) {
-                return;
-            }
-            int h = txFifo[txFifoHead];
-            txFifoHead = (txFifoHead + 1) & (SQ_LEN - 1);
-            txFifoCount--;
-            if (h != INLINE) {
-                txState[h] = FREE;
-                txFree[txFreeCount++] = h;
-            }
-            if (status != TX_STATUS_SENT) {
-                counters.recordTxError();
-            }
-        }
-    }
-
-    private boolean writable() {
-        return txFreeCount > 0 && txFifoCount + claimed < SQ_LEN;
+        checkOpen();
+        tx.abort(txHandle);
     }
 
     // ------------------------------------------------------------------ receive
@@ -358,8 +292,7 @@ public final class UnetLink implements Link {
             }
         }
         if (wantWritable) {
-            reclaim();
-            if (writable()) {
+            if (tx.writable()) {
                 wantWritable = false;
                 handler.onWritable(this);
             } else {
@@ -504,14 +437,6 @@ public final class UnetLink implements Link {
                     + self + ")" + (peer == BROADCAST ? "; U-Net has no broadcast (a channel is point to point)" : "")
                     + ", was " + peer);
         }
-    }
-
-    private int checkClaimed(int h) {
-        checkOpen();
-        if (h < 0 || h >= txState.length || txState[h] != CLAIMED) {
-            throw new IllegalStateException(name + ": TX handle " + h + " is not claimed by the caller");
-        }
-        return h;
     }
 
     private void checkHeld(int h) {

@@ -180,6 +180,23 @@ class UnetLinkTest {
     }
 
     @Test
+    void aClaimReservesItsSendDescriptorSoTwoOpenClaimsNeverOverfillTheSendQueue() {
+        f.card.holdTransmit = true;
+        for (int i = 0; i < SQ_LEN - 1; i++) {
+            send(link[0], 1, 8, i);
+        }
+        int h = link[0].claim(1);
+        assertNotEquals(Link.NONE, h, "one descriptor left");
+        assertEquals(Link.NONE, link[0].claim(2), "the last descriptor is the open claim's");
+        link[0].commit(h, 8); // never meets a full send queue
+        assertEquals(SQ_LEN, ep[0].sendsInFlight());
+        f.card.resumeTransmit();
+        Recorder r = new Recorder();
+        link[0].poll(r, 1);
+        assertEquals(1, r.writable);
+    }
+
+    @Test
     void readinessAnnouncesWithoutConsumingAndHeldFramesBlockTheNext() {
         int[] ready = new int[1];
         link[1].readinessListener(() -> ready[0]++);
