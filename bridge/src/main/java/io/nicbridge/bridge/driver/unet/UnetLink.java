@@ -162,9 +162,20 @@ public final class UnetLink implements Link {
             throw new IllegalStateException(name + ": endpoint " + endpoint.id() + " has " + endpoint.receiveBufferSize()
                     + "-byte receive buffers posted, this link needs " + mtu);
         }
+        if (FQ_LEN - endpoint.freeBuffersPosted() < rxBuffers) {
+            throw new IllegalStateException(name + ": the free queue of endpoint " + endpoint.id() + " has room for "
+                    + (FQ_LEN - endpoint.freeBuffersPosted()) + " buffers, this link posts " + rxBuffers);
+        }
         endpoint.readinessListener(this::signalled); // setup: asks the kernel for non-empty signals
-        int posted = endpoint.postReceiveBuffers(rxBase, rxBuffers, mtu);
+        int posted;
+        try {
+            posted = endpoint.postReceiveBuffers(rxBase, rxBuffers, mtu);
+        } catch (RuntimeException e) {
+            endpoint.readinessListener(null);
+            throw e;
+        }
         if (posted != rxBuffers) {
+            endpoint.readinessListener(null);
             throw new IllegalStateException(name + ": the free queue took only " + posted + " of " + rxBuffers
                     + " receive buffers (another user of the endpoint?)");
         }

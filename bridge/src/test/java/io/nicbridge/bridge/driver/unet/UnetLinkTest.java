@@ -294,9 +294,17 @@ class UnetLinkTest {
                 "does not fit the segment");
         assertThrows(IllegalArgumentException.class, () -> new UnetLink("x", e, 2, new int[] {0, 1}, 0, MTU, TX, RX));
         assertEquals(0, e.freeBuffersPosted(), "a refused setup posts nothing");
-        e.upcall((ep, d) -> { }, UPCALL_NONEMPTY);
+        assertEquals(FQ_LEN - RX + 1, e.postReceiveBuffers(0, FQ_LEN - RX + 1, MTU));
         assertThrows(IllegalStateException.class, () -> new UnetLink("x", e, 1, new int[] {0, 1}, 0, MTU, TX, RX),
-                "an upcall would consume the frames");
+                "the free queue has no room for all of the link's buffers");
+        assertEquals(FQ_LEN - RX + 1, e.freeBuffersPosted(), "and nothing was posted");
+        UnetEndpoint u = f.endpoint(6, 64 * 1024);
+        f.kernel.openChannel(u, 0, 0, 600, 601);
+        u.upcall((ep, d) -> { }, UPCALL_NONEMPTY);
+        IllegalStateException up = assertThrows(IllegalStateException.class,
+                () -> new UnetLink("x", u, 1, new int[] {0, 1}, 0, MTU, TX, RX), "an upcall would consume the frames");
+        assertTrue(up.getMessage().contains("upcall"), up.getMessage());
+        assertEquals(0, u.freeBuffersPosted());
     }
 
     /** A scheduler whose one timer the test fires by hand. */
