@@ -58,8 +58,10 @@ import java.lang.foreign.MemorySegment;
  *   <li><b>U-Net (SBA-200, and U-Net over Ethernet)</b>: peer i = the channel to peer i (one channel per peer, set
  *       up by the kernel driver), so there is no header at all: the channel tag names the peer; payloads up to 40
  *       bytes go as inline sends (one ATM cell, no buffer in the comm segment) and longer ones through a claimed
- *       comm-segment buffer, the framing choosing at {@code commit}; receive uses the U-Net signal that does not
- *       consume the message; no broadcast ({@link #canBroadcast()} false).</li>
+ *       comm-segment buffer, the framing choosing at {@code commit}; receive is in place from the receive queue,
+ *       one frame held at a time (the queue is consumed in order), and readiness uses the U-Net signal that does
+ *       not consume the message; no broadcast ({@link #canBroadcast()} false):
+ *       {@link io.nicbridge.bridge.driver.unet.UnetLink}.</li>
  *   <li><b>MPP fabric</b> (NIFDY, idempotent messaging): peer i = fabric node i; a packet carries the payload as
  *       real bytes plus its request/reply class; a packet the fabric drops (drop-on-block) is invisible to the
  *       sender as in the hardware, and counted for the experiment's accounting; no broadcast.</li>

@@ -35,6 +35,7 @@ import java.util.concurrent.locks.LockSupport;
  *            isInline(d): the bytes are in the descriptor (single-cell message, no free buffer used)
  *            else bufferCount(d) x {bufferOffset, bufferLength} in the segment
  *            copyTo(d, dst, at) -> release(d): the descriptor goes back and its buffers are re-posted
+ *            readinessListener(r): r is told of each delivery and consumes nothing (a runner schedules its poll)
  * </pre>
  *
  * <h2>Upcalls and critical sections</h2>
@@ -49,8 +50,9 @@ import java.util.concurrent.locks.LockSupport;
  * <h2>Threads</h2>
  * One thread sends and receives (the queues are single-producer / single-consumer, like the hardware's). Upcalls
  * run in the signalling thread (the card's interrupt, or {@link UnetKernelDriver#serviceEvents()}); while upcalls
- * are enabled that thread consumes the receive queue, so a process using upcalls receives only through them.
- * Nothing on the send or receive path allocates.
+ * are enabled that thread consumes the receive queue, so a process using upcalls receives only through them. A
+ * {@link #readinessListener readiness listener} runs in the signalling thread too but consumes nothing: it only
+ * tells the receiving thread to poll (the two exclude each other). Nothing on the send or receive path allocates.
  *
  * <h2>Misuse</h2>
  * Every handle is checked before any memory or counter is touched; a rejected call changes nothing.
@@ -117,6 +119,14 @@ public final class UnetEndpoint {
     private long receivedBytes;
     private long freeQueueFull;
     private long unrecyclableBuffers;
+    /**
+     * Receive buffers {@link #release} found no room for in the free queue, kept here (offset, length) and re-posted
+     * first at the next release: a buffer is never dropped from circulation. Grows (rarely, by doubling) only when
+     * more buffers circulate than the free queue holds; starts at {@code FQ_LEN}.
+     */
+    private int[] pendingOffsets = new int[FQ_LEN];
+    private int[] pendingLengths = new int[FQ_LEN];
+    private int pendingCount;
     /** Cleared (volatile) by the kernel when it destroys the endpoint; every call checks it first. */
     private volatile boolean live = true;
     /**
@@ -132,6 +142,8 @@ public final class UnetEndpoint {
     private Thread receiveThread;
 
     private volatile UnetUpcall upcall;
+    /** Told of every signal without consuming anything; see {@link #readinessListener}. */
+    private volatile Runnable readiness;
     private volatile int upcallState;
     private volatile boolean deferred;
     private volatile Thread waiter;
@@ -719,7 +731,8 @@ public final class UnetEndpoint {
      * Hands the descriptor back to the card and re-posts its receive buffers to the free queue (whole, at the
      * endpoint's receive buffer size). Counts the message (and its error code, if any). A buffer the card named at
      * an offset the free queue cannot carry (not 64-byte aligned) is not re-posted but counted
-     * ({@link #unrecyclableBuffers()}).
+     * ({@link #unrecyclableBuffers()}). A buffer the free queue has no room for (more buffers circulate than it
+     * holds) is kept and re-posted first at a later release ({@link #pendingReposts()}), never dropped.
      *
      * @throws IllegalArgumentException when {@code descriptor} is not the one {@link #poll()} returned, or was
      *                                  released already (e.g. {@code release(poll())} on an empty queue is
@@ -731,6 +744,7 @@ public final class UnetEndpoint {
         try {
             checkHeld(descriptor, "release");
             account(descriptor);
+            boolean posted = pendingCount > 0 && repostPending();
             if (!receiveQueue.isInline(descriptor)) {
                 int n = Math.min(receiveQueue.nbufs(descriptor), MAX_BUFS);
                 int size = receiveBufferSize;
@@ -739,19 +753,68 @@ public final class UnetEndpoint {
                     int len = size == 0 ? receiveQueue.bufferLength(descriptor, i) : size;
                     if ((off & (FQ_BUF_ALIGN - 1)) != 0 || len == 0) {
                         unrecyclableBuffers++;
-                    } else if (freeQueue.offer(off, len) == QueueCode.FULL) {
-                        freeQueueFull++;
-                    } // PEER_CORRUPT: counted in the free queue's protocolErrors; the release itself must still happen
+                    } else {
+                        posted |= repost(off, len);
+                    }
                 }
-                if (n > 0) {
-                    bell.free(freeQueue.producerIndex());
-                }
+            }
+            if (posted) {
+                bell.free(freeQueue.producerIndex());
             }
             receiveQueue.release(descriptor);
             bell.receive(receiveQueue.consumerIndex());
         } finally {
             exitReceive(outer);
         }
+    }
+
+    /**
+     * Gives one receive buffer back to the card, or keeps it for the next release when the free queue is full (or
+     * older buffers already wait: they go first). PEER_CORRUPT (the card's {@code fq_cons} is impossible) is counted
+     * in the free queue's protocol errors and the buffer kept as well: the release itself must still happen.
+     *
+     * @return true when the free queue took it (the doorbell is due)
+     */
+    private boolean repost(int offset, int length) {
+        if (pendingCount == 0) {
+            long result = freeQueue.offer(offset, length);
+            if (result >= 0) {
+                return true;
+            }
+            if (result == QueueCode.FULL) {
+                freeQueueFull++;
+            }
+        }
+        if (pendingCount == pendingOffsets.length) { // more buffers circulate than the free queue holds
+            pendingOffsets = java.util.Arrays.copyOf(pendingOffsets, 2 * pendingCount);
+            pendingLengths = java.util.Arrays.copyOf(pendingLengths, 2 * pendingCount);
+        }
+        pendingOffsets[pendingCount] = offset;
+        pendingLengths[pendingCount] = length;
+        pendingCount++;
+        return false;
+    }
+
+    /** Offers the kept buffers, oldest first, until the free queue is full. @return true when any was taken */
+    private boolean repostPending() {
+        int taken = 0;
+        while (taken < pendingCount && freeQueue.offer(pendingOffsets[taken], pendingLengths[taken]) >= 0) {
+            taken++;
+        }
+        if (taken > 0) {
+            System.arraycopy(pendingOffsets, taken, pendingOffsets, 0, pendingCount - taken);
+            System.arraycopy(pendingLengths, taken, pendingLengths, 0, pendingCount - taken);
+            pendingCount -= taken;
+        }
+        return taken > 0;
+    }
+
+    /**
+     * Receive buffers {@link #release} could not give back yet because the free queue was full; each goes back,
+     * oldest first, at a later release once the card has taken entries from the free queue.
+     */
+    public int pendingReposts() {
+        return pendingCount;
     }
 
     /**
@@ -803,7 +866,10 @@ public final class UnetEndpoint {
         return receiveErrors[code >= 0 && code <= RX_ERR_DMA ? code : receiveErrors.length - 1];
     }
 
-    /** Times a free-queue post found the queue full. */
+    /**
+     * Times a free-queue post found the queue full: a {@link #postReceiveBuffers} that posted fewer, or a
+     * {@link #release} that kept a buffer for later ({@link #pendingReposts()}).
+     */
     public long freeQueueFull() {
         return freeQueueFull;
     }
@@ -839,8 +905,44 @@ public final class UnetEndpoint {
             throw new IllegalArgumentException("endpoint " + id + ": a handler needs a signal mode and no handler needs "
                     + "UPCALL_NONE (handler " + (handler == null ? "null" : "set") + ", mode " + mode + ")");
         }
+        if (handler != null && readiness != null) {
+            throw new IllegalStateException("endpoint " + id + ": a readiness listener is installed; an upcall would "
+                    + "consume the messages it announces (remove it first)");
+        }
         kernel.setUpcallMode(this, mode); // first: a refused mode leaves the old handler in place
         this.upcall = handler;
+    }
+
+    /**
+     * Installs the listener told each time the card signals this endpoint (a message was delivered to the receive
+     * queue), without consuming anything: the messages stay in the queue for the receiving thread's {@link #poll()}.
+     * This is how a runner that sleeps between polls learns when to poll: the listener schedules the poll, it does
+     * not receive. Asks the kernel for {@code UPCALL_NONEMPTY} signals (a setup-time command) unless that mode is set
+     * already; {@code null} removes the listener and leaves the mode.
+     *
+     * <p><b>Thread rule.</b> The listener runs on the thread that signals the endpoint: the card's interrupt, i.e.
+     * an inline engine's kicking thread, a threaded engine's device thread, the virtual scheduler's thread, or a
+     * caller of {@link UnetKernelDriver#serviceEvents()}. It must be cheap, allocation-free and non-blocking, and it
+     * must not touch this endpoint (it is not the receiving thread): arm a timer on the same virtual scheduler, or
+     * wake an event loop. It runs after the descriptor was published, so a poll it schedules finds the message;
+     * messages queued before the listener was installed are not announced (poll once after installing it). A
+     * spurious call (the message was polled already) is harmless.
+     *
+     * @throws IllegalStateException when an upcall handler is installed (it would consume the messages announced),
+     *                               or after the endpoint was destroyed
+     */
+    public void readinessListener(Runnable listener) {
+        checkLive("readinessListener");
+        if (listener != null) {
+            if (upcall != null) {
+                throw new IllegalStateException("endpoint " + id + ": an upcall handler is installed and consumes the "
+                        + "messages; a readiness listener and upcalls exclude each other");
+            }
+            if (upcallMode != UPCALL_NONEMPTY) {
+                kernel.setUpcallMode(this, UPCALL_NONEMPTY);
+            }
+        }
+        readiness = listener;
     }
 
     /** Starts a critical section that is atomic relative to message reception; nests. One CAS, no allocation. */
@@ -912,6 +1014,10 @@ public final class UnetEndpoint {
         Thread w = waiter;
         if (w != null) {
             LockSupport.unpark(w);
+        }
+        Runnable r = readiness;
+        if (r != null) {
+            r.run(); // announces, consumes nothing; excludes an upcall handler (see readinessListener)
         }
         if (upcall == null) {
             return;
@@ -1024,6 +1130,7 @@ public final class UnetEndpoint {
     void detach() {
         live = false; // volatile store, then the loads of the busy flags below
         upcall = null;
+        readiness = null;
         openChannels = 0;
         Thread self = Thread.currentThread();
         IdleStrategy idle = BackoffIdle.cardWait(UnetKernelDriver.WAIT_PARK_NANOS); // teardown: allocating is fine

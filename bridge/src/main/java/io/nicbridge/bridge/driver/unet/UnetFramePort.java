@@ -20,9 +20,9 @@ import java.util.concurrent.TimeUnit;
  *  +---------------------+------------------------------+---------------------------+
  * </pre>
  *
- * <p><b>Send.</b> {@link #claim()} hands out a TX buffer whose previous send the card has completed (completions come
- * back in send-queue order, so in-flight handles form a FIFO) and only when a send descriptor is free, so
- * {@link #commit} never fails. Frames of at most 40 bytes go inline in the descriptor (one cell, no DMA).
+ * <p><b>Send.</b> {@link #claim()} hands out a TX buffer whose previous send the card has completed and reserves a
+ * send descriptor, so {@link #commit} never fails; frames of at most 40 bytes go inline in the descriptor (one cell,
+ * no DMA, the buffer free at once). The send side is {@link UnetSendBuffers}, shared with {@link UnetLink}.
  *
  * <p><b>Receive.</b> A frame the card put into ONE free buffer is handed out in place (zero copy): the buffer is
  * kept out of the free queue until {@link #release}. A single-cell frame (inline in the descriptor) or a frame
@@ -35,8 +35,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class UnetFramePort implements FramePort {
     private static final int FREE = 0;
-    private static final int CLAIMED = 1;
-    private static final int IN_FLIGHT = 2;
     private static final int HELD = 1;
 
     private final String name;
@@ -45,16 +43,9 @@ public final class UnetFramePort implements FramePort {
     private final int channel;
     private final int maxFrame;
     private final int stride;
-    private final int txBase;
     private final int rxBase;
     private final int rxBuffers;
-    private final MemorySegment[] txSlices;
-    private final int[] txState;
-    private final int[] txFree;
-    private int txFreeCount;
-    private final int[] txFifo = new int[SQ_LEN];
-    private int txFifoHead;
-    private int txFifoCount;
+    private final UnetSendBuffers tx;
     private final MemorySegment[] rxBufferSlices;
     private final MemorySegment[] rxStaging;
     private final int[] rxState;
@@ -94,17 +85,10 @@ public final class UnetFramePort implements FramePort {
             throw new IllegalArgumentException(name + ": " + need + " bytes of buffers at offset " + areaOffset
                     + " do not fit the " + seg.byteSize() + "-byte segment (64-byte aligned)");
         }
-        this.txBase = (int) areaOffset;
-        this.rxBase = txBase + stride * txBuffers;
+        this.rxBase = (int) areaOffset + stride * txBuffers;
         this.rxBuffers = rxBuffers;
         int stagingBase = rxBase + stride * rxBuffers;
-        this.txSlices = new MemorySegment[txBuffers];
-        this.txState = new int[txBuffers];
-        this.txFree = new int[txBuffers];
-        for (int i = 0; i < txBuffers; i++) {
-            txSlices[i] = seg.asSlice(txBase + (long) stride * i, maxFrame);
-            txFree[txFreeCount++] = txBuffers - 1 - i;
-        }
+        this.tx = new UnetSendBuffers(name, endpoint, counters, (int) areaOffset, stride, txBuffers, maxFrame);
         this.rxBufferSlices = new MemorySegment[rxBuffers];
         for (int i = 0; i < rxBuffers; i++) {
             rxBufferSlices[i] = seg.asSlice(rxBase + (long) stride * i, maxFrame);
@@ -144,69 +128,31 @@ public final class UnetFramePort implements FramePort {
     @Override
     public int claim() {
         checkOpen();
-        reclaim();
-        if (txFreeCount == 0 || ep.sendsInFlight() == SQ_LEN) {
+        int h = tx.claim();
+        if (h == NONE) {
             counters.recordTxBackPressure();
-            return NONE;
         }
-        int h = txFree[--txFreeCount];
-        txState[h] = CLAIMED;
         return h;
-    }
-
-    private void reclaim() {
-        while (txFifoCount > 0) {
-            int status = ep.pollSendCompletion();
-            if (status < 0) {
-                return;
-            }
-            int h = txFifo[txFifoHead];
-            txFifoHead = (txFifoHead + 1) & (SQ_LEN - 1);
-            txFifoCount--;
-            txState[h] = FREE;
-            txFree[txFreeCount++] = h;
-            if (status != TX_STATUS_SENT) {
-                counters.recordTxError();
-            }
-        }
     }
 
     @Override
     public MemorySegment txBuffer(int handle) {
-        return txSlices[checkTx(handle)];
+        return tx.buffer(handle);
     }
 
     @Override
     public void commit(int handle, int length) {
-        checkTx(handle);
+        tx.check(handle);
         if (length < 1 || length > maxFrame) {
             throw new IllegalArgumentException(name + ": frame length must be 1.." + maxFrame + ", was " + length);
         }
-        boolean sent = length <= INLINE_MAX
-                ? ep.sendInline(channel, txSlices[handle], 0, length)
-                : ep.send(channel, txBase + stride * handle, length);
-        if (!sent) {
-            // claim() saw a free descriptor and this port is the endpoint's only sender: cannot happen.
-            throw new IllegalStateException(name + ": send queue full after a successful claim (another sender?)");
-        }
-        txState[handle] = IN_FLIGHT;
-        txFifo[(txFifoHead + txFifoCount) & (SQ_LEN - 1)] = handle;
-        txFifoCount++;
+        tx.commit(handle, channel, length);
         counters.recordTx(length);
     }
 
     @Override
     public void abort(int handle) {
-        checkTx(handle);
-        txState[handle] = FREE;
-        txFree[txFreeCount++] = handle;
-    }
-
-    private int checkTx(int handle) {
-        if (handle < 0 || handle >= txState.length || txState[handle] != CLAIMED) {
-            throw new IllegalStateException(name + ": TX handle " + handle + " is not claimed");
-        }
-        return handle;
+        tx.abort(handle);
     }
 
     // ------------------------------------------------------------------ receive

@@ -27,6 +27,10 @@
  *       endpoint, demultiplexed in software by a 16-bit tag.</li>
  *   <li>{@link io.nicbridge.bridge.driver.unet.UnetFramePort}: the card-independent
  *       {@link io.nicbridge.bridge.port.FramePort} over one endpoint and channel.</li>
+ *   <li>{@link io.nicbridge.bridge.driver.unet.UnetLink}: the U-Net framing of the protocols'
+ *       {@link io.nicbridge.bridge.link.Link} - peer i = the channel to peer i, no header, inline or buffered sends
+ *       chosen at commit, in-place receive from the receive queue, readiness from the endpoint's non-consuming
+ *       signal.</li>
  * </ul>
  *
  * <p>Errors: data-path problems are statuses the card writes ({@code TX_STATUS_*} on send completions,

@@ -1,0 +1,466 @@
+package io.nicbridge.bridge.driver.unet;
+
+import static io.nicbridge.contract.Sba200Unet.*;
+
+import io.nicbridge.bridge.link.Link;
+import io.nicbridge.bridge.link.LinkHandler;
+import io.nicbridge.bridge.port.PortCounters;
+import io.nicbridge.bridge.time.Scheduler;
+import io.nicbridge.bridge.time.Timer;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * The U-Net framing of {@link Link} (SBA-200 and U-Net over Ethernet alike: both are a {@link UnetEndpoint}): peer
+ * i is the channel to peer i, one channel per peer opened by the kernel driver at setup, so a frame carries no
+ * header at all - the channel tag names the peer, and {@link #mtu()} is the whole receive buffer.
+ *
+ * <pre>
+ *  endpoint segment, from areaOffset (64-byte strides of mtu bytes)
+ *  +----------------------+-------------------------------+
+ *  | txBuffers x TX buf   | rxBuffers x receive buffer    |
+ *  |  (claim/fill/commit) |  (posted to the free queue)   |
+ *  +----------------------+-------------------------------+
+ *  receive queue (host memory the card writes): an inline message is read in place in its descriptor
+ * </pre>
+ *
+ * <h2>Send</h2>
+ * {@link #claim} hands out a TX buffer of the segment and reserves a send descriptor, so {@link #commit} never
+ * fails. At commit the framing chooses: up to {@code INLINE_MAX} (40) bytes go as an inline send (the bytes are
+ * copied into the descriptor, one cell, no DMA; the buffer is free again at once), longer frames are sent from the
+ * buffer, which stays in flight until the card completes the descriptor (completions come back in send-queue order,
+ * so the in-flight buffers form a FIFO). No free buffer or descriptor: {@link #NONE}, and
+ * {@link LinkHandler#onWritable} follows once a completion freed one.
+ *
+ * <h2>Receive</h2>
+ * In place, straight from the receive queue: {@link #poll} takes the next descriptor and hands it to the handler as
+ * the frame - an inline message is read in its descriptor, a longer one in the one receive buffer the card filled.
+ * {@link #release} gives the descriptor back and its buffer to the free queue ({@link UnetEndpoint#release}). The
+ * receive queue is consumed in order, so <b>one frame is held at a time</b>: while the handler holds one, poll hands
+ * out no other and the card queues (and, when the queue is full, drops and counts) what arrives - U-Net's own
+ * back-pressure. Messages the card marked with an error (a lost cell: CRC or length; no free buffer), on a channel
+ * that names no peer, or spread over several buffers (longer than this link's mtu) are counted
+ * ({@code rxErrors}, {@code rxDrops}) and released, never delivered.
+ *
+ * <h2>Readiness</h2>
+ * The endpoint's {@link UnetEndpoint#readinessListener readiness signal} (no message consumed) announces arrivals.
+ * The card has no send-completion signal (the i960 only advances {@code sq_cons}; the process looks), so after a
+ * refused claim "writable" is found by looking: at every {@link #poll}, and - for a runner that polls only when told
+ * - by an optional {@link #writableProbe probe timer} that calls the listener while a claim waits. A runner that
+ * polls every pass (one event loop per node) needs no probe.
+ *
+ * <h2>Threads</h2>
+ * One thread claims, commits, polls and releases (the core's); the link is its endpoint's only sender and receiver.
+ * The readiness listener runs on the card's signalling thread (see {@link UnetEndpoint#readinessListener}) or on the
+ * probe's scheduler thread. The probe is armed from the polling thread, so its scheduler must be the one that thread
+ * runs (a virtual scheduler, the node's event loop). Nothing allocates after construction.
+ *
+ * <h2>Misuse</h2>
+ * As {@link Link}'s: {@link IllegalStateException} for a handle not held and for calls after {@link #close()};
+ * {@link IllegalArgumentException} for a peer outside {@code [0, peers())}, {@link #BROADCAST} (U-Net has no
+ * broadcast: a channel is point to point), {@link #self()}, or a length outside {@code [1, mtu()]}. A misuse
+ * changes nothing.
+ */
+public final class UnetLink implements Link {
+    private final String name;
+    private final UnetEndpoint ep;
+    private final int self;
+    private final int[] channelOf;
+    private final int[] peerOf = new int[MAX_CHANNELS];
+    private final int mtu;
+    private final int stride;
+    private final int rxBase;
+    private final int rxBuffers;
+    private final PortCounters counters = new PortCounters();
+
+    private final UnetSendBuffers tx;
+    private final int[] txPeer;
+    private boolean wantWritable;
+
+    private final MemorySegment[] rxBufferSlices;
+    private final MemorySegment[] inlineSlices;
+    private int heldHandle = NONE;
+    private long heldDescriptor = -1;
+    private int heldPeer;
+    private int heldLength;
+    private MemorySegment heldBuffer;
+
+    private volatile Runnable readiness;
+    private Runnable progress = () -> { };
+    private Timer probe;
+    private long probeNanos;
+    private boolean closed;
+
+    /**
+     * @param endpoint   the endpoint (its channels opened by the kernel driver); this link is its only user
+     * @param self       this node's peer number
+     * @param channels   {@code channels[p]} = the endpoint's channel to peer {@code p}, for every {@code p != self}
+     *                   ({@code channels[self]} is ignored); {@link #peers()} is its length
+     * @param areaOffset 64-byte aligned offset in the endpoint's segment where the link lays out its buffers
+     * @param mtu        frame bytes, and every buffer's size: 1 .. 65535
+     * @param txBuffers  TX buffers, 1 .. SQ_LEN (more could never be in flight)
+     * @param rxBuffers  receive buffers posted to the free queue, 1 .. FQ_LEN
+     * @throws IllegalArgumentException for any argument out of range, a channel not open on the endpoint, or one
+     *                                  channel named for two peers
+     * @throws IllegalStateException    when the endpoint has a receive buffer of another size posted already, or an
+     *                                  upcall handler (it would consume the frames), or was destroyed
+     */
+    public UnetLink(String name, UnetEndpoint endpoint, int self, int[] channels, long areaOffset, int mtu,
+                    int txBuffers, int rxBuffers) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.ep = Objects.requireNonNull(endpoint, "endpoint");
+        Objects.requireNonNull(channels, "channels");
+        if (channels.length < 2 || self < 0 || self >= channels.length) {
+            throw new IllegalArgumentException(name + ": need at least 2 peers and self in [0, peers), were "
+                    + channels.length + " peers and self " + self);
+        }
+        if (mtu < 1 || mtu > MAX_PDU || txBuffers < 1 || txBuffers > SQ_LEN || rxBuffers < 1 || rxBuffers > FQ_LEN) {
+            throw new IllegalArgumentException(name + ": need 1 <= mtu <= " + MAX_PDU + ", 1 <= txBuffers <= " + SQ_LEN
+                    + ", 1 <= rxBuffers <= " + FQ_LEN + " (were " + mtu + ", " + txBuffers + ", " + rxBuffers + ")");
+        }
+        this.self = self;
+        this.channelOf = channels.clone();
+        Arrays.fill(peerOf, NONE);
+        for (int p = 0; p < channels.length; p++) {
+            if (p == self) {
+                channelOf[p] = NONE;
+                continue;
+            }
+            int c = channels[p];
+            if (!endpoint.isChannelOpen(c)) {
+                throw new IllegalArgumentException(name + ": channel " + c + " (to peer " + p + ") is not open on endpoint "
+                        + endpoint.id());
+            }
+            if (peerOf[c] != NONE) {
+                throw new IllegalArgumentException(name + ": channel " + c + " named for peers " + peerOf[c] + " and " + p);
+            }
+            peerOf[c] = p;
+        }
+        this.mtu = mtu;
+        this.stride = (mtu + FQ_BUF_ALIGN - 1) & -FQ_BUF_ALIGN;
+        MemorySegment seg = endpoint.segment();
+        long need = (long) stride * (txBuffers + rxBuffers);
+        if (areaOffset < 0 || (areaOffset & (FQ_BUF_ALIGN - 1)) != 0 || areaOffset > seg.byteSize() - need) {
+            throw new IllegalArgumentException(name + ": " + need + " bytes of buffers at offset " + areaOffset
+                    + " do not fit the " + seg.byteSize() + "-byte segment (64-byte aligned)");
+        }
+        this.rxBase = (int) areaOffset + stride * txBuffers;
+        this.rxBuffers = rxBuffers;
+        this.tx = new UnetSendBuffers(name, endpoint, counters, (int) areaOffset, stride, txBuffers, mtu);
+        txPeer = new int[txBuffers];
+        rxBufferSlices = new MemorySegment[rxBuffers];
+        for (int i = 0; i < rxBuffers; i++) {
+            rxBufferSlices[i] = seg.asSlice(rxBase + (long) stride * i, mtu);
+        }
+        MemorySegment rq = endpoint.receiveQueueSegment();
+        inlineSlices = new MemorySegment[endpoint.receiveQueueLength()];
+        for (int i = 0; i < inlineSlices.length; i++) {
+            inlineSlices[i] = rq.asSlice((long) i * RECV_DESC_SIZE + RECV_DESC_INLINE_OFS, INLINE_MAX);
+        }
+        if (endpoint.receiveBufferSize() != 0 && endpoint.receiveBufferSize() != mtu) {
+            throw new IllegalStateException(name + ": endpoint " + endpoint.id() + " has " + endpoint.receiveBufferSize()
+                    + "-byte receive buffers posted, this link needs " + mtu);
+        }
+        if (FQ_LEN - endpoint.freeBuffersPosted() < rxBuffers) {
+            throw new IllegalStateException(name + ": the free queue of endpoint " + endpoint.id() + " has room for "
+                    + (FQ_LEN - endpoint.freeBuffersPosted()) + " buffers, this link posts " + rxBuffers);
+        }
+        endpoint.readinessListener(this::signalled); // setup: asks the kernel for non-empty signals
+        int posted;
+        try {
+            posted = endpoint.postReceiveBuffers(rxBase, rxBuffers, mtu);
+        } catch (RuntimeException e) {
+            endpoint.readinessListener(null);
+            throw e;
+        }
+        if (posted != rxBuffers) {
+            endpoint.readinessListener(null);
+            throw new IllegalStateException(name + ": the free queue took only " + posted + " of " + rxBuffers
+                    + " receive buffers (another user of the endpoint?)");
+        }
+    }
+
+    /**
+     * What {@link #poll} runs first so that a card with no thread of its own makes progress: an inline engine's
+     * poll, or a shim card's. Leave it unset for a card with its own threads and in virtual time (there the card's
+     * events are the scheduler's). Setup-time.
+     */
+    public UnetLink progress(Runnable progress) {
+        this.progress = Objects.requireNonNull(progress, "progress");
+        return this;
+    }
+
+    /**
+     * Arms a timer of {@code scheduler} every {@code intervalNanos} while a refused claim waits for a send
+     * completion, which calls the readiness listener so that a runner polling only when told looks again (the card
+     * signals no completion). {@code scheduler} must run on the thread that polls this link. Setup-time.
+     */
+    public UnetLink writableProbe(Scheduler scheduler, long intervalNanos) {
+        Objects.requireNonNull(scheduler, "scheduler");
+        if (intervalNanos <= 0) {
+            throw new IllegalArgumentException(name + ": probe interval must be > 0, was " + intervalNanos);
+        }
+        if (probe != null) {
+            throw new IllegalStateException(name + ": the writable probe is set already");
+        }
+        this.probeNanos = intervalNanos;
+        this.probe = scheduler.newTimer(name + ".writable", this::probed);
+        return this;
+    }
+
+    public UnetEndpoint endpoint() {
+        return ep;
+    }
+
+    /** @return the endpoint channel to {@code peer} */
+    public int channel(int peer) {
+        checkPeer(peer);
+        return channelOf[peer];
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int self() {
+        return self;
+    }
+
+    @Override
+    public int peers() {
+        return channelOf.length;
+    }
+
+    @Override
+    public int mtu() {
+        return mtu;
+    }
+
+    @Override
+    public boolean canBroadcast() {
+        return false;
+    }
+
+    // ------------------------------------------------------------------ send
+
+    @Override
+    public int claim(int peer) {
+        checkOpen();
+        checkPeer(peer);
+        int h = tx.claim();
+        if (h == NONE) {
+            wantWritable = true;
+            counters.recordTxBackPressure();
+            armProbe();
+            return NONE;
+        }
+        txPeer[h] = peer;
+        return h;
+    }
+
+    @Override
+    public MemorySegment txBuffer(int txHandle) {
+        checkOpen();
+        return tx.buffer(txHandle);
+    }
+
+    @Override
+    public void commit(int txHandle, int length) {
+        checkOpen();
+        tx.check(txHandle);
+        if (length < 1 || length > mtu) {
+            throw new IllegalArgumentException(name + ": frame length must be in [1, " + mtu + "], was " + length);
+        }
+        tx.commit(txHandle, channelOf[txPeer[txHandle]], length);
+        counters.recordTx(length);
+    }
+
+    @Override
+    public void abort(int txHandle) {
+        checkOpen();
+        tx.abort(txHandle);
+    }
+
+    // ------------------------------------------------------------------ receive
+
+    @Override
+    public int poll(LinkHandler handler, int limit) {
+        checkOpen();
+        Objects.requireNonNull(handler, "handler");
+        progress.run();
+        int n = 0;
+        while (n < limit && heldHandle == NONE) {
+            long d = ep.poll();
+            if (d < 0) {
+                break;
+            }
+            if (take(d)) {
+                n++;
+                handler.onFrame(this, heldHandle);
+            }
+        }
+        if (wantWritable) {
+            if (tx.writable()) {
+                wantWritable = false;
+                handler.onWritable(this);
+            } else {
+                armProbe();
+            }
+        }
+        return n;
+    }
+
+    /** Makes descriptor {@code d} the held frame, or counts and releases it. @return true when it is a frame */
+    private boolean take(long d) {
+        int length = ep.length(d);
+        if (ep.isError(d)) {
+            counters.recordRxError(); // the card found it damaged (lost cell, CRC, length) or had no buffer
+            ep.release(d);
+            return false;
+        }
+        int peer = peerOf[ep.channel(d)];
+        MemorySegment buffer = null;
+        if (ep.isInline(d)) {
+            buffer = inlineSlices[(int) (d / RECV_DESC_SIZE)];
+        } else if (ep.bufferCount(d) == 1 && length <= mtu) {
+            long off = Integer.toUnsignedLong(ep.bufferOffset(d, 0)) - rxBase;
+            if (off >= 0 && off % stride == 0 && off / stride < rxBuffers) {
+                buffer = rxBufferSlices[(int) (off / stride)];
+            }
+        }
+        if (peer == NONE || buffer == null || length < 1) {
+            counters.recordRxDrop(); // a channel of no peer, or a frame this framing never sends (too long, empty)
+            ep.release(d);
+            return false;
+        }
+        heldDescriptor = d;
+        heldHandle = (int) (d / RECV_DESC_SIZE);
+        heldPeer = peer;
+        heldLength = length;
+        heldBuffer = buffer;
+        counters.recordRx(length);
+        return true;
+    }
+
+    @Override
+    public int rxPeer(int rxHandle) {
+        checkHeld(rxHandle);
+        return heldPeer;
+    }
+
+    @Override
+    public MemorySegment rxBuffer(int rxHandle) {
+        checkHeld(rxHandle);
+        return heldBuffer;
+    }
+
+    @Override
+    public int rxLength(int rxHandle) {
+        checkHeld(rxHandle);
+        return heldLength;
+    }
+
+    @Override
+    public void release(int rxHandle) {
+        checkHeld(rxHandle);
+        ep.release(heldDescriptor); // the descriptor back to the card, its buffer to the free queue
+        heldHandle = NONE;
+        heldDescriptor = -1;
+        heldBuffer = null;
+    }
+
+    // ------------------------------------------------------------------ readiness
+
+    @Override
+    public void readinessListener(Runnable listener) {
+        checkOpen();
+        this.readiness = listener;
+    }
+
+    /** The endpoint's signal (the card's thread): a message is in the receive queue. */
+    private void signalled() {
+        Runnable r = readiness;
+        if (r != null) {
+            r.run();
+        }
+    }
+
+    /** The probe expired (the polling thread's scheduler): a refused claim may succeed now; let the runner look. */
+    private void probed() {
+        if (wantWritable && !closed) {
+            signalled();
+        }
+    }
+
+    private void armProbe() {
+        if (probe != null && !probe.isArmed()) {
+            probe.armAfter(probeNanos);
+        }
+    }
+
+    @Override
+    public <C> C capability(Class<C> type) {
+        return null;
+    }
+
+    @Override
+    public PortCounters counters() {
+        return counters;
+    }
+
+    /**
+     * Stops the link: the endpoint's readiness signal is removed and the probe cancelled; a held frame goes back to
+     * the card. The channels and the endpoint stay the kernel's (torn down by whoever set them up). Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        readiness = null;
+        if (probe != null) {
+            probe.cancel();
+        }
+        if (ep.isLive()) {
+            ep.readinessListener(null);
+            if (heldHandle != NONE) {
+                ep.release(heldDescriptor);
+                heldHandle = NONE;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ checks
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException(name + " is closed");
+        }
+    }
+
+    private void checkPeer(int peer) {
+        if (peer < 0 || peer >= channelOf.length || peer == self) {
+            throw new IllegalArgumentException(name + ": peer must be in [0, " + channelOf.length + ") and not this node ("
+                    + self + ")" + (peer == BROADCAST ? "; U-Net has no broadcast (a channel is point to point)" : "")
+                    + ", was " + peer);
+        }
+    }
+
+    private void checkHeld(int h) {
+        checkOpen();
+        if (h == NONE || h != heldHandle) {
+            throw new IllegalStateException(name + ": RX handle " + h + " is not the frame the caller holds"
+                    + (heldHandle == NONE ? " (none is held)" : " (" + heldHandle + " is)"));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "U-Net link " + name + " (peer " + self + " of " + channelOf.length + ", endpoint " + ep.id() + "): "
+                + counters;
+    }
+}

@@ -1,0 +1,150 @@
+package io.nicbridge.bridge.driver.unet;
+
+import static io.nicbridge.contract.Sba200Unet.*;
+
+import io.nicbridge.bridge.port.PortCounters;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The send side that {@link UnetFramePort} and {@link UnetLink} share: TX buffers of an endpoint's segment handed
+ * out by claim, each claim also reserving one send descriptor (so a commit never meets a full send queue), and a
+ * commit that chooses the U-Net send by length - up to {@code INLINE_MAX} (40) bytes inline (copied into the
+ * descriptor: one cell, no DMA, the buffer free again at once), longer from the buffer, which stays in flight until
+ * the card completes the descriptor. Completions come back in send-queue order, so the in-flight buffers are a FIFO
+ * ({@code -1} for an inline send, which holds none).
+ *
+ * <pre>
+ *   FREE --claim--&gt; CLAIMED --commit (&gt; 40 B)--&gt; IN_FLIGHT --completion--&gt; FREE
+ *                     |  \--commit (&lt;= 40 B, inline)-------------------------&gt; FREE
+ *                     \--abort--------------------------------------------------&gt; FREE
+ * </pre>
+ * The owner must be its endpoint's only sender. One thread; nothing allocates after construction.
+ */
+final class UnetSendBuffers {
+    static final int NONE = -1;
+    private static final byte FREE = 0;
+    private static final byte CLAIMED = 1;
+    private static final byte IN_FLIGHT = 2;
+    private static final int INLINE = -1;
+
+    private final String owner;
+    private final UnetEndpoint ep;
+    private final PortCounters counters;
+    private final int base;
+    private final int stride;
+    private final MemorySegment[] slices;
+    private final byte[] state;
+    private final int[] free;
+    private int freeCount;
+    private int claimed;
+    private final int[] fifo = new int[SQ_LEN];
+    private int fifoHead;
+    private int fifoCount;
+
+    /**
+     * @param owner    names the owner in exception messages
+     * @param counters where failed completions are counted ({@code txErrors})
+     * @param base     segment offset of buffer 0; buffer i lies at {@code base + i * stride}, {@code size} bytes
+     */
+    UnetSendBuffers(String owner, UnetEndpoint endpoint, PortCounters counters, int base, int stride, int count,
+                    int size) {
+        this.owner = owner;
+        this.ep = endpoint;
+        this.counters = counters;
+        this.base = base;
+        this.stride = stride;
+        slices = new MemorySegment[count];
+        state = new byte[count];
+        free = new int[count];
+        MemorySegment seg = endpoint.segment();
+        for (int i = 0; i < count; i++) {
+            slices[i] = seg.asSlice(base + (long) stride * i, size);
+            free[freeCount++] = count - 1 - i;
+        }
+    }
+
+    /** @return a claimed buffer with a send descriptor reserved for it, or {@link #NONE} (back-pressure) */
+    int claim() {
+        reclaim();
+        if (!hasRoom()) {
+            return NONE;
+        }
+        int h = free[--freeCount];
+        state[h] = CLAIMED;
+        claimed++;
+        return h;
+    }
+
+    /** @return true when a {@link #claim} would succeed now (after collecting completions) */
+    boolean writable() {
+        reclaim();
+        return hasRoom();
+    }
+
+    private boolean hasRoom() {
+        return freeCount > 0 && fifoCount + claimed < SQ_LEN;
+    }
+
+    MemorySegment buffer(int h) {
+        return slices[check(h)];
+    }
+
+    /**
+     * Sends the first {@code length} bytes (1 .. the buffer size, checked by the caller) of claimed buffer {@code h}
+     * on {@code channel}: inline up to 40 bytes, else from the buffer.
+     */
+    void commit(int h, int channel, int length) {
+        check(h);
+        boolean inline = length <= INLINE_MAX;
+        boolean sent = inline ? ep.sendInline(channel, slices[h], 0, length) : ep.send(channel, base + stride * h, length);
+        if (!sent) {
+            // claim reserved a descriptor and the owner is the endpoint's only sender: cannot happen.
+            throw new IllegalStateException(owner + ": send queue full after a successful claim (another sender on "
+                    + "endpoint " + ep.id() + "?)");
+        }
+        claimed--;
+        if (inline) {
+            state[h] = FREE;
+            free[freeCount++] = h;
+        } else {
+            state[h] = IN_FLIGHT;
+        }
+        fifo[(fifoHead + fifoCount) & (SQ_LEN - 1)] = inline ? INLINE : h;
+        fifoCount++;
+    }
+
+    void abort(int h) {
+        check(h);
+        state[h] = FREE;
+        free[freeCount++] = h;
+        claimed--;
+    }
+
+    /** Collects the card's completions, oldest first, freeing their buffers; a failed one is a {@code txError}. */
+    void reclaim() {
+        while (fifoCount > 0) {
+            int status = ep.pollSendCompletion();
+            if (status < 0) {
+                return;
+            }
+            int h = fifo[fifoHead];
+            fifoHead = (fifoHead + 1) & (SQ_LEN - 1);
+            fifoCount--;
+            if (h != INLINE) {
+                state[h] = FREE;
+                free[freeCount++] = h;
+            }
+            if (status != TX_STATUS_SENT) {
+                counters.recordTxError();
+            }
+        }
+    }
+
+    /** @throws IllegalStateException when {@code h} is not a claimed buffer */
+    int check(int h) {
+        if (h < 0 || h >= state.length || state[h] != CLAIMED) {
+            throw new IllegalStateException(owner + ": TX handle " + h + " is not claimed by the caller");
+        }
+        return h;
+    }
+}
