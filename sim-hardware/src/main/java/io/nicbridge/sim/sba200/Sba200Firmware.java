@@ -75,13 +75,13 @@ final class Sba200Firmware {
     // ---- the i960's protection table, per endpoint (indexed by endpoint number)
     private final MemorySegment[] pages = new MemorySegment[MAX_ENDPOINTS];
     /** Per endpoint, the segment's bus base and length, validated at EP_CREATE: offsets are checked against these. */
-    private final long[] segmentBus = new long[MAX_ENDPOINTS];
+    private final long[] segmentBases = new long[MAX_ENDPOINTS];
     private final long[] segmentLengths = new long[MAX_ENDPOINTS];
     private final int[] rqLengths = new int[MAX_ENDPOINTS];
     private final UnetNiSendQueue[] sendQueues = new UnetNiSendQueue[MAX_ENDPOINTS];
     private final UnetNiFreeQueue[] freeQueues = new UnetNiFreeQueue[MAX_ENDPOINTS];
     /** Per endpoint, the receive queue's bus base (rqLengths entries of RQ_ENTRY_SIZE bytes). */
-    private final long[] rqBus = new long[MAX_ENDPOINTS];
+    private final long[] rqBases = new long[MAX_ENDPOINTS];
     /** Per endpoint, the receive-queue producer index (what rq_prod_shadow holds once published). */
     private final int[] rqProd = new int[MAX_ENDPOINTS];
     private int activeMask;
@@ -237,12 +237,12 @@ final class Sba200Firmware {
 
     private void forgetEndpoint(int e) {
         pages[e] = null;
-        segmentBus[e] = 0;
+        segmentBases[e] = 0;
         segmentLengths[e] = 0;
         rqLengths[e] = 0;
         sendQueues[e] = null;
         freeQueues[e] = null;
-        rqBus[e] = 0;
+        rqBases[e] = 0;
         channelsOpen[e] = 0;
         rqReserved[e] = 0;
         activeMask &= ~(1 << e);
@@ -344,10 +344,10 @@ final class Sba200Firmware {
         page.set(INT_BE, EPCB_RQ_LEN_OFS, rqLen);
         page.set(INT_BE, EPCB_SEG_LEN_OFS, segLen);
         pages[ep] = page;
-        segmentBus[ep] = segBus;
+        segmentBases[ep] = segBus;
         segmentLengths[ep] = segBytes;
         rqLengths[ep] = rqLen;
-        this.rqBus[ep] = rqBus;
+        rqBases[ep] = rqBus;
         sendQueues[ep] = new UnetNiSendQueue(page);
         freeQueues[ep] = new UnetNiFreeQueue(page);
         rqProd[ep] = 0; // = rq_prod_shadow of the cleared page
@@ -538,7 +538,7 @@ final class Sba200Firmware {
                 reject(ep, d, TX_STATUS_BAD_DESC);
                 return;
             }
-            long segBus = segmentBus[ep];
+            long segBus = segmentBases[ep];
             long at = 4;
             for (int i = 0; i < nbufs; i++) {
                 long off = Integer.toUnsignedLong(q.bufferOffset(d, i));
@@ -748,7 +748,7 @@ final class Sba200Firmware {
 
     /** Copies {@code n} payload bytes into the VCI's free buffers, popping more as needed; sets rxError on failure. */
     private void writeBuffers(int ep, int vci, MemorySegment src, long from, int n) {
-        long segBus = segmentBus[ep];
+        long segBus = segmentBases[ep];
         int base = vci * MAX_BUFS;
         while (n > 0) {
             int b = rxNbufs[vci] - 1;
@@ -821,7 +821,7 @@ final class Sba200Firmware {
             return false;
         }
         long slot = (long) ((rqProd[ep] + reserved) & (rqLengths[ep] - 1)) * RQ_ENTRY_SIZE;
-        long w0 = dma.readInt(rqBus[ep] + slot + RECV_DESC_W0_OFS, BUS_ORDER);
+        long w0 = dma.readInt(rqBases[ep] + slot + RECV_DESC_W0_OFS, BUS_ORDER);
         return w0 < 0 || (w0 & RX_VALID) == 0;
     }
 
@@ -849,7 +849,7 @@ final class Sba200Firmware {
             return RQ_FULL;
         }
         long d = (long) (rqProd[ep] & (rqLengths[ep] - 1)) * RECV_DESC_SIZE;
-        long w0 = dma.readIntAcquire(rqBus[ep] + d + Sba200UnetRecvDesc.OFFSET_W0, BUS_ORDER);
+        long w0 = dma.readIntAcquire(rqBases[ep] + d + Sba200UnetRecvDesc.OFFSET_W0, BUS_ORDER);
         if (w0 < 0) {
             addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1);
             return RQ_DMA_ERROR;
@@ -862,18 +862,18 @@ final class Sba200Firmware {
 
     /** Entry word w1: the error code, AAL5 UU and CPI. @return 0 or a BusError code */
     private int putStatus(int ep, long d, int error, int uu, int cpi) {
-        return dma.writeInt(rqBus[ep] + d + Sba200UnetRecvDesc.OFFSET_W1, error << RX_ERR_SHIFT & RX_ERR_MASK
+        return dma.writeInt(rqBases[ep] + d + Sba200UnetRecvDesc.OFFSET_W1, error << RX_ERR_SHIFT & RX_ERR_MASK
             | uu << RX_UU_SHIFT & RX_UU_MASK | cpi << RX_CPI_SHIFT & RX_CPI_MASK, BUS_ORDER);
     }
 
     /** Entry {@code timestamp_us}: one big-endian 64-bit value (w14 high). @return 0 or a BusError code */
     private int putTimestamp(int ep, long d, long micros) {
-        return dma.writeLong(rqBus[ep] + d + Sba200UnetRecvDesc.OFFSET_TIMESTAMP_US, micros, BUS_ORDER);
+        return dma.writeLong(rqBases[ep] + d + Sba200UnetRecvDesc.OFFSET_TIMESTAMP_US, micros, BUS_ORDER);
     }
 
     /** @return 0 or a BusError code (both words are attempted; codes are negative, so their OR is too) */
     private int putBuffer(int ep, long d, int i, int offset, int length) {
-        long pair = rqBus[ep] + d + Sba200UnetRecvDesc.OFFSET_BUFS + (long) Sba200UnetBuf.BYTE_SIZE * i;
+        long pair = rqBases[ep] + d + Sba200UnetRecvDesc.OFFSET_BUFS + (long) Sba200UnetBuf.BYTE_SIZE * i;
         return dma.writeInt(pair + Sba200UnetBuf.OFFSET_OFFSET, offset, BUS_ORDER)
             | dma.writeInt(pair + Sba200UnetBuf.OFFSET_LENGTH, length, BUS_ORDER);
     }
@@ -887,7 +887,7 @@ final class Sba200Firmware {
      */
     private boolean publish(int ep, long d, int length, int chan, int nbufs, int flags) {
         int w0 = flags | nbufs << RX_NBUFS_SHIFT | chan << RX_CHAN_SHIFT | length << RX_LENGTH_SHIFT | RX_VALID;
-        if (dma.writeIntRelease(rqBus[ep] + d + Sba200UnetRecvDesc.OFFSET_W0, w0, BUS_ORDER) < 0) {
+        if (dma.writeIntRelease(rqBases[ep] + d + Sba200UnetRecvDesc.OFFSET_W0, w0, BUS_ORDER) < 0) {
             return false;
         }
         INT_BE_HANDLE.setRelease(pages[ep], (long) EPCB_RQ_PROD_SHADOW_OFS, ++rqProd[ep]);
@@ -911,7 +911,7 @@ final class Sba200Firmware {
             }
             return; // RQ_DMA_ERROR: counted
         }
-        if (dma.copyToBus(c, payload, rqBus[ep] + d + RECV_DESC_INLINE_OFS, length) < 0
+        if (dma.copyToBus(c, payload, rqBases[ep] + d + RECV_DESC_INLINE_OFS, length) < 0
             || (putStatus(ep, d, RX_ERR_NONE, uu, cpi) | putTimestamp(ep, d, now / 1000)) < 0
             || !publish(ep, d, length, chan, 0, RX_INLINE)) {
             addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1); // the receive queue was unmapped or freed under the card
@@ -941,12 +941,12 @@ final class Sba200Firmware {
         }
         int base = vci * MAX_BUFS;
         int nbufs = rxNbufs[vci];
-        int bus = 0; // BusError codes are negative: the OR of the body's writes is negative when one failed
+        int fault = 0; // BusError codes are negative: the OR of the body's writes is negative when one failed
         for (int b = 0; b < nbufs; b++) {
-            bus |= putBuffer(ep, d, b, rxBufOffset[base + b], rxBufFill[base + b]);
+            fault |= putBuffer(ep, d, b, rxBufOffset[base + b], rxBufFill[base + b]);
         }
-        bus |= putStatus(ep, d, error, uu, cpi) | putTimestamp(ep, d, now / 1000);
-        if (bus < 0 || !publish(ep, d, Math.min(length, MAX_PDU), chan, nbufs, error == NO_ERROR ? 0 : RX_ERROR)) {
+        fault |= putStatus(ep, d, error, uu, cpi) | putTimestamp(ep, d, now / 1000);
+        if (fault < 0 || !publish(ep, d, Math.min(length, MAX_PDU), chan, nbufs, error == NO_ERROR ? 0 : RX_ERROR)) {
             addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1); // the receive queue was unmapped or freed under the card
             return;
         }
@@ -957,7 +957,7 @@ final class Sba200Firmware {
                 int vpi = (ram.get(INT_BE, VCI_TABLE_OFS + vci * VCI_ENTRY_SIZE) & VCI_VPI_MASK) >>> VCI_VPI_SHIFT;
                 writePseudoHeader(captureBuffer, 0, false, AtmCells.header(vpi, vci, 0, 0));
                 long at = 4;
-                long segBus = segmentBus[ep];
+                long segBus = segmentBases[ep];
                 for (int b = 0; b < nbufs; b++) {
                     // fails only if unmapped or freed since it was written: the record is then stale
                     dma.copyFromBus(segBus + Integer.toUnsignedLong(rxBufOffset[base + b]), captureBuffer, at,

@@ -73,6 +73,13 @@ import java.util.function.UnaryOperator;
  * class is its shell: it owns the board RAM and BCR windows and their hooks, the ingress FIFO, the timers, the kicks
  * and the cross-thread flags (BCR reset/release, close).
  *
+ * <p><b>Host memory gone.</b> Nothing here catches a runtime exception as a card event. A segment or receive queue
+ * that is unmapped, or freed while still mapped, is a {@link io.nicbridge.bridge.memory.BusError} code the firmware
+ * reports as a DMA error ({@code dma_errors}; TX_STATUS_DMA_ERROR, RX_ERR_DMA, or the message not delivered),
+ * because every access checks its region first. Only memory freed by another thread between that check and the
+ * access itself (breaking {@link DmaSpace}'s unregister-before-close rule concurrently) gets FFM's
+ * {@link IllegalStateException}; it leaves {@code service()} and the engine fails the card.
+ *
  * <p><b>Threads.</b> {@code service()} runs on one thread at a time (the engine's guarantee); register hooks and
  * {@link #cellArrived} run on host or link threads and only store, kick, or offer into the FIFO. Nothing on the
  * data path allocates.
