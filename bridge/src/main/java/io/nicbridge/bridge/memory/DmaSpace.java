@@ -63,6 +63,10 @@ public final class DmaSpace implements DmaView {
         ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt INT_BE_UNALIGNED =
         ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG_LE_UNALIGNED =
+        ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG_BE_UNALIGNED =
+        ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final VarHandle INT_LE = ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle();
     private static final VarHandle INT_BE = ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN).varHandle();
 
@@ -344,6 +348,12 @@ public final class DmaSpace implements DmaView {
 
     /** {@inheritDoc} Through the current table (one volatile read). */
     @Override
+    public int writeLong(long bus, long value, ByteOrder order) {
+        return regions.writeLong(bus, value, order);
+    }
+
+    /** {@inheritDoc} Through the current table (one volatile read). */
+    @Override
     public long readIntAcquire(long bus, ByteOrder order) {
         return regions.readIntAcquire(bus, order);
     }
@@ -579,6 +589,30 @@ public final class DmaSpace implements DmaView {
                 seg.set(INT_BE_UNALIGNED, off, value);
             } else {
                 seg.set(INT_LE_UNALIGNED, off, value);
+            }
+            return 0;
+        }
+
+        /**
+         * Writes a 64-bit value of host memory (plain access, any alignment).
+         *
+         * @return 0 or a negative {@link BusError} code
+         * @throws NullPointerException when {@code order} is null
+         */
+        @Override
+        public int writeLong(long bus, long value, ByteOrder order) {
+            Objects.requireNonNull(order, "order");
+            Regions table = this;
+            int r = table.translate(bus, 8);
+            if (r < 0) {
+                return r;
+            }
+            MemorySegment seg = table.segments[r];
+            long off = bus - table.bases[r];
+            if (order == ByteOrder.BIG_ENDIAN) {
+                seg.set(LONG_BE_UNALIGNED, off, value);
+            } else {
+                seg.set(LONG_LE_UNALIGNED, off, value);
             }
             return 0;
         }

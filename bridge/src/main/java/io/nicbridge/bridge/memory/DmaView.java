@@ -81,6 +81,14 @@ public interface DmaView {
     int writeInt(long busAddress, int value, ByteOrder order);
 
     /**
+     * Writes a 64-bit value of host memory (plain access, any alignment): one bus burst of two words, the high word
+     * first in memory when {@code order} is big-endian.
+     *
+     * @return 0 or a negative {@link BusError} code
+     */
+    int writeLong(long busAddress, long value, ByteOrder order);
+
+    /**
      * Reads an ownership word with acquire: everything the host wrote before its release store of the word is
      * visible after. The word must be 4-byte aligned in host memory, else {@link BusError#MISALIGNED}.
      *

@@ -257,6 +257,9 @@ class DmaSpaceTest {
             assertEquals(code, dma.readInt(bus, ByteOrder.LITTLE_ENDIAN), what);
             assertEquals(code, dma.writeInt(bus, 7, ByteOrder.BIG_ENDIAN), what);
         }
+        if (len == 8) {
+            assertEquals(code, dma.writeLong(bus, 7, ByteOrder.BIG_ENDIAN), what);
+        }
         MemorySegment scratch = MemorySegment.ofArray(new byte[16]);
         if (len > 0 && len <= 16) {
             assertEquals(code, dma.copyFromBus(bus, scratch, 0, len), what);
@@ -369,6 +372,14 @@ class DmaSpaceTest {
         assertEquals(BusError.MISALIGNED, dma.readIntAcquire(bus + 17, ByteOrder.LITTLE_ENDIAN));
         assertEquals(BusError.MISALIGNED, dma.writeIntRelease(bus + 18, 1, ByteOrder.BIG_ENDIAN));
         assertEquals(BusError.OUT_OF_REGION, dma.readIntAcquire(bus + 254, ByteOrder.BIG_ENDIAN));
+        assertEquals(0, dma.writeLong(bus + 40, 0x0102_0304_0506_0708L, ByteOrder.BIG_ENDIAN));
+        assertEquals(0x01020304L, dma.readInt(bus + 40, ByteOrder.BIG_ENDIAN), "big-endian: the high word first");
+        assertEquals(0x05060708L, dma.readInt(bus + 44, ByteOrder.BIG_ENDIAN));
+        assertEquals(0, dma.writeLong(bus + 49, 0x0102_0304_0506_0708L, ByteOrder.LITTLE_ENDIAN), "may be unaligned");
+        assertEquals(0x08, seg.get(ValueLayout.JAVA_BYTE, 49));
+        assertEquals(0x01, seg.get(ValueLayout.JAVA_BYTE, 56));
+        assertEquals(BusError.OUT_OF_REGION, dma.writeLong(bus + 252, -1L, ByteOrder.BIG_ENDIAN));
+        assertEquals(0, seg.get(ValueLayout.JAVA_BYTE, 252), "nothing written on a bus error");
 
         MemorySegment local = MemorySegment.ofArray(new byte[32]);
         for (int i = 0; i < 32; i++) {
@@ -429,6 +440,7 @@ class DmaSpaceTest {
         assertThrows(IndexOutOfBoundsException.class, () -> dma.copyToBus(local, Long.MAX_VALUE, a, 2));
         assertThrows(NullPointerException.class, () -> dma.readInt(a, null));
         assertThrows(NullPointerException.class, () -> dma.writeIntRelease(a, 1, null));
+        assertThrows(NullPointerException.class, () -> dma.writeLong(a, 1, null));
 
         assertEquals(errors, dma.busErrors(), "rejected calls count no bus error");
         assertEquals(lastAddress, dma.lastErrorAddress());
@@ -471,6 +483,7 @@ class DmaSpaceTest {
         own.close();
         assertEquals(BusError.REGION_CLOSED, dma.translate(bus, 4));
         assertEquals(BusError.REGION_CLOSED, dma.readInt(bus, ByteOrder.BIG_ENDIAN));
+        assertEquals(BusError.REGION_CLOSED, dma.writeLong(bus, 1, ByteOrder.BIG_ENDIAN));
     }
 
     // ------------------------------------------------------------------ concurrency

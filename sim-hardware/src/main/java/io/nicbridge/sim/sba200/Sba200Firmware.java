@@ -2,8 +2,7 @@ package io.nicbridge.sim.sba200;
 
 import static io.nicbridge.contract.Sba200Unet.*;
 
-import io.nicbridge.bridge.memory.BusErrorException;
-import io.nicbridge.bridge.memory.DmaSpace;
+import io.nicbridge.bridge.memory.DmaView;
 import io.nicbridge.bridge.queue.UnetNiFreeQueue;
 import io.nicbridge.bridge.queue.UnetNiSendQueue;
 import io.nicbridge.bridge.regs.Registers;
@@ -32,8 +31,9 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  *   service(now):  kernel commands -&gt; receive cells (demux, reassembly, RQ DMA) -&gt; send descriptors
- *   host memory:   segments and receive queues only through {@link Sba200HostDma}, slices translated at
- *                  EP_CREATE; GET_STATS through the DmaSpace
+ *   host memory:   only through the card's DMA port ({@link DmaView}'s accesses, bus addresses): segments and
+ *                  receive queues at the bus base and length validated at EP_CREATE, GET_STATS at the command's
+ *                  address; a failed access is a BusError code, reported as the card's DMA error
  *   board RAM:     the shell's window; the firmware stores counters and handoff words with volatile stores
  *   timers:        tx-done (virtual time: the PDU's last cell has left) and rx-cell (the head cell's i960 work is
  *                  done); the firmware arms them, the shell's callbacks call back into {@link #txDone} / kick
@@ -48,9 +48,15 @@ final class Sba200Firmware {
 
     private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
     private static final java.lang.invoke.VarHandle INT_BE_HANDLE = INT_BE.varHandle();
+    /** Words in host memory are big-endian (SBus, contract {@code sba200_unet.h}). */
+    private static final ByteOrder BUS_ORDER = ByteOrder.BIG_ENDIAN;
     private static final int NO_ERROR = 0;
     /** Internal reassembly verdict: drop silently (RQ full at the first cell). */
     private static final int DISCARD_OVERRUN = 0x100;
+    /** {@link #claimEntry}: no free receive-queue entry. */
+    private static final long RQ_FULL = -1;
+    /** {@link #claimEntry}: the receive queue could not be read (a DMA error, counted). */
+    private static final long RQ_DMA_ERROR = -2;
     private static final int VCIS = VCI_TABLE_ENTRIES;
 
     private final String name;
@@ -58,8 +64,8 @@ final class Sba200Firmware {
     private final Sba200Timing timing;
     private final MemorySegment ram;
     private final Registers ramRegisters;
-    private final DmaSpace dma;
-    private final Sba200HostDma hostDma;
+    /** The i960's DMA engine: every access to host memory, with its mode (tests record them). */
+    private final DmaView dma;
     private final InterruptLine irq;
     private final FrameFifo ingress;
     private final SimTimer txDoneTimer;
@@ -68,12 +74,14 @@ final class Sba200Firmware {
 
     // ---- the i960's protection table, per endpoint (indexed by endpoint number)
     private final MemorySegment[] pages = new MemorySegment[MAX_ENDPOINTS];
-    private final MemorySegment[] segments = new MemorySegment[MAX_ENDPOINTS];
+    /** Per endpoint, the segment's bus base and length, validated at EP_CREATE: offsets are checked against these. */
+    private final long[] segmentBases = new long[MAX_ENDPOINTS];
     private final long[] segmentLengths = new long[MAX_ENDPOINTS];
     private final int[] rqLengths = new int[MAX_ENDPOINTS];
     private final UnetNiSendQueue[] sendQueues = new UnetNiSendQueue[MAX_ENDPOINTS];
     private final UnetNiFreeQueue[] freeQueues = new UnetNiFreeQueue[MAX_ENDPOINTS];
-    private final MemorySegment[] rqSegments = new MemorySegment[MAX_ENDPOINTS];
+    /** Per endpoint, the receive queue's bus base (rqLengths entries of RQ_ENTRY_SIZE bytes). */
+    private final long[] rqBases = new long[MAX_ENDPOINTS];
     /** Per endpoint, the receive-queue producer index (what rq_prod_shadow holds once published). */
     private final int[] rqProd = new int[MAX_ENDPOINTS];
     private int activeMask;
@@ -124,13 +132,15 @@ final class Sba200Firmware {
      * @param ram          the 256 KiB board RAM; {@code ramRegisters} is the shell's window over it (the firmware uses
      *                     its raw accessors only: no hooks run)
      * @param virtual      whether time is virtual (the card's costs are then simulated)
+     * @param dma          the card's DMA port: the only way to host memory (the shell's DmaSpace, or a test's
+     *                     recording view over it)
      * @param arena        where the firmware's own staging buffers live (the shell's, freed with it)
      * @param ingress      the cells the uplink delivered, offered by the shell from any thread, drained here
      * @param txDoneTimer  the shell's timer whose callback calls {@link #txDone} and kicks the engine
      * @param rxTimer      the shell's timer whose callback kicks the engine
      */
     Sba200Firmware(String name, boolean virtual, Sba200Timing timing, Arena arena, MemorySegment ram,
-                   Registers ramRegisters, DmaSpace dma, Sba200HostDma hostDma, InterruptLine irq, FrameFifo ingress,
+                   Registers ramRegisters, DmaView dma, InterruptLine irq, FrameFifo ingress,
                    SimTimer txDoneTimer, SimTimer rxTimer) {
         this.name = name;
         this.virtual = virtual;
@@ -138,7 +148,6 @@ final class Sba200Firmware {
         this.ram = ram;
         this.ramRegisters = ramRegisters;
         this.dma = dma;
-        this.hostDma = hostDma;
         this.irq = irq;
         this.ingress = ingress;
         this.txDoneTimer = txDoneTimer;
@@ -228,12 +237,12 @@ final class Sba200Firmware {
 
     private void forgetEndpoint(int e) {
         pages[e] = null;
-        segments[e] = null;
+        segmentBases[e] = 0;
         segmentLengths[e] = 0;
         rqLengths[e] = 0;
         sendQueues[e] = null;
         freeQueues[e] = null;
-        rqSegments[e] = null;
+        rqBases[e] = 0;
         channelsOpen[e] = 0;
         rqReserved[e] = 0;
         activeMask &= ~(1 << e);
@@ -323,27 +332,22 @@ final class Sba200Firmware {
             || (rqBus & (RQ_ALIGN - 1)) != 0 || dma.translate(rqBus, (long) rqLen * RQ_ENTRY_SIZE) < 0) {
             return CMD_ERR_BAD_RQ;
         }
-        MemorySegment seg;
-        MemorySegment rq;
-        try {
-            seg = dma.slice(segBus, segBytes);
-            rq = dma.slice(rqBus, (long) rqLen * RQ_ENTRY_SIZE);
-        } catch (BusErrorException e) {
-            return CMD_ERR_DMA;
-        }
         MemorySegment page = ram.asSlice(Sba200Model.pageOffset(ep), EP_PAGE_SIZE);
         page.fill((byte) 0);
-        // The receive queue starts empty: the firmware clears every VALID bit by DMA.
+        // The receive queue starts empty: the firmware clears every VALID bit by DMA. (A write fails only when the
+        // kernel unmaps or frees the queue while its own EP_CREATE runs.)
         for (int i = 0; i < rqLen; i++) {
-            hostDma.putInt(rq, (long) i * RQ_ENTRY_SIZE + RECV_DESC_W0_OFS, 0);
+            if (dma.writeInt(rqBus + (long) i * RQ_ENTRY_SIZE + RECV_DESC_W0_OFS, 0, BUS_ORDER) < 0) {
+                return CMD_ERR_DMA;
+            }
         }
         page.set(INT_BE, EPCB_RQ_LEN_OFS, rqLen);
         page.set(INT_BE, EPCB_SEG_LEN_OFS, segLen);
         pages[ep] = page;
-        segments[ep] = seg;
+        segmentBases[ep] = segBus;
         segmentLengths[ep] = segBytes;
         rqLengths[ep] = rqLen;
-        rqSegments[ep] = rq;
+        rqBases[ep] = rqBus;
         sendQueues[ep] = new UnetNiSendQueue(page);
         freeQueues[ep] = new UnetNiFreeQueue(page);
         rqProd[ep] = 0; // = rq_prod_shadow of the cleared page
@@ -449,11 +453,11 @@ final class Sba200Firmware {
 
     private int getStats(int address) {
         long bus = Integer.toUnsignedLong(address);
-        if (dma.translate(bus, STATS_SIZE) < 0) {
+        if (dma.copyToBus(ram, UG_OFS + UG_STATS_OFS, bus, STATS_SIZE) < 0) {
             addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1);
             return CMD_ERR_DMA;
         }
-        return dma.copyToBus(ram, UG_OFS + UG_STATS_OFS, bus, STATS_SIZE) < 0 ? CMD_ERR_DMA : NO_ERROR;
+        return NO_ERROR;
     }
 
     // =============================================================================================== transmit
@@ -534,13 +538,14 @@ final class Sba200Firmware {
                 reject(ep, d, TX_STATUS_BAD_DESC);
                 return;
             }
-            MemorySegment seg = segments[ep];
+            long segBus = segmentBases[ep];
             long at = 4;
             for (int i = 0; i < nbufs; i++) {
                 long off = Integer.toUnsignedLong(q.bufferOffset(d, i));
                 int len = q.bufferLength(d, i);
-                if (!hostDma.read(seg, off, pdu, at, len)) {
-                    // The segment's memory was released under the card: a bus error, reported the card's way.
+                if (len > 0 && dma.copyFromBus(segBus + off, pdu, at, len) < 0) {
+                    // The segment's memory was released (or unmapped) under the card: a bus error, reported the
+                    // card's way. (An empty buffer moves no data: no bus cycle, no error.)
                     addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1);
                     reject(ep, d, TX_STATUS_DMA_ERROR);
                     return;
@@ -743,7 +748,7 @@ final class Sba200Firmware {
 
     /** Copies {@code n} payload bytes into the VCI's free buffers, popping more as needed; sets rxError on failure. */
     private void writeBuffers(int ep, int vci, MemorySegment src, long from, int n) {
-        MemorySegment seg = segments[ep];
+        long segBus = segmentBases[ep];
         int base = vci * MAX_BUFS;
         while (n > 0) {
             int b = rxNbufs[vci] - 1;
@@ -776,8 +781,9 @@ final class Sba200Firmware {
             }
             int k = Math.min(n, rxBufCapacity[base + b] - rxBufFill[base + b]);
             long to = Integer.toUnsignedLong(rxBufOffset[base + b]) + rxBufFill[base + b];
-            if (!hostDma.write(src, from, seg, to, k)) {
-                // The segment's memory was released under the card: a bus error, reported as an ERROR entry.
+            if (dma.copyToBus(src, from, segBus + to, k) < 0) {
+                // The segment's memory was released (or unmapped) under the card: a bus error, reported as an ERROR
+                // entry.
                 rxError[vci] = RX_ERR_DMA;
                 addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1);
                 return;
@@ -805,6 +811,9 @@ final class Sba200Firmware {
      * need an entry beyond the reserved ones. (Issue 16: the first cell used to check for room without reserving it,
      * so when other PDUs filled the queue before the last cell the PDU was dropped at the end and the buffers it had
      * taken were never reported.)
+     *
+     * <p>A queue the card cannot read (unmapped or freed under it) is not full: the PDU goes ahead, and its
+     * {@link #claimEntry} reports the DMA error, once.
      */
     private boolean rqHasRoom(int ep) {
         int reserved = rqReserved[ep];
@@ -812,7 +821,8 @@ final class Sba200Firmware {
             return false;
         }
         long slot = (long) ((rqProd[ep] + reserved) & (rqLengths[ep] - 1)) * RQ_ENTRY_SIZE;
-        return (hostDma.getInt(rqSegments[ep], slot + RECV_DESC_W0_OFS) & RX_VALID) == 0;
+        long w0 = dma.readInt(rqBases[ep] + slot + RECV_DESC_W0_OFS, BUS_ORDER);
+        return w0 < 0 || (w0 & RX_VALID) == 0;
     }
 
     /** Gives back the entry the PDU on {@code vci} reserved, if it holds one. */
@@ -825,8 +835,9 @@ final class Sba200Firmware {
 
     /**
      * The entry a finished PDU is published in: its reserved one, or for a PDU without a reservation the next one if
-     * it is free beyond the reserved ones. -1: the queue is full (or the process set VALID on an entry it was given
-     * back - its own loss).
+     * it is free beyond the reserved ones. {@link #RQ_FULL}: the queue is full (or the process set VALID on an entry
+     * it was given back - its own loss). {@link #RQ_DMA_ERROR}: the queue could not be read (unmapped or freed
+     * under the card), counted as a DMA error; the PDU is lost.
      *
      * <p>Handoff: the entry at rq_prod is the card's once its VALID bit, read with acquire, is clear - the
      * process's reads of it are then complete. The firmware writes the body, then {@link #publish} hands it back.
@@ -835,41 +846,53 @@ final class Sba200Firmware {
         if (rxHoldsEntry[vci]) {
             releaseEntry(ep, vci);
         } else if (!rqHasRoom(ep)) {
-            return -1;
+            return RQ_FULL;
         }
         long d = (long) (rqProd[ep] & (rqLengths[ep] - 1)) * RECV_DESC_SIZE;
-        if ((hostDma.getIntAcquire(rqSegments[ep], d + Sba200UnetRecvDesc.OFFSET_W0) & RX_VALID) != 0) {
-            return -1;
+        long w0 = dma.readIntAcquire(rqBases[ep] + d + Sba200UnetRecvDesc.OFFSET_W0, BUS_ORDER);
+        if (w0 < 0) {
+            addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1);
+            return RQ_DMA_ERROR;
+        }
+        if ((w0 & RX_VALID) != 0) {
+            return RQ_FULL;
         }
         return d;
     }
 
-    /** Entry word w1: the error code, AAL5 UU and CPI. */
-    private void putStatus(int ep, long d, int error, int uu, int cpi) {
-        hostDma.putInt(rqSegments[ep], d + Sba200UnetRecvDesc.OFFSET_W1, error << RX_ERR_SHIFT & RX_ERR_MASK
-            | uu << RX_UU_SHIFT & RX_UU_MASK | cpi << RX_CPI_SHIFT & RX_CPI_MASK);
+    /** Entry word w1: the error code, AAL5 UU and CPI. @return 0 or a BusError code */
+    private int putStatus(int ep, long d, int error, int uu, int cpi) {
+        return dma.writeInt(rqBases[ep] + d + Sba200UnetRecvDesc.OFFSET_W1, error << RX_ERR_SHIFT & RX_ERR_MASK
+            | uu << RX_UU_SHIFT & RX_UU_MASK | cpi << RX_CPI_SHIFT & RX_CPI_MASK, BUS_ORDER);
     }
 
-    /** Entry {@code timestamp_us}: one big-endian 64-bit value (w14 high). */
-    private void putTimestamp(int ep, long d, long micros) {
-        hostDma.putLong(rqSegments[ep], d + Sba200UnetRecvDesc.OFFSET_TIMESTAMP_US, micros);
+    /** Entry {@code timestamp_us}: one big-endian 64-bit value (w14 high). @return 0 or a BusError code */
+    private int putTimestamp(int ep, long d, long micros) {
+        return dma.writeLong(rqBases[ep] + d + Sba200UnetRecvDesc.OFFSET_TIMESTAMP_US, micros, BUS_ORDER);
     }
 
-    private void putBuffer(int ep, long d, int i, int offset, int length) {
-        long pair = d + Sba200UnetRecvDesc.OFFSET_BUFS + (long) Sba200UnetBuf.BYTE_SIZE * i;
-        hostDma.putInt(rqSegments[ep], pair + Sba200UnetBuf.OFFSET_OFFSET, offset);
-        hostDma.putInt(rqSegments[ep], pair + Sba200UnetBuf.OFFSET_LENGTH, length);
+    /** @return 0 or a BusError code (both words are attempted; codes are negative, so their OR is too) */
+    private int putBuffer(int ep, long d, int i, int offset, int length) {
+        long pair = rqBases[ep] + d + Sba200UnetRecvDesc.OFFSET_BUFS + (long) Sba200UnetBuf.BYTE_SIZE * i;
+        return dma.writeInt(pair + Sba200UnetBuf.OFFSET_OFFSET, offset, BUS_ORDER)
+            | dma.writeInt(pair + Sba200UnetBuf.OFFSET_LENGTH, length, BUS_ORDER);
     }
 
     /**
      * Hands the entry at {@code d} to the process: w0 := fields | VALID with release (the payload and body written
      * before are visible to a process that reads VALID with acquire), then {@code rq_prod_shadow} with release.
+     *
+     * @return false when w0 could not be written (the queue was unmapped or freed under the card): nothing is
+     *         published, the caller counts the DMA error
      */
-    private void publish(int ep, long d, int length, int chan, int nbufs, int flags) {
+    private boolean publish(int ep, long d, int length, int chan, int nbufs, int flags) {
         int w0 = flags | nbufs << RX_NBUFS_SHIFT | chan << RX_CHAN_SHIFT | length << RX_LENGTH_SHIFT | RX_VALID;
-        hostDma.putIntRelease(rqSegments[ep], d + Sba200UnetRecvDesc.OFFSET_W0, w0);
+        if (dma.writeIntRelease(rqBases[ep] + d + Sba200UnetRecvDesc.OFFSET_W0, w0, BUS_ORDER) < 0) {
+            return false;
+        }
         INT_BE_HANDLE.setRelease(pages[ep], (long) EPCB_RQ_PROD_SHADOW_OFS, ++rqProd[ep]);
         trace.event(Sba200Trace.Event.RX_PUBLISHED, ep, w0);
+        return true;
     }
 
     private void dropOverrun(int ep) {
@@ -883,16 +906,17 @@ final class Sba200Firmware {
                                int cpi, long now) {
         long d = claimEntry(ep, vci);
         if (d < 0) {
-            dropOverrun(ep);
+            if (d == RQ_FULL) {
+                dropOverrun(ep);
+            }
+            return; // RQ_DMA_ERROR: counted
+        }
+        if (dma.copyToBus(c, payload, rqBases[ep] + d + RECV_DESC_INLINE_OFS, length) < 0
+            || (putStatus(ep, d, RX_ERR_NONE, uu, cpi) | putTimestamp(ep, d, now / 1000)) < 0
+            || !publish(ep, d, length, chan, 0, RX_INLINE)) {
+            addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1); // the receive queue was unmapped or freed under the card
             return;
         }
-        if (!hostDma.write(c, payload, rqSegments[ep], d + RECV_DESC_INLINE_OFS, length)) {
-            addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1); // the receive queue's memory was freed under the card
-            return;
-        }
-        putStatus(ep, d, RX_ERR_NONE, uu, cpi);
-        putTimestamp(ep, d, now / 1000);
-        publish(ep, d, length, chan, 0, RX_INLINE);
         addRaw(UG_OFS + UG_CNT_PDUS_RX_OFS, 1);
         PcapWriter w = capture;
         if (w != null) {
@@ -910,17 +934,22 @@ final class Sba200Firmware {
     private void deliverBuffers(int ep, int chan, int vci, int error, int length, int uu, int cpi, long now) {
         long d = claimEntry(ep, vci);
         if (d < 0) {
-            dropOverrun(ep);
-            return;
+            if (d == RQ_FULL) {
+                dropOverrun(ep);
+            }
+            return; // RQ_DMA_ERROR: counted
         }
         int base = vci * MAX_BUFS;
         int nbufs = rxNbufs[vci];
+        int fault = 0; // BusError codes are negative: the OR of the body's writes is negative when one failed
         for (int b = 0; b < nbufs; b++) {
-            putBuffer(ep, d, b, rxBufOffset[base + b], rxBufFill[base + b]);
+            fault |= putBuffer(ep, d, b, rxBufOffset[base + b], rxBufFill[base + b]);
         }
-        putStatus(ep, d, error, uu, cpi);
-        putTimestamp(ep, d, now / 1000);
-        publish(ep, d, Math.min(length, MAX_PDU), chan, nbufs, error == NO_ERROR ? 0 : RX_ERROR);
+        fault |= putStatus(ep, d, error, uu, cpi) | putTimestamp(ep, d, now / 1000);
+        if (fault < 0 || !publish(ep, d, Math.min(length, MAX_PDU), chan, nbufs, error == NO_ERROR ? 0 : RX_ERROR)) {
+            addRaw(UG_OFS + UG_CNT_DMA_ERRORS_OFS, 1); // the receive queue was unmapped or freed under the card
+            return;
+        }
         if (error == NO_ERROR) {
             addRaw(UG_OFS + UG_CNT_PDUS_RX_OFS, 1);
             PcapWriter w = capture;
@@ -928,10 +957,11 @@ final class Sba200Firmware {
                 int vpi = (ram.get(INT_BE, VCI_TABLE_OFS + vci * VCI_ENTRY_SIZE) & VCI_VPI_MASK) >>> VCI_VPI_SHIFT;
                 writePseudoHeader(captureBuffer, 0, false, AtmCells.header(vpi, vci, 0, 0));
                 long at = 4;
-                MemorySegment seg = segments[ep];
+                long segBus = segmentBases[ep];
                 for (int b = 0; b < nbufs; b++) {
-                    hostDma.read(seg, Integer.toUnsignedLong(rxBufOffset[base + b]), captureBuffer, at,
-                        rxBufFill[base + b]); // false only if freed since it was written: the record is then stale
+                    // fails only if unmapped or freed since it was written: the record is then stale
+                    dma.copyFromBus(segBus + Integer.toUnsignedLong(rxBufOffset[base + b]), captureBuffer, at,
+                        rxBufFill[base + b]);
                     at += rxBufFill[base + b];
                 }
                 w.record(now, captureBuffer, 0, (int) at, (int) at);

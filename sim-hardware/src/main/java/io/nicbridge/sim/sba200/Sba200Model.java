@@ -3,6 +3,7 @@ package io.nicbridge.sim.sba200;
 import static io.nicbridge.contract.Sba200Unet.*;
 
 import io.nicbridge.bridge.memory.DmaSpace;
+import io.nicbridge.bridge.memory.DmaView;
 import io.nicbridge.bridge.regs.RegisterSideEffects;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.InterruptLine;
@@ -20,6 +21,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 
 /**
  * The emulated Fore SBA-200 running the U-Net firmware (docs/hardware-facts.md B.4, contract
@@ -33,10 +35,10 @@ import java.util.Objects;
  *                                                                                                   pending W1C)
  *   service():  kernel commands -&gt; receive cells (demux, reassembly, RQ DMA) -&gt; send descriptors
  *               (checks, gather DMA, AAL5 framing + CRC-32, cells + HEC onto the uplink)
- *   DMA: every host access (segments, receive queues, GET_STATS) goes through the card's DmaSpace; segments and
- *        receive queues are translated once, at EP_CREATE, into the i960's protection table (slices), and every
- *        offset is bounds-checked against that endpoint's own slice - never another endpoint's. The firmware
- *        touches those slices only through its DMA engine, {@link Sba200HostDma}.
+ *   DMA: every host access (segments, receive queues, GET_STATS) is one of the card's DmaSpace's accesses, at a
+ *        bus address; segments and receive queues are validated once, at EP_CREATE, and their bus base and length
+ *        kept in the i960's protection table; every offset is bounds-checked against that endpoint's own range -
+ *        never another endpoint's. Memory unmapped or freed under the card is a BusError code: a DMA error.
  * </pre>
  *
  * <p><b>Send.</b> For each active endpoint (round robin) the firmware polls the send queue through
@@ -67,9 +69,16 @@ import java.util.Objects;
  * bit raises it too.
  *
  * <p><b>Core and shell.</b> The firmware itself is {@link Sba200Firmware}: single-threaded, time passed in, host
- * memory reached only through {@link Sba200HostDma}, a {@link Sba200Trace} point on every state change. This class
- * is its shell: it owns the board RAM and BCR windows and their hooks, the ingress FIFO, the timers, the kicks and
- * the cross-thread flags (BCR reset/release, close).
+ * memory reached only through the {@link DmaView} accesses, a {@link Sba200Trace} point on every state change. This
+ * class is its shell: it owns the board RAM and BCR windows and their hooks, the ingress FIFO, the timers, the kicks
+ * and the cross-thread flags (BCR reset/release, close).
+ *
+ * <p><b>Host memory gone.</b> Nothing here catches a runtime exception as a card event. A segment or receive queue
+ * that is unmapped, or freed while still mapped, is a {@link io.nicbridge.bridge.memory.BusError} code the firmware
+ * reports as a DMA error ({@code dma_errors}; TX_STATUS_DMA_ERROR, RX_ERR_DMA, or the message not delivered),
+ * because every access checks its region first. Only memory freed by another thread between that check and the
+ * access itself (breaking {@link DmaSpace}'s unregister-before-close rule concurrently) gets FFM's
+ * {@link IllegalStateException}; it leaves {@code service()} and the engine fails the card.
  *
  * <p><b>Threads.</b> {@code service()} runs on one thread at a time (the engine's guarantee); register hooks and
  * {@link #cellArrived} run on host or link threads and only store, kick, or offer into the FIFO. Nothing on the
@@ -111,20 +120,20 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
      * @param timing virtual-time costs (ignored in real time)
      */
     public Sba200Model(String name, TimeBase timeBase, DmaSpace dma, Sba200Timing timing) {
-        this(name, timeBase, dma, timing, Sba200HostDma.direct());
+        this(name, timeBase, dma, timing, UnaryOperator.identity());
     }
 
     /**
-     * As above, with the firmware's accesses to host memory made through {@code hostDma} (tests record them to
-     * check the order of the receive handoff).
+     * As above, with the firmware's DMA port - its accesses to host memory - wrapped by {@code busTap} (tests record
+     * them to check the order of the receive handoff).
      */
-    Sba200Model(String name, TimeBase timeBase, DmaSpace dma, Sba200Timing timing, Sba200HostDma hostDma) {
+    Sba200Model(String name, TimeBase timeBase, DmaSpace dma, Sba200Timing timing, UnaryOperator<DmaView> busTap) {
         this.name = Objects.requireNonNull(name, "name");
         this.timeBase = Objects.requireNonNull(timeBase, "timeBase");
         this.virtual = timeBase.isVirtual();
         this.dma = Objects.requireNonNull(dma, "dma");
         this.timing = Objects.requireNonNull(timing, "timing");
-        Objects.requireNonNull(hostDma, "hostDma");
+        DmaView port = Objects.requireNonNull(Objects.requireNonNull(busTap, "busTap").apply(dma), "busTap");
         this.ram = arena.allocate(RAM_SIZE, 4096);
         int[] hooked = new int[2 + MAX_ENDPOINTS];
         hooked[0] = UG_OFS + UG_CMD_PROD_OFS;
@@ -140,7 +149,7 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         this.pollTimer = timeBase.newTimer(name + ".i960-poll", this::kickNow);
         this.txDoneTimer = timeBase.newTimer(name + ".tx-done", this::txDone);
         this.rxTimer = timeBase.newTimer(name + ".rx-cell", this::kickNow);
-        this.firmware = new Sba200Firmware(name, virtual, timing, arena, ram, ramRegisters, dma, hostDma, irq,
+        this.firmware = new Sba200Firmware(name, virtual, timing, arena, ram, ramRegisters, port, irq,
             ingress, txDoneTimer, rxTimer);
     }
 

@@ -7,8 +7,8 @@
  *   <li>{@link io.nicbridge.sim.sba200.Sba200Model}: board RAM, BCR, the i960 firmware loop (kernel commands, AAL5
  *       segmentation and reassembly, VCI demux, inline single-cell receive, upcalls) as a
  *       {@link io.nicbridge.sim.engine.DeviceModel} - the shell (register hooks, ingress FIFO, timers, kicks) around
- *       {@code Sba200Firmware}, the single-threaded firmware core, which reaches host memory only through
- *       {@link io.nicbridge.sim.sba200.Sba200HostDma} and reports every state change to a
+ *       {@code Sba200Firmware}, the single-threaded firmware core, which reaches host memory only through the
+ *       card's {@link io.nicbridge.bridge.memory.DmaView} accesses and reports every state change to a
  *       {@link io.nicbridge.sim.sba200.Sba200Trace};</li>
  *   <li>{@link io.nicbridge.sim.sba200.Sba200Card}: the model as the bridge's
  *       {@link io.nicbridge.bridge.spi.Card};</li>

@@ -43,7 +43,10 @@ final class CardHarness implements AutoCloseable {
         this(virtual, timing, UnaryOperator.identity());
     }
 
-    /** A card whose DMA master port is {@code busTap} applied to its DMA space (e.g. a {@link RecordingDmaView}). */
+    /**
+     * A card whose DMA master port is {@code busTap} applied to its DMA space (e.g. a
+     * {@link io.nicbridge.sim.testing.RecordingDmaView}).
+     */
     CardHarness(boolean virtual, Dec21140Timing timing, UnaryOperator<DmaView> busTap) {
         time = new ManualVirtualTime(virtual);
         wire = new RecordingPort();

@@ -4,8 +4,9 @@ import static io.nicbridge.contract.Dec21140.*;
 import static io.nicbridge.sim.dec21140.CardHarness.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.nicbridge.sim.dec21140.RecordingDmaView.Access;
-import io.nicbridge.sim.dec21140.RecordingDmaView.Mode;
+import io.nicbridge.sim.testing.RecordingDmaView;
+import io.nicbridge.sim.testing.RecordingDmaView.Access;
+import io.nicbridge.sim.testing.RecordingDmaView.Mode;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

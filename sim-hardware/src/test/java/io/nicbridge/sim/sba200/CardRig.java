@@ -3,6 +3,7 @@ package io.nicbridge.sim.sba200;
 import static io.nicbridge.contract.Sba200Unet.*;
 
 import io.nicbridge.bridge.memory.CommSegment;
+import io.nicbridge.bridge.memory.DmaView;
 import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.bridge.driver.unet.UnetEndpoint;
 import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
@@ -18,6 +19,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * One SBA-200 whose uplink records every cell (with its arrival time), and a way to inject cells into it, driven by
@@ -35,13 +37,16 @@ final class CardRig implements AutoCloseable {
     final List<Long> sentAt = new ArrayList<>();
 
     CardRig(EngineMode mode, Sba200Timing timing) {
-        this(mode, timing, Sba200HostDma.direct());
+        this(mode, timing, UnaryOperator.identity());
     }
 
-    /** A rig whose firmware reaches host memory through {@code hostDma} (e.g. a {@link RecordingHostDma}). */
-    CardRig(EngineMode mode, Sba200Timing timing, Sba200HostDma hostDma) {
+    /**
+     * A rig whose firmware's DMA port is {@code busTap} applied to the card's DMA space (e.g. a
+     * {@link io.nicbridge.sim.testing.RecordingDmaView}).
+     */
+    CardRig(EngineMode mode, Sba200Timing timing, UnaryOperator<DmaView> busTap) {
         engine = Engines.create(mode, 7, mode == EngineMode.THREADED ? new io.nicbridge.bridge.idle.BackoffIdle() : null);
-        model = new Sba200Model("rig", engine.timeBase(), Sba200Model.newDmaSpace("rig.dma"), timing, hostDma);
+        model = new Sba200Model("rig", engine.timeBase(), Sba200Model.newDmaSpace("rig.dma"), timing, busTap);
         uplink = CellLink.builder(engine.timeBase(), (c, o) -> {
             sent.add(c.asSlice(o, AtmCells.CELL_SIZE).toArray(ValueLayout.JAVA_BYTE));
             sentAt.add(engine.timeBase().nanoTime());

@@ -4,6 +4,7 @@ import static io.nicbridge.contract.Sba200Unet.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.nicbridge.bridge.driver.unet.UnetEndpoint;
+import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.queue.QueueCode;
 import io.nicbridge.sim.atm.AtmCells;
 import java.lang.foreign.MemorySegment;
@@ -138,6 +139,38 @@ class Sba200ReceiveTest {
             assertEquals(2, x.r.counter(UG_CNT_DMA_ERRORS_OFS));
             assertEquals(EP_SEGFAULT, x.r.epcb(x.ep, EPCB_EP_STATUS_OFS) & EP_SEGFAULT);
             assertEquals(4, x.r.epcb(x.ep, EPCB_RX_ERRORS_OFS));
+        }
+    }
+
+    @Test
+    void aReceiveQueueUnmappedUnderTheCardIsADmaErrorAndNothingIsPublished() {
+        try (Rx x = new Rx(8)) {
+            x.side.postBuffers(0, 4, 1024);
+            DmaSpace dma = x.r.model.dma();
+            MemorySegment rq = x.ep.receiveQueueSegment();
+            long rqBus = dma.busAddress(rq);
+            dma.unregister(rqBus); // the kernel unmaps the queue while the endpoint is still active (its own bug)
+
+            x.deliver(Pair.bytes(20, 1)); // inline: the claim reads the entry's w0 and fails
+            x.deliver(Pair.bytes(300, 2)); // buffered: its entry is reserved, then the claim fails
+            assertEquals(2, x.r.counter(UG_CNT_DMA_ERRORS_OFS), "one DMA error per message");
+            assertEquals(0, x.r.counter(UG_CNT_DROP_RQ_FULL_OFS), "not an overrun");
+            assertEquals(0, x.r.counter(UG_CNT_PDUS_RX_OFS));
+            assertEquals(0, x.r.epcb(x.ep, EPCB_RQ_PROD_SHADOW_OFS), "nothing published");
+            assertEquals(QueueCode.EMPTY, x.side.ep.poll());
+
+            // Mapped again, the queue works: no entry was left reserved, rq_prod did not move.
+            dma.registerAt("rq again", rq, rqBus);
+            for (int len : new int[] {20, 300}) {
+                byte[] m = Pair.bytes(len, len);
+                x.deliver(m);
+                long d = x.side.ep.poll();
+                assertTrue(d >= 0, "delivered " + len);
+                assertFalse(x.side.ep.isError(d));
+                assertArrayEquals(m, x.side.payload(d));
+                x.side.ep.release(d);
+            }
+            assertEquals(2, x.r.counter(UG_CNT_DMA_ERRORS_OFS));
         }
     }
 

@@ -104,6 +104,30 @@ class Sba200TransmitTest {
         }
     }
 
+    @Test
+    void aSegmentUnmappedUnderTheCardIsADmaError() {
+        try (CardRig r = CardRig.inline()) {
+            UnetEndpoint ep = r.endpoint(4096, 8);
+            int ch = r.kernel.openChannel(ep, 0, 100, 200);
+            Pair.Side side = new Pair.Side(ep, ch);
+            side.postBuffers(0, 4, 1024);
+            var dma = r.model.dma();
+            long segBus = dma.busAddress(ep.segment());
+            dma.unregister(segBus); // the kernel unmaps the segment while the endpoint is still active (its own bug)
+            assertEquals(TX_STATUS_DMA_ERROR, postRaw(r, ep, w0(16, ch, 1, false), 0, 16));
+            assertEquals(0, r.sent.size(), "nothing sent");
+            r.injectAll(r.cellsOf(0, 200, Pair.bytes(100, 1)));
+            long d = side.ep.poll();
+            assertEquals(RX_ERR_DMA, side.ep.errorCode(d));
+            assertEquals(2, r.counter(UG_CNT_DMA_ERRORS_OFS));
+            side.ep.releaseKeepBuffers(d);
+
+            dma.registerAt("segment again", ep.segment(), segBus); // mapped again: it works
+            assertEquals(TX_STATUS_SENT, postRaw(r, ep, w0(16, ch, 1, false), 0, 16));
+            assertEquals(2, r.counter(UG_CNT_DMA_ERRORS_OFS));
+        }
+    }
+
     /** Reassembles the recorded cells of one PDU, checking each header; returns the payload. */
     static byte[] checkCells(CardRig r, int from, int vpi, int vci, int length) {
         int cells = Aal5.cells(length);
