@@ -1,5 +1,6 @@
 package io.nicbridge.bench.jmh;
 
+import io.nicbridge.bridge.driver.tulip.MacAddress;
 import io.nicbridge.bridge.driver.tulip.TulipLink;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.EventLoop;
@@ -62,7 +63,7 @@ public class TulipGoBackNBench {
     public void setUp() {
         bed = TulipTestbed.builder().mode(EngineMode.INLINE).build();
         bed.awaitFiltersLoaded(TimeUnit.SECONDS.toNanos(5));
-        List<io.nicbridge.bridge.driver.tulip.MacAddress> macs = List.of(TulipTestbed.mac(0), TulipTestbed.mac(1));
+        List<MacAddress> macs = List.of(TulipTestbed.mac(0), TulipTestbed.mac(1));
         Link[] links = {new TulipLink(bed.driver(0), macs, TulipLink.LOCAL_EXPERIMENTAL_ETHERTYPE),
             new TulipLink(bed.driver(1), macs, TulipLink.LOCAL_EXPERIMENTAL_ETHERTYPE)};
         loop = new EventLoop("tulip-gbn-bench", TimeUnit.MILLISECONDS.toNanos(1));

@@ -5,6 +5,7 @@ import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.bridge.port.PortCounters;
 import io.nicbridge.bridge.port.PortReadiness;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -95,8 +96,8 @@ public abstract class FramePortLink implements Link {
         rxPeer = new int[rxHandles];
         rxLength = new int[rxHandles];
         rxPayload = new MemorySegment[rxHandles];
-        java.util.Arrays.fill(txPeer, NOT_HELD);
-        java.util.Arrays.fill(rxPeer, NOT_HELD);
+        Arrays.fill(txPeer, NOT_HELD);
+        Arrays.fill(rxPeer, NOT_HELD);
         this.signals = port.readinessListener(this::portReady);
     }
 

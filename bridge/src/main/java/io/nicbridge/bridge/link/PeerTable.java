@@ -1,5 +1,6 @@
 package io.nicbridge.bridge.link;
 
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -31,7 +32,7 @@ public final class PeerTable {
         int capacity = Integer.highestOneBit(Math.max(4, addresses.length * 2 - 1)) << 1;
         keys = new long[capacity];
         values = new int[capacity];
-        java.util.Arrays.fill(values, UNKNOWN);
+        Arrays.fill(values, UNKNOWN);
         mask = capacity - 1;
         for (int i = 0; i < this.addresses.length; i++) {
             long a = this.addresses[i];

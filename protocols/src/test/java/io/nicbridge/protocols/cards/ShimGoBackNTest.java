@@ -3,6 +3,7 @@ package io.nicbridge.protocols.cards;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.driver.tulip.MacAddress;
 import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipLink;
 import io.nicbridge.bridge.link.Link;
@@ -28,7 +29,7 @@ class ShimGoBackNTest {
             for (int i = 0; i < 2; i++) {
                 assertTrue(pair.driver(i).awaitFilterLoaded(TimeUnit.SECONDS.toNanos(10), null));
             }
-            List<io.nicbridge.bridge.driver.tulip.MacAddress> macs = List.of(pair.mac(0), pair.mac(1));
+            List<MacAddress> macs = List.of(pair.mac(0), pair.mac(1));
             TulipLink[] tulipLinks = {new TulipLink(pair.driver(0), macs, TulipLink.LOCAL_EXPERIMENTAL_ETHERTYPE),
                     new TulipLink(pair.driver(1), macs, TulipLink.LOCAL_EXPERIMENTAL_ETHERTYPE)};
             assertTrue(tulipLinks[0].signalsReadiness() && tulipLinks[1].signalsReadiness());

@@ -8,15 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.bridge.driver.medusa.MedusaConfig;
 import io.nicbridge.bridge.driver.medusa.MedusaDriver;
+import io.nicbridge.bridge.driver.medusa.MedusaStatistics;
 import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
 import io.nicbridge.bridge.idle.BackoffIdle;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.port.PortReadiness;
+import io.nicbridge.contract.Medusa;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.fddi.FddiRing;
-import io.nicbridge.contract.Medusa;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -156,7 +157,7 @@ class PortReadinessTest {
                 }
             }
             assertEquals(5, polled);
-            assertTrue(b.statistics().get(io.nicbridge.bridge.driver.medusa.MedusaStatistics.Counter.INTERRUPTS) > 0,
+            assertTrue(b.statistics().get(MedusaStatistics.Counter.INTERRUPTS) > 0,
                     "the interrupts the handler acknowledged are counted by the receiving thread");
             d.forEach(MedusaDriver::close);
         }

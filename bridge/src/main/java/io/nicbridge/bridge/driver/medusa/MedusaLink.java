@@ -6,6 +6,7 @@ import io.nicbridge.bridge.link.PeerTable;
 import io.nicbridge.contract.Medusa;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -68,7 +69,7 @@ public final class MedusaLink extends FramePortLink {
         }
         this.onCardAt = new int[Medusa.BUF_COUNT];
         this.onCardLength = new int[Medusa.BUF_COUNT];
-        java.util.Arrays.fill(onCardAt, -1);
+        Arrays.fill(onCardAt, -1);
     }
 
     /** @return the frame control byte of this link's frames */
