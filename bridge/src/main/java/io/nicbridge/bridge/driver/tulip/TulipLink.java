@@ -29,6 +29,8 @@ import java.util.Objects;
  * same wire are counted as filtered and released) and maps SA back to a peer. {@link #BROADCAST} sends to
  * ff:ff:ff:ff:ff:ff, which the driver's setup frame accepts. Readiness comes from the driver's interrupt line
  * (RI/RU, TI/TU), so the driver must run in {@link TulipConfig.InterruptMode#INTERRUPT} for a runner that sleeps.
+ * On the native shim that means a THREADED shim card: an INLINE shim card works only on threads that call into it
+ * or wait on its line, so a runner that parks would not see its frames until it polls again.
  */
 public final class TulipLink extends FramePortLink {
     /** DA, SA, ethertype and the payload length. */
