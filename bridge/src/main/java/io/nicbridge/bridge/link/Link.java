@@ -44,15 +44,17 @@ import java.lang.foreign.MemorySegment;
  *
  * <h2>How each medium implements it (the framings)</h2>
  * <ul>
- *   <li><b>DEC 21140 Ethernet</b> (emulated and shim), on its {@code FramePort}: peer i = the i-th MAC of a
- *       table given at setup; a 14-byte Ethernet II header (DA, SA, an ethertype chosen per protocol) in front of
- *       the payload, so {@code mtu() = 1500}; {@code txBuffer} is a slice of the claimed TX descriptor's buffer
- *       after the header; receive filters on the ethertype and maps SA back to a peer (unknown SA or ethertype:
- *       counted, released, not delivered); broadcast = DA ff:ff:ff:ff:ff:ff; readiness from the port's receive and
- *       TX-reclaim events.</li>
- *   <li><b>Medusa FDDI</b>: peer i = the i-th station address; FC + DA + SA (13 bytes) in front, {@code mtu() =
- *       4478} less that; the card has no DMA, so {@code commit} is the host's PIO copy into the card's buffer RAM,
- *       and {@code capability(MedusaPio.class)}-style access exposes the single-copy PIO send with the checksum
+ *   <li><b>DEC 21140 Ethernet</b> (emulated and shim), on its {@code FramePort}
+ *       ({@code io.nicbridge.bridge.driver.tulip.TulipLink}): peer i = the i-th MAC of a table given at setup; a
+ *       16-byte header in front of the payload - Ethernet II (DA, SA, an ethertype chosen per protocol) and the
+ *       payload's length, because Ethernet II has none and frames under 60 bytes arrive padded - so
+ *       {@code mtu() = 1498}; {@code txBuffer} is a slice of the claimed TX descriptor's buffer after the header;
+ *       receive filters on the ethertype and maps SA back to a peer (unknown SA or ethertype: counted, released, not
+ *       delivered); broadcast = DA ff:ff:ff:ff:ff:ff; readiness from the port's {@code PortReadiness} (RI, TI/TU).</li>
+ *   <li><b>Medusa FDDI</b> ({@code io.nicbridge.bridge.driver.medusa.MedusaLink}): peer i = the i-th station
+ *       address; FC + DA + SA (13 bytes) in front, {@code mtu()} = the driver's largest frame less that; the card
+ *       has no DMA, so {@code txBuffer} is host memory and {@code commit} is the host's PIO copy into the card's
+ *       buffer RAM; {@code capability(MedusaSingleCopy.class)} exposes the single-copy PIO send with the checksum
  *       computed during the copy, which the careful protocol depends on; broadcast = the FDDI broadcast
  *       address.</li>
  *   <li><b>U-Net (SBA-200, and U-Net over Ethernet)</b>: peer i = the channel to peer i (one channel per peer, set
@@ -66,7 +68,8 @@ import java.lang.foreign.MemorySegment;
  *       real bytes plus its request/reply class; a packet the fabric drops (drop-on-block) is invisible to the
  *       sender as in the hardware, and counted for the experiment's accounting; no broadcast.</li>
  * </ul>
- * Medium-specific extras reach a core through {@link #capability(Class)}, never through a cast.
+ * Medium-specific extras reach a core through {@link #capability(Class)}, never through a cast. The framings over a
+ * card's {@code FramePort} share their peer table, handle bookkeeping and misuse checks in {@link FramePortLink}.
  */
 public interface Link extends AutoCloseable {
     /** The "no handle" result of {@link #claim}. */

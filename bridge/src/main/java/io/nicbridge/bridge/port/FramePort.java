@@ -25,9 +25,17 @@ import java.util.concurrent.TimeUnit;
  * Until released, a received buffer is the application's: the card cannot reuse it, so holding many
  * buffers is how a slow receiver back-pressures (or makes the card drop, counted in rxDrops).
  *
+ * <h2>Readiness</h2>
+ * A user that sleeps between polls instead of blocking in {@link #await} installs a
+ * {@link #readinessListener(PortReadiness) readiness listener}: the port calls it when a frame has arrived or
+ * transmit space came free, from the thread that observed the card's event (see {@link PortReadiness} for the
+ * thread rule), and the user then polls on its own thread. A port whose card cannot signal (a driver configured to
+ * poll, a port with no interrupt line) says so by returning false, and its user polls on a timer.
+ *
  * <h2>Threads</h2>
  * One thread sends (claim/txBuffer/commit/abort) and one thread receives (poll/await/rx.../release) per
- * port at a time; they may be different threads. Handles are only meaningful to the side that got them.
+ * port at a time; they may be different threads. Handles are only meaningful to the side that got them. Only the
+ * readiness listener runs elsewhere.
  *
  * <h2>Misuse</h2>
  * Every implementation throws exactly these, and changes nothing (no frame sent, no counter moved) when it does:
@@ -122,6 +130,19 @@ public interface FramePort extends AutoCloseable {
     void release(int handle);
 
     PortCounters counters();
+
+    /**
+     * Installs (or with {@code null} removes) the listener told when a frame may have arrived or transmit space
+     * may have come free. Setup-time: call it before the port carries traffic, from the receiving thread.
+     *
+     * @return true when this port signals readiness (the listener is installed or removed); false when it cannot
+     *     (the default: no readiness signal, the user polls), in which case nothing changed
+     * @throws IllegalStateException when the port is closed, or its card's events are already taken by another
+     *                               listener of the driver (e.g. an interrupt listener)
+     */
+    default boolean readinessListener(PortReadiness listener) {
+        return false;
+    }
 
     /** Stops the port. Frames the peer sends afterwards are dropped. Idempotent. */
     @Override

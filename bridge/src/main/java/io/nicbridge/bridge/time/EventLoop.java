@@ -205,11 +205,20 @@ public final class EventLoop implements Scheduler, AutoCloseable {
     }
 
     private void checkOwner(String what) {
+        checkOwner(what, null);
+    }
+
+    /**
+     * @param what       the refused action
+     * @param timerName  appended to {@code what} when not null; passed apart so that the check, which runs on every
+     *                   arm and cancel, builds no string unless it throws
+     */
+    private void checkOwner(String what, String timerName) {
         Thread o = owner;
         if (o != Thread.currentThread() && o != null && o.isAlive()) {
-            throw new IllegalStateException(what + " on event loop " + name + " from thread "
-                    + Thread.currentThread().getName() + ", but the loop belongs to " + o.getName()
-                    + "; hand work to the loop through a Source and wakeup()");
+            throw new IllegalStateException(what + (timerName == null ? "" : " " + timerName) + " on event loop "
+                    + name + " from thread " + Thread.currentThread().getName() + ", but the loop belongs to "
+                    + o.getName() + "; hand work to the loop through a Source and wakeup()");
         }
     }
 
@@ -227,19 +236,19 @@ public final class EventLoop implements Scheduler, AutoCloseable {
             if (delayNanos < 0) {
                 throw new IllegalArgumentException("timer " + timerName + ": delay must be >= 0 ns, was " + delayNanos);
             }
-            checkOwner("arming timer " + timerName);
+            checkOwner("arming timer", timerName);
             timers.schedule(this, System.nanoTime() + delayNanos);
         }
 
         @Override
         public void armAt(long deadlineNanos) {
-            checkOwner("arming timer " + timerName);
+            checkOwner("arming timer", timerName);
             timers.schedule(this, deadlineNanos);
         }
 
         @Override
         public void cancel() {
-            checkOwner("cancelling timer " + timerName);
+            checkOwner("cancelling timer", timerName);
             timers.remove(this);
         }
 

@@ -12,6 +12,7 @@ import io.nicbridge.sim.engine.ThreadedEngine;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.ethernet.EthernetSegment;
+import io.nicbridge.sim.fault.FaultPlan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -46,6 +47,7 @@ public final class TulipTestbed implements AutoCloseable {
                 if (b.propagationNanos >= 0) {
                     wb.propagationNanos(b.propagationNanos);
                 }
+                wb.faults(b.faults);
             });
             for (int i = 0; i < b.nodes; i++) {
                 cards.add(world.dec21140("dec21140#" + i, segment, mac(i).toBytes()));
@@ -154,6 +156,7 @@ public final class TulipTestbed implements AutoCloseable {
         private DeviceEngine engine;
         private Dec21140Timing timing = Dec21140Timing.PCI_33MHZ;
         private long propagationNanos = -1;
+        private FaultPlan faults = FaultPlan.NONE;
         private IntFunction<TulipConfig> config = i -> TulipConfig.defaults();
 
         private Builder() {
@@ -197,6 +200,12 @@ public final class TulipTestbed implements AutoCloseable {
 
         public Builder propagationNanos(long nanos) {
             this.propagationNanos = nanos;
+            return this;
+        }
+
+        /** Faults the segment injects per transmitted frame (default none). */
+        public Builder faults(FaultPlan plan) {
+            this.faults = Objects.requireNonNull(plan, "plan");
             return this;
         }
 

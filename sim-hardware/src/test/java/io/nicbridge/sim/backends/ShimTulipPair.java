@@ -17,9 +17,10 @@ import java.util.function.IntFunction;
 /**
  * Two 21140s served by the native shim on the two ends of a fresh veth pair in two network namespaces (MTU 1600, so
  * a third station can put a frame longer than one 1536-byte receive buffer on the wire). {@link #inject} sends from a
- * plain Linux raw socket on the other end of the pair.
+ * plain Linux raw socket on the other end of the pair. Public for other modules' tests (sim-hardware's test-jar):
+ * protocols runs its cores across this pair.
  */
-final class ShimTulipPair implements TulipPair {
+public final class ShimTulipPair implements TulipPair {
     static final int MTU = 1600;
 
     private final VethPair veth;
@@ -31,7 +32,19 @@ final class ShimTulipPair implements TulipPair {
     private final ShimStatistics stats = new ShimStatistics();
     private final String mode;
 
-    ShimTulipPair(String mode, IntFunction<TulipConfig> configs) {
+    /**
+     * Skips the calling test, with the reason, where the shim cannot run (no library, no CAP_NET_RAW, no
+     * namespaces); fails it instead under {@code NICBRIDGE_REQUIRE=net} (or {@code shim}).
+     */
+    public static void assumeAvailable() {
+        TulipBackend.assumeShim();
+    }
+
+    /**
+     * @param mode    the shim card mode, {@code "threaded"} or {@code "inline"}
+     * @param configs driver configuration of card 0 and 1
+     */
+    public ShimTulipPair(String mode, IntFunction<TulipConfig> configs) {
         this.mode = mode;
         try {
             this.veth = VethPair.builder().mtu(MTU).ipv4(false).create();

@@ -8,6 +8,7 @@ import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.bridge.port.PortCounters;
+import io.nicbridge.bridge.port.PortReadiness;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.CardFailedException;
@@ -60,10 +61,20 @@ import org.slf4j.LoggerFactory;
  * card's fault: it is counted ({@code RX_BAD_FIFO_ENTRIES} / {@code TX_BAD_FIFO_ENTRIES}) and skipped, so it can
  * never hand the application a buffer twice.
  *
+ * <h2>Readiness ({@link #readinessListener})</h2>
+ * In {@link MedusaConfig.InterruptMode#INTERRUPT} the driver owns the line's edge handler: on each edge it reads ISR,
+ * writes it back (write-1-to-clear, so the line can rise again) and tells the {@link PortReadiness} listener
+ * RX_READY / RX_ERR as {@link PortReadiness#FRAME_ARRIVED} and TX_DONE / TX_ERR as {@link PortReadiness#TX_SPACE}
+ * (transmit buffers come back through TXDONE_FIFO, which {@link #claim} reclaims). The handler runs on the card's
+ * thread and counts nothing of the receiving thread's: RX_DROP_NOBUF and RING_CHANGE are handed over as bits
+ * ({@code deferredIsr}, one atomic OR) and counted by the next {@link #poll()}. A polling driver (IMR = 0) returns
+ * false.
+ *
  * <h2>Threads</h2>
  * As {@link FramePort}: one sending thread (claim/commit/abort/send/reclaim) and one receiving thread
  * (poll/await/rx.../copyOut/release). {@link #forward} is both a receive and a send: call it from a thread that
- * does both (the usual single-threaded event loop). Nothing on these paths allocates.
+ * does both (the usual single-threaded event loop). Nothing on these paths allocates. A readiness listener and an
+ * interrupt listener exclude each other (both are the line's one handler).
  */
 public final class MedusaDriver implements FramePort {
     private static final Logger LOG = LoggerFactory.getLogger(MedusaDriver.class);
@@ -90,6 +101,17 @@ public final class MedusaDriver implements FramePort {
     private static final long RESET_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private static final VarHandle STATE = MethodHandles.arrayElementVarHandle(byte[].class);
+    private static final VarHandle DEFERRED_ISR;
+    private static final int READY_RX = Medusa.INT_RX_READY | Medusa.INT_RX_ERR | Medusa.INT_RX_DROP_NOBUF;
+    private static final int READY_TX = Medusa.INT_TX_DONE | Medusa.INT_TX_ERR;
+
+    static {
+        try {
+            DEFERRED_ISR = MethodHandles.lookup().findVarHandle(MedusaDriver.class, "deferredIsr", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private static final byte S_TX_FREE = (byte) MedusaBufferState.HOST_TX_FREE.ordinal();
     private static final byte S_CLAIMED = (byte) MedusaBufferState.HOST_CLAIMED.ordinal();
     private static final byte S_CARD_TX = (byte) MedusaBufferState.CARD_TX.ordinal();
@@ -129,6 +151,10 @@ public final class MedusaDriver implements FramePort {
     private volatile boolean closed;
     private final InterruptHandler lineHandler = new NonReentrantInterruptHandler(this::serviceInterrupt);
     private volatile MedusaInterruptListener listener;
+    private final InterruptHandler readinessHandler = new NonReentrantInterruptHandler(this::serviceReadiness);
+    private volatile PortReadiness readiness;
+    /** ISR bits the readiness handler acknowledged, for the receiving thread to count. */
+    private volatile int deferredIsr;
 
     /** Runs on each interrupt, in the card's thread, after the driver acknowledged ISR. */
     @FunctionalInterface
@@ -270,6 +296,37 @@ public final class MedusaDriver implements FramePort {
     }
 
     /**
+     * Copies host memory by PIO into a claimed transmit buffer at {@code frameOffset} (0 = FC), the way the
+     * single-copy stack fills a frame: the card's checksum unit sums the bytes on their way (PIO_CKSUM is cleared
+     * before the copy and read after it). Commit the buffer afterwards as usual.
+     *
+     * @return the folded ones'-complement sum of the copied bytes as they landed in buffer RAM (0..0xFFFF; see
+     *     {@link #send} for the byte lanes), 0 for an empty copy
+     * @throws IllegalStateException    when {@code handle} is not claimed by the caller, or the port is closed
+     * @throws IllegalArgumentException when the range is outside the frame or the source
+     */
+    public int copyIntoClaimed(int handle, int frameOffset, MemorySegment src, long srcOffset, int length) {
+        expect(handle, S_CLAIMED, "claimed by the caller");
+        if (frameOffset < 0 || length < 0 || frameOffset > maxFrame - length) {
+            throw new IllegalArgumentException(name + ": copy of [" + frameOffset + ", " + frameOffset + " + " + length
+                + ") is outside the " + maxFrame + "-byte frame of buffer " + handle);
+        }
+        checkRange("source", src, srcOffset, length);
+        return pioCopyIn(handle * Medusa.BUF_SIZE + this.frameOffset + frameOffset, src, srcOffset, length);
+    }
+
+    /** PIO copy into buffer RAM with the checksum unit summing it; counts the bytes. Sending thread. */
+    private int pioCopyIn(int windowOffset, MemorySegment src, long srcOffset, int length) {
+        if (length == 0) {
+            return 0;
+        }
+        regs.write(REG_PIO_CKSUM, 0);
+        pio.copyToCard(src, srcOffset, windowOffset, length);
+        stats.add(PIO_BYTES_IN, length);
+        return regs.read(REG_PIO_CKSUM) & Medusa.PIO_CKSUM_MASK;
+    }
+
+    /**
      * Hands a claimed buffer to the card: LEN into the buffer status table, then the buffer number into TX_FIFO
      * (release: the frame bytes and LEN are visible to the card before it sees the number).
      */
@@ -336,19 +393,14 @@ public final class MedusaDriver implements FramePort {
             return NONE;
         }
         int base = n * Medusa.BUF_SIZE + frameOffset;
-        int sum = 0;
-        if (payloadLength > 0) {
-            regs.write(REG_PIO_CKSUM, 0);
-            pio.copyToCard(payload, payloadOffset, base + MAC_HEADER + headerLength, payloadLength);
-            sum = regs.read(REG_PIO_CKSUM) & Medusa.PIO_CKSUM_MASK;
-        }
+        int sum = pioCopyIn(base + MAC_HEADER + headerLength, payload, payloadOffset, payloadLength);
         MemorySegment stage = headerStage;
         stageMacHeader(stage, fc, destination);
         if (headerLength > 0) {
             MemorySegment.copy(header, headerOffset, stage, MAC_HEADER, headerLength);
         }
         pio.copyToCard(stage, 0, base, MAC_HEADER + headerLength);
-        stats.add(PIO_BYTES_IN, (long) MAC_HEADER + headerLength + payloadLength);
+        stats.add(PIO_BYTES_IN, (long) MAC_HEADER + headerLength);
         if (destination == BROADCAST) {
             stats.increment(TX_BROADCASTS);
         }
@@ -436,6 +488,10 @@ public final class MedusaDriver implements FramePort {
     @Override
     public int poll() {
         ensureOpen();
+        if (deferredIsr != 0) {
+            // what the readiness handler acknowledged since the last poll (several edges fold into one count)
+            countAcknowledged((int) DEFERRED_ISR.getAndSet(this, 0));
+        }
         for (;;) {
             int entry = regs.readAcquire(REG_RX_FIFO); // acquire: LEN, STAT and the frame are the card's writes
             if ((entry & Medusa.FIFO_VALID) == 0) {
@@ -613,16 +669,21 @@ public final class MedusaDriver implements FramePort {
         int isr = regs.read(REG_ISR);
         if (isr != 0) {
             regs.write(REG_ISR, isr);
-            stats.increment(INTERRUPTS);
-            if ((isr & Medusa.INT_RX_DROP_NOBUF) != 0) {
-                stats.increment(RX_NOBUF_EVENTS);
-                counters.recordRxDrop();
-            }
-            if ((isr & Medusa.INT_RING_CHANGE) != 0) {
-                stats.increment(RING_CHANGES);
-            }
+            countAcknowledged(isr);
         }
         return isr;
+    }
+
+    /** Counts acknowledged ISR bits: the interrupt, RX_DROP_NOBUF (also a port rxDrop) and RING_CHANGE. */
+    private void countAcknowledged(int isr) {
+        stats.increment(INTERRUPTS);
+        if ((isr & Medusa.INT_RX_DROP_NOBUF) != 0) {
+            stats.increment(RX_NOBUF_EVENTS);
+            counters.recordRxDrop();
+        }
+        if ((isr & Medusa.INT_RING_CHANGE) != 0) {
+            stats.increment(RING_CHANGES);
+        }
     }
 
     /**
@@ -636,10 +697,48 @@ public final class MedusaDriver implements FramePort {
                 + " driver polls (IMR = 0)");
         }
         ensureOpen();
+        if (l != null && readiness != null) {
+            throw new IllegalStateException(name + ": a readiness listener owns the interrupt line; remove it first");
+        }
         listener = l;
         line.handler(l == null ? null : lineHandler);
         if (l != null && line.isAsserted()) {
             lineHandler.onInterrupt(line); // an edge that came before the handler was installed
+        }
+    }
+
+    /**
+     * {@inheritDoc} Needs {@link MedusaConfig.InterruptMode#INTERRUPT} (a polling driver has no line: returns false);
+     * see the class comment for what the handler does on the card's thread.
+     */
+    @Override
+    public boolean readinessListener(PortReadiness l) {
+        ensureOpen();
+        if (config.interruptMode() != MedusaConfig.InterruptMode.INTERRUPT) {
+            return false;
+        }
+        if (l != null && listener != null) {
+            throw new IllegalStateException(name + ": an interrupt listener owns the interrupt line; remove it first");
+        }
+        readiness = l;
+        line.handler(l == null ? null : readinessHandler);
+        if (l != null && line.isAsserted()) {
+            readinessHandler.onInterrupt(line); // an edge that came before the handler was installed
+        }
+        return true;
+    }
+
+    /** One readiness round on the card's thread: acknowledge ISR, leave the counting to the receiving thread. */
+    private void serviceReadiness() {
+        int isr = regs.read(REG_ISR);
+        if (isr != 0) {
+            regs.write(REG_ISR, isr);
+            DEFERRED_ISR.getAndBitwiseOr(this, isr);
+        }
+        PortReadiness l = readiness;
+        if (l != null && !closed) {
+            l.onReady(((isr & READY_RX) != 0 ? PortReadiness.FRAME_ARRIVED : 0)
+                | ((isr & READY_TX) != 0 ? PortReadiness.TX_SPACE : 0));
         }
     }
 
@@ -724,6 +823,7 @@ public final class MedusaDriver implements FramePort {
         }
         closed = true;
         listener = null;
+        readiness = null;
         line.handler(null);
         try {
             regs.write(REG_IMR, 0);

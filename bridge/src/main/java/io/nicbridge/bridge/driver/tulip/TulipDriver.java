@@ -12,6 +12,7 @@ import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.bridge.port.PortCounters;
+import io.nicbridge.bridge.port.PortReadiness;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.Direction;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.regs.Registers;
@@ -21,6 +22,8 @@ import io.nicbridge.bridge.spi.InterruptHandler;
 import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.bridge.spi.NonReentrantInterruptHandler;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -63,10 +66,20 @@ import org.slf4j.LoggerFactory;
  * stores and counts the FCS); a frame failing the test is still delivered, with {@link FrameStatus} error bits, and counted. Handles are ring indices, so nothing
  * allocates per frame.
  *
+ * <h2>Readiness ({@link #readinessListener})</h2>
+ * In {@link InterruptMode#INTERRUPT} the driver owns the line's edge handler: on each edge it reads CSR5, writes the
+ * set sources back (so the line can rise again) and tells the {@link PortReadiness} listener RI/RU as
+ * {@link PortReadiness#FRAME_ARRIVED} and TI/TU as {@link PortReadiness#TX_SPACE} (Linux's IC rule puts TI on the
+ * descriptors at half and nearly full ring, so a refused claim is always followed by a TI or TU). The handler runs
+ * on the card's thread and touches nothing of the receiving thread: RU and FBE, which Linux handles in the
+ * interrupt, are handed over as bits ({@code deferredCsr5}, one atomic OR) and counted by the next {@link #poll()}.
+ * A polling driver (CSR7 = 0) has no line to signal with: it returns false.
+ *
  * <h2>Threads</h2>
  * The {@link FramePort} contract: one sending thread, one receiving thread. The TX ring and buffers belong to the
  * sender, the RX ring to the receiver. With an interrupt listener ({@link #onInterrupt}) the listener runs in the
- * card's thread and is then the driver's receiving (and usually sending) thread, as in an interrupt handler.
+ * card's thread and is then the driver's receiving (and usually sending) thread, as in an interrupt handler. A
+ * readiness listener and an interrupt listener exclude each other (both are the line's one handler).
  */
 public final class TulipDriver implements FramePort {
     private static final Logger LOG = LoggerFactory.getLogger(TulipDriver.class);
@@ -143,6 +156,24 @@ public final class TulipDriver implements FramePort {
     // ---- interrupt listener (runs in the card's thread)
     private final InterruptHandler lineHandler = new NonReentrantInterruptHandler(this::serviceInterrupt);
     private volatile TulipInterruptListener listener;
+
+    // ---- readiness listener (runs in the card's thread; hands CSR5 bits to the receiving thread)
+    private static final VarHandle DEFERRED_CSR5;
+    private static final int READY_RX = CSR5_RI | CSR5_RU;
+    private static final int READY_TX = CSR5_TI | CSR5_TU;
+
+    static {
+        try {
+            DEFERRED_CSR5 = MethodHandles.lookup().findVarHandle(TulipDriver.class, "deferredCsr5", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final InterruptHandler readinessHandler = new NonReentrantInterruptHandler(this::serviceReadiness);
+    private volatile PortReadiness readiness;
+    /** CSR5 sources the readiness handler acknowledged, for the receiving thread to count (RU, FBE, interrupts). */
+    private volatile int deferredCsr5;
 
     /** Called on each interrupt (low-to-high edge of the card's line), after the driver acknowledged CSR5. */
     @FunctionalInterface
@@ -488,6 +519,10 @@ public final class TulipDriver implements FramePort {
     @Override
     public int poll() {
         checkOpen();
+        if (deferredCsr5 != 0) {
+            // what the readiness handler acknowledged since the last poll (several edges fold into one count)
+            countAcknowledged((int) DEFERRED_CSR5.getAndSet(this, 0));
+        }
         for (;;) {
             int i = rxNext;
             if (rxState[i] != RX_CARD) {
@@ -682,6 +717,12 @@ public final class TulipDriver implements FramePort {
             return csr5;
         }
         regs.write(CSR5, sources);
+        countAcknowledged(csr5);
+        return csr5;
+    }
+
+    /** Counts acknowledged CSR5 sources as Linux's interrupt handler does: RU with CSR8, FBE. Receiving thread. */
+    private void countAcknowledged(int csr5) {
         stats.increment(Counter.INTERRUPTS);
         if ((csr5 & CSR5_RU) != 0) {
             stats.increment(Counter.RX_SUSPENDS);
@@ -694,7 +735,6 @@ public final class TulipDriver implements FramePort {
                 Integer.toHexString(csr5), (csr5 & CSR5_EB_MASK) >>> CSR5_EB_SHIFT, dma.describe(
                     dma.lastErrorAddress(), Math.max(1, dma.lastErrorLength())));
         }
-        return csr5;
     }
 
     /**
@@ -708,10 +748,52 @@ public final class TulipDriver implements FramePort {
                 + " driver polls (CSR7 = 0)");
         }
         checkOpen();
+        if (l != null && readiness != null) {
+            throw new IllegalStateException(name + ": a readiness listener owns the interrupt line; remove it first");
+        }
         listener = l;
         line.handler(l == null ? null : lineHandler);
         if (l != null && line.isAsserted()) {
             lineHandler.onInterrupt(line); // an edge that came before the handler was installed
+        }
+    }
+
+    /**
+     * {@inheritDoc} Needs {@link InterruptMode#INTERRUPT} (a polling driver has no line: returns false); see the class
+     * comment for what the handler does on the card's thread.
+     */
+    @Override
+    public boolean readinessListener(PortReadiness l) {
+        checkOpen();
+        if (config.interruptMode() != InterruptMode.INTERRUPT) {
+            return false;
+        }
+        if (l != null && listener != null) {
+            throw new IllegalStateException(name + ": an interrupt listener owns the interrupt line; remove it first");
+        }
+        readiness = l;
+        line.handler(l == null ? null : readinessHandler);
+        if (l != null && line.isAsserted()) {
+            readinessHandler.onInterrupt(line); // an edge that came before the handler was installed
+        }
+        return true;
+    }
+
+    /**
+     * One round for the readiness handler, on the card's thread: acknowledge CSR5 so the line can rise again, leave
+     * the counting to the receiving thread, tell the listener. Allocation-free.
+     */
+    private void serviceReadiness() {
+        int csr5 = regs.read(CSR5);
+        int sources = csr5 & LINUX_CSR5_ACK_MASK;
+        if (sources != 0) {
+            regs.write(CSR5, sources);
+            DEFERRED_CSR5.getAndBitwiseOr(this, sources);
+        }
+        PortReadiness l = readiness;
+        if (l != null && !closed) {
+            l.onReady(((csr5 & READY_RX) != 0 ? PortReadiness.FRAME_ARRIVED : 0)
+                | ((csr5 & READY_TX) != 0 ? PortReadiness.TX_SPACE : 0));
         }
     }
 
@@ -753,9 +835,10 @@ public final class TulipDriver implements FramePort {
             return;
         }
         closed = true;
-        if (listener != null) {
+        if (listener != null || readiness != null) {
             line.handler(null);
             listener = null;
+            readiness = null;
         }
         try {
             if (!stop()) {
