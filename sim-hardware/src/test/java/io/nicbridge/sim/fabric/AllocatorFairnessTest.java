@@ -72,10 +72,20 @@ class AllocatorFairnessTest {
 
     /** The property's fabric: a 4x4 mesh, dimension order, the ring case's 2 VCs x 3 flits per class. */
     static final FabricConfig MESH = FabricConfig.defaults().withVcsPerClass(2).withBufferDepth(3);
-    /** Offered load as a fraction of what the permutation's busiest channel can carry. */
-    static final double BOTTLENECK_FRACTION = 0.9;
-    /** The stated bound: no packet of any flow waits longer than this from creation to delivery. */
-    static final long WAIT_BOUND = 1_000;
+    /**
+     * Offered load as a fraction of what the permutation's busiest channel can carry. Not 0.9: an input-queued
+     * router with 2 VCs x 3 flits does not reach full channel rate on every permutation (head-of-line blocking), and
+     * at 0.9 permutation 17427190 is past saturation with either allocator - its worst wait grows with the run
+     * (separable 2,465 cycles in 20,000, 9,828 in 80,000) - which is queueing without bound, not starvation. At 0.8
+     * that permutation's worst wait is 153 cycles in 20,000 and 164 in 80,000: stable.
+     */
+    static final double BOTTLENECK_FRACTION = 0.8;
+    /**
+     * The stated bound: no packet of any flow waits longer than this from creation to delivery. At 0.8, over
+     * permutation seeds 1..60, the separable allocator's worst wait was 188 cycles (median 98); the rotating
+     * priority's was 1,443 (seed 18).
+     */
+    static final long WAIT_BOUND = 500;
     static final long CYCLES = 20_000;
 
     /** Records the worst wait (creation to delivery) of the flow it sends. */
@@ -162,10 +172,10 @@ class AllocatorFairnessTest {
     }
 
     /**
-     * 4x4 mesh, dimension order, 2 VCs x 3 flits per class, 4-flit packets, a random permutation offered at 90 %
+     * 4x4 mesh, dimension order, 2 VCs x 3 flits per class, 4-flit packets, a random permutation offered at 80 %
      * of what its busiest channel carries (Bernoulli, unbounded source backlog): below saturation, so with fair
-     * allocators no flow may wait more than {@link #WAIT_BOUND} cycles for any packet in 20,000 cycles. (Measured
-     * worst over 40 permutations: about 300 cycles; the rotating priority exceeds 1,000 on 15 of them.)
+     * allocators no flow may wait more than {@link #WAIT_BOUND} cycles for any packet in 20,000 cycles (measured
+     * worst over 60 permutations: 188 cycles; see {@link #BOTTLENECK_FRACTION} for why not 90 %).
      */
     @Property(tries = 25)
     void mesh4x4RandomPermutationBelowSaturation2x3NoFlowWaitsBeyondTheBound(
@@ -174,12 +184,12 @@ class AllocatorFairnessTest {
         assertTrue(worst <= WAIT_BOUND, "permutation seed " + seed + ": a flow waited " + worst + " cycles");
     }
 
-    /** The control: the same check fails with the old rotating priority (permutation seed 1 starves a flow). */
+    /** The control: the same check fails with the old rotating priority (permutation seed 18 holds a flow back). */
     @Test
     void mesh4x4RandomPermutationBelowSaturation2x3ExceedsTheBoundWithRotatingPriority() {
-        long worst = worstFlowWait(Allocator.ROTATING_PRIORITY, 1);
+        long worst = worstFlowWait(Allocator.ROTATING_PRIORITY, 18);
         assertTrue(worst > WAIT_BOUND, "expected the rotating priority to hold a flow back, worst wait " + worst);
-        assertTrue(worstFlowWait(Allocator.SEPARABLE_INPUT_FIRST, 1) <= WAIT_BOUND);
+        assertTrue(worstFlowWait(Allocator.SEPARABLE_INPUT_FIRST, 18) <= WAIT_BOUND);
     }
 
     @Test
