@@ -1,6 +1,7 @@
 package io.nicbridge.protocols.fabric;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.bridge.cost.CostTable;
@@ -137,5 +138,6 @@ class GoBackNOnFabricTest {
         assertTrue(run.timeouts() > 0 && run.retransmitted() > 0, "the cores went back and resent: " + run);
         assertTrue(run.foreignPackets() > 0, "cross traffic reached link nodes and was counted, not delivered");
         assertEquals(run, run(11, 8, 100, lossy, true), "same seed, same drops, same trace");
+        assertNotEquals(run.digest(), run(12, 8, 100, lossy, true).digest(), "another seed, other cross traffic");
     }
 }

@@ -39,8 +39,12 @@ class FabricLinksTest {
         }
 
         World(FabricConfig fabric, FabricLinks.Config links, int linkNodes) {
+            this(fabric, links, linkNodes, CostTable.zero());
+        }
+
+        World(FabricConfig fabric, FabricLinks.Config links, int linkNodes, CostTable table) {
             network = new Network(Topologies.mesh(4, 4), fabric, 5);
-            cpus = HostCpu.forNodes(linkNodes, CostTable.zero(), time);
+            cpus = HostCpu.forNodes(linkNodes, table, time);
             medium = new FabricLinks(network, time, cpus, links);
         }
 
@@ -128,6 +132,29 @@ class FabricLinksTest {
         assertEquals(1, r.units(CostItem.DESCRIPTOR_RECLAIM));
         assertEquals(1, r.units(CostItem.DESCRIPTOR_POST));
         assertEquals(100, r.units(CostItem.COPY));
+    }
+
+    /** @return the virtual time at which a 100-byte frame from node 0 reaches node 15, host work priced by table */
+    private static long arrival(CostTable table) {
+        World w = new World(FabricConfig.defaults(), FabricLinks.Config.defaults(), 16, table);
+        long[] at = {-1};
+        w.medium.link(15).readinessListener(() -> at[0] = w.time.nanoTime());
+        w.send(0, 15, 100, 0);
+        w.time.runUntilIdle();
+        return at[0];
+    }
+
+    @Test
+    void theSendLeavesWhenTheSendersCpuHasCopiedItIntoTheNi() {
+        java.util.Map<CostItem, Long> prices = new java.util.EnumMap<>(CostItem.class);
+        for (CostItem item : CostItem.values()) {
+            prices.put(item, 0L);
+        }
+        prices.put(CostItem.COPY, 1_000L); // 1 ns per byte: the 100-byte commit keeps the CPU busy 100 ns
+        CostTable copyOnly = CostTable.of("copy-only", "test", "none", "2026-11-24", prices, java.util.Map.of());
+        long wireOnly = arrival(CostTable.zero());
+        assertTrue(wireOnly > 0);
+        assertEquals(wireOnly + 100, arrival(copyOnly), "the frame entered the NI 100 ns (4 cycles) later");
     }
 
     @Test
