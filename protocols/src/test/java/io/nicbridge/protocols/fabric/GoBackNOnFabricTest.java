@@ -20,6 +20,7 @@ import io.nicbridge.sim.fabric.Network;
 import io.nicbridge.sim.fabric.NodePort;
 import io.nicbridge.sim.fabric.PacketRecord;
 import io.nicbridge.sim.fabric.Topologies;
+import io.nicbridge.sim.fabric.Topology;
 import io.nicbridge.sim.fabric.link.FabricLinks;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -45,16 +46,25 @@ class GoBackNOnFabricTest {
      * @param fabric    the fabric's configuration
      */
     static Run run(long seed, int linkNodes, int messages, FabricConfig fabric, boolean cross) {
+        return run(seed, Topologies.mesh(4, 4), linkNodes, messages, fabric, cross ? 6 : 0, 8);
+    }
+
+    /**
+     * @param crossPeriod cycles between two cross-traffic packets of each non-link node (0: none)
+     * @param crossFlits  flits of each cross-traffic packet
+     */
+    static Run run(long seed, Topology topology, int linkNodes, int messages, FabricConfig fabric, int crossPeriod,
+                   int crossFlits) {
         VirtualTimeBase world = new VirtualTimeBase(seed);
-        Network network = new Network(Topologies.mesh(4, 4), fabric, seed);
+        Network network = new Network(topology, fabric, seed);
         HostCpu[] cpus = HostCpu.forNodes(linkNodes, CostTable.zero(), world);
         FabricLinks medium = new FabricLinks(network, world, cpus,
                 new FabricLinks.Config(MTU, 64, 64, FabricLinks.CM5_CYCLE_NANOS));
         PairExchange app = new PairExchange(PairExchange.mirrored(linkNodes, linkNodes), messages, CONFIG.maxMessage());
         CrossTraffic[] generators = new CrossTraffic[network.nodes() - linkNodes];
-        if (cross) {
+        if (crossPeriod > 0) {
             for (int n = linkNodes; n < network.nodes(); n++) {
-                generators[n - linkNodes] = new CrossTraffic(seed * 131 + n, 6, 8);
+                generators[n - linkNodes] = new CrossTraffic(seed * 131 + n, crossPeriod, crossFlits);
                 network.attach(n, generators[n - linkNodes]);
             }
         }
