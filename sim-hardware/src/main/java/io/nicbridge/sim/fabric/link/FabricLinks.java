@@ -61,8 +61,9 @@ import java.util.Objects;
  * The fabric's cycles are the scheduler's: one timer steps the network every {@code cycleNanos} (default
  * {@link #CM5_CYCLE_NANOS}) on a fixed grid, and only while something is queued or in flight; an idle fabric arms
  * nothing, so an idle world's virtual clock jumps. {@link Network#cycle()} therefore counts simulated cycles, not
- * elapsed time. On a virtual scheduler the whole world (fabric, links, runner, cores) is one deterministic
- * simulation.
+ * elapsed time. An experiment's own endpoints on the other nodes (cross traffic) are woken only in cycles the
+ * medium steps, that is while the fabric is busy. On a virtual scheduler the whole world (fabric, links, runner,
+ * cores) is one deterministic simulation.
  *
  * <h2>Host cost</h2>
  * The fabric's NI has no DMA (the CM-5's is memory-mapped: the processor moves every word), so each node's
