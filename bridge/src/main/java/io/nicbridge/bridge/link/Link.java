@@ -66,7 +66,9 @@ import java.lang.foreign.MemorySegment;
  *       {@link io.nicbridge.bridge.driver.unet.UnetLink}.</li>
  *   <li><b>MPP fabric</b> (NIFDY, idempotent messaging): peer i = fabric node i; a packet carries the payload as
  *       real bytes plus its request/reply class; a packet the fabric drops (drop-on-block) is invisible to the
- *       sender as in the hardware, and counted for the experiment's accounting; no broadcast.</li>
+ *       sender as in the hardware, and counted for the experiment's accounting; no broadcast: sim-hardware's
+ *       {@code io.nicbridge.sim.fabric.link.FabricLinks} (classes through its {@code PacketClasses}
+ *       capability).</li>
  * </ul>
  * Medium-specific extras reach a core through {@link #capability(Class)}, never through a cast. The framings over a
  * card's {@code FramePort} share their peer table, handle bookkeeping and misuse checks in {@link FramePortLink}.
