@@ -48,6 +48,11 @@ final class InMemorySimMedium implements SimMedium {
             public SimMedium open(Schedule schedule, SimSettings settings) {
                 return new InMemorySimMedium(schedule, settings, worlds.apply(schedule.seed()));
             }
+
+            @Override
+            public String toString() {
+                return "memory: the harness's in-memory medium (the settings' MTU, buffers, latency and bandwidth)";
+            }
         };
     }
 
