@@ -33,6 +33,8 @@ import picocli.CommandLine;
             + " duplicate, reorder, corrupt, delay, partition and heal, slow node) in virtual time and checks its"
             + " guarantees; a failure is shrunk to a minimal schedule with a replay command.")
 public final class SimTestCommand implements Callable<Integer> {
+    private static final String DRIVER_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.nicbridge.bridge.driver";
+
     @Option(names = "--protocol", defaultValue = "gbn", description = "The core under test (default:"
             + " ${DEFAULT-VALUE}; known: gbn).")
     String protocol;
@@ -68,6 +70,10 @@ public final class SimTestCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintStream out = System.out;
+        // A card medium opens and closes its drivers once per schedule: their INFO lines would bury the report.
+        if (System.getProperty(DRIVER_LOG_LEVEL) == null) {
+            System.setProperty(DRIVER_LOG_LEVEL, "warn");
+        }
         CoreFactory cores;
         SimMedium.Factory media;
         Set<ScheduleGenerator.Family> families;
