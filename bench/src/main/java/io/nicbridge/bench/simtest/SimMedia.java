@@ -11,7 +11,7 @@ import java.util.List;
  */
 public final class SimMedia {
     private static final List<SimMedium.Factory> ALL = List.of(SimMedium.inMemory(VirtualTimeBase::new),
-            EthernetSimMedium.FACTORY, FddiSimMedium.FACTORY);
+            EthernetSimMedium.FACTORY, FddiSimMedium.FACTORY, AtmSimMedium.FACTORY);
 
     private SimMedia() {
     }

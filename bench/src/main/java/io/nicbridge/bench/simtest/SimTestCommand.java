@@ -41,7 +41,7 @@ public final class SimTestCommand implements Callable<Integer> {
 
     @Option(names = "--medium", defaultValue = "memory", description = "The medium every schedule runs on:"
             + " memory (the harness's in-memory medium, every fault family), ethernet (emulated 21140s on a segment),"
-            + " fddi (emulated Medusas on a ring) (default: ${DEFAULT-VALUE}).")
+            + " fddi (emulated Medusas on a ring), atm (emulated SBA-200s on a switch) (default: ${DEFAULT-VALUE}).")
     String medium;
 
     @Option(names = "--seeds", defaultValue = "1000", description = "Schedules to run (default: ${DEFAULT-VALUE}).")
@@ -99,12 +99,15 @@ public final class SimTestCommand implements Callable<Integer> {
         SimTest tester = new SimTest(protocol, cores, settings, new ScheduleGenerator(settings, families),
                 media);
         CheckLog checks = new CheckLog(out::println);
-        out.printf(Locale.ROOT, "simtest: protocol %s, window %d, %d-byte messages, RTO %d us, medium %d-byte frames,"
-                + " %d tx / %d rx buffers per node, %d ns latency, %d ns/byte; progress bound %d us%n", protocol,
-                settings.window(), settings.maxMessage(), settings.rtoNanos() / 1000, settings.mtu(),
-                settings.txSlots(), settings.rxSlots(), settings.latencyNanos(), settings.nanosPerByte(),
+        out.printf(Locale.ROOT, "simtest: protocol %s, window %d, %d-byte messages, RTO %d us; progress bound %d us%n",
+                protocol, settings.window(), settings.maxMessage(), settings.rtoNanos() / 1000,
                 settings.progressBoundNanos() / 1000);
         out.println("medium: " + media);
+        if (media.name().equals("memory")) {
+            out.printf(Locale.ROOT, "  %d-byte frames, %d tx / %d rx buffers per node, %d ns latency, %d ns/byte%n",
+                    settings.mtu(), settings.txSlots(), settings.rxSlots(), settings.latencyNanos(),
+                    settings.nanosPerByte());
+        }
         out.println(table.describe());
         if (replayed != null) {
             SimulationRun.Outcome o = tester.run(replayed);

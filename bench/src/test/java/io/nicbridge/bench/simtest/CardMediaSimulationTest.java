@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The go-back-N core through the DST harness on the card media: emulated 21140s on an Ethernet segment and emulated
- * Medusas on an FDDI ring, the schedule's faults injected by the medium's own sim.fault plan.
+ * Medusas on an FDDI ring, emulated SBA-200s on an ATM switch; the schedule's faults injected by the medium's own
+ * sim.fault plans.
  */
 class CardMediaSimulationTest {
     private static final SimSettings SETTINGS = SimSettings.defaults();
@@ -41,7 +42,7 @@ class CardMediaSimulationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ethernet", "fddi"})
+    @ValueSource(strings = {"ethernet", "fddi", "atm"})
     void goBackNSurvivesAThousandFaultSchedulesOnTheCards(String medium) {
         SimTest.Summary s = tester(medium, SimProtocols.byName("gbn")).campaign(1, 1000, null);
         assertTrue(s.passed(), () -> medium + ": violation " + s.failure().violation() + " in " + s.failure().schedule()
@@ -55,7 +56,7 @@ class CardMediaSimulationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ethernet", "fddi"})
+    @ValueSource(strings = {"ethernet", "fddi", "atm"})
     void theSameSeedReplaysTheSameTraceOnTheCards(String medium) {
         SimTest t = tester(medium, SimProtocols.byName("gbn"));
         ScheduleGenerator g = new ScheduleGenerator(SETTINGS, SimMedia.byName(medium).families());
@@ -83,7 +84,7 @@ class CardMediaSimulationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ethernet", "fddi"})
+    @ValueSource(strings = {"ethernet", "fddi", "atm"})
     void negativeControlAForgetfulCoreIsCaughtAndShrunkOnTheCards(String medium) {
         SimTest t = tester(medium, FORGETFUL);
         SimTest.Summary s = t.campaign(1, 200, null);
@@ -122,6 +123,6 @@ class CardMediaSimulationTest {
         assertEquals(EnumSet.of(ScheduleGenerator.Family.DROP, ScheduleGenerator.Family.CORRUPT,
                 ScheduleGenerator.Family.SLOW), fddi.families());
         assertThrows(IllegalArgumentException.class, () -> SimMedia.byName("token-bus"));
-        assertEquals(List.of("memory", "ethernet", "fddi"), SimMedia.names());
+        assertEquals(List.of("memory", "ethernet", "fddi", "atm"), SimMedia.names());
     }
 }

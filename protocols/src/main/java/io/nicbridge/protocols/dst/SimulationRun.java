@@ -182,9 +182,14 @@ public final class SimulationRun {
             for (int i = 0; i < nodes; i++) {
                 rxDrops += medium.link(i).counters().rxDrops();
             }
-            return new Outcome(schedule, violation, runner.traceDigest(), runner.dispatches(),
+            Outcome outcome = new Outcome(schedule, violation, runner.traceDigest(), runner.dispatches(),
                     medium.framesCarried(), medium.framesFaulted(), total, delivered, runner.workEndNanos(), rxDrops,
                     runner.costSummary(), medium.describe());
+            runner.stop(); // the medium's close may run events of its own: they must not reach the cores
+            for (Timer t : offerTimer) {
+                t.cancel();
+            }
+            return outcome;
         }
 
         private boolean declares(String invariant) {
