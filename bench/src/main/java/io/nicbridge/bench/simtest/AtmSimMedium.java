@@ -3,6 +3,7 @@ package io.nicbridge.bench.simtest;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.VirtualScheduler;
+import io.nicbridge.protocols.dst.PartitionedLink;
 import io.nicbridge.protocols.dst.Schedule;
 import io.nicbridge.protocols.dst.ScheduleGenerator.Family;
 import io.nicbridge.protocols.dst.SimMedium;
@@ -21,8 +22,8 @@ import java.util.Set;
  * ({@link UnetLinkTestbed}, virtual time seeded by the schedule). The schedule's frame faults are the switch's own
  * cell faults on the fibers from the cards to the switch: frame {@code f} names cell {@code f / n + 1} on node
  * {@code f % n}'s uplink ({@link CardFaultPlan}). A dropped, duplicated, reordered or corrupted cell costs the
- * receiver the whole AAL5 PDU (its CRC or length check fails), a delayed cell holds the cells behind it. Partitions
- * are not expressible: the switch has no timed fault.
+ * receiver the whole AAL5 PDU (its CRC or length check fails), a delayed cell holds the cells behind it. Partitions:
+ * the harness's {@link PartitionedLink} cuts arrivals from the other side (the switch has no timed fault).
  */
 final class AtmSimMedium implements SimMedium {
     static final Factory FACTORY = new Factory() {
@@ -34,7 +35,7 @@ final class AtmSimMedium implements SimMedium {
         @Override
         public Set<Family> families() {
             return EnumSet.of(Family.DROP, Family.DUPLICATE, Family.REORDER, Family.CORRUPT, Family.DELAY,
-                    Family.SLOW);
+                    Family.PARTITION, Family.SLOW);
         }
 
         @Override
@@ -67,7 +68,10 @@ final class AtmSimMedium implements SimMedium {
                 }).build();
         try {
             atmSwitch = bed.network().atmSwitch();
-            links = bed.links();
+            links = new Link[n];
+            for (int i = 0; i < n; i++) {
+                links[i] = PartitionedLink.wrap(bed.link(i), bed.virtualTimeBase(), schedule);
+            }
             cpus = HostCpu.forNodes(n, settings.costs(), bed.virtualTimeBase());
             faultClock = new FaultClock(bed.virtualTimeBase(), this::faultsInjected);
         } catch (RuntimeException e) {
@@ -78,6 +82,9 @@ final class AtmSimMedium implements SimMedium {
 
     private long faultsInjected() {
         long sum = 0;
+        for (Link l : links) {
+            sum += PartitionedLink.dropped(l);
+        }
         for (int p = 0; p < links.length; p++) {
             CellLink up = atmSwitch.uplink(p);
             for (FaultKind k : FaultKind.values()) {
@@ -130,7 +137,12 @@ final class AtmSimMedium implements SimMedium {
 
     @Override
     public String describe() {
-        return "atm: " + cells() + " cells to the switch, " + faultsInjected() + " faulted"
+        long cuts = 0;
+        for (Link l : links) {
+            cuts += PartitionedLink.dropped(l);
+        }
+        return "atm: " + cells() + " cells to the switch, " + faultsInjected() + " faulted (" + cuts
+                + " frames cut by partitions)"
                 + (faults.merged() > 0 ? " (" + faults.merged() + " schedule faults on an already faulted cell)" : "")
                 + ", " + atmSwitch.switched() + " switched, " + atmSwitch.hecDrops() + " HEC drops";
     }

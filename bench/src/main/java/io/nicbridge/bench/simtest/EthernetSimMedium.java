@@ -5,6 +5,7 @@ import io.nicbridge.bridge.driver.tulip.MacAddress;
 import io.nicbridge.bridge.driver.tulip.TulipLink;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.VirtualScheduler;
+import io.nicbridge.protocols.dst.PartitionedLink;
 import io.nicbridge.protocols.dst.Schedule;
 import io.nicbridge.protocols.dst.ScheduleGenerator.Family;
 import io.nicbridge.protocols.dst.SimMedium;
@@ -24,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * Ethernet segment ({@link TulipTestbed}, virtual time seeded by the schedule), one {@link TulipLink} each; the
  * schedule's frame faults are the segment's own ({@link CardFaultPlan}). The card's rings and the segment's timing
  * are the testbed's (the settings' MTU, buffer counts, latency and bandwidth are the in-memory medium's).
- * Partitions are not expressible: the segment has no timed fault.
+ * Partitions: the harness's {@link PartitionedLink} cuts arrivals from the other side (the segment has no timed
+ * fault).
  */
 final class EthernetSimMedium implements SimMedium {
     static final Factory FACTORY = new Factory() {
@@ -36,7 +38,7 @@ final class EthernetSimMedium implements SimMedium {
         @Override
         public Set<Family> families() {
             return EnumSet.of(Family.DROP, Family.DUPLICATE, Family.REORDER, Family.CORRUPT, Family.DELAY,
-                    Family.SLOW);
+                    Family.PARTITION, Family.SLOW);
         }
 
         @Override
@@ -74,14 +76,27 @@ final class EthernetSimMedium implements SimMedium {
             }
             links = new Link[n];
             for (int i = 0; i < n; i++) {
-                links[i] = new TulipLink(bed.driver(i), macs, TulipLink.LOCAL_EXPERIMENTAL_ETHERTYPE);
+                links[i] = PartitionedLink.wrap(new TulipLink(bed.driver(i), macs,
+                        TulipLink.LOCAL_EXPERIMENTAL_ETHERTYPE), time, schedule);
             }
             cpus = HostCpu.forNodes(n, settings.costs(), time);
-            faultClock = new FaultClock(time, wire::faultsInjected);
+            faultClock = new FaultClock(time, this::faultsInjected);
         } catch (RuntimeException e) {
             bed.close();
             throw e;
         }
+    }
+
+    private long faultsInjected() {
+        return wire.faultsInjected() + partitionCuts();
+    }
+
+    private long partitionCuts() {
+        long sum = 0;
+        for (Link l : links) {
+            sum += PartitionedLink.dropped(l);
+        }
+        return sum;
     }
 
     @Override
@@ -106,7 +121,7 @@ final class EthernetSimMedium implements SimMedium {
 
     @Override
     public long framesFaulted() {
-        return wire.faultsInjected();
+        return faultsInjected();
     }
 
     @Override
@@ -116,7 +131,8 @@ final class EthernetSimMedium implements SimMedium {
 
     @Override
     public String describe() {
-        return "ethernet: " + wire.frames() + " frames on the segment, " + wire.faultsInjected() + " faulted"
+        return "ethernet: " + wire.frames() + " frames on the segment, " + wire.faultsInjected() + " faulted, "
+                + partitionCuts() + " frames cut by partitions"
                 + (faults.merged() > 0 ? " (" + faults.merged() + " schedule faults on an already faulted frame)" : "")
                 + ", " + wire.deliveries() + " deliveries";
     }

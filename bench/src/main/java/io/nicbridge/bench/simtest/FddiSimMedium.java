@@ -7,6 +7,7 @@ import io.nicbridge.bridge.driver.medusa.MedusaLink;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.VirtualScheduler;
 import io.nicbridge.contract.Medusa;
+import io.nicbridge.protocols.dst.PartitionedLink;
 import io.nicbridge.protocols.dst.Schedule;
 import io.nicbridge.protocols.dst.ScheduleGenerator.Family;
 import io.nicbridge.protocols.dst.SimMedium;
@@ -26,7 +27,8 @@ import java.util.Set;
  * {@link MedusaLink} each, station i = 02:00:00:00:00:(i+1)) on one FDDI ring in virtual time seeded by the
  * schedule; the schedule's frame faults are the ring's own ({@link CardFaultPlan}). FDDI neither duplicates nor
  * reorders nor delays a frame (the Medusa paper, section 5.2; {@link FddiRing} models only loss and corruption), so
- * a schedule with duplicate, reorder or delay is refused here, as are partitions (the ring has no timed fault).
+ * a schedule with duplicate, reorder or delay is refused here. Partitions: the harness's {@link PartitionedLink}
+ * cuts arrivals from the other side (the ring has no timed fault).
  */
 final class FddiSimMedium implements SimMedium {
     static final Factory FACTORY = new Factory() {
@@ -37,7 +39,7 @@ final class FddiSimMedium implements SimMedium {
 
         @Override
         public Set<Family> families() {
-            return EnumSet.of(Family.DROP, Family.CORRUPT, Family.SLOW);
+            return EnumSet.of(Family.DROP, Family.CORRUPT, Family.PARTITION, Family.SLOW);
         }
 
         @Override
@@ -83,7 +85,8 @@ final class FddiSimMedium implements SimMedium {
                         + " of " + n + " stations joined");
             }
             for (int i = 0; i < n; i++) {
-                links[i] = new MedusaLink(drivers.get(i), stations, Medusa.FC_LLC_ASYNC_DEFAULT);
+                links[i] = PartitionedLink.wrap(new MedusaLink(drivers.get(i), stations,
+                        Medusa.FC_LLC_ASYNC_DEFAULT), time, schedule);
             }
             cpus = HostCpu.forNodes(n, settings.costs(), time);
             faultClock = new FaultClock(time, this::faultsInjected);
@@ -95,7 +98,15 @@ final class FddiSimMedium implements SimMedium {
 
     private long faultsInjected() {
         FaultInjector f = ring.faultInjector();
-        return f == null ? 0 : f.injected();
+        return (f == null ? 0 : f.injected()) + partitionCuts();
+    }
+
+    private long partitionCuts() {
+        long sum = 0;
+        for (Link l : links) {
+            sum += l == null ? 0 : PartitionedLink.dropped(l);
+        }
+        return sum;
     }
 
     @Override
@@ -130,7 +141,8 @@ final class FddiSimMedium implements SimMedium {
 
     @Override
     public String describe() {
-        return "fddi: " + ring.frames() + " frames on the ring, " + faultsInjected() + " faulted"
+        return "fddi: " + ring.frames() + " frames on the ring, " + faultsInjected() + " faulted (" + partitionCuts()
+                + " frames cut by partitions)"
                 + (faults.merged() > 0 ? " (" + faults.merged() + " schedule faults on an already faulted frame)" : "")
                 + ", " + ring.rotations() + " token rotations";
     }

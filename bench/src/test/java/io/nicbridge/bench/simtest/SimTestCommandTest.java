@@ -56,9 +56,9 @@ class SimTestCommandTest {
         Run refused = run("--medium", "fddi", "--faults", "drop,reorder");
         assertEquals(2, refused.exit());
         assertTrue(refused.err().contains("--faults [REORDER] cannot be expressed on medium 'fddi'"), refused.err());
-        Run replayRefused = run("--medium", "ethernet", "--replay", "7/3/10/partition@0:300000:1");
+        Run replayRefused = run("--medium", "fddi", "--replay", "7/3/10/delay@4:300000");
         assertEquals(2, replayRefused.exit());
-        assertTrue(replayRefused.err().contains("medium 'ethernet' cannot express fault partition@0:300000:1"),
+        assertTrue(replayRefused.err().contains("medium 'fddi' cannot express fault delay@4:300000"),
                 replayRefused.err());
         Run unknown = run("--medium", "carrier-pigeon");
         assertEquals(2, unknown.exit());
