@@ -17,8 +17,8 @@ import java.util.Set;
  *   <li>duplicate: the medium's duplicate, the copy right after the original (the schedule's copy delay is a
  *       parameter of the in-memory medium only);</li>
  *   <li>reorder: the medium's reorder, held until after the next frame on the medium;</li>
- *   <li>corrupt: one bit after the addresses, drawn from the plan's seeded random (the schedule's seed, plus the site), so the
- *       receiver's FCS check fails and the frame is counted and discarded by the card.</li>
+ *   <li>corrupt: one bit after the addresses, drawn from the plan's seeded random (the schedule's seed plus the
+ *       site), so the receiver's check (FCS, HEC or AAL5 CRC) fails and the card counts and discards the frame.</li>
  * </ul>
  * sim.fault applies at most one fault per frame: when a schedule names one frame twice, the first fault in the
  * schedule's order applies and the rest are counted in {@link #merged()}.
