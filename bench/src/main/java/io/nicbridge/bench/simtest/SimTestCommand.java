@@ -10,9 +10,9 @@ import io.nicbridge.protocols.dst.Schedule;
 import io.nicbridge.protocols.dst.ScheduleGenerator;
 import io.nicbridge.protocols.dst.SimProtocols;
 import io.nicbridge.protocols.dst.SimSettings;
+import io.nicbridge.protocols.dst.SimMedium;
 import io.nicbridge.protocols.dst.SimTest;
 import io.nicbridge.protocols.dst.SimulationRun;
-import io.nicbridge.sim.engine.VirtualTimeBase;
 import java.io.PrintStream;
 import java.util.EnumSet;
 import java.util.Locale;
@@ -33,9 +33,16 @@ import picocli.CommandLine;
             + " duplicate, reorder, corrupt, delay, partition and heal, slow node) in virtual time and checks its"
             + " guarantees; a failure is shrunk to a minimal schedule with a replay command.")
 public final class SimTestCommand implements Callable<Integer> {
+    private static final String DRIVER_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.nicbridge.bridge.driver";
+
     @Option(names = "--protocol", defaultValue = "gbn", description = "The core under test (default:"
             + " ${DEFAULT-VALUE}; known: gbn).")
     String protocol;
+
+    @Option(names = "--medium", defaultValue = "memory", description = "The medium every schedule runs on:"
+            + " memory (the harness's in-memory medium, every fault family), ethernet (emulated 21140s on a segment),"
+            + " fddi (emulated Medusas on a ring), atm (emulated SBA-200s on a switch) (default: ${DEFAULT-VALUE}).")
+    String medium;
 
     @Option(names = "--seeds", defaultValue = "1000", description = "Schedules to run (default: ${DEFAULT-VALUE}).")
     long seeds;
@@ -45,7 +52,8 @@ public final class SimTestCommand implements Callable<Integer> {
     long firstSeed;
 
     @Option(names = "--faults", defaultValue = "all", description = "Fault families, comma-separated: drop,"
-            + " duplicate, reorder, corrupt, delay, partition, slow; 'all' or 'none' (default: ${DEFAULT-VALUE}).")
+            + " duplicate, reorder, corrupt, delay, partition, slow; 'all' (every family the medium can express) or"
+            + " 'none' (default: ${DEFAULT-VALUE}).")
     String faults;
 
     @Option(names = "--costs", defaultValue = "zero", description = "Host cost table every node's CPU is charged"
@@ -62,19 +70,26 @@ public final class SimTestCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintStream out = System.out;
+        // A card medium opens and closes its drivers once per schedule: their INFO lines would bury the report.
+        if (System.getProperty(DRIVER_LOG_LEVEL) == null) {
+            System.setProperty(DRIVER_LOG_LEVEL, "warn");
+        }
         CoreFactory cores;
+        SimMedium.Factory media;
         Set<ScheduleGenerator.Family> families;
         Schedule replayed = null;
         CostTable table;
         try {
             table = CostTable.named(costs);
             cores = SimProtocols.byName(protocol);
-            families = families(faults);
+            media = SimMedia.byName(medium);
+            families = families(faults, media);
             if (seeds < 1) {
                 throw new IllegalArgumentException("--seeds must be at least 1, was " + seeds);
             }
             if (replay != null) {
                 replayed = Schedule.parse(replay);
+                media.requireExpressible(replayed);
             }
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("nic simtest: " + e.getMessage());
@@ -82,13 +97,17 @@ public final class SimTestCommand implements Callable<Integer> {
         }
         SimSettings settings = SimSettings.defaults().withCosts(table);
         SimTest tester = new SimTest(protocol, cores, settings, new ScheduleGenerator(settings, families),
-                VirtualTimeBase::new);
+                media);
         CheckLog checks = new CheckLog(out::println);
-        out.printf(Locale.ROOT, "simtest: protocol %s, window %d, %d-byte messages, RTO %d us, medium %d-byte frames,"
-                + " %d tx / %d rx buffers per node, %d ns latency, %d ns/byte; progress bound %d us%n", protocol,
-                settings.window(), settings.maxMessage(), settings.rtoNanos() / 1000, settings.mtu(),
-                settings.txSlots(), settings.rxSlots(), settings.latencyNanos(), settings.nanosPerByte(),
+        out.printf(Locale.ROOT, "simtest: protocol %s, window %d, %d-byte messages, RTO %d us; progress bound %d us%n",
+                protocol, settings.window(), settings.maxMessage(), settings.rtoNanos() / 1000,
                 settings.progressBoundNanos() / 1000);
+        out.println("medium: " + media);
+        if (media.name().equals("memory")) {
+            out.printf(Locale.ROOT, "  %d-byte frames, %d tx / %d rx buffers per node, %d ns latency, %d ns/byte%n",
+                    settings.mtu(), settings.txSlots(), settings.rxSlots(), settings.latencyNanos(),
+                    settings.nanosPerByte());
+        }
         out.println(table.describe());
         if (replayed != null) {
             SimulationRun.Outcome o = tester.run(replayed);
@@ -96,12 +115,14 @@ public final class SimTestCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  %d of %d messages delivered, %d events, %d frames (%d faulted), ended at %d ns,"
                     + " trace digest %016x%n", o.delivered(), o.messages(), o.dispatches(), o.framesCarried(),
                     o.framesFaulted(), o.endNanos(), o.traceDigest());
+            out.println(o.medium());
             out.println(o.hostCost().replace("\n", System.lineSeparator()));
             checks.check(CheckKind.INTEGRITY_CHECK, protocol + " keeps its guarantees under schedule " + replayed.encode()
                     + (o.passed() ? "" : ": " + o.violation()), o.passed());
             return checks.finish(false);
         }
-        out.printf(Locale.ROOT, "faults: %s; seeds %d .. %d%n", families.isEmpty() ? "none" : families, firstSeed,
+        out.printf(Locale.ROOT, "faults: %s (the medium expresses %s); seeds %d .. %d%n",
+                families.isEmpty() ? "none" : families, media.families(), firstSeed,
                 firstSeed + seeds - 1);
         Progress progress = new Progress("simtest", seeds, System.err);
         SimTest.Summary s = tester.campaign(firstSeed, seeds, (i, o) -> progress.tick(i + 1));
@@ -117,14 +138,14 @@ public final class SimTestCommand implements Callable<Integer> {
             out.println("  replay: " + tester.replayCommand(s.shrunk().schedule()));
         }
         checks.check(CheckKind.INTEGRITY_CHECK, protocol + " kept exactly-once, per-peer order, progress and bounded"
-                + " memory over " + s.schedules() + " fault schedules", s.passed());
+                + " memory over " + s.schedules() + " fault schedules on " + media.name(), s.passed());
         return checks.finish(false);
     }
 
-    private static Set<ScheduleGenerator.Family> families(String text) {
+    private static Set<ScheduleGenerator.Family> families(String text, SimMedium.Factory media) {
         String t = text.trim().toLowerCase(Locale.ROOT);
         if (t.equals("all")) {
-            return EnumSet.allOf(ScheduleGenerator.Family.class);
+            return EnumSet.copyOf(media.families());
         }
         EnumSet<ScheduleGenerator.Family> set = EnumSet.noneOf(ScheduleGenerator.Family.class);
         if (t.equals("none")) {
@@ -137,6 +158,12 @@ public final class SimTestCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("unknown fault family '" + f.trim() + "' in --faults; known: drop,"
                         + " duplicate, reorder, corrupt, delay, partition, slow, all, none");
             }
+        }
+        if (!media.families().containsAll(set)) {
+            EnumSet<ScheduleGenerator.Family> missing = EnumSet.copyOf(set);
+            missing.removeAll(media.families());
+            throw new IllegalArgumentException("--faults " + missing + " cannot be expressed on medium '"
+                    + media.name() + "'; it expresses " + media.families());
         }
         return set;
     }

@@ -42,6 +42,31 @@ class SimTestCommandTest {
     }
 
     @Test
+    void theCardMediaRunTheSameCampaignAndRefuseWhatTheyCannotExpress() {
+        Run eth = run("--medium", "ethernet", "--seeds", "40");
+        assertEquals(0, eth.exit(), eth.out() + eth.err());
+        assertTrue(eth.out().contains("medium: ethernet: emulated DEC 21140s"), eth.out());
+        assertTrue(eth.out().contains("host cost table zero (built in"), eth.out());
+        assertTrue(eth.out().lines().anyMatch(l -> l.contains("over 40 fault schedules on ethernet")
+                && l.endsWith("-> PASS")), eth.out());
+        Run fddi = run("--medium", "fddi", "--replay", "7/3/10/drop@3:0,corrupt@9:65540,slow@2:0:100000:20000");
+        assertEquals(0, fddi.exit(), fddi.out() + fddi.err());
+        assertTrue(fddi.out().contains("30 of 30 messages delivered"), fddi.out());
+        assertTrue(fddi.out().contains("fddi: ") && fddi.out().contains(" faulted"), fddi.out());
+        Run refused = run("--medium", "fddi", "--faults", "drop,reorder");
+        assertEquals(2, refused.exit());
+        assertTrue(refused.err().contains("--faults [REORDER] cannot be expressed on medium 'fddi'"), refused.err());
+        Run replayRefused = run("--medium", "fddi", "--replay", "7/3/10/delay@4:300000");
+        assertEquals(2, replayRefused.exit());
+        assertTrue(replayRefused.err().contains("medium 'fddi' cannot express fault delay@4:300000"),
+                replayRefused.err());
+        Run unknown = run("--medium", "carrier-pigeon");
+        assertEquals(2, unknown.exit());
+        assertTrue(unknown.err().contains("unknown medium 'carrier-pigeon'; known: [memory, ethernet, fddi"),
+                unknown.err());
+    }
+
+    @Test
     void aScheduleReplaysFromItsText() {
         Run r = run("--replay", "7/3/10/drop@3:0,duplicate@5:1000,partition@0:300000:1,slow@2:0:100000:20000");
         assertEquals(0, r.exit(), r.out() + r.err());

@@ -13,18 +13,44 @@ import java.util.SplittableRandom;
  */
 public final class ScheduleGenerator {
     /** Fault families a generator may use (the {@code --faults} of the simtest command). */
-    public enum Family { DROP, DUPLICATE, REORDER, CORRUPT, DELAY, PARTITION, SLOW }
+    public enum Family {
+        DROP, DUPLICATE, REORDER, CORRUPT, DELAY, PARTITION, SLOW;
+
+        /** @return the family {@code fault} belongs to */
+        public static Family of(Fault fault) {
+            return switch (fault) {
+                case Fault.FrameFault f -> switch (f.kind()) {
+                    case DROP -> DROP;
+                    case DUPLICATE -> DUPLICATE;
+                    case REORDER -> REORDER;
+                    case CORRUPT -> CORRUPT;
+                    case DELAY -> DELAY;
+                };
+                case Fault.Partition p -> PARTITION;
+                case Fault.SlowNode n -> SLOW;
+            };
+        }
+    }
 
     private final SimSettings settings;
     private final Family[] families;
 
     public ScheduleGenerator(SimSettings settings, Set<Family> enabled) {
         this.settings = settings;
-        this.families = EnumSet.copyOf(enabled).toArray(new Family[0]);
+        EnumSet<Family> set = EnumSet.noneOf(Family.class);
+        set.addAll(enabled);
+        this.families = set.toArray(new Family[0]);
     }
 
     public ScheduleGenerator(SimSettings settings) {
         this(settings, EnumSet.allOf(Family.class));
+    }
+
+    /** @return the families this generator draws from */
+    public Set<Family> families() {
+        EnumSet<Family> set = EnumSet.noneOf(Family.class);
+        set.addAll(java.util.Arrays.asList(families));
+        return set;
     }
 
     public Schedule generate(long seed) {

@@ -42,23 +42,47 @@ public final class SimTest {
     private final CoreFactory cores;
     private final SimSettings settings;
     private final ScheduleGenerator generator;
-    private final LongFunction<? extends VirtualScheduler> worlds;
+    private final SimMedium.Factory media;
 
     /**
+     * On the in-memory medium.
+     *
      * @param protocol the name used in replay commands
      * @param worlds   makes a virtual scheduler from a seed (sim-hardware's {@code VirtualTimeBase::new})
      */
     public SimTest(String protocol, CoreFactory cores, SimSettings settings, ScheduleGenerator generator,
                    LongFunction<? extends VirtualScheduler> worlds) {
+        this(protocol, cores, settings, generator, SimMedium.inMemory(Objects.requireNonNull(worlds, "worlds")));
+    }
+
+    /**
+     * @param protocol the name used in replay commands
+     * @param media    the medium every schedule runs on
+     * @throws IllegalArgumentException when the generator draws a fault family the medium cannot express
+     */
+    public SimTest(String protocol, CoreFactory cores, SimSettings settings, ScheduleGenerator generator,
+                   SimMedium.Factory media) {
         this.protocol = Objects.requireNonNull(protocol, "protocol");
         this.cores = Objects.requireNonNull(cores, "cores");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.generator = Objects.requireNonNull(generator, "generator");
-        this.worlds = Objects.requireNonNull(worlds, "worlds");
+        this.media = Objects.requireNonNull(media, "media");
+        if (!media.families().containsAll(generator.families())) {
+            java.util.Set<ScheduleGenerator.Family> missing = generator.families();
+            missing.removeAll(media.families());
+            throw new IllegalArgumentException("medium '" + media.name() + "' cannot express the fault families "
+                    + missing + "; it expresses " + media.families());
+        }
     }
 
+    /** @return the medium every schedule runs on */
+    public SimMedium.Factory medium() {
+        return media;
+    }
+
+    /** @throws IllegalArgumentException when the schedule holds a fault the medium cannot express */
     public SimulationRun.Outcome run(Schedule schedule) {
-        return SimulationRun.run(schedule, settings, cores, worlds);
+        return SimulationRun.run(schedule, settings, cores, media);
     }
 
     /** Runs the schedules of seeds {@code firstSeed .. firstSeed + count - 1}, stopping at the first failure. */
@@ -89,6 +113,8 @@ public final class SimTest {
 
     /** @return the command that replays {@code schedule} */
     public String replayCommand(Schedule schedule) {
-        return "./nic simtest --protocol " + protocol + " --replay '" + schedule.encode() + "'";
+        return "./nic simtest --protocol " + protocol
+                + (media.name().equals(InMemorySimMedium.NAME) ? "" : " --medium " + media.name())
+                + " --replay '" + schedule.encode() + "'";
     }
 }

@@ -11,7 +11,6 @@ import io.nicbridge.protocols.core.MessageHandler;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.NodeRunner;
 import io.nicbridge.protocols.runner.RunnerNode;
-import io.nicbridge.protocols.sim.InMemoryMedium;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -21,8 +20,8 @@ import java.util.SplittableRandom;
 import java.util.function.LongFunction;
 
 /**
- * Runs one {@link Schedule} against a core in a fresh virtual world (an {@link InMemoryMedium} of the schedule's
- * nodes, a {@link NodeRunner}, the schedule's faults) and checks the invariants of the guarantees the core
+ * Runs one {@link Schedule} against a core in a fresh virtual world (a {@link SimMedium} of the schedule's nodes,
+ * a {@link NodeRunner}, the schedule's faults) and checks the invariants of the guarantees the core
  * declares:
  * <ul>
  *   <li>{@code exactly-once}: no message is delivered twice ({@link Guarantee#EXACTLY_ONCE});</li>
@@ -55,10 +54,11 @@ public final class SimulationRun {
      * @param endNanos    when the run ended: the last delivery's event, or later while a node's CPU was still busy
      *                    with host work charged by then
      * @param hostCost    the runner's host-cost account (table and per-node charges)
+     * @param medium      the medium's name and counters ({@link SimMedium#describe()})
      */
     public record Outcome(Schedule schedule, Violation violation, long traceDigest, long dispatches,
                           long framesCarried, long framesFaulted, int messages, int delivered, long endNanos,
-                          long rxDrops, String hostCost) {
+                          long rxDrops, String hostCost, String medium) {
         public boolean passed() {
             return violation == null;
         }
@@ -73,10 +73,22 @@ public final class SimulationRun {
      */
     public static Outcome run(Schedule schedule, SimSettings settings, CoreFactory cores,
                               LongFunction<? extends VirtualScheduler> worlds) {
+        return run(schedule, settings, cores, SimMedium.inMemory(worlds));
+    }
+
+    /**
+     * Runs {@code schedule} on a fresh world of {@code media}, closed afterwards.
+     *
+     * @throws IllegalArgumentException when the schedule holds a fault the medium cannot express
+     */
+    public static Outcome run(Schedule schedule, SimSettings settings, CoreFactory cores, SimMedium.Factory media) {
         Objects.requireNonNull(schedule, "schedule");
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(cores, "cores");
-        return new World(schedule, settings, cores, worlds.apply(schedule.seed())).run();
+        media.requireExpressible(schedule);
+        try (SimMedium medium = media.open(schedule, settings)) {
+            return new World(schedule, settings, cores, medium).run();
+        }
     }
 
     private static final class World implements NodeApplication, MessageHandler {
@@ -84,7 +96,7 @@ public final class SimulationRun {
         private final SimSettings settings;
         private final VirtualScheduler scheduler;
         private final ScheduleFaults faults;
-        private final InMemoryMedium medium;
+        private final SimMedium medium;
         private final NodeRunner runner;
         private final int nodes;
         private final int perNode;
@@ -103,18 +115,16 @@ public final class SimulationRun {
         private long lastProgress;
         private Violation violation;
 
-        World(Schedule schedule, SimSettings settings, CoreFactory cores, VirtualScheduler scheduler) {
+        World(Schedule schedule, SimSettings settings, CoreFactory cores, SimMedium medium) {
             this.schedule = schedule;
             this.settings = settings;
-            this.scheduler = scheduler;
+            this.medium = medium;
+            this.scheduler = medium.scheduler();
             this.nodes = schedule.nodes();
             this.perNode = schedule.messagesPerNode();
             this.total = nodes * perNode;
             faults = new ScheduleFaults(schedule);
-            HostCpu[] cpus = HostCpu.forNodes(nodes, settings.costs(), scheduler);
-            medium = new InMemoryMedium(scheduler, new InMemoryMedium.Config(nodes, settings.mtu(),
-                    settings.txSlots(), settings.rxSlots(), settings.latencyNanos(), settings.nanosPerByte()), faults,
-                    cpus);
+            HostCpu[] cpus = medium.cpus();
             Link[] links = new Link[nodes];
             for (int i = 0; i < nodes; i++) {
                 links[i] = medium.link(i);
@@ -172,9 +182,14 @@ public final class SimulationRun {
             for (int i = 0; i < nodes; i++) {
                 rxDrops += medium.link(i).counters().rxDrops();
             }
-            return new Outcome(schedule, violation, runner.traceDigest(), runner.dispatches(),
+            Outcome outcome = new Outcome(schedule, violation, runner.traceDigest(), runner.dispatches(),
                     medium.framesCarried(), medium.framesFaulted(), total, delivered, runner.workEndNanos(), rxDrops,
-                    runner.costSummary());
+                    runner.costSummary(), medium.describe());
+            runner.stop(); // the medium's close may run events of its own: they must not reach the cores
+            for (Timer t : offerTimer) {
+                t.cancel();
+            }
+            return outcome;
         }
 
         private boolean declares(String invariant) {

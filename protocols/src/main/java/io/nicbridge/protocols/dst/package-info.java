@@ -4,6 +4,9 @@
  * reorderings, corruptions, delays, partitions with their heal, slow nodes), a
  * {@link io.nicbridge.protocols.dst.SimulationRun} plays it in virtual time and checks the invariants of the core's
  * declared guarantees, and a failure is shrunk ({@link io.nicbridge.protocols.dst.Shrinker}) to a minimal schedule
- * with its replay command ({@link io.nicbridge.protocols.dst.SimTest}).
+ * with its replay command ({@link io.nicbridge.protocols.dst.SimTest}). The world is a
+ * {@link io.nicbridge.protocols.dst.SimMedium}: the in-memory medium here ({@code SimMedium.inMemory}), the card
+ * media (emulated 21140s, Medusas, SBA-200s) in bench, which sees both this module and sim-hardware; each applies
+ * the schedule's faults with its own injection and refuses those it cannot express.
  */
 package io.nicbridge.protocols.dst;

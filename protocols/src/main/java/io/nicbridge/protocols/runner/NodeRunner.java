@@ -48,6 +48,7 @@ public final class NodeRunner {
     private final HostCpu[] cpus;
     private final NodeSlowness slowness;
     private long digest = 0xcbf29ce484222325L;
+    private boolean stopped;
     private long dispatches;
 
     /**
@@ -140,6 +141,19 @@ public final class NodeRunner {
         digest = h;
     }
 
+    /**
+     * Stops driving the nodes: cancels their timers and ignores later readiness, so a world being torn down (a card
+     * medium's close may still run events of its own, e.g. a U-Net endpoint's destruction in virtual time) no longer
+     * reaches the cores or their closed links. Idempotent; the runner cannot be restarted.
+     */
+    public void stop() {
+        stopped = true;
+        for (Node n : nodes) {
+            n.io.cancel();
+            n.deadline.cancel();
+        }
+    }
+
     /** One node: its link, core, application and the two timers that drive them. */
     public final class Node implements RunnerNode {
         private static final int KIND_IO = 1;
@@ -189,7 +203,7 @@ public final class NodeRunner {
 
         /** The link's readiness notification: the node's interrupt. Later ones before the poll are coalesced. */
         private void linkReady() {
-            if (!io.isArmed()) {
+            if (!stopped && !io.isArmed()) {
                 long now = scheduler.nanoTime();
                 cpu.charge(CostItem.INTERRUPT);
                 long at = now + slowness.delayNanos(id, now);
@@ -237,6 +251,9 @@ public final class NodeRunner {
         }
 
         private void rearm() {
+            if (stopped) {
+                return;
+            }
             long d = core.nextDeadline();
             if (d == ProtocolCore.NO_DEADLINE) {
                 if (deadline.isArmed()) {

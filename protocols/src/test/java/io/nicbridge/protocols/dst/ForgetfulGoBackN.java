@@ -12,10 +12,10 @@ import java.util.Set;
  * Negative control, test-only: the go-back-N core with its retransmission timer forgotten (it never asks for a
  * deadline and ignores timeouts), so a lost frame stays lost. The simulation tester must catch it.
  */
-final class ForgetfulGoBackN implements MessageCore {
+public final class ForgetfulGoBackN implements MessageCore {
     private final GoBackNCore inner;
 
-    ForgetfulGoBackN(GoBackNCore inner) {
+    public ForgetfulGoBackN(GoBackNCore inner) {
         this.inner = inner;
     }
 
