@@ -911,29 +911,29 @@ public final class Network {
      */
     private void requestPort(int r, int p, long now) {
         int gi = (r << portShift) + p;
+        int ivcBase = gi << vcShift;
+        boolean chosen = false; // the port has put a VC forward: later active VCs lost the input arbitration
         // from the switch input arbiter's pointer round, so the first VC that offers is the arbiter's choice
         for (int j = 0, v = switchAllocator.firstVc(gi); j < vcs; j++, v = v + 1 == vcs ? 0 : v + 1) {
-            if (vcCount[(gi << vcShift) + v] != 0) {
-                requestVcOf(r, p, gi, v, now);
+            int ivc = ivcBase + v;
+            // empty (or emptied by a drop), or an active VC after the choice (drop mode still checks timeouts)
+            if (vcCount[ivc] != 0 && !(chosen && vcState[ivc] == ACTIVE && !dropMode)) {
+                chosen |= requestVcOf(r, p, gi, ivc, v, now);
             }
         }
     }
 
-    /** The input stages for occupied VC {@code v} of input port {@code p}. */
-    private void requestVcOf(int r, int p, int gi, int v, long now) {
-        int ivc = (gi << vcShift) + v;
-        if (vcCount[ivc] == 0 || vcState[ivc] == ACTIVE && !dropMode && switchAllocator.hasChoice(p)) {
-            return; // emptied by a drop, or lost the input arbitration (drop mode still checks timeouts)
-        }
+    /** The input stages for occupied VC {@code v} of input port {@code p}; true if it asked for the switch. */
+    private boolean requestVcOf(int r, int p, int gi, int ivc, int v, long now) {
         int pkt = readyFront(r, p, gi, ivc, now);
         if (pkt < 0) {
-            return;
+            return false;
         }
         if (vcState[ivc] == ROUTED) {
             requestVc(r, gi, ivc, pkt, (p << vcShift) + v, now);
-        } else {
-            requestSwitch(r, p, gi, ivc, v, pkt, now);
+            return false;
         }
+        return requestSwitch(r, p, gi, ivc, v, pkt, now);
     }
 
     /** A routed head asks for an output VC (store-and-forward: once its tail is in and eligible too). */
@@ -954,22 +954,29 @@ public final class Network {
         }
     }
 
-    /** A VC holding an output VC asks for the switch if the output VC has a credit and the port is free. */
-    private void requestSwitch(int r, int p, int gi, int ivc, int v, int pkt, long now) {
+    /**
+     * A VC holding an output VC asks for the switch if the output VC has a credit and the port is free; true if it
+     * asked.
+     */
+    private boolean requestSwitch(int r, int p, int gi, int ivc, int v, int pkt, long now) {
         int ovc = vcOutVc[ivc];
         int go = ovc >> vcShift;
-        int cls = pool.cls[pkt];
-        if (timeMux && ((int) now & 1) != cls) {
-            return; // not this logical network's time slot: waiting for it is not being blocked
+        int port = go * 2;
+        if (timeMux) {
+            int cls = pool.cls[pkt]; // read only here: the pool is a cache miss the common case does without
+            if (((int) now & 1) != cls) {
+                return false; // not this logical network's time slot: waiting for it is not being blocked
+            }
+            port += cls;
         }
-        int port = timeMux ? go * 2 + cls : go * 2;
         if (credits[ovc] == 0 || outFreeAt[port] > now) {
             if (dropMode) {
                 dropBlockedHead(r, gi, ivc, now);
             }
-            return;
+            return false;
         }
         switchAllocator.offer(p, gi, v, go);
+        return true;
     }
 
     /** Drop mode: a head that holds an output VC but cannot cross the switch dies once its timeout has passed. */
@@ -1072,7 +1079,8 @@ public final class Network {
     private int readyFront(int r, int inPort, int gi, int ivc, long now) {
         int slot = ivc * depth + vcHead[ivc];
         int pkt = bufPkt[slot];
-        if (pool.state[pkt] == PacketPool.DEAD && vcState[ivc] == IDLE) {
+        // the VC state first: only an idle VC can front a dead packet, and it spares active VCs a load from the pool
+        if (vcState[ivc] == IDLE && pool.state[pkt] == PacketPool.DEAD) {
             discardDead(r, gi, ivc, now);
             if (vcCount[ivc] == 0) {
                 return -1;

@@ -70,4 +70,25 @@ final class RoundRobinArbiters {
     int pointer(int arb) {
         return pointer[arb];
     }
+
+    /**
+     * True if two of the first {@code count} entries of {@code arbiter} name the same arbiter, i.e. some arbiter has
+     * more than one request this round; otherwise every request is granted without an arbitration round. Pairwise:
+     * an allocator round has at most one request per input port or input VC of one router, a handful, and most
+     * rounds have no arbiter in common.
+     */
+    static boolean shareAny(int[] arbiter, int count) {
+        if (count > 8) {
+            return true; // a big round (many VCs asking at once) is arbitrated rather than compared pairwise
+        }
+        for (int i = 1; i < count; i++) {
+            int o = arbiter[i];
+            for (int j = 0; j < i; j++) {
+                if (arbiter[j] == o) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
 }

@@ -82,19 +82,16 @@ final class SeparableSwitchAllocator {
         output[s] = go;
     }
 
-    /** True if input port {@code p} already put a VC forward this round. */
-    boolean hasChoice(int p) {
-        return slotRound[p] == round;
-    }
-
     /** Output stage; used grants move both stages' pointers. */
     void allocate() {
         RoundRobinArbiters out = outputArbiters;
-        if (count == 1) {
-            // one contender: the grant is certain
-            granted[0] = true;
-            out.granted(output[0], inPort[0]);
-            inputArbiters.granted(input[0], vc[0]);
+        if (!RoundRobinArbiters.shareAny(output, count)) {
+            // every output has one contender (the common case): each grant is certain, no arbitration round
+            for (int i = 0; i < count; i++) {
+                granted[i] = true;
+                out.granted(output[i], inPort[i]);
+                inputArbiters.granted(input[i], vc[i]);
+            }
             return;
         }
         for (int i = 0; i < count; i++) {

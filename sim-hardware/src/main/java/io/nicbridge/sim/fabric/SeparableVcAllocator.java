@@ -43,9 +43,12 @@ final class SeparableVcAllocator {
     /** Output stage: one grant per requested output VC. */
     void allocate() {
         RoundRobinArbiters arb = outputVcArbiters;
-        if (count == 1) {
-            granted[0] = true;
-            arb.granted(outputVc[0], requester[0]);
+        if (!RoundRobinArbiters.shareAny(outputVc, count)) {
+            // each requested output VC has one requester: every grant is certain
+            for (int i = 0; i < count; i++) {
+                granted[i] = true;
+                arb.granted(outputVc[i], requester[i]);
+            }
             return;
         }
         for (int i = 0; i < count; i++) {
