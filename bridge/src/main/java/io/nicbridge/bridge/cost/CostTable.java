@@ -9,12 +9,15 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.TreeMap;
 
 /**
  * A named price list of host work: picoseconds per unit of every {@link CostItem}. A table is either built in
@@ -34,8 +37,14 @@ import java.util.Properties;
  *   copy.ps-per-byte = 60
  *   ...
  *   rule.copy = how the item was measured (optional, one per item)
+ *   op.careful.shrink-window.ps-per-call = 7000
+ *   rule.op.careful.shrink-window = how the operation was measured (optional)
  * </pre>
- * Any other key, a missing item or field, or a negative or non-integer price is refused with a message naming the
+ * Besides the fixed {@link CostItem}s, a table may price <em>operations</em>: named pieces of a protocol core's own
+ * work (the Mosberger paper's Appendix A list, "careful.shrink-window", "traditional.implicit-ack", ...), each
+ * measured by its own benchmark of the core's code; a core charges them through {@link HostCpu#operation(String)}.
+ * The {@link #zero()} table prices every operation at 0; any other table must price each operation a core uses,
+ * or the core's setup fails naming the operation. Any other key, a missing item or field, or a negative or non-integer price is refused with a message naming the
  * file and the key.
  */
 public final class CostTable {
@@ -43,8 +52,10 @@ public final class CostTable {
     public static final String MEASURED_RESOURCE = "measured.costs";
 
     private static final String[] FIELDS = {"name", "command", "machine", "date"};
+    private static final String OPERATION_PREFIX = "op.";
+    private static final String OPERATION_SUFFIX = ".ps-per-call";
     private static final CostTable ZERO = new CostTable("zero", "built in: every item costs 0 ps", null, null, null,
-            new long[CostItem.all().length], Map.of());
+            new long[CostItem.all().length], Map.of(), Map.of(), Map.of());
 
     private final String name;
     private final String command;
@@ -53,9 +64,11 @@ public final class CostTable {
     private final String origin;
     private final long[] picos;
     private final Map<CostItem, String> rules;
+    private final Map<String, Long> operations;
+    private final Map<String, String> operationRules;
 
     private CostTable(String name, String origin, String command, String machine, String date, long[] picos,
-                      Map<CostItem, String> rules) {
+                      Map<CostItem, String> rules, Map<String, Long> operations, Map<String, String> operationRules) {
         this.name = name;
         this.origin = origin;
         this.command = command;
@@ -63,6 +76,8 @@ public final class CostTable {
         this.date = date;
         this.picos = picos;
         this.rules = rules;
+        this.operations = operations;
+        this.operationRules = operationRules;
     }
 
     /** @return the built-in table in which all host work is free: virtual time is wire time only */
@@ -159,11 +174,39 @@ public final class CostTable {
                 rules.put(item, rule);
             }
         }
+        Map<String, Long> operations = new TreeMap<>();
+        for (String key : List.copyOf(left.keySet())) {
+            if (key.startsWith(OPERATION_PREFIX) && key.endsWith(OPERATION_SUFFIX)) {
+                String op = key.substring(OPERATION_PREFIX.length(), key.length() - OPERATION_SUFFIX.length());
+                String v = left.remove(key);
+                long ps;
+                try {
+                    ps = Long.parseLong(v);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("cost table " + origin + ": '" + key + "' must be whole"
+                            + " picoseconds, was '" + v + "'");
+                }
+                if (op.isEmpty() || ps < 0) {
+                    throw new IllegalArgumentException("cost table " + origin + ": '" + key + "' must name an"
+                            + " operation and be >= 0, was " + v);
+                }
+                operations.put(op, ps);
+            }
+        }
+        Map<String, String> operationRules = new TreeMap<>();
+        for (String op : operations.keySet()) {
+            String rule = left.remove("rule." + OPERATION_PREFIX + op);
+            if (rule != null) {
+                operationRules.put(op, rule);
+            }
+        }
         if (!left.isEmpty()) {
             throw new IllegalArgumentException("cost table " + origin + " has unknown keys " + left.keySet()
-                    + "; known: name, command, machine, date, <item>.ps-per-<unit>, rule.<item>");
+                    + "; known: name, command, machine, date, <item>.ps-per-<unit>, rule.<item>,"
+                    + " op.<operation>.ps-per-call, rule.op.<operation>");
         }
-        return new CostTable(fields[0], origin, fields[1], fields[2], fields[3], picos, Map.copyOf(rules));
+        return new CostTable(fields[0], origin, fields[1], fields[2], fields[3], picos, Map.copyOf(rules),
+                Collections.unmodifiableMap(operations), Collections.unmodifiableMap(operationRules));
     }
 
     /**
@@ -198,6 +241,34 @@ public final class CostTable {
         return picos[item.ordinal()];
     }
 
+    /**
+     * @return picoseconds per call of the protocol operation {@code operation} (0 in the {@link #zero()} table)
+     * @throws IllegalArgumentException when this table does not price it (a measured table older than the core)
+     */
+    public long operationPicos(String operation) {
+        Objects.requireNonNull(operation, "operation");
+        if (this == ZERO) {
+            return 0;
+        }
+        Long ps = operations.get(operation);
+        if (ps == null) {
+            throw new IllegalArgumentException("cost table " + name + " (" + origin + ") has no price for operation '"
+                    + operation + "' (key " + OPERATION_PREFIX + operation + OPERATION_SUFFIX
+                    + "); regenerate the table with ./nic calibrate");
+        }
+        return ps;
+    }
+
+    /** @return every operation this table prices, by name, in name order */
+    public Map<String, Long> operations() {
+        return operations;
+    }
+
+    /** @return how {@code operation} was obtained, or null when the table does not say */
+    public String operationRule(String operation) {
+        return operationRules.get(operation);
+    }
+
     /** @return how {@code item} was obtained, or null when the table does not say */
     public String rule(CostItem item) {
         return rules.get(item);
@@ -230,6 +301,9 @@ public final class CostTable {
             sb.append(' ').append(item.label()).append(' ').append(formatPicos(picos(item))).append("/")
                     .append(item.unit().label());
         }
+        if (!operations.isEmpty()) {
+            sb.append("; ").append(operations.size()).append(" protocol operations priced");
+        }
         return sb.toString();
     }
 
@@ -244,12 +318,16 @@ public final class CostTable {
         for (CostItem item : CostItem.all()) {
             sb.append(item.key()).append(" = ").append(picos(item)).append('\n');
         }
+        operations.forEach((op, ps) -> sb.append(OPERATION_PREFIX).append(op).append(OPERATION_SUFFIX).append(" = ")
+                .append(ps).append('\n'));
         for (CostItem item : CostItem.all()) {
             String rule = rules.get(item);
             if (rule != null) {
                 sb.append("rule.").append(item.label()).append(" = ").append(rule).append('\n');
             }
         }
+        operationRules.forEach((op, rule) -> sb.append("rule.").append(OPERATION_PREFIX).append(op).append(" = ")
+                .append(rule).append('\n'));
         return sb.toString();
     }
 

@@ -2,6 +2,8 @@ package io.nicbridge.bridge.cost;
 
 import io.nicbridge.bridge.time.Clock;
 import io.nicbridge.bridge.time.Scheduler;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -32,6 +34,7 @@ public final class HostCpu {
     private final long[] price;
     private final long[] units;
     private final long[] picos;
+    private final List<Operation> operations = new ArrayList<>();
     private long busyNanos = Long.MIN_VALUE;
     private long carryPicos;
 
@@ -84,6 +87,28 @@ public final class HostCpu {
         long cost = price[i] * count;
         units[i] += count;
         picos[i] += cost;
+        spend(cost);
+    }
+
+    /**
+     * @return the protocol operation {@code name} on this CPU, priced once now from the table (0 in the zero table),
+     *     for the core to {@link Operation#charge()} on its hot path; the same object for the same name
+     * @throws IllegalArgumentException when the table does not price the operation
+     */
+    public Operation operation(String name) {
+        Objects.requireNonNull(name, "name");
+        for (Operation op : operations) {
+            if (op.name.equals(name)) {
+                return op;
+            }
+        }
+        Operation op = new Operation(name, table.operationPicos(name));
+        operations.add(op);
+        return op;
+    }
+
+    /** Adds {@code cost} picoseconds of work: in virtual time after what is already charged. */
+    private void spend(long cost) {
         if (virtual) {
             long now = clock.nanoTime();
             if (busyNanos < now) { // idle until now: the work starts now
@@ -145,11 +170,14 @@ public final class HostCpu {
         return picos[item.ordinal()];
     }
 
-    /** @return picoseconds charged for all items so far */
+    /** @return picoseconds charged for all items and operations so far */
     public long totalPicos() {
         long sum = 0;
         for (long p : picos) {
             sum += p;
+        }
+        for (Operation op : operations) {
+            sum += op.calls * op.picosPerCall;
         }
         return sum;
     }
@@ -165,11 +193,52 @@ public final class HostCpu {
                         .append(CostTable.formatPicos(picos[item.ordinal()]));
             }
         }
+        for (Operation op : operations) {
+            if (op.calls > 0) {
+                sb.append(", ").append(op.name).append(' ').append(op.calls).append(op.calls == 1 ? " call" : " calls")
+                        .append(" = ").append(CostTable.formatPicos(op.calls * op.picosPerCall));
+            }
+        }
         return sb.toString();
     }
 
     @Override
     public String toString() {
         return "host CPU " + summary();
+    }
+
+    /**
+     * A named piece of a protocol core's own work on this CPU (e.g. the careful protocol's "shrink window"), priced
+     * per call by the table ({@link CostTable#operationPicos}); resolved once at setup, so charging it allocates
+     * nothing and looks nothing up.
+     */
+    public final class Operation {
+        private final String name;
+        private final long picosPerCall;
+        private long calls;
+
+        private Operation(String name, long picosPerCall) {
+            this.name = name;
+            this.picosPerCall = picosPerCall;
+        }
+
+        /** Charges one call of the operation to the CPU. */
+        public void charge() {
+            calls++;
+            spend(picosPerCall);
+        }
+
+        public String name() {
+            return name;
+        }
+
+        public long picosPerCall() {
+            return picosPerCall;
+        }
+
+        /** @return calls charged so far */
+        public long calls() {
+            return calls;
+        }
     }
 }

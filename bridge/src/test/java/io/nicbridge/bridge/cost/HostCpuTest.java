@@ -111,4 +111,34 @@ class HostCpuTest {
                 new ManualScheduler(true)));
         assertEquals("node2", HostCpu.forNodes(3, CostTable.zero(), new ManualScheduler(true))[2].name());
     }
+
+    @Test
+    void protocolOperationsArePricedByNameAndChargedLikeItems() {
+        String text = prices().format("test") + "op.careful.shrink-window.ps-per-call = 21000\n"
+                + "rule.op.careful.shrink-window = by hand, for this test\n";
+        CostTable table = CostTable.parse(text, "test table");
+        assertEquals(21_000, table.operationPicos("careful.shrink-window"));
+        assertEquals("by hand, for this test", table.operationRule("careful.shrink-window"));
+        assertEquals(table.operations(), CostTable.parse(table.format("again"), "round trip").operations());
+        ManualScheduler s = new ManualScheduler(true);
+        HostCpu cpu = HostCpu.on(s, table, "n0");
+        HostCpu.Operation shrink = cpu.operation("careful.shrink-window");
+        assertTrue(shrink == cpu.operation("careful.shrink-window"), "one object per name and CPU");
+        s.now = 1_000;
+        shrink.charge();
+        cpu.charge(CostItem.HANDLER_DISPATCH);
+        assertEquals(1_024, cpu.busyUntil()); // 1000 + 21 + 2.5, rounded up
+        assertEquals(1, shrink.calls());
+        assertEquals(21_000 + 2_500, cpu.totalPicos());
+        assertTrue(cpu.summary().contains("careful.shrink-window 1 call = 21.0 ns"), cpu.summary());
+
+        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
+                () -> cpu.operation("traditional.implicit-ack"));
+        assertTrue(missing.getMessage().contains("op.traditional.implicit-ack.ps-per-call"), missing.getMessage());
+        HostCpu free = HostCpu.on(s, CostTable.zero(), "n1");
+        free.operation("traditional.implicit-ack").charge();
+        assertFalse(free.busyAfter(s.now), "the zero table prices every operation at 0");
+        assertThrows(IllegalArgumentException.class, () -> CostTable.parse(
+                prices().format("bad") + "op.x.ps-per-call = -1\n", "negative"));
+    }
 }
