@@ -62,6 +62,7 @@ public class UnetProtocolBench {
         runner = new NodeRunner(time, testbed.links(), HostCpu.forNodes(testbed.links().length, CostTable.zero(), time),
                 (link, clock, cpu) -> new GoBackNCore(link, clock, new GoBackNConfig(4, 240, 10_000_000), cpu), app,
                 NodeSlowness.NONE);
+        System.out.println("UnetProtocolBench: " + runner.cpu(0).table().describe()); // the table it runs with
         sender = (GoBackNCore) runner.node(0).core();
         message = MemorySegment.ofArray(new byte[240]);
         acknowledged = () -> delivered == target && sender.inFlight(1) == 0;
