@@ -44,6 +44,10 @@ public class UnetProtocolBench {
     @Param({"24", "200"})
     public int payload;
 
+    /** The host cost table: {@code measured} also takes the framing's CPU-paced doorbell path. */
+    @Param({"zero", "measured"})
+    public String costs;
+
     private UnetLinkTestbed testbed;
     private VirtualTimeBase time;
     private NodeRunner runner;
@@ -59,9 +63,10 @@ public class UnetProtocolBench {
         time = testbed.virtualTimeBase();
         MessageHandler count = (peer, data, offset, length) -> delivered++;
         NodeApplication app = node -> ((MessageCore) node.core()).deliver(count, Integer.MAX_VALUE);
-        runner = new NodeRunner(time, testbed.links(), HostCpu.forNodes(testbed.links().length, CostTable.zero(), time),
+        runner = new NodeRunner(time, testbed.links(), HostCpu.forNodes(testbed.links().length, CostTable.named(costs), time),
                 (link, clock, cpu) -> new GoBackNCore(link, clock, new GoBackNConfig(4, 240, 10_000_000), cpu), app,
                 NodeSlowness.NONE);
+        System.out.println("UnetProtocolBench: " + runner.cpu(0).table().describe()); // the table it runs with
         sender = (GoBackNCore) runner.node(0).core();
         message = MemorySegment.ofArray(new byte[240]);
         acknowledged = () -> delivered == target && sender.inFlight(1) == 0;

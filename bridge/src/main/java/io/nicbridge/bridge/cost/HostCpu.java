@@ -30,6 +30,7 @@ public final class HostCpu {
     private final String name;
     private final CostTable table;
     private final Clock clock;
+    private final Scheduler scheduler;
     private final boolean virtual;
     private final long[] price;
     private final long[] units;
@@ -38,10 +39,11 @@ public final class HostCpu {
     private long busyNanos = Long.MIN_VALUE;
     private long carryPicos;
 
-    private HostCpu(String name, CostTable table, Clock clock, boolean virtual) {
+    private HostCpu(String name, CostTable table, Clock clock, Scheduler scheduler, boolean virtual) {
         this.name = Objects.requireNonNull(name, "name");
         this.table = Objects.requireNonNull(table, "table");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.scheduler = scheduler;
         this.virtual = virtual;
         int n = CostItem.all().length;
         price = new long[n];
@@ -54,7 +56,16 @@ public final class HostCpu {
 
     /** @return a CPU on {@code scheduler}'s clock: delaying work when the scheduler is virtual, counting otherwise */
     public static HostCpu on(Scheduler scheduler, CostTable table, String name) {
-        return new HostCpu(name, table, scheduler, scheduler.isVirtual());
+        Objects.requireNonNull(scheduler, "scheduler");
+        return new HostCpu(name, table, scheduler, scheduler, scheduler.isVirtual());
+    }
+
+    /**
+     * @return a CPU that charges nothing: the zero table, on the real clock, never delaying; what a link charges
+     *     until it is given its node's CPU ({@code Link.hostCpu})
+     */
+    public static HostCpu uncharged(String name) {
+        return new HostCpu(name, CostTable.zero(), System::nanoTime, null, false);
     }
 
     /** @return one CPU per node ({@code node0 .. node<n-1>}), all on {@code scheduler} and priced by {@code table} */
@@ -158,6 +169,14 @@ public final class HostCpu {
 
     public CostTable table() {
         return table;
+    }
+
+    /**
+     * @return the scheduler whose clock this CPU runs on, for work that must wait for the CPU (a framing's doorbell
+     *     rung at {@link #now()}); null for an {@link #uncharged} CPU, which never delays
+     */
+    public Scheduler scheduler() {
+        return scheduler;
     }
 
     /** @return units of {@code item} charged so far */

@@ -7,7 +7,9 @@
  *
  * <h2>Who charges what</h2>
  * Each piece of work is charged once, by the code that does it, at the point it does it, to the CPU it was given at
- * setup (a constructor argument: one {@code HostCpu} per node, shared by that node's runner, core and link):
+ * setup: one {@code HostCpu} per node, shared by that node's runner, core and link. The runner builds the core with
+ * it and hands it to the link ({@link io.nicbridge.bridge.link.Link#hostCpu}); the simulated media (the in-memory
+ * medium, the fabric) take their nodes' CPUs at construction instead. A link never given one charges nothing.
  * <table>
  *   <caption>charging rules</caption>
  *   <tr><th>who</th><th>item</th><th>when</th></tr>
@@ -23,17 +25,22 @@
  *   <tr><td>framing</td><td>{@code DESCRIPTOR_RECLAIM}</td><td>per descriptor taken back: a TX buffer reused by a
  *       claim, an RX frame handed up by poll</td></tr>
  *   <tr><td>framing</td><td>{@code TABLE_LOOKUP}</td><td>per address demultiplexed (Ethernet SA or FDDI station to
- *       peer, U-Net channel tag to endpoint)</td></tr>
- *   <tr><td>framing</td><td>{@code COPY}</td><td>per byte the host copies (a header written, a payload copied into
- *       a comm segment); bytes the card moves by DMA cost the host nothing</td></tr>
- *   <tr><td>framing</td><td>{@code PIO_WORD}</td><td>per 32-bit word moved through a card window by programmed I/O
- *       (the Medusa: a send or receive copies {@code ceil(bytes / 4)} words; a checksum computed during that copy
- *       is charged as {@code CHECKSUM} per byte on top, since the CPU still adds every word)</td></tr>
+ *       peer, U-Net channel tag to peer)</td></tr>
+ *   <tr><td>framing</td><td>{@code COPY}</td><td>per byte the host copies (a header written, a U-Net inline send's
+ *       bytes copied into its descriptor); bytes the card moves by DMA cost the host nothing</td></tr>
+ *   <tr><td>framing</td><td>{@code PIO_WORD}</td><td>per 32-bit access through a card window by programmed I/O
+ *       (the Medusa: a send copies {@code ceil(bytes / 4)} words, plus the 2 accesses that clear and read the card's
+ *       checksum register; a received frame read in place in buffer RAM crosses the bus once,
+ *       {@code ceil(bytes / 4)} words). The Medusa's checksum unit sums the halfwords as they cross the bus, so a
+ *       checksum obtained during a PIO copy costs the host no {@code CHECKSUM} pass: that is the careful protocol's
+ *       gain</td></tr>
  *   <tr><td>driver</td><td>{@code INTERRUPT}</td><td>only for an interrupt it services itself outside a runner's
  *       readiness path (an ISR of its own)</td></tr>
  * </table>
  * A framing that sends stamps the frame with {@link io.nicbridge.bridge.cost.HostCpu#now()} (the time its CPU has
- * reached), not the scheduler's clock, so host work before the send delays the frame. In real time the same calls
- * only count; the real CPU pays.
+ * reached), not the scheduler's clock, so host work before the send delays the frame: the simulated media compute
+ * the frame's departure from it, and a card framing rings the card's doorbell then
+ * ({@link io.nicbridge.bridge.link.CpuPacedTransmits}). A receive buffer given back is the card's at once (not
+ * paced). In real time the same calls only count; the real CPU pays.
  */
 package io.nicbridge.bridge.cost;

@@ -1,5 +1,7 @@
 package io.nicbridge.bridge.link;
 
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.bridge.port.PortCounters;
@@ -27,6 +29,18 @@ import java.util.Objects;
  * address not in the table as from an unknown peer; one that came back from this very station as own; one whose
  * header's length disagrees with the frame as damaged. Only the rest reach {@link LinkHandler#onFrame}.
  *
+ * <h2>Host cost</h2>
+ * Given its node's CPU ({@link #hostCpu}), the link charges what the host does for each frame, per
+ * {@link io.nicbridge.bridge.cost}: a successful claim reclaims a transmit descriptor ({@code DESCRIPTOR_RECLAIM});
+ * a commit writes the header ({@code COPY}, {@link #headerLength()} bytes) and posts the descriptor
+ * ({@code DESCRIPTOR_POST}), plus what the framing's {@link #chargeTransmit} adds (the Medusa's PIO words); every
+ * frame the port hands over is a receive descriptor reclaimed, a frame with a good status has its source looked
+ * up ({@code TABLE_LOOKUP}) and its bytes read as {@link #chargeRead} says (nothing for a card that DMAs into host
+ * memory), and every frame given back to the port - by {@link #release} or because it was not for this link - is a
+ * descriptor posted. The payload bytes are the card's DMA (or the core's own, which it charges). In virtual time the
+ * port's commit (the doorbell) waits until the CPU has done the work charged before it ({@link CpuPacedTransmits}).
+ * The writable-again probe in {@link #poll} is not charged (a driver looks at its ring's ownership bit anyway).
+ *
  * <h2>Readiness</h2>
  * The port's {@link PortReadiness} listener is installed at construction; it only calls the link's readiness
  * listener (from the card's thread, see {@link PortReadiness}). {@link #signalsReadiness()} says whether the port
@@ -50,9 +64,10 @@ public abstract class FramePortLink implements Link {
 
     private final int[] txPeer;
     private final MemorySegment[] txPayload;
-    private final int[] rxPeer;
-    private final int[] rxLength;
+    private final ReceivedFrames rx;
     private final MemorySegment[] rxPayload;
+    private final CpuPacedTransmits transmits;
+    private HostCpu cpu;
     private boolean wantWritable;
     private boolean closed;
     private volatile Runnable readiness;
@@ -93,11 +108,11 @@ public abstract class FramePortLink implements Link {
         this.broadcast = broadcast;
         txPeer = new int[txHandles];
         txPayload = new MemorySegment[txHandles];
-        rxPeer = new int[rxHandles];
-        rxLength = new int[rxHandles];
+        rx = ReceivedFrames.ofHandles(name, rxHandles);
         rxPayload = new MemorySegment[rxHandles];
         Arrays.fill(txPeer, NOT_HELD);
-        Arrays.fill(rxPeer, NOT_HELD);
+        cpu = HostCpu.uncharged(name);
+        transmits = new CpuPacedTransmits(name, txHandles, cpu, (h, frameLength, unused) -> transmit(h, frameLength));
         this.signals = port.readinessListener(this::portReady);
     }
 
@@ -136,6 +151,27 @@ public abstract class FramePortLink implements Link {
 
     /** Called when a claimed handle goes back unsent (abort or close), for framings that keep per-handle state. */
     protected void forget(int txHandle) {
+    }
+
+    /**
+     * Charges what the host does to hand a built frame of {@code payload} bytes to the card, beyond the header
+     * written (charged already): by default posting one descriptor.
+     */
+    protected void chargeTransmit(HostCpu cpu, int txHandle, int payload) {
+        cpu.charge(CostItem.DESCRIPTOR_POST);
+    }
+
+    /**
+     * Charges reading {@code bytes} of a received frame where the card left it; nothing by default (the card's DMA put
+     * it in host memory). Called with the header's length for a frame that is looked at and dropped, with the whole
+     * frame's for one handed up.
+     */
+    protected void chargeRead(HostCpu cpu, int bytes) {
+    }
+
+    /** @return the CPU this link charges (an uncharged one until {@link #hostCpu} is called) */
+    protected final HostCpu cpu() {
+        return cpu;
     }
 
     // ------------------------------------------------------------------ Link
@@ -183,6 +219,13 @@ public abstract class FramePortLink implements Link {
         return peers.address(peer);
     }
 
+    @Override
+    public void hostCpu(HostCpu cpu) {
+        checkOpen();
+        transmits.cpu(cpu);
+        this.cpu = cpu;
+    }
+
     /** @return true when the port signals readiness; false when the runner must poll the link on a timer */
     public boolean signalsReadiness() {
         return signals;
@@ -205,6 +248,7 @@ public abstract class FramePortLink implements Link {
             throw new IllegalStateException(name + ": the port returned transmit handle " + h + ", outside the "
                     + txPeer.length + " this framing was built for");
         }
+        cpu.charge(CostItem.DESCRIPTOR_RECLAIM);
         txPeer[h] = peer;
         return h;
     }
@@ -229,8 +273,10 @@ public abstract class FramePortLink implements Link {
         checkCommit(txHandle, length);
         int peer = txPeer[txHandle];
         writeHeader(frameBuffer(txHandle), peer, length);
+        cpu.charge(CostItem.COPY, headerLength);
+        chargeTransmit(cpu, txHandle, length);
         txPeer[txHandle] = NOT_HELD;
-        transmit(txHandle, headerLength + length);
+        transmits.commit(txHandle, headerLength + length, 0);
     }
 
     @Override
@@ -272,70 +318,81 @@ public abstract class FramePortLink implements Link {
 
     /** Classifies a frame the port handed over: true = now held for the handler, false = counted and released. */
     private boolean accept(int h) {
-        if (h >= rxPeer.length) {
+        if (h >= rx.capacity()) {
             port.release(h);
             throw new IllegalStateException(name + ": the port returned receive handle " + h + ", outside the "
-                    + rxPeer.length + " this framing was built for");
+                    + rx.capacity() + " this framing was built for");
         }
+        cpu.charge(CostItem.DESCRIPTOR_RECLAIM);
         if (!FrameStatus.isOk(port.rxStatus(h))) {
             framesDamaged++;
-            port.release(h);
+            giveBack(h);
             return false;
         }
         MemorySegment frame = port.rxBuffer(h);
         int length = port.rxLength(h);
         if (length <= headerLength || !accepts(frame, length)) {
+            chargeRead(cpu, Math.min(length, headerLength));
             framesFiltered++;
-            port.release(h);
+            giveBack(h);
             return false;
         }
+        cpu.charge(CostItem.TABLE_LOOKUP);
         int peer = peers.peerOf(source(frame));
         if (peer == PeerTable.UNKNOWN || peer == self) {
+            chargeRead(cpu, headerLength);
             if (peer == self) {
                 ownFrames++;
             } else {
                 framesFromUnknownPeers++;
             }
-            port.release(h);
+            giveBack(h);
             return false;
         }
         int payload = payloadLength(frame, length);
         if (payload < 1 || payload > Math.min(mtu, length - headerLength)) {
+            chargeRead(cpu, headerLength);
             framesDamaged++;
-            port.release(h);
+            giveBack(h);
             return false;
         }
+        chargeRead(cpu, headerLength + payload);
         if (rxPayload[h] == null) {
             rxPayload[h] = frame.asSlice(headerLength); // once per handle, then reused
         }
-        rxPeer[h] = peer;
-        rxLength[h] = payload;
+        rx.hold(h, peer, payload, rxPayload[h]);
         return true;
+    }
+
+    /** A frame not for the caller goes straight back to the card: one descriptor posted. */
+    private void giveBack(int h) {
+        cpu.charge(CostItem.DESCRIPTOR_POST);
+        port.release(h);
     }
 
     @Override
     public int rxPeer(int rxHandle) {
-        checkHeld(rxHandle);
-        return rxPeer[rxHandle];
+        checkOpen();
+        return rx.peer(rxHandle);
     }
 
     @Override
     public MemorySegment rxBuffer(int rxHandle) {
-        checkHeld(rxHandle);
-        return rxPayload[rxHandle];
+        checkOpen();
+        return rx.buffer(rxHandle);
     }
 
     @Override
     public int rxLength(int rxHandle) {
-        checkHeld(rxHandle);
-        return rxLength[rxHandle];
+        checkOpen();
+        return rx.length(rxHandle);
     }
 
     @Override
     public void release(int rxHandle) {
-        checkHeld(rxHandle);
-        rxPeer[rxHandle] = NOT_HELD;
-        port.release(rxHandle);
+        checkOpen();
+        rx.release(rxHandle);
+        giveBack(rxHandle);
     }
 
     @Override
@@ -390,9 +447,10 @@ public abstract class FramePortLink implements Link {
             if (signals) {
                 port.readinessListener(null);
             }
-            for (int h = 0; h < rxPeer.length; h++) {
-                if (rxPeer[h] != NOT_HELD) {
-                    rxPeer[h] = NOT_HELD;
+            transmits.flush(); // frames committed still go out
+            for (int h = 0; h < rx.capacity(); h++) {
+                if (rx.isHeld(h)) {
+                    rx.release(h);
                     port.release(h);
                 }
             }
@@ -433,13 +491,6 @@ public abstract class FramePortLink implements Link {
         checkOpen();
         if (txHandle < 0 || txHandle >= txPeer.length || txPeer[txHandle] == NOT_HELD) {
             throw new IllegalStateException(name + ": transmit handle " + txHandle + " is not claimed by the caller");
-        }
-    }
-
-    private void checkHeld(int rxHandle) {
-        checkOpen();
-        if (rxHandle < 0 || rxHandle >= rxPeer.length || rxPeer[rxHandle] == NOT_HELD) {
-            throw new IllegalStateException(name + ": receive handle " + rxHandle + " is not a frame the caller holds");
         }
     }
 

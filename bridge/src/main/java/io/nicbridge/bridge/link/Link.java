@@ -1,5 +1,6 @@
 package io.nicbridge.bridge.link;
 
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.port.PortCounters;
 import java.lang.foreign.MemorySegment;
 
@@ -133,6 +134,19 @@ public interface Link extends AutoCloseable {
      * writable after a refused claim). Setup-time; {@code null} removes it.
      */
     void readinessListener(Runnable listener);
+
+    /**
+     * Gives the link its node's CPU, the one the node's runner and core charge: from now on the framing charges it
+     * the host work it does (descriptors posted and reclaimed, header and inline bytes copied, PIO words, address
+     * lookups: the rules of {@link io.nicbridge.bridge.cost}), and in virtual time a committed frame reaches the card
+     * when that CPU gets there ({@link HostCpu#now()}). A runner calls this once per node at setup, before the first
+     * claim or poll. A link never given a CPU charges nothing.
+     *
+     * <p>The default does nothing: for a link whose medium charges the CPUs it was built with (the in-memory medium,
+     * the fabric) or that does no host work of its own.
+     */
+    default void hostCpu(HostCpu cpu) {
+    }
 
     /**
      * @return the medium-specific extension of the given type (e.g. the Medusa's PIO send with checksum), or

@@ -1,5 +1,6 @@
 package io.nicbridge.protocols.dst;
 
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.link.LinkHandler;
 import io.nicbridge.bridge.port.PortCounters;
@@ -156,6 +157,11 @@ public final class PartitionedLink implements Link {
     @Override
     public void readinessListener(Runnable listener) {
         inner.readinessListener(listener);
+    }
+
+    @Override
+    public void hostCpu(HostCpu cpu) {
+        inner.hostCpu(cpu);
     }
 
     @Override

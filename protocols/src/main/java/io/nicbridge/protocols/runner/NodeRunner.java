@@ -53,7 +53,8 @@ public final class NodeRunner {
 
     /**
      * @param links one link per node, in node order (node i = links[i], whose {@code self()} must be i)
-     * @param cpus  one CPU per node, in node order, on {@code scheduler} (the same ones the links charge)
+     * @param cpus  one CPU per node, in node order, on {@code scheduler}; each is handed to its node's link
+     *              ({@link Link#hostCpu}), so the runner, the core and the framing charge the same one
      * @param cores builds node i's core from its link, the scheduler (the core's clock) and its CPU
      */
     public NodeRunner(Scheduler scheduler, Link[] links, HostCpu[] cpus, CoreBuilder cores,
@@ -74,6 +75,7 @@ public final class NodeRunner {
                 throw new IllegalArgumentException("links[" + i + "] is peer " + links[i].self() + ", not " + i);
             }
             HostCpu cpu = Objects.requireNonNull(cpus[i], "cpus[" + i + "]");
+            links[i].hostCpu(cpu);
             nodes[i] = new Node(i, links[i], cpu, Objects.requireNonNull(cores.build(links[i], scheduler, cpu),
                     "core of node " + i), application);
         }

@@ -53,6 +53,7 @@ public final class ThreadPerNodeRunner implements AutoCloseable {
             }
             EventLoop loop = new EventLoop(name + "-node" + i, maxParkNanos);
             HostCpu cpu = HostCpu.on(loop, costs, "node" + i);
+            links[i].hostCpu(cpu);
             nodes[i] = new Node(i, links[i], cpu, Objects.requireNonNull(cores.build(links[i], loop, cpu),
                     "core of node " + i), application, loop);
         }

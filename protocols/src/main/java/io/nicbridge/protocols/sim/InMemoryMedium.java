@@ -4,6 +4,7 @@ import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.link.LinkHandler;
+import io.nicbridge.bridge.link.ReceivedFrames;
 import io.nicbridge.bridge.port.PortCounters;
 import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
@@ -63,8 +64,6 @@ public final class InMemoryMedium {
     private static final byte FREE = 0;
     private static final byte CLAIMED = 1;
     private static final byte FLYING = 2;
-    private static final byte QUEUED = 3;
-    private static final byte HELD = 4;
 
     private final Scheduler scheduler;
     private final Config config;
@@ -147,15 +146,7 @@ public final class InMemoryMedium {
         private boolean wantWritable;
         private long lastArrival = Long.MIN_VALUE;
 
-        private final MemorySegment[] rxBuffer;
-        private final byte[] rxState;
-        private final int[] rxPeer;
-        private final int[] rxLength;
-        private final int[] rxFreeStack;
-        private int rxFreeCount;
-        private final int[] rxQueue;
-        private int rxQueueHead;
-        private int rxQueueCount;
+        private final ReceivedFrames rx;
         private Runnable readiness;
         private boolean closed;
 
@@ -182,17 +173,11 @@ public final class InMemoryMedium {
             }
             txFree = tx;
             MemorySegment rxMemory = MemorySegment.ofArray(new byte[rx * mtu]);
-            rxBuffer = new MemorySegment[rx];
-            rxState = new byte[rx];
-            rxPeer = new int[rx];
-            rxLength = new int[rx];
-            rxFreeStack = new int[rx];
-            rxQueue = new int[rx];
+            MemorySegment[] rxSlots = new MemorySegment[rx];
             for (int s = 0; s < rx; s++) {
-                rxBuffer[s] = rxMemory.asSlice((long) s * mtu, mtu);
-                rxFreeStack[s] = rx - 1 - s;
+                rxSlots[s] = rxMemory.asSlice((long) s * mtu, mtu);
             }
-            rxFreeCount = rx;
+            this.rx = ReceivedFrames.ofSlots(name, rxSlots);
         }
 
         @Override
@@ -293,13 +278,10 @@ public final class InMemoryMedium {
         public int poll(LinkHandler handler, int limit) {
             checkOpen();
             int n = 0;
-            while (n < limit && rxQueueCount > 0) {
-                int slot = rxQueue[rxQueueHead];
-                rxQueueHead = rxQueueHead + 1 == rxQueue.length ? 0 : rxQueueHead + 1;
-                rxQueueCount--;
-                rxState[slot] = HELD;
+            int slot;
+            while (n < limit && (slot = rx.next()) != ReceivedFrames.NONE) {
                 cpu.charge(CostItem.DESCRIPTOR_RECLAIM);
-                counters.recordRx(rxLength[slot]);
+                counters.recordRx(rx.length(slot));
                 n++;
                 handler.onFrame(this, slot);
             }
@@ -312,33 +294,41 @@ public final class InMemoryMedium {
 
         @Override
         public int rxPeer(int rxHandle) {
-            checkHeld(rxHandle);
-            return rxPeer[rxHandle];
+            checkOpen();
+            return rx.peer(rxHandle);
         }
 
         @Override
         public MemorySegment rxBuffer(int rxHandle) {
-            checkHeld(rxHandle);
-            return rxBuffer[rxHandle];
+            checkOpen();
+            return rx.buffer(rxHandle);
         }
 
         @Override
         public int rxLength(int rxHandle) {
-            checkHeld(rxHandle);
-            return rxLength[rxHandle];
+            checkOpen();
+            return rx.length(rxHandle);
         }
 
         @Override
         public void release(int rxHandle) {
-            checkHeld(rxHandle);
+            checkOpen();
+            rx.release(rxHandle);
             cpu.charge(CostItem.DESCRIPTOR_POST);
-            rxState[rxHandle] = FREE;
-            rxFreeStack[rxFreeCount++] = rxHandle;
         }
 
         @Override
         public void readinessListener(Runnable listener) {
             readiness = listener;
+        }
+
+        /** The medium charges the CPUs it was built with; a runner must hand its node the same one. */
+        @Override
+        public void hostCpu(HostCpu given) {
+            if (given != cpu) {
+                throw new IllegalArgumentException(name + " charges " + cpu.name() + " given to the medium at"
+                        + " construction, not " + (given == null ? "null" : given.name()));
+            }
         }
 
         @Override
@@ -383,23 +373,19 @@ public final class InMemoryMedium {
         }
 
         private void accept(int from, MemorySegment frame, int length, int corruptOffset, byte mask) {
-            if (closed || rxFreeCount == 0) {
+            int slot = closed ? ReceivedFrames.NONE : rx.allocate();
+            if (slot == ReceivedFrames.NONE) {
                 counters.recordRxDrop();
                 return;
             }
-            int slot = rxFreeStack[--rxFreeCount];
-            MemorySegment.copy(frame, 0, rxBuffer[slot], 0, length);
+            MemorySegment buffer = rx.slot(slot);
+            MemorySegment.copy(frame, 0, buffer, 0, length);
             if (corruptOffset >= 0) {
                 long at = corruptOffset % length;
-                byte b = rxBuffer[slot].get(ValueLayout.JAVA_BYTE, at);
-                rxBuffer[slot].set(ValueLayout.JAVA_BYTE, at, (byte) (b ^ mask));
+                byte b = buffer.get(ValueLayout.JAVA_BYTE, at);
+                buffer.set(ValueLayout.JAVA_BYTE, at, (byte) (b ^ mask));
             }
-            rxState[slot] = QUEUED;
-            rxPeer[slot] = from;
-            rxLength[slot] = length;
-            int tail = rxQueueHead + rxQueueCount;
-            rxQueue[tail >= rxQueue.length ? tail - rxQueue.length : tail] = slot;
-            rxQueueCount++;
+            rx.arrived(slot, from, length, 0);
             signal();
         }
 
@@ -420,13 +406,6 @@ public final class InMemoryMedium {
             checkOpen();
             if (h < 0 || h >= txState.length || txState[h] != CLAIMED) {
                 throw new IllegalStateException(name + ": transmit handle " + h + " is not claimed by the caller");
-            }
-        }
-
-        private void checkHeld(int h) {
-            checkOpen();
-            if (h < 0 || h >= rxState.length || rxState[h] != HELD) {
-                throw new IllegalStateException(name + ": receive handle " + h + " is not a frame the caller holds");
             }
         }
 

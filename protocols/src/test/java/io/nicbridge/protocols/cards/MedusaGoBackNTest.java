@@ -66,6 +66,7 @@ class MedusaGoBackNTest {
             for (var l : ring.links) {
                 damaged += l.framesDamaged();
             }
+            System.out.println(runner.costSummary()); // the table this card run was priced by
             return new VirtualRun(runner.traceDigest(), vt.nanoTime() - t0, retransmitted(runner::node, NODES),
                     damaged);
         }

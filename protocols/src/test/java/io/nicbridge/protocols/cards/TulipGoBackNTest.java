@@ -69,6 +69,7 @@ class TulipGoBackNTest {
             long retransmitted = ((GoBackNCore) runner.node(0).core()).counters().retransmitted()
                     + ((GoBackNCore) runner.node(1).core()).counters().retransmitted();
             long damaged = ((TulipLink) links[0]).framesDamaged() + ((TulipLink) links[1]).framesDamaged();
+            System.out.println(runner.costSummary()); // the table this card run was priced by
             return new VirtualRun(runner.traceDigest(), vt.nanoTime() - t0, retransmitted, bed.wire().faultsInjected(),
                     damaged);
         }

@@ -66,6 +66,7 @@ class GoBackNOnSba200VirtualTest {
             long completed = tb.endpoint(0).sendCompletions(io.nicbridge.contract.Sba200Unet.TX_STATUS_SENT);
             UnetLink la = tb.link(0);
             UnetLink lb = tb.link(1);
+            System.out.println(runner.costSummary()); // the table this card run was priced by
             return new Run(runner.traceDigest(), runner.dispatches(), world.nanoTime(),
                     a.counters().timeouts() + b.counters().timeouts(),
                     a.counters().retransmitted() + b.counters().retransmitted(),

@@ -1,5 +1,7 @@
 package io.nicbridge.bridge.driver.medusa;
 
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.FramePortLink;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.link.PeerTable;
@@ -31,10 +33,28 @@ import java.util.Objects;
  * the FDDI broadcast address, and this station's own frames, which a ring may bring back, are dropped and counted.
  * Readiness comes from the driver's interrupt line (RX_READY, TX_DONE), so the driver must run in
  * {@link MedusaConfig.InterruptMode#INTERRUPT} for a runner that sleeps.
+ *
+ * <h2>Host cost (the Medusa bus)</h2>
+ * Beyond {@link FramePortLink}'s descriptor, header and lookup charges, every byte that crosses the bus is moved by
+ * the host CPU one programmed-I/O access at a time, charged as {@code PIO_WORD}s of 4 bytes:
+ * <ul>
+ *   <li>a commit copies what is still in host memory - the whole frame, or FC, DA, SA and the protocol header after
+ *       a single copy - {@code ceil(bytes / 4)} words, plus 2 register words (PIO_CKSUM cleared before the copy and
+ *       read after it, as the driver does on every copy); the LEN entry and the TX_FIFO push are the descriptor
+ *       post;</li>
+ *   <li>a single copy ({@link MedusaSingleCopy}) moves its payload the same way, {@code ceil(length / 4) + 2}
+ *       words. Its checksum is the card's: the checksum unit sums the halfwords as they cross the bus, so the host
+ *       pays only the register read, never a {@code CHECKSUM} pass - which is what the careful protocol gains;</li>
+ *   <li>receive is in place in buffer RAM, so every byte of it the host looks at crosses the bus once: FC, DA and SA
+ *       of a frame that is dropped, the whole frame of one handed up, {@code ceil(bytes / 4)} words (the core's own
+ *       pass over the payload is charged by the core as memory work on top).</li>
+ * </ul>
  */
 public final class MedusaLink extends FramePortLink {
     /** FC, DA, SA. */
     public static final int HEADER = MedusaDriver.MAC_HEADER;
+    /** Register accesses of one PIO copy besides its data: PIO_CKSUM written (cleared) before, read after. */
+    public static final int CHECKSUM_REGISTER_WORDS = 2;
 
     private final MedusaDriver driver;
     private final byte fc;
@@ -121,6 +141,28 @@ public final class MedusaLink extends FramePortLink {
     }
 
     @Override
+    protected void chargeTransmit(HostCpu cpu, int txHandle, int payload) {
+        int at = onCardAt[txHandle];
+        chargePio(cpu, at >= 0 ? HEADER + at : HEADER + payload);
+        super.chargeTransmit(cpu, txHandle, payload);
+    }
+
+    @Override
+    protected void chargeRead(HostCpu cpu, int bytes) {
+        cpu.charge(CostItem.PIO_WORD, pioWords(bytes));
+    }
+
+    /** One PIO copy with the checksum unit: its words, and the PIO_CKSUM clear and read. */
+    private static void chargePio(HostCpu cpu, int bytes) {
+        cpu.charge(CostItem.PIO_WORD, pioWords(bytes) + CHECKSUM_REGISTER_WORDS);
+    }
+
+    /** @return the 32-bit bus accesses that move {@code bytes} bytes */
+    static int pioWords(int bytes) {
+        return (bytes + 3) >>> 2;
+    }
+
+    @Override
     protected void forget(int txHandle) {
         onCardAt[txHandle] = -1;
     }
@@ -137,6 +179,7 @@ public final class MedusaLink extends FramePortLink {
         }
         Objects.requireNonNull(src, "src");
         int sum = driver.copyIntoClaimed(txHandle, HEADER + at, src, srcOffset, length);
+        chargePio(cpu(), length);
         onCardAt[txHandle] = at;
         onCardLength[txHandle] = length;
         return sum;

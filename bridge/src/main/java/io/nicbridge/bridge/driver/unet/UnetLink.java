@@ -2,8 +2,12 @@ package io.nicbridge.bridge.driver.unet;
 
 import static io.nicbridge.contract.Sba200Unet.*;
 
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.HostCpu;
+import io.nicbridge.bridge.link.CpuPacedTransmits;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.link.LinkHandler;
+import io.nicbridge.bridge.link.ReceivedFrames;
 import io.nicbridge.bridge.port.PortCounters;
 import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
@@ -50,6 +54,17 @@ import java.util.Objects;
  * - by an optional {@link #writableProbe probe timer} that calls the listener while a claim waits. A runner that
  * polls every pass (one event loop per node) needs no probe.
  *
+ * <h2>Host cost</h2>
+ * Given its node's CPU ({@link #hostCpu}), the link charges per {@link io.nicbridge.bridge.cost}: a successful
+ * claim reclaims a send descriptor ({@code DESCRIPTOR_RECLAIM}); a commit posts one send descriptor
+ * ({@code DESCRIPTOR_POST}: the double-word store into the i960's send queue), and an inline send also copies its
+ * bytes into the descriptor ({@code COPY} per byte; a buffer send's bytes are the card's DMA); every receive
+ * descriptor polled is one reclaimed, and one whose message is kept has its channel tag looked up
+ * ({@code TABLE_LOOKUP}); giving a message back posts its receive descriptor and, for a buffer message, the buffer
+ * to the free queue (one {@code DESCRIPTOR_POST} each). An inline message is read in place in the receive queue,
+ * which lies in host memory: no copy. In virtual time the send reaches the card when the CPU gets there
+ * ({@link CpuPacedTransmits}).
+ *
  * <h2>Threads</h2>
  * One thread claims, commits, polls and releases (the core's); the link is its endpoint's only sender and receiver.
  * The readiness listener runs on the card's signalling thread (see {@link UnetEndpoint#readinessListener}) or on the
@@ -63,6 +78,8 @@ import java.util.Objects;
  * changes nothing.
  */
 public final class UnetLink implements Link {
+    private static final int COMMITTED = -3;
+
     private final String name;
     private final UnetEndpoint ep;
     private final int self;
@@ -75,16 +92,17 @@ public final class UnetLink implements Link {
     private final PortCounters counters = new PortCounters();
 
     private final UnetSendBuffers tx;
+    /** Per TX buffer: the peer named at claim, or {@link #COMMITTED} while a commit waits for the CPU. */
     private final int[] txPeer;
     private boolean wantWritable;
+    private final CpuPacedTransmits transmits;
+    private HostCpu cpu;
 
     private final MemorySegment[] rxBufferSlices;
     private final MemorySegment[] inlineSlices;
-    private int heldHandle = NONE;
+    /** Receive handles are receive-queue slots; one is held at a time (the queue is consumed in order). */
+    private final ReceivedFrames rx;
     private long heldDescriptor = -1;
-    private int heldPeer;
-    private int heldLength;
-    private MemorySegment heldBuffer;
 
     private volatile Runnable readiness;
     private Runnable progress = () -> { };
@@ -149,12 +167,15 @@ public final class UnetLink implements Link {
         this.rxBuffers = rxBuffers;
         this.tx = new UnetSendBuffers(name, endpoint, counters, (int) areaOffset, stride, txBuffers, mtu);
         txPeer = new int[txBuffers];
+        cpu = HostCpu.uncharged(name);
+        transmits = new CpuPacedTransmits(name, txBuffers, cpu, (h, length, channel) -> tx.commit(h, channel, length));
         rxBufferSlices = new MemorySegment[rxBuffers];
         for (int i = 0; i < rxBuffers; i++) {
             rxBufferSlices[i] = seg.asSlice(rxBase + (long) stride * i, mtu);
         }
         MemorySegment rq = endpoint.receiveQueueSegment();
         inlineSlices = new MemorySegment[endpoint.receiveQueueLength()];
+        rx = ReceivedFrames.ofHandles(name, endpoint.receiveQueueLength());
         for (int i = 0; i < inlineSlices.length; i++) {
             inlineSlices[i] = rq.asSlice((long) i * RECV_DESC_SIZE + RECV_DESC_INLINE_OFS, INLINE_MAX);
         }
@@ -209,6 +230,13 @@ public final class UnetLink implements Link {
         return this;
     }
 
+    @Override
+    public void hostCpu(HostCpu cpu) {
+        checkOpen();
+        transmits.cpu(cpu);
+        this.cpu = cpu;
+    }
+
     public UnetEndpoint endpoint() {
         return ep;
     }
@@ -257,31 +285,46 @@ public final class UnetLink implements Link {
             armProbe();
             return NONE;
         }
+        cpu.charge(CostItem.DESCRIPTOR_RECLAIM);
         txPeer[h] = peer;
         return h;
     }
 
     @Override
     public MemorySegment txBuffer(int txHandle) {
-        checkOpen();
+        checkClaimed(txHandle);
         return tx.buffer(txHandle);
     }
 
     @Override
     public void commit(int txHandle, int length) {
-        checkOpen();
-        tx.check(txHandle);
+        checkClaimed(txHandle);
         if (length < 1 || length > mtu) {
             throw new IllegalArgumentException(name + ": frame length must be in [1, " + mtu + "], was " + length);
         }
-        tx.commit(txHandle, channelOf[txPeer[txHandle]], length);
+        if (length <= INLINE_MAX) {
+            cpu.charge(CostItem.COPY, length); // into the descriptor: one cell, no DMA
+        }
+        cpu.charge(CostItem.DESCRIPTOR_POST);
+        int channel = channelOf[txPeer[txHandle]];
+        txPeer[txHandle] = COMMITTED;
         counters.recordTx(length);
+        transmits.commit(txHandle, length, channel);
     }
 
     @Override
     public void abort(int txHandle) {
-        checkOpen();
+        checkClaimed(txHandle);
         tx.abort(txHandle);
+    }
+
+    /** @throws IllegalStateException when {@code txHandle} is not claimed (or its commit waits for the CPU) */
+    private void checkClaimed(int txHandle) {
+        checkOpen();
+        tx.check(txHandle);
+        if (txPeer[txHandle] == COMMITTED) {
+            throw new IllegalStateException(name + ": TX handle " + txHandle + " is committed already");
+        }
     }
 
     // ------------------------------------------------------------------ receive
@@ -292,14 +335,14 @@ public final class UnetLink implements Link {
         Objects.requireNonNull(handler, "handler");
         progress.run();
         int n = 0;
-        while (n < limit && heldHandle == NONE) {
+        while (n < limit && rx.heldCount() == 0) {
             long d = ep.poll();
             if (d < 0) {
                 break;
             }
             if (take(d)) {
                 n++;
-                handler.onFrame(this, heldHandle);
+                handler.onFrame(this, (int) (d / RECV_DESC_SIZE));
             }
         }
         if (wantWritable) {
@@ -315,12 +358,14 @@ public final class UnetLink implements Link {
 
     /** Makes descriptor {@code d} the held frame, or counts and releases it. @return true when it is a frame */
     private boolean take(long d) {
+        cpu.charge(CostItem.DESCRIPTOR_RECLAIM);
         int length = ep.length(d);
         if (ep.isError(d)) {
             counters.recordRxError(); // the card found it damaged (lost cell, CRC, length) or had no buffer
-            ep.release(d);
+            giveBack(d);
             return false;
         }
+        cpu.charge(CostItem.TABLE_LOOKUP);
         int peer = peerOf[ep.channel(d)];
         MemorySegment buffer = null;
         if (ep.isInline(d)) {
@@ -333,43 +378,46 @@ public final class UnetLink implements Link {
         }
         if (peer == NONE || buffer == null || length < 1) {
             counters.recordRxDrop(); // a channel of no peer, or a frame this framing never sends (too long, empty)
-            ep.release(d);
+            giveBack(d);
             return false;
         }
         heldDescriptor = d;
-        heldHandle = (int) (d / RECV_DESC_SIZE);
-        heldPeer = peer;
-        heldLength = length;
-        heldBuffer = buffer;
+        rx.hold((int) (d / RECV_DESC_SIZE), peer, length, buffer);
         counters.recordRx(length);
         return true;
     }
 
+    /** The descriptor back to the card, and a buffer message's buffers to the free queue: one post each. */
+    private void giveBack(long d) {
+        cpu.charge(CostItem.DESCRIPTOR_POST, ep.isInline(d) ? 1 : 1 + ep.bufferCount(d));
+        ep.release(d);
+    }
+
     @Override
     public int rxPeer(int rxHandle) {
-        checkHeld(rxHandle);
-        return heldPeer;
+        checkOpen();
+        return rx.peer(rxHandle);
     }
 
     @Override
     public MemorySegment rxBuffer(int rxHandle) {
-        checkHeld(rxHandle);
-        return heldBuffer;
+        checkOpen();
+        return rx.buffer(rxHandle);
     }
 
     @Override
     public int rxLength(int rxHandle) {
-        checkHeld(rxHandle);
-        return heldLength;
+        checkOpen();
+        return rx.length(rxHandle);
     }
 
     @Override
     public void release(int rxHandle) {
-        checkHeld(rxHandle);
-        ep.release(heldDescriptor); // the descriptor back to the card, its buffer to the free queue
-        heldHandle = NONE;
+        checkOpen();
+        rx.release(rxHandle);
+        long d = heldDescriptor;
         heldDescriptor = -1;
-        heldBuffer = null;
+        giveBack(d);
     }
 
     // ------------------------------------------------------------------ readiness
@@ -427,9 +475,11 @@ public final class UnetLink implements Link {
         }
         if (ep.isLive()) {
             ep.readinessListener(null);
-            if (heldHandle != NONE) {
+            transmits.flush(); // frames committed still go out
+            if (heldDescriptor >= 0) {
+                rx.release((int) (heldDescriptor / RECV_DESC_SIZE));
                 ep.release(heldDescriptor);
-                heldHandle = NONE;
+                heldDescriptor = -1;
             }
         }
     }
@@ -447,14 +497,6 @@ public final class UnetLink implements Link {
             throw new IllegalArgumentException(name + ": peer must be in [0, " + channelOf.length + ") and not this node ("
                     + self + ")" + (peer == BROADCAST ? "; U-Net has no broadcast (a channel is point to point)" : "")
                     + ", was " + peer);
-        }
-    }
-
-    private void checkHeld(int h) {
-        checkOpen();
-        if (h == NONE || h != heldHandle) {
-            throw new IllegalStateException(name + ": RX handle " + h + " is not the frame the caller holds"
-                    + (heldHandle == NONE ? " (none is held)" : " (" + heldHandle + " is)"));
         }
     }
 

@@ -4,6 +4,7 @@ import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.link.LinkHandler;
+import io.nicbridge.bridge.link.ReceivedFrames;
 import io.nicbridge.bridge.port.PortCounters;
 import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
@@ -95,8 +96,6 @@ public final class FabricLinks {
     private static final byte CLAIMED = 1;
     private static final byte PENDING = 2;
     private static final byte SENT = 3;
-    private static final byte QUEUED = 1;
-    private static final byte HELD = 2;
 
     /**
      * @param mtu        payload bytes per frame (1 .. 65535)
@@ -311,16 +310,7 @@ public final class FabricLinks {
         private int refused;             // bit per class whose claim was refused since the last onWritable
         private boolean toldWritable;
 
-        private final MemorySegment[] rxSlot;
-        private final byte[] rxState;
-        private final int[] rxPeer;
-        private final int[] rxClass;
-        private final int[] rxLength;
-        private final int[] rxFreeStack;
-        private int rxFreeCount;
-        private final int[] rxQueue;
-        private int rxQueueHead;
-        private int rxQueueCount;
+        private final ReceivedFrames rx;
 
         private Runnable readiness;
         private boolean closed;
@@ -348,18 +338,11 @@ public final class FabricLinks {
             }
             txFreeCount = tx;
             MemorySegment rxStore = MemorySegment.ofArray(new byte[rx * mtu]);
-            rxSlot = new MemorySegment[rx];
-            rxState = new byte[rx];
-            rxPeer = new int[rx];
-            rxClass = new int[rx];
-            rxLength = new int[rx];
-            rxFreeStack = new int[rx];
-            rxQueue = new int[rx];
+            MemorySegment[] rxSlot = new MemorySegment[rx];
             for (int s = 0; s < rx; s++) {
                 rxSlot[s] = rxStore.asSlice((long) s * mtu, mtu);
-                rxFreeStack[s] = rx - 1 - s;
             }
-            rxFreeCount = rx;
+            this.rx = ReceivedFrames.ofSlots(name, rxSlot);
         }
 
         @Override
@@ -518,20 +501,14 @@ public final class FabricLinks {
             framesDelivered++;
             NodeLink from = links[(int) (id >>> 24) & (MAX_NODES - 1)];
             int s = (int) id & (MAX_NODES - 1);
-            if (closed || rxFreeCount == 0) {
+            int r = closed ? ReceivedFrames.NONE : rx.allocate();
+            if (r == ReceivedFrames.NONE) {
                 counters.recordRxDrop();
             } else {
-                int r = rxFreeStack[--rxFreeCount];
                 int length = from.txLength[s];
-                MemorySegment.copy(from.txSlot[s], 0, rxSlot[r], 0, length);
-                rxState[r] = QUEUED;
-                rxPeer[r] = from.node;
-                rxClass[r] = packet.packetClass();
-                rxLength[r] = length;
-                int tail = rxQueueHead + rxQueueCount;
-                rxQueue[tail >= rxQueue.length ? tail - rxQueue.length : tail] = r;
-                rxQueueCount++;
-                if (rxFreeCount == 0) {
+                MemorySegment.copy(from.txSlot[s], 0, rx.slot(r), 0, length);
+                rx.arrived(r, from.node, length, packet.packetClass());
+                if (rx.free() == 0) {
                     port.receiving(false); // no slot left: the NI stops taking flits and the fabric backs up
                 }
                 signal();
@@ -543,14 +520,11 @@ public final class FabricLinks {
         public int poll(LinkHandler handler, int limit) {
             checkOpen();
             int n = 0;
-            while (n < limit && rxQueueCount > 0) {
-                int r = rxQueue[rxQueueHead];
-                rxQueueHead = rxQueueHead + 1 == rxQueue.length ? 0 : rxQueueHead + 1;
-                rxQueueCount--;
-                rxState[r] = HELD;
+            int r;
+            while (n < limit && (r = rx.next()) != ReceivedFrames.NONE) {
                 cpu.charge(CostItem.DESCRIPTOR_RECLAIM);
-                cpu.charge(CostItem.COPY, rxLength[r]);
-                counters.recordRx(rxLength[r]);
+                cpu.charge(CostItem.COPY, rx.length(r));
+                counters.recordRx(rx.length(r));
                 n++;
                 handler.onFrame(this, r);
             }
@@ -564,37 +538,37 @@ public final class FabricLinks {
 
         @Override
         public int rxPeer(int rxHandle) {
-            checkHeld(rxHandle);
-            return rxPeer[rxHandle];
+            checkOpen();
+            return rx.peer(rxHandle);
         }
 
         @Override
         public int rxClass(int rxHandle) {
-            checkHeld(rxHandle);
-            return rxClass[rxHandle];
+            checkOpen();
+            return rx.tag(rxHandle);
         }
 
         @Override
         public MemorySegment rxBuffer(int rxHandle) {
-            checkHeld(rxHandle);
-            return rxSlot[rxHandle];
+            checkOpen();
+            return rx.buffer(rxHandle);
         }
 
         @Override
         public int rxLength(int rxHandle) {
-            checkHeld(rxHandle);
-            return rxLength[rxHandle];
+            checkOpen();
+            return rx.length(rxHandle);
         }
 
         @Override
         public void release(int rxHandle) {
-            checkHeld(rxHandle);
+            checkOpen();
+            rx.checkHeld(rxHandle);
             cpu.charge(CostItem.DESCRIPTOR_POST);
-            rxState[rxHandle] = FREE;
-            if (rxFreeCount++ == 0) {
+            if (rx.free() == 0) {
                 port.receiving(true);
             }
-            rxFreeStack[rxFreeCount - 1] = rxHandle;
+            rx.release(rxHandle);
         }
 
         @Override
@@ -644,17 +618,10 @@ public final class FabricLinks {
             }
         }
 
-        private void checkHeld(int h) {
-            checkOpen();
-            if (h < 0 || h >= rxState.length || rxState[h] != HELD) {
-                throw new IllegalStateException(name + ": receive handle " + h + " is not a frame the caller holds");
-            }
-        }
-
         @Override
         public String toString() {
             return "fabric link " + name + ": " + counters + ", " + (config.txBuffers() - txFreeCount)
-                    + " store slots busy, " + rxQueueCount + " frames waiting";
+                    + " store slots busy, " + rx.queued() + " frames waiting";
         }
     }
 }
