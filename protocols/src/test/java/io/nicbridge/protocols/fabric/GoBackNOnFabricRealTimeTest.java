@@ -48,7 +48,7 @@ class GoBackNOnFabricRealTimeTest {
                 }
             }
             Exchange app = new Exchange(NODES, MESSAGES, SIZE);
-            GoBackNConfig cfg = new GoBackNConfig(8, SIZE, TimeUnit.MILLISECONDS.toNanos(20));
+            GoBackNConfig cfg = new GoBackNConfig(8, SIZE, TimeUnit.MILLISECONDS.toNanos(10));
             ThreadPerNodeRunner runner = new ThreadPerNodeRunner("fabric-gbn", medium.links(), CostTable.zero(),
                     (link, clock, cpu) -> new GoBackNCore(link, clock, cfg, cpu), app,
                     TimeUnit.MILLISECONDS.toNanos(1));

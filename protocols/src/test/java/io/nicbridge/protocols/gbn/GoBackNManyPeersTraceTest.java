@@ -11,6 +11,7 @@ import io.nicbridge.protocols.core.MessageChannel;
 import io.nicbridge.protocols.core.MessageCore;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.NodeRunner;
+import io.nicbridge.protocols.runner.RunnerNode;
 import io.nicbridge.protocols.runner.NodeSlowness;
 import io.nicbridge.protocols.sim.FrameFaults;
 import io.nicbridge.protocols.sim.InMemoryMedium;
@@ -72,7 +73,7 @@ class GoBackNManyPeersTraceTest {
                 (link, clock, cpu) -> new GoBackNCore(link, clock, new GoBackNConfig(4, MESSAGE, 60_000), cpu),
                 app, NodeSlowness.NONE);
         for (int i = 0; i < nodes; i++) {
-            NodeRunner.Node n = runner.node(i);
+            RunnerNode n = runner.node(i);
             Timer t = time.newTimer("start" + i, () -> {
                 app.afterEvent(n);
                 n.applicationActed();

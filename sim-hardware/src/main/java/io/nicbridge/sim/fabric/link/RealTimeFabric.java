@@ -41,7 +41,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * The lock is fair: a node thread waiting for its link gets it at the end of the current cycle, even when the fabric
  * steps back to back (an unfair lock would let the fabric thread take it again before the woken node thread runs).
  * A link's readiness listener runs on the engine thread, inside the cycle that made the link ready; it must only
- * hand over (e.g. an event loop's {@code wakeup()}).
+ * hand over (e.g. an event loop's {@code wakeup()}). A poll takes the lock only after such a notification (or a
+ * full batch, or an abort, which may make a refused link writable again): the idle polls of a spinning node loop
+ * cost a volatile read, not a turn at the fabric's lock.
  *
  * <h2>Host cost</h2>
  * Each link node gets a {@link HostCpu} on the real clock, priced by the given table: in real time charges are only
@@ -229,10 +231,26 @@ public final class RealTimeFabric implements DeviceModel, AutoCloseable {
         private final Link inner;
         private final PacketClasses innerClasses;
         private LinkHandler handler; // the poll in progress's handler (node thread, under the lock)
+        private volatile Runnable listener;
+        /**
+         * Set when a poll may find work: by the inner link's readiness notification (fabric thread, under the lock),
+         * after a full batch and after an abort; cleared under the lock before the inner poll, so a notification
+         * after that sets it again.
+         */
+        private volatile boolean mayHaveWork = true;
 
         GuardedLink(Link inner) {
             this.inner = inner;
             this.innerClasses = inner.capability(PacketClasses.class);
+            inner.readinessListener(this::ready);
+        }
+
+        private void ready() {
+            mayHaveWork = true;
+            Runnable l = listener;
+            if (l != null) {
+                l.run();
+            }
         }
 
         @Override
@@ -306,6 +324,7 @@ public final class RealTimeFabric implements DeviceModel, AutoCloseable {
             lock.lock();
             try {
                 inner.abort(txHandle);
+                mayHaveWork = true; // a freed slot may end a refusal: the next poll checks for onWritable
             } finally {
                 lock.unlock();
             }
@@ -314,10 +333,18 @@ public final class RealTimeFabric implements DeviceModel, AutoCloseable {
         @Override
         public int poll(LinkHandler h, int limit) {
             Objects.requireNonNull(h, "handler");
+            if (!mayHaveWork) {
+                return 0;
+            }
             lock.lock();
             try {
+                mayHaveWork = false;
                 handler = h;
-                return inner.poll(this, limit);
+                int n = inner.poll(this, limit);
+                if (n == limit) {
+                    mayHaveWork = true; // more may be queued
+                }
+                return n;
             } finally {
                 handler = null;
                 lock.unlock();
@@ -388,12 +415,7 @@ public final class RealTimeFabric implements DeviceModel, AutoCloseable {
 
         @Override
         public void readinessListener(Runnable listener) {
-            lock.lock();
-            try {
-                inner.readinessListener(listener);
-            } finally {
-                lock.unlock();
-            }
+            this.listener = listener;
         }
 
         @Override
