@@ -4,6 +4,7 @@ import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.Scheduler;
+import io.nicbridge.protocols.core.ProtocolCore;
 import java.util.Objects;
 
 /**
@@ -67,8 +68,9 @@ public final class NodeRunner {
                 throw new IllegalArgumentException("links[" + i + "] is peer " + links[i].self() + ", not " + i);
             }
             HostCpu cpu = Objects.requireNonNull(cpus[i], "cpus[" + i + "]");
-            nodes[i] = new NodeDispatch(i, links[i], cpu, Objects.requireNonNull(cores.build(links[i], scheduler, cpu),
-                    "core of node " + i), application, scheduler, slowness, this::traced, NodeDispatch.Wakeup.INTERRUPT);
+            ProtocolCore core = Objects.requireNonNull(cores.build(links[i], scheduler, cpu), "core of node " + i);
+            nodes[i] = new NodeDispatch(i, links[i], cpu, core, application, scheduler, slowness, this::traced,
+                    NodeDispatch.Wakeup.INTERRUPT);
         }
     }
 

@@ -43,7 +43,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * A link's readiness listener runs on the engine thread, inside the cycle that made the link ready; it must only
  * hand over (e.g. an event loop's {@code wakeup()}). A poll takes the lock only after such a notification (or a
  * full batch, or an abort, which may make a refused link writable again): the idle polls of a spinning node loop
- * cost a volatile read, not a turn at the fabric's lock.
+ * cost a volatile read, not a turn at the fabric's lock. Nothing allocates per call or per cycle except what the
+ * lock itself does when a thread has to queue for it ({@link ReentrantLock} allocates a wait node per contended
+ * acquisition).
  *
  * <h2>Host cost</h2>
  * Each link node gets a {@link HostCpu} on the real clock, priced by the given table: in real time charges are only

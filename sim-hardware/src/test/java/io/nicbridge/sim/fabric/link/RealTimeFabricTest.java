@@ -88,7 +88,8 @@ class RealTimeFabricTest {
         long cycles = r[1];
         System.out.printf("paced fabric: %d cycles of %d ns in %d ns%n", cycles, cycle, elapsed);
         assertTrue(cycles >= 10, "a full frame crosses six hops in many cycles: " + cycles);
-        assertTrue(elapsed >= (cycles - 2) * cycle, "cycles " + cycles + " in " + elapsed + " ns: faster than the clock");
+        assertTrue(elapsed >= (cycles - 2) * cycle,
+                "cycles " + cycles + " in " + elapsed + " ns: faster than the clock");
         assertNotSame(Thread.currentThread(), signalled.get(), "the fabric's own thread delivered the frame");
     }
 
