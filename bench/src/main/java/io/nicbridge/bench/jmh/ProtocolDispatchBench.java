@@ -35,9 +35,10 @@ import org.openjdk.jmh.annotations.State;
  *   <li>{@code messageAndAck}: node 0 offers a 32-byte message; the world runs until idle: the DATA frame's arrival
  *       event, node 1's poll and onFrame, delivery to its application, its explicit ACK, node 0's poll and onFrame
  *       (about 4 scheduler events, 2 frames, 2 CRCs);</li>
- *   <li>{@code lossAndTimeout}: the same with the DATA frame lost, so the retransmission timer fires (onTimer, go
- *       back N) and the message goes again: the difference to {@code messageAndAck} is one timer dispatch plus one
- *       more frame.</li>
+ *   <li>{@code nextDeadline}: the core's answer to the runner's question after every event, alone;</li>
+ *   <li>{@code lossAndTimeout}: the same as {@code messageAndAck} with the DATA frame lost, so the retransmission
+ *       timer fires (onTimer, go back N) and the message goes again: the difference to {@code messageAndAck} is one
+ *       timer dispatch plus one more frame.</li>
  * </ul>
  * Must allocate nothing (-prof gc ~0 B/op), with either cost table (the charges of the runner, core and medium are
  * part of every operation).
@@ -97,6 +98,15 @@ public class ProtocolDispatchBench {
     public long lossAndTimeout() {
         dropNext = true;
         return oneMessage();
+    }
+
+    /**
+     * The query a runner makes after every event it dispatched: the sender core's next deadline, here with nothing in
+     * flight (the state after every {@code messageAndAck}).
+     */
+    @Benchmark
+    public long nextDeadline() {
+        return sender.nextDeadline();
     }
 
     private long oneMessage() {

@@ -65,6 +65,7 @@ public final class RealTimeFabric implements DeviceModel, AutoCloseable {
     private long startNanos;
     private long stopNanos;
     private boolean started;
+    private boolean stopped;
 
     /**
      * @param network   the fabric, stepped from {@link #start()} on by the engine thread only
@@ -113,7 +114,8 @@ public final class RealTimeFabric implements DeviceModel, AutoCloseable {
         engine.close();
         lock.lock();
         try {
-            if (started && stopNanos == 0) {
+            if (started && !stopped) {
+                stopped = true;
                 stopNanos = time.nanoTime();
             }
         } finally {
@@ -128,7 +130,7 @@ public final class RealTimeFabric implements DeviceModel, AutoCloseable {
 
     /** @return every link, in node order (a runner's input) */
     public Link[] links() {
-        return links.clone();
+        return java.util.Arrays.copyOf(links, links.length, Link[].class);
     }
 
     /** @return node {@code node}'s CPU, which its link's work is counted on */
@@ -169,7 +171,7 @@ public final class RealTimeFabric implements DeviceModel, AutoCloseable {
     public double nanosPerCycle() {
         lock.lock();
         try {
-            long end = stopNanos != 0 ? stopNanos : time.nanoTime();
+            long end = stopped ? stopNanos : time.nanoTime();
             long cycles = medium.cyclesStepped();
             return cycles == 0 ? Double.NaN : (double) (end - startNanos) / cycles;
         } finally {
