@@ -28,14 +28,17 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Virtual runner -> go-back-N core -> in-memory link, on one thread, two nodes:
+ * Virtual runner -> go-back-N core -> in-memory link, on one thread: nodes 0 and 1 of a medium of {@code nodes}
+ * (the others stay silent, but every core has a channel to each of them, so {@code nodes} is the core's peer count,
+ * which its per-call bookkeeping, e.g. finding its next deadline, must not scale with):
  * <ul>
  *   <li>{@code messageAndAck}: node 0 offers a 32-byte message; the world runs until idle: the DATA frame's arrival
  *       event, node 1's poll and onFrame, delivery to its application, its explicit ACK, node 0's poll and onFrame
  *       (about 4 scheduler events, 2 frames, 2 CRCs);</li>
- *   <li>{@code lossAndTimeout}: the same with the DATA frame lost, so the retransmission timer fires (onTimer, go
- *       back N) and the message goes again: the difference to {@code messageAndAck} is one timer dispatch plus one
- *       more frame.</li>
+ *   <li>{@code nextDeadline}: the core's answer to the runner's question after every event, alone;</li>
+ *   <li>{@code lossAndTimeout}: the same as {@code messageAndAck} with the DATA frame lost, so the retransmission
+ *       timer fires (onTimer, go back N) and the message goes again: the difference to {@code messageAndAck} is one
+ *       timer dispatch plus one more frame.</li>
  * </ul>
  * Must allocate nothing (-prof gc ~0 B/op), with either cost table (the charges of the runner, core and medium are
  * part of every operation).
@@ -48,6 +51,10 @@ public class ProtocolDispatchBench {
     /** The host cost table the nodes' CPUs charge (zero or measured: charging must allocate nothing either way). */
     @Param({"zero", "measured"})
     public String costs;
+
+    /** Nodes on the medium: every core's peer count. */
+    @Param({"2", "256"})
+    public int nodes;
 
     private VirtualTimeBase time;
     private NodeRunner runner;
@@ -66,12 +73,16 @@ public class ProtocolDispatchBench {
                 fate.drop = true;
             }
         };
-        HostCpu[] cpus = HostCpu.forNodes(2, CostTable.named(costs), time);
-        InMemoryMedium medium = new InMemoryMedium(time, new InMemoryMedium.Config(2, 64, 4, 8, 1_000, 80), faults,
+        HostCpu[] cpus = HostCpu.forNodes(nodes, CostTable.named(costs), time);
+        InMemoryMedium medium = new InMemoryMedium(time, new InMemoryMedium.Config(nodes, 64, 4, 8, 1_000, 80), faults,
                 cpus);
         MessageHandler count = (peer, data, offset, length) -> delivered += length;
         NodeApplication app = node -> ((MessageCore) node.core()).deliver(count, Integer.MAX_VALUE);
-        runner = new NodeRunner(time, new Link[] {medium.link(0), medium.link(1)}, cpus,
+        Link[] links = new Link[nodes];
+        for (int i = 0; i < nodes; i++) {
+            links[i] = medium.link(i);
+        }
+        runner = new NodeRunner(time, links, cpus,
                 (link, clock, cpu) -> new GoBackNCore(link, clock, new GoBackNConfig(4, 32, 100_000), cpu), app,
                 NodeSlowness.NONE);
         sender = (MessageCore) runner.node(0).core();
@@ -87,6 +98,15 @@ public class ProtocolDispatchBench {
     public long lossAndTimeout() {
         dropNext = true;
         return oneMessage();
+    }
+
+    /**
+     * The query a runner makes after every event it dispatched: the sender core's next deadline, here with nothing in
+     * flight (the state after every {@code messageAndAck}).
+     */
+    @Benchmark
+    public long nextDeadline() {
+        return sender.nextDeadline();
     }
 
     private long oneMessage() {

@@ -4,6 +4,7 @@ import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.Clock;
+import io.nicbridge.bridge.time.TimerHeap;
 import io.nicbridge.protocols.core.Guarantee;
 import io.nicbridge.protocols.core.MessageCore;
 import io.nicbridge.protocols.core.MessageHandler;
@@ -39,6 +40,11 @@ import java.util.zip.CRC32C;
  * </ul>
  * A claim the link refuses stops sending until {@link #onWritable}. Hot paths allocate nothing.
  *
+ * <p><b>Timeouts.</b> Each peer's retransmission deadline is one entry of a {@link TimerHeap} (removed while
+ * nothing is in flight to it), so {@link #nextDeadline()}, which the runner asks after every event, is O(1) and a
+ * deadline change O(log peers) however many peers the node has. {@link #onTimer()} takes the expired entries off
+ * the heap into a bit set and handles them in peer order, as a scan over all peers would.
+ *
  * <p><b>Host work</b> charged to the node's {@link HostCpu}, per byte as it happens: {@link CostItem#COPY} for the
  * message copied in by {@code offer}, the payload copied from the send ring into the frame, the frame copied into the
  * link's buffer, the arrived frame copied out of the link's buffer and the payload copied into the receive ring;
@@ -68,7 +74,10 @@ public final class GoBackNCore implements MessageCore {
     private final int[] sndNext;
     private final int[] sndMax; // one past the highest seq ever sent: acks up to it are valid after a go-back
     private final int[] sndTail;
-    private final long[] rtoDeadline;
+    private final long[] rtoDeadline; // NO_DEADLINE, or the time its entry is queued at in timeouts
+    private final TimerHeap<PeerTimeout> timeouts;
+    private final PeerTimeout[] timeoutOf;
+    private final long[] expired; // bit p: peer p's timeout expired in the current onTimer
     private final boolean[] ackPending;
     private final MemorySegment[] txRing;
     private final int[][] txLength;
@@ -113,6 +122,13 @@ public final class GoBackNCore implements MessageCore {
         sndTail = new int[peers];
         rtoDeadline = new long[peers];
         java.util.Arrays.fill(rtoDeadline, NO_DEADLINE);
+        timeouts = new TimerHeap<>(Math.max(1, peers));
+        timeoutOf = new PeerTimeout[peers];
+        for (int p = 0; p < peers; p++) {
+            timeoutOf[p] = new PeerTimeout(p);
+            timeouts.reserve();
+        }
+        expired = new long[(peers + 63) >>> 6];
         ackPending = new boolean[peers];
         txRing = new MemorySegment[peers];
         txLength = new int[peers][2 * window];
@@ -225,12 +241,27 @@ public final class GoBackNCore implements MessageCore {
     @Override
     public void onTimer() {
         long now = clock.nanoTime();
-        for (int p = 0; p < peers; p++) {
-            if (rtoDeadline[p] <= now) {
+        // The expired set is fixed before any is handled: handling one peer touches no other peer's deadline.
+        int firstWord = expired.length;
+        int lastWord = -1;
+        PeerTimeout t;
+        while ((t = timeouts.peek()) != null && rtoDeadline[t.peer] <= now) {
+            timeouts.remove(t);
+            int w = t.peer >>> 6;
+            expired[w] |= 1L << t.peer;
+            firstWord = Math.min(firstWord, w);
+            lastWord = Math.max(lastWord, w);
+        }
+        for (int w = firstWord; w <= lastWord; w++) {
+            long bits = expired[w];
+            expired[w] = 0;
+            while (bits != 0) {
+                int p = (w << 6) + Long.numberOfTrailingZeros(bits);
+                bits &= bits - 1;
                 // Go back N: everything from the oldest unacknowledged message is sent again.
                 counters.timeouts++;
                 sndNext[p] = sndBase[p];
-                rtoDeadline[p] = now + rto;
+                rtoDeadline(p, now + rto);
                 pump(p);
             }
         }
@@ -238,11 +269,7 @@ public final class GoBackNCore implements MessageCore {
 
     @Override
     public long nextDeadline() {
-        long next = NO_DEADLINE;
-        for (long d : rtoDeadline) {
-            next = Math.min(next, d);
-        }
-        return next;
+        return timeouts.nextDeadline(); // Long.MAX_VALUE, i.e. NO_DEADLINE, when nothing is in flight
     }
 
     @Override
@@ -281,7 +308,17 @@ public final class GoBackNCore implements MessageCore {
         if (sndNext[peer] - ack < 0) {
             sndNext[peer] = ack; // acked beyond where a go-back restarted: skip what the peer already has
         }
-        rtoDeadline[peer] = sndMax[peer] == ack ? NO_DEADLINE : clock.nanoTime() + rto;
+        rtoDeadline(peer, sndMax[peer] == ack ? NO_DEADLINE : clock.nanoTime() + rto);
+    }
+
+    /** Sets {@code peer}'s retransmission deadline ({@link #NO_DEADLINE}: none) and moves its heap entry. */
+    private void rtoDeadline(int peer, long deadline) {
+        rtoDeadline[peer] = deadline;
+        if (deadline == NO_DEADLINE) {
+            timeouts.remove(timeoutOf[peer]);
+        } else {
+            timeouts.schedule(timeoutOf[peer], deadline);
+        }
     }
 
     private void received(int peer, int seq, int payload) {
@@ -319,7 +356,7 @@ public final class GoBackNCore implements MessageCore {
             }
             sndNext[peer] = seq + 1;
             if (rtoDeadline[peer] == NO_DEADLINE) {
-                rtoDeadline[peer] = clock.nanoTime() + rto;
+                rtoDeadline(peer, clock.nanoTime() + rto);
             }
         }
         if (ackPending[peer] && !linkBlocked && sendFrame(peer, GoBackNWire.ACK, 0)) {
@@ -356,6 +393,15 @@ public final class GoBackNCore implements MessageCore {
         if (peer < 0 || peer >= peers || peer == self) {
             throw new IllegalArgumentException("peer must be in [0, " + peers + ") and not this node (" + self
                     + "), was " + peer);
+        }
+    }
+
+    /** A peer's retransmission timeout as an entry of the core's heap. */
+    private static final class PeerTimeout extends TimerHeap.Entry {
+        final int peer;
+
+        PeerTimeout(int peer) {
+            this.peer = peer;
         }
     }
 

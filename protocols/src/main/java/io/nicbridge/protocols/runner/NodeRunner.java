@@ -4,7 +4,6 @@ import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.Scheduler;
-import io.nicbridge.bridge.time.Timer;
 import io.nicbridge.protocols.core.ProtocolCore;
 import java.util.Objects;
 
@@ -20,18 +19,18 @@ import java.util.Objects;
  *       readiness is signalled from another thread (a card's engine thread, the shim) needs a runner that hands it
  *       over through the loop's {@code wakeup()}: the one-thread-per-node real-time runner, not this one.</li>
  * </ul>
- * Per node:
+ * Per node ({@code NodeDispatch}, the per-node part both runners share, in its interrupt mode):
  * <ul>
  *   <li>{@code io}: armed (after the node's {@link NodeSlowness} delay) when the node's link says it is ready; it
  *       polls the link with the core as handler ({@code onFrame}, {@code onWritable});</li>
- *   <li>{@code deadline}: armed at the core's {@link ProtocolCore#nextDeadline()} after every event; it calls
- *       {@code onTimer}.</li>
+ *   <li>{@code deadline}: armed at the core's {@link io.nicbridge.protocols.core.ProtocolCore#nextDeadline()} after
+ *       every event; it calls {@code onTimer}.</li>
  * </ul>
  * After each event the node's {@link NodeApplication} runs, then the deadline timer is re-armed. The runner keeps a
  * digest of every dispatch (time, node, kind) so that two runs can be compared for determinism. Nothing allocates
  * per event.
  *
- * <p><b>Host cost.</b> Every node is a CPU ({@link HostCpu}, shared with its core and its link's framing). The runner
+ * <p><b>Host cost.</b> Every node is a CPU ({@link HostCpu}, shared with its core and its link's framing). The node
  * charges {@link CostItem#HANDLER_DISPATCH} per event it hands the core, {@link CostItem#TIMER_ARM} /
  * {@link CostItem#TIMER_CANCEL} per change of the core's deadline timer, and {@link CostItem#INTERRUPT} per readiness
  * notification that wakes the node. In virtual time a node whose CPU is still busy handles nothing before
@@ -40,15 +39,10 @@ import java.util.Objects;
  * wire-only run, event for event.
  */
 public final class NodeRunner {
-    /** Frames one io event hands to the core at most, so one busy node cannot starve the others of events. */
-    private static final int POLL_BATCH = 16;
-
     private final Scheduler scheduler;
-    private final Node[] nodes;
+    private final NodeDispatch[] nodes;
     private final HostCpu[] cpus;
-    private final NodeSlowness slowness;
     private long digest = 0xcbf29ce484222325L;
-    private boolean stopped;
     private long dispatches;
 
     /**
@@ -64,20 +58,21 @@ public final class NodeRunner {
         Objects.requireNonNull(cpus, "cpus");
         Objects.requireNonNull(cores, "cores");
         Objects.requireNonNull(application, "application");
-        this.slowness = Objects.requireNonNull(slowness, "slowness");
+        Objects.requireNonNull(slowness, "slowness");
         if (cpus.length != links.length) {
             throw new IllegalArgumentException("cpus: one per node wanted, " + links.length + ", got " + cpus.length);
         }
         this.cpus = cpus.clone();
-        nodes = new Node[links.length];
+        nodes = new NodeDispatch[links.length];
         for (int i = 0; i < links.length; i++) {
             if (links[i].self() != i) {
                 throw new IllegalArgumentException("links[" + i + "] is peer " + links[i].self() + ", not " + i);
             }
             HostCpu cpu = Objects.requireNonNull(cpus[i], "cpus[" + i + "]");
             links[i].hostCpu(cpu);
-            nodes[i] = new Node(i, links[i], cpu, Objects.requireNonNull(cores.build(links[i], scheduler, cpu),
-                    "core of node " + i), application);
+            ProtocolCore core = Objects.requireNonNull(cores.build(links[i], scheduler, cpu), "core of node " + i);
+            nodes[i] = new NodeDispatch(i, links[i], cpu, core, application, scheduler, slowness, this::traced,
+                    NodeDispatch.Wakeup.INTERRUPT);
         }
     }
 
@@ -89,7 +84,7 @@ public final class NodeRunner {
         return nodes.length;
     }
 
-    public Node node(int i) {
+    public RunnerNode node(int i) {
         return nodes[i];
     }
 
@@ -135,7 +130,8 @@ public final class NodeRunner {
         return sb.toString();
     }
 
-    private void traced(long now, int node, int kind) {
+    private void traced(int node, int kind) {
+        long now = scheduler.nanoTime();
         dispatches++;
         long h = digest;
         h = (h ^ now) * 0x100000001b3L;
@@ -149,126 +145,8 @@ public final class NodeRunner {
      * reaches the cores or their closed links. Idempotent; the runner cannot be restarted.
      */
     public void stop() {
-        stopped = true;
-        for (Node n : nodes) {
-            n.io.cancel();
-            n.deadline.cancel();
-        }
-    }
-
-    /** One node: its link, core, application and the two timers that drive them. */
-    public final class Node implements RunnerNode {
-        private static final int KIND_IO = 1;
-        private static final int KIND_TIMER = 2;
-        private static final int KIND_APP = 3;
-
-        private final int id;
-        private final Link link;
-        private final HostCpu cpu;
-        private final ProtocolCore core;
-        private final NodeApplication application;
-        private final Timer io;
-        private final Timer deadline;
-
-        Node(int id, Link link, HostCpu cpu, ProtocolCore core, NodeApplication application) {
-            this.id = id;
-            this.link = link;
-            this.cpu = cpu;
-            this.core = core;
-            this.application = application;
-            this.io = scheduler.newTimer("node" + id + ".io", this::serviceLink);
-            this.deadline = scheduler.newTimer("node" + id + ".deadline", this::serviceTimer);
-            link.readinessListener(this::linkReady);
-        }
-
-        @Override
-        public int id() {
-            return id;
-        }
-
-        @Override
-        public Link link() {
-            return link;
-        }
-
-        @Override
-        public ProtocolCore core() {
-            return core;
-        }
-
-        /** {@inheritDoc} Also traces it. */
-        @Override
-        public void applicationActed() {
-            traced(scheduler.nanoTime(), id, KIND_APP);
-            rearm();
-        }
-
-        /** The link's readiness notification: the node's interrupt. Later ones before the poll are coalesced. */
-        private void linkReady() {
-            if (!stopped && !io.isArmed()) {
-                long now = scheduler.nanoTime();
-                cpu.charge(CostItem.INTERRUPT);
-                long at = now + slowness.delayNanos(id, now);
-                io.armAt(cpu.busyAfter(at) ? cpu.busyUntil() : at);
-            }
-        }
-
-        /** @return true when the CPU is still busy at the timer's due time, after moving the timer to when it is free */
-        private boolean deferredWhileBusy(Timer timer) {
-            if (cpu.busyAfter(scheduler.nanoTime())) {
-                timer.armAt(cpu.busyUntil());
-                return true;
-            }
-            return false;
-        }
-
-        private void serviceLink() {
-            if (deferredWhileBusy(io)) {
-                return;
-            }
-            traced(scheduler.nanoTime(), id, KIND_IO);
-            cpu.charge(CostItem.HANDLER_DISPATCH);
-            int n = link.poll(core, POLL_BATCH);
-            if (n == POLL_BATCH) {
-                linkReady(); // more may be waiting: come back after the other nodes had their turn
-            }
-            application.afterEvent(this);
-            rearm();
-        }
-
-        private void serviceTimer() {
-            if (deferredWhileBusy(deadline)) {
-                return;
-            }
-            long now = scheduler.nanoTime();
-            traced(now, id, KIND_TIMER);
-            cpu.charge(CostItem.HANDLER_DISPATCH);
-            core.onTimer();
-            if (core.nextDeadline() <= now) {
-                throw new IllegalStateException("node " + id + ": core " + core + " still asks for deadline "
-                        + core.nextDeadline() + " after its timer ran at " + now + "; it would spin");
-            }
-            application.afterEvent(this);
-            rearm();
-        }
-
-        private void rearm() {
-            if (stopped) {
-                return;
-            }
-            long d = core.nextDeadline();
-            if (d == ProtocolCore.NO_DEADLINE) {
-                if (deadline.isArmed()) {
-                    cpu.charge(CostItem.TIMER_CANCEL);
-                    deadline.cancel();
-                }
-                return;
-            }
-            long due = d + slowness.delayNanos(id, d);
-            if (!deadline.isArmed() || deadline.deadline() != due) {
-                cpu.charge(CostItem.TIMER_ARM);
-                deadline.armAt(due);
-            }
+        for (NodeDispatch n : nodes) {
+            n.stop();
         }
     }
 }

@@ -1,12 +1,10 @@
 package io.nicbridge.protocols.runner;
 
-import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.EventLoop;
 import io.nicbridge.bridge.time.Timer;
-import io.nicbridge.protocols.core.ProtocolCore;
 import java.util.Objects;
 
 /**
@@ -22,15 +20,15 @@ import java.util.Objects;
  * An idle loop backs off (spin, yield, then park until the next deadline, at most {@code maxParkNanos}), so a
  * quiet node costs no core; on a link without readiness signals {@code maxParkNanos} bounds the receive latency.
  *
- * <p>Each node has a {@link HostCpu} on its loop's real clock, charged by the same rules as {@link NodeRunner}'s
- * (dispatch, timer arm/cancel; the core and framing charge their own work); in real time the charges are only
- * counted, priced by the given table, since the real CPU pays for the work. Interrupts are not counted here: the
- * readiness listener runs on the medium's thread, and a {@code HostCpu} is charged by its node's thread only.
+ * <p>The per-node dispatch is {@link NodeRunner}'s ({@code NodeDispatch}, polled mode). Each node has a
+ * {@link HostCpu} on its loop's real clock, charged by the same rules (dispatch, timer arm/cancel; the core and
+ * framing charge their own work); in real time the charges are only counted, priced by the given table, since the
+ * real CPU pays for the work. Interrupts are not counted here: the readiness listener runs on the medium's thread,
+ * and a {@code HostCpu} is charged by its node's thread only.
  */
 public final class ThreadPerNodeRunner implements AutoCloseable {
-    private static final int POLL_BATCH = 16;
-
-    private final Node[] nodes;
+    private final NodeDispatch[] nodes;
+    private final EventLoop[] loops;
 
     /**
      * @param links        one link per node (node i = links[i], whose {@code self()} must be i)
@@ -46,7 +44,8 @@ public final class ThreadPerNodeRunner implements AutoCloseable {
         Objects.requireNonNull(costs, "costs");
         Objects.requireNonNull(cores, "cores");
         Objects.requireNonNull(application, "application");
-        nodes = new Node[links.length];
+        nodes = new NodeDispatch[links.length];
+        loops = new EventLoop[links.length];
         for (int i = 0; i < links.length; i++) {
             if (links[i].self() != i) {
                 throw new IllegalArgumentException("links[" + i + "] is peer " + links[i].self() + ", not " + i);
@@ -54,15 +53,22 @@ public final class ThreadPerNodeRunner implements AutoCloseable {
             EventLoop loop = new EventLoop(name + "-node" + i, maxParkNanos);
             HostCpu cpu = HostCpu.on(loop, costs, "node" + i);
             links[i].hostCpu(cpu);
-            nodes[i] = new Node(i, links[i], cpu, Objects.requireNonNull(cores.build(links[i], loop, cpu),
-                    "core of node " + i), application, loop);
+            NodeDispatch node = new NodeDispatch(i, links[i], cpu, Objects.requireNonNull(
+                    cores.build(links[i], loop, cpu), "core of node " + i), application, loop, NodeSlowness.NONE,
+                    NodeDispatch.Trace.NONE, NodeDispatch.Wakeup.POLLED);
+            Timer start = loop.newTimer("node" + i + ".start", node::runApplication);
+            start.armAfter(0);
+            links[i].readinessListener(loop::wakeup);
+            loop.addSource(node::pollLink);
+            nodes[i] = node;
+            loops[i] = loop;
         }
     }
 
     /** Starts every node's loop thread; each runs its application once first. */
     public void start() {
-        for (Node n : nodes) {
-            n.loop.start();
+        for (EventLoop loop : loops) {
+            loop.start();
         }
     }
 
@@ -77,97 +83,14 @@ public final class ThreadPerNodeRunner implements AutoCloseable {
 
     /** @return node {@code i}'s CPU (its counts read from another thread are diagnostics only) */
     public HostCpu cpu(int i) {
-        return nodes[i].cpu;
+        return nodes[i].cpu();
     }
 
     /** Stops every loop and waits for its thread. */
     @Override
     public void close() {
-        for (Node n : nodes) {
-            n.loop.close();
-        }
-    }
-
-    private static final class Node implements RunnerNode {
-        private final int id;
-        private final Link link;
-        private final HostCpu cpu;
-        private final ProtocolCore core;
-        private final NodeApplication application;
-        private final EventLoop loop;
-        private final Timer deadline;
-
-        Node(int id, Link link, HostCpu cpu, ProtocolCore core, NodeApplication application, EventLoop loop) {
-            this.id = id;
-            this.link = link;
-            this.cpu = cpu;
-            this.core = core;
-            this.application = application;
-            this.loop = loop;
-            this.deadline = loop.newTimer("node" + id + ".deadline", this::serviceTimer);
-            Timer start = loop.newTimer("node" + id + ".start", this::serviceApplication);
-            start.armAfter(0);
-            link.readinessListener(loop::wakeup);
-            loop.addSource(this::serviceLink);
-        }
-
-        @Override
-        public int id() {
-            return id;
-        }
-
-        @Override
-        public Link link() {
-            return link;
-        }
-
-        @Override
-        public ProtocolCore core() {
-            return core;
-        }
-
-        @Override
-        public void applicationActed() {
-            rearm();
-        }
-
-        private int serviceLink() {
-            int n = link.poll(core, POLL_BATCH);
-            if (n > 0) {
-                cpu.charge(CostItem.HANDLER_DISPATCH);
-                application.afterEvent(this);
-            }
-            rearm(); // onWritable may have sent and armed a retransmission deadline even when n == 0
-            return n;
-        }
-
-        private void serviceTimer() {
-            long now = loop.nanoTime(); // before onTimer: every deadline up to here is the core's to handle now
-            cpu.charge(CostItem.HANDLER_DISPATCH);
-            core.onTimer();
-            if (core.nextDeadline() != ProtocolCore.NO_DEADLINE && core.nextDeadline() - now <= 0) {
-                throw new IllegalStateException("node " + id + ": core " + core + " still asks for deadline "
-                        + core.nextDeadline() + " after its timer ran at " + now + "; it would spin");
-            }
-            serviceApplication();
-        }
-
-        private void serviceApplication() {
-            application.afterEvent(this);
-            rearm();
-        }
-
-        private void rearm() {
-            long d = core.nextDeadline();
-            if (d == ProtocolCore.NO_DEADLINE) {
-                if (deadline.isArmed()) {
-                    cpu.charge(CostItem.TIMER_CANCEL);
-                    deadline.cancel();
-                }
-            } else if (!deadline.isArmed() || deadline.deadline() != d) {
-                cpu.charge(CostItem.TIMER_ARM);
-                deadline.armAt(d);
-            }
+        for (EventLoop loop : loops) {
+            loop.close();
         }
     }
 }

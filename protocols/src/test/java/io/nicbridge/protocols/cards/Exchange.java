@@ -20,8 +20,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * numbered messages of {@code size} bytes to every other node (round robin over the peers, as far as the core
  * takes them), and checks that from every peer it gets each number exactly once, in order, with the content the
  * sender wrote (a pattern of sender, receiver and number). State of node i is touched only on node i's thread.
+ * Public for the media tested outside this package (the fabric).
  */
-final class Exchange implements NodeApplication {
+public final class Exchange implements NodeApplication {
     private final int nodes;
     private final int messages;
     private final int size;
@@ -34,7 +35,7 @@ final class Exchange implements NodeApplication {
     private final AtomicReference<String> firstError = new AtomicReference<>();
     private final CountDownLatch done;
 
-    Exchange(int nodes, int messages, int size) {
+    public Exchange(int nodes, int messages, int size) {
         if (size < 8) {
             throw new IllegalArgumentException("size must be >= 8, was " + size);
         }
@@ -120,7 +121,7 @@ final class Exchange implements NodeApplication {
     }
 
     /** Starts every node of a {@link NodeRunner} at time 0 (a real-time runner starts them itself). */
-    void start(Scheduler scheduler, NodeRunner runner) {
+    public void start(Scheduler scheduler, NodeRunner runner) {
         for (int i = 0; i < runner.nodeCount(); i++) {
             RunnerNode n = runner.node(i);
             Timer t = scheduler.newTimer("start" + i, () -> {
@@ -132,24 +133,24 @@ final class Exchange implements NodeApplication {
     }
 
     /** @return true when every node has everything (thread-safe) */
-    boolean isDone() {
+    public boolean isDone() {
         return done.getCount() == 0;
     }
 
-    boolean await(long seconds) throws InterruptedException {
+    public boolean await(long seconds) throws InterruptedException {
         return done.await(seconds, TimeUnit.SECONDS);
     }
 
-    int errors() {
+    public int errors() {
         return errors.get();
     }
 
-    String firstError() {
+    public String firstError() {
         return firstError.get();
     }
 
     /** @return messages delivered in order so far, all nodes (diagnostics; racy from another thread) */
-    long delivered() {
+    public long delivered() {
         long n = 0;
         for (int[] row : expected) {
             for (int v : row) {
@@ -159,7 +160,7 @@ final class Exchange implements NodeApplication {
         return n;
     }
 
-    long expectedTotal() {
+    public long expectedTotal() {
         return (long) nodes * (nodes - 1) * messages;
     }
 }

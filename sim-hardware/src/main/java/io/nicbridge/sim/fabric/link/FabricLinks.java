@@ -75,8 +75,9 @@ import java.util.Objects;
  * {@link HostCpu#now()}: the packet enters the NI send queue at the first cycle at or after that time.
  *
  * <p>Single-threaded: the scheduler's thread steps the fabric and the runner's (in virtual time the same) calls the
- * links. Nothing allocates per frame or per cycle after construction (the fabric's own pools aside, which stop
- * growing at the load's peak).
+ * links. For a fabric stepped by its own thread in real time while node threads call the links, see
+ * {@link RealTimeFabric}, which confines both to one lock. Nothing allocates per frame or per cycle after
+ * construction (the fabric's own pools aside, which stop growing at the load's peak).
  */
 public final class FabricLinks {
     /** Header bytes the framing adds to every frame: one 32-bit word holding the payload length. */
@@ -229,10 +230,16 @@ public final class FabricLinks {
 
     // ------------------------------------------------------------------------------------------ cycle driver
 
-    /** One fabric cycle, at the current (grid) time: committed frames that are due enter their NI queues, then step. */
+    /**
+     * One fabric cycle, at the current grid point: committed frames that are due enter their NI queues, then step.
+     * In virtual time the timer fires exactly on the grid; in real time it fires late, and the cycle counts for the
+     * grid point it fell into, so the next one is due at the next grid point (at once when stepping took longer
+     * than a period: the grid points missed meanwhile are skipped, not caught up).
+     */
     private void cycle() {
         long now = scheduler.nanoTime();
-        lastCycleNanos = now;
+        long gridNow = Math.floorDiv(now, config.cycleNanos()) * config.cycleNanos();
+        lastCycleNanos = gridNow;
         if (pendingLinks > 0) {
             for (NodeLink l : links) {
                 if (l.pendingCount > 0) {
@@ -251,7 +258,7 @@ public final class FabricLinks {
             }
         }
         if (!network.idle()) {
-            cycleTimer.armAt(now + config.cycleNanos());
+            cycleTimer.armAt(gridNow + config.cycleNanos());
         } else if (pendingLinks > 0) {
             long earliest = Long.MAX_VALUE;
             for (NodeLink l : links) {
