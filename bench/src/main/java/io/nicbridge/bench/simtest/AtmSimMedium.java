@@ -48,18 +48,22 @@ final class AtmSimMedium implements CardSimMedium.Hardware {
                         sw.uplinkFaults(p, faults.plan(p));
                     }
                 }).build();
+        PcapWriter writer = null;
         try {
             atmSwitch = bed.network().atmSwitch();
             cpus = HostCpu.forNodes(nodes, settings.costs(), bed.virtualTimeBase());
-            capture = pcap == null ? null : CaptureFiles.open(pcap, bed.virtualTimeBase(),
-                    PcapWriter.LINKTYPE_SUNATM);
-            for (int i = 0; capture != null && i < nodes; i++) {
-                bed.card(i).model().capture(capture);
+            if (pcap != null) {
+                writer = CaptureFiles.open(pcap, bed.virtualTimeBase(), PcapWriter.LINKTYPE_SUNATM);
+                for (int i = 0; i < nodes; i++) {
+                    bed.card(i).model().capture(writer);
+                }
             }
         } catch (RuntimeException e) {
             bed.close();
+            CaptureFiles.close(writer);
             throw e;
         }
+        capture = writer;
     }
 
     @Override

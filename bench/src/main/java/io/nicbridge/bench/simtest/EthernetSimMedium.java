@@ -46,13 +46,14 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
         int n = schedule.nodes();
         bed = TulipTestbed.builder().nodes(n).mode(EngineMode.VIRTUAL).seed(schedule.seed()).faults(faults.plan())
                 .build();
+        PcapWriter writer = null;
         try {
             bed.awaitFiltersLoaded(TimeUnit.SECONDS.toNanos(5));
             wire = bed.wire();
             time = bed.virtualTime();
-            capture = pcap == null ? null : CaptureFiles.open(pcap, time, PcapWriter.LINKTYPE_ETHERNET);
-            if (capture != null) {
-                wire.capture(capture);
+            if (pcap != null) {
+                writer = CaptureFiles.open(pcap, time, PcapWriter.LINKTYPE_ETHERNET);
+                wire.capture(writer);
             }
             List<MacAddress> macs = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
@@ -65,8 +66,10 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
             cpus = HostCpu.forNodes(n, settings.costs(), time);
         } catch (RuntimeException e) {
             bed.close();
+            CaptureFiles.close(writer);
             throw e;
         }
+        capture = writer;
     }
 
     @Override

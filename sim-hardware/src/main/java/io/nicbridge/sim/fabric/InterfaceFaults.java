@@ -104,8 +104,8 @@ public final class InterfaceFaults {
         int held = reordered[node];
         switch (f.next(network.length(pkt))) {
             case NONE -> network.handOver(node, pkt, false, now);
-            case DROP -> discard(node, pkt, DropReason.NI_FAULT, now);
-            case CORRUPT -> discard(node, pkt, DropReason.NI_CHECKSUM, now);
+            case DROP -> discard(pkt, DropReason.NI_FAULT, now);
+            case CORRUPT -> discard(pkt, DropReason.NI_CHECKSUM, now);
             case DUPLICATE -> {
                 network.handOver(node, pkt, true, now);
                 network.handOver(node, pkt, false, now);
@@ -125,7 +125,7 @@ public final class InterfaceFaults {
         }
     }
 
-    private void discard(int node, int pkt, DropReason reason, long now) {
+    private void discard(int pkt, DropReason reason, long now) {
         discarded++;
         network.discardAtInterface(pkt, reason, now);
     }
