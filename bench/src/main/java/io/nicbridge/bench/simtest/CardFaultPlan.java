@@ -11,7 +11,8 @@ import java.util.Set;
  * Ethernet segment, the FDDI ring) the schedule's frame {@code f} (0-based, every node's frames in the order they go
  * on the medium) is the plan's scheduled frame {@code f + 1}. On a medium of per-node fibers (n sites: the ATM
  * switch's uplinks, which fault cells) it names unit {@code f / n + 1} on site {@code f % n}: a stable name of one
- * fault site, which is all the shrinker and a replay need. How each kind lands is the medium's own model:
+ * fault site, which is all the shrinker and a replay need (the fabric's NIs are n sites the same way, numbering the
+ * packets each NI receives). How each kind lands is the medium's own model:
  * <ul>
  *   <li>drop, delay (the schedule's nanoseconds): as scheduled;</li>
  *   <li>duplicate: the medium's duplicate, the copy right after the original (the schedule's copy delay is a
@@ -34,6 +35,17 @@ final class CardFaultPlan {
 
     /** {@code sites} fault sites, each with its own numbering (per-node fibers). */
     CardFaultPlan(Schedule schedule, int sites) {
+        this(schedule, sites, 1);
+    }
+
+    /**
+     * {@code sites} fault sites on hardware whose delays count in units of {@code delayUnitNanos} (the fabric's
+     * cycles): a schedule's delay of d ns becomes {@code ceil(d / delayUnitNanos)} units.
+     */
+    CardFaultPlan(Schedule schedule, int sites, long delayUnitNanos) {
+        if (delayUnitNanos < 1) {
+            throw new IllegalArgumentException("delayUnitNanos must be >= 1, was " + delayUnitNanos);
+        }
         FaultPlan.Builder[] b = new FaultPlan.Builder[sites];
         for (int i = 0; i < sites; i++) {
             b[i] = FaultPlan.builder().seed(schedule.seed() + i);
@@ -54,7 +66,7 @@ final class CardFaultPlan {
                 case DROP -> site.dropFrame(n);
                 case DUPLICATE -> site.duplicateFrame(n);
                 case REORDER -> site.reorderFrame(n);
-                case DELAY -> site.delayFrame(n, ff.param());
+                case DELAY -> site.delayFrame(n, Math.ceilDiv(ff.param(), delayUnitNanos));
                 case CORRUPT -> site.corruptFrame(n);
             }
         }

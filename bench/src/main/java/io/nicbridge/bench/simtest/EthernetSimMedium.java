@@ -4,54 +4,34 @@ import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.driver.tulip.MacAddress;
 import io.nicbridge.bridge.driver.tulip.TulipLink;
 import io.nicbridge.bridge.link.Link;
-import io.nicbridge.bridge.time.VirtualScheduler;
-import io.nicbridge.protocols.dst.PartitionedLink;
 import io.nicbridge.protocols.dst.Schedule;
 import io.nicbridge.protocols.dst.ScheduleGenerator.Family;
 import io.nicbridge.protocols.dst.SimMedium;
 import io.nicbridge.protocols.dst.SimSettings;
+import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.ethernet.EthernetSegment;
 import io.nicbridge.sim.testbed.TulipTestbed;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The DST medium {@code ethernet}: the schedule's nodes as emulated 21140s with Tulip drivers on one 100 Mb/s
  * Ethernet segment ({@link TulipTestbed}, virtual time seeded by the schedule), one {@link TulipLink} each; the
- * schedule's frame faults are the segment's own ({@link CardFaultPlan}). The card's rings and the segment's timing
- * are the testbed's (the settings' MTU, buffer counts, latency and bandwidth are the in-memory medium's).
- * Partitions: the harness's {@link PartitionedLink} cuts arrivals from the other side (the segment has no timed
- * fault).
+ * schedule's frame faults are the segment's own ({@link CardFaultPlan}, one site: frame f is the segment's frame
+ * f + 1). The card's rings and the segment's timing are the testbed's (the settings' MTU, buffer counts, latency and
+ * bandwidth are the in-memory medium's). Capture: the segment's, LINKTYPE 1 (Ethernet without FCS), every frame as
+ * the receivers get it.
  */
-final class EthernetSimMedium implements SimMedium {
-    static final Factory FACTORY = new Factory() {
-        @Override
-        public String name() {
-            return "ethernet";
-        }
-
-        @Override
-        public Set<Family> families() {
-            return EnumSet.of(Family.DROP, Family.DUPLICATE, Family.REORDER, Family.CORRUPT, Family.DELAY,
-                    Family.PARTITION, Family.SLOW);
-        }
-
-        @Override
-        public SimMedium open(Schedule schedule, SimSettings settings) {
-            requireExpressible(schedule);
-            return new EthernetSimMedium(schedule, settings);
-        }
-
-        @Override
-        public String toString() {
-            return "ethernet: emulated DEC 21140s (Tulip driver, TulipLink) on one 100 Mb/s segment";
-        }
-    };
+final class EthernetSimMedium implements CardSimMedium.Hardware {
+    static final SimMedium.Factory FACTORY = CardSimMedium.factory("ethernet",
+            "ethernet: emulated DEC 21140s (Tulip driver, TulipLink) on one 100 Mb/s segment",
+            EnumSet.of(Family.DROP, Family.DUPLICATE, Family.REORDER, Family.CORRUPT, Family.DELAY, Family.PARTITION,
+                    Family.SLOW), "frame", EthernetSimMedium::new);
 
     private final TulipTestbed bed;
     private final EthernetSegment wire;
@@ -59,48 +39,41 @@ final class EthernetSimMedium implements SimMedium {
     private final Link[] links;
     private final HostCpu[] cpus;
     private final CardFaultPlan faults;
-    private final FaultClock faultClock;
+    private final PcapWriter capture;
 
-    private EthernetSimMedium(Schedule schedule, SimSettings settings) {
+    private EthernetSimMedium(Schedule schedule, SimSettings settings, Path pcap) {
         faults = new CardFaultPlan(schedule);
         int n = schedule.nodes();
         bed = TulipTestbed.builder().nodes(n).mode(EngineMode.VIRTUAL).seed(schedule.seed()).faults(faults.plan())
                 .build();
+        PcapWriter writer = null;
         try {
             bed.awaitFiltersLoaded(TimeUnit.SECONDS.toNanos(5));
             wire = bed.wire();
             time = bed.virtualTime();
+            if (pcap != null) {
+                writer = CaptureFiles.open(pcap, time, PcapWriter.LINKTYPE_ETHERNET);
+                wire.capture(writer);
+            }
             List<MacAddress> macs = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 macs.add(TulipTestbed.mac(i));
             }
             links = new Link[n];
             for (int i = 0; i < n; i++) {
-                links[i] = PartitionedLink.wrap(new TulipLink(bed.driver(i), macs,
-                        TulipLink.LOCAL_EXPERIMENTAL_ETHERTYPE), time, schedule);
+                links[i] = new TulipLink(bed.driver(i), macs, TulipLink.LOCAL_EXPERIMENTAL_ETHERTYPE);
             }
             cpus = HostCpu.forNodes(n, settings.costs(), time);
-            faultClock = new FaultClock(time, this::faultsInjected);
         } catch (RuntimeException e) {
             bed.close();
+            CaptureFiles.close(writer);
             throw e;
         }
-    }
-
-    private long faultsInjected() {
-        return wire.faultsInjected() + partitionCuts();
-    }
-
-    private long partitionCuts() {
-        long sum = 0;
-        for (Link l : links) {
-            sum += PartitionedLink.dropped(l);
-        }
-        return sum;
+        capture = writer;
     }
 
     @Override
-    public VirtualScheduler scheduler() {
+    public VirtualTimeBase time() {
         return time;
     }
 
@@ -115,26 +88,23 @@ final class EthernetSimMedium implements SimMedium {
     }
 
     @Override
-    public long framesCarried() {
+    public long carried() {
         return wire.frames();
     }
 
     @Override
-    public long framesFaulted() {
-        return faultsInjected();
+    public long faultsInjected() {
+        return wire.faultsInjected();
     }
 
     @Override
-    public long lastFaultNanos() {
-        return faultClock.lastFaultNanos();
+    public int mergedFaults() {
+        return faults.merged();
     }
 
     @Override
-    public String describe() {
-        return "ethernet: " + wire.frames() + " frames on the segment, " + wire.faultsInjected() + " faulted, "
-                + partitionCuts() + " frames cut by partitions"
-                + (faults.merged() > 0 ? " (" + faults.merged() + " schedule faults on an already faulted frame)" : "")
-                + ", " + wire.deliveries() + " deliveries";
+    public String counters() {
+        return "ethernet: " + wire.frames() + " frames on the segment, " + wire.deliveries() + " deliveries";
     }
 
     @Override
@@ -143,5 +113,6 @@ final class EthernetSimMedium implements SimMedium {
             l.close();
         }
         bed.close();
+        CaptureFiles.close(capture);
     }
 }

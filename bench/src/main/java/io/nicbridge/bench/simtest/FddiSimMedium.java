@@ -5,9 +5,7 @@ import io.nicbridge.bridge.driver.medusa.MedusaConfig;
 import io.nicbridge.bridge.driver.medusa.MedusaDriver;
 import io.nicbridge.bridge.driver.medusa.MedusaLink;
 import io.nicbridge.bridge.link.Link;
-import io.nicbridge.bridge.time.VirtualScheduler;
 import io.nicbridge.contract.Medusa;
-import io.nicbridge.protocols.dst.PartitionedLink;
 import io.nicbridge.protocols.dst.Schedule;
 import io.nicbridge.protocols.dst.ScheduleGenerator.Family;
 import io.nicbridge.protocols.dst.SimMedium;
@@ -17,42 +15,22 @@ import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.fault.FaultInjector;
 import io.nicbridge.sim.fddi.FddiRing;
 import io.nicbridge.sim.testbed.EmulatedTestbed;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The DST medium {@code fddi}: the schedule's nodes as emulated HP Medusas (interrupt-driven drivers, one
  * {@link MedusaLink} each, station i = 02:00:00:00:00:(i+1)) on one FDDI ring in virtual time seeded by the
- * schedule; the schedule's frame faults are the ring's own ({@link CardFaultPlan}). FDDI neither duplicates nor
- * reorders nor delays a frame (the Medusa paper, section 5.2; {@link FddiRing} models only loss and corruption), so
- * a schedule with duplicate, reorder or delay is refused here. Partitions: the harness's {@link PartitionedLink}
- * cuts arrivals from the other side (the ring has no timed fault).
+ * schedule; the schedule's frame faults are the ring's own ({@link CardFaultPlan}, one site). FDDI neither
+ * duplicates nor reorders nor delays a frame (the Medusa paper, section 5.2; {@link FddiRing} models only loss and
+ * corruption), so a schedule with duplicate, reorder or delay is refused here. Capture: the ring's, LINKTYPE 10.
  */
-final class FddiSimMedium implements SimMedium {
-    static final Factory FACTORY = new Factory() {
-        @Override
-        public String name() {
-            return "fddi";
-        }
-
-        @Override
-        public Set<Family> families() {
-            return EnumSet.of(Family.DROP, Family.CORRUPT, Family.PARTITION, Family.SLOW);
-        }
-
-        @Override
-        public SimMedium open(Schedule schedule, SimSettings settings) {
-            requireExpressible(schedule);
-            return new FddiSimMedium(schedule, settings);
-        }
-
-        @Override
-        public String toString() {
-            return "fddi: emulated HP Medusas (interrupt-driven driver, MedusaLink) on one FDDI ring";
-        }
-    };
+final class FddiSimMedium implements CardSimMedium.Hardware {
+    static final SimMedium.Factory FACTORY = CardSimMedium.factory("fddi",
+            "fddi: emulated HP Medusas (interrupt-driven driver, MedusaLink) on one FDDI ring",
+            EnumSet.of(Family.DROP, Family.CORRUPT, Family.PARTITION, Family.SLOW), "frame", FddiSimMedium::new);
 
     private final EmulatedTestbed bed;
     private final List<MedusaDriver> drivers = new ArrayList<>();
@@ -61,16 +39,20 @@ final class FddiSimMedium implements SimMedium {
     private final Link[] links;
     private final HostCpu[] cpus;
     private final CardFaultPlan faults;
-    private final FaultClock faultClock;
 
-    private FddiSimMedium(Schedule schedule, SimSettings settings) {
+    private FddiSimMedium(Schedule schedule, SimSettings settings, Path pcap) {
         faults = new CardFaultPlan(schedule);
         int n = schedule.nodes();
         bed = EmulatedTestbed.create(EngineMode.VIRTUAL, schedule.seed());
         links = new Link[n];
         try {
-            ring = bed.fddiRing("ring", b -> b.faults(faults.plan()));
             time = bed.virtualEngine().timeBase();
+            ring = bed.fddiRing("ring", b -> {
+                b.faults(faults.plan());
+                if (pcap != null) {
+                    b.capture(pcap); // the ring opens the file on the world's time base and closes it with itself
+                }
+            });
             long[] stations = new long[n];
             for (int i = 0; i < n; i++) {
                 stations[i] = 0x0200_0000_0000L | (i + 1);
@@ -85,32 +67,17 @@ final class FddiSimMedium implements SimMedium {
                         + " of " + n + " stations joined");
             }
             for (int i = 0; i < n; i++) {
-                links[i] = PartitionedLink.wrap(new MedusaLink(drivers.get(i), stations,
-                        Medusa.FC_LLC_ASYNC_DEFAULT), time, schedule);
+                links[i] = new MedusaLink(drivers.get(i), stations, Medusa.FC_LLC_ASYNC_DEFAULT);
             }
             cpus = HostCpu.forNodes(n, settings.costs(), time);
-            faultClock = new FaultClock(time, this::faultsInjected);
         } catch (RuntimeException e) {
             close();
             throw e;
         }
     }
 
-    private long faultsInjected() {
-        FaultInjector f = ring.faultInjector();
-        return (f == null ? 0 : f.injected()) + partitionCuts();
-    }
-
-    private long partitionCuts() {
-        long sum = 0;
-        for (Link l : links) {
-            sum += l == null ? 0 : PartitionedLink.dropped(l);
-        }
-        return sum;
-    }
-
     @Override
-    public VirtualScheduler scheduler() {
+    public VirtualTimeBase time() {
         return time;
     }
 
@@ -125,26 +92,24 @@ final class FddiSimMedium implements SimMedium {
     }
 
     @Override
-    public long framesCarried() {
+    public long carried() {
         return ring.frames();
     }
 
     @Override
-    public long framesFaulted() {
-        return faultsInjected();
+    public long faultsInjected() {
+        FaultInjector f = ring.faultInjector();
+        return f == null ? 0 : f.injected();
     }
 
     @Override
-    public long lastFaultNanos() {
-        return faultClock.lastFaultNanos();
+    public int mergedFaults() {
+        return faults.merged();
     }
 
     @Override
-    public String describe() {
-        return "fddi: " + ring.frames() + " frames on the ring, " + faultsInjected() + " faulted (" + partitionCuts()
-                + " frames cut by partitions)"
-                + (faults.merged() > 0 ? " (" + faults.merged() + " schedule faults on an already faulted frame)" : "")
-                + ", " + ring.rotations() + " token rotations";
+    public String counters() {
+        return "fddi: " + ring.frames() + " frames on the ring, " + ring.rotations() + " token rotations";
     }
 
     @Override

@@ -13,7 +13,10 @@ import io.nicbridge.protocols.dst.SimSettings;
 import io.nicbridge.protocols.dst.SimMedium;
 import io.nicbridge.protocols.dst.SimTest;
 import io.nicbridge.protocols.dst.SimulationRun;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
@@ -41,7 +44,9 @@ public final class SimTestCommand implements Callable<Integer> {
 
     @Option(names = "--medium", defaultValue = "memory", description = "The medium every schedule runs on:"
             + " memory (the harness's in-memory medium, every fault family), ethernet (emulated 21140s on a segment),"
-            + " fddi (emulated Medusas on a ring), atm (emulated SBA-200s on a switch) (default: ${DEFAULT-VALUE}).")
+            + " fddi (emulated Medusas on a ring), atm (emulated SBA-200s on a switch), fabric (a 4x4 mesh of the MPP"
+            + " fabric, faults at its network interfaces) or fabric:FILE (the fabric of a configs/fabric file)"
+            + " (default: ${DEFAULT-VALUE}).")
     String medium;
 
     @Option(names = "--seeds", defaultValue = "1000", description = "Schedules to run (default: ${DEFAULT-VALUE}).")
@@ -60,6 +65,12 @@ public final class SimTestCommand implements Callable<Integer> {
             + " from: zero (wire time only), measured (./nic calibrate on the machine it names) or a table file"
             + " (default: ${DEFAULT-VALUE}).")
     String costs;
+
+    @Option(names = "--pcap", paramLabel = "DIR", description = "Write each schedule's frames, as the medium carries"
+            + " them and stamped with virtual time, to DIR/MEDIUM-seedS-HASH.pcap (created if missing): the same"
+            + " schedule gives a byte-identical file. Emulated media only (Ethernet: linktype 1, FDDI: 10, ATM: SunATM"
+            + " 123, fabric: USER0 147 with an 8-byte header, see FabricSimMedium).")
+    Path pcap;
 
     @Option(names = "--replay", description = "Run this one schedule (as printed by a failing run) instead of seeds.")
     String replay;
@@ -87,12 +98,19 @@ public final class SimTestCommand implements Callable<Integer> {
             if (seeds < 1) {
                 throw new IllegalArgumentException("--seeds must be at least 1, was " + seeds);
             }
+            if (pcap != null) {
+                media = media.capturing(pcap);
+                Files.createDirectories(pcap);
+            }
             if (replay != null) {
                 replayed = Schedule.parse(replay);
                 media.requireExpressible(replayed);
             }
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("nic simtest: " + e.getMessage());
+            return ExitCodes.USAGE;
+        } catch (IOException e) {
+            spec.commandLine().getErr().println("nic simtest: --pcap " + pcap + ": cannot create the directory: " + e);
             return ExitCodes.USAGE;
         }
         SimSettings settings = SimSettings.defaults().withCosts(table);
@@ -109,6 +127,9 @@ public final class SimTestCommand implements Callable<Integer> {
                     settings.nanosPerByte());
         }
         out.println(table.describe());
+        if (pcap != null) {
+            out.println("pcap: one file per schedule in " + pcap);
+        }
         if (replayed != null) {
             SimulationRun.Outcome o = tester.run(replayed);
             out.println("replay: " + replayed.encode());

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The go-back-N core through the DST harness on the card media: emulated 21140s on an Ethernet segment and emulated
- * Medusas on an FDDI ring, emulated SBA-200s on an ATM switch; the schedule's faults injected by the medium's own
- * sim.fault plans.
+ * Medusas on an FDDI ring, emulated SBA-200s on an ATM switch, and the MPP fabric (a 4x4 mesh); the schedule's
+ * faults injected by the medium's own sim.fault plans (the fabric's at its network interfaces).
  */
 class CardMediaSimulationTest {
     private static final SimSettings SETTINGS = SimSettings.defaults();
@@ -42,7 +42,7 @@ class CardMediaSimulationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ethernet", "fddi", "atm"})
+    @ValueSource(strings = {"ethernet", "fddi", "atm", "fabric"})
     void goBackNSurvivesAThousandFaultSchedulesOnTheCards(String medium) {
         SimTest.Summary s = tester(medium, SimProtocols.byName("gbn")).campaign(1, 1000, null);
         assertTrue(s.passed(), () -> medium + ": violation " + s.failure().violation() + " in " + s.failure().schedule()
@@ -56,7 +56,7 @@ class CardMediaSimulationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ethernet", "fddi", "atm"})
+    @ValueSource(strings = {"ethernet", "fddi", "atm", "fabric"})
     void theSameSeedReplaysTheSameTraceOnTheCards(String medium) {
         SimTest t = tester(medium, SimProtocols.byName("gbn"));
         ScheduleGenerator g = new ScheduleGenerator(SETTINGS, SimMedia.byName(medium).families());
@@ -84,7 +84,7 @@ class CardMediaSimulationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ethernet", "fddi", "atm"})
+    @ValueSource(strings = {"ethernet", "fddi", "atm", "fabric"})
     void aPartitionCutsTheSidesUntilItHealsAndTheCoreCatchesUp(String medium) {
         // Node 0 alone on one side for 1 ms from the start: everything between it and the others is cut, then heals.
         Schedule s = Schedule.parse("3/3/8/partition@0:1000000:1");
@@ -98,7 +98,7 @@ class CardMediaSimulationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ethernet", "fddi", "atm"})
+    @ValueSource(strings = {"ethernet", "fddi", "atm", "fabric"})
     void negativeControlAForgetfulCoreIsCaughtAndShrunkOnTheCards(String medium) {
         SimTest t = tester(medium, FORGETFUL);
         SimTest.Summary s = t.campaign(1, 200, null);
@@ -111,15 +111,45 @@ class CardMediaSimulationTest {
         assertTrue(t.replayCommand(s.shrunk().schedule()).contains("--medium " + medium));
     }
 
-    @Test
-    void negativeControlAReceiverThatAcceptsAnyFrameIsCaughtOnTheEthernet() {
-        SimTest t = tester("ethernet", GULLIBLE);
+    @ParameterizedTest
+    @ValueSource(strings = {"ethernet", "fabric"})
+    void negativeControlAReceiverThatAcceptsAnyFrameIsCaught(String medium) {
+        SimTest t = tester(medium, GULLIBLE);
         SimTest.Summary s = t.campaign(1, 200, null);
-        assertFalse(s.passed(), "a receiver that takes out-of-order and duplicate frames must fail on the segment");
+        assertFalse(s.passed(), "a receiver that takes out-of-order and duplicate frames must fail on " + medium);
         String invariant = s.failure().violation().invariant();
         assertTrue(invariant.equals("per-peer-order") || invariant.equals("exactly-once"), s.failure().toString());
         assertEquals(invariant, s.shrunk().violation().invariant());
-        assertTrue(tester("ethernet", SimProtocols.byName("gbn")).run(s.shrunk().schedule()).passed());
+        assertTrue(s.shrunk().schedule().size() <= s.failure().schedule().size());
+        assertTrue(tester(medium, SimProtocols.byName("gbn")).run(s.shrunk().schedule()).passed());
+    }
+
+    @Test
+    void eachFrameFaultLandsAtTheFabricsNetworkInterfaceAndTheCoreRepairsIt() {
+        // 2 nodes, so frame f is packet f/2+1 arriving at node f%2: node 0's NI drops its first packet, node 1's
+        // duplicates its first, holds back its second past the third, delays its fourth and fails its fifth's check.
+        Schedule s = Schedule.parse("5/2/10/drop@0:0,duplicate@1:0,reorder@3:0,delay@7:30000,corrupt@9:0");
+        SimulationRun.Outcome o = tester("fabric", SimProtocols.byName("gbn")).run(s);
+        assertTrue(o.passed(), o::toString);
+        assertEquals(20, o.delivered());
+        assertEquals(5, o.framesFaulted(), o.medium());
+        assertTrue(o.medium().contains("drop 1 duplicate 1 reorder 1 delay 1 corrupt 1"), o.medium());
+        SimulationRun.Outcome forgetful = tester("fabric", FORGETFUL).run(Schedule.parse("5/2/6/drop@0:0"));
+        assertEquals("progress", forgetful.violation().invariant(), forgetful::toString);
+    }
+
+    @Test
+    void aFabricConfigFileIsAMediumToo() {
+        SimMedium.Factory torus = SimMedia.byName("fabric:../configs/fabric/torus8x8.cfg");
+        assertEquals("fabric:../configs/fabric/torus8x8.cfg", torus.name());
+        SimTest t = new SimTest("gbn", SimProtocols.byName("gbn"), SETTINGS,
+                new ScheduleGenerator(SETTINGS, torus.families()), torus);
+        SimTest.Summary s = t.campaign(1, 20, null);
+        assertTrue(s.passed(), () -> s.failure().toString());
+        assertTrue(t.replayCommand(Schedule.parse("1/2/1/")).contains("--medium fabric:../configs/fabric/torus8x8.cfg"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SimMedia.byName("fabric:no/such.cfg"));
+        assertTrue(e.getMessage().contains("no/such.cfg"), e.getMessage());
     }
 
     @Test
@@ -135,6 +165,6 @@ class CardMediaSimulationTest {
         assertEquals(EnumSet.of(ScheduleGenerator.Family.DROP, ScheduleGenerator.Family.CORRUPT,
                 ScheduleGenerator.Family.PARTITION, ScheduleGenerator.Family.SLOW), fddi.families());
         assertThrows(IllegalArgumentException.class, () -> SimMedia.byName("token-bus"));
-        assertEquals(List.of("memory", "ethernet", "fddi", "atm"), SimMedia.names());
+        assertEquals(List.of("memory", "ethernet", "fddi", "atm", "fabric"), SimMedia.names());
     }
 }

@@ -30,6 +30,17 @@ public interface SimMedium extends AutoCloseable {
          */
         SimMedium open(Schedule schedule, SimSettings settings);
 
+        /**
+         * @param directory where each schedule's world writes its capture, {@link #captureFileName} in it
+         * @return this medium with every world writing the frames it carries to a pcap file, stamped with the
+         *         world's virtual time, so the same schedule gives a byte-identical file
+         * @throws IllegalArgumentException when the medium has nothing to capture (the in-memory medium)
+         */
+        default Factory capturing(java.nio.file.Path directory) {
+            throw new IllegalArgumentException("medium '" + name() + "' cannot write pcap captures (it has no"
+                    + " frames on a wire); the emulated media can");
+        }
+
         /** @throws IllegalArgumentException when {@code schedule} holds a fault outside {@link #families()} */
         default void requireExpressible(Schedule schedule) {
             for (Fault f : schedule.faults()) {
@@ -51,6 +62,18 @@ public interface SimMedium extends AutoCloseable {
      */
     static Factory inMemory(java.util.function.LongFunction<? extends VirtualScheduler> worlds) {
         return InMemorySimMedium.factory(worlds);
+    }
+
+    /**
+     * @return the capture file name of {@code schedule} on {@code medium}: the medium's name up to any ':' (a
+     *         config path), the seed and a hash of the whole schedule, so a shrunk or replayed schedule of the same
+     *         seed gets its own file: {@code ethernet-seed77-1f3a09c2.pcap}
+     */
+    static String captureFileName(String medium, Schedule schedule) {
+        int colon = medium.indexOf(':');
+        String base = (colon < 0 ? medium : medium.substring(0, colon)).replaceAll("[^A-Za-z0-9_-]", "_");
+        return base + "-seed" + schedule.seed() + "-" + String.format(java.util.Locale.ROOT, "%08x",
+                schedule.encode().hashCode()) + ".pcap";
     }
 
     /** @return the one clock and event queue of the world */

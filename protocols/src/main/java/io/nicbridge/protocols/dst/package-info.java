@@ -5,8 +5,9 @@
  * {@link io.nicbridge.protocols.dst.SimulationRun} plays it in virtual time and checks the invariants of the core's
  * declared guarantees, and a failure is shrunk ({@link io.nicbridge.protocols.dst.Shrinker}) to a minimal schedule
  * with its replay command ({@link io.nicbridge.protocols.dst.SimTest}). The world is a
- * {@link io.nicbridge.protocols.dst.SimMedium}: the in-memory medium here ({@code SimMedium.inMemory}), the card
- * media (emulated 21140s, Medusas, SBA-200s) in bench, which sees both this module and sim-hardware; each applies
- * the schedule's faults with its own injection and refuses those it cannot express.
+ * {@link io.nicbridge.protocols.dst.SimMedium}: the in-memory medium here ({@code SimMedium.inMemory}), the emulated
+ * media (21140s, Medusas, SBA-200s, the MPP fabric) in bench, which sees both this module and sim-hardware; each
+ * applies the schedule's faults with its own injection and refuses those it cannot express, and each emulated medium
+ * can write its frames to a pcap file per schedule ({@code SimMedium.Factory.capturing}).
  */
 package io.nicbridge.protocols.dst;

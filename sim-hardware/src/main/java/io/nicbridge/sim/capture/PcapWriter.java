@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  *   0  u32 magic      0xA1B23C4D (ns timestamps, default) or 0xA1B2C3D4 (us timestamps)
  *   4  u16 version_major 2     6 u16 version_minor 4
  *   8  i32 thiszone 0         12 u32 sigfigs 0
- *  16  u32 snaplen (65535)    20 u32 linktype (1 Ethernet, 10 FDDI, 123 SunATM; FCS flag below)
+ *  16  u32 snaplen (65535)    20 u32 linktype (1 Ethernet, 10 FDDI, 123 SunATM, 147 USER0; FCS flag below)
  * record header (16 bytes), then incl_len bytes of data
  *   0  u32 ts_sec   4 u32 ts_usec or ts_nsec   8 u32 incl_len   12 u32 orig_len
  * </pre>
@@ -55,6 +55,11 @@ public final class PcapWriter implements AutoCloseable {
     public static final int LINKTYPE_ETHERNET = 1;
     public static final int LINKTYPE_FDDI = 10;
     public static final int LINKTYPE_SUNATM = 123;
+    /**
+     * LINKTYPE_USER0 (DLT_USER0): reserved by tcpdump.org for private use; a capture of this type documents its own
+     * record layout (the MPP fabric's: {@code bench}'s {@code FabricSimMedium}). tshark shows the records as data.
+     */
+    public static final int LINKTYPE_USER0 = 147;
     /** Linktype flag: bits 31:28 hold the length of the FCS the records keep, in 16-bit units. */
     public static final int LINKTYPE_FCS_LENGTH_PRESENT = 0x04000000;
 

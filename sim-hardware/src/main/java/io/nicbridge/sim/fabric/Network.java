@@ -1,5 +1,6 @@
 package io.nicbridge.sim.fabric;
 
+import io.nicbridge.sim.fault.FaultPlan;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.slf4j.Logger;
@@ -173,6 +174,8 @@ public final class Network {
     private final int[] candSubs;
     private final PacketRecord record;
     private FabricListener listener;
+    private InterfaceFaults interfaceFaults; // null until an NI gets a fault plan: the tail path stays one test
+    private boolean copyFollows;
 
     private long cycle;
     private long flitsInjected;
@@ -445,7 +448,24 @@ public final class Network {
      */
     public boolean idle() {
         return activeRouterCount == 0 && ejectCount == 0 && injectCount == 0 && wheel.flitsPending() == 0
-            && wheel.creditsPending() == 0;
+            && wheel.creditsPending() == 0 && (interfaceFaults == null || interfaceFaults.delayed() == 0);
+    }
+
+    /**
+     * Arms a fault plan at node {@code node}'s network interface, on its receive side ({@link InterfaceFaults}
+     * says how each kind lands; a DELAY's parameter counts cycles). {@link FaultPlan#NONE} disarms it.
+     */
+    public void interfaceFaults(int node, FaultPlan plan) {
+        checkNode(node);
+        if (interfaceFaults == null) {
+            interfaceFaults = new InterfaceFaults(this, nodes);
+        }
+        interfaceFaults.plan(node, plan);
+    }
+
+    /** @return the NIs' fault injection (counts, held packets), or null when no NI was given a plan */
+    public InterfaceFaults interfaceFaults() {
+        return interfaceFaults;
     }
 
 
@@ -491,6 +511,9 @@ public final class Network {
         if (ejectCount > 0) {
             ejectPhase(now);
         }
+        if (interfaceFaults != null && interfaceFaults.delayed() > 0) {
+            interfaceFaults.releaseDue(now);
+        }
         assert flitsConserved() : broken("cycle", now, conservation());
         cycle = now + 1;
     }
@@ -518,6 +541,7 @@ public final class Network {
         return packetsInjected;
     }
 
+    /** @return packets handed to endpoints (an NI duplicate counts twice) */
     public long packetsDelivered() {
         return packetsDelivered;
     }
@@ -526,6 +550,7 @@ public final class Network {
         return packetsDropped;
     }
 
+    /** @return packets discarded for {@code reason}: in the network ({@link #packetsDropped()}) or at an NI */
     public long drops(DropReason reason) {
         return dropsByReason[reason.ordinal()];
     }
@@ -1308,19 +1333,47 @@ public final class Network {
             nodeFlitsEjected[node]++;
             rrVc[gi] = v + 1 == vcs ? 0 : v + 1;
             if (seq == pool.len[pkt] - 1) {
-                packetsDelivered++;
-                PacketRecord rec = record.at(pkt);
-                Endpoint ep = endpoints[node];
-                if (ep != null) {
-                    ep.deliver(nodePorts[node], rec, now);
+                if (interfaceFaults == null) {
+                    handOver(node, pkt, false, now);
+                } else {
+                    interfaceFaults.arrived(node, pkt, now);
                 }
-                if (listener != null) {
-                    listener.delivered(record.at(pkt), now);
-                }
-                pool.release(pkt);
             }
             return;
         }
+    }
+
+    /**
+     * Hands a whole packet to node {@code node}'s endpoint and the listener; frees its handle unless
+     * {@code copyFollows} (an NI duplicate: the same packet is handed over again at once).
+     */
+    void handOver(int node, int pkt, boolean copyFollows, long now) {
+        packetsDelivered++;
+        this.copyFollows = copyFollows;
+        Endpoint ep = endpoints[node];
+        if (ep != null) {
+            ep.deliver(nodePorts[node], record.at(pkt), now);
+        }
+        if (listener != null) {
+            listener.delivered(record.at(pkt), now);
+        }
+        this.copyFollows = false;
+        if (!copyFollows) {
+            pool.release(pkt);
+        }
+    }
+
+    /** The NI discards a whole packet it consumed (its fault plan dropped it, or its check failed). */
+    void discardAtInterface(int pkt, DropReason reason, long now) {
+        dropsByReason[reason.ordinal()]++;
+        if (listener != null) {
+            listener.dropped(record.at(pkt), reason, now);
+        }
+        pool.release(pkt);
+    }
+
+    boolean copyFollows() {
+        return copyFollows;
     }
 
     private void checkNode(int node) {

@@ -58,6 +58,14 @@ public final class PacketRecord {
         return network.payload(handle);
     }
 
+    /**
+     * @return true when the NI hands this same packet over again right after this call (its fault plan duplicated
+     *         it, {@link InterfaceFaults}): an endpoint that frees resources per packet waits for the last copy
+     */
+    public boolean copyFollows() {
+        return network.copyFollows();
+    }
+
     @Override
     public String toString() {
         return "Packet[" + src() + "->" + dst() + ", " + lengthFlits() + " flits, class " + packetClass() + ", hops "

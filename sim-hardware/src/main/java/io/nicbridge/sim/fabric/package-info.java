@@ -23,6 +23,9 @@
  *       network-interface port of each node and what sits behind it (traffic generator, trace engine, protocol
  *       core); {@link io.nicbridge.sim.fabric.PacketRecord} per-packet data on delivery;
  *       {@link io.nicbridge.sim.fabric.FabricListener} for fabric-wide measurement.</li>
+ *   <li>{@link io.nicbridge.sim.fabric.InterfaceFaults} - sim.fault plans at the nodes' network interfaces
+ *       ({@code Network.interfaceFaults(node, plan)}): drop, duplicate, reorder, delay and a failed check of the
+ *       packets an NI receives, for fault-injection experiments and deterministic simulation testing.</li>
  * </ul>
  *
  * <h2>Request and reply networks</h2>

@@ -1,5 +1,5 @@
 /**
- * Fault injection for any link (Ethernet segment, ATM switch, FDDI ring): a
+ * Fault injection for any link (Ethernet segment, ATM switch, FDDI ring, the fabric's network interfaces): a
  * {@link io.nicbridge.sim.fault.FaultPlan} says what to inject (seeded probabilities and/or an
  * explicit per-frame schedule); each link gets a {@link io.nicbridge.sim.fault.FaultInjector} that
  * decides frame by frame, counts every decision by {@link io.nicbridge.sim.fault.FaultKind}, and

@@ -520,7 +520,9 @@ public final class FabricLinks {
                 }
                 signal();
             }
-            from.sent(s);
+            if (!packet.copyFollows()) { // an NI duplicate reads the sender's slot once more
+                from.sent(s);
+            }
         }
 
         @Override
