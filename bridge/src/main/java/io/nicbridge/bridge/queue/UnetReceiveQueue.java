@@ -89,8 +89,8 @@ public final class UnetReceiveQueue {
 
     /**
      * The NI was restarted and re-created this endpoint: it writes from descriptor 0 again, so every descriptor it
-     * filled and the user has not polled is dropped (w0 := 0 with release) and the user's index starts at the
-     * {@code rq_cons} of the fresh page (0). Call only with nothing held.
+     * filled and the user has not polled is dropped (w0 := 0 with release) and the user's index and {@code rq_cons}
+     * start at 0 again, as the fresh endpoint's. Call only with nothing held.
      *
      * @return the descriptors that were VALID and are dropped; their buffers are the caller's to re-post
      * @throws IllegalStateException while a descriptor is held
@@ -108,7 +108,8 @@ public final class UnetReceiveQueue {
                 n++;
             }
         }
-        index = IntWords.get(page, EPCB_RQ_CONS_OFS, be);
+        index = 0; // the re-created endpoint's receive queue starts at 0 (a release meanwhile may have stored rq_cons)
+        IntWords.setRelease(page, EPCB_RQ_CONS_OFS, be, 0);
         return n;
     }
 

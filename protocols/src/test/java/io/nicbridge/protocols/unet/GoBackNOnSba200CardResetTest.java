@@ -75,6 +75,7 @@ class GoBackNOnSba200CardResetTest {
             assertEquals(0, kernel.replayErrors());
             assertTrue(vt.runUntil(w.app()::done, vt.nanoTime() + TimeUnit.SECONDS.toNanos(20)),
                     () -> "delivered " + w.app().delivered() + " of " + 2 * MESSAGES + " after the restart");
+            long finished = vt.nanoTime() - resetAt;
             assertEquals(0, w.app().errors(), w.app().firstError());
             assertEquals(2L * MESSAGES, w.app().delivered());
             assertTrue(w.app().delivered() > before);
@@ -82,9 +83,13 @@ class GoBackNOnSba200CardResetTest {
             assertEquals(0, tb.kernel(1 - victim).firmwareRestarts(), "the other card was fine");
             assertEquals(1, ep.restarts());
             assertTrue(detected <= PERIOD, "found after " + detected + " ns");
+            // 200 messages each way take about 2 ms on a clean run: the rest must not crawl on retransmission
+            // timeouts after the restart (a receive queue out of step with the card's did, at 126 ms).
+            assertTrue(finished < TimeUnit.MILLISECONDS.toNanos(20), "stream done " + finished + " ns after the restart");
+            assertEquals(48, ep.freeBuffersPosted() + ep.pendingReposts(), "every receive buffer is the card's again");
             System.out.printf("SBA-200 firmware restart of node %d: found after %d us (period %d us), endpoints back"
-                    + " after %d us; sends lost %d, messages dropped %d, retransmitted %d%n", victim, detected / 1000,
-                    PERIOD / 1000, recovered / 1000, ep.sendsLostInRestart(), ep.messagesLostInRestart(),
+                    + " after %d us, stream done %d us after the restart; sends lost %d, messages dropped %d,"
+                    + " retransmitted %d%n", victim, detected / 1000, PERIOD / 1000, recovered / 1000, finished / 1000, ep.sendsLostInRestart(), ep.messagesLostInRestart(),
                     ((GoBackNCore) w.runner().node(0).core()).counters().retransmitted()
                             + ((GoBackNCore) w.runner().node(1).core()).counters().retransmitted());
         }

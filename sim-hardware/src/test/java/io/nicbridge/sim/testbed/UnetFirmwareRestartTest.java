@@ -90,6 +90,7 @@ class UnetFirmwareRestartTest {
             assertEquals(List.of(10, 11, 12, 13), atB);
             assertEquals(List.of(110, 111, 112, 113), atA, "the card holds receive buffers again");
             assertEquals(4, ep.sendCompletions(7), "lost sends counted as failed completions");
+            assertEquals(48, ep.freeBuffersPosted(), "every receive buffer the link owns is the card's again");
             kernel.nop(); // and the kernel's command queue works after the replay
         }
     }

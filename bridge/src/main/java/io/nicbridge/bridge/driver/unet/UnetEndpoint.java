@@ -131,6 +131,8 @@ public final class UnetEndpoint {
     private final long[] cardHolds;
     /** Between {@link #cardRestarted()} and {@link #resume()}: the firmware forgot this endpoint. */
     private boolean restarting;
+    /** False from {@link #cardRestarted()} until {@link #recreated()}: the free queue in board RAM is not the card's. */
+    private boolean freeQueueLive = true;
     /** Sends forgotten by a restart (or made during it), each still to be reported by {@link #pollSendCompletion}. */
     private int lostCompletions;
     private long sendsLostInRestart;
@@ -473,7 +475,7 @@ public final class UnetEndpoint {
             int posted = 0;
             long result = 0;
             for (; posted < count; posted++) {
-                if (restarting) { // the card forgot the free queue: kept, posted at resume()
+                if (!freeQueueLive) { // the card forgot the free queue: kept, posted once it is re-created
                     repost((int) (offset + stride * posted), size);
                     continue;
                 }
@@ -482,7 +484,7 @@ public final class UnetEndpoint {
                     break;
                 }
             }
-            if (!restarting) {
+            if (freeQueueLive) {
                 bell.free(freeQueue.producerIndex()); // what was posted before a refusal still goes to the card
             }
             accepted(result, "free queue");
@@ -541,7 +543,7 @@ public final class UnetEndpoint {
     public boolean offerFreeBufferUnchecked(int offset, int length) {
         boolean outer = enterReceive("offerFreeBufferUnchecked");
         try {
-            if (restarting) {
+            if (!freeQueueLive) {
                 return false; // the card is being re-initialised
             }
             if (!accepted(offerFree(offset, length), "free queue")) {
@@ -795,7 +797,7 @@ public final class UnetEndpoint {
         try {
             checkHeld(descriptor, "release");
             account(descriptor);
-            boolean posted = pendingCount > 0 && !restarting && repostPending();
+            boolean posted = pendingCount > 0 && freeQueueLive && repostPending();
             if (!receiveQueue.isInline(descriptor)) {
                 int n = Math.min(receiveQueue.nbufs(descriptor), MAX_BUFS);
                 int size = receiveBufferSize;
@@ -813,9 +815,7 @@ public final class UnetEndpoint {
                 bell.free(freeQueue.producerIndex());
             }
             receiveQueue.release(descriptor);
-            if (!restarting) { // rq_cons of a page the firmware forgot would be read as the fresh page's
-                bell.receive(receiveQueue.consumerIndex());
-            }
+            bell.receive(receiveQueue.consumerIndex());
         } finally {
             exitReceive(outer);
         }
@@ -829,7 +829,7 @@ public final class UnetEndpoint {
      * @return true when the free queue took it (the doorbell is due)
      */
     private boolean repost(int offset, int length) {
-        if (pendingCount == 0 && !restarting) {
+        if (pendingCount == 0 && freeQueueLive) {
             long result = offerFree(offset, length);
             if (result >= 0) {
                 return true;
@@ -1174,13 +1174,14 @@ public final class UnetEndpoint {
      * the protocol above retransmits), gather sends see back-pressure, received messages already in the receive queue
      * can still be polled, and released buffers are kept for the card. Every send that was in flight completes as
      * {@link #SEND_LOST_IN_RESTART}: the firmware lost the send queue in board RAM. Called by the kernel driver on the
-     * endpoint's thread (its watchdog's scheduler thread).
+     * endpoint's thread (its watchdog's scheduler thread), as are the three steps below.
      */
     void cardRestarted() {
         if (restarting) {
             return;
         }
         restarting = true;
+        freeQueueLive = false;
         restarts++;
         int inFlight = sendQueue.inFlight();
         lostCompletions += inFlight;
@@ -1188,24 +1189,29 @@ public final class UnetEndpoint {
     }
 
     /**
-     * The kernel re-created this endpoint (EP_CREATE, its channels, its upcall mode): start over on the fresh page.
-     * Received messages the user has not polled are dropped (the card writes from descriptor 0 again) and counted in
-     * {@link #messagesLostInRestart()}; every receive buffer the card held, and every one kept meanwhile, is posted to
-     * the fresh free queue. Endpoint's thread.
+     * Just before the kernel posts EP_CREATE again: the re-created endpoint's card writes the receive queue from
+     * descriptor 0, so every message the user has not polled is dropped now (counted in
+     * {@link #messagesLostInRestart()}, its buffers kept for the card) and the user's index starts at 0.
      *
-     * @return false while the user holds a received descriptor (the kernel retries later)
+     * @return false while the user holds a received descriptor (the kernel tries again later)
      */
-    boolean resume() {
-        if (!restarting) {
-            return true;
-        }
+    boolean beforeRecreate() {
         if (receiveQueue.held() >= 0) {
             return false;
         }
         messagesLostInRestart += receiveQueue.restart(this::droppedInRestart);
+        return true;
+    }
+
+    /**
+     * EP_CREATE is done: the fresh page's send and free queues start at 0. Every receive buffer the card held, and
+     * every one kept meanwhile, is posted to the fresh free queue. Sends stay lost until {@link #resume()} (the
+     * channels are not open yet).
+     */
+    void recreated() {
         sendQueue.restart();
         freeQueue.restart();
-        restarting = false;
+        freeQueueLive = true;
         boolean posted = pendingCount > 0 && repostPending();
         int size = receiveBufferSize;
         for (int w = 0; w < cardHolds.length && size > 0; w++) {
@@ -1220,11 +1226,15 @@ public final class UnetEndpoint {
         if (posted) {
             bell.free(freeQueue.producerIndex());
         }
-        signal(); // the link may send again, and wants to look at the queues
-        return true;
     }
 
-    /** A received descriptor {@link #resume} drops: its buffers go back to the card with the rest. */
+    /** Channels and upcall mode are registered again: the endpoint works as before. */
+    void resume() {
+        restarting = false;
+        signal(); // the link may send again, and wants to look at the queues
+    }
+
+    /** A received descriptor {@link #beforeRecreate} drops: its buffers go back to the card with the rest. */
     private void droppedInRestart(long d) {
         if (!receiveQueue.isInline(d)) {
             int n = Math.min(receiveQueue.nbufs(d), MAX_BUFS);

@@ -113,6 +113,8 @@ public final class UnetKernelDriver implements AutoCloseable {
     /** Replay commands: 7 words each (opcode, 6 arguments); made once. */
     private final int[] replay = new int[(MAX_ENDPOINTS * (MAX_CHANNELS + 2)) * 7];
     private int replayCount;
+    /** The replay's first {@code replayCreates} commands are the EP_CREATEs; the endpoints are re-created after them. */
+    private int replayCreates;
     private int replayPosted;
     private int replayDone;
     private Timer watchdog;
@@ -639,12 +641,18 @@ public final class UnetKernelDriver implements AutoCloseable {
         replayDone = 0;
         for (int e = 0; e < MAX_ENDPOINTS; e++) {
             UnetEndpoint ep = endpoints[e];
+            if (ep != null) {
+                ep.cardRestarted();
+                addReplay(OP_EP_CREATE, e, (int) ep.segmentBusAddress(), (int) ep.communicationSegment().capacity(),
+                        (int) ep.receiveQueueBusAddress(), ep.receiveQueueLength(), 0);
+            }
+        }
+        replayCreates = replayCount;
+        for (int e = 0; e < MAX_ENDPOINTS; e++) {
+            UnetEndpoint ep = endpoints[e];
             if (ep == null) {
                 continue;
             }
-            ep.cardRestarted();
-            addReplay(OP_EP_CREATE, e, (int) ep.segmentBusAddress(), (int) ep.communicationSegment().capacity(),
-                    (int) ep.receiveQueueBusAddress(), ep.receiveQueueLength(), 0);
             for (int c = 0; c < MAX_CHANNELS; c++) {
                 if (ep.isChannelOpen(c)) {
                     int t = (e * MAX_CHANNELS + c) * 3;
@@ -679,7 +687,14 @@ public final class UnetKernelDriver implements AutoCloseable {
         if (ram.readAcquire(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS) != BOOT_CP_RUNNING) {
             return true; // still booting
         }
-        if (replayPosted == 0 && replayDone == 0) {
+        if (replayPosted == 0) {
+            // The card writes a re-created endpoint's receive queue from descriptor 0: the messages not polled yet
+            // go now, while nothing can arrive, and only when no endpoint's owner holds one.
+            for (UnetEndpoint ep : endpoints) {
+                if (ep != null && !ep.beforeRecreate()) {
+                    return true;
+                }
+            }
             // a fresh firmware: its command queue starts at the producer index in the new UG block (0)
             commandProducer = ram.readAcquire(UG_OFS + UG_CMD_PROD_OFS);
             if (interruptsEnabled) {
@@ -701,21 +716,26 @@ public final class UnetKernelDriver implements AutoCloseable {
             }
             replayDone++;
         }
-        while (replayPosted < replayCount && replayPosted - replayDone < CMDQ_LEN) {
+        if (replayDone == replayCreates && replayPosted == replayCreates) {
+            for (UnetEndpoint ep : endpoints) {
+                if (ep != null) {
+                    ep.recreated(); // fresh queues: receive buffers go to the card before any channel opens
+                }
+            }
+        }
+        // EP_CREATEs first; the rest only once the endpoints have their buffers back
+        int limit = replayDone < replayCreates ? replayCreates : replayCount;
+        while (replayPosted < limit && replayPosted - replayDone < CMDQ_LEN) {
             int r = replayPosted++ * 7;
             post(replay[r], replay[r + 1], replay[r + 2], replay[r + 3], replay[r + 4], replay[r + 5], replay[r + 6]);
         }
         if (replayDone < replayCount) {
             return true;
         }
-        boolean all = true;
         for (UnetEndpoint ep : endpoints) {
-            if (ep != null && ep.isRestarting()) {
-                all &= ep.resume();
+            if (ep != null) {
+                ep.resume();
             }
-        }
-        if (!all) {
-            return true; // an endpoint's owner holds a received message: try again
         }
         recovering = false;
         lastHeartbeat = ram.readAcquire(UG_OFS + UG_HEARTBEAT_OFS);
