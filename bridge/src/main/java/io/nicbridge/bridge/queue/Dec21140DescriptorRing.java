@@ -480,6 +480,41 @@ public final class Dec21140DescriptorRing {
         return i;
     }
 
+    /**
+     * The chip was reset and forgot this list (CSR3/CSR4 back to their reset values, its current-descriptor pointer
+     * gone): every descriptor becomes the host's again (word 0 := 0, written with release, so no OWN is left for a
+     * chip that is restarted on this list) and the cursor API starts over at descriptor 0, as on a fresh list. What
+     * was posted and not reclaimed is dropped from the cursor's books; the caller reads what it needs first
+     * ({@link #control}, {@link #buffer1Address}). The lifetime totals are kept.
+     */
+    public void restart() {
+        for (int i = 0; i < count; i++) {
+            long d = offsetOf(i);
+            IntWords.set(segment, d + WORD1, be, listBits(i));
+            IntWords.set(segment, d + WORD2, be, 0);
+            IntWords.set(segment, d + WORD3, be, (int) busAddress((i + 1) % count));
+            IntWords.setRelease(segment, d + WORD0, be, 0);
+        }
+        headSlot = 0;
+        tailSlot = 0;
+        posted = 0;
+        txFirst = -1;
+    }
+
+    /**
+     * Takes descriptor {@code i} back from a chip that was reset and so will never hand it back itself: word 0 := 0
+     * with release. For a receive list whose host keeps its own books (re-armed with {@link #arm} afterwards).
+     */
+    public void takeBack(int i) {
+        checkIndex(i);
+        IntWords.setRelease(segment, offsetOf(i) + WORD0, be, 0);
+    }
+
+    /** TBS1/RBS1 of descriptor {@code i} as the host wrote it (the length of a one-buffer transmit frame). */
+    public int buffer1Length(int i) {
+        return buffer1Size(control(i));
+    }
+
     /** Descriptors posted through the cursor API and not yet reclaimed. */
     public int inFlight() {
         return posted;

@@ -18,7 +18,7 @@ public final class UnetFreeQueue {
     private final MemorySegment page;
     private final boolean be;
     private final SpscDescriptorQueue queue;
-    private final SpscDescriptorQueue.Producer producer;
+    private SpscDescriptorQueue.Producer producer;
 
     public UnetFreeQueue(MemorySegment endpointPage) {
         this(endpointPage, ByteOrder.BIG_ENDIAN);
@@ -62,6 +62,15 @@ public final class UnetFreeQueue {
         IntWords.set(page, e + Sba200UnetFqEntry.OFFSET_LENGTH, be, length);
         producer.commit(); // fq_prod with release: the entry is visible before the index
         return e;
+    }
+
+    /**
+     * The NI was restarted and re-created this endpoint (a fresh page: both indices 0, no entry): starts over with a
+     * new producer end over the page. Every buffer that was posted is forgotten by the NI; re-post those that are not
+     * the user's. Not on a hot path (it allocates the producer end).
+     */
+    public void restart() {
+        producer = queue.producer();
     }
 
     public int remainingCapacity() {

@@ -87,6 +87,38 @@ public final class UnetReceiveQueue {
         received++;
     }
 
+    /**
+     * The NI was restarted and re-created this endpoint: it writes from descriptor 0 again, so every descriptor it
+     * filled and the user has not polled is dropped (w0 := 0 with release) and the user's index and {@code rq_cons}
+     * start at 0 again, as the fresh endpoint's. Call only with nothing held.
+     *
+     * @return the descriptors that were VALID and are dropped; their buffers are the caller's to re-post
+     * @throws IllegalStateException while a descriptor is held
+     */
+    public int restart(DroppedDescriptor dropped) {
+        if (held >= 0) {
+            throw new IllegalStateException("receive queue restart while descriptor at " + held + " is held");
+        }
+        int n = 0;
+        for (int i = 0; i <= mask; i++) {
+            long d = rqOffset + (long) i * RECV_DESC_SIZE;
+            if ((IntWords.getAcquire(rq, d + Sba200UnetRecvDesc.OFFSET_W0, be) & RX_VALID) != 0) {
+                dropped.dropped(d);
+                IntWords.setRelease(rq, d + Sba200UnetRecvDesc.OFFSET_W0, be, 0);
+                n++;
+            }
+        }
+        index = 0; // the re-created endpoint's receive queue starts at 0 (a release meanwhile may have stored rq_cons)
+        IntWords.setRelease(page, EPCB_RQ_CONS_OFS, be, 0);
+        return n;
+    }
+
+    /** What {@link #restart} tells its caller about each descriptor it drops, before w0 is cleared. */
+    @FunctionalInterface
+    public interface DroppedDescriptor {
+        void dropped(long descriptor);
+    }
+
     public int word0(long descriptor) {
         return IntWords.get(rq, descriptor + Sba200UnetRecvDesc.OFFSET_W0, be);
     }

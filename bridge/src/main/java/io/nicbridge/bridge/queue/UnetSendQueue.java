@@ -27,7 +27,7 @@ public final class UnetSendQueue {
     private final MemorySegment page;
     private final boolean be;
     private final SpscDescriptorQueue queue;
-    private final SpscDescriptorQueue.Producer producer;
+    private SpscDescriptorQueue.Producer producer;
     private int reclaimIndex;
     private long completedOk;
     private long completedWithError;
@@ -186,6 +186,16 @@ public final class UnetSendQueue {
             completedWithError++;
         }
         return status;
+    }
+
+    /**
+     * The NI was restarted and re-created this endpoint (EP_CREATE gave it a fresh page: both indices 0, every
+     * descriptor gone): starts over at index 0 with a new producer end over the page. What was in flight is forgotten;
+     * the caller accounts for it ({@link #inFlight()} first). Not on a hot path (it allocates the producer end).
+     */
+    public void restart() {
+        producer = queue.producer();
+        reclaimIndex = producer.index();
     }
 
     /** Descriptors committed and not yet collected by {@link #pollCompletion()}. */

@@ -10,6 +10,7 @@ import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.fault.FaultPlan;
 import io.nicbridge.sim.fddi.FddiRing;
+import io.nicbridge.sim.medusa.MedusaCard;
 import io.nicbridge.sim.testbed.EmulatedTestbed;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +24,7 @@ final class MedusaRing implements AutoCloseable {
     final EmulatedTestbed bed;
     final FddiRing ring;
     final List<MedusaDriver> drivers = new ArrayList<>();
+    final List<MedusaCard> cards = new ArrayList<>();
     final MedusaLink[] links;
 
     MedusaRing(int nodes, EngineMode mode, long seed, FaultPlan faults) {
@@ -32,7 +34,8 @@ final class MedusaRing implements AutoCloseable {
             long[] stations = new long[nodes];
             for (int i = 0; i < nodes; i++) {
                 stations[i] = 0x0200_0000_0000L | (i + 1);
-                drivers.add(MedusaDriver.open(bed.medusa("medusa" + i, ring, new byte[] {2, 0, 0, 0, 0, (byte) (i + 1)}),
+                cards.add(bed.medusa("medusa" + i, ring, new byte[] {2, 0, 0, 0, 0, (byte) (i + 1)}));
+                drivers.add(MedusaDriver.open(cards.get(i),
                         MedusaConfig.builder().stationAddress(stations[i])
                                 .interruptMode(MedusaConfig.InterruptMode.INTERRUPT).build()));
             }

@@ -123,6 +123,14 @@ public abstract class EmulatedCard implements Card {
         return closed.get();
     }
 
+    /**
+     * The card-reset fault a simulation injects: the card loses its state as a bus reset, a power glitch or a
+     * firmware crash would leave it (each model says exactly what its reset clears), without its driver asking. The
+     * driver must find out from the card itself (registers, a transmission that never completes, a heartbeat that
+     * stops) and bring it back. Any thread; in virtual time call it from the world's thread. A no-op once closed.
+     */
+    public abstract void hardwareReset();
+
     /** Stops the model; called once, from the first {@link #close()}, before the release callback. */
     protected abstract void closeModel();
 }

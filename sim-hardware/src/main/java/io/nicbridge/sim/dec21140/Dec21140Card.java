@@ -42,6 +42,12 @@ public final class Dec21140Card extends EmulatedCard {
         model.close();
     }
 
+    /** {@inheritDoc} Here: {@code model().hardwareReset()}. */
+    @Override
+    public void hardwareReset() {
+        model.hardwareReset();
+    }
+
     @Override
     public String toString() {
         return "Dec21140Card[" + name() + ", " + spec() + "]";

@@ -953,6 +953,12 @@ final class Dec21140Core {
         refreshInterrupt();
     }
 
+    /** A reset the host did not ask for (the bus's RST#, a power glitch): the state CSR0.SWR leaves. */
+    void hardwareReset() {
+        reset();
+        LOG.debug("21140 '{}': hardware reset", name);
+    }
+
     private void writeCsr0(int value) {
         if ((value & CSR0_SWR) != 0) {
             reset();

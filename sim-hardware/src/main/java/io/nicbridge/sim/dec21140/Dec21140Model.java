@@ -292,6 +292,23 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
         }
     }
 
+    /**
+     * A fault a simulation injects: the chip is reset without its driver asking (the bus's RST#, a power glitch,
+     * a board watchdog), exactly as CSR0.SWR resets it (docs/hardware-facts.md A.1/A.2): every CSR to its reset
+     * value, so both processes are stopped (CSR5.TS/RS = 0, CSR6.SR/ST = 0), CSR3/CSR4 forget the lists, CSR7
+     * masks every interrupt, the address filter is empty and CSR8's counts are gone; the frame being transmitted
+     * is cut off ({@link Dec21140Counters#txAbortedFrames()}) and the receive FIFO is flushed
+     * ({@link Dec21140Counters#rxFlushed()}). Descriptors stay as they are in host memory: the chip simply stops
+     * walking them. The serial ROM keeps its contents. Any thread; a no-op on a closed card.
+     */
+    public void hardwareReset() {
+        synchronized (lock) {
+            if (!closed) {
+                core.hardwareReset();
+            }
+        }
+    }
+
     /** Stops the card: timers cancelled, frames from the wire ignored. Idempotent. */
     @Override
     public void close() {

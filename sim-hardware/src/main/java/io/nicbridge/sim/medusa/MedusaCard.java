@@ -44,6 +44,12 @@ public final class MedusaCard extends EmulatedCard implements MedusaPio {
         model.close();
     }
 
+    /** {@inheritDoc} Here: {@code model().hardwareReset()}. */
+    @Override
+    public void hardwareReset() {
+        model.hardwareReset();
+    }
+
     @Override
     public String toString() {
         return "MedusaCard[" + name() + ", " + spec() + "]";

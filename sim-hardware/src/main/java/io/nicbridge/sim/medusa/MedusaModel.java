@@ -240,6 +240,26 @@ public final class MedusaModel implements DeviceModel, FddiMac, AutoCloseable {
         return registers.loadRaw(REGS_OFS + reg);
     }
 
+    /**
+     * A fault a simulation injects: the board is reset without its driver asking (a power glitch, a bus reset), as
+     * CTRL.RESET resets it (docs/hardware-facts.md C.2): every register to its reset value (CTRL without RX_EN,
+     * TX_EN and RING_JOIN, so the card leaves the ring at its next service; IMR 0; the counters 0; MACADDR the
+     * factory address), the four FIFOs emptied, every buffer the host's again, the buffer status table cleared. A
+     * frame on the ring when it happens completes as "sent before a reset" (no TXDONE). The buffer RAM keeps its
+     * bytes, as memory does through a logic reset. The driver finds out only through the registers. Any thread; a
+     * no-op on a closed card.
+     */
+    public void hardwareReset() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            core.reset();
+        }
+        LOG.debug("Medusa '{}': hardware reset", name);
+        kick(); // leave the ring: CTRL.RING_JOIN is clear now
+    }
+
     /** Stops the card: it leaves the ring (bypassed), frames from the ring are ignored, nothing more sent. Idempotent. */
     @Override
     public void close() {

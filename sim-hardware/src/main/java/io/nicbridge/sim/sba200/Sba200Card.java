@@ -53,6 +53,12 @@ public final class Sba200Card extends EmulatedCard {
         model.close();
     }
 
+    /** {@inheritDoc} Here: {@code model().hardwareReset()}. */
+    @Override
+    public void hardwareReset() {
+        model.hardwareReset();
+    }
+
     @Override
     public String toString() {
         return "Sba200Card[" + name() + ", port " + port + "]";

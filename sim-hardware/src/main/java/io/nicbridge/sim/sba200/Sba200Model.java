@@ -307,6 +307,24 @@ public final class Sba200Model implements DeviceModel, CellSink, AutoCloseable {
         return firmware.service(timeBase.nanoTime());
     }
 
+    /**
+     * A fault a simulation injects: the i960 restarts (a firmware crash caught by its watchdog, a power glitch) without
+     * the host asking. The boot status reads COLD_START at once, and the firmware boots again at the card's next
+     * service pass as after a BCR reset and release (docs/hardware-facts.md B.2, B.4): board RAM cleared (the UG block
+     * rewritten, heartbeat 0, command queue indices 0, every endpoint page and the VCI table empty), every endpoint
+     * and channel forgotten, the PDU being sent and the cells being reassembled lost, the ingress cells dropped, the
+     * counters 0. Host memory (segments, receive queues) is untouched: only the card forgot it. The kernel driver finds
+     * out through board RAM (see {@code UnetKernelDriver#watchdog}). Any thread; a no-op on a closed card.
+     */
+    public void hardwareReset() {
+        if (closed) {
+            return;
+        }
+        ramRegisters.storeRaw(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS, BOOT_COLD_START);
+        bootPending = true;
+        signal.kick();
+    }
+
     private static void checkEndpoint(int ep) {
         if (ep < 0 || ep >= MAX_ENDPOINTS) {
             throw new IllegalArgumentException("endpoint must be 0.." + (MAX_ENDPOINTS - 1) + ", was " + ep);

@@ -58,6 +58,12 @@ public final class TulipTestbed implements AutoCloseable {
             for (int i = 0; i < b.nodes; i++) {
                 drivers.add(TulipDriver.open(cards.get(i), b.config.apply(i)));
             }
+            if (b.watchdogNanos > 0) {
+                VirtualTimeBase vt = world.virtualEngine().timeBase();
+                for (TulipDriver d : drivers) {
+                    d.watchdog(vt, b.watchdogNanos);
+                }
+            }
         } catch (RuntimeException e) {
             closeAll();
             throw e;
@@ -101,6 +107,16 @@ public final class TulipTestbed implements AutoCloseable {
 
     public int nodes() {
         return drivers.size();
+    }
+
+    /**
+     * Injects a card reset into node {@code i}'s 21140 ({@link io.nicbridge.sim.dec21140.Dec21140Model#hardwareReset}):
+     * the chip loses its state as on the bus's reset; its driver finds out through its transmit watchdog
+     * ({@link Builder#watchdog}, or {@link TulipDriver#watchdog} installed by the caller) and re-initialises it.
+     * Any thread; in virtual time call it from the world's thread (a timer, or between runs).
+     */
+    public void resetCard(int i) {
+        cards.get(i).model().hardwareReset();
     }
 
     /** @throws IllegalStateException when the engine is not virtual */
@@ -158,6 +174,7 @@ public final class TulipTestbed implements AutoCloseable {
         private long propagationNanos = -1;
         private FaultPlan faults = FaultPlan.NONE;
         private IntFunction<TulipConfig> config = i -> TulipConfig.defaults();
+        private long watchdogNanos;
 
         private Builder() {
         }
@@ -222,7 +239,24 @@ public final class TulipTestbed implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Installs every driver's transmit watchdog ({@link TulipDriver#watchdog}) on the virtual clock with this
+         * timeout, so card resets ({@link #resetCard}) are found and recovered from. Virtual mode only: in real time
+         * the watchdog belongs on the thread that runs the node, which the caller installs it on.
+         */
+        public Builder watchdog(long timeoutNanos) {
+            if (timeoutNanos <= 0) {
+                throw new IllegalArgumentException("watchdog timeoutNanos must be > 0, was " + timeoutNanos);
+            }
+            this.watchdogNanos = timeoutNanos;
+            return this;
+        }
+
         public TulipTestbed build() {
+            if (watchdogNanos > 0 && mode != EngineMode.VIRTUAL && engine == null) {
+                throw new IllegalStateException("watchdog(" + watchdogNanos + ") on the virtual clock needs"
+                    + " EngineMode.VIRTUAL; in " + mode + " install TulipDriver.watchdog on the node's scheduler");
+            }
             if (idle == null) {
                 idle = IdleStrategy.parse("backoff");
             }

@@ -79,6 +79,16 @@ public final class UnetLinkTestbed implements AutoCloseable {
                 }
                 links[i] = l;
             }
+            if (o.watchdogNanos > 0) {
+                if (!(engine instanceof VirtualTimeEngine v)) {
+                    throw new IllegalStateException("watchdog(" + o.watchdogNanos + ") on the virtual clock needs"
+                            + " EngineMode.VIRTUAL; in real time install UnetKernelDriver.watchdog on the node's"
+                            + " scheduler");
+                }
+                for (Sba200Card c : cards) {
+                    net.kernel(c).watchdog(v.timeBase(), o.watchdogNanos);
+                }
+            }
         } catch (RuntimeException e) {
             closeAll(net);
             throw e;
@@ -132,6 +142,21 @@ public final class UnetLinkTestbed implements AutoCloseable {
         return endpoints[i];
     }
 
+    /** Node {@code i}'s kernel driver. */
+    public UnetKernelDriver kernel(int i) {
+        return network.kernel(cards[i]);
+    }
+
+    /**
+     * Injects a card reset into node {@code i}'s SBA-200: its i960 firmware restarts and forgets every endpoint and
+     * channel ({@link io.nicbridge.sim.sba200.Sba200Model#hardwareReset}); the node's kernel driver finds it with its
+     * firmware watchdog ({@link Builder#watchdog}) and re-creates them. In virtual time call it from the world's
+     * thread (a timer, or between runs).
+     */
+    public void resetCard(int i) {
+        cards[i].hardwareReset();
+    }
+
     @Override
     public void close() {
         closeAll(network);
@@ -166,6 +191,7 @@ public final class UnetLinkTestbed implements AutoCloseable {
         private int rxBuffers = 48;
         private long probeNanos = 20_000;
         private Consumer<AtmSwitch.Builder> switchOptions = sw -> { };
+        private long watchdogNanos;
 
         private Builder(EngineMode mode) {
             this.mode = Objects.requireNonNull(mode, "mode");
@@ -218,6 +244,19 @@ public final class UnetLinkTestbed implements AutoCloseable {
         /** Extra switch options (faults per port, propagation); the testbed sets one port per node. */
         public Builder switchOptions(Consumer<AtmSwitch.Builder> options) {
             this.switchOptions = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /**
+         * Installs every kernel driver's firmware watchdog ({@link UnetKernelDriver#watchdog}) on the virtual clock
+         * with this period, so card resets ({@link #resetCard}) are found and recovered from. Virtual mode only. The
+         * world then never runs idle (the check is periodic).
+         */
+        public Builder watchdog(long periodNanos) {
+            if (periodNanos <= 0) {
+                throw new IllegalArgumentException("watchdog periodNanos must be > 0, was " + periodNanos);
+            }
+            this.watchdogNanos = periodNanos;
             return this;
         }
 

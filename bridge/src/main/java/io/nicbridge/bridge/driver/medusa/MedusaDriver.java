@@ -15,6 +15,8 @@ import io.nicbridge.bridge.spi.CardFailedException;
 import io.nicbridge.bridge.spi.InterruptHandler;
 import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.bridge.spi.NonReentrantInterruptHandler;
+import io.nicbridge.bridge.time.Scheduler;
+import io.nicbridge.bridge.time.Timer;
 import io.nicbridge.contract.Medusa;
 import io.nicbridge.contract.MedusaBufStatus;
 import java.lang.foreign.MemorySegment;
@@ -69,6 +71,22 @@ import org.slf4j.LoggerFactory;
  * thread and counts nothing of the receiving thread's: RX_DROP_NOBUF and RING_CHANGE are handed over as bits
  * ({@code deferredIsr}, one atomic OR) and counted by the next {@link #poll()}. A polling driver (IMR = 0) returns
  * false.
+ *
+ * <h2>Transmit watchdog and board resets ({@link #watchdog})</h2>
+ * The card says nothing when it is reset behind the driver's back (a power glitch, a bus reset): its FIFOs and
+ * registers simply return to their reset values. What the driver can see is the effect: a buffer pushed into
+ * TX_FIFO never comes back through TXDONE_FIFO. So, like a network driver's transmit watchdog, a timer on the
+ * driver's {@link Scheduler} is armed when a frame is queued and none is armed; on expiry the driver reclaims, and
+ * if nothing is outstanding it stays disarmed, if a TXDONE came since it was armed it re-arms, and otherwise it reads
+ * CTRL: a CTRL without the RX_EN, TX_EN and RING_JOIN the driver wrote is a reset, and the driver re-initialises
+ * the card as {@link #open} does (RESET, address, T_Req, checksum start, IMR, CTRL), pushes its receive buffers into
+ * FREE_FIFO again (those the application holds go back on release) and re-queues, in their original order, the
+ * transmit buffers the card forgot: their frames are still in buffer RAM (a logic reset keeps memory), only LEN is
+ * written again. A frame the card had on the ring at the reset may so go out twice. Frames the card had stored
+ * and not yet handed over through RX_FIFO are lost with the FIFO; the card's own counters (reset to 0) are the only
+ * trace of them. With the card running (CTRL as written) the timeout is only counted: FDDI recovers a lost token
+ * by itself. A reset is found within two timeouts of the first frame queued at or after it. The timer runs on the
+ * scheduler's thread, which must be the driver's sending and receiving thread.
  *
  * <h2>Threads</h2>
  * As {@link FramePort}: one sending thread (claim/commit/abort/send/reclaim) and one receiving thread
@@ -141,6 +159,17 @@ public final class MedusaDriver implements FramePort {
     /** Receiving thread: LEN and FrameStatus of each held received frame, read once at poll. */
     private final int[] rxLength = new int[BUFFERS];
     private final int[] rxStatus = new int[BUFFERS];
+    /** Sending thread: each transmit buffer's LEN and queueing order, to re-queue it after a card reset. */
+    private final int[] txLength = new int[BUFFERS];
+    private final long[] txSequence = new long[BUFFERS];
+    private final int[] requeue = new int[BUFFERS];
+    private long txQueued;
+    private long txCompleted;
+    /** CTRL as the driver last wrote it. */
+    private int ctrl;
+    private Timer watchdog;
+    private long watchdogNanos;
+    private long completedAtArm;
     /** Receiving thread: the back-off while {@link #await} polls; made once, so waiting allocates nothing. */
     private final IdleStrategy rxWaitIdle = BackoffIdle.cardWait(WAIT_PARK_NANOS);
     /** Sending thread: the driver's free transmit buffers, a stack (most recently used first: warm lines). */
@@ -229,20 +258,7 @@ public final class MedusaDriver implements FramePort {
     }
 
     private void initialise() {
-        regs.write(REG_CTRL, Medusa.CTRL_RESET);
-        long start = System.nanoTime();
-        IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // bring-up: allocating here is fine
-        while ((regs.read(REG_CTRL) & Medusa.CTRL_RESET) != 0) {
-            if (System.nanoTime() - start > RESET_TIMEOUT_NANOS) {
-                throw new IllegalStateException(card.name() + ": CTRL.RESET did not self-clear within 1 s");
-            }
-            idle.idle();
-        }
-        long mac = config.stationAddress();
-        regs.write(R + Medusa.REG_MACADDR_HI, (int) (mac >>> 32) & Medusa.MACADDR_HI_MASK);
-        regs.write(R + Medusa.REG_MACADDR_LO, (int) mac);
-        regs.write(R + Medusa.REG_TREQ_US, config.treqMicros());
-        regs.write(R + Medusa.REG_RXCK_START, config.receiveChecksumStart());
+        resetAndAddress();
         int rx = config.receiveBuffers();
         for (int n = 0; n < BUFFERS; n++) {
             if (n < rx) {
@@ -257,18 +273,41 @@ public final class MedusaDriver implements FramePort {
         for (int n = BUFFERS - 1; n >= rx; n--) {
             freeTx[freeTxTop++] = n;
         }
-        regs.write(REG_PIO_CKSUM, 0);
-        regs.write(REG_ISR, IRQ_ALL);
-        regs.write(REG_IMR, config.interruptMode() == MedusaConfig.InterruptMode.INTERRUPT ? IRQ_ALL : 0);
-        int ctrl = Medusa.CTRL_RX_EN | Medusa.CTRL_TX_EN | Medusa.CTRL_RING_JOIN;
+        ctrl = Medusa.CTRL_RX_EN | Medusa.CTRL_TX_EN | Medusa.CTRL_RING_JOIN;
         ctrl |= config.frameOffset3() ? Medusa.CTRL_FRAME_OFS3 : 0;
         ctrl |= config.promiscuous() ? Medusa.CTRL_PROMISC : 0;
         ctrl |= config.keepFcs() ? Medusa.CTRL_KEEP_FCS : 0;
         ctrl |= config.receiveChecksum() ? Medusa.CTRL_RX_CKSUM_EN : 0;
         ctrl |= config.longFrames() ? Medusa.CTRL_LONG_FRAMES : 0;
-        regs.write(REG_CTRL, ctrl);
+        enable();
         LOG.info("{}: initialised, station {} ({} receive / {} transmit buffers, T_Req {} us, frame offset {})",
-            card.name(), formatAddress(mac), rx, freeTxTop, config.treqMicros(), frameOffset);
+            card.name(), formatAddress(stationAddress), rx, freeTxTop, config.treqMicros(), frameOffset);
+    }
+
+    /** Init steps 1 and 2: RESET (waited for), station address, T_Req, receive checksum start. */
+    private void resetAndAddress() {
+        regs.write(REG_CTRL, Medusa.CTRL_RESET);
+        long start = System.nanoTime();
+        IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // bring-up: allocating here is fine
+        while ((regs.read(REG_CTRL) & Medusa.CTRL_RESET) != 0) {
+            if (System.nanoTime() - start > RESET_TIMEOUT_NANOS) {
+                throw new IllegalStateException(card.name() + ": CTRL.RESET did not self-clear within 1 s");
+            }
+            idle.idle();
+        }
+        long mac = config.stationAddress();
+        regs.write(R + Medusa.REG_MACADDR_HI, (int) (mac >>> 32) & Medusa.MACADDR_HI_MASK);
+        regs.write(R + Medusa.REG_MACADDR_LO, (int) mac);
+        regs.write(R + Medusa.REG_TREQ_US, config.treqMicros());
+        regs.write(R + Medusa.REG_RXCK_START, config.receiveChecksumStart());
+    }
+
+    /** Init steps 4 and 5: clear ISR and PIO_CKSUM, IMR, CTRL := {@link #ctrl} (enables and joins the ring). */
+    private void enable() {
+        regs.write(REG_PIO_CKSUM, 0);
+        regs.write(REG_ISR, IRQ_ALL);
+        regs.write(REG_IMR, config.interruptMode() == MedusaConfig.InterruptMode.INTERRUPT ? IRQ_ALL : 0);
+        regs.write(REG_CTRL, ctrl);
     }
 
     // ================================================================================================ send side
@@ -343,11 +382,18 @@ public final class MedusaDriver implements FramePort {
 
     private void transmit(int n, int length, byte newState) {
         MedusaBufStatus.len(window, statusEntry(n), length);
+        txLength[n] = length;
+        txSequence[n] = txQueued++;
         STATE.setRelease(state, n, newState);
         regs.writeRelease(REG_TX_FIFO, n); // the doorbell: the card may now read LEN and the frame
         counters.recordTx(length);
         stats.increment(TX_FRAMES);
         stats.add(TX_BYTES, length);
+        Timer w = watchdog;
+        if (w != null && !w.isArmed()) {
+            completedAtArm = txCompleted;
+            w.armAfter(watchdogNanos);
+        }
     }
 
     @Override
@@ -475,11 +521,109 @@ public final class MedusaDriver implements FramePort {
                 continue;
             }
             reclaimed++;
+            txCompleted++;
             stats.increment(TX_DONE);
             if ((entry & Medusa.FIFO_ERROR) != 0) {
                 stats.increment(TX_ERRORS);
                 counters.recordTxError();
             }
+        }
+    }
+
+    // ================================================================= transmit watchdog, board resets
+
+    /**
+     * Installs the transmit watchdog (see the class comment) on {@code scheduler}, whose thread must be the driver's
+     * sending and receiving thread. Setup-time, once; arming it later allocates nothing.
+     *
+     * @param timeoutNanos how long a queued frame may go without any TXDONE; longer than the ring's worst token
+     *                     rotation and re-initialisation (a few TTRTs)
+     * @throws IllegalArgumentException for a timeout that is not positive
+     * @throws IllegalStateException    when a watchdog is already installed
+     */
+    public void watchdog(Scheduler scheduler, long timeoutNanos) {
+        Objects.requireNonNull(scheduler, "scheduler");
+        if (timeoutNanos <= 0) {
+            throw new IllegalArgumentException("watchdog timeoutNanos must be > 0, was " + timeoutNanos);
+        }
+        ensureOpen();
+        if (watchdog != null) {
+            throw new IllegalStateException(name + ": the transmit watchdog is already installed");
+        }
+        watchdogNanos = timeoutNanos;
+        watchdog = scheduler.newTimer(name + ".txWatchdog", this::watchdogExpired);
+        if (txQueued != txCompleted) {
+            completedAtArm = txCompleted;
+            watchdog.armAfter(timeoutNanos);
+        }
+    }
+
+    /** The watchdog's timeout, or 0 when none is installed. */
+    public long watchdogNanos() {
+        return watchdog == null ? 0 : watchdogNanos;
+    }
+
+    private void watchdogExpired() {
+        if (closed || line.failure() != null) {
+            return; // a failed card answers nothing: close() reports it
+        }
+        reclaim();
+        if (txQueued == txCompleted) {
+            return; // nothing outstanding: the next frame queued arms it again
+        }
+        if (txCompleted != completedAtArm) { // the card is sending
+            completedAtArm = txCompleted;
+            watchdog.armAfter(watchdogNanos);
+            return;
+        }
+        stats.increment(TX_TIMEOUTS);
+        int running = regs.read(REG_CTRL);
+        int wanted = Medusa.CTRL_RX_EN | Medusa.CTRL_TX_EN | Medusa.CTRL_RING_JOIN;
+        if ((running & wanted) != (ctrl & wanted)) {
+            LOG.warn("{}: transmit timeout with CTRL 0x{} (written 0x{}): the card was reset; re-initialising it",
+                name, Integer.toHexString(running), Integer.toHexString(ctrl));
+            reinitialise();
+        } else {
+            LOG.warn("{}: transmit timeout, card running (STATUS 0x{}): waiting for the ring", name,
+                Integer.toHexString(regs.read(R + Medusa.REG_STATUS)));
+        }
+        completedAtArm = txCompleted;
+        watchdog.armAfter(watchdogNanos);
+    }
+
+    /**
+     * Brings a card that lost its state back to what the driver had (see the class comment). Sending and receiving
+     * thread; allocation-free.
+     */
+    private void reinitialise() {
+        stats.increment(CARD_RESETS);
+        resetAndAddress();
+        int pending = 0;
+        for (int n = 0; n < BUFFERS; n++) {
+            byte s = (byte) STATE.getAcquire(state, n);
+            if (s == S_CARD_FREE) {
+                regs.writeRelease(REG_FREE_FIFO, n);
+                stats.increment(FREE_PUSHES);
+            } else if (s == S_CARD_TX || s == S_FORWARD) {
+                // insertion by queueing order: at most 128 entries, once per reset
+                int k = pending++;
+                while (k > 0 && txSequence[requeue[k - 1]] > txSequence[n]) {
+                    requeue[k] = requeue[k - 1];
+                    k--;
+                }
+                requeue[k] = n;
+            }
+        }
+        for (int k = 0; k < pending; k++) {
+            int n = requeue[k];
+            MedusaBufStatus.len(window, statusEntry(n), txLength[n]); // the reset cleared the status table
+            regs.writeRelease(REG_TX_FIFO, n);
+        }
+        stats.add(TX_REQUEUED, pending);
+        enable();
+        PortReadiness r = readiness;
+        if (r != null) {
+            r.onReady(PortReadiness.FRAME_ARRIVED | PortReadiness.TX_SPACE);
         }
     }
 
@@ -822,6 +966,9 @@ public final class MedusaDriver implements FramePort {
             return;
         }
         closed = true;
+        if (watchdog != null) {
+            watchdog.cancel();
+        }
         listener = null;
         readiness = null;
         line.handler(null);

@@ -61,7 +61,13 @@ public final class MedusaStatistics {
         /** RX_DROP_NOBUF seen in ISR (the card had no free buffer for a frame). */
         RX_NOBUF_EVENTS,
         /** RING_CHANGE seen in ISR. */
-        RING_CHANGES
+        RING_CHANGES,
+        /** Transmit watchdog expiries: a frame was queued and no TXDONE came for the watchdog's timeout. */
+        TX_TIMEOUTS,
+        /** Card resets the watchdog found (CTRL no longer holds RX_EN/TX_EN/RING_JOIN) and re-initialised from. */
+        CARD_RESETS,
+        /** Transmit buffers re-queued into TX_FIFO after a card reset (the reset forgot them, unsent). */
+        TX_REQUEUED
     }
 
     /** The card's counter registers, in register order. */

@@ -21,6 +21,8 @@ import io.nicbridge.bridge.spi.CardFailedException;
 import io.nicbridge.bridge.spi.InterruptHandler;
 import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.bridge.spi.NonReentrantInterruptHandler;
+import io.nicbridge.bridge.time.Scheduler;
+import io.nicbridge.bridge.time.Timer;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -74,6 +76,31 @@ import org.slf4j.LoggerFactory;
  * on the card's thread and touches nothing of the receiving thread: RU and FBE, which Linux handles in the
  * interrupt, are handed over as bits ({@code deferredCsr5}, one atomic OR) and counted by the next {@link #poll()}.
  * A polling driver (CSR7 = 0) has no line to signal with: it returns false.
+ *
+ * <h2>Transmit watchdog and card resets ({@link #watchdog})</h2>
+ * Linux's netdev watchdog calls {@code tulip_tx_timeout} when a transmission has been pending for
+ * {@code TX_TIMEOUT} (4 s) without the chip finishing anything. This driver does the same on the driver's
+ * {@link Scheduler} (virtual or real time): the watchdog timer is armed by {@link #commit} when none is armed, and
+ * on expiry it reclaims; if nothing is in flight it stays disarmed, if a descriptor came back since it was armed it
+ * re-arms, and otherwise it is a timeout. Then the chip tells what happened, through its registers only:
+ * <ul>
+ *   <li>CSR6 reads back without the SR/ST the driver wrote (CSR6 is read/write; a reset, CSR0.SWR or the bus's
+ *       reset, returns it to its reset value with both processes stopped, and CSR5.TS/RS read 0): the chip lost its
+ *       state. The driver re-initialises it as {@link #open} did (SWR, bus mode, both rings, CSR3/4/5/7, a setup
+ *       frame with the current filter, CSR6) and re-posts, in their order and behind the setup frame, every frame it
+ *       had accepted that the chip had not handed back: a reset loses frames the chip held, and the chip may have
+ *       sent the last one before the reset, so a peer can see it twice (the protocol above tolerates duplicates).
+ *       Frames that do not fit the ring beside the setup frame wait in the driver and are posted, first, as
+ *       descriptors come back ({@link #claim} refuses meanwhile), so no accepted frame is lost. Received frames the
+ *       chip had handed back but the host had not polled yet go with the chip's list: counted as
+ *       {@link TulipStatistics.Counter#RX_LOST_IN_RESET} and as port drops. The reset itself is counted as
+ *       {@link TulipStatistics.Counter#CARD_RESETS}.</li>
+ *   <li>otherwise the transmit process is stuck with the chip running (Linux's {@code tulip_tx_timeout_complete}):
+ *       a transmit poll demand, counted as {@link TulipStatistics.Counter#TX_TIMEOUTS}.</li>
+ * </ul>
+ * A reset is therefore found within two timeouts of the first transmission that is pending at or after it. The
+ * watchdog's timer runs on the scheduler's thread, which must be the driver's sending and receiving thread (a
+ * {@code NodeRunner}'s, or the one thread of a virtual-time world).
  *
  * <h2>Threads</h2>
  * The {@link FramePort} contract: one sending thread, one receiving thread. The TX ring and buffers belong to the
@@ -152,6 +179,22 @@ public final class TulipDriver implements FramePort {
 
     private int csr6;
     private volatile boolean closed;
+    /** The multicast list of the last setup frame, re-sent when the chip is re-initialised after a reset. */
+    private List<MacAddress> multicast;
+
+    // ---- transmit watchdog (the scheduler's thread = the sending and receiving thread)
+    private Timer watchdog;
+    private long watchdogNanos;
+    private long reclaimedAtArm;
+    /**
+     * Frames to re-post after a reset, oldest first, from {@code requeueHead}: those that did not fit the ring beside
+     * the setup frame wait here until descriptors come back. Made once (txCount entries): recovery allocates nothing.
+     */
+    private final int[] requeue;
+    /** The frame length of each transmit buffer waiting in {@link #requeue}, by buffer. */
+    private final int[] requeueLength;
+    private int requeueHead;
+    private int requeueCount;
 
     // ---- interrupt listener (runs in the card's thread)
     private final InterruptHandler lineHandler = new NonReentrantInterruptHandler(this::serviceInterrupt);
@@ -248,6 +291,8 @@ public final class TulipDriver implements FramePort {
                 txOwner[i] = DESC_UNUSED;
             }
             this.txFreeTop = txCount;
+            this.requeue = new int[txCount];
+            this.requeueLength = new int[txCount];
         } catch (RuntimeException e) {
             comm.close();
             throw e;
@@ -296,25 +341,35 @@ public final class TulipDriver implements FramePort {
             rxState[i] = RX_CARD;
         }
         rxArmed = rxCount;
-        regs.write(CSR3, (int) rxRing.busBase()); // list bases: written while both processes are stopped
-        regs.write(CSR4, (int) txRing.busBase());
-        boolean interrupts = config.interruptMode() == InterruptMode.INTERRUPT;
-        regs.write(CSR5, LINUX_VALID_INTRS);     // clear anything left from before the reset
-        regs.write(CSR7, interrupts ? LINUX_VALID_INTRS : 0);
-        if (!queueSetupFrame(config.multicast())) {
-            throw new IllegalStateException("a fresh TX ring of " + txCount + " entries has no room for a setup frame");
-        }
+        multicast = config.multicast();
         csr6 = CSR6_MBO | CSR6_PS | CSR6_HBD | CSR6_SF
             | (config.fullDuplex() ? CSR6_FD : 0)
             | (config.promiscuous() ? CSR6_PR | CSR6_PM : 0)
             | (config.allMulticast() ? CSR6_PM : 0);
-        regs.write(CSR6, csr6 | CSR6_SR | CSR6_ST);
-        csr6 |= CSR6_SR | CSR6_ST;
+        programChip();
         regs.writeRelease(CSR1, 0); // transmit poll demand: the setup frame
         regs.writeRelease(CSR2, 0); // receive poll demand: the armed ring
         LOG.info("{}: station {} (SROM {} address bits, MAC at byte {}), {}, comm segment {} bytes at bus 0x{}",
             name, station, romAddressBits, TulipSerialRom.macOffset(rom), config, comm.capacity(),
             Long.toHexString(commBus));
+    }
+
+    /**
+     * Steps 4 and 5 of bring-up on a chip fresh out of reset, with the receive ring already armed and the transmit
+     * ring empty: list bases, interrupts, the setup frame of {@link #multicast} at entry 0, and CSR6 := {@link #csr6}
+     * with SR|ST. The poll demands are the caller's.
+     */
+    private void programChip() {
+        regs.write(CSR3, (int) rxRing.busBase()); // list bases: written while both processes are stopped
+        regs.write(CSR4, (int) txRing.busBase());
+        boolean interrupts = config.interruptMode() == InterruptMode.INTERRUPT;
+        regs.write(CSR5, LINUX_VALID_INTRS);     // clear anything left from before the reset
+        regs.write(CSR7, interrupts ? LINUX_VALID_INTRS : 0);
+        if (!queueSetupFrame(multicast)) {
+            throw new IllegalStateException("a fresh TX ring of " + txCount + " entries has no room for a setup frame");
+        }
+        csr6 |= CSR6_SR | CSR6_ST;
+        regs.write(CSR6, csr6);
     }
 
     /**
@@ -372,9 +427,11 @@ public final class TulipDriver implements FramePort {
             }
         }
         checkOpen();
-        if (!queueSetupFrame(List.copyOf(multicast))) {
+        List<MacAddress> list = List.copyOf(multicast);
+        if (!queueSetupFrame(list)) {
             return false;
         }
+        this.multicast = list;
         int mode = csr6 & ~LINUX_CSR6_FILTER_CLEAR | (promiscuous ? CSR6_PR | CSR6_PM : 0)
             | (allMulticast ? CSR6_PM : 0);
         csr6 = mode;
@@ -419,7 +476,7 @@ public final class TulipDriver implements FramePort {
     public int claim() {
         checkOpen();
         reclaimTransmit();
-        if (txFreeTop == 0 || txRing.freeDescriptors() - txClaimed < 1) {
+        if (requeueCount > 0 || txFreeTop == 0 || txRing.freeDescriptors() - txClaimed < 1) {
             counters.recordTxBackPressure();
             return NONE;
         }
@@ -455,6 +512,11 @@ public final class TulipDriver implements FramePort {
         txClaimed--;
         counters.recordTx(length);
         regs.writeRelease(CSR1, 0); // transmit poll demand, after the descriptor is the card's
+        Timer w = watchdog;
+        if (w != null && !w.isArmed()) {
+            reclaimedAtArm = txRing.reclaimedDescriptors();
+            w.armAfter(watchdogNanos);
+        }
     }
 
     @Override
@@ -481,6 +543,24 @@ public final class TulipDriver implements FramePort {
                     setupPending = -1;
                 }
             }
+        }
+        if (requeueCount > 0) {
+            postRequeued();
+        }
+    }
+
+    /**
+     * Posts frames waiting since a reset, oldest first, into descriptors no claimed buffer has reserved. While any
+     * waits, {@link #claim} refuses, so a frame committed later never overtakes them.
+     */
+    private void postRequeued() {
+        while (requeueCount > 0 && txRing.freeDescriptors() - txClaimed > 0) {
+            int b = requeue[requeueHead++];
+            requeueCount--;
+            int flags = requeueCount == 0 ? TDES1_IC : 0; // a TI once the last one is out
+            int d = txRing.transmit(txBus[b], requeueLength[b], 0, 0, flags);
+            txOwner[d] = b;
+            txNext = next(d, txCount);
         }
     }
 
@@ -511,7 +591,7 @@ public final class TulipDriver implements FramePort {
     /** Frames committed and not yet reclaimed, plus setup and dummy descriptors. Sending thread. */
     public int transmitInFlight() {
         reclaimTransmit();
-        return txRing.inFlight();
+        return txRing.inFlight() + requeueCount;
     }
 
     // ------------------------------------------------------------------ receive
@@ -806,6 +886,135 @@ public final class TulipDriver implements FramePort {
         }
     }
 
+    // ------------------------------------------------------------------ transmit watchdog, card resets
+
+    /** Linux's {@code TX_TIMEOUT} for tulip: 4 seconds. */
+    public static final long LINUX_TX_TIMEOUT_NANOS = 4_000_000_000L;
+
+    /**
+     * Installs the transmit watchdog (see the class comment) on {@code scheduler}, whose thread must be the
+     * driver's sending and receiving thread. Setup-time, once; arming it later allocates nothing.
+     *
+     * @param timeoutNanos how long a pending transmission may go without any descriptor coming back
+     *                     ({@link #LINUX_TX_TIMEOUT_NANOS} in Linux; a simulation chooses it from its wire times)
+     * @throws IllegalArgumentException for a timeout that is not positive
+     * @throws IllegalStateException    when a watchdog is already installed
+     */
+    public void watchdog(Scheduler scheduler, long timeoutNanos) {
+        Objects.requireNonNull(scheduler, "scheduler");
+        if (timeoutNanos <= 0) {
+            throw new IllegalArgumentException("watchdog timeoutNanos must be > 0, was " + timeoutNanos);
+        }
+        checkOpen();
+        if (watchdog != null) {
+            throw new IllegalStateException(name + ": the transmit watchdog is already installed");
+        }
+        watchdogNanos = timeoutNanos;
+        watchdog = scheduler.newTimer(name + ".txWatchdog", this::watchdogExpired);
+        if (txRing.inFlight() > 0) {
+            reclaimedAtArm = txRing.reclaimedDescriptors();
+            watchdog.armAfter(timeoutNanos);
+        }
+    }
+
+    /** The watchdog's timeout, or 0 when none is installed. */
+    public long watchdogNanos() {
+        return watchdog == null ? 0 : watchdogNanos;
+    }
+
+    private void watchdogExpired() {
+        if (closed || line.failure() != null) { // a failed card answers nothing: close() reports it
+            return;
+        }
+        reclaimTransmit();
+        if (txRing.inFlight() == 0) {
+            return; // nothing pending: the next commit arms it again
+        }
+        long reclaimed = txRing.reclaimedDescriptors();
+        if (reclaimed != reclaimedAtArm) { // the chip is making progress
+            reclaimedAtArm = reclaimed;
+            watchdog.armAfter(watchdogNanos);
+            return;
+        }
+        stats.increment(Counter.TX_TIMEOUTS);
+        int csr5 = regs.read(CSR5);
+        int mode = regs.read(CSR6);
+        if ((mode & (CSR6_SR | CSR6_ST)) != (CSR6_SR | CSR6_ST)) {
+            LOG.warn("{}: transmit timeout with CSR6 0x{} (written 0x{}), CSR5 0x{}: the chip was reset;"
+                + " re-initialising it", name, Integer.toHexString(mode), Integer.toHexString(csr6),
+                Integer.toHexString(csr5));
+            reinitialise();
+        } else {
+            // tulip_tx_timeout_complete: the chip runs but the transmit process does not move; ask it to look again
+            LOG.warn("{}: transmit timeout (CSR5 0x{}, TS {}); transmit poll demand", name, Integer.toHexString(csr5),
+                (csr5 & CSR5_TS_MASK) >>> CSR5_TS_SHIFT);
+            regs.writeRelease(CSR1, 0);
+        }
+        reclaimedAtArm = txRing.reclaimedDescriptors();
+        watchdog.armAfter(watchdogNanos);
+    }
+
+    /**
+     * Brings a chip that lost its state back to what the driver had: reset it, forget both lists, re-arm every
+     * receive descriptor the host does not hold, program it as {@link #open} did, and re-post the frames it had
+     * not handed back, in their order, behind the setup frame. Runs on the sending and receiving thread.
+     */
+    private void reinitialise() {
+        stats.increment(Counter.CARD_RESETS);
+        // Transmit: the frames posted and not handed back, oldest first (setup and dummy descriptors are redone).
+        int posted = txRing.inFlight();
+        int oldest = txNext - posted < 0 ? txNext - posted + txCount : txNext - posted;
+        int frames = 0;
+        for (int k = 0; k < requeueCount; k++) { // still waiting from an earlier reset: they are the oldest
+            requeue[frames++] = requeue[requeueHead + k];
+        }
+        for (int k = 0, d = oldest; k < posted; k++, d = next(d, txCount)) {
+            int owner = txOwner[d];
+            txOwner[d] = DESC_UNUSED;
+            if (owner >= 0) {
+                requeue[frames++] = owner;
+                requeueLength[owner] = txRing.buffer1Length(d);
+            }
+        }
+        setupPending = -1;
+        txRing.restart();
+        txNext = 0;
+        // Receive: frames the chip handed back that poll() has not taken are lost with the chip's list.
+        long lost = 0;
+        for (int i = 0; i < rxCount; i++) {
+            if (rxState[i] == RX_CARD && rxRing.isHostOwned(i)) {
+                lost++;
+            }
+        }
+        resetChip();
+        int armed = 0;
+        for (int i = 0; i < rxCount; i++) {
+            if (rxState[i] == RX_CARD) { // the ones the application holds are re-armed by release()
+                rxRing.takeBack(i);
+                rxRing.arm(i, rxBus[i], rxBufferSize);
+                armed++;
+            }
+        }
+        rxArmed = armed;
+        rxNext = 0;
+        rxSuspended = false;
+        stats.add(Counter.RX_LOST_IN_RESET, lost);
+        for (long k = 0; k < lost; k++) {
+            counters.recordRxDrop();
+        }
+        programChip();
+        // Re-post behind the setup frame; claimed buffers keep their reservation, the rest wait for descriptors.
+        requeueHead = 0;
+        requeueCount = frames;
+        postRequeued();
+        regs.writeRelease(CSR1, 0);
+        regs.writeRelease(CSR2, 0);
+        PortReadiness r = readiness;
+        if (r != null) {
+            r.onReady(PortReadiness.FRAME_ARRIVED | PortReadiness.TX_SPACE);
+        }
+    }
+
     // ------------------------------------------------------------------ stop and close
 
     /**
@@ -835,6 +1044,9 @@ public final class TulipDriver implements FramePort {
             return;
         }
         closed = true;
+        if (watchdog != null) {
+            watchdog.cancel();
+        }
         if (listener != null || readiness != null) {
             line.handler(null);
             listener = null;

@@ -58,7 +58,19 @@ public final class TulipStatistics {
         /** CSR5 readings with an interrupt source set, acknowledged by the driver. */
         INTERRUPTS,
         /** CSR2 writes (receive poll demands after a refill). */
-        RX_POLL_DEMANDS;
+        RX_POLL_DEMANDS,
+        /**
+         * Transmit watchdog expiries (Linux's {@code tulip_tx_timeout}): a frame was in flight and no transmit
+         * descriptor came back for the watchdog's timeout.
+         */
+        TX_TIMEOUTS,
+        /**
+         * Card resets the watchdog found (CSR6 no longer has the SR/ST the driver wrote: the chip went through a
+         * reset the driver did not ask for) and recovered from by re-initialising the chip.
+         */
+        CARD_RESETS,
+        /** Frames the chip had received and handed back before a reset but the host had not polled yet: lost. */
+        RX_LOST_IN_RESET;
 
         private static final Counter[] ALL = values();
     }

@@ -96,6 +96,11 @@ public final class UnetEndpoint {
             java.lang.foreign.ValueLayout.JAVA_INT.withOrder(BYTE_ORDER);
     /** How long a blocked {@link #await} parks before it looks again without a signal (a bounded slice). */
     private static final long AWAIT_SLICE_NANOS = 200_000L;
+    /**
+     * The completion status of a send the card's firmware lost in a restart (host-side; outside the card's
+     * {@code TX_STATUS_*} codes, so it counts as a failed send, under {@link #sendCompletions} of 7).
+     */
+    public static final int SEND_LOST_IN_RESTART = 0x100;
 
     private final UnetKernelDriver kernel;
     private final int id;
@@ -119,6 +124,20 @@ public final class UnetEndpoint {
     private long receivedBytes;
     private long freeQueueFull;
     private long unrecyclableBuffers;
+    /**
+     * Receive buffers the card holds (posted to the free queue and not yet seen in a received descriptor), one bit per
+     * 64-byte unit of the segment: what must be posted again after a firmware restart. Owner's receive thread.
+     */
+    private final long[] cardHolds;
+    /** Between {@link #cardRestarted()} and {@link #resume()}: the firmware forgot this endpoint. */
+    private boolean restarting;
+    /** False from {@link #cardRestarted()} until {@link #recreated()}: the free queue in board RAM is not the card's. */
+    private boolean freeQueueLive = true;
+    /** Sends forgotten by a restart (or made during it), each still to be reported by {@link #pollSendCompletion}. */
+    private int lostCompletions;
+    private long sendsLostInRestart;
+    private long messagesLostInRestart;
+    private long restarts;
     /**
      * Receive buffers {@link #release} found no room for in the free queue, kept here (offset, length) and re-posted
      * first at the next release: a buffer is never dropped from circulation. Grows (rarely, by doubling) only when
@@ -169,6 +188,7 @@ public final class UnetEndpoint {
         this.sendQueue = new UnetSendQueue(page);
         this.freeQueue = new UnetFreeQueue(page);
         this.receiveQueue = new UnetReceiveQueue(rqMemory.segment(), 0, rqLen, page);
+        this.cardHolds = new long[(int) ((segment.byteSize() / FQ_BUF_ALIGN + 63) >>> 6)];
     }
 
     // ------------------------------------------------------------------ identity
@@ -265,6 +285,9 @@ public final class UnetEndpoint {
         UnetSendQueue.checkOffer(channel, length); // before the reap below: a rejected call changes no counter
         boolean outer = enterSend("send");
         try {
+            if (restarting) {
+                return lostInRestart();
+            }
             if (sendQueue.inFlight() == SQ_LEN) {
                 reapSends();
             }
@@ -297,6 +320,9 @@ public final class UnetEndpoint {
         UnetSendQueue.checkOfferInline(channel, length); // before the reap below: a rejected call changes no counter
         boolean outer = enterSend("sendInline");
         try {
+            if (restarting) {
+                return lostInRestart();
+            }
             if (sendQueue.inFlight() == SQ_LEN) {
                 reapSends();
             }
@@ -320,6 +346,9 @@ public final class UnetEndpoint {
     public long claimSend() {
         boolean outer = enterSend("claimSend");
         try {
+            if (restarting) {
+                return QueueCode.FULL; // the card is being re-initialised: back-pressure until resume()
+            }
             if (sendQueue.inFlight() == SQ_LEN) {
                 reapSends();
             }
@@ -372,6 +401,14 @@ public final class UnetEndpoint {
      */
     public int pollSendCompletion() {
         checkLive("pollSendCompletion");
+        if (lostCompletions > 0) { // they are older than anything sent after the restart
+            lostCompletions--;
+            sendStatus[sendStatus.length - 1]++;
+            return SEND_LOST_IN_RESTART;
+        }
+        if (restarting) {
+            return QueueCode.EMPTY;
+        }
         int status = sendQueue.pollCompletion();
         if (status >= 0) {
             sendStatus[status >= 0 && status <= TX_STATUS_DMA_ERROR ? status : sendStatus.length - 1]++;
@@ -394,7 +431,7 @@ public final class UnetEndpoint {
 
     /** Sends committed and not yet collected. */
     public int sendsInFlight() {
-        return sendQueue.inFlight();
+        return lostCompletions + (restarting ? 0 : sendQueue.inFlight());
     }
 
     /** Completions collected with {@code status} (a {@code TX_STATUS_*} value; other values count under 7). */
@@ -438,12 +475,18 @@ public final class UnetEndpoint {
             int posted = 0;
             long result = 0;
             for (; posted < count; posted++) {
-                result = freeQueue.offer((int) (offset + stride * posted), size);
+                if (!freeQueueLive) { // the card forgot the free queue: kept, posted once it is re-created
+                    repost((int) (offset + stride * posted), size);
+                    continue;
+                }
+                result = offerFree((int) (offset + stride * posted), size);
                 if (result < 0) {
                     break;
                 }
             }
-            bell.free(freeQueue.producerIndex()); // what was posted before a refusal still goes to the card
+            if (freeQueueLive) {
+                bell.free(freeQueue.producerIndex()); // what was posted before a refusal still goes to the card
+            }
             accepted(result, "free queue");
             return posted;
         } finally {
@@ -500,7 +543,10 @@ public final class UnetEndpoint {
     public boolean offerFreeBufferUnchecked(int offset, int length) {
         boolean outer = enterReceive("offerFreeBufferUnchecked");
         try {
-            if (!accepted(freeQueue.offer(offset, length), "free queue")) {
+            if (!freeQueueLive) {
+                return false; // the card is being re-initialised
+            }
+            if (!accepted(offerFree(offset, length), "free queue")) {
                 return false;
             }
             bell.free(freeQueue.producerIndex());
@@ -531,7 +577,14 @@ public final class UnetEndpoint {
      */
     public long poll() {
         checkLive("poll");
-        return receiveQueue.poll();
+        long d = receiveQueue.poll();
+        if (d >= 0 && !receiveQueue.isInline(d)) {
+            int n = Math.min(receiveQueue.nbufs(d), MAX_BUFS);
+            for (int i = 0; i < n; i++) {
+                markCardHolds(receiveQueue.bufferOffset(d, i), false); // the card handed it back
+            }
+        }
+        return d;
     }
 
     /**
@@ -744,7 +797,7 @@ public final class UnetEndpoint {
         try {
             checkHeld(descriptor, "release");
             account(descriptor);
-            boolean posted = pendingCount > 0 && repostPending();
+            boolean posted = pendingCount > 0 && freeQueueLive && repostPending();
             if (!receiveQueue.isInline(descriptor)) {
                 int n = Math.min(receiveQueue.nbufs(descriptor), MAX_BUFS);
                 int size = receiveBufferSize;
@@ -776,8 +829,8 @@ public final class UnetEndpoint {
      * @return true when the free queue took it (the doorbell is due)
      */
     private boolean repost(int offset, int length) {
-        if (pendingCount == 0) {
-            long result = freeQueue.offer(offset, length);
+        if (pendingCount == 0 && freeQueueLive) {
+            long result = offerFree(offset, length);
             if (result >= 0) {
                 return true;
             }
@@ -798,7 +851,7 @@ public final class UnetEndpoint {
     /** Offers the kept buffers, oldest first, until the free queue is full. @return true when any was taken */
     private boolean repostPending() {
         int taken = 0;
-        while (taken < pendingCount && freeQueue.offer(pendingOffsets[taken], pendingLengths[taken]) >= 0) {
+        while (taken < pendingCount && offerFree(pendingOffsets[taken], pendingLengths[taken]) >= 0) {
             taken++;
         }
         if (taken > 0) {
@@ -1086,6 +1139,129 @@ public final class UnetEndpoint {
                 return;
             }
         }
+    }
+
+    // ------------------------------------------------------------------ firmware restarts
+
+    /** One free-queue entry; on success the card holds that buffer (see {@link #cardHolds}). */
+    private long offerFree(int offset, int length) {
+        long result = freeQueue.offer(offset, length);
+        if (result >= 0) {
+            markCardHolds(offset, true);
+        }
+        return result;
+    }
+
+    private void markCardHolds(int offset, boolean held) {
+        long unit = Integer.toUnsignedLong(offset) / FQ_BUF_ALIGN;
+        if ((offset & (FQ_BUF_ALIGN - 1)) != 0 || unit >= (long) cardHolds.length << 6) {
+            return; // never a buffer of ours (the card reports it as an error)
+        }
+        int w = (int) (unit >>> 6);
+        long bit = 1L << unit;
+        cardHolds[w] = held ? cardHolds[w] | bit : cardHolds[w] & ~bit;
+    }
+
+    private boolean lostInRestart() {
+        lostCompletions++;
+        sendsLostInRestart++;
+        return true;
+    }
+
+    /**
+     * The kernel found that the card's firmware restarted and forgot this endpoint (its page is blank). From now until
+     * {@link #resume()} sends are accepted and completed as {@link #SEND_LOST_IN_RESTART} (the card cannot take them;
+     * the protocol above retransmits), gather sends see back-pressure, received messages already in the receive queue
+     * can still be polled, and released buffers are kept for the card. Every send that was in flight completes as
+     * {@link #SEND_LOST_IN_RESTART}: the firmware lost the send queue in board RAM. Called by the kernel driver on the
+     * endpoint's thread (its watchdog's scheduler thread), as are the three steps below.
+     */
+    void cardRestarted() {
+        if (restarting) {
+            return;
+        }
+        restarting = true;
+        freeQueueLive = false;
+        restarts++;
+        int inFlight = sendQueue.inFlight();
+        lostCompletions += inFlight;
+        sendsLostInRestart += inFlight;
+    }
+
+    /**
+     * Just before the kernel posts EP_CREATE again: the re-created endpoint's card writes the receive queue from
+     * descriptor 0, so every message the user has not polled is dropped now (counted in
+     * {@link #messagesLostInRestart()}, its buffers kept for the card) and the user's index starts at 0.
+     *
+     * @return false while the user holds a received descriptor (the kernel tries again later)
+     */
+    boolean beforeRecreate() {
+        if (receiveQueue.held() >= 0) {
+            return false;
+        }
+        messagesLostInRestart += receiveQueue.restart(this::droppedInRestart);
+        return true;
+    }
+
+    /**
+     * EP_CREATE is done: the fresh page's send and free queues start at 0. Every receive buffer the card held, and
+     * every one kept meanwhile, is posted to the fresh free queue. Sends stay lost until {@link #resume()} (the
+     * channels are not open yet).
+     */
+    void recreated() {
+        sendQueue.restart();
+        freeQueue.restart();
+        freeQueueLive = true;
+        boolean posted = pendingCount > 0 && repostPending();
+        int size = receiveBufferSize;
+        for (int w = 0; w < cardHolds.length && size > 0; w++) {
+            long bits = cardHolds[w];
+            while (bits != 0) {
+                int b = Long.numberOfTrailingZeros(bits);
+                bits &= bits - 1;
+                cardHolds[w] &= ~(1L << b);
+                posted |= repost((int) (((long) w << 6 | b) * FQ_BUF_ALIGN), size);
+            }
+        }
+        if (posted) {
+            bell.free(freeQueue.producerIndex());
+        }
+    }
+
+    /** Channels and upcall mode are registered again: the endpoint works as before. */
+    void resume() {
+        restarting = false;
+        signal(); // the link may send again, and wants to look at the queues
+    }
+
+    /** A received descriptor {@link #beforeRecreate} drops: its buffers go back to the card with the rest. */
+    private void droppedInRestart(long d) {
+        if (!receiveQueue.isInline(d)) {
+            int n = Math.min(receiveQueue.nbufs(d), MAX_BUFS);
+            for (int i = 0; i < n; i++) {
+                markCardHolds(receiveQueue.bufferOffset(d, i), true);
+            }
+        }
+    }
+
+    /** Whether the card's firmware restarted and the kernel has not re-created this endpoint yet. */
+    public boolean isRestarting() {
+        return restarting;
+    }
+
+    /** Firmware restarts this endpoint went through. */
+    public long restarts() {
+        return restarts;
+    }
+
+    /** Sends the card lost in firmware restarts (in flight then, or made while it was restarting). */
+    public long sendsLostInRestart() {
+        return sendsLostInRestart;
+    }
+
+    /** Received messages the user had not polled when the kernel re-created the endpoint after a restart: dropped. */
+    public long messagesLostInRestart() {
+        return messagesLostInRestart;
     }
 
     // ------------------------------------------------------------------ kernel bookkeeping

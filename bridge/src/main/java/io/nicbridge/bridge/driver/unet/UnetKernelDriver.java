@@ -1,5 +1,7 @@
 package io.nicbridge.bridge.driver.unet;
 
+import io.nicbridge.bridge.time.Scheduler;
+import io.nicbridge.bridge.time.Timer;
 import static io.nicbridge.contract.Sba200Unet.*;
 
 import io.nicbridge.bridge.idle.BackoffIdle;
@@ -58,6 +60,22 @@ import org.slf4j.LoggerFactory;
  * programming and VCI allocation are the network's) and then registers each side's tag pair with CH_OPEN on the
  * lowest free channel of each endpoint, undoing what it did when a step fails.
  *
+ * <h2>Firmware restarts ({@link #watchdog})</h2>
+ * The i960 can restart behind the kernel's back (a firmware crash caught by the board, a power glitch): its boot
+ * status reads COLD_START, then the firmware clears board RAM and runs again with no endpoint and no channel. A
+ * kernel driver cannot see that on any data path (U-Net's sends and receives do not pass through it), so it checks
+ * the card periodically, as a heartbeat check would, on the driver's {@link Scheduler}: the boot status, the UG
+ * heartbeat (it only grows while the firmware runs) and the ACTIVE bit of every live endpoint's status word. A
+ * boot status other than CP_RUNNING, a heartbeat that went back, or a live endpoint that is not ACTIVE is a restart.
+ * The driver then tells each endpoint ({@link UnetEndpoint#isRestarting()}: its in-flight sends complete as lost),
+ * waits for CP_RUNNING, and replays through the command queue, without blocking (the timer polls the command slots
+ * on later expiries), what it had set up: EP_CREATE of every live endpoint with its segment and receive queue,
+ * CH_OPEN of every open channel with its tags, EP_UPCALL, and the global interrupt enable; then each endpoint
+ * resumes on its fresh page (buffers the card held are posted again, messages not yet polled are dropped and
+ * counted). A restart is found within one check period of its end and recovered some command round trips later.
+ * While recovering, the driver's own commands throw {@link IllegalStateException}. The timer runs on the
+ * scheduler's thread, which must be the endpoints' thread (one virtual world, or one event loop).
+ *
  * <h2>Misuse</h2>
  * Setup calls check their arguments before any command is issued; what only the firmware can judge (VCIs, upcall
  * modes, receive queue lengths) comes back as {@link UnetCommandException} with the firmware's error code. Every
@@ -88,6 +106,25 @@ public final class UnetKernelDriver implements AutoCloseable {
     private long interruptEdges;
     private boolean closed;
     private boolean closing;
+
+    // ---- firmware restarts (guarded by this driver's monitor)
+    /** Per endpoint and channel: VPI, TX VCI, RX VCI as registered by CH_OPEN, to replay after a restart. */
+    private final int[] channelTags = new int[MAX_ENDPOINTS * MAX_CHANNELS * 3];
+    /** Replay commands: 7 words each (opcode, 6 arguments); made once. */
+    private final int[] replay = new int[(MAX_ENDPOINTS * (MAX_CHANNELS + 2)) * 7];
+    private int replayCount;
+    /** The replay's first {@code replayCreates} commands are the EP_CREATEs; the endpoints are re-created after them. */
+    private int replayCreates;
+    private int replayPosted;
+    private int replayDone;
+    private Timer watchdog;
+    private long watchdogNanos;
+    private boolean recovering;
+    private int lastHeartbeat;
+    private long firmwareRestarts;
+    private long replayErrors;
+    /** How often the timer looks at the command slots while replaying: the i960's polling is microseconds. */
+    private static final long REPLAY_POLL_NANOS = 20_000L;
 
     /**
      * @param ram      the card's board RAM window ({@link io.nicbridge.contract.Sba200Unet#RAM_SIZE} bytes, big-endian)
@@ -321,6 +358,10 @@ public final class UnetKernelDriver implements AutoCloseable {
         throwIfError(OP_CH_OPEN, status, "endpoint " + endpoint.id() + " channel " + channel + " VPI " + vpi
                 + " TX VCI " + txVci + " RX VCI " + rxVci);
         endpoint.channelOpened(channel);
+        int t = (endpoint.id() * MAX_CHANNELS + channel) * 3;
+        channelTags[t] = vpi;
+        channelTags[t + 1] = txVci;
+        channelTags[t + 2] = rxVci;
     }
 
     /**
@@ -502,18 +543,13 @@ public final class UnetKernelDriver implements AutoCloseable {
      */
     public synchronized int execute(int opcode, int a0, int a1, int a2, int a3, int a4, int a5) {
         checkOpen();
+        if (recovering) {
+            throw new IllegalStateException(name + ": the card's firmware restarted and the driver is re-creating its"
+                    + " endpoints; retry once isRecovering() is false");
+        }
         int slot = CMDQ_OFS + (commandProducer & (CMDQ_LEN - 1)) * CMD_SIZE;
-        // Every earlier command was waited for, so the slot is free; write the body, then hand it over.
-        words.putInt(slot + CMD_ARG_OFS, a0);
-        words.putInt(slot + CMD_ARG_OFS + 4, a1);
-        words.putInt(slot + CMD_ARG_OFS + 8, a2);
-        words.putInt(slot + CMD_ARG_OFS + 12, a3);
-        words.putInt(slot + CMD_ARG_OFS + 16, a4);
-        words.putInt(slot + CMD_ARG_OFS + 20, a5);
-        words.putInt(slot + CMD_OP_OFS, opcode & (CMD_OPCODE_MASK | CMD_IRQ));
-        words.putIntRelease(slot + CMD_STATUS_OFS, CMD_STATUS_PENDING);
-        commandProducer++;
-        ram.writeRelease(UG_OFS + UG_CMD_PROD_OFS, commandProducer); // the doorbell
+        // Every earlier command was waited for, so the slot is free.
+        post(opcode & (CMD_OPCODE_MASK | CMD_IRQ), a0, a1, a2, a3, a4, a5);
         long deadline = System.nanoTime() + commandTimeoutNanos;
         commandIdle.reset();
         for (;;) {
@@ -529,6 +565,200 @@ public final class UnetKernelDriver implements AutoCloseable {
             }
             commandIdle.idle();
         }
+    }
+
+    // ------------------------------------------------------------------ firmware restarts
+
+    /**
+     * Installs the periodic firmware check (see the class comment) on {@code scheduler}, whose thread must be the
+     * endpoints' thread. Setup-time, once. In virtual time the world never runs idle from then on (the check is
+     * periodic, as a kernel's heartbeat timer is): run it until a condition or a time.
+     *
+     * @param periodNanos how often the card is looked at: a restart is found within one period of its end
+     * @throws IllegalArgumentException for a period that is not positive
+     * @throws IllegalStateException    when a watchdog is already installed
+     */
+    public synchronized void watchdog(Scheduler scheduler, long periodNanos) {
+        Objects.requireNonNull(scheduler, "scheduler");
+        if (periodNanos <= 0) {
+            throw new IllegalArgumentException("watchdog periodNanos must be > 0, was " + periodNanos);
+        }
+        checkOpen();
+        if (watchdog != null) {
+            throw new IllegalStateException(name + ": the firmware watchdog is already installed");
+        }
+        watchdogNanos = periodNanos;
+        lastHeartbeat = ram.readAcquire(UG_OFS + UG_HEARTBEAT_OFS);
+        watchdog = scheduler.newTimer(name + ".firmwareWatchdog", this::watchdogExpired);
+        watchdog.armAfter(periodNanos);
+    }
+
+    /** Firmware restarts the watchdog found. */
+    public synchronized long firmwareRestarts() {
+        return firmwareRestarts;
+    }
+
+    /** Replayed commands the firmware refused after a restart (logged; the endpoint concerned stays restarting). */
+    public synchronized long replayErrors() {
+        return replayErrors;
+    }
+
+    /** Whether a firmware restart was found and the endpoints are not all re-created yet. */
+    public synchronized boolean isRecovering() {
+        return recovering;
+    }
+
+    private synchronized void watchdogExpired() {
+        if (closed || closing || line.failure() != null) {
+            return;
+        }
+        if (recovering ? replayStep() : restartFound()) {
+            watchdog.armAfter(REPLAY_POLL_NANOS);
+        } else {
+            watchdog.armAfter(watchdogNanos);
+        }
+    }
+
+    /** One look at the card while it runs. @return true when a restart was found (the replay has begun) */
+    private boolean restartFound() {
+        int boot = ram.readAcquire(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS);
+        int heartbeat = ram.readAcquire(UG_OFS + UG_HEARTBEAT_OFS);
+        boolean restarted = boot != BOOT_CP_RUNNING || Integer.compareUnsigned(heartbeat, lastHeartbeat) < 0;
+        for (int e = 0; e < MAX_ENDPOINTS && !restarted; e++) {
+            UnetEndpoint ep = endpoints[e];
+            restarted = ep != null && (ep.epcbWord(EPCB_EP_STATUS_OFS) & EP_ACTIVE) == 0;
+        }
+        lastHeartbeat = heartbeat;
+        if (!restarted) {
+            return false;
+        }
+        firmwareRestarts++;
+        LOG.warn("{}: the card's firmware restarted (boot status 0x{}, heartbeat {}); re-creating its endpoints", name,
+                Integer.toHexString(boot), Integer.toUnsignedString(heartbeat));
+        recovering = true;
+        replayCount = 0;
+        replayPosted = 0;
+        replayDone = 0;
+        for (int e = 0; e < MAX_ENDPOINTS; e++) {
+            UnetEndpoint ep = endpoints[e];
+            if (ep != null) {
+                ep.cardRestarted();
+                addReplay(OP_EP_CREATE, e, (int) ep.segmentBusAddress(), (int) ep.communicationSegment().capacity(),
+                        (int) ep.receiveQueueBusAddress(), ep.receiveQueueLength(), 0);
+            }
+        }
+        replayCreates = replayCount;
+        for (int e = 0; e < MAX_ENDPOINTS; e++) {
+            UnetEndpoint ep = endpoints[e];
+            if (ep == null) {
+                continue;
+            }
+            for (int c = 0; c < MAX_CHANNELS; c++) {
+                if (ep.isChannelOpen(c)) {
+                    int t = (e * MAX_CHANNELS + c) * 3;
+                    addReplay(OP_CH_OPEN, e, c, channelTags[t], channelTags[t + 1], channelTags[t + 2], 0);
+                }
+            }
+            if (ep.upcallMode() != UPCALL_NONE) {
+                addReplay(OP_EP_UPCALL, e, ep.upcallMode(), 0, 0, 0, 0);
+            }
+        }
+        return true;
+    }
+
+    private void addReplay(int op, int a0, int a1, int a2, int a3, int a4, int a5) {
+        int r = replayCount++ * 7;
+        replay[r] = op;
+        replay[r + 1] = a0;
+        replay[r + 2] = a1;
+        replay[r + 3] = a2;
+        replay[r + 4] = a3;
+        replay[r + 5] = a4;
+        replay[r + 6] = a5;
+    }
+
+    /**
+     * One step of the replay: once the firmware runs again, collects the completed commands, posts the next ones
+     * (as many as the command queue holds), and when all are done resumes the endpoints.
+     *
+     * @return true while the replay goes on
+     */
+    private boolean replayStep() {
+        if (ram.readAcquire(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS) != BOOT_CP_RUNNING) {
+            return true; // still booting
+        }
+        if (replayPosted == 0) {
+            // The card writes a re-created endpoint's receive queue from descriptor 0: the messages not polled yet
+            // go now, while nothing can arrive, and only when no endpoint's owner holds one.
+            for (UnetEndpoint ep : endpoints) {
+                if (ep != null && !ep.beforeRecreate()) {
+                    return true;
+                }
+            }
+            // a fresh firmware: its command queue starts at the producer index in the new UG block (0)
+            commandProducer = ram.readAcquire(UG_OFS + UG_CMD_PROD_OFS);
+            if (interruptsEnabled) {
+                ram.writeRelease(UG_OFS + UG_INTR_ENABLE_OFS, UG_INTR_ENABLE);
+            }
+        }
+        while (replayDone < replayPosted) {
+            int slot = CMDQ_OFS + ((commandProducer - (replayPosted - replayDone)) & (CMDQ_LEN - 1)) * CMD_SIZE;
+            int w1 = words.getIntAcquire(slot + CMD_STATUS_OFS);
+            int status = w1 & CMD_STATUS_MASK;
+            if (status != CMD_STATUS_DONE && status != CMD_STATUS_ERROR) {
+                return true; // the firmware has not got to it yet
+            }
+            if (status == CMD_STATUS_ERROR) {
+                replayErrors++;
+                int r = replayDone * 7;
+                LOG.error("{}: replayed command {} (endpoint {}, {}) failed with error {}", name, replay[r],
+                        replay[r + 1], replay[r + 2], (w1 & CMD_ERROR_MASK) >>> CMD_ERROR_SHIFT);
+            }
+            replayDone++;
+        }
+        if (replayDone == replayCreates && replayPosted == replayCreates) {
+            for (UnetEndpoint ep : endpoints) {
+                if (ep != null) {
+                    ep.recreated(); // fresh queues: receive buffers go to the card before any channel opens
+                }
+            }
+        }
+        // EP_CREATEs first; the rest only once the endpoints have their buffers back
+        int limit = replayDone < replayCreates ? replayCreates : replayCount;
+        while (replayPosted < limit && replayPosted - replayDone < CMDQ_LEN) {
+            int r = replayPosted++ * 7;
+            post(replay[r], replay[r + 1], replay[r + 2], replay[r + 3], replay[r + 4], replay[r + 5], replay[r + 6]);
+        }
+        if (replayDone < replayCount) {
+            return true;
+        }
+        for (UnetEndpoint ep : endpoints) {
+            if (ep != null) {
+                ep.resume();
+            }
+        }
+        recovering = false;
+        lastHeartbeat = ram.readAcquire(UG_OFS + UG_HEARTBEAT_OFS);
+        LOG.info("{}: endpoints re-created after the firmware restart ({} commands)", name, replayCount);
+        return false;
+    }
+
+    /**
+     * Fills the next command slot - arguments, then w0 - and hands it over (w1 := PENDING with release), then rings
+     * the doorbell ({@code cmd_prod + 1} with release). Does not wait: {@link #execute} waits, the replay polls.
+     */
+    private void post(int opcode, int a0, int a1, int a2, int a3, int a4, int a5) {
+        int slot = CMDQ_OFS + (commandProducer & (CMDQ_LEN - 1)) * CMD_SIZE;
+        words.putInt(slot + CMD_ARG_OFS, a0);
+        words.putInt(slot + CMD_ARG_OFS + 4, a1);
+        words.putInt(slot + CMD_ARG_OFS + 8, a2);
+        words.putInt(slot + CMD_ARG_OFS + 12, a3);
+        words.putInt(slot + CMD_ARG_OFS + 16, a4);
+        words.putInt(slot + CMD_ARG_OFS + 20, a5);
+        words.putInt(slot + CMD_OP_OFS, opcode);
+        words.putIntRelease(slot + CMD_STATUS_OFS, CMD_STATUS_PENDING);
+        commandProducer++;
+        ram.writeRelease(UG_OFS + UG_CMD_PROD_OFS, commandProducer); // the doorbell
     }
 
     /** The park of a driver wait once its spins and yields are spent (every wait loop backs off: two shared cores). */
@@ -587,6 +817,9 @@ public final class UnetKernelDriver implements AutoCloseable {
     }
 
     private void finishClose() {
+        if (watchdog != null) {
+            watchdog.cancel();
+        }
         line.handler(null);
         if (statsMemory != null) {
             dma.unregister(statsBus);
