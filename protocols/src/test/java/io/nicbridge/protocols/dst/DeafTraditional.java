@@ -1,0 +1,93 @@
+package io.nicbridge.protocols.dst;
+
+import io.nicbridge.bridge.link.Link;
+import io.nicbridge.protocols.core.Guarantee;
+import io.nicbridge.protocols.cstar.CStarNetwork;
+import io.nicbridge.protocols.cstar.FragmentHandler;
+import io.nicbridge.protocols.traditional.TraditionalCore;
+import io.nicbridge.protocols.traditional.TraditionalWire;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Set;
+
+/**
+ * Negative control for the C* simulation tests: the traditional core with its retransmission requests thrown away
+ * on arrival (a sender deaf to NAKs). Over a clean medium it works; one lost fragment is never sent again, which the
+ * progress check must catch, and the shrinker must bring down to that one drop.
+ */
+final class DeafTraditional implements CStarNetwork {
+    private final TraditionalCore inner;
+
+    DeafTraditional(TraditionalCore inner) {
+        this.inner = inner;
+    }
+
+    @Override
+    public void onFrame(Link link, int rxHandle) {
+        if (link.rxLength(rxHandle) > 1 && link.rxBuffer(rxHandle).get(ValueLayout.JAVA_BYTE, 1) == TraditionalWire.NAK) {
+            link.release(rxHandle);
+            return;
+        }
+        inner.onFrame(link, rxHandle);
+    }
+
+    @Override
+    public void onWritable(Link link) {
+        inner.onWritable(link);
+    }
+
+    @Override
+    public void onTimer() {
+        inner.onTimer();
+    }
+
+    @Override
+    public long nextDeadline() {
+        return inner.nextDeadline();
+    }
+
+    @Override
+    public Set<Guarantee> guarantees() {
+        return inner.guarantees();
+    }
+
+    @Override
+    public int bufferedMessages() {
+        return inner.bufferedMessages();
+    }
+
+    @Override
+    public int bufferCapacity() {
+        return inner.bufferCapacity();
+    }
+
+    @Override
+    public int send(int dst, int event, MemorySegment frag, long offset, int length, int flags) {
+        return inner.send(dst, event, frag, offset, length, flags);
+    }
+
+    @Override
+    public int receive(int src, int event, FragmentHandler handler) {
+        return inner.receive(src, event, handler);
+    }
+
+    @Override
+    public int maxFragment() {
+        return inner.maxFragment();
+    }
+
+    @Override
+    public int nodes() {
+        return inner.nodes();
+    }
+
+    @Override
+    public int self() {
+        return inner.self();
+    }
+
+    @Override
+    public long violations() {
+        return inner.violations();
+    }
+}
