@@ -733,7 +733,6 @@ public final class TraditionalCore implements CStarNetwork {
 
     /** Sends what is owed: queued (re)transmissions, eager NAKs, explicit ACKs. */
     private void flush() {
-        pumpQueue();
         for (int n = 0; n < nodes && !linkBlocked; n++) {
             if (nakOwed[n]) {
                 if (!sendControl(n, TraditionalWire.NAK, 0, nakUniLimit[n], nakBcastLimit[n])) {
@@ -750,6 +749,7 @@ public final class TraditionalCore implements CStarNetwork {
                 counters.acksSent++;
             }
         }
+        pumpQueue();
         updateTimer();
     }
 
