@@ -70,4 +70,32 @@ class CStarSimulationTest {
         assertTrue(s.shrunk().schedule().size() < s.failure().schedule().size());
         assertTrue(t.replayCommand(s.shrunk().schedule()).contains("--protocol traditional --replay"));
     }
+
+    /**
+     * The careful protocol's promise (Guarantee.REPORTS_BROKEN_ASSUMPTIONS): over a medium that breaks its assumption
+     * it may fail to deliver, but never silently. A stand-in that reports what it notices missing passes schedules
+     * with drops (ended as reported); the same core silent is caught (exactly-once, integrity, completion and
+     * progress are checked on it until it reports).
+     */
+    @Test
+    void aCoreThatReportsBrokenAssumptionsPassesAndASilentOneIsCaught() {
+        EnumSet<ScheduleGenerator.Family> drops = EnumSet.of(ScheduleGenerator.Family.DROP);
+        CoreFactory reporting = (link, clock, cpu, s) -> new DeafTraditional(
+                new TraditionalCore(link, clock, cpu, SimProtocols.traditional(s)), true, true);
+        CoreFactory silent = (link, clock, cpu, s) -> new DeafTraditional(
+                new TraditionalCore(link, clock, cpu, SimProtocols.traditional(s)), true, false);
+        SimTest.Summary ok = tester(reporting, drops).campaign(1, 100, null);
+        assertTrue(ok.passed(), () -> "violation " + ok.failure().violation() + " in " + ok.failure().schedule());
+        SimTest t = tester(reporting, drops);
+        long reported = 0;
+        ScheduleGenerator g = new ScheduleGenerator(SETTINGS, drops);
+        for (long seed = 1; seed <= 100; seed++) {
+            reported += t.run(g.generate(seed)).reportedByCores() > 0 ? 1 : 0;
+        }
+        assertTrue(reported > 0, "some schedules broke the assumption and ended reported");
+        SimTest.Summary caught = tester(silent, drops).campaign(1, 100, null);
+        assertFalse(caught.passed(), "a silent core that loses fragments must be caught");
+        assertEquals("progress", caught.failure().violation().invariant());
+        assertEquals(0, caught.failure().reportedByCores());
+    }
 }

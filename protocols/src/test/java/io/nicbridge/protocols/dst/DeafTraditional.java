@@ -14,12 +14,31 @@ import java.util.Set;
  * Negative control for the C* simulation tests: the traditional core with its retransmission requests thrown away
  * on arrival (a sender deaf to NAKs). Over a clean medium it works; one lost fragment is never sent again, which the
  * progress check must catch, and the shrinker must bring down to that one drop.
+ *
+ * <p>As a stand-in for the careful protocol ({@link #carefulLike}) it declares
+ * {@link Guarantee#REPORTS_BROKEN_ASSUMPTIONS} instead of the traditional guarantees, and either reports what it
+ * notices missing (its NAKs) as violations or stays silent: the harness must pass the first and catch the second.
  */
 final class DeafTraditional implements CStarNetwork {
+    private static final Set<Guarantee> CAREFUL_LIKE =
+            java.util.EnumSet.of(Guarantee.REPORTS_BROKEN_ASSUMPTIONS, Guarantee.BOUNDED_MEMORY);
+
     private final TraditionalCore inner;
+    private final boolean carefulLike;
+    private final boolean reports;
 
     DeafTraditional(TraditionalCore inner) {
+        this(inner, false, false);
+    }
+
+    /**
+     * @param carefulLike declare {@link Guarantee#REPORTS_BROKEN_ASSUMPTIONS} (and bounded memory) only
+     * @param reports     count every retransmission request it makes (a hole, a timeout) as a reported violation
+     */
+    DeafTraditional(TraditionalCore inner, boolean carefulLike, boolean reports) {
         this.inner = inner;
+        this.carefulLike = carefulLike;
+        this.reports = reports;
     }
 
     @Override
@@ -48,7 +67,7 @@ final class DeafTraditional implements CStarNetwork {
 
     @Override
     public Set<Guarantee> guarantees() {
-        return inner.guarantees();
+        return carefulLike ? CAREFUL_LIKE : inner.guarantees();
     }
 
     @Override
@@ -88,6 +107,7 @@ final class DeafTraditional implements CStarNetwork {
 
     @Override
     public long violations() {
-        return inner.violations();
+        return inner.violations()
+                + (reports ? inner.counters().naksSent() + inner.counters().timeoutNaks() : 0);
     }
 }
