@@ -7,6 +7,9 @@
  * with its replay command ({@link io.nicbridge.protocols.dst.SimTest}). The world is a
  * {@link io.nicbridge.protocols.dst.SimMedium}: the in-memory medium here ({@code SimMedium.inMemory}), the card
  * media (emulated 21140s, Medusas, SBA-200s) in bench, which sees both this module and sim-hardware; each applies
- * the schedule's faults with its own injection and refuses those it cannot express.
+ * the schedule's faults with its own injection and refuses those it cannot express. The workload follows the core's
+ * API: messages between peers for a {@link io.nicbridge.protocols.core.MessageCore}, a C* program of
+ * point-to-point, broadcast and crowd events for a {@link io.nicbridge.protocols.cstar.CStarNetwork} (the schedule's
+ * {@code messagesPerNode} is then its number of events); same schedules, shrinker and replay.
  */
 package io.nicbridge.protocols.dst;
