@@ -34,7 +34,9 @@ import java.util.zip.CRC32C;
  * Implicit by default: every frame carries what its sender has received from its destination(s) (cumulative seq
  * and a selective mask per channel), so the reverse traffic that C*'s events create anyway acknowledges for free. A
  * fragment asks for an explicit, selective ACK ({@link TraditionalWire#F_ACK_REQ}) only when this node's
- * descriptors run low ({@link TraditionalConfig#ackLowWater()}) or for a {@link #LARGE_EVENT}. A receiver that
+ * descriptors run low ({@link TraditionalConfig#ackLowWater()}) or when it belongs to a {@link #LARGE_EVENT} (an
+ * event that may carry more than the descriptors hold; asking on only its last fragment makes the two-node flooding
+ * test of Table 3 livelock at 10 x 16, asking on each keeps it completing as in the paper). A receiver that
  * refuses a fragment does not acknowledge it, so a slow receiver slows its sender: the protocol's only flow
  * control.
  *
