@@ -12,7 +12,8 @@ package io.nicbridge.protocols.traditional;
  *                          application: at most what the link has (the Medusa's receive buffers)
  * @param hostBuffers       host buffers fragments are copied out into, to give on-board buffers back
  * @param copyOutThreshold  fragments held on board beyond which the oldest is copied out into a host buffer (a
- *                          link whose receive buffers are all held drops what arrives, as a card does)
+ *                          link whose receive buffers are all held drops what arrives, as a card does; a link
+ *                          that hands out one frame at a time, as U-Net's does, needs 0 here)
  * @param highLoad          fragments held (on board and copied out) from which the node refuses low-priority
  *                          fragments: those of events later than the one the application needs
  * @param timeoutNanos      the receiver's retransmission timeout: while it misses a fragment (a hole, or the

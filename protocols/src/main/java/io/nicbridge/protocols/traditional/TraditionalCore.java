@@ -466,6 +466,7 @@ public final class TraditionalCore implements CStarNetwork {
         }
         counters.timeouts++;
         deadline = NO_DEADLINE;
+        linkBlocked = false; // a link that finds "writable" only by looking (U-Net) may never say so: try again
         if (missingSomething() || wantAcks) {
             // the one timer: ask every node for everything it still holds for this one (and for an ACK)
             if (sendControl(Link.BROADCAST, TraditionalWire.NAK, wantAcks ? TraditionalWire.F_ACK_REQ : 0,
