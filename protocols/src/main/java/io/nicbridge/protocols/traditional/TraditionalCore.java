@@ -45,7 +45,8 @@ import java.util.zip.CRC32C;
  * hole); if that second copy is lost too, only its one timer asks again ({@link #nextDeadline()}): while it has a
  * hole, the application waits for an event not yet complete, or this node's own sends are held back for want of
  * acknowledgements, it broadcasts every {@link TraditionalConfig#timeoutNanos()} a NAK that asks every node for
- * everything it still holds for this one (and, in the last case, for an ACK). Duplicates and frames older than a
+ * everything it still holds for this one (and, in the last case, for an ACK). The same timer retries a link that
+ * refused a claim while frames wait to go, for links that find "writable" only by looking. Duplicates and frames older than a
  * channel's window are dropped; a corrupt frame (CRC-32C) is dropped and counted.
  *
  * <h2>Receive side</h2>
@@ -624,7 +625,7 @@ public final class TraditionalCore implements CStarNetwork {
     }
 
     private void updateTimer() {
-        boolean wanted = wantAcks || missingSomething();
+        boolean wanted = wantAcks || missingSomething() || (linkBlocked && sendQueueCount > 0);
         if (!wanted) {
             deadline = NO_DEADLINE;
         } else if (deadline == NO_DEADLINE) {
