@@ -113,7 +113,7 @@ public final class SimTestCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("nic simtest: --pcap " + pcap + ": cannot create the directory: " + e);
             return ExitCodes.USAGE;
         }
-        SimSettings settings = SimSettings.defaults().withCosts(table);
+        SimSettings settings = SimProtocols.settings(protocol).withCosts(table); // the protocol's own defaults
         SimTest tester = new SimTest(protocol, cores, settings, new ScheduleGenerator(settings, families),
                 media);
         CheckLog checks = new CheckLog(out::println);

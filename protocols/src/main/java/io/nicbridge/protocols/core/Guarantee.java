@@ -9,5 +9,12 @@ public enum Guarantee {
     /** Once the network stops losing frames, every accepted message is delivered within a bounded time. */
     PROGRESS,
     /** The core never holds more than {@link ProtocolCore#bufferCapacity()} messages. */
-    BOUNDED_MEMORY
+    BOUNDED_MEMORY,
+    /**
+     * The core relies on the medium's reliability (the careful protocol) and, when the medium breaks that assumption
+     * (loses, duplicates, reorders or corrupts a frame), reports it ({@code CStarNetwork.violations() > 0}) instead
+     * of delivering wrong, missing or duplicated data silently: the simulation tester checks exactly-once, integrity,
+     * completion and progress on it too, and accepts a failure of them only when the core has reported.
+     */
+    REPORTS_BROKEN_ASSUMPTIONS
 }

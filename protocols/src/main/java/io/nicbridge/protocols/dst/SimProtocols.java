@@ -2,6 +2,8 @@ package io.nicbridge.protocols.dst;
 
 import io.nicbridge.protocols.gbn.GoBackNConfig;
 import io.nicbridge.protocols.gbn.GoBackNCore;
+import io.nicbridge.protocols.traditional.TraditionalConfig;
+import io.nicbridge.protocols.traditional.TraditionalCore;
 import java.util.List;
 import java.util.Map;
 
@@ -9,7 +11,35 @@ import java.util.Map;
 public final class SimProtocols {
     private static final Map<String, CoreFactory> BY_NAME = Map.of(
             "gbn", (link, clock, cpu, s) -> new GoBackNCore(link, clock,
-                    new GoBackNConfig(s.window(), s.maxMessage(), s.rtoNanos()), cpu));
+                    new GoBackNConfig(s.window(), s.maxMessage(), s.rtoNanos()), cpu),
+            "traditional", (link, clock, cpu, s) -> new TraditionalCore(link, clock, cpu, traditional(s)));
+    private static final Map<String, SimSettings> SETTINGS = Map.of(
+            "gbn", SimSettings.defaults(),
+            "traditional", SimSettings.cstar());
+
+    /**
+     * The traditional core's configuration in a simulated world: fragments of up to {@code maxMessage} bytes, the
+     * medium's receive buffers held in place with copy-out beyond half of them into as many host buffers, refusal
+     * of low-priority fragments from 3/4 of all held, descriptors 4w (at least 8), ACKs asked for when w are left,
+     * the settings' RTO as the receiver's timeout.
+     */
+    public static TraditionalConfig traditional(SimSettings s) {
+        int descriptors = Math.max(8, Integer.highestOneBit(4 * s.window()));
+        int rx = s.rxSlots();
+        return new TraditionalConfig(descriptors, s.maxMessage(), Math.min(descriptors - 1, s.window()), rx, rx,
+                rx / 2, Math.max(1, 3 * (2 * rx) / 4), s.rtoNanos(), 16);
+    }
+
+    /**
+     * @return the settings the protocol's schedules run with by default: {@link SimSettings#defaults()} for the
+     *     message cores, {@link SimSettings#cstar()} for the C* cores (larger frames: a broadcast carries one ack
+     *     entry per node)
+     * @throws IllegalArgumentException naming the known protocols when {@code name} is not one
+     */
+    public static SimSettings settings(String name) {
+        byName(name);
+        return SETTINGS.get(name);
+    }
 
     private SimProtocols() {
     }

@@ -42,6 +42,16 @@ public record SimSettings(int window, int maxMessage, long rtoNanos, int mtu, in
                 CostTable.zero());
     }
 
+    /**
+     * The C* cores' defaults: as {@link #defaults()} but 64-byte fragments in 256-byte frames (a broadcast carries
+     * an acknowledgement entry per node), 32 transmit and 16 receive buffers per node (events of several fragments
+     * from every node arrive together).
+     */
+    public static SimSettings cstar() {
+        return new SimSettings(4, 64, 200_000, 256, 32, 16, 2_000, 80, 2_000_000, 8_000_000, 2_000_000,
+                CostTable.zero());
+    }
+
     /** @return these settings with the nodes' CPUs priced by {@code table} */
     public SimSettings withCosts(CostTable table) {
         return new SimSettings(window, maxMessage, rtoNanos, mtu, txSlots, rxSlots, latencyNanos, nanosPerByte,

@@ -2,50 +2,43 @@ package io.nicbridge.protocols.dst;
 
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
-import io.nicbridge.bridge.time.Timer;
 import io.nicbridge.bridge.time.VirtualScheduler;
 import io.nicbridge.protocols.core.Guarantee;
-import io.nicbridge.protocols.core.MessageChannel;
 import io.nicbridge.protocols.core.MessageCore;
-import io.nicbridge.protocols.core.MessageHandler;
+import io.nicbridge.protocols.core.ProtocolCore;
+import io.nicbridge.protocols.cstar.CStarNetwork;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.NodeRunner;
-import io.nicbridge.protocols.runner.RunnerNode;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.Objects;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.function.LongFunction;
 
 /**
  * Runs one {@link Schedule} against a core in a fresh virtual world (a {@link SimMedium} of the schedule's nodes,
- * a {@link NodeRunner}, the schedule's faults) and checks the invariants of the guarantees the core
- * declares:
+ * a {@link NodeRunner}, the schedule's faults) with the workload of the core's API, and checks the invariants of the
+ * guarantees the core declares. The workload:
  * <ul>
- *   <li>{@code exactly-once}: no message is delivered twice ({@link Guarantee#EXACTLY_ONCE});</li>
- *   <li>{@code per-peer-order}: each receiver gets each sender's messages in offer order, with no gap
- *       ({@link Guarantee#PER_PEER_ORDER}; a gap means a lost or overtaken message);</li>
- *   <li>{@code progress}: while a message is outstanding, something is delivered within the progress bound after
- *       the last fault, offer or delivery, and the run ends with every message delivered
- *       ({@link Guarantee#PROGRESS});</li>
+ *   <li>{@link MessageWorkload} for a {@link MessageCore}: messages between peers, checked for
+ *       {@code exactly-once}, {@code per-peer-order} and {@code integrity};</li>
+ *   <li>{@link CStarWorkload} for a {@link CStarNetwork}: a C* program of point-to-point, broadcast and crowd
+ *       events, checked for {@code exactly-once} per fragment, {@code integrity} (nothing delivered that was not
+ *       sent to that node), {@code event-completion} (every receive's MORE / NODE_DONE / EVENT_DONE is right).</li>
+ * </ul>
+ * The world checks, for every core:
+ * <ul>
+ *   <li>{@code progress}: while something is outstanding, something is delivered within the progress bound after
+ *       the last fault, offer or delivery, and the run ends with everything delivered ({@link Guarantee#PROGRESS});
+ *       a world that keeps running without delivering (a livelock) fails this bound or the event budget;</li>
  *   <li>{@code bounded-memory}: after every event a core holds at most its declared capacity
  *       ({@link Guarantee#BOUNDED_MEMORY});</li>
- *   <li>{@code integrity} (always): a delivered message is the one offered, byte for byte, to the right node;</li>
  *   <li>{@code crash} (always): the core threw.</li>
  * </ul>
- * The first violation ends the run. Messages carry their source, destination and per-pair number in their first 8
- * bytes and a pattern derived from them after, so the receiver checks them without a table:
- * <pre>
- *   0        2        4                8
- *   | source | dest   | number (u32)   | pattern: byte i = source*31 + dest*17 + number*7 + i |
- * </pre>
+ * A core that promises {@link Guarantee#REPORTS_BROKEN_ASSUMPTIONS} (the careful protocol) is held to exactly-once,
+ * integrity, completion and progress as well, but a run in which it reported a broken assumption
+ * ({@code CStarNetwork.violations() > 0}) ends there and passes: what it must never do is fail silently. The first
+ * violation ends the run.
  */
 public final class SimulationRun {
-    private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-
     /**
      * What one run found.
      *
@@ -55,10 +48,13 @@ public final class SimulationRun {
      *                    with host work charged by then
      * @param hostCost    the runner's host-cost account (table and per-node charges)
      * @param medium      the medium's name and counters ({@link SimMedium#describe()})
+     * @param reportedByCores broken assumptions the cores reported ({@code CStarNetwork.violations()}): a core that
+     *                    promises {@link Guarantee#REPORTS_BROKEN_ASSUMPTIONS} passes a schedule it could not serve
+     *                    when this is above 0
      */
     public record Outcome(Schedule schedule, Violation violation, long traceDigest, long dispatches,
                           long framesCarried, long framesFaulted, int messages, int delivered, long endNanos,
-                          long rxDrops, String hostCost, String medium) {
+                          long rxDrops, String hostCost, String medium, long reportedByCores) {
         public boolean passed() {
             return violation == null;
         }
@@ -91,27 +87,17 @@ public final class SimulationRun {
         }
     }
 
-    private static final class World implements NodeApplication, MessageHandler {
+    private static final class World implements Verdict {
         private final Schedule schedule;
         private final SimSettings settings;
         private final VirtualScheduler scheduler;
         private final ScheduleFaults faults;
         private final SimMedium medium;
         private final NodeRunner runner;
+        private final Workload workload;
         private final int nodes;
-        private final int perNode;
-        private final int total;
-        private final int[][] destination;
-        private final int[][] number;
-        private final long[][] availableAt;
-        private final int[] nextToOffer;
-        private final Timer[] offerTimer;
-        private final int[][] expected;
-        private final MemorySegment message;
-        private Set<Guarantee> guarantees;
-        private int receiver;
-        private int offered;
-        private int delivered;
+        private final Set<Guarantee> guarantees;
+        private final boolean reportsBrokenAssumptions;
         private long lastProgress;
         private Violation violation;
 
@@ -121,59 +107,57 @@ public final class SimulationRun {
             this.medium = medium;
             this.scheduler = medium.scheduler();
             this.nodes = schedule.nodes();
-            this.perNode = schedule.messagesPerNode();
-            this.total = nodes * perNode;
             faults = new ScheduleFaults(schedule);
             HostCpu[] cpus = medium.cpus();
             Link[] links = new Link[nodes];
             for (int i = 0; i < nodes; i++) {
                 links[i] = medium.link(i);
             }
-            destination = new int[nodes][perNode];
-            number = new int[nodes][perNode];
-            availableAt = new long[nodes][perNode];
-            int[][] counts = new int[nodes][nodes];
-            SplittableRandom r = new SplittableRandom(schedule.seed() * 0x9E3779B97F4A7C15L + nodes * 31L + perNode);
-            for (int i = 0; i < nodes; i++) {
-                long t = 0;
-                for (int k = 0; k < perNode; k++) {
-                    int d = r.nextInt(nodes - 1);
-                    d = d >= i ? d + 1 : d;
-                    destination[i][k] = d;
-                    number[i][k] = counts[i][d]++;
-                    t += r.nextLong(2 * settings.loadSpanNanos() / Math.max(1, perNode) + 1);
-                    availableAt[i][k] = Math.min(t, settings.loadSpanNanos());
+            Workload[] chosen = new Workload[1];
+            NodeApplication application = node -> {
+                chosen[0].afterEvent(node);
+                ProtocolCore core = node.core();
+                if (core.bufferedMessages() > core.bufferCapacity()) {
+                    fail("bounded-memory", "node " + node.id() + " holds " + core.bufferedMessages()
+                            + " messages, more than its capacity " + core.bufferCapacity());
                 }
-            }
-            nextToOffer = new int[nodes];
-            expected = new int[nodes][nodes];
-            message = MemorySegment.ofArray(new byte[settings.maxMessage()]);
-            offerTimer = new Timer[nodes];
+            };
             runner = new NodeRunner(scheduler, links, cpus, (link, clock, cpu) -> cores.create(link, clock, cpu,
-                    settings), this, faults);
-            for (int i = 0; i < nodes; i++) {
-                int node = i;
-                offerTimer[i] = scheduler.newTimer("app" + i + ".offer", () -> {
-                    offerAvailable(node);
-                    runner.node(node).applicationActed();
-                });
-                if (perNode > 0) {
-                    offerTimer[i].armAt(availableAt[i][0]);
+                    settings), application, faults);
+            ProtocolCore first = runner.node(0).core();
+            workload = switch (first) {
+                case MessageCore m -> new MessageWorkload(schedule, settings, scheduler, this);
+                case CStarNetwork c -> new CStarWorkload(schedule, settings, scheduler, this);
+                default -> throw new IllegalArgumentException("core " + first + " offers neither MessageCore nor"
+                        + " CStarNetwork: no workload drives it");
+            };
+            for (int i = 1; i < nodes; i++) {
+                if (runner.node(i).core().getClass() != first.getClass()) {
+                    throw new IllegalArgumentException("node " + i + "'s core is a " + runner.node(i).core().getClass()
+                            + ", node 0's a " + first.getClass() + ": one protocol per world");
                 }
             }
-            guarantees = runner.node(0).core().guarantees();
+            chosen[0] = workload;
+            guarantees = first.guarantees();
+            reportsBrokenAssumptions = guarantees.contains(Guarantee.REPORTS_BROKEN_ASSUMPTIONS);
+            workload.start(runner);
         }
 
         Outcome run() {
             boolean ended;
             try {
                 ended = scheduler.runUntil(this::finished, Long.MAX_VALUE);
-                if (!ended && violation == null) {
-                    fail("progress", "stalled: no event left, " + delivered + " of " + total
-                            + " messages delivered (" + offered + " offered)");
+                if (!ended && violation == null && !reported()) {
+                    fail("progress", "stalled: no event left, " + workload.delivered() + " of " + workload.total()
+                            + " delivered (" + workload.offered() + " offered)");
                 }
             } catch (RuntimeException e) {
                 fail("crash", e.toString());
+            }
+            long reportedByCores = workload.reportedByCores();
+            if (violation != null && reportsBrokenAssumptions && reportedByCores > 0
+                    && !violation.invariant().equals("crash")) {
+                violation = null; // the core said its assumption broke: not a silent failure
             }
             if (violation != null && !declares(violation.invariant())) {
                 violation = null; // a promise the core does not make is not checked
@@ -183,149 +167,61 @@ public final class SimulationRun {
                 rxDrops += medium.link(i).counters().rxDrops();
             }
             Outcome outcome = new Outcome(schedule, violation, runner.traceDigest(), runner.dispatches(),
-                    medium.framesCarried(), medium.framesFaulted(), total, delivered, runner.workEndNanos(), rxDrops,
-                    runner.costSummary(), medium.describe());
+                    medium.framesCarried(), medium.framesFaulted(), workload.total(), workload.delivered(),
+                    runner.workEndNanos(), rxDrops, runner.costSummary(), medium.describe(), reportedByCores);
             runner.stop(); // the medium's close may run events of its own: they must not reach the cores
-            for (Timer t : offerTimer) {
-                t.cancel();
-            }
+            workload.stop();
             return outcome;
         }
 
+        /** @return true when a core that promises to report broken assumptions has reported one */
+        private boolean reported() {
+            return reportsBrokenAssumptions && workload.reportedByCores() > 0;
+        }
+
         private boolean declares(String invariant) {
+            boolean silent = reportsBrokenAssumptions; // such a core is held to every promise until it reports
             return switch (invariant) {
-                case "exactly-once" -> guarantees.contains(Guarantee.EXACTLY_ONCE);
+                case "exactly-once" -> silent || guarantees.contains(Guarantee.EXACTLY_ONCE);
                 case "per-peer-order" -> guarantees.contains(Guarantee.PER_PEER_ORDER);
-                case "progress" -> guarantees.contains(Guarantee.PROGRESS);
+                case "progress" -> silent || guarantees.contains(Guarantee.PROGRESS);
                 case "bounded-memory" -> guarantees.contains(Guarantee.BOUNDED_MEMORY);
                 default -> true;
             };
         }
 
         private boolean finished() {
-            if (violation != null || delivered == total) {
+            if (violation != null || workload.delivered() == workload.total() || reported()) {
                 return true;
             }
             if (runner.dispatches() > settings.maxEvents()) {
-                fail("progress", "runaway: " + runner.dispatches() + " events, " + delivered + " of " + total
-                        + " delivered");
+                fail("progress", "runaway: " + runner.dispatches() + " events, " + workload.delivered() + " of "
+                        + workload.total() + " delivered");
                 return true;
             }
             long now = scheduler.nanoTime();
             long quiet = Math.max(lastProgress, Math.max(medium.lastFaultNanos(), faults.lastSlowNanos()));
-            if (now - quiet > settings.progressBoundNanos() && outstanding(now)) {
+            if (now - quiet > settings.progressBoundNanos() && workload.outstanding(now)) {
                 fail("progress", "nothing delivered for " + (now - quiet) + " ns after the last fault, offer or"
-                        + " delivery (bound " + settings.progressBoundNanos() + " ns): " + delivered + " of " + total
-                        + " delivered, " + offered + " offered");
+                        + " delivery (bound " + settings.progressBoundNanos() + " ns): " + workload.delivered()
+                        + " of " + workload.total() + " delivered, " + workload.offered() + " offered");
                 return true;
             }
             return false;
         }
 
-        private boolean outstanding(long now) {
-            if (offered > delivered) {
-                return true;
-            }
-            for (int i = 0; i < nodes; i++) {
-                if (nextToOffer[i] < perNode && availableAt[i][nextToOffer[i]] <= now) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
         @Override
-        public void afterEvent(RunnerNode node) {
-            MessageCore core = (MessageCore) node.core();
-            receiver = node.id();
-            core.deliver(this, Integer.MAX_VALUE);
-            offerAvailable(node.id());
-            if (core.bufferedMessages() > core.bufferCapacity()) {
-                fail("bounded-memory", "node " + node.id() + " holds " + core.bufferedMessages()
-                        + " messages, more than its capacity " + core.bufferCapacity());
-            }
-        }
-
-        private void offerAvailable(int i) {
-            MessageCore core = (MessageCore) runner.node(i).core();
-            long now = scheduler.nanoTime();
-            while (nextToOffer[i] < perNode && availableAt[i][nextToOffer[i]] <= now) {
-                int k = nextToOffer[i];
-                int d = destination[i][k];
-                int n = number[i][k];
-                int length = lengthOf(i, d, n);
-                compose(i, d, n, length);
-                if (core.offer(d, message, 0, length) == MessageChannel.BACK_PRESSURE) {
-                    return; // retried after the node's next event
-                }
-                nextToOffer[i] = k + 1;
-                offered++;
-                lastProgress = now;
-            }
-            if (nextToOffer[i] < perNode && !offerTimer[i].isArmed()) {
-                offerTimer[i].armAt(Math.max(now, availableAt[i][nextToOffer[i]]));
-            }
-        }
-
-        private int lengthOf(int src, int dst, int n) {
-            int span = settings.maxMessage() - 8 + 1;
-            return 8 + Math.floorMod((src * 7919 + dst * 104729 + n * 31 + (int) schedule.seed()), span);
-        }
-
-        private void compose(int src, int dst, int n, int length) {
-            message.set(U16, 0, (short) src);
-            message.set(U16, 2, (short) dst);
-            message.set(U32, 4, n);
-            for (int b = 8; b < length; b++) {
-                message.set(ValueLayout.JAVA_BYTE, b, (byte) (src * 31 + dst * 17 + n * 7 + b));
-            }
-        }
-
-        @Override
-        public void onMessage(int peer, MemorySegment data, long offset, int length) {
-            if (violation != null) {
-                return;
-            }
-            if (length < 8) {
-                fail("integrity", "node " + receiver + " got a " + length + "-byte message from " + peer);
-                return;
-            }
-            int src = Short.toUnsignedInt(data.get(U16, offset));
-            int dst = Short.toUnsignedInt(data.get(U16, offset + 2));
-            int n = data.get(U32, offset + 4);
-            if (src != peer || dst != receiver) {
-                fail("integrity", "node " + receiver + " got a message from " + peer + " that says " + src + " -> "
-                        + dst);
-                return;
-            }
-            int want = expected[src][dst];
-            if (n < want) {
-                fail("exactly-once", "node " + dst + " got message #" + n + " from " + src + " again (next due #"
-                        + want + ")");
-                return;
-            }
-            if (n > want) {
-                fail("per-peer-order", "node " + dst + " got message #" + n + " from " + src + " while #" + want
-                        + " was due (lost or overtaken)");
-                return;
-            }
-            if (length != lengthOf(src, dst, n)) {
-                fail("integrity", "message #" + n + " " + src + " -> " + dst + " is " + length + " bytes, was "
-                        + lengthOf(src, dst, n));
-                return;
-            }
-            for (int b = 8; b < length; b++) {
-                if (data.get(ValueLayout.JAVA_BYTE, offset + b) != (byte) (src * 31 + dst * 17 + n * 7 + b)) {
-                    fail("integrity", "message #" + n + " " + src + " -> " + dst + " differs at byte " + b);
-                    return;
-                }
-            }
-            expected[src][dst] = want + 1;
-            delivered++;
+        public void progressed() {
             lastProgress = scheduler.nanoTime();
         }
 
-        private void fail(String invariant, String detail) {
+        @Override
+        public boolean failed() {
+            return violation != null;
+        }
+
+        @Override
+        public void fail(String invariant, String detail) {
             if (violation == null) {
                 violation = new Violation(invariant, detail, scheduler.nanoTime());
             }

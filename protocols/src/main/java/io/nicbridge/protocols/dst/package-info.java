@@ -8,6 +8,9 @@
  * {@link io.nicbridge.protocols.dst.SimMedium}: the in-memory medium here ({@code SimMedium.inMemory}), the emulated
  * media (21140s, Medusas, SBA-200s, the MPP fabric) in bench, which sees both this module and sim-hardware; each
  * applies the schedule's faults with its own injection and refuses those it cannot express, and each emulated medium
- * can write its frames to a pcap file per schedule ({@code SimMedium.Factory.capturing}).
+ * can write its frames to a pcap file per schedule ({@code SimMedium.Factory.capturing}). The workload follows the core's
+ * API: messages between peers for a {@link io.nicbridge.protocols.core.MessageCore}, a C* program of
+ * point-to-point, broadcast and crowd events for a {@link io.nicbridge.protocols.cstar.CStarNetwork} (the schedule's
+ * {@code messagesPerNode} is then its number of events); same schedules, shrinker and replay.
  */
 package io.nicbridge.protocols.dst;

@@ -57,7 +57,8 @@ import java.util.zip.CRC32C;
  * surviving a peer's restart (sequence numbers are not re-synchronised).
  */
 public final class GoBackNCore implements MessageCore {
-    private static final Set<Guarantee> GUARANTEES = EnumSet.allOf(Guarantee.class);
+    private static final Set<Guarantee> GUARANTEES = EnumSet.of(Guarantee.EXACTLY_ONCE, Guarantee.PER_PEER_ORDER,
+            Guarantee.PROGRESS, Guarantee.BOUNDED_MEMORY);
 
     private final Link link;
     private final Clock clock;
