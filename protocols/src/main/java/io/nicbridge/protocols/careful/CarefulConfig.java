@@ -13,8 +13,11 @@ package io.nicbridge.protocols.careful;
  *                       buffers are free; -1 for the default, R less half of the (P-1) windows
  * @param safety         {@link Safety#CHECKED} for the protocol; the others exist to demonstrate the deadlocks
  *                       Theorem 1 rules out
+ * @param clusterNodes   P, the cluster: the link's peers {@code [0, P)}; 0 for all of the link's peers. A frame from
+ *                       a peer beyond it is a frame from an unknown node.
  */
-public record CarefulConfig(int receiveBuffers, int eventSlots, int hostBuffers, int copyOutBelow, Safety safety) {
+public record CarefulConfig(int receiveBuffers, int eventSlots, int hostBuffers, int copyOutBelow, Safety safety,
+                            int clusterNodes) {
     /** Whether the core enforces the conditions of Theorem 1. */
     public enum Safety {
         /** R &gt;= 2P and the two-frame rule: deadlock-free (Theorem 1). */
@@ -42,30 +45,38 @@ public record CarefulConfig(int receiveBuffers, int eventSlots, int hostBuffers,
         if (safety == null) {
             throw new IllegalArgumentException("safety must not be null");
         }
+        if (clusterNodes != 0 && (clusterNodes < 2 || clusterNodes > 64)) {
+            throw new IllegalArgumentException("clusterNodes must be 0 (the link's peers) or in [2, 64], was "
+                    + clusterNodes);
+        }
     }
 
     /** @return the paper's setup: R = 128 (the Medusa's buffers), 256 event slots, 512 host buffers */
     public static CarefulConfig defaults() {
-        return new CarefulConfig(128, 256, 512, -1, Safety.CHECKED);
+        return new CarefulConfig(128, 256, 512, -1, Safety.CHECKED, 0);
     }
 
     public CarefulConfig withReceiveBuffers(int r) {
-        return new CarefulConfig(r, eventSlots, hostBuffers, copyOutBelow, safety);
+        return new CarefulConfig(r, eventSlots, hostBuffers, copyOutBelow, safety, clusterNodes);
     }
 
     public CarefulConfig withEventSlots(int slots) {
-        return new CarefulConfig(receiveBuffers, slots, hostBuffers, copyOutBelow, safety);
+        return new CarefulConfig(receiveBuffers, slots, hostBuffers, copyOutBelow, safety, clusterNodes);
     }
 
     public CarefulConfig withHostBuffers(int n) {
-        return new CarefulConfig(receiveBuffers, eventSlots, n, copyOutBelow, safety);
+        return new CarefulConfig(receiveBuffers, eventSlots, n, copyOutBelow, safety, clusterNodes);
     }
 
     public CarefulConfig withCopyOutBelow(int free) {
-        return new CarefulConfig(receiveBuffers, eventSlots, hostBuffers, free, safety);
+        return new CarefulConfig(receiveBuffers, eventSlots, hostBuffers, free, safety, clusterNodes);
+    }
+
+    public CarefulConfig withClusterNodes(int p) {
+        return new CarefulConfig(receiveBuffers, eventSlots, hostBuffers, copyOutBelow, safety, p);
     }
 
     public CarefulConfig withSafety(Safety s) {
-        return new CarefulConfig(receiveBuffers, eventSlots, hostBuffers, copyOutBelow, s);
+        return new CarefulConfig(receiveBuffers, eventSlots, hostBuffers, copyOutBelow, s, clusterNodes);
     }
 }

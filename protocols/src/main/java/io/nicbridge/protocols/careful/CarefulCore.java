@@ -26,20 +26,23 @@ import org.slf4j.LoggerFactory;
  * Each node has R receive buffers ({@link CarefulConfig#receiveBuffers()}) and gives each of the other nodes a
  * window of W = floor(R/P) frames. Per peer the core keeps
  * <pre>
- *   window[p]      frames it may still send to p (every frame, data or update, uses one)
- *   pending[p]     receive buffers it freed of p's frames and has not yet told p about
- *   peerCredit[p]  its estimate of window[p] at p: W + updates it sent p - frames it received from p
+ *   window[p]      data frames it may still send to p
+ *   pending[p]     receive buffers it freed of p's data frames and has not yet told p about
+ *   peerCredit[p]  its estimate of window[p] at p: W + buffers it returned to p - data frames it received from p
  * </pre>
  * <ul>
  *   <li><b>Two-frame rule</b> (Theorem 1): data goes to p only while window[p] &gt;= 2, or &gt;= 1 when the frame
  *       carries a window update; otherwise {@link #send} answers {@link #BACK_PRESSURE}. So the last frame that
  *       closes a window always carries an update, and of any two nodes one can always send.</li>
  *   <li><b>Updates</b> ride on every data frame to p ({@code pending[p]}); a broadcast carries the minimum of
- *       pending over all peers. An explicit update frame goes to p once buffers freed of p's data reach half the
- *       window (the paper: "exceeds half of the maximum advertised window"), or as soon as p may be blocked
- *       (peerCredit[p] &lt; 2) and one of its data frames was freed, or when p's window is closed and the update
- *       would reopen it without closing ours for nothing. Update frames triggered only by update frames are
- *       suppressed otherwise, so two idle nodes never ping-pong updates (no livelock).</li>
+ *       pending over all peers. An explicit update frame goes to p once the buffers freed of p's frames reach half
+ *       the window (the paper: "exceeds half of the maximum advertised window"), or as soon as p may be blocked
+ *       (peerCredit[p] &lt; 2) and any of its frames was freed. An update frame needs an open window (it borrows a
+ *       buffer at p) but uses none: p's interrupt handler reads and frees it at once. So the frame that closes a
+ *       window is always a data frame carrying an update (Theorem 1), and update frames are only ever caused by
+ *       freed data, so two nodes never ping-pong updates (no livelock). Charging update frames to the window as
+ *       data would either ping-pong single returned buffers forever or, suppressing that, strand the one buffer a
+ *       blocked peer needs (the no-deadlock property test found the latter).</li>
  *   <li><b>Copy-out</b>: while fewer than {@link CarefulConfig#copyOutBelow()} receive buffers are free, the oldest
  *       frames still in them are copied into host buffers, and their buffers are advertised again; so a node
  *       whose application does not consume (the flooding test) does not stop its senders.</li>
@@ -103,7 +106,6 @@ public final class CarefulCore implements CStarNetwork {
     private final int[] rcvUseq;
     private final int[] rcvBseq;
     private final int[] pending;
-    private final int[] dataPending;
     private final int[] peerCredit;
     private final int[] lastEvent;
     private long dirty;
@@ -125,7 +127,7 @@ public final class CarefulCore implements CStarNetwork {
     private final HostCpu.Operation skipCopyOut;
 
     /**
-     * @param link  the node's link; the cluster is its peers {@code [0, link.peers())}
+     * @param link  the node's link; the cluster is its peers {@code [0, P)} ({@link CarefulConfig#clusterNodes()})
      * @param cpu   the node's CPU
      * @throws IllegalArgumentException for R &lt; 2P under {@link CarefulConfig.Safety#CHECKED}, a link that cannot
      *                                  broadcast or carry the header, or a cluster outside 2 .. 64 nodes
@@ -134,11 +136,12 @@ public final class CarefulCore implements CStarNetwork {
         this.link = Objects.requireNonNull(link, "link");
         this.config = Objects.requireNonNull(config, "config");
         this.cpu = Objects.requireNonNull(cpu, "cpu");
-        this.nodes = link.peers();
+        this.nodes = config.clusterNodes() == 0 ? link.peers() : config.clusterNodes();
         this.self = link.self();
-        if (nodes < 2 || nodes > 64) {
-            throw new IllegalArgumentException("the careful core needs 2 .. 64 nodes, link " + link.name() + " has "
-                    + nodes);
+        if (nodes < 2 || nodes > 64 || nodes > link.peers() || self >= nodes) {
+            throw new IllegalArgumentException("the careful core needs a cluster of 2 .. 64 of the link's peers"
+                    + " including itself; link " + link.name() + " has " + link.peers() + " peers, this node is "
+                    + self + ", the cluster " + nodes);
         }
         if (!link.canBroadcast()) {
             throw new IllegalArgumentException("link " + link.name() + " cannot broadcast; the C* service's"
@@ -170,7 +173,6 @@ public final class CarefulCore implements CStarNetwork {
         rcvUseq = new int[nodes];
         rcvBseq = new int[nodes];
         pending = new int[nodes];
-        dataPending = new int[nodes];
         peerCredit = new int[nodes];
         lastEvent = new int[nodes];
         for (int p = 0; p < nodes; p++) {
@@ -357,7 +359,6 @@ public final class CarefulCore implements CStarNetwork {
 
     private void returned(int p, int update) {
         pending[p] -= update;
-        dataPending[p] = Math.min(dataPending[p], pending[p]);
         peerCredit[p] += update;
     }
 
@@ -371,26 +372,21 @@ public final class CarefulCore implements CStarNetwork {
             d &= d - 1;
             if (!updateDue(p)) {
                 dirty &= ~(1L << p);
-            } else if (window[p] >= 1) {
+            } else if (window[p] >= 1) { // an update borrows a buffer at p: it needs an open window
                 if (!sendUpdate(p)) {
                     updatesWaitForLink = true;
                     return; // the link is full: onWritable tries again
                 }
                 dirty &= ~(1L << p);
             }
-            // else: window[p] == 0; p's next frame carries an update (Theorem 1) and marks p dirty again
+            // else: window[p] == 0; p's last frame from here closed it with an update (the two-frame rule), so
+            // p's own update is on its way and marks p dirty again
         }
     }
 
+    /** Half a window's worth freed, or p may be blocked (fewer than two frames left, as this node sees it). */
     private boolean updateDue(int p) {
-        if (pending[p] == 0) {
-            return false;
-        }
-        if (dataPending[p] > 0 && (pending[p] >= updateThreshold || peerCredit[p] < 2)) {
-            return true;
-        }
-        // p's window is closed (its last frame was an update): reopen it, unless that closes ours for one credit
-        return peerCredit[p] <= 0 && (pending[p] >= 2 || window[p] >= 2);
+        return pending[p] > 0 && (pending[p] >= updateThreshold || peerCredit[p] < 2);
     }
 
     private boolean sendUpdate(int p) {
@@ -400,8 +396,7 @@ public final class CarefulCore implements CStarNetwork {
         }
         MemorySegment f = link.txBuffer(h);
         int update = pending[p];
-        shrinkWindow(p);
-        fillInWindowUpdate(p, update);
+        fillInWindowUpdate(p, update); // no shrink: the receiver frees an update frame's buffer at once
         CarefulWire.writeHeader(f, CarefulWire.UPDATE, 0, update, useqOut[p], bseqOut, 0, 0);
         f.set(CarefulWire.U16, CarefulWire.OFF_CHECKSUM, (short) CarefulWire.fold(CarefulWire.sum(f, 0,
                 CarefulWire.HEADER)));
@@ -442,15 +437,13 @@ public final class CarefulCore implements CStarNetwork {
                 CarefulWire.u32(f, CarefulWire.OFF_BSEQ))) {
             return;
         }
-        decrementSenderWindow(src, h);
         processWindowUpdate(src, CarefulWire.u16(f, CarefulWire.OFF_UPDATE));
         if (kind == CarefulWire.UPDATE) {
-            l.release(h); // read in the interrupt handler: its buffer is free at once
-            pending[src]++;
-            markDirty(src);
+            l.release(h); // read in the interrupt handler: its buffer is free at once, it used no window
             flushUpdates();
             return;
         }
+        decrementSenderWindow(src, h);
         int event = CarefulWire.u32(f, CarefulWire.OFF_EVENT);
         if (!trackLastEvent(src, event, h)) {
             return;
@@ -462,7 +455,7 @@ public final class CarefulCore implements CStarNetwork {
                     + code + ")");
             freed(src);
         }
-        skipCopyOut();
+        skipCopyOut(src);
         markDirty(src);
         flushUpdates();
     }
@@ -521,22 +514,36 @@ public final class CarefulCore implements CStarNetwork {
         return true;
     }
 
-    /** Appendix A "skip copy-out": copy frames out of the receive buffers only while they run low. */
-    private void skipCopyOut() {
+    /**
+     * Appendix A "skip copy-out": copy frames out of the receive buffers only while they run low, or while the
+     * sender of this frame has (as far as this node knows) fewer than two frames of window left: then this node
+     * holds its window, and an application that does not take them yet would stop it (the paper's deadlock
+     * avoidance by copy-out, applied where the buffers are short: per window as well as overall).
+     */
+    private void skipCopyOut(int sender) {
         skipCopyOut.charge();
         while (receiveBuffers - inbox.inPlace() < copyOutBelow) {
             int src = inbox.copyOutOldest();
             if (src < 0) {
                 return; // no host buffer left: the windows still hold every sender within R
             }
-            copyOuts++;
-            freed(src);
+            copiedOut(src);
         }
+        if (peerCredit[sender] + pending[sender] < 2) {
+            int src = inbox.copyOutOldestFrom(sender);
+            if (src >= 0) {
+                copiedOut(src);
+            }
+        }
+    }
+
+    private void copiedOut(int src) {
+        copyOuts++;
+        freed(src);
     }
 
     private void freed(int src) {
         pending[src]++;
-        dataPending[src]++;
         markDirty(src);
     }
 

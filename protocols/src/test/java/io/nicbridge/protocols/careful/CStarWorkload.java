@@ -49,13 +49,24 @@ final class CStarWorkload implements NodeApplication {
     final Pattern[] patterns;
     final boolean anySource;
     IntPredicate consumeGate = node -> true;
+    /**
+     * True (a C* program): a node receives event e only once it has sent its fragments of e. False: it consumes
+     * whatever has arrived, in event order, whether or not its own sends are stuck.
+     */
+    boolean receiveAfterSending = true;
+    /**
+     * True: a consumer that takes whatever has arrived for any unfinished event (up to 64 events ahead), not only
+     * the oldest - one that "eventually consumes" every frame, as Theorem 1 assumes.
+     */
+    boolean greedy;
 
     private final MemorySegment[] sendBuffer;
     private final int[] sendEvent;
     private final int[] sendIndex;
-    private final int[] recvEvent;
-    private final int[][] takenFrom; // [node][src] fragments of recvEvent taken
-    private final int[] takenTotal;
+    private final int[] recvEvent; // the oldest event not yet done, per node
+    private final int[][][] takenFrom; // [node][event][src] fragments taken
+    private final int[][] takenTotal; // [node][event]
+    private final boolean[][] done; // [node][event]
     final long[] delivered;
     long errors;
     String firstError;
@@ -77,8 +88,9 @@ final class CStarWorkload implements NodeApplication {
         sendEvent = new int[nodes];
         sendIndex = new int[nodes];
         recvEvent = new int[nodes];
-        takenFrom = new int[nodes][nodes];
-        takenTotal = new int[nodes];
+        takenFrom = new int[nodes][events][nodes];
+        takenTotal = new int[nodes][events];
+        done = new boolean[nodes][events];
         delivered = new long[nodes];
     }
 
@@ -163,15 +175,21 @@ final class CStarWorkload implements NodeApplication {
         boolean progress = true;
         while (progress) {
             progress = false;
-            // skip events this node receives nothing in
-            while (recvEvent[id] < events && !receivesIn(id, recvEvent[id])) {
+            // skip events this node receives nothing in, or has finished already
+            while (recvEvent[id] < events && (!receivesIn(id, recvEvent[id]) || done[id][recvEvent[id]])) {
                 recvEvent[id]++;
             }
             if (sendEvent[id] < events && sendEvent[id] <= recvEvent[id] + ahead) {
                 progress |= sendSome(net, id);
             }
-            if (recvEvent[id] < events && recvEvent[id] < sendEvent[id] + 1 && consumeGate.test(id)) {
-                progress |= receiveSome(net, id);
+            if (recvEvent[id] < events && (!receiveAfterSending || recvEvent[id] <= sendEvent[id])
+                    && consumeGate.test(id)) {
+                progress |= receiveSome(net, id, recvEvent[id]);
+                for (int e = recvEvent[id] + 1; greedy && e < Math.min(events, recvEvent[id] + 64); e++) {
+                    if (receivesIn(id, e) && !done[id][e]) {
+                        progress |= receiveSome(net, id, e);
+                    }
+                }
             }
         }
     }
@@ -215,15 +233,14 @@ final class CStarWorkload implements NodeApplication {
         };
     }
 
-    private boolean receiveSome(CStarNetwork net, int id) {
-        int e = recvEvent[id];
+    private boolean receiveSome(CStarNetwork net, int id, int e) {
         checker.node = id;
         checker.event = e;
         int src = ANY;
         if (!anySource) {
             // ask the sources in turn: the lowest one not yet done
             for (int s = 0; s < nodes; s++) {
-                if (sendsTo(s, id, e) && takenFrom[id][s] < fragments) {
+                if (sendsTo(s, id, e) && takenFrom[id][e][s] < fragments) {
                     src = s;
                     break;
                 }
@@ -237,13 +254,11 @@ final class CStarWorkload implements NodeApplication {
             error("node " + id + " event " + e + ": receive returned " + status + " but handed status " + checker.status);
         }
         if (status == EVENT_DONE) {
-            if (takenTotal[id] != sourcesOf(id, e) * fragments) {
-                error("node " + id + " event " + e + ": EVENT_DONE after " + takenTotal[id] + " of "
+            if (takenTotal[id][e] != sourcesOf(id, e) * fragments) {
+                error("node " + id + " event " + e + ": EVENT_DONE after " + takenTotal[id][e] + " of "
                         + sourcesOf(id, e) * fragments + " fragments");
             }
-            java.util.Arrays.fill(takenFrom[id], 0);
-            takenTotal[id] = 0;
-            recvEvent[id]++;
+            done[id][e] = true;
         }
         return true;
     }
@@ -270,7 +285,7 @@ final class CStarWorkload implements NodeApplication {
                 return;
             }
             int dst = destination(src, e);
-            int index = len >= 3 ? data.get(ValueLayout.JAVA_BYTE, offset + 2) & 0xFF : takenFrom[node][src];
+            int index = data.get(ValueLayout.JAVA_BYTE, offset + 2) & 0xFF;
             for (int j = 0; j < len; j++) {
                 if (data.get(ValueLayout.JAVA_BYTE, offset + j) != content(src, e, index, dst, j)) {
                     error("node " + node + ": fragment " + index + " of event " + e + " from " + src
@@ -278,16 +293,16 @@ final class CStarWorkload implements NodeApplication {
                     return;
                 }
             }
-            int taken = ++takenFrom[node][src];
-            takenTotal[node]++;
+            int taken = ++takenFrom[node][e][src];
+            int total = ++takenTotal[node][e];
             delivered[node]++;
             if (taken > fragments) {
                 error("node " + node + ": fragment " + index + " of event " + e + " from " + src + " delivered twice");
             }
             int all = sourcesOf(node, e) * fragments;
-            int expected = takenTotal[node] == all ? EVENT_DONE : taken == fragments ? NODE_DONE : MORE;
+            int expected = total == all ? EVENT_DONE : taken == fragments ? NODE_DONE : MORE;
             if (st != expected) {
-                error("node " + node + ": event " + e + " fragment " + takenTotal[node] + "/" + all + " (from " + src
+                error("node " + node + ": event " + e + " fragment " + total + "/" + all + " (from " + src
                         + ", its " + taken + "/" + fragments + ") came with status " + st + ", expected " + expected);
             }
         }
