@@ -31,8 +31,8 @@ import java.util.function.IntPredicate;
  * fragment, then NODE_DONE, and EVENT_DONE for the very last fragment of the event. A consumer gate can hold a
  * node's receiving back (a slow or flooding application).
  */
-final class CStarWorkload implements NodeApplication {
-    enum Pattern {
+public final class CStarWorkload implements NodeApplication {
+    public enum Pattern {
         /** Node i sends to node i + 1 (mod P), point to point. */
         RING,
         /** Node e mod P broadcasts; every other node receives from it. */
@@ -68,12 +68,13 @@ final class CStarWorkload implements NodeApplication {
     private final int[][] takenTotal; // [node][event]
     private final boolean[][] done; // [node][event]
     final long[] delivered;
-    long errors;
-    String firstError;
+    public long errors;
+    public String firstError;
     long sendRefusals;
     private final Checker checker = new Checker();
 
-    CStarWorkload(int nodes, int events, int fragments, int length, int ahead, Pattern[] patterns, boolean anySource) {
+    public CStarWorkload(int nodes, int events, int fragments, int length, int ahead, Pattern[] patterns,
+                         boolean anySource) {
         this.nodes = nodes;
         this.events = events;
         this.fragments = fragments;
@@ -94,7 +95,7 @@ final class CStarWorkload implements NodeApplication {
         delivered = new long[nodes];
     }
 
-    static Pattern[] all(Pattern p, int events) {
+    public static Pattern[] all(Pattern p, int events) {
         Pattern[] a = new Pattern[events];
         java.util.Arrays.fill(a, p);
         return a;
@@ -128,11 +129,11 @@ final class CStarWorkload implements NodeApplication {
     }
 
     /** @return true when {@code node} has sent all its events */
-    boolean sentAll(int node) {
+    public boolean sentAll(int node) {
         return sendEvent[node] >= events;
     }
 
-    boolean isDone() {
+    public boolean isDone() {
         for (int i = 0; i < nodes; i++) {
             if (recvEvent[i] < events || sendEvent[i] < events) {
                 return false;
@@ -141,7 +142,7 @@ final class CStarWorkload implements NodeApplication {
         return true;
     }
 
-    long expectedTotal() {
+    public long expectedTotal() {
         long n = 0;
         for (int e = 0; e < events; e++) {
             for (int i = 0; i < nodes; i++) {
@@ -151,7 +152,7 @@ final class CStarWorkload implements NodeApplication {
         return n;
     }
 
-    long deliveredTotal() {
+    public long deliveredTotal() {
         long n = 0;
         for (long d : delivered) {
             n += d;
@@ -159,7 +160,7 @@ final class CStarWorkload implements NodeApplication {
         return n;
     }
 
-    String progress() {
+    public String progress() {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < nodes; i++) {
             sb.append("node ").append(i).append(": sent up to event ").append(sendEvent[i]).append('/')
@@ -309,7 +310,7 @@ final class CStarWorkload implements NodeApplication {
     }
 
     /** Starts every node of a virtual-time runner at time 0. */
-    void start(Scheduler scheduler, NodeRunner runner) {
+    public void start(Scheduler scheduler, NodeRunner runner) {
         for (int i = 0; i < runner.nodeCount(); i++) {
             RunnerNode n = runner.node(i);
             Timer t = scheduler.newTimer("start" + i, () -> {
