@@ -4,8 +4,9 @@ package io.nicbridge.protocols.careful;
  * How a {@link CarefulCore} is set up (TR 94-14, section 5.3).
  *
  * @param receiveBuffers R, the receive buffers the protocol manages (the Medusa has 128); each of the other P - 1
- *                       nodes gets a static window of floor(R/P) frames. It must not exceed the link's own receive
- *                       buffers, or the card drops what the windows allowed (which the core then reports as a gap).
+ *                       nodes gets a static window of floor(R/P) frames. The link needs R + P - 1 receive buffers
+ *                       (one per peer for an update frame in flight), or the card may drop what the windows allowed
+ *                       (which the core then reports as a gap).
  * @param eventSlots     slots of the cyclic event buffer of the receive side (a power of two): how many events may
  *                       be live at once
  * @param hostBuffers    host buffers for copy-out (each one frame's payload)

@@ -43,6 +43,10 @@ import org.slf4j.LoggerFactory;
  *       freed data, so two nodes never ping-pong updates (no livelock). Charging update frames to the window as
  *       data would either ping-pong single returned buffers forever or, suppressing that, strand the one buffer a
  *       blocked peer needs (the no-deadlock property test found the latter).</li>
+ *   <li><b>Receive buffers</b>: the windows hold (P-1) floor(R/P) &lt;= R buffers, and at most one update frame
+ *       per peer borrows one more at a time, so the link needs R + P - 1 receive buffers (the Medusa test runs
+ *       R = 56 of the card's 64 for P up to 8). An update frame that finds none is dropped by the card and
+ *       reported as a gap at the sender's next frame.</li>
  *   <li><b>Copy-out</b>: while fewer than {@link CarefulConfig#copyOutBelow()} receive buffers are free, the oldest
  *       frames still in them are copied into host buffers, and their buffers are advertised again; so a node
  *       whose application does not consume (the flooding test) does not stop its senders.</li>
@@ -108,6 +112,8 @@ public final class CarefulCore implements CStarNetwork {
     private final int[] pending;
     private final int[] peerCredit;
     private final int[] lastEvent;
+    /** An explicit update frame went to p and nothing has come from p since: p may not have its buffer back yet. */
+    private final boolean[] updateInFlight;
     private long dirty;
     private boolean updatesWaitForLink;
 
@@ -175,6 +181,7 @@ public final class CarefulCore implements CStarNetwork {
         pending = new int[nodes];
         peerCredit = new int[nodes];
         lastEvent = new int[nodes];
+        updateInFlight = new boolean[nodes];
         for (int p = 0; p < nodes; p++) {
             window[p] = p == self ? 0 : window0;
             peerCredit[p] = p == self ? 0 : window0;
@@ -384,9 +391,15 @@ public final class CarefulCore implements CStarNetwork {
         }
     }
 
-    /** Half a window's worth freed, or p may be blocked (fewer than two frames left, as this node sees it). */
+    /**
+     * Half a window's worth freed, or p may be blocked (fewer than two frames left, as this node sees it) and the
+     * update unblocks it; and no earlier update frame to p is still unanswered (at most one update frame per peer
+     * borrows a buffer at p: after an update p has two frames of window or more until it sends again, and what it
+     * sends answers the update).
+     */
     private boolean updateDue(int p) {
-        return pending[p] > 0 && (pending[p] >= updateThreshold || peerCredit[p] < 2);
+        int n = pending[p];
+        return n > 0 && !updateInFlight[p] && (n >= updateThreshold || (peerCredit[p] < 2 && peerCredit[p] + n >= 2));
     }
 
     private boolean sendUpdate(int p) {
@@ -403,6 +416,7 @@ public final class CarefulCore implements CStarNetwork {
         cpu.charge(CostItem.CHECKSUM, CarefulWire.HEADER);
         link.commit(h, CarefulWire.HEADER);
         useqOut[p]++;
+        updateInFlight[p] = true;
         updateFramesSent++;
         return true;
     }
@@ -436,6 +450,10 @@ public final class CarefulCore implements CStarNetwork {
         if (!inSequence(src, h, flags, CarefulWire.u32(f, CarefulWire.OFF_USEQ),
                 CarefulWire.u32(f, CarefulWire.OFF_BSEQ))) {
             return;
+        }
+        if (updateInFlight[src]) {
+            updateInFlight[src] = false; // src has sent again since: it had our update's buffer back
+            markDirty(src);
         }
         processWindowUpdate(src, CarefulWire.u16(f, CarefulWire.OFF_UPDATE));
         if (kind == CarefulWire.UPDATE) {
@@ -648,6 +666,11 @@ public final class CarefulCore implements CStarNetwork {
     /** @return freed receive buffers of {@code peer}'s not yet advertised back to it */
     public int pendingUpdate(int peer) {
         return pending[peer];
+    }
+
+    /** @return this node's estimate of {@code peer}'s window towards it */
+    public int peerCredit(int peer) {
+        return peerCredit[peer];
     }
 
     /** @return true when the Medusa's single-copy PIO send is in use */

@@ -23,10 +23,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The careful core on a ring of exactly P emulated Medusa FDDI cards (the paper's setup), in virtual time: the
  * fragment goes from the application's buffer to the card in one PIO copy whose checksum the card computes, the
- * receiver reads it in place in buffer RAM, and windows are floor(R/P) of the driver's 64 receive buffers.
+ * receiver reads it in place in buffer RAM, and windows are floor(R/P) of R = 56 of the driver's 64 receive buffers.
  */
 class MedusaCarefulTest {
-    static final int R = 64; // MedusaConfig's default receive buffers
+    static final int R = 56; // of MedusaConfig's default 64 receive buffers: R + P - 1 <= 64 for P <= 8
 
     record Run(long digest, long endNanos, long violations, long gaps, long errors, boolean done, long delivered,
                long expected) {

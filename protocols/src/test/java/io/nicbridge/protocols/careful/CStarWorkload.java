@@ -238,7 +238,7 @@ public final class CStarWorkload implements NodeApplication {
         checker.node = id;
         checker.event = e;
         int src = ANY;
-        if (!anySource) {
+        if (!anySource && !greedy) { // a greedy consumer takes from whichever source has sent
             // ask the sources in turn: the lowest one not yet done
             for (int s = 0; s < nodes; s++) {
                 if (sendsTo(s, id, e) && takenFrom[id][e][s] < fragments) {

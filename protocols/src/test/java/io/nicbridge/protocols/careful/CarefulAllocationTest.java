@@ -28,9 +28,10 @@ class CarefulAllocationTest {
         HostCpu[] cpus = HostCpu.forNodes(3, CostTable.zero(), vt);
         InMemoryMedium m = new InMemoryMedium(vt, new InMemoryMedium.Config(3, 200, 8, 16, 1_000, 0),
                 FrameFaults.NONE, cpus);
-        // R = 16, P = 3: windows of 5; copy out while fewer than 12 buffers are free, so it happens every round
-        CarefulConfig cfg = CarefulConfig.defaults().withReceiveBuffers(16).withEventSlots(8).withHostBuffers(16)
-                .withCopyOutBelow(14);
+        // R = 14 of the medium's 16 (R + P - 1), P = 3: windows of 4; copy out while fewer than 12 buffers are free,
+        // so it happens every round
+        CarefulConfig cfg = CarefulConfig.defaults().withReceiveBuffers(14).withEventSlots(8).withHostBuffers(16)
+                .withCopyOutBelow(12);
         CarefulCore[] c = new CarefulCore[3];
         Link[] l = new Link[3];
         for (int i = 0; i < 3; i++) {

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class CarefulDeadlockTest {
     static final long SECOND = 1_000_000_000L;
 
-    @Property(tries = 200)
+    @Property(tries = 500)
     void theWindowRuleNeverDeadlocks(@ForAll @IntRange(min = 2, max = 8) int p,
                                      @ForAll @IntRange(min = 0, max = 3) int extraPerNode,
                                      @ForAll @IntRange(min = 0, max = 0x7fff_ffff) int seed) {
@@ -32,11 +32,17 @@ class CarefulDeadlockTest {
      * A C* program receives an event only after sending its own fragments of it, so its consumer is not live while
      * its sends are refused; copy-out (with host buffers for what it holds back) keeps it from deadlocking.
      */
-    @Property(tries = 100)
+    @Property(tries = 200)
     void copyOutRescuesAConsumerThatWaitsForItsSends(@ForAll @IntRange(min = 2, max = 8) int p,
                                                      @ForAll @IntRange(min = 0, max = 3) int extraPerNode,
                                                      @ForAll @IntRange(min = 0, max = 0x7fff_ffff) int seed) {
         runRandomSchedule(p, extraPerNode, seed, true);
+    }
+
+    /** Found by the property: five update frames at once overflowed a receiver's spare buffers. */
+    @Test
+    void regressionP6R24() {
+        runRandomSchedule(6, 2, 26, false);
     }
 
     private static void runRandomSchedule(int p, int extraPerNode, int seed, boolean receiveAfterSending) {

@@ -23,9 +23,9 @@ final class CarefulWorld {
         int nodes = app.nodes;
         vt = new VirtualTimeBase(seed);
         cpus = HostCpu.forNodes(nodes, table, vt);
-        // the medium's receive buffers are the R the protocol manages (a card's on-board buffers)
+        // the medium's receive buffers (a card's on-board buffers): R for the windows, one per peer for an update
         medium = new InMemoryMedium(vt, new InMemoryMedium.Config(nodes, CarefulWire.HEADER + Math.max(app.length, 4),
-                8, config.receiveBuffers(), 2_000, 80), faults, cpus);
+                8, config.receiveBuffers() + nodes - 1, 2_000, 80), faults, cpus);
         Link[] links = new Link[nodes];
         for (int i = 0; i < nodes; i++) {
             links[i] = medium.link(i);
@@ -74,7 +74,8 @@ final class CarefulWorld {
         for (CarefulCore c : cores) {
             sb.append("\n  ").append(c).append(" windows");
             for (int p = 0; p < c.nodes(); p++) {
-                sb.append(' ').append(p == c.self() ? "-" : c.window(p) + "/" + c.pendingUpdate(p));
+                sb.append(' ').append(p == c.self() ? "-" : c.window(p) + "/" + c.pendingUpdate(p) + "/"
+                        + c.peerCredit(p));
             }
             sb.append(", held ").append(c.heldInPlace()).append('+').append(c.heldCopiedOut()).append(", updates ")
                     .append(c.updateFramesSent()).append(", blocked ").append(c.blockedSends());
