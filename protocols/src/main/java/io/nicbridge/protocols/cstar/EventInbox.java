@@ -345,7 +345,33 @@ public final class EventInbox {
      *     host buffer is free
      */
     public int copyOutOldest() {
+        return copyOut(inPlaceHead);
+    }
+
+    /**
+     * Copies the oldest fragment of {@code src} still in a receive buffer into a host buffer and gives the receive
+     * buffer back to the link: frees a buffer of that sender's in particular (e.g. one whose window is exhausted).
+     *
+     * @return {@code src}, or -1 when none of its fragments is in place or no host buffer is free
+     */
+    public int copyOutOldestFrom(int src) {
         int r = inPlaceHead;
+        while (r != NIL && recSource[r] != src) {
+            r = recNextInPlace[r];
+        }
+        return copyOut(r);
+    }
+
+    /** @return fragments of {@code src} held in receive buffers (a walk over them: not for every frame) */
+    public int inPlaceFrom(int src) {
+        int n = 0;
+        for (int r = inPlaceHead; r != NIL; r = recNextInPlace[r]) {
+            n += recSource[r] == src ? 1 : 0;
+        }
+        return n;
+    }
+
+    private int copyOut(int r) {
         if (r == NIL || freeHostTop == 0) {
             return NIL;
         }

@@ -1,0 +1,718 @@
+package io.nicbridge.protocols.careful;
+
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.HostCpu;
+import io.nicbridge.bridge.driver.medusa.MedusaSingleCopy;
+import io.nicbridge.bridge.link.Link;
+import io.nicbridge.protocols.core.Guarantee;
+import io.nicbridge.protocols.cstar.CStarNetwork;
+import io.nicbridge.protocols.cstar.EventInbox;
+import io.nicbridge.protocols.cstar.FragmentHandler;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The careful protocol of Mosberger, Turner and Peterson (TR 94-14, section 5.3) as a sans-I/O
+ * {@link CStarNetwork}: it trusts the ring completely - no retransmission, no acknowledgements, no timers
+ * ({@link #nextDeadline()} is always {@link #NO_DEADLINE}) - and only makes sure every frame finds a receive buffer.
+ * Frames: {@link CarefulWire}.
+ *
+ * <h2>Flow control: static windows</h2>
+ * Each node has R receive buffers ({@link CarefulConfig#receiveBuffers()}) and gives each of the other nodes a
+ * window of W = floor(R/P) frames. Per peer the core keeps
+ * <pre>
+ *   window[p]      data frames it may still send to p
+ *   pending[p]     receive buffers it freed of p's data frames and has not yet told p about
+ *   peerCredit[p]  its estimate of window[p] at p: W + buffers it returned to p - data frames it received from p
+ * </pre>
+ * <ul>
+ *   <li><b>Two-frame rule</b> (Theorem 1): data goes to p only while window[p] &gt;= 2, or &gt;= 1 when the frame
+ *       carries a window update; otherwise {@link #send} answers {@link #BACK_PRESSURE}. So the last frame that
+ *       closes a window always carries an update, and of any two nodes one can always send.</li>
+ *   <li><b>Updates</b> ride on every data frame to p ({@code pending[p]}); a broadcast carries the minimum of
+ *       pending over all peers. An explicit update frame goes to p once the buffers freed of p's frames reach half
+ *       the window (the paper: "exceeds half of the maximum advertised window"), or as soon as p may be blocked
+ *       (peerCredit[p] &lt; 2) and any of its frames was freed. An update frame needs an open window (it borrows a
+ *       buffer at p) but uses none: p's interrupt handler reads and frees it at once. So the frame that closes a
+ *       window is always a data frame carrying an update (Theorem 1), and update frames are only ever caused by
+ *       freed data, so two nodes never ping-pong updates (no livelock). Charging update frames to the window as
+ *       data would either ping-pong single returned buffers forever or, suppressing that, strand the one buffer a
+ *       blocked peer needs (the no-deadlock property test found the latter).</li>
+ *   <li><b>Receive buffers</b>: the windows hold (P-1) floor(R/P) &lt;= R buffers, and at most one update frame
+ *       per peer borrows one more at a time, so the link needs R + P - 1 receive buffers (the Medusa test runs
+ *       R = 56 of the card's 64 for P up to 8). An update frame that finds none is dropped by the card and
+ *       reported as a gap at the sender's next frame.</li>
+ *   <li><b>Copy-out</b>: while fewer than {@link CarefulConfig#copyOutBelow()} receive buffers are free, the oldest
+ *       frames still in them are copied into host buffers, and their buffers are advertised again; so a node
+ *       whose application does not consume (the flooding test) does not stop its senders.</li>
+ * </ul>
+ *
+ * <h2>Send without a backup copy</h2>
+ * Where the link has {@link MedusaSingleCopy} (the Medusa) the fragment goes from the application's memory to the
+ * card in one PIO copy whose checksum the card computes on the way; elsewhere it is copied into the claimed buffer
+ * and checksummed by the host. Either way the core keeps nothing: once {@link #send} returns, the fragment is the
+ * link's.
+ *
+ * <h2>Detection</h2>
+ * The protocol relies on the ring, so it checks that the ring kept its promise: per sender a unicast sequence and a
+ * broadcast sequence (a gap or a duplicate), the checksum over header and payload, the sender's membership, its
+ * window and its event order. A frame that fails is counted ({@link #violations()}, {@link #violations(CarefulViolation)}),
+ * logged at ERROR, and never delivered wrongly: damaged and duplicate frames are dropped; an intact frame after a
+ * gap is delivered, but the lost fragments are reported and their events never complete.
+ *
+ * <h2>Host work (Appendix A)</h2>
+ * Each operation the careful protocol does and the traditional one does not is a named {@link HostCpu.Operation}
+ * ({@code careful.shrink-window}, {@code careful.fill-in-window-update} on send; {@code careful.process-window-update},
+ * {@code careful.track-last-event}, {@code careful.decrement-sender-window}, {@code careful.skip-copy-out} on
+ * arrival). The core charges {@link CostItem#COPY} and {@link CostItem#CHECKSUM} per byte for what it copies and
+ * sums itself (the plain send, the header sum, the receive check, copy-out through {@link EventInbox}); the
+ * single-copy PIO transfer is the framing's to charge (package {@code io.nicbridge.bridge.cost}).
+ *
+ * <p>Declared guarantee: {@link Guarantee#BOUNDED_MEMORY} (R in-place frames plus the host buffers). Exactly-once
+ * holds only while the ring is reliable; the core detects, and does not repair, what breaks it.
+ *
+ * <p>Single-threaded (the node's thread). Nothing allocates after construction, except the ERROR log line of a
+ * violation.
+ */
+public final class CarefulCore implements CStarNetwork {
+    private static final Logger LOG = LoggerFactory.getLogger(CarefulCore.class);
+    private static final Set<Guarantee> GUARANTEES = EnumSet.of(Guarantee.BOUNDED_MEMORY);
+
+    private final Link link;
+    private final HostCpu cpu;
+    private final CarefulConfig config;
+    private final MedusaSingleCopy singleCopy;
+    private final EventInbox inbox;
+    private final int nodes;
+    private final int self;
+    private final int receiveBuffers;
+    private final int window0;
+    private final int updateThreshold;
+    private final int copyOutBelow;
+    private final int maxFragment;
+    private final boolean twoFrameRule;
+
+    // sender side, per peer
+    private final int[] window;
+    private final int[] useqOut;
+    private final int[] sentEvent;
+    private final int[] sentIndex;
+    private final boolean[] sentLast;
+    private int bseqOut;
+    private int lastEventSent = -1;
+
+    // receiver side, per peer
+    private final int[] rcvUseq;
+    private final int[] rcvBseq;
+    private final int[] pending;
+    private final int[] peerCredit;
+    private final int[] lastEvent;
+    /** An explicit update frame went to p and nothing has come from p since: p may not have its buffer back yet. */
+    private final boolean[] updateInFlight;
+    private long dirty;
+    private boolean updatesWaitForLink;
+
+    private final long[] violationCounts = new long[CarefulViolation.all().length];
+    private long violations;
+    private long dataFramesSent;
+    private long updateFramesSent;
+    private long updatesPiggybacked;
+    private long blockedSends;
+    private long copyOuts;
+
+    private final HostCpu.Operation shrinkWindow;
+    private final HostCpu.Operation fillInWindowUpdate;
+    private final HostCpu.Operation processWindowUpdate;
+    private final HostCpu.Operation trackLastEvent;
+    private final HostCpu.Operation decrementSenderWindow;
+    private final HostCpu.Operation skipCopyOut;
+
+    /**
+     * @param link  the node's link; the cluster is its peers {@code [0, P)} ({@link CarefulConfig#clusterNodes()})
+     * @param cpu   the node's CPU
+     * @throws IllegalArgumentException for R &lt; 2P under {@link CarefulConfig.Safety#CHECKED}, a link that cannot
+     *                                  broadcast or carry the header, or a cluster outside 2 .. 64 nodes
+     */
+    public CarefulCore(Link link, CarefulConfig config, HostCpu cpu) {
+        this.link = Objects.requireNonNull(link, "link");
+        this.config = Objects.requireNonNull(config, "config");
+        this.cpu = Objects.requireNonNull(cpu, "cpu");
+        this.nodes = config.clusterNodes() == 0 ? link.peers() : config.clusterNodes();
+        this.self = link.self();
+        if (nodes < 2 || nodes > 64 || nodes > link.peers() || self >= nodes) {
+            throw new IllegalArgumentException("the careful core needs a cluster of 2 .. 64 of the link's peers"
+                    + " including itself; link " + link.name() + " has " + link.peers() + " peers, this node is "
+                    + self + ", the cluster " + nodes);
+        }
+        if (!link.canBroadcast()) {
+            throw new IllegalArgumentException("link " + link.name() + " cannot broadcast; the C* service's"
+                    + " broadcast needs the medium's");
+        }
+        if (link.mtu() <= CarefulWire.HEADER) {
+            throw new IllegalArgumentException("link " + link.name() + " carries " + link.mtu()
+                    + " bytes, no room after the " + CarefulWire.HEADER + "-byte header");
+        }
+        this.receiveBuffers = config.receiveBuffers();
+        this.window0 = receiveBuffers / nodes;
+        if (config.safety() != CarefulConfig.Safety.UNDERSIZED_WINDOWS && receiveBuffers < 2 * nodes) {
+            throw new IllegalArgumentException("receiveBuffers R = " + receiveBuffers + " must be >= 2P = "
+                    + 2 * nodes + " (Theorem 1: windows of at least two frames)");
+        }
+        this.twoFrameRule = config.safety() != CarefulConfig.Safety.IGNORE_TWO_FRAME_RULE;
+        this.updateThreshold = Math.max(1, (window0 + 1) / 2);
+        this.copyOutBelow = config.copyOutBelow() >= 0 ? config.copyOutBelow()
+                : receiveBuffers - (nodes - 1) * window0 / 2;
+        this.maxFragment = link.mtu() - CarefulWire.HEADER;
+        this.singleCopy = link.capability(MedusaSingleCopy.class);
+        this.inbox = new EventInbox(link, cpu, nodes, config.eventSlots(), receiveBuffers, config.hostBuffers(),
+                maxFragment);
+        window = new int[nodes];
+        useqOut = new int[nodes];
+        sentEvent = new int[nodes];
+        sentIndex = new int[nodes];
+        sentLast = new boolean[nodes];
+        rcvUseq = new int[nodes];
+        rcvBseq = new int[nodes];
+        pending = new int[nodes];
+        peerCredit = new int[nodes];
+        lastEvent = new int[nodes];
+        updateInFlight = new boolean[nodes];
+        for (int p = 0; p < nodes; p++) {
+            window[p] = p == self ? 0 : window0;
+            peerCredit[p] = p == self ? 0 : window0;
+            sentEvent[p] = -1;
+            lastEvent[p] = -1;
+        }
+        shrinkWindow = cpu.operation("careful.shrink-window");
+        fillInWindowUpdate = cpu.operation("careful.fill-in-window-update");
+        processWindowUpdate = cpu.operation("careful.process-window-update");
+        trackLastEvent = cpu.operation("careful.track-last-event");
+        decrementSenderWindow = cpu.operation("careful.decrement-sender-window");
+        skipCopyOut = cpu.operation("careful.skip-copy-out");
+    }
+
+    // ================================================================================================ send
+
+    @Override
+    public int send(int dst, int event, MemorySegment frag, long offset, int length, int flags) {
+        Objects.requireNonNull(frag, "frag");
+        checkSend(dst, event, length, flags);
+        int index;
+        int update;
+        if (dst == BROADCAST) {
+            index = broadcastIndex(event);
+            update = Integer.MAX_VALUE;
+            for (int p = 0; p < nodes; p++) {
+                if (p != self) {
+                    update = Math.min(update, pending[p]);
+                }
+            }
+            for (int p = 0; p < nodes; p++) {
+                if (p != self && !mayCarryData(p, update)) {
+                    blockedSends++;
+                    return BACK_PRESSURE;
+                }
+            }
+        } else {
+            index = sentEvent[dst] == event ? sentIndex[dst] : 0;
+            update = pending[dst];
+            if (!mayCarryData(dst, update)) {
+                blockedSends++;
+                return BACK_PRESSURE;
+            }
+        }
+        int h = link.claim(dst);
+        if (h == Link.NONE) {
+            return BACK_PRESSURE;
+        }
+        MemorySegment f = link.txBuffer(h);
+        int useq = dst == BROADCAST ? 0 : useqOut[dst];
+        int bseq = bseqOut; // a broadcast's own number, or the broadcasts sent before a unicast
+        int wireFlags = (flags & CarefulWire.FLAG_MASK) | (dst == BROADCAST ? CarefulWire.BROADCAST_FRAME : 0);
+        long payloadSum;
+        if (singleCopy != null && length > 0) {
+            // the one copy: application memory -> card, summed by the card on the way
+            payloadSum = singleCopy.copyPayload(h, CarefulWire.HEADER, frag, offset, length);
+        } else {
+            MemorySegment.copy(frag, offset, f, CarefulWire.HEADER, length);
+            cpu.charge(CostItem.COPY, length);
+            payloadSum = CarefulWire.sum(f, CarefulWire.HEADER, length);
+            cpu.charge(CostItem.CHECKSUM, length);
+        }
+        shrinkWindow(dst);
+        fillInWindowUpdate(dst, update);
+        if (update > 0) {
+            updatesPiggybacked++;
+        }
+        CarefulWire.writeHeader(f, CarefulWire.DATA, wireFlags, update, useq, bseq, event, index);
+        f.set(CarefulWire.U16, CarefulWire.OFF_CHECKSUM,
+                (short) CarefulWire.fold(payloadSum + CarefulWire.sum(f, 0, CarefulWire.HEADER)));
+        cpu.charge(CostItem.CHECKSUM, CarefulWire.HEADER);
+        link.commit(h, CarefulWire.HEADER + length);
+        if (dst == BROADCAST) {
+            bseqOut++;
+            for (int p = 0; p < nodes; p++) {
+                if (p != self) {
+                    noteSent(p, event, index, flags);
+                }
+            }
+        } else {
+            useqOut[dst]++;
+            noteSent(dst, event, index, flags);
+        }
+        lastEventSent = event;
+        dataFramesSent++;
+        return OK;
+    }
+
+    private void checkSend(int dst, int event, int length, int flags) {
+        if (dst != BROADCAST && (dst < 0 || dst >= nodes || dst == self)) {
+            throw new IllegalArgumentException("dst must be another node in [0, " + nodes + ") or BROADCAST; node "
+                    + self + " was given " + dst);
+        }
+        if (length < 0 || length > maxFragment) {
+            throw new IllegalArgumentException("length must be in [0, " + maxFragment + "], was " + length);
+        }
+        if ((flags & ~CarefulWire.FLAG_MASK) != 0) {
+            throw new IllegalArgumentException("unknown flag bits 0x" + Integer.toHexString(flags & ~CarefulWire.FLAG_MASK));
+        }
+        if (event < 0 || event < lastEventSent) {
+            throw new IllegalArgumentException("event must be >= 0 and never below one already sent ("
+                    + lastEventSent + "), was " + event);
+        }
+        if (dst != BROADCAST) {
+            checkOpen(dst, event);
+        }
+    }
+
+    private void checkOpen(int dst, int event) {
+        if (sentEvent[dst] == event && sentLast[dst]) {
+            throw new IllegalArgumentException("node " + self + " already sent its LAST_FRAG to node " + dst
+                    + " for event " + event);
+        }
+        if (sentEvent[dst] == event && sentIndex[dst] > 0xFFFF) {
+            throw new IllegalArgumentException("more than 65536 fragments to node " + dst + " in event " + event);
+        }
+    }
+
+    /** A broadcast fragment has one index for every receiver: they must all stand at the same one. */
+    private int broadcastIndex(int event) {
+        int index = -1;
+        for (int p = 0; p < nodes; p++) {
+            if (p == self) {
+                continue;
+            }
+            checkOpen(p, event);
+            int i = sentEvent[p] == event ? sentIndex[p] : 0;
+            if (index >= 0 && i != index) {
+                throw new IllegalArgumentException("node " + self + " sent node " + p + " " + i + " fragments of event "
+                        + event + " but others " + index + ": a broadcast fragment needs every receiver at the same"
+                        + " fragment index (do not mix unicast and broadcast to the same nodes in one event)");
+            }
+            index = i;
+        }
+        return index;
+    }
+
+    private void noteSent(int p, int event, int index, int flags) {
+        sentEvent[p] = event;
+        sentIndex[p] = index + 1;
+        sentLast[p] = (flags & LAST_FRAG) != 0;
+    }
+
+    /** The two-frame rule (Theorem 1): a frame may close the window only if it carries a window update. */
+    private boolean mayCarryData(int p, int update) {
+        if (!twoFrameRule) {
+            return window[p] >= 1;
+        }
+        return window[p] >= 2 || (window[p] >= 1 && update > 0);
+    }
+
+    /** Appendix A "shrink window": the frame uses one buffer of the receiver's (each receiver's, for a broadcast). */
+    private void shrinkWindow(int dst) {
+        shrinkWindow.charge();
+        if (dst == BROADCAST) {
+            for (int p = 0; p < nodes; p++) {
+                if (p != self) {
+                    window[p]--;
+                }
+            }
+        } else {
+            window[dst]--;
+        }
+    }
+
+    /** Appendix A "fill in window update": hand back {@code update} freed buffers to the receiver(s). */
+    private void fillInWindowUpdate(int dst, int update) {
+        fillInWindowUpdate.charge();
+        if (update == 0) {
+            return;
+        }
+        if (dst == BROADCAST) {
+            for (int p = 0; p < nodes; p++) {
+                if (p != self) {
+                    returned(p, update);
+                }
+            }
+        } else {
+            returned(dst, update);
+        }
+    }
+
+    private void returned(int p, int update) {
+        pending[p] -= update;
+        peerCredit[p] += update;
+    }
+
+    // ================================================================================================ updates
+
+    /** Sends the explicit updates that are due (see the class comment), as far as the link takes them. */
+    private void flushUpdates() {
+        long d = dirty;
+        while (d != 0) {
+            int p = Long.numberOfTrailingZeros(d);
+            d &= d - 1;
+            if (!updateDue(p)) {
+                dirty &= ~(1L << p);
+            } else if (window[p] >= 1) { // an update borrows a buffer at p: it needs an open window
+                if (!sendUpdate(p)) {
+                    updatesWaitForLink = true;
+                    return; // the link is full: onWritable tries again
+                }
+                dirty &= ~(1L << p);
+            }
+            // else: window[p] == 0; p's last frame from here closed it with an update (the two-frame rule), so
+            // p's own update is on its way and marks p dirty again
+        }
+    }
+
+    /**
+     * Half a window's worth freed, or p may be blocked (fewer than two frames left, as this node sees it) and the
+     * update unblocks it; and no earlier update frame to p is still unanswered (at most one update frame per peer
+     * borrows a buffer at p: after an update p has two frames of window or more until it sends again, and what it
+     * sends answers the update).
+     */
+    private boolean updateDue(int p) {
+        int n = pending[p];
+        return n > 0 && !updateInFlight[p] && (n >= updateThreshold || (peerCredit[p] < 2 && peerCredit[p] + n >= 2));
+    }
+
+    private boolean sendUpdate(int p) {
+        int h = link.claim(p);
+        if (h == Link.NONE) {
+            return false;
+        }
+        MemorySegment f = link.txBuffer(h);
+        int update = pending[p];
+        fillInWindowUpdate(p, update); // no shrink: the receiver frees an update frame's buffer at once
+        CarefulWire.writeHeader(f, CarefulWire.UPDATE, 0, update, useqOut[p], bseqOut, 0, 0);
+        f.set(CarefulWire.U16, CarefulWire.OFF_CHECKSUM, (short) CarefulWire.fold(CarefulWire.sum(f, 0,
+                CarefulWire.HEADER)));
+        cpu.charge(CostItem.CHECKSUM, CarefulWire.HEADER);
+        link.commit(h, CarefulWire.HEADER);
+        useqOut[p]++;
+        updateInFlight[p] = true;
+        updateFramesSent++;
+        return true;
+    }
+
+    // ================================================================================================ arrival
+
+    @Override
+    public void onFrame(Link l, int h) {
+        int src = l.rxPeer(h);
+        if (src >= nodes || src == self) {
+            reject(CarefulViolation.UNKNOWN_PEER, h, src, "frame from node " + src + ", not a member of the "
+                    + nodes + "-node cluster");
+            return;
+        }
+        int length = l.rxLength(h);
+        MemorySegment f = l.rxBuffer(h);
+        byte kind = length >= CarefulWire.HEADER ? f.get(ValueLayout.JAVA_BYTE, CarefulWire.OFF_KIND) : 0;
+        if (kind != CarefulWire.DATA && kind != CarefulWire.UPDATE) {
+            reject(CarefulViolation.MALFORMED, h, src, length + "-byte frame that is not a careful-protocol frame");
+            return;
+        }
+        int carried = CarefulWire.u16(f, CarefulWire.OFF_CHECKSUM);
+        long sum = CarefulWire.sum(f, 0, length) - carried;
+        cpu.charge(CostItem.CHECKSUM, length);
+        if (CarefulWire.fold(sum) != carried) {
+            reject(CarefulViolation.BAD_CHECKSUM, h, src, "checksum 0x" + Integer.toHexString(carried)
+                    + " but the frame sums to 0x" + Integer.toHexString(CarefulWire.fold(sum)));
+            return;
+        }
+        int flags = f.get(ValueLayout.JAVA_BYTE, CarefulWire.OFF_FLAGS) & 0xFF;
+        if (!inSequence(src, h, flags, CarefulWire.u32(f, CarefulWire.OFF_USEQ),
+                CarefulWire.u32(f, CarefulWire.OFF_BSEQ))) {
+            return;
+        }
+        if (updateInFlight[src]) {
+            updateInFlight[src] = false; // src has sent again since: it had our update's buffer back
+            markDirty(src);
+        }
+        processWindowUpdate(src, CarefulWire.u16(f, CarefulWire.OFF_UPDATE));
+        if (kind == CarefulWire.UPDATE) {
+            l.release(h); // read in the interrupt handler: its buffer is free at once, it used no window
+            flushUpdates();
+            return;
+        }
+        decrementSenderWindow(src, h);
+        int event = CarefulWire.u32(f, CarefulWire.OFF_EVENT);
+        if (!trackLastEvent(src, event, h)) {
+            return;
+        }
+        int code = inbox.add(src, event, CarefulWire.u16(f, CarefulWire.OFF_INDEX), flags & CarefulWire.FLAG_MASK, h,
+                CarefulWire.HEADER, length - CarefulWire.HEADER);
+        if (code != EventInbox.ADDED) {
+            reject(CarefulViolation.UNFILED, h, src, "fragment of event " + event + " could not be filed (inbox code "
+                    + code + ")");
+            freed(src);
+        }
+        skipCopyOut(src);
+        markDirty(src);
+        flushUpdates();
+    }
+
+    /** Checks the sender's unicast and broadcast sequences: true to go on (in sequence, or intact after a gap). */
+    private boolean inSequence(int src, int h, int flags, int useq, int bseq) {
+        boolean broadcast = (flags & CarefulWire.BROADCAST_FRAME) != 0;
+        int du = broadcast ? 0 : useq - rcvUseq[src];
+        int db = bseq - rcvBseq[src];
+        if (du < 0 || (broadcast && db < 0)) {
+            reject(CarefulViolation.DUPLICATE, h, src, (broadcast ? "broadcast " + bseq : "unicast " + useq)
+                    + " seen already (next expected " + (broadcast ? rcvBseq[src] : rcvUseq[src]) + ")");
+            return false;
+        }
+        if (du > 0 || db > 0 || (!broadcast && db < 0)) {
+            count(CarefulViolation.GAP, src, (du > 0 ? du + " unicast frame(s) " : "")
+                    + (db != 0 ? Math.abs(db) + " broadcast frame(s) " : "") + "lost before "
+                    + (broadcast ? "broadcast " + bseq : "unicast " + useq) + "; their fragments will never arrive");
+        }
+        if (broadcast) {
+            rcvBseq[src] = bseq + 1;
+        } else {
+            rcvUseq[src] = useq + 1;
+            rcvBseq[src] = bseq;
+        }
+        return true;
+    }
+
+    /** Appendix A "decrement sender's window": the frame used one of the buffers this node gave its sender. */
+    private void decrementSenderWindow(int src, int h) {
+        decrementSenderWindow.charge();
+        if (--peerCredit[src] < 0) {
+            count(CarefulViolation.WINDOW_OVERRUN, src, "sent beyond its window of " + window0 + " frames");
+            peerCredit[src] = 0;
+        }
+    }
+
+    /** Appendix A "process window update": the sender freed {@code update} of this node's frames. */
+    private void processWindowUpdate(int src, int update) {
+        processWindowUpdate.charge();
+        if (update > 0) {
+            window[src] += update;
+            markDirty(src); // an update held back for lack of window may go now
+        }
+    }
+
+    /** Appendix A "track last event number": a sender's events never go back. */
+    private boolean trackLastEvent(int src, int event, int h) {
+        trackLastEvent.charge();
+        if (event < lastEvent[src]) {
+            reject(CarefulViolation.EVENT_WENT_BACK, h, src, "event " + event + " after event " + lastEvent[src]);
+            freed(src);
+            return false;
+        }
+        lastEvent[src] = event;
+        return true;
+    }
+
+    /**
+     * Appendix A "skip copy-out": copy frames out of the receive buffers only while they run low, or while the
+     * sender of this frame has (as far as this node knows) fewer than two frames of window left: then this node
+     * holds its window, and an application that does not take them yet would stop it (the paper's deadlock
+     * avoidance by copy-out, applied where the buffers are short: per window as well as overall).
+     */
+    private void skipCopyOut(int sender) {
+        skipCopyOut.charge();
+        while (receiveBuffers - inbox.inPlace() < copyOutBelow) {
+            int src = inbox.copyOutOldest();
+            if (src < 0) {
+                return; // no host buffer left: the windows still hold every sender within R
+            }
+            copiedOut(src);
+        }
+        if (peerCredit[sender] + pending[sender] < 2) {
+            int src = inbox.copyOutOldestFrom(sender);
+            if (src >= 0) {
+                copiedOut(src);
+            }
+        }
+    }
+
+    private void copiedOut(int src) {
+        copyOuts++;
+        freed(src);
+    }
+
+    private void freed(int src) {
+        pending[src]++;
+        markDirty(src);
+    }
+
+    private void markDirty(int p) {
+        dirty |= 1L << p;
+    }
+
+    private void reject(CarefulViolation v, int h, int src, String what) {
+        link.release(h);
+        count(v, src, what + " - dropped");
+    }
+
+    private void count(CarefulViolation v, int src, String what) {
+        violationCounts[v.ordinal()]++;
+        violations++;
+        LOG.error("careful protocol, node {}: {} from node {}: {} (the ring broke the protocol's assumption; this"
+                + " is violation {})", self, v, src, what, violations);
+    }
+
+    @Override
+    public void onWritable(Link l) {
+        if (updatesWaitForLink) {
+            updatesWaitForLink = false;
+            flushUpdates();
+        }
+    }
+
+    // ================================================================================================ receive
+
+    @Override
+    public int receive(int src, int event, FragmentHandler handler) {
+        int status = inbox.take(src, event, handler);
+        if (status != NOTHING && inbox.lastWasInPlace()) {
+            freed(inbox.lastSource());
+            flushUpdates();
+        }
+        return status;
+    }
+
+    // ================================================================================================ state
+
+    @Override
+    public void onTimer() {
+        // no timers: nextDeadline() is always NO_DEADLINE, so a runner never calls this
+    }
+
+    @Override
+    public long nextDeadline() {
+        return NO_DEADLINE;
+    }
+
+    @Override
+    public Set<Guarantee> guarantees() {
+        return GUARANTEES;
+    }
+
+    @Override
+    public int bufferedMessages() {
+        return inbox.held();
+    }
+
+    @Override
+    public int bufferCapacity() {
+        return receiveBuffers + config.hostBuffers();
+    }
+
+    @Override
+    public int maxFragment() {
+        return maxFragment;
+    }
+
+    @Override
+    public int nodes() {
+        return nodes;
+    }
+
+    @Override
+    public int self() {
+        return self;
+    }
+
+    @Override
+    public long violations() {
+        return violations;
+    }
+
+    /** @return the violations of one kind detected so far */
+    public long violations(CarefulViolation kind) {
+        return violationCounts[kind.ordinal()];
+    }
+
+    /** @return W = floor(R/P), the static window every peer gets */
+    public int staticWindow() {
+        return window0;
+    }
+
+    /** @return the frames this node may still send to {@code peer} */
+    public int window(int peer) {
+        return window[peer];
+    }
+
+    /** @return freed receive buffers of {@code peer}'s not yet advertised back to it */
+    public int pendingUpdate(int peer) {
+        return pending[peer];
+    }
+
+    /** @return this node's estimate of {@code peer}'s window towards it */
+    public int peerCredit(int peer) {
+        return peerCredit[peer];
+    }
+
+    /** @return true when the Medusa's single-copy PIO send is in use */
+    public boolean singleCopy() {
+        return singleCopy != null;
+    }
+
+    /** @return fragments held in the link's receive buffers now */
+    public int heldInPlace() {
+        return inbox.inPlace();
+    }
+
+    /** @return fragments held in host buffers after copy-out now */
+    public int heldCopiedOut() {
+        return inbox.copiedOut();
+    }
+
+    public long dataFramesSent() {
+        return dataFramesSent;
+    }
+
+    public long updateFramesSent() {
+        return updateFramesSent;
+    }
+
+    public long updatesPiggybacked() {
+        return updatesPiggybacked;
+    }
+
+    /** @return sends refused by the windows (back-pressure from flow control, not from the link) */
+    public long blockedSends() {
+        return blockedSends;
+    }
+
+    /** @return frames copied out of receive buffers into host buffers */
+    public long copyOuts() {
+        return copyOuts;
+    }
+
+    @Override
+    public String toString() {
+        return "CarefulCore[node " + self + " of " + nodes + ", R=" + receiveBuffers + ", W=" + window0
+                + (singleCopy != null ? ", single-copy" : "") + ", violations=" + violations + "]";
+    }
+}
