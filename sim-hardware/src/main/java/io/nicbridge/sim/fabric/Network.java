@@ -916,7 +916,7 @@ public final class Network {
                 int pkt = bufPkt(ivc * depth + vcHead[ivc]);
                 if (va.granted(i)) {
                     grantVc(ivc, va.outputVc(i), pool.len[pkt]);
-                    requestSwitchLate(r, gi - base, gi, ivc, v, pkt, now); // may replace its port's choice
+                    requestSwitchLate(r, gi - base, gi, ivc, v, now); // may replace its port's choice
                 } else if (dropMode && now - headEligibleAt(ivc, pool.len[pkt]) >= dropTimeout) {
                     drop(r, gi, ivc, pkt, vcCandPort[ivc * maxCand], now);
                 }
@@ -955,13 +955,29 @@ public final class Network {
         if (bufTime(slot) + routerDelay > now) {
             return false;
         }
+        int go = freeOutput(r, gi, ivc, slot, now);
+        if (go < 0) {
+            return false;
+        }
+        if (!chosen) {
+            switchAllocator.request(p, gi, v, go);
+        }
+        return true;
+    }
+
+    /**
+     * The output port active VC {@code ivc} (front flit in buffer slot {@code slot}) can cross to this cycle: its
+     * output VC has a credit, the port is free and (time multiplexing) it is the packet's class's turn; else -1,
+     * and in drop mode a blocked head past its timeout is dropped.
+     */
+    private int freeOutput(int r, int gi, int ivc, int slot, long now) {
         int ovc = vcOutVc[ivc];
         int go = ovc >> vcShift;
         int port = go * 2;
         if (timeMux) {
             int cls = pool.cls[bufPkt(slot)]; // read only here: the pool is a cache miss the common case does without
             if (((int) now & 1) != cls) {
-                return false; // not this logical network's time slot: waiting for it is not being blocked
+                return -1; // not this logical network's time slot: waiting for it is not being blocked
             }
             port += cls;
         }
@@ -969,12 +985,9 @@ public final class Network {
             if (dropMode) {
                 dropBlockedHead(r, gi, ivc, now);
             }
-            return false;
+            return -1;
         }
-        if (!chosen) {
-            switchAllocator.request(p, gi, v, go);
-        }
-        return true;
+        return go;
     }
 
     /** A routed head asks for an output VC (store-and-forward: once its tail is in and eligible too). */
@@ -996,28 +1009,14 @@ public final class Network {
     }
 
     /**
-     * A VC that has just won an output VC asks for the switch if the output VC has a credit and the port is free
-     * (replacing its port's choice if the input arbiter prefers it); true if it asked.
+     * A VC that has just won an output VC asks for the switch if it {@link #freeOutput can cross}, replacing its
+     * port's choice if the input arbiter prefers it.
      */
-    private boolean requestSwitchLate(int r, int p, int gi, int ivc, int v, int pkt, long now) {
-        int ovc = vcOutVc[ivc];
-        int go = ovc >> vcShift;
-        int port = go * 2;
-        if (timeMux) {
-            int cls = pool.cls[pkt]; // read only here: the pool is a cache miss the common case does without
-            if (((int) now & 1) != cls) {
-                return false; // not this logical network's time slot: waiting for it is not being blocked
-            }
-            port += cls;
+    private void requestSwitchLate(int r, int p, int gi, int ivc, int v, long now) {
+        int go = freeOutput(r, gi, ivc, ivc * depth + vcHead[ivc], now);
+        if (go >= 0) {
+            switchAllocator.offer(p, gi, v, go);
         }
-        if (credits[ovc] == 0 || outFreeAt[port] > now) {
-            if (dropMode) {
-                dropBlockedHead(r, gi, ivc, now);
-            }
-            return false;
-        }
-        switchAllocator.offer(p, gi, v, go);
-        return true;
     }
 
     /** Drop mode: a head that holds an output VC but cannot cross the switch dies once its timeout has passed. */
