@@ -8,14 +8,19 @@ import java.util.Arrays;
  * onto a live bucket. A bucket's arrays double when full and are reused afterwards: no allocation in steady
  * state.
  *
- * <p>A flit event carries the downstream input VC, the packet handle and the flit's sequence number; a credit
- * event carries the upstream output VC it returns to.
+ * <p>A flit event carries the downstream input VC, the packet handle and the flit's sequence number, interleaved
+ * in one array per bucket ({@code flit[b][3 * i + FLIT_VC | FLIT_PKT | FLIT_SEQ]}: one bounds check and one cache
+ * line per event); a credit event carries the upstream output VC it returns to.
  */
 final class EventWheel {
+    static final int FLIT_VC = 0;
+    static final int FLIT_PKT = 1;
+    static final int FLIT_SEQ = 2;
+    static final int FLIT_INTS = 3;
+
     final int mask;
-    final int[][] flitVc;
-    final int[][] flitPkt;
-    final int[][] flitSeq;
+    final int[][] flit;
+    /** Flit events per bucket (the bucket's array holds {@code FLIT_INTS} ints per event). */
     final int[] flitN;
     final int[][] credit;
     final int[] creditN;
@@ -25,9 +30,7 @@ final class EventWheel {
     EventWheel(int horizon) {
         int buckets = Integer.highestOneBit(horizon + 1) << 1;
         mask = buckets - 1;
-        flitVc = new int[buckets][64];
-        flitPkt = new int[buckets][64];
-        flitSeq = new int[buckets][64];
+        flit = new int[buckets][64 * FLIT_INTS];
         flitN = new int[buckets];
         credit = new int[buckets][64];
         creditN = new int[buckets];
@@ -36,14 +39,15 @@ final class EventWheel {
     void scheduleFlit(long at, int ivc, int pkt, int seq) {
         int b = (int) (at & mask);
         int n = flitN[b];
-        if (n == flitVc[b].length) {
-            flitVc[b] = Arrays.copyOf(flitVc[b], n * 2);
-            flitPkt[b] = Arrays.copyOf(flitPkt[b], n * 2);
-            flitSeq[b] = Arrays.copyOf(flitSeq[b], n * 2);
+        int[] f = flit[b];
+        int at3 = n * FLIT_INTS;
+        if (at3 + FLIT_INTS > f.length) {
+            f = Arrays.copyOf(f, f.length * 2);
+            flit[b] = f;
         }
-        flitVc[b][n] = ivc;
-        flitPkt[b][n] = pkt;
-        flitSeq[b][n] = seq;
+        f[at3 + FLIT_VC] = ivc;
+        f[at3 + FLIT_PKT] = pkt;
+        f[at3 + FLIT_SEQ] = seq;
         flitN[b] = n + 1;
         flitsPending++;
     }

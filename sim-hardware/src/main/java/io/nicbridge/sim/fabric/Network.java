@@ -107,13 +107,16 @@ public final class Network {
     private final int[] nodeLinkCount;
 
     // input VC buffers, per gi*V+v (and per slot)
-    private final int[] bufPkt;
-    private final int[] bufSeq;
-    private final long[] bufTime;
+    /**
+     * Buffer slots, two longs each: {@code [2 * slot]} the cycle the flit arrived, {@code [2 * slot + 1]} its packet
+     * handle (high 32 bits) and sequence number (low 32 bits), so reading a front flit touches one cache line.
+     */
+    private final long[] buf;
     private final int[] vcHead;
     private final int[] vcCount;
     private final byte[] vcState;
     private final int[] vcOutVc;     // go*V+v granted
+    private final int[] vcFlitsLeft; // flits of the packet holding the output VC still to cross (0 after the tail)
     private final int[] vcCandPort;  // candidates (go) per input VC
     private final int[] vcCandSub;
     private final byte[] vcCandN;
@@ -294,16 +297,15 @@ public final class Network {
 
         // ---- buffers and VC state
         long slots = ((long) inputs << vcShift) * depth;
-        if (slots > Integer.MAX_VALUE - 16) {
+        if (slots > (Integer.MAX_VALUE - 16) / 2) {
             throw new IllegalArgumentException("fabric too large: " + slots + " buffer slots");
         }
-        bufPkt = new int[(int) slots];
-        bufSeq = new int[(int) slots];
-        bufTime = new long[(int) slots];
+        buf = new long[(int) slots * 2];
         vcHead = new int[(inputs << vcShift)];
         vcCount = new int[(inputs << vcShift)];
         vcState = new byte[(inputs << vcShift)];
         vcOutVc = new int[(inputs << vcShift)];
+        vcFlitsLeft = new int[(inputs << vcShift)];
         maxCand = Math.max(1, topology.maxCandidates());
         vcCandPort = new int[(inputs << vcShift) * maxCand];
         vcCandSub = new int[(inputs << vcShift) * maxCand];
@@ -481,11 +483,9 @@ public final class Network {
             assert credits[o] <= depth : broken("output VC", o, "got a credit it never spent");
         }
         w.clearCredits(b);
-        int[] fv = w.flitVc[b];
-        int[] fp = w.flitPkt[b];
-        int[] fs = w.flitSeq[b];
-        for (int i = 0, n = w.flitN[b]; i < n; i++) {
-            arrive(fv[i], fp[i], fs[i], now);
+        int[] f = w.flit[b];
+        for (int i = 0, end = w.flitN[b] * EventWheel.FLIT_INTS; i < end; i += EventWheel.FLIT_INTS) {
+            arrive(f[i + EventWheel.FLIT_VC], f[i + EventWheel.FLIT_PKT], f[i + EventWheel.FLIT_SEQ], now);
         }
         w.clearFlits(b);
 
@@ -712,9 +712,8 @@ public final class Network {
         assert count == 0 || arrivesInOrder(ivc, slot, pkt, seq) : broken("input VC", ivc, "flit out of wormhole order");
         slot += ivc * depth;
         flitsBuffered++;
-        bufPkt[slot] = pkt;
-        bufSeq[slot] = seq;
-        bufTime[slot] = now;
+        buf[slot << 1] = now;
+        buf[(slot << 1) + 1] = ((long) pkt << 32) | (seq & 0xFFFF_FFFFL);
         vcCount[ivc] = count + 1;
         int gi = ivc >> vcShift;
         portFlits[gi]++;
@@ -733,6 +732,21 @@ public final class Network {
                 ejectList[ejectCount++] = node;
             }
         }
+    }
+
+    /** The cycle the flit in buffer slot {@code slot} arrived. */
+    private long bufTime(int slot) {
+        return buf[slot << 1];
+    }
+
+    /** The packet handle of the flit in buffer slot {@code slot}. */
+    private int bufPkt(int slot) {
+        return (int) (buf[(slot << 1) + 1] >>> 32);
+    }
+
+    /** The sequence number of the flit in buffer slot {@code slot} within its packet. */
+    private int bufSeq(int slot) {
+        return (int) buf[(slot << 1) + 1];
     }
 
     // ---- invariant messages: built only when an assertion fails, outside the hot methods (their bytecode size
@@ -757,8 +771,8 @@ public final class Network {
      */
     private boolean arrivesInOrder(int ivc, int slot, int pkt, int seq) {
         int prev = (slot == 0 ? depth - 1 : slot - 1) + ivc * depth;
-        int prevPkt = bufPkt[prev];
-        int prevSeq = bufSeq[prev];
+        int prevPkt = bufPkt(prev);
+        int prevSeq = bufSeq(prev);
         return prevPkt == pkt ? seq == prevSeq + 1 : seq == 0 && prevSeq == pool.len[prevPkt] - 1;
     }
 
@@ -896,8 +910,24 @@ public final class Network {
         va.begin();
         sa.begin();
         for (int p = 0; p < ports; p++) {
-            if (portFlits[base + p] != 0) {
-                requestPort(r, p, now);
+            int gi = base + p;
+            if (portFlits[gi] == 0) {
+                continue;
+            }
+            // the port's VCs from the switch input arbiter's pointer round, so the first VC that offers is the
+            // arbiter's choice; later active VCs lost the input arbitration (drop mode still checks timeouts)
+            int ivcBase = gi << vcShift;
+            boolean chosen = false;
+            for (int j = 0, v = sa.firstVc(gi); j < vcs; j++, v = v + 1 == vcs ? 0 : v + 1) {
+                int ivc = ivcBase + v;
+                if (vcCount[ivc] == 0) {
+                    continue; // empty, or emptied by a drop
+                }
+                if (vcState[ivc] != ACTIVE) {
+                    requestVcOf(r, p, gi, ivc, v, now); // RC and VA requests: never the switch yet
+                } else if (!chosen || dropMode) {
+                    chosen |= requestSwitchActive(r, p, gi, ivc, v, chosen, now);
+                }
             }
         }
         int vaRequests = va.requests();
@@ -908,10 +938,10 @@ public final class Network {
                 int gi = base + (local >> vcShift);
                 int v = local & vcMask;
                 int ivc = (gi << vcShift) + v;
-                int pkt = bufPkt[ivc * depth + vcHead[ivc]];
+                int pkt = bufPkt(ivc * depth + vcHead[ivc]);
                 if (va.granted(i)) {
-                    grantVc(ivc, va.outputVc(i));
-                    requestSwitch(r, gi - base, gi, ivc, v, pkt, now); // may replace its port's choice
+                    grantVc(ivc, va.outputVc(i), pool.len[pkt]);
+                    requestSwitchLate(r, gi - base, gi, ivc, v, now); // may replace its port's choice
                 } else if (dropMode && now - headEligibleAt(ivc, pool.len[pkt]) >= dropTimeout) {
                     drop(r, gi, ivc, pkt, vcCandPort[ivc * maxCand], now);
                 }
@@ -930,35 +960,59 @@ public final class Network {
     }
 
     /**
-     * The input stages for input port {@code p} of router {@code r}: RC for new heads, a VC request per routed head,
-     * and the port's switch request, scanning its VCs in the switch input arbiter's priority order so the first
-     * ready VC is the arbiter's choice.
+     * The input stages for occupied VC {@code v} of input port {@code p} while it holds no output VC: discards a
+     * dead packet, routes a new head (RC) and asks for an output VC (VA).
      */
-    private void requestPort(int r, int p, long now) {
-        int gi = (r << portShift) + p;
-        int ivcBase = gi << vcShift;
-        boolean chosen = false; // the port has put a VC forward: later active VCs lost the input arbitration
-        // from the switch input arbiter's pointer round, so the first VC that offers is the arbiter's choice
-        for (int j = 0, v = switchAllocator.firstVc(gi); j < vcs; j++, v = v + 1 == vcs ? 0 : v + 1) {
-            int ivc = ivcBase + v;
-            // empty (or emptied by a drop), or an active VC after the choice (drop mode still checks timeouts)
-            if (vcCount[ivc] != 0 && !(chosen && vcState[ivc] == ACTIVE && !dropMode)) {
-                chosen |= requestVcOf(r, p, gi, ivc, v, now);
-            }
+    private void requestVcOf(int r, int p, int gi, int ivc, int v, long now) {
+        int pkt = readyFront(r, p, gi, ivc, now);
+        if (pkt >= 0 && vcState[ivc] == ROUTED) {
+            requestVc(r, gi, ivc, pkt, (p << vcShift) + v, now);
         }
     }
 
-    /** The input stages for occupied VC {@code v} of input port {@code p}; true if it asked for the switch. */
-    private boolean requestVcOf(int r, int p, int gi, int ivc, int v, long now) {
-        int pkt = readyFront(r, p, gi, ivc, now);
-        if (pkt < 0) {
+    /**
+     * The switch request of active VC {@code v} of input port {@code p} during the port scan: it asks if its front
+     * flit is eligible, its output VC has a credit and the output port is free; true if it asked. Once the port
+     * has {@code chosen}, a VC behind the choice only checks its drop timeout (it lost the input arbitration).
+     */
+    private boolean requestSwitchActive(int r, int p, int gi, int ivc, int v, boolean chosen, long now) {
+        int slot = ivc * depth + vcHead[ivc];
+        if (bufTime(slot) + routerDelay > now) {
             return false;
         }
-        if (vcState[ivc] == ROUTED) {
-            requestVc(r, gi, ivc, pkt, (p << vcShift) + v, now);
+        int go = freeOutput(r, gi, ivc, slot, now);
+        if (go < 0) {
             return false;
         }
-        return requestSwitch(r, p, gi, ivc, v, pkt, now);
+        if (!chosen) {
+            switchAllocator.request(p, gi, v, go);
+        }
+        return true;
+    }
+
+    /**
+     * The output port active VC {@code ivc} (front flit in buffer slot {@code slot}) can cross to this cycle: its
+     * output VC has a credit, the port is free and (time multiplexing) it is the packet's class's turn; else -1,
+     * and in drop mode a blocked head past its timeout is dropped.
+     */
+    private int freeOutput(int r, int gi, int ivc, int slot, long now) {
+        int ovc = vcOutVc[ivc];
+        int go = ovc >> vcShift;
+        int port = go * 2;
+        if (timeMux) {
+            int cls = pool.cls[bufPkt(slot)]; // read only here: the pool is a cache miss the common case does without
+            if (((int) now & 1) != cls) {
+                return -1; // not this logical network's time slot: waiting for it is not being blocked
+            }
+            port += cls;
+        }
+        if (credits[ovc] == 0 || outFreeAt[port] > now) {
+            if (dropMode) {
+                dropBlockedHead(r, gi, ivc, now);
+            }
+            return -1;
+        }
+        return go;
     }
 
     /** A routed head asks for an output VC (store-and-forward: once its tail is in and eligible too). */
@@ -980,37 +1034,23 @@ public final class Network {
     }
 
     /**
-     * A VC holding an output VC asks for the switch if the output VC has a credit and the port is free; true if it
-     * asked.
+     * A VC that has just won an output VC asks for the switch if it {@link #freeOutput can cross}, replacing its
+     * port's choice if the input arbiter prefers it.
      */
-    private boolean requestSwitch(int r, int p, int gi, int ivc, int v, int pkt, long now) {
-        int ovc = vcOutVc[ivc];
-        int go = ovc >> vcShift;
-        int port = go * 2;
-        if (timeMux) {
-            int cls = pool.cls[pkt]; // read only here: the pool is a cache miss the common case does without
-            if (((int) now & 1) != cls) {
-                return false; // not this logical network's time slot: waiting for it is not being blocked
-            }
-            port += cls;
+    private void requestSwitchLate(int r, int p, int gi, int ivc, int v, long now) {
+        int go = freeOutput(r, gi, ivc, ivc * depth + vcHead[ivc], now);
+        if (go >= 0) {
+            switchAllocator.offer(p, gi, v, go);
         }
-        if (credits[ovc] == 0 || outFreeAt[port] > now) {
-            if (dropMode) {
-                dropBlockedHead(r, gi, ivc, now);
-            }
-            return false;
-        }
-        switchAllocator.offer(p, gi, v, go);
-        return true;
     }
 
     /** Drop mode: a head that holds an output VC but cannot cross the switch dies once its timeout has passed. */
     private void dropBlockedHead(int r, int gi, int ivc, long now) {
         int slot = ivc * depth + vcHead[ivc];
-        if (bufSeq[slot] == 0 && now - (bufTime[slot] + routerDelay) >= dropTimeout) {
+        if (bufSeq(slot) == 0 && now - (bufTime(slot) + routerDelay) >= dropTimeout) {
             int ovc = vcOutVc[ivc];
             ovcBusy[ovc] = false;
-            drop(r, gi, ivc, bufPkt[slot], ovc >> vcShift, now);
+            drop(r, gi, ivc, bufPkt(slot), ovc >> vcShift, now);
         }
     }
 
@@ -1056,8 +1096,8 @@ public final class Network {
             return false;
         }
         int slot = ivc * depth + vcHead[ivc];
-        long eligible = bufTime[slot] + routerDelay;
-        int seq = bufSeq[slot];
+        long eligible = bufTime(slot) + routerDelay;
+        int seq = bufSeq(slot);
         if (vcState[ivc] == ROUTED) {
             int len = pool.len[pkt];
             if (storeAndForward) {
@@ -1076,7 +1116,7 @@ public final class Network {
                 }
                 return false;
             }
-            grantVc(ivc, ovc);
+            grantVc(ivc, ovc, len);
         }
         int ovc = vcOutVc[ivc];
         int go = ovc >> vcShift;
@@ -1103,22 +1143,22 @@ public final class Network {
      */
     private int readyFront(int r, int inPort, int gi, int ivc, long now) {
         int slot = ivc * depth + vcHead[ivc];
-        int pkt = bufPkt[slot];
-        // the VC state first: only an idle VC can front a dead packet, and it spares active VCs a load from the pool
-        if (vcState[ivc] == IDLE && pool.state[pkt] == PacketPool.DEAD) {
+        int pkt = bufPkt(slot);
+        // only drop mode kills packets, and only an idle VC can front a dead one: the common cases skip the pool load
+        if (dropMode && vcState[ivc] == IDLE && pool.state[pkt] == PacketPool.DEAD) {
             discardDead(r, gi, ivc, now);
             if (vcCount[ivc] == 0) {
                 return -1;
             }
             slot = ivc * depth + vcHead[ivc];
-            pkt = bufPkt[slot];
+            pkt = bufPkt(slot);
         }
-        if (bufTime[slot] + routerDelay > now) {
+        if (bufTime(slot) + routerDelay > now) {
             return -1;
         }
         if (vcState[ivc] == IDLE) {
             // a live front flit of an idle VC is always a head: the previous packet's tail reset the state
-            assert bufSeq[slot] == 0 : broken("input VC", ivc, "idle with a body flit at its front");
+            assert bufSeq(slot) == 0 : broken("input VC", ivc, "idle with a body flit at its front");
             int count = topology.route(r, inPort, pool.src[pkt], pool.dst[pkt], random, candPorts, candSubs);
             int cb = ivc * maxCand;
             for (int c = 0; c < count; c++) {
@@ -1140,22 +1180,24 @@ public final class Network {
                 h -= depth;
             }
         }
-        return bufTime[ivc * depth + h] + routerDelay;
+        return bufTime(ivc * depth + h) + routerDelay;
     }
 
-    private void grantVc(int ivc, int ovc) {
+    /** VC allocation's grant to the {@code len}-flit packet whose head is at the front of {@code ivc}. */
+    private void grantVc(int ivc, int ovc, int len) {
         assert vcState[ivc] == ROUTED : broken("input VC", ivc, "granted an output VC while not routed");
         assert !ovcBusy[ovc] : broken("output VC", ovc, "granted twice");
         ovcBusy[ovc] = true;
         vcOutVc[ivc] = ovc;
+        vcFlitsLeft[ivc] = len;
         vcState[ivc] = ACTIVE;
     }
 
     /** Switch traversal (ST) of the front flit of {@code ivc}; the tail frees the output VC. */
     private void traverse(int r, int gi, int ivc, long now) {
         int slot = ivc * depth + vcHead[ivc];
-        int pkt = bufPkt[slot];
-        int seq = bufSeq[slot];
+        int pkt = bufPkt(slot);
+        int seq = bufSeq(slot);
         int ovc = vcOutVc[ivc];
         int go = ovc >> vcShift;
         assert vcState[ivc] == ACTIVE && ovcBusy[ovc] : broken("input VC", ivc, "crosses without an output VC");
@@ -1170,7 +1212,9 @@ public final class Network {
         if (seq == 0) {
             pool.hops[pkt]++;
         }
-        if (seq == pool.len[pkt] - 1) {
+        // the count kept since VC allocation spares every flit a load from the pool to recognise the tail
+        if (--vcFlitsLeft[ivc] == 0) {
+            assert seq == pool.len[pkt] - 1 : broken("input VC", ivc, "tail count disagrees with the packet length");
             ovcBusy[ovc] = false;
             vcState[ivc] = IDLE;
         }
@@ -1274,7 +1318,7 @@ public final class Network {
     private void discardDead(int r, int gi, int ivc, long now) {
         while (vcCount[ivc] > 0) {
             int slot = ivc * depth + vcHead[ivc];
-            int pkt = bufPkt[slot];
+            int pkt = bufPkt(slot);
             if (pool.state[pkt] != PacketPool.DEAD) {
                 return;
             }
@@ -1322,11 +1366,11 @@ public final class Network {
                 continue;
             }
             int slot = ivc * depth + vcHead[ivc];
-            if (bufTime[slot] > now) {
+            if (bufTime(slot) > now) {
                 continue;
             }
-            int pkt = bufPkt[slot];
-            int seq = bufSeq[slot];
+            int pkt = bufPkt(slot);
+            int seq = bufSeq(slot);
             popFront(ivc, gi, now);
             nodeSinkFlits[node]--;
             flitsEjected++;

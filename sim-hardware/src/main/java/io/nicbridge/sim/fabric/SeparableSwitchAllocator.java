@@ -9,18 +9,15 @@ package io.nicbridge.sim.fabric;
  * of its output's grants.
  *
  * <p>The router scans each input port's VCs in its arbiter's priority order ({@link #firstVc}), so the first ready
- * VC it {@link #offer}s is the input arbiter's choice; a VC that becomes ready later in the same round (it just won
- * VC allocation) replaces the choice if the arbiter prefers it. Per round: {@link #begin}, offers,
- * {@link #allocate}, then {@link #granted} for each of the {@link #requests}. No allocation.
+ * VC of a port is the input arbiter's choice and the scan {@link #request}s it directly; a VC that becomes ready
+ * later in the same round (it just won VC allocation) is {@link #offer}ed and replaces its port's choice if the
+ * arbiter prefers it. Per round: {@link #begin}, requests, offers, {@link #allocate}, then {@link #granted} for
+ * each of the {@link #requests}. No allocation.
  */
 final class SeparableSwitchAllocator {
     private final int vcs;
     private final RoundRobinArbiters inputArbiters;
     private final RoundRobinArbiters outputArbiters;
-    /** Slot in the request list of each router-local input port, valid when its round stamp is this round. */
-    private final int[] slotOfPort;
-    private final long[] slotRound;
-    private long round;
     private final int[] inPort;
     private final int[] input;
     private final int[] vc;
@@ -38,8 +35,6 @@ final class SeparableSwitchAllocator {
         this.vcs = vcs;
         inputArbiters = new RoundRobinArbiters(inputs, vcs);
         outputArbiters = new RoundRobinArbiters(outputs, ports);
-        slotOfPort = new int[ports];
-        slotRound = new long[ports];
         inPort = new int[ports];
         input = new int[ports];
         vc = new int[ports];
@@ -48,7 +43,6 @@ final class SeparableSwitchAllocator {
     }
 
     void begin() {
-        round++; // invalidates every port's slot at once
         count = 0;
     }
 
@@ -58,28 +52,39 @@ final class SeparableSwitchAllocator {
     }
 
     /**
-     * Input stage: VC {@code v} of input port {@code p} (global {@code gi}) can cross to output {@code go}. Kept if
-     * the port has no choice yet or its arbiter prefers {@code v} to the current one.
+     * Input stage, during the port scan: VC {@code v} of input port {@code p} (global {@code gi}), the first ready VC
+     * of the port from its arbiter's pointer, asks for output {@code go} (at most once per port per round).
      */
-    void offer(int p, int gi, int v, int go) {
-        int s = slotOfPort[p];
-        if (slotRound[p] != round) {
-            s = count++;
-            slotOfPort[p] = s;
-            slotRound[p] = round;
-            inPort[s] = p;
-            input[s] = gi;
-        } else {
-            int ptr = inputArbiters.pointer(gi);
-            int dNew = v - ptr < 0 ? v - ptr + vcs : v - ptr;
-            int old = vc[s];
-            int dOld = old - ptr < 0 ? old - ptr + vcs : old - ptr;
-            if (dNew >= dOld) {
-                return;
-            }
-        }
+    void request(int p, int gi, int v, int go) {
+        int s = count++;
+        inPort[s] = p;
+        input[s] = gi;
         vc[s] = v;
         output[s] = go;
+    }
+
+    /**
+     * Input stage, after the scan: VC {@code v} of input port {@code p} (global {@code gi}), which has just won an
+     * output VC, can cross to output {@code go}. Kept if the port has no choice yet or its arbiter prefers
+     * {@code v} to the current one. (A linear search: a round has at most one request per port of one router.)
+     */
+    void offer(int p, int gi, int v, int go) {
+        int s = 0;
+        while (s < count && inPort[s] != p) {
+            s++;
+        }
+        if (s == count) {
+            request(p, gi, v, go);
+            return;
+        }
+        int ptr = inputArbiters.pointer(gi);
+        int dNew = v - ptr < 0 ? v - ptr + vcs : v - ptr;
+        int old = vc[s];
+        int dOld = old - ptr < 0 ? old - ptr + vcs : old - ptr;
+        if (dNew < dOld) {
+            vc[s] = v;
+            output[s] = go;
+        }
     }
 
     /** Output stage; used grants move both stages' pointers. */
