@@ -81,8 +81,10 @@ class EthernetSegmentFaultTest {
 
     @Test
     void explicitScheduleInRealTime() throws Exception {
+        // The delay is wall-clock time: long enough that frames 8..12 are sent and delivered before it expires even
+        // on a loaded 2-core machine (20 ms was not: the delayed frame sometimes overtook later ones there).
         FaultPlan plan = FaultPlan.builder()
-                .dropFrame(3).duplicateFrame(4).reorderFrame(5).delayFrame(7, 20_000_000).corruptFrame(9, 200).build();
+                .dropFrame(3).duplicateFrame(4).reorderFrame(5).delayFrame(7, 300_000_000).corruptFrame(9, 200).build();
         try (RealTimeForTests rt = new RealTimeForTests();
                 EthernetSegment wire = EthernetSegment.builder(rt).faults(plan).build()) {
             Recorder rb = new Recorder(rt);
