@@ -196,6 +196,7 @@ public final class EthernetSegment implements EthernetWire {
     private final EthernetMode mode;
     private final long seed;
     private final int portBufferFrames;
+    private final Backoff backoff;
         private final Object lock = new Object();
     // Capture: set at build or by capture(PcapWriter); guarded by lock (deliver records under it).
     private PcapWriter capture;
@@ -235,6 +236,7 @@ public final class EthernetSegment implements EthernetWire {
         this.mode = b.mode;
         this.seed = b.seed;
         this.portBufferFrames = b.portBufferFrames;
+        this.backoff = b.backoff;
         if (mode != EthernetMode.IDEAL && !virtual) {
             throw new IllegalArgumentException("segment " + name + ": mode " + mode.label()
                     + " needs a virtual time base (collisions and queues are timed events)");
@@ -842,6 +844,18 @@ public final class EthernetSegment implements EthernetWire {
         }
     }
 
+    /** How many slot times a hub station backs off after its n-th collision of a frame. */
+    @FunctionalInterface
+    interface Backoff {
+        /**
+         * IEEE 802.3 4.2.3.2.5 truncated binary exponential backoff: r uniform in [0, 2^k - 1], k = min(n, 10),
+         * drawn from the station's own RNG.
+         */
+        Backoff TRUNCATED_BINARY_EXPONENTIAL = (random, n) -> random.nextInt(1 << Math.min(n, BACKOFF_LIMIT));
+
+        int slots(SplittableRandom random, int collisions);
+    }
+
     /** The backoff RNG of station {@code index} on a segment seeded with {@code seed}: its own, so runs repeat. */
     static SplittableRandom stationRandom(long seed, int index) {
         return new SplittableRandom(seed * 0x9E3779B97F4A7C15L + index);
@@ -955,8 +969,7 @@ public final class EthernetSegment implements EthernetWire {
                 drops[DropReason.EXCESSIVE_COLLISIONS.ordinal()]++;
                 endTransmission(s, TransmitListener.Result.EXCESSIVE_COLLISIONS, signalEnd, now);
             } else {
-                int k = Math.min(s.attempts, BACKOFF_LIMIT);
-                long r = s.random.nextInt(1 << k);
+                long r = backoff.slots(s.random, s.attempts);
                 s.phase = WAITING;
                 s.timer.armAfter(signalEnd + r * bits(SLOT_TIME_BITS) - now);
             }
@@ -1156,6 +1169,7 @@ public final class EthernetSegment implements EthernetWire {
         private EthernetMode mode = EthernetMode.IDEAL;
         private long seed = 1;
         private int portBufferFrames = DEFAULT_PORT_BUFFER_FRAMES;
+        private Backoff backoff = Backoff.TRUNCATED_BINARY_EXPONENTIAL;
         private PcapWriter captureWriter;
         private Path capturePath;
         private boolean captureFcs;
@@ -1225,6 +1239,12 @@ public final class EthernetSegment implements EthernetWire {
                 throw new IllegalArgumentException("portBufferFrames must be >= 1, was " + frames);
             }
             this.portBufferFrames = frames;
+            return this;
+        }
+
+        /** Tests: a backoff other than 802.3's (e.g. always 0 slots, so two stations collide until they give up). */
+        Builder backoff(Backoff b) {
+            this.backoff = Objects.requireNonNull(b, "backoff");
             return this;
         }
 
