@@ -105,9 +105,16 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
         return wire.frames();
     }
 
+    /**
+     * The plan's faults, and on the hub every collision too: a collision is a fault of the medium's own (it delays
+     * the frame, and the 16th loses it), so the harness's progress bound runs from the last one. This matters under
+     * the capture effect, where a station that lost a few collisions backs off ever longer (up to 1023 slots, 5.2 ms)
+     * while the others, their counts reset by each success, keep the hub; it collides again on each retry until it
+     * gets through or gives up after 16.
+     */
     @Override
     public long faultsInjected() {
-        return wire.faultsInjected();
+        return wire.faultsInjected() + wire.collisions();
     }
 
     @Override

@@ -301,7 +301,7 @@ public final class EthernetSegment implements EthernetWire {
             Station[] grown = Arrays.copyOf(old, old.length + 1);
             grown[old.length] = station;
             stations = grown;
-            burst = new int[grown.length];
+            burst = Arrays.copyOf(burst, grown.length);
             LOG.debug("segment {}: station {} attached as #{}", name, stationName, station.index);
             return station;
         }
