@@ -3,7 +3,9 @@ package io.nicbridge.bench.jmh;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.RealTimeBase;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
+import io.nicbridge.sim.ethernet.EthernetMode;
 import io.nicbridge.sim.ethernet.EthernetSegment;
+import io.nicbridge.sim.ethernet.TransmitListener;
 import io.nicbridge.sim.ethernet.WirePort;
 import io.nicbridge.sim.fault.FaultPlan;
 import java.io.IOException;
@@ -29,7 +31,14 @@ import org.openjdk.jmh.annotations.TearDown;
  *   <li>{@code realTime}: synchronous delivery from the sender's memory;
  *   <li>{@code virtualTime}: copy into an in-flight slot, arm its timer, run the event at arrival;
  *   <li>{@code virtualTimeFaultsCapture}: the same with a seeded fault plan (5% each of drop,
- *       duplicate, reorder, delay, corrupt) and pcap capture to /dev/null.
+ *       duplicate, reorder, delay, corrupt) and pcap capture to /dev/null;
+ *   <li>{@code hub}: the half-duplex CSMA/CD hub, one station alone: transmit (PENDING), the contention timer, the
+ *       arrival, the MAC timer telling the listener;
+ *   <li>{@code hubContended}: two stations transmit at once each time, so every frame pair collides, backs off and
+ *       gets through (per pair: one collision resolution, backoff draws, deferral, two arrivals); the figure is per
+ *       pair of frames;
+ *   <li>{@code switched}: the store-and-forward switch: across the sender's link into the switch, learned port,
+ *       output buffer, across the output link.
  * </ul>
  * All must allocate nothing (-prof gc: ~0 B/op).
  */
@@ -52,6 +61,13 @@ public class EthernetSegmentBench {
     private VirtualTimeEngine faultEngine;
     private WirePort faultA;
     private PcapWriter pcap;
+    private VirtualTimeEngine hubEngine;
+    private WirePort hubA;
+    private VirtualTimeEngine contendedEngine;
+    private WirePort contendedA;
+    private WirePort contendedB;
+    private VirtualTimeEngine switchEngine;
+    private WirePort switchA;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
@@ -80,6 +96,24 @@ public class EthernetSegmentBench {
                 .faults(plan).capture(pcap).build();
         faultA = faulty.attach("a", (s, off, len) -> { });
         faulty.attach("b", this::receive);
+
+        hubEngine = new VirtualTimeEngine(1);
+        EthernetSegment hub = EthernetSegment.builder(hubEngine.timeBase()).name("bench-hub")
+                .mode(EthernetMode.HUB).build();
+        hubA = hub.attach("a", (s, off, len) -> { }, TransmitListener.NONE);
+        hub.attach("b", this::receive, TransmitListener.NONE);
+
+        contendedEngine = new VirtualTimeEngine(1);
+        EthernetSegment contended = EthernetSegment.builder(contendedEngine.timeBase()).name("bench-hub2")
+                .mode(EthernetMode.HUB).seed(1).build();
+        contendedA = contended.attach("a", this::receive, TransmitListener.NONE);
+        contendedB = contended.attach("b", this::receive, TransmitListener.NONE);
+
+        switchEngine = new VirtualTimeEngine(1);
+        EthernetSegment sw = EthernetSegment.builder(switchEngine.timeBase()).name("bench-switch")
+                .mode(EthernetMode.SWITCHED).build();
+        switchA = sw.attach("a", (s, off, len) -> { });
+        sw.attach("b", this::receive);
     }
 
     private void receive(MemorySegment s, long offset, int len) {
@@ -91,6 +125,9 @@ public class EthernetSegmentBench {
     public void tearDown() {
         virtualEngine.close();
         faultEngine.close();
+        hubEngine.close();
+        contendedEngine.close();
+        switchEngine.close();
         pcap.close();
     }
 
@@ -109,6 +146,28 @@ public class EthernetSegmentBench {
     @Benchmark
     public long virtualTimeFaultsCapture() {
         faultEngine.runFor(faultA.transmit(frame, 0, length));
+        return count;
+    }
+
+    @Benchmark
+    public long hub() {
+        hubA.transmit(frame, 0, length);
+        hubEngine.runUntilIdle();
+        return count;
+    }
+
+    @Benchmark
+    public long hubContended() {
+        contendedA.transmit(frame, 0, length);
+        contendedB.transmit(frame, 0, length);
+        contendedEngine.runUntilIdle();
+        return count;
+    }
+
+    @Benchmark
+    public long switched() {
+        switchA.transmit(frame, 0, length);
+        switchEngine.runUntilIdle();
         return count;
     }
 }

@@ -11,6 +11,7 @@ import io.nicbridge.protocols.dst.SimSettings;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeBase;
+import io.nicbridge.sim.ethernet.EthernetMode;
 import io.nicbridge.sim.ethernet.EthernetSegment;
 import io.nicbridge.sim.testbed.TulipTestbed;
 import java.nio.file.Path;
@@ -31,7 +32,19 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
     static final SimMedium.Factory FACTORY = CardSimMedium.factory("ethernet",
             "ethernet: emulated DEC 21140s (Tulip driver, TulipLink) on one 100 Mb/s segment",
             EnumSet.of(Family.DROP, Family.DUPLICATE, Family.REORDER, Family.CORRUPT, Family.DELAY, Family.PARTITION,
-                    Family.SLOW), "frame", EthernetSimMedium::new);
+                    Family.SLOW), "frame", (schedule, settings, pcap) -> new EthernetSimMedium(schedule, settings, pcap,
+                    EthernetMode.IDEAL));
+
+    /**
+     * The DST medium {@code ethernet-hub}: the same cards on a half-duplex CSMA/CD hub ({@link EthernetMode#HUB},
+     * the paper's shared Fast Ethernet hub): frames collide, back off, and are lost after 16 collisions (TDES0 EC),
+     * on top of the schedule's faults. The backoff draws come from the schedule's seed.
+     */
+    static final SimMedium.Factory HUB_FACTORY = CardSimMedium.factory("ethernet-hub",
+            "ethernet-hub: emulated DEC 21140s (Tulip driver, TulipLink) on one 100 Mb/s half-duplex CSMA/CD hub",
+            EnumSet.of(Family.DROP, Family.DUPLICATE, Family.REORDER, Family.CORRUPT, Family.DELAY, Family.PARTITION,
+                    Family.SLOW), "frame", (schedule, settings, pcap) -> new EthernetSimMedium(schedule, settings, pcap,
+                    EthernetMode.HUB));
 
     private final TulipTestbed bed;
     private final EthernetSegment wire;
@@ -41,11 +54,11 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
     private final CardFaultPlan faults;
     private final PcapWriter capture;
 
-    private EthernetSimMedium(Schedule schedule, SimSettings settings, Path pcap) {
+    private EthernetSimMedium(Schedule schedule, SimSettings settings, Path pcap, EthernetMode mode) {
         faults = new CardFaultPlan(schedule);
         int n = schedule.nodes();
         bed = TulipTestbed.builder().nodes(n).mode(EngineMode.VIRTUAL).seed(schedule.seed()).faults(faults.plan())
-                .build();
+                .medium(mode).build();
         PcapWriter writer = null;
         try {
             bed.awaitFiltersLoaded(TimeUnit.SECONDS.toNanos(5));
@@ -92,9 +105,16 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
         return wire.frames();
     }
 
+    /**
+     * The plan's faults, and on the hub every collision too: a collision is a fault of the medium's own (it delays
+     * the frame, and the 16th loses it), so the harness's progress bound runs from the last one. This matters under
+     * the capture effect, where a station that lost a few collisions backs off ever longer (up to 1023 slots, 5.2 ms)
+     * while the others, their counts reset by each success, keep the hub; it collides again on each retry until it
+     * gets through or gives up after 16.
+     */
     @Override
     public long faultsInjected() {
-        return wire.faultsInjected();
+        return wire.faultsInjected() + wire.collisions();
     }
 
     @Override
@@ -104,6 +124,11 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
 
     @Override
     public String counters() {
+        if (wire.mode() == EthernetMode.HUB) {
+            return "ethernet-hub: " + wire.frames() + " frames on the segment, " + wire.deliveries() + " deliveries, "
+                    + wire.collisions() + " collisions, " + wire.drops(EthernetSegment.DropReason.EXCESSIVE_COLLISIONS)
+                    + " frames lost to excessive collisions, " + wire.deferrals() + " deferrals";
+        }
         return "ethernet: " + wire.frames() + " frames on the segment, " + wire.deliveries() + " deliveries";
     }
 

@@ -11,7 +11,8 @@ import java.util.List;
  */
 public final class SimMedia {
     private static final List<SimMedium.Factory> ALL = List.of(SimMedium.inMemory(VirtualTimeBase::new),
-            EthernetSimMedium.FACTORY, FddiSimMedium.FACTORY, AtmSimMedium.FACTORY, FabricSimMedium.FACTORY);
+            EthernetSimMedium.FACTORY, FddiSimMedium.FACTORY, AtmSimMedium.FACTORY, FabricSimMedium.FACTORY,
+            EthernetSimMedium.HUB_FACTORY);
 
     private SimMedia() {
     }

@@ -165,6 +165,6 @@ class CardMediaSimulationTest {
         assertEquals(EnumSet.of(ScheduleGenerator.Family.DROP, ScheduleGenerator.Family.CORRUPT,
                 ScheduleGenerator.Family.PARTITION, ScheduleGenerator.Family.SLOW), fddi.families());
         assertThrows(IllegalArgumentException.class, () -> SimMedia.byName("token-bus"));
-        assertEquals(List.of("memory", "ethernet", "fddi", "atm", "fabric"), SimMedia.names());
+        assertEquals(List.of("memory", "ethernet", "fddi", "atm", "fabric", "ethernet-hub"), SimMedia.names());
     }
 }

@@ -58,6 +58,8 @@ final class Dec21140Core {
     static final int EVENT_RX_TIMER = 1 << 2;
     static final int EVENT_RX_POLL = 1 << 3;
     static final int EVENT_RX_WATCHDOG = 1 << 4;
+    /** The half-duplex wire finished the frame ({@link WirePort#PENDING}); its TDES0 status is in wireStatus. */
+    static final int EVENT_TX_WIRE = 1 << 5;
 
     /** The shell's pending events, as the core sees them. */
     interface Events {
@@ -78,6 +80,8 @@ final class Dec21140Core {
     private static final int TX_IDLE = 0;
     private static final int TX_WAIT_START = 1;
     private static final int TX_WAIT_END = 2;
+    /** On a half-duplex hub: the MAC is deferring, colliding, backing off; the wire tells when it is done. */
+    private static final int TX_WAIT_WIRE = 3;
     private static final int RX_IDLE = 0;
     private static final int RX_WAIT_DMA = 1;
 
@@ -107,6 +111,7 @@ final class Dec21140Core {
     private final SimTimer autoPollTimer;
 
     private WirePort port;
+    private java.util.function.IntSupplier wireStatus = () -> 0;
     private Dec21140Trace trace = Dec21140Trace.NONE;
     private Events events = none -> false;
     private boolean passAgain;
@@ -164,9 +169,25 @@ final class Dec21140Core {
     }
 
     /** The shell's pending events and the wire port the transmit process sends on. Setup-time, once. */
-    void connect(Events pending, WirePort wirePort) {
+    void connect(Events pending, WirePort wirePort, java.util.function.IntSupplier wireStatus) {
         this.events = pending;
         this.port = wirePort;
+        this.wireStatus = wireStatus;
+    }
+
+    /**
+     * The TDES0 status bits of a frame the half-duplex wire finished (docs/hardware-facts.md A.7 TDES0): CC (6:3)
+     * counts its collisions (a 4-bit counter: 16 reads as 0, and the 21140 leaves it invalid with EC); a late
+     * collision abandons the frame with LC|ES, the 16th collision with EC|ES. No carrier (NC) and loss of carrier
+     * (LO) need a broken cable or link, which the hub does not model: never set.
+     */
+    static int transmitStatus(io.nicbridge.sim.ethernet.TransmitListener.Result result, int collisions) {
+        int cc = (collisions << TDES0_CC_SHIFT) & TDES0_CC_MASK;
+        return switch (result) {
+            case SENT -> cc;
+            case LATE_COLLISION -> cc | TDES0_LC | TDES0_ES;
+            case EXCESSIVE_COLLISIONS -> TDES0_EC | TDES0_ES;
+        };
     }
 
     /** Installs the state-change hook ({@link Dec21140Trace#NONE} to remove it). */
@@ -229,6 +250,10 @@ final class Dec21140Core {
             } else if (txPhase == TX_WAIT_END) {
                 closeTransmitFrame();
             }
+        }
+        if (events.take(EVENT_TX_WIRE) && txPhase == TX_WAIT_WIRE) {
+            work++;
+            wireDone(wireStatus.getAsInt());
         }
         if (events.take(EVENT_TX_POLL)) {
             if (txState == TS_SUSPENDED) {
@@ -414,7 +439,26 @@ final class Dec21140Core {
         }
         counters.txFrames++;
         counters.txBytes += txLength;
+        if (onWire == WirePort.PENDING) {
+            txPhase = TX_WAIT_WIRE; // deferring, colliding, backing off: EVENT_TX_WIRE ends it
+            return;
+        }
         long close = virtual ? Math.max(0, onWire) + timing.transmitCloseNanos() : 0;
+        if (close > 0) {
+            txPhase = TX_WAIT_END;
+            txTimer.armAfter(close);
+            return;
+        }
+        closeTransmitFrame();
+    }
+
+    /**
+     * The half-duplex wire is done with the frame: sent after {@code CC} collisions, or abandoned (late or 16th
+     * collision; the transmit process closes the descriptor with ES and goes on with the next, as the 21140 does).
+     */
+    private void wireDone(int status) {
+        txStatus = status;
+        long close = timing.transmitCloseNanos();
         if (close > 0) {
             txPhase = TX_WAIT_END;
             txTimer.armAfter(close);

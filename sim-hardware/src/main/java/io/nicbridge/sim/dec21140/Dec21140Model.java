@@ -15,6 +15,7 @@ import io.nicbridge.sim.engine.TimeBase;
 import io.nicbridge.sim.engine.WorkSignal;
 import io.nicbridge.sim.ethernet.EthernetWire;
 import io.nicbridge.sim.ethernet.FrameSink;
+import io.nicbridge.sim.ethernet.TransmitListener;
 import io.nicbridge.sim.ethernet.WirePort;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -99,7 +100,7 @@ import org.slf4j.LoggerFactory;
  * at once. CSR11 ticks every 81.92 us with CSR6.PS set (100 Mb/s port) and 204.8 us without (10 Mb/s): the DEC
  * figures as recalled [R], chosen here as the model.
  */
-public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseable {
+public final class Dec21140Model implements DeviceModel, FrameSink, TransmitListener, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Dec21140Model.class);
 
     /** Transmit FIFO size: frames whose length with FCS exceeds it trip the jabber timer. */
@@ -149,6 +150,8 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
     private volatile int events;
     private volatile WorkSignal signal;
     private volatile WirePort port;
+    /** TDES0 status of the frame a half-duplex wire last finished; posted with EVENT_TX_WIRE. */
+    private volatile int wireStatus;
     private volatile boolean closed;
 
     // ---- guarded by lock
@@ -196,7 +199,7 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(wire, "wire");
         WorkSignal s = engine.attach(this);
-        connect(s, wire.attach(name, this));
+        connect(s, wire.attach(name, this, this));
     }
 
     /** Connects the card to the signal that gets it serviced and to its wire port. Setup-time, once. */
@@ -207,7 +210,7 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
             if (signal != null) {
                 throw new IllegalStateException("card '" + name + "' is already connected");
             }
-            core.connect(this::take, wirePort);
+            core.connect(this::take, wirePort, () -> wireStatus);
             this.port = wirePort;
             this.signal = workSignal;
         }
@@ -377,6 +380,16 @@ public final class Dec21140Model implements DeviceModel, FrameSink, AutoCloseabl
             return;
         }
         kick();
+    }
+
+    /**
+     * A half-duplex wire finished our frame (after collisions and backoff, or abandoned): its TDES0 status goes to
+     * the core through the event word, like every other thing the wire tells the card. No lock.
+     */
+    @Override
+    public void transmitDone(Result result, int collisions) {
+        wireStatus = Dec21140Core.transmitStatus(result, collisions);
+        post(Dec21140Core.EVENT_TX_WIRE);
     }
 
     // =============================================================== the engine's side

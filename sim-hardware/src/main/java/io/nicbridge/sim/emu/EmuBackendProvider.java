@@ -7,6 +7,8 @@ import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;
+import io.nicbridge.sim.ethernet.EthernetMode;
+import io.nicbridge.sim.ethernet.EthernetSegment;
 import io.nicbridge.sim.sba200.Sba200Timing;
 import io.nicbridge.sim.testbed.EmulatedTestbed;
 import java.util.HashMap;
@@ -21,7 +23,7 @@ import java.util.Set;
  *
  * <pre>
  *   emu:dec21140[?mode=inline|threaded|virtual][&amp;wire=NAME][&amp;mac=02-00-00-00-00-01][&amp;name=NAME]
- *               [&amp;seed=N][&amp;idle=spin|yield|park|park:NANOS|backoff]
+ *               [&amp;seed=N][&amp;idle=spin|yield|park|park:NANOS|backoff][&amp;medium=ideal|hub|switched]
  *   emu:medusa[?mode=...][&amp;ring=NAME][&amp;mac=...][&amp;name=NAME][&amp;seed=N][&amp;idle=...]
  * </pre>
  * <ul>
@@ -34,6 +36,10 @@ import java.util.Set;
  *   <li>{@code mac}: six hex bytes separated by '-' (a spec value cannot hold ':'), or 12 hex digits; default
  *       {@code 02-00-00-00-00-NN} with NN the card's number in its testbed (locally administered).</li>
  *   <li>{@code name}: the card's name (default {@code dec21140#N} / {@code medusa#N}).</li>
+ *   <li>{@code medium} (21140 only, default {@code ideal}): how the segment shares its medium
+ *       ({@link io.nicbridge.sim.ethernet.EthernetMode}); hub and switched need {@code mode=virtual}, the hub's
+ *       backoff draws come from {@code seed}. The first card on a segment creates it with its medium; a later card
+ *       asking for another medium on the same segment is an error.</li>
  *   <li>{@code ring} (Medusa only, default {@code fddi0}): Medusa cards opened with the same ring name in the same
  *       default testbed are stations of that FDDI ring (they join it when the driver sets CTRL.RING_JOIN).</li>
  * </ul>
@@ -47,7 +53,8 @@ public final class EmuBackendProvider implements BackendProvider {
     public static final String SBA200 = "sba200";
     public static final String MEDUSA = "medusa";
     private static final Set<String> SBA200_PARAMS = Set.of("mode", "switch", "ports", "name", "seed", "idle", "card");
-    private static final Set<String> PARAMS = Set.of("mode", "wire", "mac", "name", "seed", "idle", "card", "ring");
+    private static final Set<String> PARAMS = Set.of("mode", "wire", "mac", "name", "seed", "idle", "card", "ring",
+        "medium");
     private static final String SBA200_NUMBERS = "seed and ports must be whole numbers";
 
     private static final Object LOCK = new Object();
@@ -160,6 +167,9 @@ public final class EmuBackendProvider implements BackendProvider {
                 + ", not '" + spec.card() + "'");
         }
         String link = MEDUSA.equals(spec.card()) ? "wire" : "ring";
+        if (MEDUSA.equals(spec.card()) && spec.param("medium").isPresent()) {
+            link = "medium";
+        }
         if (spec.param(link).isPresent()) {
             throw new IllegalArgumentException("device spec '" + spec + "': parameter '" + link + "' does not apply to "
                 + spec.card() + (MEDUSA.equals(spec.card()) ? " (a Medusa sits on an FDDI ring: use ring=NAME)"
@@ -177,8 +187,22 @@ public final class EmuBackendProvider implements BackendProvider {
                 bed.medusa(name, bed.fddiRing(ringName), mac.orElseGet(() -> defaultMac(number)), spec, release);
         }
         String wireName = spec.param("wire", "ether0");
-        return (bed, name, number, release) -> bed.dec21140(name, bed.ethernet(wireName),
+        EthernetMode medium = EthernetMode.of(spec.param("medium", EthernetMode.IDEAL.label()));
+        return (bed, name, number, release) -> bed.dec21140(name, segment(bed, wireName, medium, spec),
             mac.orElseGet(() -> defaultMac(number)), bed.cardTiming(), spec, release);
+    }
+
+    /** The testbed's segment {@code wireName}, created with {@code medium} by its first card. */
+    private static EthernetSegment segment(EmulatedTestbed bed, String wireName, EthernetMode medium, DeviceSpec spec) {
+        Optional<EthernetSegment> existing = bed.wire(wireName);
+        if (existing.isEmpty()) {
+            return bed.ethernet(wireName, b -> b.mode(medium).seed(bed.seed()));
+        }
+        if (existing.get().mode() != medium) {
+            throw new IllegalArgumentException("device spec '" + spec + "': segment '" + wireName + "' is "
+                + existing.get().mode().label() + ", not " + medium.label());
+        }
+        return existing.get();
     }
 
     /** {@code 02-00-00-00-00-NN}: locally administered, NN the card's number in its testbed. */

@@ -8,6 +8,12 @@ public interface EthernetWire extends AutoCloseable {
     /** Attaches a station. Setup-time only. */
     WirePort attach(String name, FrameSink sink);
 
+    /**
+     * Attaches a station that hears how its transmissions ended ({@link TransmitListener}): required on a
+     * half-duplex hub, where {@link WirePort#transmit} returns {@link WirePort#PENDING}. Setup-time only.
+     */
+    WirePort attach(String name, FrameSink sink, TransmitListener listener);
+
     /** Flushes and closes any capture file. */
     @Override
     void close();

@@ -11,6 +11,7 @@ import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.ThreadedEngine;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.engine.VirtualTimeEngine;
+import io.nicbridge.sim.ethernet.EthernetMode;
 import io.nicbridge.sim.ethernet.EthernetSegment;
 import io.nicbridge.sim.fault.FaultPlan;
 import java.util.ArrayList;
@@ -47,7 +48,7 @@ public final class TulipTestbed implements AutoCloseable {
                 if (b.propagationNanos >= 0) {
                     wb.propagationNanos(b.propagationNanos);
                 }
-                wb.faults(b.faults);
+                wb.faults(b.faults).mode(b.medium).seed(b.seed).portBufferFrames(b.portBufferFrames);
             });
             for (int i = 0; i < b.nodes; i++) {
                 cards.add(world.dec21140("dec21140#" + i, segment, mac(i).toBytes()));
@@ -168,6 +169,8 @@ public final class TulipTestbed implements AutoCloseable {
         private int nodes = 2;
         private EngineMode mode = EngineMode.INLINE;
         private long seed = 1;
+        private EthernetMode medium = EthernetMode.IDEAL;
+        private int portBufferFrames = EthernetSegment.DEFAULT_PORT_BUFFER_FRAMES;
         private IdleStrategy idle;
         private DeviceEngine engine;
         private Dec21140Timing timing = Dec21140Timing.PCI_33MHZ;
@@ -217,6 +220,21 @@ public final class TulipTestbed implements AutoCloseable {
 
         public Builder propagationNanos(long nanos) {
             this.propagationNanos = nanos;
+            return this;
+        }
+
+        /**
+         * How the segment shares its medium (default {@link EthernetMode#IDEAL}); hub and switched need the
+         * virtual engine. The hub's backoff draws come from the testbed's seed.
+         */
+        public Builder medium(EthernetMode m) {
+            this.medium = Objects.requireNonNull(m, "medium");
+            return this;
+        }
+
+        /** Frames each switch output port holds (switched medium only). */
+        public Builder portBufferFrames(int frames) {
+            this.portBufferFrames = frames;
             return this;
         }
 

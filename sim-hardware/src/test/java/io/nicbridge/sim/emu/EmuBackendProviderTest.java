@@ -54,6 +54,21 @@ class EmuBackendProviderTest {
         assertTrue(bed.isClosed(), "the last card closed its default testbed");
     }
 
+    @Test
+    void aSegmentIsBuiltWithTheMediumItsFirstCardAsksFor() {
+        String world = "?mode=virtual&seed=8102&wire=hub8102";
+        try (Card a = emu.open(DeviceSpec.parse("emu:dec21140" + world + "&medium=hub"));
+             Card b = emu.open(DeviceSpec.parse("emu:dec21140" + world + "&medium=hub"))) {
+            EmulatedTestbed bed = EmuBackendProvider.testbed(a).orElseThrow();
+            assertEquals(io.nicbridge.sim.ethernet.EthernetMode.HUB, bed.wire("hub8102").orElseThrow().mode());
+            assertRejected("emu:dec21140" + world + "&medium=switched", "segment 'hub8102' is hub, not switched");
+            assertRejected("emu:medusa" + world.replace("&wire=hub8102", "") + "&medium=hub",
+                "parameter 'medium' does not apply to medusa");
+        }
+        assertThrows(IllegalArgumentException.class,
+            () -> emu.open(DeviceSpec.parse("emu:dec21140?mode=virtual&seed=8103&medium=token-ring")));
+    }
+
     private void assertRejected(String spec, String detail) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> emu.open(DeviceSpec.parse(spec)));

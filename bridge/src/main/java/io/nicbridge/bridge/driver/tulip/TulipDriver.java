@@ -571,6 +571,9 @@ public final class TulipDriver implements FramePort {
             if ((tdes0 & LINUX_TDES0_ABORTED) != 0) {
                 stats.increment(Counter.TX_ABORTED);
             }
+            if ((tdes0 & TDES0_EC) != 0) { // inside Linux's aborted count; apart here to see a busy hub
+                stats.increment(Counter.TX_EXCESSIVE_COLLISIONS);
+            }
             if ((tdes0 & LINUX_TDES0_CARRIER) != 0) {
                 stats.increment(Counter.TX_CARRIER);
             }

@@ -20,7 +20,7 @@ public final class TulipStatistics {
         TX_ABORTED,
         /** TDES0 &amp; 0x0C00: no carrier or loss of carrier. */
         TX_CARRIER,
-        /** TDES0 &amp; 0x0200: late collision. */
+        /** TDES0 &amp; 0x0200: late collision (Linux's {@code tx_window_errors}). */
         TX_WINDOW,
         /** TDES0 &amp; 0x0002: underflow. */
         TX_FIFO,
@@ -28,6 +28,11 @@ public final class TulipStatistics {
         TX_HEARTBEAT,
         /** Sum of TDES0 collision counts ((status &gt;&gt; 3) &amp; 15) of good frames. */
         TX_COLLISIONS,
+        /**
+         * TDES0 EC: frames abandoned after 16 collisions on a half-duplex hub (Linux folds them into
+         * {@link #TX_ABORTED}; counted apart as well, so a busy hub's losses show by themselves).
+         */
+        TX_EXCESSIVE_COLLISIONS,
         /** Setup frames the chip has processed. */
         SETUP_FRAMES,
         /**
