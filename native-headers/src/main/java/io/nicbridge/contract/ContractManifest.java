@@ -2,7 +2,7 @@
 // dec21140.h SHA-256: 6afa8e643398befd9d33542fb12a9e8266cebcc3787ef8ec8220ab96ea88bda3
 // medusa.h SHA-256: 0e3c5187e3c78f08c3ad9e42156036ac8daed93ab512d345a3b33d9484603269
 // nicshim.h SHA-256: 8be9b3fb50aae81c8616aeb7784cf196aa7224f46d68b7fc5b86a9b3631cd700
-// sba200_unet.h SHA-256: f8650483152b8cb287aee2d9bda83163a9e2170d9ec1c78316ca0aab8c279c50
+// sba200_unet.h SHA-256: 37187f411bd9a904fd536bfcd902aa42cb4b592b87b8f84f591d2fa24803e64d
 package io.nicbridge.contract;
 
 import java.lang.foreign.FunctionDescriptor;
@@ -1292,6 +1292,7 @@ public final class ContractManifest {
                 check("SBA200_UNET_UPCALL_NONE", "Integer.toUnsignedLong(Sba200Unet.UPCALL_NONE)", Integer.toUnsignedLong(Sba200Unet.UPCALL_NONE)),
                 check("SBA200_UNET_UPCALL_NONEMPTY", "Integer.toUnsignedLong(Sba200Unet.UPCALL_NONEMPTY)", Integer.toUnsignedLong(Sba200Unet.UPCALL_NONEMPTY)),
                 check("SBA200_UNET_UPCALL_ALMOST_FULL", "Integer.toUnsignedLong(Sba200Unet.UPCALL_ALMOST_FULL)", Integer.toUnsignedLong(Sba200Unet.UPCALL_ALMOST_FULL)),
+                check("SBA200_UNET_UPCALL_BOTH", "Integer.toUnsignedLong(Sba200Unet.UPCALL_BOTH)", Integer.toUnsignedLong(Sba200Unet.UPCALL_BOTH)),
                 check("SBA200_UNET_UPCALL_ALMOST_FULL_NUM", "Integer.toUnsignedLong(Sba200Unet.UPCALL_ALMOST_FULL_NUM)", Integer.toUnsignedLong(Sba200Unet.UPCALL_ALMOST_FULL_NUM)),
                 check("SBA200_UNET_UPCALL_ALMOST_FULL_DEN", "Integer.toUnsignedLong(Sba200Unet.UPCALL_ALMOST_FULL_DEN)", Integer.toUnsignedLong(Sba200Unet.UPCALL_ALMOST_FULL_DEN)),
                 check("SBA200_UNET_EP_RESERVED_OFS", "Integer.toUnsignedLong(Sba200Unet.EP_RESERVED_OFS)", Integer.toUnsignedLong(Sba200Unet.EP_RESERVED_OFS)),

@@ -890,16 +890,18 @@ public final class UnetEndpoint {
     // ------------------------------------------------------------------ upcalls
 
     /**
-     * Installs {@code handler} and sets the card's signal mode ({@code UPCALL_NONEMPTY} or {@code UPCALL_ALMOST_FULL});
-     * {@code null} with {@code UPCALL_NONE} removes it.
+     * Installs {@code handler} and sets the card's signal mode: {@code UPCALL_NONEMPTY} (the receive queue became
+     * non-empty), {@code UPCALL_ALMOST_FULL} (it crossed 3/4 full) or {@code UPCALL_BOTH}; each condition is
+     * edge-triggered (signalled once when it becomes true), so one upcall consumes every message that arrived since
+     * (paper 3.1). {@code null} with {@code UPCALL_NONE} removes it.
      *
-     * @throws IllegalArgumentException when {@code mode} is not one of the three, or does not match {@code handler}
+     * @throws IllegalArgumentException when {@code mode} is not one of the four, or does not match {@code handler}
      * @throws IllegalStateException    after the endpoint was destroyed
      */
     public void upcall(UnetUpcall handler, int mode) {
-        if (mode != UPCALL_NONE && mode != UPCALL_NONEMPTY && mode != UPCALL_ALMOST_FULL) {
-            throw new IllegalArgumentException("endpoint " + id + ": upcall mode must be UPCALL_NONE, UPCALL_NONEMPTY or "
-                    + "UPCALL_ALMOST_FULL, was " + mode);
+        if (mode != UPCALL_NONE && mode != UPCALL_NONEMPTY && mode != UPCALL_ALMOST_FULL && mode != UPCALL_BOTH) {
+            throw new IllegalArgumentException("endpoint " + id + ": upcall mode must be UPCALL_NONE, UPCALL_NONEMPTY, "
+                    + "UPCALL_ALMOST_FULL or UPCALL_BOTH, was " + mode);
         }
         if ((handler == null) != (mode == UPCALL_NONE)) {
             throw new IllegalArgumentException("endpoint " + id + ": a handler needs a signal mode and no handler needs "
@@ -914,8 +916,8 @@ public final class UnetEndpoint {
     }
 
     /**
-     * Installs the listener told each time the card signals this endpoint (a message was delivered to the receive
-     * queue), without consuming anything: the messages stay in the queue for the receiving thread's {@link #poll()}.
+     * Installs the listener told each time the card signals this endpoint (the receive queue became non-empty: the
+     * signal is edge-triggered, so the listener's poll must drain the queue), without consuming anything: the messages stay in the queue for the receiving thread's {@link #poll()}.
      * This is how a runner that sleeps between polls learns when to poll: the listener schedules the poll, it does
      * not receive. Asks the kernel for {@code UPCALL_NONEMPTY} signals (a setup-time command) unless that mode is set
      * already; {@code null} removes the listener and leaves the mode.
@@ -938,7 +940,7 @@ public final class UnetEndpoint {
                 throw new IllegalStateException("endpoint " + id + ": an upcall handler is installed and consumes the "
                         + "messages; a readiness listener and upcalls exclude each other");
             }
-            if (upcallMode != UPCALL_NONEMPTY) {
+            if ((upcallMode & UPCALL_NONEMPTY) == 0) {
                 kernel.setUpcallMode(this, UPCALL_NONEMPTY);
             }
         }

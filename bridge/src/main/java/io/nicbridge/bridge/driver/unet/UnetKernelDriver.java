@@ -2,6 +2,8 @@ package io.nicbridge.bridge.driver.unet;
 
 import static io.nicbridge.contract.Sba200Unet.*;
 
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.idle.BackoffIdle;
 import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.memory.CommSegment;
@@ -10,6 +12,7 @@ import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.regs.WordAccess;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.InterruptLine;
+import io.nicbridge.bridge.time.Timer;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -86,6 +89,9 @@ public final class UnetKernelDriver implements AutoCloseable {
     private UnetCardStatistics statistics;
     private boolean interruptsEnabled;
     private long interruptEdges;
+    /** Set by {@link #signalsOn}: the host CPU that pays for each signal, and the timer that delivers it. */
+    private HostCpu signalCpu;
+    private Timer signalTimer;
     private boolean closed;
     private boolean closing;
 
@@ -412,9 +418,42 @@ public final class UnetKernelDriver implements AutoCloseable {
         endpoint.upcallModeSet(mode);
     }
 
+    /**
+     * Delivers the card's signals the way a host takes an interrupt (paper 3.1, issue 16): not inside the card's
+     * service pass that raised the line, but as a separate event on {@code cpu}'s scheduler once the host has paid
+     * for the interrupt - {@link CostItem#INTERRUPT} charged to {@code cpu} per edge (in virtual time the signal then
+     * runs at {@link HostCpu#busyUntil()}; in real time the charge is only counted and the timer runs at once). The
+     * card keeps delivering meanwhile and its conditions are edge-triggered, so one upcall consumes every message that
+     * arrived between the edge and the dispatch. The timer runs on the scheduler's thread, which must be the one that
+     * may signal this driver's endpoints (the engine's, for an emulated card). Without this, an edge services the
+     * events at once, on the thread that raised the line. Setup-time, before the card signals.
+     *
+     * @throws IllegalArgumentException when {@code cpu} has no scheduler ({@link HostCpu#uncharged})
+     */
+    public synchronized void signalsOn(HostCpu cpu) {
+        Objects.requireNonNull(cpu, "cpu");
+        if (cpu.scheduler() == null) {
+            throw new IllegalArgumentException(name + ": the signal CPU '" + cpu.name() + "' has no scheduler to run "
+                    + "the signals on");
+        }
+        if (signalTimer != null) {
+            throw new IllegalStateException(name + ": signals already run on " + signalCpu.name());
+        }
+        signalTimer = cpu.scheduler().newTimer(name + ".signal", this::serviceEvents);
+        signalCpu = cpu;
+    }
+
     private void onInterrupt() {
         interruptEdges++;
-        serviceEvents();
+        Timer t = signalTimer;
+        if (t == null) {
+            serviceEvents();
+            return;
+        }
+        signalCpu.charge(CostItem.INTERRUPT);
+        if (!t.isArmed()) {
+            t.armAt(Math.max(signalCpu.busyUntil(), signalCpu.scheduler().nanoTime()));
+        }
     }
 
     /**
@@ -588,6 +627,9 @@ public final class UnetKernelDriver implements AutoCloseable {
 
     private void finishClose() {
         line.handler(null);
+        if (signalTimer != null) {
+            signalTimer.cancel();
+        }
         if (statsMemory != null) {
             dma.unregister(statsBus);
             statsMemory.close();
