@@ -157,10 +157,13 @@ _Static_assert(offsetof(sba200_unet_monitor_t, mon_version) == SBA200_UNET_MONIT
 /*
  * Counters (32-bit, wrapping, firmware-written). The first eight are B.4's; [P] the next four
  * count what else the firmware can reject or complete (send descriptors rejected, whole PDUs
- * sent/received, DMA addresses outside the registered regions). The last four words are
- * reserved so that the block is exactly 64 bytes.
+ * sent/received, DMA addresses outside the registered regions), then [P] the cells lost because the
+ * card's input cell FIFO was full (the i960 fell behind the fibre; a card without such a FIFO, like
+ * the shim's Ethernet card, leaves it 0). The last three words are reserved so that the block is
+ * exactly 64 bytes.
  *
- *   +0x00 cells_tx          +0x10 length_errors      +0x20 pdus_tx      [P]  +0x30..0x3C reserved
+ *   +0x00 cells_tx          +0x10 length_errors      +0x20 pdus_tx      [P]  +0x30 drop_fifo_overflow [P]
+ *                                                                            +0x34..0x3C reserved
  *   +0x04 cells_rx          +0x14 drop_unknown_vci   +0x24 pdus_rx      [P]
  *   +0x08 hec_errors        +0x18 drop_no_free_buf   +0x28 tx_rejected  [P]
  *   +0x0C aal5_crc_errors   +0x1C drop_rq_full       +0x2C dma_errors   [P]
@@ -178,7 +181,8 @@ typedef struct sba200_unet_stats {
     uint32_t pdus_rx;
     uint32_t tx_rejected;
     uint32_t dma_errors;
-    uint32_t reserved[4];
+    uint32_t drop_fifo_overflow;
+    uint32_t reserved[3];
 } sba200_unet_stats_t;
 
 #define SBA200_UNET_STATS_SIZE 64
@@ -232,6 +236,7 @@ typedef struct sba200_unet_ug {
 #define SBA200_UNET_UG_CNT_PDUS_RX_OFS          0x64 /* [P] */
 #define SBA200_UNET_UG_CNT_TX_REJECTED_OFS      0x68 /* [P] */
 #define SBA200_UNET_UG_CNT_DMA_ERRORS_OFS       0x6C /* [P] */
+#define SBA200_UNET_UG_CNT_DROP_FIFO_OVERFLOW_OFS 0x70 /* [P] cells lost: input FIFO full */
 
 _Static_assert(sizeof(sba200_unet_ug_t) == SBA200_UNET_UG_SIZE, "UG block is 256 bytes");
 _Static_assert(offsetof(sba200_unet_ug_t, upcall_pending) == SBA200_UNET_UG_UPCALL_PENDING_OFS,

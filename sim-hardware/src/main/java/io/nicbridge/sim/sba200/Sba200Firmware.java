@@ -130,6 +130,8 @@ final class Sba200Firmware {
     /** The one field another thread may set while the card runs (a capture switched on or off). */
     private volatile PcapWriter capture;
     private long protocolErrors;
+    /** The ingress FIFO's overflow count already added to {@code drop_fifo_overflow}. */
+    private long fifoOverflowsCounted;
 
     /**
      * The firmware over its board RAM, booted.
@@ -220,6 +222,7 @@ final class Sba200Firmware {
         java.util.Arrays.fill(rxCells, 0);
         java.util.Arrays.fill(rxHoldsEntry, false);
         ingress.clear();
+        fifoOverflowsCounted = ingress.overflows(); // the counters start at 0 with the cleared RAM
         rxDoneAt = -1;
         java.util.Arrays.fill(rqProd, 0);
         ram.fill((byte) 0);
@@ -621,6 +624,7 @@ final class Sba200Firmware {
 
     private int receive(long now) {
         int work = 0;
+        countFifoOverflows();
         while (ingress.peekLength() >= 0) {
             if (rxPaced) {
                 // Virtual time: the head cell's processing takes time; its effects appear when it is done.
@@ -638,6 +642,19 @@ final class Sba200Firmware {
             work++;
         }
         return work;
+    }
+
+    /**
+     * Cells the uplink could not put into the full ingress FIFO (the i960 fell behind the fibre) are counted in the
+     * card's statistics ({@code drop_fifo_overflow}): the FIFO counts them on the offering thread, the firmware
+     * publishes the count here, on its own thread, as it does every counter.
+     */
+    private void countFifoOverflows() {
+        long lost = ingress.overflows();
+        if (lost != fifoOverflowsCounted) {
+            addRaw(UG_OFS + UG_CNT_DROP_FIFO_OVERFLOW_OFS, (int) (lost - fifoOverflowsCounted));
+            fifoOverflowsCounted = lost;
+        }
     }
 
     /** i960 time to process the cell at {@code at} (see {@link Sba200Timing}). */

@@ -266,6 +266,31 @@ class Sba200ReceiveTest {
     }
 
     /**
+     * Issue 16: cells the uplink offers while the ingress FIFO is full are lost, and counted in the card's own
+     * statistics ({@code drop_fifo_overflow}, through GET_STATS), not only in the model's Java accessor. (Before: the
+     * card's counters did not show them.)
+     */
+    @Test
+    void cellsLostToAFullInputFifoAreCountedInTheCardsStatistics() {
+        try (CardRig r = new CardRig(io.nicbridge.sim.engine.EngineMode.VIRTUAL, Sba200Timing.WIRE_ONLY)) {
+            r.settle();
+            byte[] cell = r.cellsOf(0, 999, Pair.bytes(8, 1)).get(0); // an unknown VCI: processed, then dropped
+            int lost = 10;
+            for (int i = 0; i < Sba200Model.DEFAULT_INGRESS_CELLS + lost; i++) {
+                r.inject(cell); // the virtual engine does not run meanwhile: the i960 is behind the fibre
+            }
+            r.settle();
+            assertEquals(lost, r.model.ingressOverflows());
+            assertEquals(lost, r.counter(UG_CNT_DROP_FIFO_OVERFLOW_OFS));
+            assertEquals(Sba200Model.DEFAULT_INGRESS_CELLS, r.counter(UG_CNT_CELLS_RX_OFS), "the rest were received");
+            assertEquals(lost, r.kernel.readStatistics().dropFifoOverflow(), "GET_STATS copies it");
+            r.inject(cell);
+            r.settle();
+            assertEquals(lost, r.counter(UG_CNT_DROP_FIFO_OVERFLOW_OFS), "counted once");
+        }
+    }
+
+    /**
      * Issue 16, the paper's upcall conditions (3.1): each is edge-triggered - NONEMPTY signals the delivery that made
      * the queue non-empty, not the ones that follow while the process has not caught up; ALMOST_FULL signals the
      * delivery that crossed 3/4 of RQ_LEN, once; both bits together signal on either edge. (Before: NONEMPTY

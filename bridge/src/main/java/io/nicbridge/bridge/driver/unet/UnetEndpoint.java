@@ -99,6 +99,8 @@ public final class UnetEndpoint {
 
     private final UnetKernelDriver kernel;
     private final int id;
+    /** In virtual time, an event at the pending {@link #await}'s deadline; {@code null} in real time. */
+    private final io.nicbridge.bridge.time.Timer awaitDeadline;
     private final MemorySegment page;
     private final CommSegment comm;
     private final MemorySegment segment;
@@ -158,6 +160,7 @@ public final class UnetEndpoint {
                  CommSegment rqMemory, long rqBus, int rqLen, EndpointDoorbell bell) {
         this.kernel = kernel;
         this.id = id;
+        this.awaitDeadline = kernel.newDeadlineTimer("ep" + id + ".await-deadline");
         this.page = page;
         this.comm = comm;
         this.segment = comm.segment();
@@ -537,7 +540,8 @@ public final class UnetEndpoint {
     /**
      * Blocks (parking, the "select" of the paper) until a message is in the receive queue or the timeout passes.
      * Asks the kernel for non-empty signals the first time; runs the kernel's progress hook between looks so an
-     * inline or virtual card can make progress.
+     * inline or virtual card can make progress. The timeout is on the kernel's clock ({@link UnetKernelDriver#timeOn}):
+     * in virtual time it is virtual nanoseconds, and the wait steps the engine instead of parking.
      *
      * @return the next received descriptor, or {@link QueueCode#EMPTY} when the timeout passed first
      * @throws IllegalStateException after the endpoint was destroyed
@@ -548,10 +552,14 @@ public final class UnetEndpoint {
         if (d >= 0) {
             return d;
         }
+        long deadline = kernel.nanoTime() + unit.toNanos(timeout); // from the call: the set-up command counts
         if (upcallMode == UPCALL_NONE) {
             kernel.setUpcallMode(this, UPCALL_NONEMPTY);
         }
-        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        boolean virtual = awaitDeadline != null;
+        if (virtual) {
+            awaitDeadline.armAt(deadline);
+        }
         Thread self = Thread.currentThread();
         waiter = self;
         try {
@@ -561,17 +569,22 @@ public final class UnetEndpoint {
                 if (d >= 0) {
                     return d;
                 }
-                long remaining = deadline - System.nanoTime();
+                long remaining = deadline - kernel.nanoTime();
                 if (remaining <= 0) {
                     return QueueCode.EMPTY;
                 }
-                LockSupport.parkNanos(this, Math.min(remaining, AWAIT_SLICE_NANOS));
+                if (!virtual) {
+                    LockSupport.parkNanos(this, Math.min(remaining, AWAIT_SLICE_NANOS));
+                }
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
             }
         } finally {
             waiter = null;
+            if (virtual) {
+                awaitDeadline.cancel();
+            }
         }
     }
 

@@ -12,6 +12,7 @@ import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.regs.WordAccess;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.InterruptLine;
+import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
@@ -89,6 +90,10 @@ public final class UnetKernelDriver implements AutoCloseable {
     private UnetCardStatistics statistics;
     private boolean interruptsEnabled;
     private long interruptEdges;
+    /** Set by {@link #timeOn}: the clock of every timeout (null: the wall clock). */
+    private Scheduler timeSource;
+    /** In virtual time, an event at the pending command's deadline, so that stepping the engine reaches it. */
+    private Timer commandDeadline;
     /** Set by {@link #signalsOn}: the host CPU that pays for each signal, and the timer that delivers it. */
     private HostCpu signalCpu;
     private Timer signalTimer;
@@ -443,6 +448,40 @@ public final class UnetKernelDriver implements AutoCloseable {
         signalCpu = cpu;
     }
 
+    /**
+     * Puts every timeout of this driver and its endpoints - command completion, {@link UnetEndpoint#await} - on
+     * {@code scheduler}'s clock (issue 16): in virtual time a timeout is virtual nanoseconds, and a deadline timer on
+     * the scheduler makes sure stepping the engine reaches it even when nothing else is scheduled. Without this,
+     * timeouts are wall-clock time. Setup-time, before any endpoint is created.
+     */
+    public synchronized void timeOn(Scheduler scheduler) {
+        Objects.requireNonNull(scheduler, "scheduler");
+        for (UnetEndpoint ep : endpoints) {
+            if (ep != null) {
+                throw new IllegalStateException(name + ": the clock is set before any endpoint is created");
+            }
+        }
+        timeSource = scheduler;
+        commandDeadline = newDeadlineTimer("command-deadline");
+    }
+
+    /** Now, on the clock of this driver's timeouts (see {@link #timeOn}). */
+    long nanoTime() {
+        Scheduler s = timeSource;
+        return s == null ? System.nanoTime() : s.nanoTime();
+    }
+
+    /** Whether timeouts run in virtual time: a waiter then steps the engine instead of parking. */
+    boolean virtualTime() {
+        Scheduler s = timeSource;
+        return s != null && s.isVirtual();
+    }
+
+    /** A no-op timer whose only effect is an event at a deadline (virtual time); {@code null} in real time. */
+    Timer newDeadlineTimer(String what) {
+        return virtualTime() ? timeSource.newTimer(name + "." + what, () -> { }) : null;
+    }
+
     private void onInterrupt() {
         interruptEdges++;
         Timer t = signalTimer;
@@ -553,16 +592,22 @@ public final class UnetKernelDriver implements AutoCloseable {
         words.putIntRelease(slot + CMD_STATUS_OFS, CMD_STATUS_PENDING);
         commandProducer++;
         ram.writeRelease(UG_OFS + UG_CMD_PROD_OFS, commandProducer); // the doorbell
-        long deadline = System.nanoTime() + commandTimeoutNanos;
+        long deadline = nanoTime() + commandTimeoutNanos;
+        if (commandDeadline != null) {
+            commandDeadline.armAt(deadline);
+        }
         commandIdle.reset();
         for (;;) {
             int w1 = words.getIntAcquire(slot + CMD_STATUS_OFS); // pairs with the firmware's release of w1
             int status = w1 & CMD_STATUS_MASK;
             if (status == CMD_STATUS_DONE || status == CMD_STATUS_ERROR) {
+                if (commandDeadline != null) {
+                    commandDeadline.cancel();
+                }
                 return w1;
             }
             progress.run();
-            if (System.nanoTime() - deadline > 0) {
+            if (nanoTime() - deadline > 0) {
                 throw new UnetCommandException(opcode & CMD_OPCODE_MASK, -1, name + " command slot 0x" + Integer.toHexString(slot)
                         + " still has status " + status + " after " + commandTimeoutNanos + " ns");
             }
@@ -629,6 +674,9 @@ public final class UnetKernelDriver implements AutoCloseable {
         line.handler(null);
         if (signalTimer != null) {
             signalTimer.cancel();
+        }
+        if (commandDeadline != null) {
+            commandDeadline.cancel();
         }
         if (statsMemory != null) {
             dma.unregister(statsBus);
