@@ -157,10 +157,13 @@ _Static_assert(offsetof(sba200_unet_monitor_t, mon_version) == SBA200_UNET_MONIT
 /*
  * Counters (32-bit, wrapping, firmware-written). The first eight are B.4's; [P] the next four
  * count what else the firmware can reject or complete (send descriptors rejected, whole PDUs
- * sent/received, DMA addresses outside the registered regions). The last four words are
- * reserved so that the block is exactly 64 bytes.
+ * sent/received, DMA addresses outside the registered regions), then [P] the cells lost because the
+ * card's input cell FIFO was full (the i960 fell behind the fibre; a card without such a FIFO, like
+ * the shim's Ethernet card, leaves it 0). The last three words are reserved so that the block is
+ * exactly 64 bytes.
  *
- *   +0x00 cells_tx          +0x10 length_errors      +0x20 pdus_tx      [P]  +0x30..0x3C reserved
+ *   +0x00 cells_tx          +0x10 length_errors      +0x20 pdus_tx      [P]  +0x30 drop_fifo_overflow [P]
+ *                                                                            +0x34..0x3C reserved
  *   +0x04 cells_rx          +0x14 drop_unknown_vci   +0x24 pdus_rx      [P]
  *   +0x08 hec_errors        +0x18 drop_no_free_buf   +0x28 tx_rejected  [P]
  *   +0x0C aal5_crc_errors   +0x1C drop_rq_full       +0x2C dma_errors   [P]
@@ -178,7 +181,8 @@ typedef struct sba200_unet_stats {
     uint32_t pdus_rx;
     uint32_t tx_rejected;
     uint32_t dma_errors;
-    uint32_t reserved[4];
+    uint32_t drop_fifo_overflow;
+    uint32_t reserved[3];
 } sba200_unet_stats_t;
 
 #define SBA200_UNET_STATS_SIZE 64
@@ -232,6 +236,7 @@ typedef struct sba200_unet_ug {
 #define SBA200_UNET_UG_CNT_PDUS_RX_OFS          0x64 /* [P] */
 #define SBA200_UNET_UG_CNT_TX_REJECTED_OFS      0x68 /* [P] */
 #define SBA200_UNET_UG_CNT_DMA_ERRORS_OFS       0x6C /* [P] */
+#define SBA200_UNET_UG_CNT_DROP_FIFO_OVERFLOW_OFS 0x70 /* [P] cells lost: input FIFO full */
 
 _Static_assert(sizeof(sba200_unet_ug_t) == SBA200_UNET_UG_SIZE, "UG block is 256 bytes");
 _Static_assert(offsetof(sba200_unet_ug_t, upcall_pending) == SBA200_UNET_UG_UPCALL_PENDING_OFS,
@@ -310,10 +315,10 @@ _Static_assert(offsetof(sba200_unet_cmd_t, arg) == SBA200_UNET_CMD_ARG_OFS, "arg
 #define SBA200_UNET_CMD_ERR_BAD_CHANNEL   5u /* channel >= 64, or CH_CLOSE of a closed channel */
 #define SBA200_UNET_CMD_ERR_CHANNEL_OPEN  6u /* CH_OPEN of an open channel */
 #define SBA200_UNET_CMD_ERR_BAD_VCI       7u /* VCI reserved (< 32) or >= 1024, or VPI > 255 */
-#define SBA200_UNET_CMD_ERR_VCI_IN_USE    8u /* RX VCI already routed to a channel */
+#define SBA200_UNET_CMD_ERR_VCI_IN_USE    8u /* RX VCI already routed to a channel, or TX VCI used by an open channel of this card */
 #define SBA200_UNET_CMD_ERR_BAD_SEGMENT   9u /* segment length 0, base not 64-aligned, or not in a DMA region */
 #define SBA200_UNET_CMD_ERR_BAD_RQ        10u /* RQ_LEN not a power of two in range, base not 64-aligned, or not in a DMA region */
-#define SBA200_UNET_CMD_ERR_BAD_MODE      11u /* EP_UPCALL mode unknown */
+#define SBA200_UNET_CMD_ERR_BAD_MODE      11u /* EP_UPCALL mode has bits other than NONEMPTY | ALMOST_FULL */
 #define SBA200_UNET_CMD_ERR_DMA           12u /* GET_STATS address not in a registered DMA region */
 
 /* Opcodes (w0 bits 7:0). */
@@ -567,7 +572,7 @@ _Static_assert(offsetof(sba200_unet_fq_entry_t, length) == 4, "length at +4");
  *   +0x10 rq_cons        user
  *   +0x14 rq_prod_shadow NI (how far the NI has written the host receive queue)
  *   +0x18 ep_status      NI: bit 0 ACTIVE, 1 SEGFAULT, 2 RQ_OVERRUN, 3 NO_FREE_BUF (sticky)
- *   +0x1C upcall_mode    kernel via EP_UPCALL (0 none, 1 on non-empty, 2 on almost full)
+ *   +0x1C upcall_mode    kernel via EP_UPCALL (0 none, 1 on non-empty, 2 on almost full, 3 both)
  *   +0x20 drop counter: RQ overrun          [P] names of the four drop counters
  *   +0x24 drop counter: no free buffer      [P]
  *   +0x28 drop counter: PDUs delivered with ERROR (CRC, length, buffers)  [P]
@@ -630,9 +635,13 @@ _Static_assert(offsetof(sba200_unet_epcb_t, seg_len) == SBA200_UNET_EPCB_SEG_LEN
 #define SBA200_UNET_EP_NO_FREE_BUF (1u << 3) /* a PDU found the free queue empty */
 
 /* Upcall modes. */
+/* Upcall mode: a bit mask of conditions, each edge-triggered (signalled once when it becomes true at a delivery:
+ * NONEMPTY when the entry just published is the only one outstanding, rq_prod - rq_cons == 1; ALMOST_FULL when
+ * that entry crossed the threshold below). Both bits together signal on either edge (paper 3.1). */
 #define SBA200_UNET_UPCALL_NONE        0u
 #define SBA200_UNET_UPCALL_NONEMPTY    1u /* signal when the receive queue becomes non-empty */
 #define SBA200_UNET_UPCALL_ALMOST_FULL 2u /* signal when it reaches the threshold below */
+#define SBA200_UNET_UPCALL_BOTH        3u /* either edge */
 /** [P] "Almost full" = at least 3/4 of RQ_LEN entries outstanding. */
 #define SBA200_UNET_UPCALL_ALMOST_FULL_NUM 3
 #define SBA200_UNET_UPCALL_ALMOST_FULL_DEN 4

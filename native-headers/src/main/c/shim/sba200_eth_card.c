@@ -113,6 +113,8 @@ typedef struct sba_card {
     int irq;
     uint32_t active_mask;
     uint32_t tx_next;            /* round robin: the endpoint after the last one served */
+    /* bit v = TX VCI v used by an open channel: the firmware protects the tags (Sba200Firmware.txVcisInUse) */
+    uint64_t tx_vcis_in_use[SBA200_UNET_VCI_TABLE_ENTRIES / 64];
     sba_endpoint_t ep[SBA200_UNET_MAX_ENDPOINTS];
 } sba_card_t;
 
@@ -175,6 +177,7 @@ static void boot(sba_card_t *c) {
     }
     c->active_mask = 0;
     c->tx_next = 0;
+    memset(c->tx_vcis_in_use, 0, sizeof(c->tx_vcis_in_use));
     c->reset_asserted = 0;
     uint8_t *ram = c->ram;
     memset(ram, 0, SBA200_UNET_RAM_SIZE);
@@ -260,6 +263,8 @@ static int ep_create(sba_card_t *c, uint32_t ep, uint32_t seg_base, uint32_t seg
 static void close_channel(sba_card_t *c, uint32_t ep, uint32_t chan) {
     sba_endpoint_t *e = &c->ep[ep];
     wr32_release(c->ram, SBA200_UNET_VCI_ENTRY_OFFSET(e->rx_vci[chan]), 0);
+    uint32_t tx_vci = (e->tx_header[chan] & SBA200_UNET_HDR_VCI_MASK) >> SBA200_UNET_HDR_VCI_SHIFT;
+    c->tx_vcis_in_use[tx_vci / 64] &= ~(1ull << (tx_vci % 64));
     e->channels_open &= ~(1ull << chan);
 }
 
@@ -318,9 +323,11 @@ static int ch_open(sba_card_t *c, uint32_t ep, uint32_t chan, uint32_t vpi, uint
         return SBA200_UNET_CMD_ERR_BAD_VCI;
     }
     uint32_t entry_ofs = SBA200_UNET_VCI_ENTRY_OFFSET(rx_vci);
-    if ((rd32(c->ram, entry_ofs) & SBA200_UNET_VCI_VALID) != 0) {
+    if ((rd32(c->ram, entry_ofs) & SBA200_UNET_VCI_VALID) != 0 ||
+        (c->tx_vcis_in_use[tx_vci / 64] & (1ull << (tx_vci % 64))) != 0) {
         return SBA200_UNET_CMD_ERR_VCI_IN_USE;
     }
+    c->tx_vcis_in_use[tx_vci / 64] |= 1ull << (tx_vci % 64);
     e->tx_header[chan] = vpi << SBA200_UNET_HDR_VPI_SHIFT | tx_vci << SBA200_UNET_HDR_VCI_SHIFT;
     e->rx_vci[chan] = (uint16_t)rx_vci;
     e->channels_open |= 1ull << chan;
@@ -349,8 +356,7 @@ static int ep_upcall(sba_card_t *c, uint32_t ep, uint32_t mode) {
     if (!active(c, ep)) {
         return SBA200_UNET_CMD_ERR_EP_INACTIVE;
     }
-    if (mode != SBA200_UNET_UPCALL_NONE && mode != SBA200_UNET_UPCALL_NONEMPTY &&
-        mode != SBA200_UNET_UPCALL_ALMOST_FULL) {
+    if ((mode & ~SBA200_UNET_UPCALL_BOTH) != 0) { /* NONE, NONEMPTY, ALMOST_FULL or both */
         return SBA200_UNET_CMD_ERR_BAD_MODE;
     }
     wr32(c->ep[ep].page, SBA200_UNET_EPCB_UPCALL_MODE_OFS, mode);
@@ -674,21 +680,19 @@ static void rq_publish(sba_endpoint_t *e, uint8_t *slot, uint32_t length, uint32
     wr32_release(e->page, SBA200_UNET_EPCB_RQ_PROD_SHADOW_OFS, e->rq_prod);
 }
 
-/** Upcall check after a descriptor was published (Sba200Model.afterDelivery). */
+/** Upcall check after a descriptor was published, edge-triggered per mode bit (Sba200Firmware.afterDelivery). */
 static void after_delivery(sba_card_t *c, uint32_t ep) {
     sba_endpoint_t *e = &c->ep[ep];
     uint32_t mode = rd32(e->page, SBA200_UNET_EPCB_UPCALL_MODE_OFS);
     if (mode == SBA200_UNET_UPCALL_NONE) {
         return;
     }
-    int fire;
-    if (mode == SBA200_UNET_UPCALL_NONEMPTY) {
-        fire = 1;
-    } else {
-        uint32_t outstanding = e->rq_prod - rd32_acquire(e->page, SBA200_UNET_EPCB_RQ_CONS_OFS);
-        fire = (uint64_t)outstanding * SBA200_UNET_UPCALL_ALMOST_FULL_DEN >=
-               (uint64_t)e->rq_len * SBA200_UNET_UPCALL_ALMOST_FULL_NUM;
-    }
+    uint64_t outstanding = (uint32_t)(e->rq_prod - rd32_acquire(e->page, SBA200_UNET_EPCB_RQ_CONS_OFS));
+    uint64_t threshold = (uint64_t)e->rq_len * SBA200_UNET_UPCALL_ALMOST_FULL_NUM;
+    int fire = ((mode & SBA200_UNET_UPCALL_NONEMPTY) != 0 && outstanding == 1) ||
+               ((mode & SBA200_UNET_UPCALL_ALMOST_FULL) != 0 &&
+                outstanding * SBA200_UNET_UPCALL_ALMOST_FULL_DEN >= threshold &&
+                (outstanding - 1) * SBA200_UNET_UPCALL_ALMOST_FULL_DEN < threshold);
     if (fire) {
         ug_pending_set(c, 1u << ep);
         signal_host(c);

@@ -423,12 +423,16 @@ static void test_command_sequence(void) {
     CHECK_EQ(cmd(SBA200_UNET_OP_CH_OPEN, 99, 6, 0, 100, 201), cmd_error(SBA200_UNET_CMD_ERR_BAD_ENDPOINT));
     CHECK_EQ(cmd(SBA200_UNET_OP_CH_CLOSE, 3, 6, 0, 0, 0), cmd_error(SBA200_UNET_CMD_ERR_BAD_CHANNEL));
     CHECK_EQ(cmd(SBA200_UNET_OP_CH_CLOSE, 3, 64, 0, 0, 0), cmd_error(SBA200_UNET_CMD_ERR_BAD_CHANNEL));
-    CHECK_EQ(cmd(SBA200_UNET_OP_EP_UPCALL, 3, 3, 0, 0, 0), cmd_error(SBA200_UNET_CMD_ERR_BAD_MODE));
+    CHECK_EQ(cmd(SBA200_UNET_OP_EP_UPCALL, 3, 4, 0, 0, 0), cmd_error(SBA200_UNET_CMD_ERR_BAD_MODE));
+    CHECK_EQ(cmd(SBA200_UNET_OP_EP_UPCALL, 3, 0xFF, 0, 0, 0), cmd_error(SBA200_UNET_CMD_ERR_BAD_MODE));
+    /* The TX VCI of open channel 5 (100) is refused to another channel: the firmware protects the tags. */
+    CHECK_EQ(cmd(SBA200_UNET_OP_CH_OPEN, 3, 6, 0, 100, 201), cmd_error(SBA200_UNET_CMD_ERR_VCI_IN_USE));
+    CHECK_EQ(cmd(SBA200_UNET_OP_EP_UPCALL, 3, SBA200_UNET_UPCALL_BOTH, 0, 0, 0), SBA200_UNET_CMD_STATUS_DONE);
     CHECK_EQ(cmd(SBA200_UNET_OP_EP_UPCALL, 3, SBA200_UNET_UPCALL_ALMOST_FULL, 0, 0, 0), SBA200_UNET_CMD_STATUS_DONE);
     CHECK_EQ(epcb(3, SBA200_UNET_EPCB_UPCALL_MODE_OFS), SBA200_UNET_UPCALL_ALMOST_FULL);
     CHECK_EQ(cmd(SBA200_UNET_OP_EP_DESTROY, 7, 0, 0, 0, 0), cmd_error(SBA200_UNET_CMD_ERR_EP_INACTIVE));
     CHECK_EQ(cmd(0x55, 0, 0, 0, 0, 0), cmd_error(SBA200_UNET_CMD_ERR_BAD_OPCODE));
-    CHECK_EQ(S->stats[SHIM_STAT_CARD_ERRORS], 26);
+    CHECK_EQ(S->stats[SHIM_STAT_CARD_ERRORS], 28);
 
     /* GET_STATS: the counter block as it is in RAM (big-endian words), by DMA; a bad address is a DMA error. */
     uint8_t *stats = fake_add_region(S, STATS_BUS, 64);
@@ -936,6 +940,7 @@ static void test_upcalls_and_interrupt(void) {
     /* No upcall mode: nothing is signalled. */
     CHECK_EQ(rx(0, 50, 1), NICSHIM_EV_RX);
     CHECK_EQ(ug(SBA200_UNET_UG_UPCALL_PENDING_OFS), 0);
+    rq_release(0, 0, 4); /* empty again: NONEMPTY is an edge */
     /* NONEMPTY with interrupts disabled: the pending bit, no interrupt. */
     CHECK_EQ(cmd(SBA200_UNET_OP_EP_UPCALL, 0, SBA200_UNET_UPCALL_NONEMPTY, 0, 0, 0), SBA200_UNET_CMD_STATUS_DONE);
     CHECK_EQ(rx(0, 50, 1), NICSHIM_EV_RX);
@@ -946,8 +951,13 @@ static void test_upcalls_and_interrupt(void) {
                             SBA200_UNET_UG_INTR_ENABLE),
              NICSHIM_OK);
     CHECK_EQ(ug(SBA200_UNET_UG_INTR_ENABLE_OFS), SBA200_UNET_UG_INTR_ENABLE);
-    rq_release(0, 0, 4);
+    /* Edge-triggered: a second message while the first is outstanding signals nothing new. */
+    be_put(ram, pending_ofs, 0);
+    CHECK_EQ(rx(0, 50, 1), NICSHIM_EV_RX);
+    CHECK_EQ(ug(SBA200_UNET_UG_UPCALL_PENDING_OFS), 0);
+    CHECK_EQ(OPS->irq_level(card), 0);
     rq_release(0, 1, 4);
+    rq_release(0, 2, 4);
     CHECK_EQ(rx(0, 50, 1), NICSHIM_EV_RX);
     CHECK_EQ(OPS->irq_level(card), 1);
     CHECK_EQ(OPS->reg_read(card, NICSHIM_RANGE_SBA200_BCR, 0, &v), NICSHIM_OK);
@@ -981,6 +991,14 @@ static void test_upcalls_and_interrupt(void) {
     /* The user consumed two: 1 outstanding + 1 new = 2 < 3, no signal. */
     rq_release(1, 0, 4);
     rq_release(1, 1, 4);
+    CHECK_EQ(rx(0, 51, 1), NICSHIM_EV_RX);
+    CHECK_EQ(ug(SBA200_UNET_UG_UPCALL_PENDING_OFS), 0);
+    CHECK_EQ(OPS->irq_level(card), 0);
+    /* 3 outstanding: the threshold crossed again; 4: above it, no new edge. */
+    CHECK_EQ(rx(0, 51, 1), NICSHIM_EV_RX);
+    CHECK_EQ(ug(SBA200_UNET_UG_UPCALL_PENDING_OFS), 0x2u);
+    CHECK_EQ(OPS->reg_write(card, NICSHIM_RANGE_SBA200_BCR, 0, SBA200_UNET_BCR_CLEAR_INTR), NICSHIM_OK);
+    CHECK_EQ(OPS->reg_write(card, NICSHIM_RANGE_SBA200_RAM, pending_ofs, 0x2u), NICSHIM_OK);
     CHECK_EQ(rx(0, 51, 1), NICSHIM_EV_RX);
     CHECK_EQ(ug(SBA200_UNET_UG_UPCALL_PENDING_OFS), 0);
     CHECK_EQ(OPS->irq_level(card), 0);

@@ -2,7 +2,7 @@
 // dec21140.h SHA-256: 6afa8e643398befd9d33542fb12a9e8266cebcc3787ef8ec8220ab96ea88bda3
 // medusa.h SHA-256: 0e3c5187e3c78f08c3ad9e42156036ac8daed93ab512d345a3b33d9484603269
 // nicshim.h SHA-256: 8be9b3fb50aae81c8616aeb7784cf196aa7224f46d68b7fc5b86a9b3631cd700
-// sba200_unet.h SHA-256: f8650483152b8cb287aee2d9bda83163a9e2170d9ec1c78316ca0aab8c279c50
+// sba200_unet.h SHA-256: 1abdaeac888511ad214a2b5f7535b8e9647bcc4c85130200a95b6d804e5490ab
 package io.nicbridge.contract;
 
 import java.lang.foreign.FunctionDescriptor;
@@ -1135,6 +1135,7 @@ public final class ContractManifest {
                 check("SBA200_UNET_UG_CNT_PDUS_RX_OFS", "Integer.toUnsignedLong(Sba200Unet.UG_CNT_PDUS_RX_OFS)", Integer.toUnsignedLong(Sba200Unet.UG_CNT_PDUS_RX_OFS)),
                 check("SBA200_UNET_UG_CNT_TX_REJECTED_OFS", "Integer.toUnsignedLong(Sba200Unet.UG_CNT_TX_REJECTED_OFS)", Integer.toUnsignedLong(Sba200Unet.UG_CNT_TX_REJECTED_OFS)),
                 check("SBA200_UNET_UG_CNT_DMA_ERRORS_OFS", "Integer.toUnsignedLong(Sba200Unet.UG_CNT_DMA_ERRORS_OFS)", Integer.toUnsignedLong(Sba200Unet.UG_CNT_DMA_ERRORS_OFS)),
+                check("SBA200_UNET_UG_CNT_DROP_FIFO_OVERFLOW_OFS", "Integer.toUnsignedLong(Sba200Unet.UG_CNT_DROP_FIFO_OVERFLOW_OFS)", Integer.toUnsignedLong(Sba200Unet.UG_CNT_DROP_FIFO_OVERFLOW_OFS)),
                 check("SBA200_UNET_UG_MAGIC", "Integer.toUnsignedLong(Sba200Unet.UG_MAGIC)", Integer.toUnsignedLong(Sba200Unet.UG_MAGIC)),
                 check("SBA200_UNET_UG_VERSION", "Integer.toUnsignedLong(Sba200Unet.UG_VERSION)", Integer.toUnsignedLong(Sba200Unet.UG_VERSION)),
                 check("SBA200_UNET_UG_INTR_ENABLE", "Integer.toUnsignedLong(Sba200Unet.UG_INTR_ENABLE)", Integer.toUnsignedLong(Sba200Unet.UG_INTR_ENABLE)),
@@ -1292,6 +1293,7 @@ public final class ContractManifest {
                 check("SBA200_UNET_UPCALL_NONE", "Integer.toUnsignedLong(Sba200Unet.UPCALL_NONE)", Integer.toUnsignedLong(Sba200Unet.UPCALL_NONE)),
                 check("SBA200_UNET_UPCALL_NONEMPTY", "Integer.toUnsignedLong(Sba200Unet.UPCALL_NONEMPTY)", Integer.toUnsignedLong(Sba200Unet.UPCALL_NONEMPTY)),
                 check("SBA200_UNET_UPCALL_ALMOST_FULL", "Integer.toUnsignedLong(Sba200Unet.UPCALL_ALMOST_FULL)", Integer.toUnsignedLong(Sba200Unet.UPCALL_ALMOST_FULL)),
+                check("SBA200_UNET_UPCALL_BOTH", "Integer.toUnsignedLong(Sba200Unet.UPCALL_BOTH)", Integer.toUnsignedLong(Sba200Unet.UPCALL_BOTH)),
                 check("SBA200_UNET_UPCALL_ALMOST_FULL_NUM", "Integer.toUnsignedLong(Sba200Unet.UPCALL_ALMOST_FULL_NUM)", Integer.toUnsignedLong(Sba200Unet.UPCALL_ALMOST_FULL_NUM)),
                 check("SBA200_UNET_UPCALL_ALMOST_FULL_DEN", "Integer.toUnsignedLong(Sba200Unet.UPCALL_ALMOST_FULL_DEN)", Integer.toUnsignedLong(Sba200Unet.UPCALL_ALMOST_FULL_DEN)),
                 check("SBA200_UNET_EP_RESERVED_OFS", "Integer.toUnsignedLong(Sba200Unet.EP_RESERVED_OFS)", Integer.toUnsignedLong(Sba200Unet.EP_RESERVED_OFS)),
@@ -1425,6 +1427,9 @@ public final class ContractManifest {
                 check("offsetof(sba200_unet_stats_t, dma_errors)", "Sba200UnetStats.OFFSET_DMA_ERRORS", Sba200UnetStats.OFFSET_DMA_ERRORS),
                 check("offsetof(sba200_unet_stats_t, dma_errors)", "Sba200UnetStats.LAYOUT.byteOffset(PathElement.groupElement(\"dma_errors\"))", Sba200UnetStats.LAYOUT.byteOffset(PathElement.groupElement("dma_errors"))),
                 check("sizeof(((sba200_unet_stats_t *) 0)->dma_errors)", "Sba200UnetStats.LAYOUT.select(PathElement.groupElement(\"dma_errors\")).byteSize()", Sba200UnetStats.LAYOUT.select(PathElement.groupElement("dma_errors")).byteSize()),
+                check("offsetof(sba200_unet_stats_t, drop_fifo_overflow)", "Sba200UnetStats.OFFSET_DROP_FIFO_OVERFLOW", Sba200UnetStats.OFFSET_DROP_FIFO_OVERFLOW),
+                check("offsetof(sba200_unet_stats_t, drop_fifo_overflow)", "Sba200UnetStats.LAYOUT.byteOffset(PathElement.groupElement(\"drop_fifo_overflow\"))", Sba200UnetStats.LAYOUT.byteOffset(PathElement.groupElement("drop_fifo_overflow"))),
+                check("sizeof(((sba200_unet_stats_t *) 0)->drop_fifo_overflow)", "Sba200UnetStats.LAYOUT.select(PathElement.groupElement(\"drop_fifo_overflow\")).byteSize()", Sba200UnetStats.LAYOUT.select(PathElement.groupElement("drop_fifo_overflow")).byteSize()),
                 check("offsetof(sba200_unet_stats_t, reserved)", "Sba200UnetStats.OFFSET_RESERVED", Sba200UnetStats.OFFSET_RESERVED),
                 check("offsetof(sba200_unet_stats_t, reserved)", "Sba200UnetStats.LAYOUT.byteOffset(PathElement.groupElement(\"reserved\"))", Sba200UnetStats.LAYOUT.byteOffset(PathElement.groupElement("reserved"))),
                 check("sizeof(((sba200_unet_stats_t *) 0)->reserved)", "Sba200UnetStats.LAYOUT.select(PathElement.groupElement(\"reserved\")).byteSize()", Sba200UnetStats.LAYOUT.select(PathElement.groupElement("reserved")).byteSize()),

@@ -93,6 +93,11 @@ final class Sba200Firmware {
     private final int[] txHeaders = new int[MAX_ENDPOINTS * MAX_CHANNELS];
     /** [ep * 64 + chan] = the RX VCI the channel registered. */
     private final int[] rxVcis = new int[MAX_ENDPOINTS * MAX_CHANNELS];
+    /**
+     * Bit v = TX VCI v is used by an open channel of this card. The firmware protects the tags (paper 3.2): two
+     * channels sending on one VCI would interleave their cells into one AAL5 reassembly at the receiver.
+     */
+    private final long[] txVcisInUse = new long[VCIS / Long.SIZE];
 
     // ---- reassembly state per incoming VCI (firmware-private, "not part of the contract")
     private final int[] rxCells = new int[VCIS];
@@ -125,6 +130,8 @@ final class Sba200Firmware {
     /** The one field another thread may set while the card runs (a capture switched on or off). */
     private volatile PcapWriter capture;
     private long protocolErrors;
+    /** The ingress FIFO's overflow count already added to {@code drop_fifo_overflow}. */
+    private long fifoOverflowsCounted;
 
     /**
      * The firmware over its board RAM, booted.
@@ -211,9 +218,11 @@ final class Sba200Firmware {
             forgetEndpoint(e);
         }
         activeMask = 0;
+        java.util.Arrays.fill(txVcisInUse, 0);
         java.util.Arrays.fill(rxCells, 0);
         java.util.Arrays.fill(rxHoldsEntry, false);
         ingress.clear();
+        fifoOverflowsCounted = ingress.overflows(); // the counters start at 0 with the cleared RAM
         rxDoneAt = -1;
         java.util.Arrays.fill(rqProd, 0);
         ram.fill((byte) 0);
@@ -397,9 +406,10 @@ final class Sba200Firmware {
             return CMD_ERR_BAD_VCI;
         }
         int entryOfs = VCI_TABLE_OFS + rxVci * VCI_ENTRY_SIZE;
-        if ((ram.get(INT_BE, entryOfs) & VCI_VALID) != 0) {
+        if ((ram.get(INT_BE, entryOfs) & VCI_VALID) != 0 || (txVcisInUse[txVci >>> 6] & 1L << txVci) != 0) {
             return CMD_ERR_VCI_IN_USE;
         }
+        txVcisInUse[txVci >>> 6] |= 1L << txVci;
         int i = ep * MAX_CHANNELS + chan;
         txHeaders[i] = AtmCells.header(vpi, txVci, 0, 0);
         rxVcis[i] = rxVci;
@@ -431,6 +441,8 @@ final class Sba200Firmware {
 
     private void closeChannel(int ep, int chan) {
         int rxVci = rxVcis[ep * MAX_CHANNELS + chan];
+        int txVci = AtmCells.vci(txHeaders[ep * MAX_CHANNELS + chan]);
+        txVcisInUse[txVci >>> 6] &= ~(1L << txVci);
         ramRegisters.storeRaw(VCI_TABLE_OFS + rxVci * VCI_ENTRY_SIZE, 0);
         rxCells[rxVci] = 0;
         releaseEntry(ep, rxVci); // the PDU in reassembly can never end now
@@ -444,7 +456,7 @@ final class Sba200Firmware {
         if (!active(ep)) {
             return CMD_ERR_EP_INACTIVE;
         }
-        if (mode != UPCALL_NONE && mode != UPCALL_NONEMPTY && mode != UPCALL_ALMOST_FULL) {
+        if ((mode & ~UPCALL_BOTH) != 0) { // NONE, NONEMPTY, ALMOST_FULL or both
             return CMD_ERR_BAD_MODE;
         }
         pages[ep].set(INT_BE, EPCB_UPCALL_MODE_OFS, mode);
@@ -612,6 +624,7 @@ final class Sba200Firmware {
 
     private int receive(long now) {
         int work = 0;
+        countFifoOverflows();
         while (ingress.peekLength() >= 0) {
             if (rxPaced) {
                 // Virtual time: the head cell's processing takes time; its effects appear when it is done.
@@ -629,6 +642,19 @@ final class Sba200Firmware {
             work++;
         }
         return work;
+    }
+
+    /**
+     * Cells the uplink could not put into the full ingress FIFO (the i960 fell behind the fibre) are counted in the
+     * card's statistics ({@code drop_fifo_overflow}): the FIFO counts them on the offering thread, the firmware
+     * publishes the count here, on its own thread, as it does every counter.
+     */
+    private void countFifoOverflows() {
+        long lost = ingress.overflows();
+        if (lost != fifoOverflowsCounted) {
+            addRaw(UG_OFS + UG_CNT_DROP_FIFO_OVERFLOW_OFS, (int) (lost - fifoOverflowsCounted));
+            fifoOverflowsCounted = lost;
+        }
     }
 
     /** i960 time to process the cell at {@code at} (see {@link Sba200Timing}). */
@@ -972,22 +998,26 @@ final class Sba200Firmware {
         afterDelivery(ep);
     }
 
-    /** Upcall check after a descriptor was published. */
+    /**
+     * Upcall check after a descriptor was published (paper 3.1): edge-triggered, each condition of the mode's bits
+     * signals once when it becomes true - NONEMPTY when this entry made the queue non-empty (it is the only one
+     * outstanding), ALMOST_FULL when this entry crossed the 3/4 threshold - so the messages that arrive while the
+     * process has not caught up cost no further signal, and one upcall consumes them all. "Outstanding" is what the
+     * process has not handed back yet ({@code rq_prod - rq_cons}); an impossible {@code rq_cons} (more than RQ_LEN
+     * behind) matches neither edge: the process's own loss.
+     */
     private void afterDelivery(int ep) {
         MemorySegment page = pages[ep];
         int mode = page.get(INT_BE, EPCB_UPCALL_MODE_OFS);
         if (mode == UPCALL_NONE) {
             return;
         }
-        boolean fire;
-        if (mode == UPCALL_NONEMPTY) {
-            fire = true;
-        } else {
-            int outstanding = rqProd[ep] - (int) INT_BE_HANDLE.getAcquire(page,
-                (long) EPCB_RQ_CONS_OFS);
-            fire = Integer.toUnsignedLong(outstanding) * UPCALL_ALMOST_FULL_DEN
-                >= (long) rqLengths[ep] * UPCALL_ALMOST_FULL_NUM;
-        }
+        long outstanding = Integer.toUnsignedLong(rqProd[ep] - (int) INT_BE_HANDLE.getAcquire(page,
+            (long) EPCB_RQ_CONS_OFS));
+        long threshold = (long) rqLengths[ep] * UPCALL_ALMOST_FULL_NUM;
+        boolean fire = (mode & UPCALL_NONEMPTY) != 0 && outstanding == 1
+            || (mode & UPCALL_ALMOST_FULL) != 0 && outstanding * UPCALL_ALMOST_FULL_DEN >= threshold
+                && (outstanding - 1) * UPCALL_ALMOST_FULL_DEN < threshold;
         if (fire) {
             ramRegisters.getAndBitwiseOrRaw(UG_OFS + UG_UPCALL_PENDING_OFS, 1 << ep);
             signalHost();

@@ -105,6 +105,9 @@ public final class Sba200Network implements UnetSignalling, AutoCloseable {
         UnetKernelDriver kernel;
         try {
             kernel = UnetKernelDriver.open(card, card.bcr(), driverProgress(engine));
+            if (engine instanceof VirtualTimeEngine) {
+                kernel.timeOn(engine.timeBase()); // timeouts in virtual time (issue 16)
+            }
         } catch (RuntimeException e) {
             card.close();
             throw e;

@@ -121,7 +121,7 @@ final class Sba200Scenario {
         for (int ep = 0; ep < endpoints; ep++) {
             op("P", SEG_AREA + ep * SEG_STRIDE, SEG_STRIDE, r.between(0, 255));
             createEndpoint(ep, true);
-            for (int c = r.between(1, 4); c > 0; c--) {
+            for (int c = r.between(1, 6); c > 0; c--) {
                 openChannel(ep, true);
             }
             for (int f = r.between(0, 12); f > 0; f--) {
@@ -163,8 +163,41 @@ final class Sba200Scenario {
             op("W", page(ep) + (r.chance(0.5) ? EPCB_SQ_PROD_OFS : EPCB_FQ_PROD_OFS), r.bits(32));
         } else if (x < 0.98) {
             reset();
-        } else {
+        } else if (x < 0.99) {
             bursts();
+        } else {
+            overload();
+        }
+    }
+
+    /**
+     * Several channels of one endpoint receiving at once (issue 16): PDUs of every size on two or more channels in
+     * random order, the process now and then consuming a few entries with or without recycling their buffers, so
+     * the receive queue and the free buffers run out mid-burst on every channel.
+     */
+    private void overload() {
+        int ep = someEndpoint();
+        int channels = 0;
+        int[] ids = new int[64];
+        for (int c = 0; c < 64; c++) {
+            if (openRx[ep][c] >= 0) {
+                ids[channels++] = openRx[ep][c];
+            }
+        }
+        if (channels < 2) {
+            openChannel(ep, true);
+            openChannel(ep, true);
+            receive();
+            return;
+        }
+        for (int k = r.between(8, 24); k > 0; k--) {
+            if (r.chance(0.15)) {
+                op("C", ep, r.between(1, 3), r.pick(0, 256, 2048));
+            } else if (r.chance(0.1)) {
+                freeBuffer(ep, true);
+            }
+            int id = ids[r.below(channels)];
+            op("RX", id >>> 16, id & 0xFFFF, rxLength(), r.between(0, 255));
         }
     }
 

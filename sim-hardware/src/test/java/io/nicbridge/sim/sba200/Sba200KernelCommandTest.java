@@ -119,6 +119,38 @@ class Sba200KernelCommandTest {
         }
     }
 
+    /**
+     * Issue 16, tags protected by the firmware (paper 3.2): a hostile process asking its kernel for a channel that
+     * transmits on a VCI another process's channel already uses is refused by the card itself, whatever the kernel
+     * or the network service above it allowed; otherwise both would feed one AAL5 reassembly at the receiver. The VCI
+     * is free again once its channel is closed or its endpoint destroyed (a reset forgets it too: the differential test's
+     * reset scenarios). (Before: only the RX VCI
+     * was checked, and the second open succeeded.)
+     */
+    @Test
+    void aTransmitVciInUseIsRefusedUntilItsChannelCloses() {
+        try (CardRig r = CardRig.inline()) {
+            UnetKernelDriver k = r.kernel;
+            UnetEndpoint victim = r.endpoint(4096, 8);
+            UnetEndpoint hostile = r.endpoint(4096, 8);
+            k.openChannel(victim, 0, 0, 100, 200);
+            UnetCommandException refused = assertThrows(UnetCommandException.class,
+                () -> k.openChannel(hostile, 0, 0, 100, 201));
+            assertEquals(CMD_ERR_VCI_IN_USE, refused.errorCode());
+            assertFalse(hostile.isChannelOpen(0), "the refused channel is not open");
+            assertEquals(0, r.card.registers().read(VCI_TABLE_OFS + 201 * 4), "nor routed");
+            assertEquals(CMD_ERR_VCI_IN_USE, error(cmd(k, OP_CH_OPEN, false, victim.id(), 1, 1, 100, 202)),
+                "the same VCI on another VPI or channel of the same endpoint is refused too");
+
+            k.closeChannel(victim, 0);
+            k.openChannel(hostile, 0, 0, 100, 201); // reuse after close
+            assertTrue(hostile.isChannelOpen(0));
+            assertEquals(CMD_ERR_VCI_IN_USE, error(cmd(k, OP_CH_OPEN, false, victim.id(), 0, 0, 100, 200)));
+            k.destroyEndpoint(hostile);
+            assertTrue(isDone(cmd(k, OP_CH_OPEN, false, victim.id(), 0, 0, 100, 200)), "EP_DESTROY frees it");
+        }
+    }
+
     @Test
     void upcallModeStatsNopBadOpcodeAndInterrupt() {
         try (CardRig r = CardRig.inline()) {
@@ -126,7 +158,8 @@ class Sba200KernelCommandTest {
             UnetKernelDriver k = r.kernel;
             assertTrue(isDone(cmd(k, OP_EP_UPCALL, false, ep.id(), UPCALL_ALMOST_FULL)));
             assertEquals(UPCALL_ALMOST_FULL, r.epcb(ep, EPCB_UPCALL_MODE_OFS));
-            assertEquals(CMD_ERR_BAD_MODE, error(cmd(k, OP_EP_UPCALL, false, ep.id(), 3)));
+            assertEquals(CMD_ERR_BAD_MODE, error(cmd(k, OP_EP_UPCALL, false, ep.id(), 4)));
+            assertTrue(isDone(cmd(k, OP_EP_UPCALL, false, ep.id(), UPCALL_BOTH)), "both conditions at once");
             assertEquals(CMD_ERR_EP_INACTIVE, error(cmd(k, OP_EP_UPCALL, false, 7, 1)));
             assertEquals(CMD_ERR_BAD_ENDPOINT, error(cmd(k, OP_EP_UPCALL, false, 99, 1)));
             assertEquals(CMD_ERR_BAD_OPCODE, error(cmd(k, 0x42, false)));

@@ -192,7 +192,9 @@ class Sba200TransmitTest {
 
             byte[] small = Pair.bytes(40, 9);
             // Through the endpoint API now, on a second endpoint (the first one's send queue was written raw, behind
-            // its API's back), sending on the same transmit VCI.
+            // its API's back), sending on the same transmit VCI once the first endpoint's channel is closed (the card
+            // refuses a transmit VCI in use).
+            r.kernel.closeChannel(ep, ch);
             UnetEndpoint api = r.endpoint(4096, 8);
             Pair.Side side = new Pair.Side(api, r.kernel.openChannel(api, 0, 100, 201));
             assertTrue(side.sendInline(small));

@@ -69,12 +69,17 @@ public final class UnetCardStatistics {
         return word(Sba200UnetStats.OFFSET_DMA_ERRORS);
     }
 
+    /** Cells lost because the card's input cell FIFO was full (the i960 fell behind the fibre). */
+    public long dropFifoOverflow() {
+        return word(Sba200UnetStats.OFFSET_DROP_FIFO_OVERFLOW);
+    }
+
     @Override
     public String toString() {
         return "UnetCardStatistics[cellsTx=" + cellsTx() + ", cellsRx=" + cellsRx() + ", hecErrors=" + hecErrors()
                 + ", crcErrors=" + aal5CrcErrors() + ", lengthErrors=" + lengthErrors() + ", dropUnknownVci="
                 + dropUnknownVci() + ", dropNoFreeBuf=" + dropNoFreeBuffer() + ", dropRqFull=" + dropReceiveQueueFull()
                 + ", pdusTx=" + pdusTx() + ", pdusRx=" + pdusRx() + ", txRejected=" + txRejected() + ", dmaErrors="
-                + dmaErrors() + "]";
+                + dmaErrors() + ", dropFifoOverflow=" + dropFifoOverflow() + "]";
     }
 }

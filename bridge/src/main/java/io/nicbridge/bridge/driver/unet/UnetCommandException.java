@@ -55,7 +55,7 @@ public final class UnetCommandException extends RuntimeException {
             case CMD_ERR_BAD_CHANNEL -> "channel out of range or not open";
             case CMD_ERR_CHANNEL_OPEN -> "channel already open";
             case CMD_ERR_BAD_VCI -> "VCI reserved or out of range, or VPI > 255";
-            case CMD_ERR_VCI_IN_USE -> "receive VCI already routed to a channel";
+            case CMD_ERR_VCI_IN_USE -> "receive VCI already routed to a channel, or transmit VCI used by an open channel";
             case CMD_ERR_BAD_SEGMENT -> "segment empty, misaligned or not in a DMA region";
             case CMD_ERR_BAD_RQ -> "receive queue length or base invalid";
             case CMD_ERR_BAD_MODE -> "unknown upcall mode";

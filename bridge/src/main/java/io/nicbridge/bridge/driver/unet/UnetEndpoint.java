@@ -104,6 +104,8 @@ public final class UnetEndpoint {
 
     private final UnetKernelDriver kernel;
     private final int id;
+    /** In virtual time, an event at the pending {@link #await}'s deadline; {@code null} in real time. */
+    private final io.nicbridge.bridge.time.Timer awaitDeadline;
     private final MemorySegment page;
     private final CommSegment comm;
     private final MemorySegment segment;
@@ -177,6 +179,7 @@ public final class UnetEndpoint {
                  CommSegment rqMemory, long rqBus, int rqLen, EndpointDoorbell bell) {
         this.kernel = kernel;
         this.id = id;
+        this.awaitDeadline = kernel.newDeadlineTimer("ep" + id + ".await-deadline");
         this.page = page;
         this.comm = comm;
         this.segment = comm.segment();
@@ -590,7 +593,8 @@ public final class UnetEndpoint {
     /**
      * Blocks (parking, the "select" of the paper) until a message is in the receive queue or the timeout passes.
      * Asks the kernel for non-empty signals the first time; runs the kernel's progress hook between looks so an
-     * inline or virtual card can make progress.
+     * inline or virtual card can make progress. The timeout is on the kernel's clock ({@link UnetKernelDriver#timeOn}):
+     * in virtual time it is virtual nanoseconds, and the wait steps the engine instead of parking.
      *
      * @return the next received descriptor, or {@link QueueCode#EMPTY} when the timeout passed first
      * @throws IllegalStateException after the endpoint was destroyed
@@ -601,10 +605,14 @@ public final class UnetEndpoint {
         if (d >= 0) {
             return d;
         }
+        long deadline = kernel.nanoTime() + unit.toNanos(timeout); // from the call: the set-up command counts
         if (upcallMode == UPCALL_NONE) {
             kernel.setUpcallMode(this, UPCALL_NONEMPTY);
         }
-        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        boolean virtual = awaitDeadline != null;
+        if (virtual) {
+            awaitDeadline.armAt(deadline);
+        }
         Thread self = Thread.currentThread();
         waiter = self;
         try {
@@ -614,17 +622,22 @@ public final class UnetEndpoint {
                 if (d >= 0) {
                     return d;
                 }
-                long remaining = deadline - System.nanoTime();
+                long remaining = deadline - kernel.nanoTime();
                 if (remaining <= 0) {
                     return QueueCode.EMPTY;
                 }
-                LockSupport.parkNanos(this, Math.min(remaining, AWAIT_SLICE_NANOS));
+                if (!virtual) {
+                    LockSupport.parkNanos(this, Math.min(remaining, AWAIT_SLICE_NANOS));
+                }
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
             }
         } finally {
             waiter = null;
+            if (virtual) {
+                awaitDeadline.cancel();
+            }
         }
     }
 
@@ -943,16 +956,18 @@ public final class UnetEndpoint {
     // ------------------------------------------------------------------ upcalls
 
     /**
-     * Installs {@code handler} and sets the card's signal mode ({@code UPCALL_NONEMPTY} or {@code UPCALL_ALMOST_FULL});
-     * {@code null} with {@code UPCALL_NONE} removes it.
+     * Installs {@code handler} and sets the card's signal mode: {@code UPCALL_NONEMPTY} (the receive queue became
+     * non-empty), {@code UPCALL_ALMOST_FULL} (it crossed 3/4 full) or {@code UPCALL_BOTH}; each condition is
+     * edge-triggered (signalled once when it becomes true), so one upcall consumes every message that arrived since
+     * (paper 3.1). {@code null} with {@code UPCALL_NONE} removes it.
      *
-     * @throws IllegalArgumentException when {@code mode} is not one of the three, or does not match {@code handler}
+     * @throws IllegalArgumentException when {@code mode} is not one of the four, or does not match {@code handler}
      * @throws IllegalStateException    after the endpoint was destroyed
      */
     public void upcall(UnetUpcall handler, int mode) {
-        if (mode != UPCALL_NONE && mode != UPCALL_NONEMPTY && mode != UPCALL_ALMOST_FULL) {
-            throw new IllegalArgumentException("endpoint " + id + ": upcall mode must be UPCALL_NONE, UPCALL_NONEMPTY or "
-                    + "UPCALL_ALMOST_FULL, was " + mode);
+        if (mode != UPCALL_NONE && mode != UPCALL_NONEMPTY && mode != UPCALL_ALMOST_FULL && mode != UPCALL_BOTH) {
+            throw new IllegalArgumentException("endpoint " + id + ": upcall mode must be UPCALL_NONE, UPCALL_NONEMPTY, "
+                    + "UPCALL_ALMOST_FULL or UPCALL_BOTH, was " + mode);
         }
         if ((handler == null) != (mode == UPCALL_NONE)) {
             throw new IllegalArgumentException("endpoint " + id + ": a handler needs a signal mode and no handler needs "
@@ -967,8 +982,8 @@ public final class UnetEndpoint {
     }
 
     /**
-     * Installs the listener told each time the card signals this endpoint (a message was delivered to the receive
-     * queue), without consuming anything: the messages stay in the queue for the receiving thread's {@link #poll()}.
+     * Installs the listener told each time the card signals this endpoint (the receive queue became non-empty: the
+     * signal is edge-triggered, so the listener's poll must drain the queue), without consuming anything: the messages stay in the queue for the receiving thread's {@link #poll()}.
      * This is how a runner that sleeps between polls learns when to poll: the listener schedules the poll, it does
      * not receive. Asks the kernel for {@code UPCALL_NONEMPTY} signals (a setup-time command) unless that mode is set
      * already; {@code null} removes the listener and leaves the mode.
@@ -991,7 +1006,7 @@ public final class UnetEndpoint {
                 throw new IllegalStateException("endpoint " + id + ": an upcall handler is installed and consumes the "
                         + "messages; a readiness listener and upcalls exclude each other");
             }
-            if (upcallMode != UPCALL_NONEMPTY) {
+            if ((upcallMode & UPCALL_NONEMPTY) == 0) {
                 kernel.setUpcallMode(this, UPCALL_NONEMPTY);
             }
         }

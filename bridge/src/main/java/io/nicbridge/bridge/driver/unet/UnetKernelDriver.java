@@ -1,9 +1,9 @@
 package io.nicbridge.bridge.driver.unet;
 
-import io.nicbridge.bridge.time.Scheduler;
-import io.nicbridge.bridge.time.Timer;
 import static io.nicbridge.contract.Sba200Unet.*;
 
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.idle.BackoffIdle;
 import io.nicbridge.bridge.idle.IdleStrategy;
 import io.nicbridge.bridge.memory.CommSegment;
@@ -12,6 +12,8 @@ import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.regs.WordAccess;
 import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.InterruptLine;
+import io.nicbridge.bridge.time.Scheduler;
+import io.nicbridge.bridge.time.Timer;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -104,6 +106,13 @@ public final class UnetKernelDriver implements AutoCloseable {
     private UnetCardStatistics statistics;
     private boolean interruptsEnabled;
     private long interruptEdges;
+    /** Set by {@link #timeOn}: the clock of every timeout (null: the wall clock). */
+    private Scheduler timeSource;
+    /** In virtual time, an event at the pending command's deadline, so that stepping the engine reaches it. */
+    private Timer commandDeadline;
+    /** Set by {@link #signalsOn}: the host CPU that pays for each signal, and the timer that delivers it. */
+    private HostCpu signalCpu;
+    private Timer signalTimer;
     private boolean closed;
     private boolean closing;
 
@@ -453,9 +462,76 @@ public final class UnetKernelDriver implements AutoCloseable {
         endpoint.upcallModeSet(mode);
     }
 
+    /**
+     * Delivers the card's signals the way a host takes an interrupt (paper 3.1, issue 16): not inside the card's
+     * service pass that raised the line, but as a separate event on {@code cpu}'s scheduler once the host has paid
+     * for the interrupt - {@link CostItem#INTERRUPT} charged to {@code cpu} per edge (in virtual time the signal then
+     * runs at {@link HostCpu#busyUntil()}; in real time the charge is only counted and the timer runs at once). The
+     * card keeps delivering meanwhile and its conditions are edge-triggered, so one upcall consumes every message that
+     * arrived between the edge and the dispatch. The timer runs on the scheduler's thread, which must be the one that
+     * may signal this driver's endpoints (the engine's, for an emulated card). Without this, an edge services the
+     * events at once, on the thread that raised the line. Setup-time, before the card signals.
+     *
+     * @throws IllegalArgumentException when {@code cpu} has no scheduler ({@link HostCpu#uncharged})
+     */
+    public synchronized void signalsOn(HostCpu cpu) {
+        Objects.requireNonNull(cpu, "cpu");
+        if (cpu.scheduler() == null) {
+            throw new IllegalArgumentException(name + ": the signal CPU '" + cpu.name() + "' has no scheduler to run "
+                    + "the signals on");
+        }
+        if (signalTimer != null) {
+            throw new IllegalStateException(name + ": signals already run on " + signalCpu.name());
+        }
+        signalTimer = cpu.scheduler().newTimer(name + ".signal", this::serviceEvents);
+        signalCpu = cpu;
+    }
+
+    /**
+     * Puts every timeout of this driver and its endpoints - command completion, {@link UnetEndpoint#await} - on
+     * {@code scheduler}'s clock (issue 16): in virtual time a timeout is virtual nanoseconds, and a deadline timer on
+     * the scheduler makes sure stepping the engine reaches it even when nothing else is scheduled. Without this,
+     * timeouts are wall-clock time. Setup-time, before any endpoint is created.
+     */
+    public synchronized void timeOn(Scheduler scheduler) {
+        Objects.requireNonNull(scheduler, "scheduler");
+        for (UnetEndpoint ep : endpoints) {
+            if (ep != null) {
+                throw new IllegalStateException(name + ": the clock is set before any endpoint is created");
+            }
+        }
+        timeSource = scheduler;
+        commandDeadline = newDeadlineTimer("command-deadline");
+    }
+
+    /** Now, on the clock of this driver's timeouts (see {@link #timeOn}). */
+    long nanoTime() {
+        Scheduler s = timeSource;
+        return s == null ? System.nanoTime() : s.nanoTime();
+    }
+
+    /** Whether timeouts run in virtual time: a waiter then steps the engine instead of parking. */
+    boolean virtualTime() {
+        Scheduler s = timeSource;
+        return s != null && s.isVirtual();
+    }
+
+    /** A no-op timer whose only effect is an event at a deadline (virtual time); {@code null} in real time. */
+    Timer newDeadlineTimer(String what) {
+        return virtualTime() ? timeSource.newTimer(name + "." + what, () -> { }) : null;
+    }
+
     private void onInterrupt() {
         interruptEdges++;
-        serviceEvents();
+        Timer t = signalTimer;
+        if (t == null) {
+            serviceEvents();
+            return;
+        }
+        signalCpu.charge(CostItem.INTERRUPT);
+        if (!t.isArmed()) {
+            t.armAt(Math.max(signalCpu.busyUntil(), signalCpu.scheduler().nanoTime()));
+        }
     }
 
     /**
@@ -550,16 +626,22 @@ public final class UnetKernelDriver implements AutoCloseable {
         int slot = CMDQ_OFS + (commandProducer & (CMDQ_LEN - 1)) * CMD_SIZE;
         // Every earlier command was waited for, so the slot is free.
         post(opcode & (CMD_OPCODE_MASK | CMD_IRQ), a0, a1, a2, a3, a4, a5);
-        long deadline = System.nanoTime() + commandTimeoutNanos;
+        long deadline = nanoTime() + commandTimeoutNanos;
+        if (commandDeadline != null) {
+            commandDeadline.armAt(deadline);
+        }
         commandIdle.reset();
         for (;;) {
             int w1 = words.getIntAcquire(slot + CMD_STATUS_OFS); // pairs with the firmware's release of w1
             int status = w1 & CMD_STATUS_MASK;
             if (status == CMD_STATUS_DONE || status == CMD_STATUS_ERROR) {
+                if (commandDeadline != null) {
+                    commandDeadline.cancel();
+                }
                 return w1;
             }
             progress.run();
-            if (System.nanoTime() - deadline > 0) {
+            if (nanoTime() - deadline > 0) {
                 throw new UnetCommandException(opcode & CMD_OPCODE_MASK, -1, name + " command slot 0x" + Integer.toHexString(slot)
                         + " still has status " + status + " after " + commandTimeoutNanos + " ns");
             }
@@ -821,6 +903,12 @@ public final class UnetKernelDriver implements AutoCloseable {
             watchdog.cancel();
         }
         line.handler(null);
+        if (signalTimer != null) {
+            signalTimer.cancel();
+        }
+        if (commandDeadline != null) {
+            commandDeadline.cancel();
+        }
         if (statsMemory != null) {
             dma.unregister(statsBus);
             statsMemory.close();

@@ -134,6 +134,18 @@ final class ContractFirmware implements RegisterSideEffects {
         return EP_PAGE_BASE + e * EP_PAGE_SIZE;
     }
 
+    /** Whether an open channel of any endpoint already sends on {@code tx} (the card refuses a second one). */
+    private boolean txVciOpen(int tx) {
+        for (int[] channels : txVci) {
+            for (int v : channels) {
+                if (v == tx) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     private int epStatus(int e) {
         return w.getIntVolatile(page(e) + EPCB_EP_STATUS_OFS);
     }
@@ -244,7 +256,7 @@ final class ContractFirmware implements RegisterSideEffects {
                         || rx >= VCI_TABLE_ENTRIES) {
                     return CMD_ERR_BAD_VCI;
                 }
-                if ((w.getInt(VCI_TABLE_OFS + 4 * rx) & VCI_VALID) != 0) {
+                if ((w.getInt(VCI_TABLE_OFS + 4 * rx) & VCI_VALID) != 0 || txVciOpen(tx)) {
                     return CMD_ERR_VCI_IN_USE;
                 }
                 txVci[e][ch] = tx;
@@ -281,7 +293,7 @@ final class ContractFirmware implements RegisterSideEffects {
                 if ((epStatus(e) & EP_ACTIVE) == 0) {
                     return CMD_ERR_EP_INACTIVE;
                 }
-                if (a[1] < UPCALL_NONE || a[1] > UPCALL_ALMOST_FULL) {
+                if ((a[1] & ~UPCALL_BOTH) != 0) {
                     return CMD_ERR_BAD_MODE;
                 }
                 w.putIntRelease(page(e) + EPCB_UPCALL_MODE_OFS, a[1]);
@@ -468,9 +480,10 @@ final class ContractFirmware implements RegisterSideEffects {
         deliveredCount++;
         int mode = w.getInt(p + EPCB_UPCALL_MODE_OFS);
         int outstanding = rqProd[e] - w.getIntAcquire(p + EPCB_RQ_CONS_OFS);
-        boolean signal = mode == UPCALL_NONEMPTY
-                || mode == UPCALL_ALMOST_FULL
-                        && outstanding * UPCALL_ALMOST_FULL_DEN >= rqLen[e] * UPCALL_ALMOST_FULL_NUM;
+        int threshold = rqLen[e] * UPCALL_ALMOST_FULL_NUM; // edge-triggered, per mode bit (sba200_unet.h)
+        boolean signal = (mode & UPCALL_NONEMPTY) != 0 && outstanding == 1
+                || (mode & UPCALL_ALMOST_FULL) != 0 && outstanding * UPCALL_ALMOST_FULL_DEN >= threshold
+                        && (outstanding - 1) * UPCALL_ALMOST_FULL_DEN < threshold;
         if (signal) {
             ram.getAndBitwiseOrRaw(UG_OFS + UG_UPCALL_PENDING_OFS, 1 << e);
             if ((w.getIntVolatile(UG_OFS + UG_INTR_ENABLE_OFS) & UG_INTR_ENABLE) != 0) {

@@ -358,7 +358,7 @@ class UnetEndpointTest {
             a.sendInline(0, src, 0, i);
         }
         assertEquals(0, lengths.size(), "upcalls disabled: a critical section is atomic relative to reception");
-        assertEquals(5, b.deferredSignals());
+        assertEquals(1, b.deferredSignals(), "one signal: the queue became non-empty once (edge-triggered)");
         assertFalse(b.upcallsEnabled());
         b.enableUpcalls();
         assertEquals(List.of(1, 2, 3, 4, 5), lengths);
