@@ -4,6 +4,7 @@ import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.Timer;
 import io.nicbridge.bridge.time.VirtualScheduler;
+import io.nicbridge.protocols.core.BufferAudit;
 import io.nicbridge.protocols.core.Guarantee;
 import io.nicbridge.protocols.core.MessageChannel;
 import io.nicbridge.protocols.core.MessageCore;
@@ -33,7 +34,9 @@ import java.util.function.LongFunction;
  *   <li>{@code bounded-memory}: after every event a core holds at most its declared capacity
  *       ({@link Guarantee#BOUNDED_MEMORY});</li>
  *   <li>{@code integrity} (always): a delivered message is the one offered, byte for byte, to the right node;</li>
- *   <li>{@code crash} (always): the core threw.</li>
+ *   <li>{@code crash} (always): the core threw;</li>
+ *   <li>{@code no-leak} (cores that are a {@link BufferAudit}): once everything is delivered, the run goes on for up
+ *       to the progress bound until every core's buffers are back ({@link BufferAudit#leaks()} null).</li>
  * </ul>
  * The first violation ends the run. Messages carry their source, destination and per-pair number in their first 8
  * bytes and a pattern derived from them after, so the receiver checks them without a table:
@@ -172,6 +175,9 @@ public final class SimulationRun {
                     fail("progress", "stalled: no event left, " + delivered + " of " + total
                             + " messages delivered (" + offered + " offered)");
                 }
+                if (violation == null && delivered == total) {
+                    audit();
+                }
             } catch (RuntimeException e) {
                 fail("crash", e.toString());
             }
@@ -190,6 +196,31 @@ public final class SimulationRun {
                 t.cancel();
             }
             return outcome;
+        }
+
+        /** Lets the acknowledgements drain, then asks every auditing core whether all its buffers are back. */
+        private void audit() {
+            if (!(runner.node(0).core() instanceof BufferAudit)) {
+                return;
+            }
+            scheduler.runUntil(this::allBuffersBack, scheduler.nanoTime() + settings.progressBoundNanos());
+            for (int i = 0; i < nodes; i++) {
+                String leaks = ((BufferAudit) runner.node(i).core()).leaks();
+                if (leaks != null) {
+                    fail("no-leak", "node " + i + " still holds, " + settings.progressBoundNanos()
+                            + " ns after the last delivery: " + leaks);
+                    return;
+                }
+            }
+        }
+
+        private boolean allBuffersBack() {
+            for (int i = 0; i < nodes; i++) {
+                if (((BufferAudit) runner.node(i).core()).leaks() != null) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         private boolean declares(String invariant) {

@@ -10,6 +10,7 @@ import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.Clock;
+import io.nicbridge.protocols.core.BufferAudit;
 import io.nicbridge.protocols.core.Guarantee;
 import io.nicbridge.protocols.core.MessageCore;
 import io.nicbridge.protocols.core.MessageHandler;
@@ -75,7 +76,7 @@ import java.util.zip.CRC32C;
  * <p>Declared guarantees: exactly once, per-peer order, progress (timeouts resend without limit; a zero credit is
  * probed) and bounded memory (two FIFOs of 63 entries per peer).
  */
-public final class PupaCore implements MessageCore {
+public final class PupaCore implements MessageCore, BufferAudit {
     private static final Set<Guarantee> GUARANTEES = EnumSet.allOf(Guarantee.class);
     private static final int NO_SLOT = -1;
     static final int K_POOL = 0x100; // send entry: body in a send-pool chain
@@ -492,6 +493,10 @@ public final class PupaCore implements MessageCore {
             if (p == self) {
                 continue;
             }
+            boolean packDue = packDeadline[p] <= now;
+            if (packDue) {
+                packDeadline[p] = NO_DEADLINE; // pump re-arms it, in the future, if it still waits
+            }
             if (rtoDeadline[p] <= now) {
                 counters.timeouts++;
                 opRetransmit.charge();
@@ -501,8 +506,7 @@ public final class PupaCore implements MessageCore {
                     probe[p] = true;
                 }
                 pump(p, true);
-            } else if (packDeadline[p] <= now) {
-                packDeadline[p] = NO_DEADLINE;
+            } else if (packDue) {
                 pump(p, true);
             }
         }
@@ -605,11 +609,23 @@ public final class PupaCore implements MessageCore {
         return receiveFifo[peer].free();
     }
 
-    /**
-     * @return null when every FIFO is empty, both pools are whole and no link buffer is held (nothing leaked), else
-     *     what is still held
-     */
+    /** @return true when every FIFO is empty, both pools are whole and no link buffer is held */
+    public boolean holdsNothing() {
+        for (int p = 0; p < peers; p++) {
+            if (p != self && (sendFifo[p].size() != 0 || lowSeq[p] != highSeq[p] || receiveFifo[p].size() != 0)) {
+                return false;
+            }
+        }
+        return sendPool.free() == sendPool.count() && receivePool.free() == receivePool.count()
+                && mbufFree == mbufHandle.length && buffered == 0;
+    }
+
+    /** {@inheritDoc} Here: what {@link #holdsNothing()} finds still held. */
+    @Override
     public String leaks() {
+        if (holdsNothing()) {
+            return null;
+        }
         StringBuilder sb = new StringBuilder();
         for (int p = 0; p < peers; p++) {
             if (p == self) {
