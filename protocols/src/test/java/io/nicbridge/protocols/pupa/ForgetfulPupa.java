@@ -12,10 +12,10 @@ import java.util.Set;
  * Negative control, test-only: Pupa with its timers forgotten (no retransmission timeout, no ACK timer, no packing
  * timer), so a lost frame stays lost unless a later NACK happens to repair it. The simulation tester must catch it.
  */
-final class ForgetfulPupa implements MessageCore, BufferAudit {
+public final class ForgetfulPupa implements MessageCore, BufferAudit {
     private final PupaCore inner;
 
-    ForgetfulPupa(PupaCore inner) {
+    public ForgetfulPupa(PupaCore inner) {
         this.inner = inner;
     }
 
