@@ -143,6 +143,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private long viewOffset;
 
     private long ackTimerDeadline = NO_DEADLINE;
+    private boolean poolLow;
     private long ticks;
     private boolean linkBlocked;
     private int deliverCursor;
@@ -817,6 +818,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 nextSeq[peer] = ack; // acknowledged beyond where a resend had restarted
             }
             rtoDeadline[peer] = sentSeq[peer] == ack ? NO_DEADLINE : clock.nanoTime() + config.rtoNanos();
+            if (poolLow && sendPool.available() >= poolHighWater) {
+                poolLow = false;
+            }
             if (ackRequired[peer] && f.free() >= SEND_HIGH_WATER && sendPool.available() >= poolHighWater) {
                 ackRequired[peer] = false;
             }
@@ -842,8 +846,16 @@ public final class PupaCore implements MessageCore, BufferAudit {
         }
     }
 
-    /** The send pool runs low: ask every peer holding pool buffers unacknowledged for an acknowledgement. */
+    /**
+     * The send pool runs low: on entering that state (not again until the pool has recovered above its high-water
+     * mark, and the ACK timer repeats the requests meanwhile) ask every peer holding pool buffers unacknowledged for
+     * an acknowledgement.
+     */
     private void poolLow() {
+        if (poolLow) {
+            return;
+        }
+        poolLow = true;
         for (int p = 0; p < peers; p++) {
             if (p != self && poolHeld[p] > 0) {
                 ackRequired[p] = true;

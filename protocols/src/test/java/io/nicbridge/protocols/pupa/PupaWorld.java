@@ -20,8 +20,7 @@ import java.util.List;
  * source, destination, number) and per-peer order, and consumes only while {@link #consume} is set.
  */
 final class PupaWorld {
-    final VirtualTimeBase time = new VirtualTimeBase(1);
-    final InMemoryMedium medium;
+    final VirtualTimeBase time;
     final NodeRunner runner;
     final int nodes;
     final List<String> errors = new ArrayList<>();
@@ -31,13 +30,36 @@ final class PupaWorld {
     boolean consume = true;
 
     PupaWorld(int nodes, int mtu, PupaConfig config, FrameFaults faults) {
-        this.nodes = nodes;
-        HostCpu[] cpus = HostCpu.forNodes(nodes, CostTable.zero(), time);
-        medium = new InMemoryMedium(time, new InMemoryMedium.Config(nodes, mtu, 8, 16, 2_000, 80), faults, cpus);
+        this(new VirtualTimeBase(1), nodes, mtu, config, faults);
+    }
+
+    private PupaWorld(VirtualTimeBase time, int nodes, int mtu, PupaConfig config, FrameFaults faults) {
+        this(time, HostCpu.forNodes(nodes, CostTable.zero(), time), mtu, config, faults);
+    }
+
+    private PupaWorld(VirtualTimeBase time, HostCpu[] cpus, int mtu, PupaConfig config, FrameFaults faults) {
+        this(time, memoryLinks(time, cpus, mtu, faults), cpus, config);
+    }
+
+    private static Link[] memoryLinks(VirtualTimeBase time, HostCpu[] cpus, int mtu, FrameFaults faults) {
+        int nodes = cpus.length;
+        InMemoryMedium medium = new InMemoryMedium(time, new InMemoryMedium.Config(nodes, mtu, 8, 16, 2_000, 80),
+                faults, cpus);
         Link[] links = new Link[nodes];
         for (int i = 0; i < nodes; i++) {
             links[i] = medium.link(i);
         }
+        return links;
+    }
+
+    /** Over any links in {@code time} (an emulated card's testbed), each node's CPU priced by the zero table. */
+    PupaWorld(VirtualTimeBase time, Link[] links, PupaConfig config) {
+        this(time, links, HostCpu.forNodes(links.length, CostTable.zero(), time), config);
+    }
+
+    private PupaWorld(VirtualTimeBase time, Link[] links, HostCpu[] cpus, PupaConfig config) {
+        this.time = time;
+        this.nodes = links.length;
         next = new int[nodes][nodes];
         sent = new int[nodes][nodes];
         NodeApplication app = node -> {
@@ -81,7 +103,7 @@ final class PupaWorld {
     void sendBlocking(int from, int to, int length, boolean fastPath) {
         for (int spins = 0; !send(from, to, length, fastPath); spins++) {
             if (!time.step() || spins > 1_000_000) {
-                throw new AssertionError("send " + from + "->" + to + " stuck: " + core(from));
+                throw new AssertionError("send " + from + "->" + to + " stuck: " + describe());
             }
         }
     }
@@ -102,6 +124,22 @@ final class PupaWorld {
         }
         next[peer][me] = n + 1;
         delivered++;
+    }
+
+    String describe() {
+        StringBuilder sb = new StringBuilder("at ").append(time.nanoTime()).append(" ns");
+        for (int i = 0; i < nodes; i++) {
+            sb.append("\n  ").append(core(i));
+            for (int p = 0; p < nodes; p++) {
+                if (p != i) {
+                    sb.append("\n    to ").append(p).append(": credit ").append(core(i).credit(p))
+                            .append(", ack-required ").append(core(i).ackRequired(p)).append(", send FIFO free ")
+                            .append(core(i).sendFifoFree(p)).append(", receive FIFO free ")
+                            .append(core(i).receiveFifoFree(p));
+                }
+            }
+        }
+        return sb.toString();
     }
 
     long offered() {
