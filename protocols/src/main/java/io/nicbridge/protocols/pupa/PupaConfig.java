@@ -25,8 +25,10 @@ public record PupaConfig(int sendBuffers, int sendBufferSize, int receiveBuffers
                          int maxMessage, long rtoNanos, long ackTimerNanos, int broadcastAckEvery,
                          long packDelayNanos, boolean flowControl, boolean ackEveryMessage, boolean frameCheck) {
     public PupaConfig {
-        positive("sendBuffers", sendBuffers - 1); // at least one always free, so two at least
-        positive("receiveBuffers", receiveBuffers - 1);
+        if (sendBuffers < 2 || receiveBuffers < 2) {
+            throw new IllegalArgumentException("sendBuffers and receiveBuffers must be >= 2 (one always stays free),"
+                    + " were " + sendBuffers + " and " + receiveBuffers);
+        }
         positive("sendBufferSize", sendBufferSize);
         if (receiveBufferSize < PupaWire.INLINE_LIMIT) {
             throw new IllegalArgumentException("receiveBufferSize must be >= " + PupaWire.INLINE_LIMIT + ", was "

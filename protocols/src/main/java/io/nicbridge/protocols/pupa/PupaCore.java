@@ -148,6 +148,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private boolean linkBlocked;
     private int deliverCursor;
     private int buffered;
+    private int lastTag;
 
     private final HostCpu.Operation opSend;
     private final HostCpu.Operation opPack;
@@ -408,8 +409,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
         }
         return done;
     }
-
-    private int lastTag;
 
     /** @return the tag of the message last handed to a {@link MessageHandler} (valid during and after that call) */
     public int lastTag() {
