@@ -2,6 +2,8 @@ package io.nicbridge.protocols.dst;
 
 import io.nicbridge.protocols.gbn.GoBackNConfig;
 import io.nicbridge.protocols.gbn.GoBackNCore;
+import io.nicbridge.protocols.pupa.PupaConfig;
+import io.nicbridge.protocols.pupa.PupaCore;
 import io.nicbridge.protocols.traditional.TraditionalConfig;
 import io.nicbridge.protocols.traditional.TraditionalCore;
 import java.util.List;
@@ -12,10 +14,12 @@ public final class SimProtocols {
     private static final Map<String, CoreFactory> BY_NAME = Map.of(
             "gbn", (link, clock, cpu, s) -> new GoBackNCore(link, clock,
                     new GoBackNConfig(s.window(), s.maxMessage(), s.rtoNanos()), cpu),
-            "traditional", (link, clock, cpu, s) -> new TraditionalCore(link, clock, cpu, traditional(s)));
+            "traditional", (link, clock, cpu, s) -> new TraditionalCore(link, clock, cpu, traditional(s)),
+            "pupa", (link, clock, cpu, s) -> new PupaCore(link, clock, pupa(s), cpu));
     private static final Map<String, SimSettings> SETTINGS = Map.of(
             "gbn", SimSettings.defaults(),
-            "traditional", SimSettings.cstar());
+            "traditional", SimSettings.cstar(),
+            "pupa", SimSettings.defaults());
 
     /**
      * The traditional core's configuration in a simulated world: fragments of up to {@code maxMessage} bytes, the
@@ -42,6 +46,16 @@ public final class SimProtocols {
     }
 
     private SimProtocols() {
+    }
+
+    /**
+     * Pupa in the tester's world: the paper's buffers and algorithms, its timers scaled to the world's RTO (ACK timer
+     * half an RTO, as the paper's 10 ms timer is shorter than its timeout; packing delay a tenth of one), and the software frame
+     * check on, because the in-memory medium delivers the bytes it corrupts (a card's FCS would drop them).
+     */
+    public static PupaConfig pupa(SimSettings s) {
+        return PupaConfig.defaults().withMaxMessage(s.maxMessage())
+                .withTimers(s.rtoNanos(), s.rtoNanos() / 2, s.rtoNanos() / 10).withFrameCheck(true);
     }
 
     /** @throws IllegalArgumentException naming the known protocols when {@code name} is not one */

@@ -3,6 +3,7 @@ package io.nicbridge.protocols.dst;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.VirtualScheduler;
+import io.nicbridge.protocols.core.BufferAudit;
 import io.nicbridge.protocols.core.Guarantee;
 import io.nicbridge.protocols.core.MessageCore;
 import io.nicbridge.protocols.core.ProtocolCore;
@@ -31,7 +32,9 @@ import java.util.function.LongFunction;
  *       a world that keeps running without delivering (a livelock) fails this bound or the event budget;</li>
  *   <li>{@code bounded-memory}: after every event a core holds at most its declared capacity
  *       ({@link Guarantee#BOUNDED_MEMORY});</li>
- *   <li>{@code crash} (always): the core threw.</li>
+ *   <li>{@code crash} (always): the core threw;</li>
+ *   <li>{@code no-leak} (cores that are a {@link BufferAudit}): once everything is delivered, the run goes on for up
+ *       to the progress bound until every core's buffers are back ({@link BufferAudit#leaks()} null).</li>
  * </ul>
  * A core that promises {@link Guarantee#REPORTS_BROKEN_ASSUMPTIONS} (the careful protocol) is held to exactly-once,
  * integrity, completion and progress as well, but a run in which it reported a broken assumption
@@ -151,6 +154,9 @@ public final class SimulationRun {
                     fail("progress", "stalled: no event left, " + workload.delivered() + " of " + workload.total()
                             + " delivered (" + workload.offered() + " offered)");
                 }
+                if (violation == null && workload.delivered() == workload.total()) {
+                    audit();
+                }
             } catch (RuntimeException e) {
                 fail("crash", e.toString());
             }
@@ -177,6 +183,31 @@ public final class SimulationRun {
         /** @return true when a core that promises to report broken assumptions has reported one */
         private boolean reported() {
             return reportsBrokenAssumptions && workload.reportedByCores() > 0;
+        }
+
+        /** Lets the acknowledgements drain, then asks every auditing core whether all its buffers are back. */
+        private void audit() {
+            if (!(runner.node(0).core() instanceof BufferAudit)) {
+                return;
+            }
+            scheduler.runUntil(this::allBuffersBack, scheduler.nanoTime() + settings.progressBoundNanos());
+            for (int i = 0; i < nodes; i++) {
+                String leaks = ((BufferAudit) runner.node(i).core()).leaks();
+                if (leaks != null) {
+                    fail("no-leak", "node " + i + " still holds, " + settings.progressBoundNanos()
+                            + " ns after the last delivery: " + leaks);
+                    return;
+                }
+            }
+        }
+
+        private boolean allBuffersBack() {
+            for (int i = 0; i < nodes; i++) {
+                if (((BufferAudit) runner.node(i).core()).leaks() != null) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         private boolean declares(String invariant) {

@@ -1,0 +1,149 @@
+package io.nicbridge.protocols.pupa;
+
+/** What a Pupa core counts: the fourteen rows of the paper's Table 3 first, then the core's own. */
+public final class PupaCounters {
+    long packetsSent;
+    long ackPacketsSent;
+    long validAcks;
+    long validNacks;
+    long messagesSent;
+    long messagesRetransmitted;
+    long messagesReceived;
+    long overflows;
+    long outOfOrder;
+    long inPrimary;
+    long inSecondary;
+    long inMbuf;
+    long duplicates;
+    long framesReceived;
+    long malformed;
+    long corrupt;
+    long timeouts;
+    long ackTimerExpirations;
+    long broadcastAcks;
+    long creditUpdatesSent;
+    long ackRequestsSent;
+    long creditStalls;
+    long linkBackPressure;
+    long delivered;
+
+    /** Table 3 row 1: frames sent, data and control. */
+    public long packetsSent() {
+        return packetsSent;
+    }
+
+    /** Table 3 row 3: frames sent that carry no message (ACK, NACK, credit, ACK request, broadcast ACK). */
+    public long ackPacketsSent() {
+        return ackPacketsSent;
+    }
+
+    /** Table 3 row 5: acknowledgements that freed send-FIFO entries. */
+    public long validAcks() {
+        return validAcks;
+    }
+
+    /** Table 3 row 6: NACKs that made the sender go back. */
+    public long validNacks() {
+        return validNacks;
+    }
+
+    /** Table 3 row 7: messages sent (fragments count once each: each is a message on the wire). */
+    public long messagesSent() {
+        return messagesSent;
+    }
+
+    /** Table 3 row 8. */
+    public long messagesRetransmitted() {
+        return messagesRetransmitted;
+    }
+
+    /** Table 3 row 9: messages (fragments) accepted. */
+    public long messagesReceived() {
+        return messagesReceived;
+    }
+
+    /** Table 3 row 10: messages dropped for want of receive space. */
+    public long overflows() {
+        return overflows;
+    }
+
+    /** Table 3 row 11. */
+    public long outOfOrder() {
+        return outOfOrder;
+    }
+
+    /** Table 3 row 12: bodies stored in the primary FIFO. */
+    public long inPrimary() {
+        return inPrimary;
+    }
+
+    /** Table 3 row 13: bodies stored in the secondary receive pool. */
+    public long inSecondary() {
+        return inSecondary;
+    }
+
+    /** Table 3 row 14: bodies left in the link's receive buffer. */
+    public long inMbuf() {
+        return inMbuf;
+    }
+
+    public long duplicates() {
+        return duplicates;
+    }
+
+    public long framesReceived() {
+        return framesReceived;
+    }
+
+    public long malformed() {
+        return malformed;
+    }
+
+    public long corrupt() {
+        return corrupt;
+    }
+
+    public long timeouts() {
+        return timeouts;
+    }
+
+    public long ackTimerExpirations() {
+        return ackTimerExpirations;
+    }
+
+    public long broadcastAcks() {
+        return broadcastAcks;
+    }
+
+    public long creditUpdatesSent() {
+        return creditUpdatesSent;
+    }
+
+    public long ackRequestsSent() {
+        return ackRequestsSent;
+    }
+
+    /** Times a peer's queued data waited for credit. */
+    public long creditStalls() {
+        return creditStalls;
+    }
+
+    public long linkBackPressure() {
+        return linkBackPressure;
+    }
+
+    /** Messages handed to the application. */
+    public long delivered() {
+        return delivered;
+    }
+
+    @Override
+    public String toString() {
+        return "packets " + packetsSent + " (ack-only " + ackPacketsSent + "), acks " + validAcks + ", nacks "
+                + validNacks + ", messages sent " + messagesSent + " (rexmit " + messagesRetransmitted
+                + "), received " + messagesReceived + ", overflow " + overflows + ", out-of-order " + outOfOrder
+                + ", primary/secondary/mbuf " + inPrimary + "/" + inSecondary + "/" + inMbuf + ", duplicates "
+                + duplicates + ", corrupt " + corrupt + ", malformed " + malformed + ", timeouts " + timeouts
+                + ", delivered " + delivered;
+    }
+}

@@ -1,0 +1,95 @@
+package io.nicbridge.protocols.pupa;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * Pupa's frame, the link payload (TulipLink's Ethernet II header and length come before it). Big-endian.
+ *
+ * <pre>
+ * frame header, 20 bytes
+ *   0 magic 'P' (0x50) | 1 type | 2 count (u16): messages (DATA) or entries (BROADCAST_ACK)
+ *   4 ack (u32): the next sequence number the frame's sender expects from its receiver (every type but
+ *     BROADCAST_ACK): piggy-backed on DATA, the expected number of a NACK
+ *   8 credit (u32): messages the receiver of the frame may still send to its sender; 0xffffffff = unlimited
+ *  12 payload length (u16) | 14 reserved (0)
+ *  16 crc32c over [0, 16) and the payload when the frame check is on, else 0
+ * DATA payload: count messages, each a 28-byte message header and its body
+ *   0 seq (u32): per (sender, receiver) pair, one per fragment
+ *   4 message length (u32) | 8 fragment offset (u32) | 12 fragment length (u16) | 14 flags (u16)
+ *  16 fragment index (u16) | 18 fragment count (u16) | 20 source node (u16) | 22 destination node (u16)
+ *  24 tag (u32): the application's
+ *  28 body: fragment length bytes
+ * BROADCAST_ACK payload: count entries of 8 bytes, entry p = (expected from node p, credit for node p)
+ * </pre>
+ */
+public final class PupaWire {
+    public static final int FRAME_HEADER = 20;
+    public static final int MESSAGE_HEADER = 28;
+    /** Bodies shorter than this go into the primary FIFO entry (paper: 32). */
+    public static final int INLINE_LIMIT = 32;
+    /** The paper's largest fragment payload: 1436 bytes per frame of a fragmented message. */
+    public static final int MAX_FRAGMENT = 1436;
+    public static final byte MAGIC = 0x50;
+    public static final int UNLIMITED = -1;
+
+    public static final byte DATA = 1;
+    public static final byte ACK = 2;
+    public static final byte NACK = 3;
+    public static final byte CREDIT = 4;
+    public static final byte ACK_REQUEST = 5;
+    public static final byte BROADCAST_ACK = 6;
+
+    /** Message flag: the receiver acknowledges at once. */
+    public static final int F_ACK_REQUESTED = 1;
+    public static final int F_FIRST = 2;
+    public static final int F_LAST = 4;
+    /** Flags on the wire; the others are the FIFO entries' own (where the body lives). */
+    static final int WIRE_FLAGS = F_ACK_REQUESTED | F_FIRST | F_LAST;
+
+    static final int OFF_MAGIC = 0;
+    static final int OFF_TYPE = 1;
+    static final int OFF_COUNT = 2;
+    static final int OFF_ACK = 4;
+    static final int OFF_CREDIT = 8;
+    static final int OFF_PAYLOAD = 12;
+    static final int OFF_CRC = 16;
+
+    static final int M_SEQ = 0;
+    static final int M_LENGTH = 4;
+    static final int M_FRAG_OFFSET = 8;
+    static final int M_FRAG_LENGTH = 12;
+    static final int M_FLAGS = 14;
+    static final int M_INDEX = 16;
+    static final int M_COUNT = 18;
+    static final int M_SOURCE = 20;
+    static final int M_DEST = 22;
+    static final int M_TAG = 24;
+
+    static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private PupaWire() {
+    }
+
+    static int u16(MemorySegment s, long off) {
+        return Short.toUnsignedInt(s.get(U16, off));
+    }
+
+    static void frameHeader(MemorySegment f, byte type, int count, int ack, int credit, int payload) {
+        f.set(ValueLayout.JAVA_BYTE, OFF_MAGIC, MAGIC);
+        f.set(ValueLayout.JAVA_BYTE, OFF_TYPE, type);
+        f.set(U16, OFF_COUNT, (short) count);
+        f.set(U32, OFF_ACK, ack);
+        f.set(U32, OFF_CREDIT, credit);
+        f.set(U16, OFF_PAYLOAD, (short) payload);
+        f.set(U16, 14, (short) 0);
+        f.set(U32, OFF_CRC, 0);
+    }
+
+    /** @return fragments a message of {@code length} bytes takes with {@code fragment}-byte fragments (at least 1) */
+    public static int fragments(int length, int fragment) {
+        return length <= fragment ? 1 : (length + fragment - 1) / fragment;
+    }
+}
