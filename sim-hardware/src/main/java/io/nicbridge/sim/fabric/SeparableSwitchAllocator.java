@@ -11,8 +11,9 @@ package io.nicbridge.sim.fabric;
  * <p>The router scans each input port's VCs in its arbiter's priority order ({@link #firstVc}), so the first ready
  * VC of a port is the input arbiter's choice and the scan {@link #request}s it directly; a VC that becomes ready
  * later in the same round (it just won VC allocation) is {@link #offer}ed and replaces its port's choice if the
- * arbiter prefers it. Per round: {@link #begin}, requests, offers, {@link #allocate}, then {@link #granted} for
- * each of the {@link #requests}. No allocation.
+ * arbiter prefers it. Each request goes to its output's arbiter as it is made, so {@link #allocate} only reads the
+ * winners (unless an offer replaced a choice, which re-arbitrates the round). Per round: {@link #begin}, requests,
+ * offers, {@link #allocate}, then {@link #granted} for each of the {@link #requests}. No allocation.
  */
 final class SeparableSwitchAllocator {
     private final int vcs;
@@ -24,6 +25,8 @@ final class SeparableSwitchAllocator {
     private final int[] output;
     private final boolean[] granted;
     private int count;
+    /** An offer replaced a port's choice after its request reached the output arbiters: arbitrate afresh. */
+    private boolean replaced;
 
     /**
      * @param inputs  router input ports of the whole fabric (global input index {@code gi} below this)
@@ -44,6 +47,8 @@ final class SeparableSwitchAllocator {
 
     void begin() {
         count = 0;
+        replaced = false;
+        outputArbiters.beginRound();
     }
 
     /** The VC input {@code gi}'s arbiter favours: scan the port's VCs cyclically from here. */
@@ -61,6 +66,7 @@ final class SeparableSwitchAllocator {
         input[s] = gi;
         vc[s] = v;
         output[s] = go;
+        outputArbiters.request(go, p); // the output stage weighs it against the requests before it at once
     }
 
     /**
@@ -84,34 +90,28 @@ final class SeparableSwitchAllocator {
         if (dNew < dOld) {
             vc[s] = v;
             output[s] = go;
+            replaced = true; // rare: its old output's arbiter still counts the old request
         }
     }
 
-    /** Output stage; used grants move both stages' pointers. */
+    /** Output stage: each output grants its arbiter's winner; used grants move both stages' pointers. */
     void allocate() {
         RoundRobinArbiters out = outputArbiters;
-        if (!RoundRobinArbiters.shareAny(output, count)) {
-            // every output has one contender (the common case): each grant is certain, no arbitration round
+        if (replaced) {
+            out.beginRound();
             for (int i = 0; i < count; i++) {
-                granted[i] = true;
-                out.granted(output[i], inPort[i]);
-                inputArbiters.granted(input[i], vc[i]);
+                out.request(output[i], inPort[i]);
             }
-            return;
         }
         for (int i = 0; i < count; i++) {
-            out.request(output[i], inPort[i]);
-        }
-        for (int i = 0; i < count; i++) {
-            boolean won = out.winner(output[i]) == inPort[i];
+            int go = output[i];
+            int p = inPort[i];
+            boolean won = out.winner(go) == p;
             granted[i] = won;
             if (won) {
-                out.granted(output[i], inPort[i]);
+                out.granted(go, p);
                 inputArbiters.granted(input[i], vc[i]);
             }
-        }
-        for (int i = 0; i < count; i++) {
-            out.clear(output[i]);
         }
     }
 

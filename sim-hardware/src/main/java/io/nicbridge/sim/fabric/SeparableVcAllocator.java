@@ -31,39 +31,31 @@ final class SeparableVcAllocator {
 
     void begin() {
         count = 0;
+        outputVcArbiters.beginRound();
     }
 
-    /** Input VC {@code localIvc} asks for output VC {@code ovc} (at most one request per input VC per round). */
+    /**
+     * Input VC {@code localIvc} asks for output VC {@code ovc} (at most one request per input VC per round); the
+     * output VC's arbiter weighs it against the requests before it at once.
+     */
     void request(int localIvc, int ovc) {
         requester[count] = localIvc;
         outputVc[count] = ovc;
         count++;
+        outputVcArbiters.request(ovc, localIvc);
     }
 
-    /** Output stage: one grant per requested output VC. */
+    /** Output stage: one grant per requested output VC (its arbiter's winner); used grants move the pointers. */
     void allocate() {
         RoundRobinArbiters arb = outputVcArbiters;
-        if (!RoundRobinArbiters.shareAny(outputVc, count)) {
-            // each requested output VC has one requester: every grant is certain
-            for (int i = 0; i < count; i++) {
-                granted[i] = true;
-                arb.granted(outputVc[i], requester[i]);
-            }
-            return;
-        }
-        for (int i = 0; i < count; i++) {
-            arb.request(outputVc[i], requester[i]);
-        }
         for (int i = 0; i < count; i++) {
             int o = outputVc[i];
-            boolean won = arb.winner(o) == requester[i];
+            int req = requester[i];
+            boolean won = arb.winner(o) == req;
             granted[i] = won;
             if (won) {
-                arb.granted(o, requester[i]);
+                arb.granted(o, req);
             }
-        }
-        for (int i = 0; i < count; i++) {
-            arb.clear(outputVc[i]);
         }
     }
 
