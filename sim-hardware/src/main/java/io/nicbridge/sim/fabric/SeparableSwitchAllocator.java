@@ -13,7 +13,7 @@ package io.nicbridge.sim.fabric;
  * later in the same round (it just won VC allocation) is {@link #offer}ed and replaces its port's choice if the
  * arbiter prefers it. Each request goes to its output's arbiter as it is made, so {@link #allocate} only reads the
  * winners (unless an offer replaced a choice, which re-arbitrates the round). Per round: {@link #begin}, requests,
- * offers, {@link #allocate}, then {@link #granted} for each of the {@link #requests}. No allocation.
+ * offers, {@link #allocate}, then {@link #grant} for each of the {@link #requests}. No allocation.
  */
 final class SeparableSwitchAllocator {
     private final int vcs;
@@ -23,7 +23,6 @@ final class SeparableSwitchAllocator {
     private final int[] input;
     private final int[] vc;
     private final int[] output;
-    private final boolean[] granted;
     private int count;
     /** An offer replaced a port's choice after its request reached the output arbiters: arbitrate afresh. */
     private boolean replaced;
@@ -42,7 +41,6 @@ final class SeparableSwitchAllocator {
         input = new int[ports];
         vc = new int[ports];
         output = new int[ports];
-        granted = new boolean[ports];
     }
 
     void begin() {
@@ -94,25 +92,31 @@ final class SeparableSwitchAllocator {
         }
     }
 
-    /** Output stage: each output grants its arbiter's winner; used grants move both stages' pointers. */
+    /** Closes the round's requests: re-arbitrates if an offer replaced a choice after its request was weighed. */
     void allocate() {
-        RoundRobinArbiters out = outputArbiters;
         if (replaced) {
+            RoundRobinArbiters out = outputArbiters;
             out.beginRound();
             for (int i = 0; i < count; i++) {
                 out.request(output[i], inPort[i]);
             }
+            replaced = false;
         }
-        for (int i = 0; i < count; i++) {
-            int go = output[i];
-            int p = inPort[i];
-            boolean won = out.winner(go) == p;
-            granted[i] = won;
-            if (won) {
-                out.granted(go, p);
-                inputArbiters.granted(input[i], vc[i]);
-            }
+    }
+
+    /**
+     * Output stage for request {@code i} (after {@link #allocate}): true if its output's arbiter grants it; the
+     * grant is used, so both stages' pointers move past it.
+     */
+    boolean grant(int i) {
+        int go = output[i];
+        int p = inPort[i];
+        if (outputArbiters.winner(go) != p) {
+            return false;
         }
+        outputArbiters.granted(go, p);
+        inputArbiters.granted(input[i], vc[i]);
+        return true;
     }
 
     /** Output-stage requests of this round (one per input port that had a ready VC). */
@@ -126,9 +130,5 @@ final class SeparableSwitchAllocator {
 
     int vc(int i) {
         return vc[i];
-    }
-
-    boolean granted(int i) {
-        return granted[i];
     }
 }

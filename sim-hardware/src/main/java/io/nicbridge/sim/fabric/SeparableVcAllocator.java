@@ -8,14 +8,13 @@ package io.nicbridge.sim.fabric;
  * for it with a round-robin arbiter over the router's input VCs, whose pointer moves past the winner.
  *
  * <p>Requesters are router-local input VC numbers {@code (inPort << vcShift) | vc}; output VCs are the fabric's
- * global output VC indices. Per round: {@link #begin}, {@link #request} per input VC, {@link #allocate}, then read
- * {@link #granted}. No allocation.
+ * global output VC indices. Per round: {@link #begin}, {@link #request} per input VC, then {@link #grant} for each of the
+ * {@link #requests}. No allocation.
  */
 final class SeparableVcAllocator {
     private final RoundRobinArbiters outputVcArbiters;
     private final int[] requester;
     private final int[] outputVc;
-    private final boolean[] granted;
     private int count;
 
     /**
@@ -26,7 +25,6 @@ final class SeparableVcAllocator {
         outputVcArbiters = new RoundRobinArbiters(outputVcs, localInputVcs);
         requester = new int[localInputVcs];
         outputVc = new int[localInputVcs];
-        granted = new boolean[localInputVcs];
     }
 
     void begin() {
@@ -45,18 +43,18 @@ final class SeparableVcAllocator {
         outputVcArbiters.request(ovc, localIvc);
     }
 
-    /** Output stage: one grant per requested output VC (its arbiter's winner); used grants move the pointers. */
-    void allocate() {
-        RoundRobinArbiters arb = outputVcArbiters;
-        for (int i = 0; i < count; i++) {
-            int o = outputVc[i];
-            int req = requester[i];
-            boolean won = arb.winner(o) == req;
-            granted[i] = won;
-            if (won) {
-                arb.granted(o, req);
-            }
+    /**
+     * Output stage for request {@code i}: true if its output VC's arbiter grants it (one grant per requested output
+     * VC); the grant is used, so the arbiter's pointer moves past it.
+     */
+    boolean grant(int i) {
+        int o = outputVc[i];
+        int req = requester[i];
+        if (outputVcArbiters.winner(o) != req) {
+            return false;
         }
+        outputVcArbiters.granted(o, req);
+        return true;
     }
 
     int requests() {
@@ -69,9 +67,5 @@ final class SeparableVcAllocator {
 
     int outputVc(int i) {
         return outputVc[i];
-    }
-
-    boolean granted(int i) {
-        return granted[i];
     }
 }
