@@ -930,28 +930,24 @@ public final class Network {
                 }
             }
         }
-        int vaRequests = va.requests();
-        if (vaRequests > 0) {
-            va.allocate();
-            for (int i = 0; i < vaRequests; i++) {
-                int local = va.requester(i);
-                int gi = base + (local >> vcShift);
-                int v = local & vcMask;
-                int ivc = (gi << vcShift) + v;
-                int pkt = bufPkt(ivc * depth + vcHead[ivc]);
-                if (va.granted(i)) {
-                    grantVc(ivc, va.outputVc(i), pool.len[pkt]);
-                    requestSwitchLate(r, gi - base, gi, ivc, v, now); // may replace its port's choice
-                } else if (dropMode && now - headEligibleAt(ivc, pool.len[pkt]) >= dropTimeout) {
-                    drop(r, gi, ivc, pkt, vcCandPort[ivc * maxCand], now);
-                }
+        for (int i = 0, vaRequests = va.requests(); i < vaRequests; i++) {
+            int local = va.requester(i);
+            int gi = base + (local >> vcShift);
+            int v = local & vcMask;
+            int ivc = (gi << vcShift) + v;
+            int pkt = bufPkt(ivc * depth + vcHead[ivc]);
+            if (va.grant(i)) {
+                grantVc(ivc, va.outputVc(i), pool.len[pkt]);
+                requestSwitchLate(r, gi - base, gi, ivc, v, now); // may replace its port's choice
+            } else if (dropMode && now - headEligibleAt(ivc, pool.len[pkt]) >= dropTimeout) {
+                drop(r, gi, ivc, pkt, vcCandPort[ivc * maxCand], now);
             }
         }
         sa.allocate();
         for (int i = 0, saRequests = sa.requests(); i < saRequests; i++) {
             int gi = sa.input(i);
             int ivc = (gi << vcShift) + sa.vc(i);
-            if (sa.granted(i)) {
+            if (sa.grant(i)) {
                 traverse(r, gi, ivc, now);
             } else if (dropMode) {
                 dropBlockedHead(r, gi, ivc, now);

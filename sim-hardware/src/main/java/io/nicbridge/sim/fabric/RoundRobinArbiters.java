@@ -9,14 +9,18 @@ import java.util.Arrays;
  * only an accepted grant moves the pointer, so a grant the other stage of a separable allocator throws away leaves
  * the priority where it was).
  *
- * <p>Usage per allocation round: {@link #request} for every requester of an arbiter, {@link #winner}, then
- * {@link #clear}, and {@link #granted} if the grant was accepted. No allocation.
+ * <p>Usage per allocation round: {@link #beginRound}, {@link #request} for every requester of an arbiter (each
+ * request is compared with the arbiter's best so far as it arrives, so there is no separate arbitration pass),
+ * {@link #winner}, and {@link #granted} if the grant was accepted. An arbiter belongs to the current round once
+ * asked, recognised by a round stamp, so a round costs nothing for the arbiters nobody asked. No allocation.
  */
 final class RoundRobinArbiters {
     private final int width;
     private final int[] pointer;
     private final int[] best;
-    private final int[] bestDistance;
+    /** The round in which each arbiter was last asked; {@link #best} is this round's winner only if it matches. */
+    private final int[] askedIn;
+    private int round = 1;
 
     RoundRobinArbiters(int count, int width) {
         if (count < 0 || width < 1) {
@@ -25,40 +29,45 @@ final class RoundRobinArbiters {
         this.width = width;
         this.pointer = new int[count];
         this.best = new int[count];
-        this.bestDistance = new int[count];
-        Arrays.fill(best, -1);
+        this.askedIn = new int[count];
     }
 
     int width() {
         return width;
     }
 
+    /** Starts a new allocation round: every arbiter is unasked (pointers stay). */
+    void beginRound() {
+        if (++round == Integer.MAX_VALUE) {
+            Arrays.fill(askedIn, 0); // stamps restart; no stale stamp may equal a future round
+            round = 1;
+        }
+    }
+
     /**
      * Adds {@code requester} (in [0, width)) to arbiter {@code arb}'s current round; true if it is the round's
-     * first request (so callers can list the arbiters they must resolve and clear).
+     * first request (it leads until a requester nearer the pointer asks).
      */
     boolean request(int arb, int requester) {
         assert requester >= 0 && requester < width : requester;
-        int d = requester - pointer[arb];
-        if (d < 0) {
-            d += width;
-        }
-        int b = best[arb];
-        if (b < 0 || d < bestDistance[arb]) {
+        if (askedIn[arb] != round) {
+            askedIn[arb] = round;
             best[arb] = requester;
-            bestDistance[arb] = d;
+            return true;
         }
-        return b < 0;
+        int ptr = pointer[arb];
+        int b = best[arb];
+        int d = requester - ptr;
+        int db = b - ptr;
+        if ((d < 0 ? d + width : d) < (db < 0 ? db + width : db)) {
+            best[arb] = requester;
+        }
+        return false;
     }
 
     /** The requester arbiter {@code arb} grants this round, or -1 if nobody asked. */
     int winner(int arb) {
-        return best[arb];
-    }
-
-    /** Ends arbiter {@code arb}'s round (the pointer stays). */
-    void clear(int arb) {
-        best[arb] = -1;
+        return askedIn[arb] == round ? best[arb] : -1;
     }
 
     /** The grant to {@code requester} was used: it gets the lowest priority next time. */
@@ -69,26 +78,5 @@ final class RoundRobinArbiters {
     /** The requester arbiter {@code arb} currently favours (a caller may scan requesters from here instead). */
     int pointer(int arb) {
         return pointer[arb];
-    }
-
-    /**
-     * True if two of the first {@code count} entries of {@code arbiter} name the same arbiter, i.e. some arbiter has
-     * more than one request this round; otherwise every request is granted without an arbitration round. Pairwise:
-     * an allocator round has at most one request per input port or input VC of one router, a handful, and most
-     * rounds have no arbiter in common.
-     */
-    static boolean shareAny(int[] arbiter, int count) {
-        if (count > 8) {
-            return true; // a big round (many VCs asking at once) is arbitrated rather than compared pairwise
-        }
-        for (int i = 1; i < count; i++) {
-            int o = arbiter[i];
-            for (int j = 0; j < i; j++) {
-                if (arbiter[j] == o) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 }

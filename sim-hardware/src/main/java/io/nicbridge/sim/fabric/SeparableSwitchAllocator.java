@@ -11,8 +11,9 @@ package io.nicbridge.sim.fabric;
  * <p>The router scans each input port's VCs in its arbiter's priority order ({@link #firstVc}), so the first ready
  * VC of a port is the input arbiter's choice and the scan {@link #request}s it directly; a VC that becomes ready
  * later in the same round (it just won VC allocation) is {@link #offer}ed and replaces its port's choice if the
- * arbiter prefers it. Per round: {@link #begin}, requests, offers, {@link #allocate}, then {@link #granted} for
- * each of the {@link #requests}. No allocation.
+ * arbiter prefers it. Each request goes to its output's arbiter as it is made, so {@link #allocate} only reads the
+ * winners (unless an offer replaced a choice, which re-arbitrates the round). Per round: {@link #begin}, requests,
+ * offers, {@link #allocate}, then {@link #grant} for each of the {@link #requests}. No allocation.
  */
 final class SeparableSwitchAllocator {
     private final int vcs;
@@ -22,8 +23,9 @@ final class SeparableSwitchAllocator {
     private final int[] input;
     private final int[] vc;
     private final int[] output;
-    private final boolean[] granted;
     private int count;
+    /** An offer replaced a port's choice after its request reached the output arbiters: arbitrate afresh. */
+    private boolean replaced;
 
     /**
      * @param inputs  router input ports of the whole fabric (global input index {@code gi} below this)
@@ -39,11 +41,12 @@ final class SeparableSwitchAllocator {
         input = new int[ports];
         vc = new int[ports];
         output = new int[ports];
-        granted = new boolean[ports];
     }
 
     void begin() {
         count = 0;
+        replaced = false;
+        outputArbiters.beginRound();
     }
 
     /** The VC input {@code gi}'s arbiter favours: scan the port's VCs cyclically from here. */
@@ -61,6 +64,7 @@ final class SeparableSwitchAllocator {
         input[s] = gi;
         vc[s] = v;
         output[s] = go;
+        outputArbiters.request(go, p); // the output stage weighs it against the requests before it at once
     }
 
     /**
@@ -84,35 +88,35 @@ final class SeparableSwitchAllocator {
         if (dNew < dOld) {
             vc[s] = v;
             output[s] = go;
+            replaced = true; // rare: its old output's arbiter still counts the old request
         }
     }
 
-    /** Output stage; used grants move both stages' pointers. */
+    /** Closes the round's requests: re-arbitrates if an offer replaced a choice after its request was weighed. */
     void allocate() {
-        RoundRobinArbiters out = outputArbiters;
-        if (!RoundRobinArbiters.shareAny(output, count)) {
-            // every output has one contender (the common case): each grant is certain, no arbitration round
+        if (replaced) {
+            RoundRobinArbiters out = outputArbiters;
+            out.beginRound();
             for (int i = 0; i < count; i++) {
-                granted[i] = true;
-                out.granted(output[i], inPort[i]);
-                inputArbiters.granted(input[i], vc[i]);
+                out.request(output[i], inPort[i]);
             }
-            return;
+            replaced = false;
         }
-        for (int i = 0; i < count; i++) {
-            out.request(output[i], inPort[i]);
+    }
+
+    /**
+     * Output stage for request {@code i} (after {@link #allocate}): true if its output's arbiter grants it; the
+     * grant is used, so both stages' pointers move past it.
+     */
+    boolean grant(int i) {
+        int go = output[i];
+        int p = inPort[i];
+        if (outputArbiters.winner(go) != p) {
+            return false;
         }
-        for (int i = 0; i < count; i++) {
-            boolean won = out.winner(output[i]) == inPort[i];
-            granted[i] = won;
-            if (won) {
-                out.granted(output[i], inPort[i]);
-                inputArbiters.granted(input[i], vc[i]);
-            }
-        }
-        for (int i = 0; i < count; i++) {
-            out.clear(output[i]);
-        }
+        outputArbiters.granted(go, p);
+        inputArbiters.granted(input[i], vc[i]);
+        return true;
     }
 
     /** Output-stage requests of this round (one per input port that had a ready VC). */
@@ -126,9 +130,5 @@ final class SeparableSwitchAllocator {
 
     int vc(int i) {
         return vc[i];
-    }
-
-    boolean granted(int i) {
-        return granted[i];
     }
 }

@@ -8,14 +8,13 @@ package io.nicbridge.sim.fabric;
  * for it with a round-robin arbiter over the router's input VCs, whose pointer moves past the winner.
  *
  * <p>Requesters are router-local input VC numbers {@code (inPort << vcShift) | vc}; output VCs are the fabric's
- * global output VC indices. Per round: {@link #begin}, {@link #request} per input VC, {@link #allocate}, then read
- * {@link #granted}. No allocation.
+ * global output VC indices. Per round: {@link #begin}, {@link #request} per input VC, then {@link #grant} for each of the
+ * {@link #requests}. No allocation.
  */
 final class SeparableVcAllocator {
     private final RoundRobinArbiters outputVcArbiters;
     private final int[] requester;
     private final int[] outputVc;
-    private final boolean[] granted;
     private int count;
 
     /**
@@ -26,45 +25,36 @@ final class SeparableVcAllocator {
         outputVcArbiters = new RoundRobinArbiters(outputVcs, localInputVcs);
         requester = new int[localInputVcs];
         outputVc = new int[localInputVcs];
-        granted = new boolean[localInputVcs];
     }
 
     void begin() {
         count = 0;
+        outputVcArbiters.beginRound();
     }
 
-    /** Input VC {@code localIvc} asks for output VC {@code ovc} (at most one request per input VC per round). */
+    /**
+     * Input VC {@code localIvc} asks for output VC {@code ovc} (at most one request per input VC per round); the
+     * output VC's arbiter weighs it against the requests before it at once.
+     */
     void request(int localIvc, int ovc) {
         requester[count] = localIvc;
         outputVc[count] = ovc;
         count++;
+        outputVcArbiters.request(ovc, localIvc);
     }
 
-    /** Output stage: one grant per requested output VC. */
-    void allocate() {
-        RoundRobinArbiters arb = outputVcArbiters;
-        if (!RoundRobinArbiters.shareAny(outputVc, count)) {
-            // each requested output VC has one requester: every grant is certain
-            for (int i = 0; i < count; i++) {
-                granted[i] = true;
-                arb.granted(outputVc[i], requester[i]);
-            }
-            return;
+    /**
+     * Output stage for request {@code i}: true if its output VC's arbiter grants it (one grant per requested output
+     * VC); the grant is used, so the arbiter's pointer moves past it.
+     */
+    boolean grant(int i) {
+        int o = outputVc[i];
+        int req = requester[i];
+        if (outputVcArbiters.winner(o) != req) {
+            return false;
         }
-        for (int i = 0; i < count; i++) {
-            arb.request(outputVc[i], requester[i]);
-        }
-        for (int i = 0; i < count; i++) {
-            int o = outputVc[i];
-            boolean won = arb.winner(o) == requester[i];
-            granted[i] = won;
-            if (won) {
-                arb.granted(o, requester[i]);
-            }
-        }
-        for (int i = 0; i < count; i++) {
-            arb.clear(outputVc[i]);
-        }
+        outputVcArbiters.granted(o, req);
+        return true;
     }
 
     int requests() {
@@ -77,9 +67,5 @@ final class SeparableVcAllocator {
 
     int outputVc(int i) {
         return outputVc[i];
-    }
-
-    boolean granted(int i) {
-        return granted[i];
     }
 }

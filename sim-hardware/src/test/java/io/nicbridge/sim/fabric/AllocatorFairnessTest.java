@@ -1,6 +1,7 @@
 package io.nicbridge.sim.fabric;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
@@ -194,21 +195,25 @@ class AllocatorFairnessTest {
 
     @Test
     void arbiterPointerMovesPastTheWinner() {
-        RoundRobinArbiters a = new RoundRobinArbiters(1, 4);
-        a.request(0, 1);
-        a.request(0, 3);
+        RoundRobinArbiters a = new RoundRobinArbiters(2, 4);
+        a.beginRound();
+        assertEquals(-1, a.winner(0), "nobody asked");
+        assertTrue(a.request(0, 1));
+        assertFalse(a.request(0, 3));
         assertEquals(1, a.winner(0));
-        a.clear(0);
         a.granted(0, 1);
+        a.beginRound();
+        assertEquals(-1, a.winner(0), "a new round forgets the last one's requests");
         a.request(0, 1);
         a.request(0, 3);
         assertEquals(3, a.winner(0), "the last winner has the lowest priority");
-        a.clear(0);
+        a.beginRound();
         // a grant that was not used leaves the priority where it was
         a.request(0, 3);
         a.request(0, 1);
         assertEquals(3, a.winner(0));
-        a.clear(0);
+        assertEquals(-1, a.winner(1), "arbiters of a bank are independent");
+        a.beginRound();
         a.request(0, 1);
         a.request(0, 3);
         assertEquals(3, a.winner(0));
