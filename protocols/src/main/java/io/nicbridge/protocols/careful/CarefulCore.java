@@ -8,6 +8,7 @@ import io.nicbridge.protocols.core.Guarantee;
 import io.nicbridge.protocols.cstar.CStarNetwork;
 import io.nicbridge.protocols.cstar.EventInbox;
 import io.nicbridge.protocols.cstar.FragmentHandler;
+import io.nicbridge.protocols.cstar.FrameCounts;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.EnumSet;
@@ -73,15 +74,31 @@ import org.slf4j.LoggerFactory;
  * sums itself (the plain send, the header sum, the receive check, copy-out through {@link EventInbox}); the
  * single-copy PIO transfer is the framing's to charge (package {@code io.nicbridge.bridge.cost}).
  *
- * <p>Declared guarantee: {@link Guarantee#BOUNDED_MEMORY} (R in-place frames plus the host buffers). Exactly-once
- * holds only while the ring is reliable; the core detects, and does not repair, what breaks it.
+ * <h2>What detection cannot see: the trailing loss</h2>
+ * A lost frame is exposed by the next frame from the same sender to the same receiver: sequence numbers run per
+ * sender across events, so a frame of the next event (or a window update) reports the gap. The last frame a sender
+ * ever sends to a receiver - or the last before the program waits on that very frame (its LAST_FRAG, or the update
+ * that would reopen a closed window) - has no successor, and without a timer nothing else ever runs: the event waits
+ * forever and nothing is reported. An end-of-event marker does not close this (the marker is a frame and can be the
+ * one lost); only a timer does, or the sender's own view of the ring (FDDI's stripped frame comes back with its C,
+ * frame copied, indicator: {@code docs/hardware-facts.md} D.3, C.2 STAT), which the {@code Link} API does not carry.
+ * The paper accepts exactly this: careful protocols need no timers (section 3), the ultimate guarantee is an
+ * end-to-end one (check-pointing, section 3 "disaster"), and its one packet loss in the flooding test left a missing
+ * number, not a report (section 6). So the core keeps its promise as "every broken assumption that a later frame can
+ * expose is reported"; the simulation tester tells a trailing loss from a silent failure with {@link FrameCounts}
+ * (frames the sender numbered that the receiver never accounted for) and counts such schedules separately.
+ *
+ * <p>Declared guarantees: {@link Guarantee#BOUNDED_MEMORY} (R in-place frames plus the host buffers) and
+ * {@link Guarantee#REPORTS_BROKEN_ASSUMPTIONS}. Exactly-once holds only while the ring is reliable; the core
+ * detects, and does not repair, what breaks it, within the limit above.
  *
  * <p>Single-threaded (the node's thread). Nothing allocates after construction, except the ERROR log line of a
  * violation.
  */
-public final class CarefulCore implements CStarNetwork {
+public final class CarefulCore implements CStarNetwork, FrameCounts {
     private static final Logger LOG = LoggerFactory.getLogger(CarefulCore.class);
-    private static final Set<Guarantee> GUARANTEES = EnumSet.of(Guarantee.BOUNDED_MEMORY);
+    private static final Set<Guarantee> GUARANTEES = EnumSet.of(Guarantee.BOUNDED_MEMORY,
+            Guarantee.REPORTS_BROKEN_ASSUMPTIONS);
 
     private final Link link;
     private final HostCpu cpu;
@@ -651,6 +668,18 @@ public final class CarefulCore implements CStarNetwork {
     /** @return the violations of one kind detected so far */
     public long violations(CarefulViolation kind) {
         return violationCounts[kind.ordinal()];
+    }
+
+    /** Unicast frames numbered for {@code peer} (data and update frames) plus every broadcast. */
+    @Override
+    public long framesNumberedFor(int peer) {
+        return peer == self ? 0 : Integer.toUnsignedLong(useqOut[peer]) + Integer.toUnsignedLong(bseqOut);
+    }
+
+    /** The next unicast and broadcast numbers expected from {@code peer}: what arrived or was reported missing. */
+    @Override
+    public long framesAccountedFrom(int peer) {
+        return peer == self ? 0 : Integer.toUnsignedLong(rcvUseq[peer]) + Integer.toUnsignedLong(rcvBseq[peer]);
     }
 
     /** @return W = floor(R/P), the static window every peer gets */
