@@ -2,6 +2,7 @@ package io.nicbridge.protocols.careful;
 
 import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.HostCpu;
+import io.nicbridge.bridge.driver.medusa.MedusaReceiveChecksum;
 import io.nicbridge.bridge.driver.medusa.MedusaSingleCopy;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.protocols.core.Guarantee;
@@ -72,7 +73,11 @@ import org.slf4j.LoggerFactory;
  * {@code careful.track-last-event}, {@code careful.decrement-sender-window}, {@code careful.skip-copy-out} on
  * arrival). The core charges {@link CostItem#COPY} and {@link CostItem#CHECKSUM} per byte for what it copies and
  * sums itself (the plain send, the header sum, the receive check, copy-out through {@link EventInbox}); the
- * single-copy PIO transfer is the framing's to charge (package {@code io.nicbridge.bridge.cost}).
+ * single-copy PIO transfer is the framing's to charge (package {@code io.nicbridge.bridge.cost}). On the Medusa the
+ * card sums in both directions: the single copy's sum on send ({@link MedusaSingleCopy}), and RXCK on receive
+ * ({@link MedusaReceiveChecksum}: the card sums each frame from RXCK_START as it stores it), so the host sums only
+ * the careful header's bytes before RXCK_START ({@code CHECKSUM} per byte) and the link charges the RXCK read (one
+ * PIO word); the payload's bytes cross the bus once, when the framing hands the frame up. Nothing is summed twice.
  *
  * <h2>What detection cannot see: the trailing loss</h2>
  * A lost frame is exposed by the next frame from the same sender to the same receiver: sequence numbers run per
@@ -104,6 +109,8 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
     private final HostCpu cpu;
     private final CarefulConfig config;
     private final MedusaSingleCopy singleCopy;
+    /** The card's receive checksum (the Medusa's RXCK), or null: the host sums the whole frame. */
+    private final MedusaReceiveChecksum cardSum;
     private final EventInbox inbox;
     private final int nodes;
     private final int self;
@@ -186,6 +193,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
                 : receiveBuffers - (nodes - 1) * window0 / 2;
         this.maxFragment = link.mtu() - CarefulWire.HEADER;
         this.singleCopy = link.capability(MedusaSingleCopy.class);
+        this.cardSum = link.capability(MedusaReceiveChecksum.class);
         this.inbox = new EventInbox(link, cpu, nodes, config.eventSlots(), receiveBuffers, config.hostBuffers(),
                 maxFragment);
         window = new int[nodes];
@@ -456,11 +464,10 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
             return;
         }
         int carried = CarefulWire.u16(f, CarefulWire.OFF_CHECKSUM);
-        long sum = CarefulWire.sum(f, 0, length) - carried;
-        cpu.charge(CostItem.CHECKSUM, length);
-        if (CarefulWire.fold(sum) != carried) {
+        int sum = CarefulWire.fold(frameSumWithoutChecksum(f, h, length, carried));
+        if (sum != carried) {
             reject(CarefulViolation.BAD_CHECKSUM, h, src, "checksum 0x" + Integer.toHexString(carried)
-                    + " but the frame sums to 0x" + Integer.toHexString(CarefulWire.fold(sum)));
+                    + " but the frame sums to 0x" + Integer.toHexString(sum));
             return;
         }
         int flags = f.get(ValueLayout.JAVA_BYTE, CarefulWire.OFF_FLAGS) & 0xFF;
@@ -493,6 +500,22 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
         skipCopyOut(src);
         markDirty(src);
         flushUpdates();
+    }
+
+    /**
+     * The frame's ones'-complement sum with its checksum field taken out. Where the card summed the frame as it
+     * stored it (the Medusa's RXCK, from {@link MedusaReceiveChecksum#coveredFrom()}), the host sums only the bytes
+     * before that and reads the card's sum (a PIO word, the link's charge); otherwise it sums every byte. Both sums
+     * are positive and congruent mod 0xFFFF to the true one, so they fold to the same value.
+     */
+    private long frameSumWithoutChecksum(MemorySegment f, int h, int length, int carried) {
+        if (cardSum != null && length > cardSum.coveredFrom()) {
+            int host = cardSum.coveredFrom();
+            cpu.charge(CostItem.CHECKSUM, host);
+            return CarefulWire.sum(f, 0, host) + cardSum.payloadSum(h) + (0xFFFF - carried);
+        }
+        cpu.charge(CostItem.CHECKSUM, length);
+        return CarefulWire.sum(f, 0, length) - carried;
     }
 
     /** Checks the sender's unicast and broadcast sequences: true to go on (in sequence, or intact after a gap). */
