@@ -17,8 +17,10 @@ import io.nicbridge.protocols.cstar.CStarNetwork;
 import io.nicbridge.protocols.dst.SimProtocols;
 import io.nicbridge.protocols.dst.SimSettings;
 import io.nicbridge.protocols.runner.CoreBuilder;
+import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.NodeRunner;
 import io.nicbridge.protocols.runner.NodeSlowness;
+import io.nicbridge.protocols.runner.ThreadPerNodeRunner;
 import io.nicbridge.protocols.traditional.TraditionalCore;
 import io.nicbridge.sim.backends.ShimTulipPair;
 import io.nicbridge.sim.engine.EngineMode;
@@ -60,33 +62,64 @@ class CStarOnTulipTest {
         return new CStarWorkload(2, EVENTS, 3, 64, 2, mix, true);
     }
 
-    /** Runs the program on one real-time event loop until done (or 30 s), and checks every fragment arrived right. */
-    static void runRealTime(String protocol, Link[] links) throws Exception {
+    /**
+     * Runs the program in real time until done (or 30 s) and checks every fragment arrived right: on one event loop
+     * for cards whose readiness fires on that loop, or one thread per node for the shim (whose card threads signal
+     * readiness), the program's steps then serialised on the program (its checks are one object).
+     */
+    static void runRealTime(String protocol, Link[] links, boolean threadPerNode) throws Exception {
         CStarWorkload app = program();
-        EventLoop loop = new EventLoop("cstar-" + protocol, TimeUnit.MILLISECONDS.toNanos(1));
-        NodeRunner runner = new NodeRunner(loop, links, HostCpu.forNodes(links.length, CostTable.zero(), loop),
-                cores(protocol), app, NodeSlowness.NONE);
-        app.start(loop, runner);
-        loop.start();
+        CStarNetwork[] cores = new CStarNetwork[links.length];
+        CoreBuilder build = cores(protocol);
+        CoreBuilder keep = (l, clock, cpu) -> cores[l.self()] = (CStarNetwork) build.build(l, clock, cpu);
         boolean done;
-        try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!(done = app.isDone()) && System.nanoTime() - deadline < 0) {
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+        if (threadPerNode) {
+            NodeApplication serialised = node -> {
+                synchronized (app) {
+                    app.afterEvent(node);
+                }
+            };
+            try (ThreadPerNodeRunner runner = new ThreadPerNodeRunner("cstar-" + protocol, links, CostTable.zero(),
+                    keep, serialised, TimeUnit.MILLISECONDS.toNanos(1))) {
+                runner.start();
+                done = await(app);
             }
-        } finally {
-            loop.close();
+        } else {
+            EventLoop loop = new EventLoop("cstar-" + protocol, TimeUnit.MILLISECONDS.toNanos(1));
+            NodeRunner runner = new NodeRunner(loop, links, HostCpu.forNodes(links.length, CostTable.zero(), loop),
+                    keep, app, NodeSlowness.NONE);
+            app.start(loop, runner);
+            loop.start();
+            try {
+                done = await(app);
+            } finally {
+                loop.close();
+            }
         }
-        assertTrue(done, app::progress);
-        assertEquals(0, app.errors, () -> app.firstError);
-        assertEquals(app.expectedTotal(), app.deliveredTotal());
+        synchronized (app) {
+            assertTrue(done, app::progress);
+            assertEquals(0, app.errors, () -> app.firstError);
+            assertEquals(app.expectedTotal(), app.deliveredTotal());
+        }
         for (int i = 0; i < links.length; i++) {
-            CStarNetwork core = (CStarNetwork) runner.node(i).core();
-            assertEquals(0, core.violations(), protocol + " node " + i);
-            if (core instanceof CarefulCore c) {
+            assertEquals(0, cores[i].violations(), protocol + " node " + i);
+            if (cores[i] instanceof CarefulCore c) {
                 assertTrue(!c.singleCopy() && links[i].canBroadcast(), c::toString);
             }
         }
+    }
+
+    private static boolean await(CStarWorkload app) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() - deadline < 0) {
+            synchronized (app) {
+                if (app.isDone()) {
+                    return true;
+                }
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+        }
+        return false;
     }
 
     @ParameterizedTest
@@ -94,7 +127,7 @@ class CStarOnTulipTest {
     void onTwoEmulated21140sInRealTime(String protocol) throws Exception {
         try (TulipTestbed bed = TulipTestbed.builder().mode(EngineMode.INLINE).faults(FaultPlan.NONE).build()) {
             bed.awaitFiltersLoaded(TimeUnit.SECONDS.toNanos(5));
-            runRealTime(protocol, TulipGoBackNTest.links(bed));
+            runRealTime(protocol, TulipGoBackNTest.links(bed), false);
         }
     }
 
@@ -110,7 +143,7 @@ class CStarOnTulipTest {
             TulipLink[] links = {new TulipLink(pair.driver(0), macs, TulipLink.LOCAL_EXPERIMENTAL_ETHERTYPE),
                     new TulipLink(pair.driver(1), macs, TulipLink.LOCAL_EXPERIMENTAL_ETHERTYPE)};
             try {
-                runRealTime(protocol, links.clone());
+                runRealTime(protocol, links.clone(), true);
             } finally {
                 for (TulipLink l : links) {
                     l.close();
