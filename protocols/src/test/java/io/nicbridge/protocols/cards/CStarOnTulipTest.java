@@ -10,7 +10,7 @@ import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipLink;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.EventLoop;
-import io.nicbridge.protocols.careful.CStarWorkload;
+import io.nicbridge.protocols.dst.CStarWorkload;
 import io.nicbridge.protocols.careful.CarefulConfig;
 import io.nicbridge.protocols.careful.CarefulCore;
 import io.nicbridge.protocols.cstar.CStarNetwork;
@@ -98,7 +98,7 @@ class CStarOnTulipTest {
         }
         synchronized (app) {
             assertTrue(done, app::progress);
-            assertEquals(0, app.errors, () -> app.firstError);
+            assertEquals(0, app.errors(), () -> app.firstError());
             assertEquals(app.expectedTotal(), app.deliveredTotal());
         }
         for (int i = 0; i < links.length; i++) {

@@ -14,7 +14,7 @@ import io.nicbridge.bridge.driver.medusa.MedusaLink;
 import io.nicbridge.bridge.driver.medusa.MedusaReceiveChecksum;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.link.LinkHandler;
-import io.nicbridge.protocols.careful.CStarWorkload;
+import io.nicbridge.protocols.dst.CStarWorkload;
 import io.nicbridge.protocols.careful.CarefulConfig;
 import io.nicbridge.protocols.careful.CarefulCore;
 import io.nicbridge.protocols.careful.CarefulWire;
@@ -121,7 +121,7 @@ class MedusaReceiveChecksumTest {
                     NodeSlowness.NONE);
             app.start(vt, runner);
             assertTrue(vt.runUntil(app::isDone, vt.nanoTime() + TimeUnit.SECONDS.toNanos(10)), app::progress);
-            assertEquals(0, app.errors, () -> app.firstError);
+            assertEquals(0, app.errors(), () -> app.firstError());
             long frames = 0;
             long data = 0;
             for (CarefulCore c : cores) {
