@@ -42,6 +42,17 @@ class SimTestCommandTest {
     }
 
     @Test
+    void theCarefulProtocolRunsByNameAndCountsReportsAndTrailingLosses() {
+        Run r = run("--protocol", "careful", "--seeds", "200", "--faults", "drop,duplicate,reorder,corrupt");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("ended in a broken assumption the cores reported;"), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("integrity check: careful failed nowhere silently")
+                && l.endsWith("-> PASS")), r.out());
+        Run fddi = run("--protocol", "careful", "--medium", "fddi", "--seeds", "20");
+        assertEquals(0, fddi.exit(), fddi.out() + fddi.err());
+    }
+
+    @Test
     void theCardMediaRunTheSameCampaignAndRefuseWhatTheyCannotExpress() {
         Run eth = run("--medium", "ethernet", "--seeds", "40");
         assertEquals(0, eth.exit(), eth.out() + eth.err());

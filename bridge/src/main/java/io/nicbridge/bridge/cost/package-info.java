@@ -33,7 +33,8 @@
  *       checksum register; a received frame read in place in buffer RAM crosses the bus once,
  *       {@code ceil(bytes / 4)} words). The Medusa's checksum unit sums the halfwords as they cross the bus, so a
  *       checksum obtained during a PIO copy costs the host no {@code CHECKSUM} pass: that is the careful protocol's
- *       gain</td></tr>
+ *       gain. On receive the card sums each frame as it stores it (RXCK, {@code MedusaReceiveChecksum}): reading it
+ *       is one more {@code PIO_WORD}, and the core pays {@code CHECKSUM} only for the bytes before RXCK_START</td></tr>
  *   <tr><td>driver</td><td>{@code INTERRUPT}</td><td>only for an interrupt it services itself outside a runner's
  *       readiness path (an ISR of its own)</td></tr>
  * </table>

@@ -2,12 +2,14 @@ package io.nicbridge.protocols.careful;
 
 import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.HostCpu;
+import io.nicbridge.bridge.driver.medusa.MedusaReceiveChecksum;
 import io.nicbridge.bridge.driver.medusa.MedusaSingleCopy;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.protocols.core.Guarantee;
 import io.nicbridge.protocols.cstar.CStarNetwork;
 import io.nicbridge.protocols.cstar.EventInbox;
 import io.nicbridge.protocols.cstar.FragmentHandler;
+import io.nicbridge.protocols.cstar.FrameCounts;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.EnumSet;
@@ -71,22 +73,44 @@ import org.slf4j.LoggerFactory;
  * {@code careful.track-last-event}, {@code careful.decrement-sender-window}, {@code careful.skip-copy-out} on
  * arrival). The core charges {@link CostItem#COPY} and {@link CostItem#CHECKSUM} per byte for what it copies and
  * sums itself (the plain send, the header sum, the receive check, copy-out through {@link EventInbox}); the
- * single-copy PIO transfer is the framing's to charge (package {@code io.nicbridge.bridge.cost}).
+ * single-copy PIO transfer is the framing's to charge (package {@code io.nicbridge.bridge.cost}). On the Medusa the
+ * card sums in both directions: the single copy's sum on send ({@link MedusaSingleCopy}), and RXCK on receive
+ * ({@link MedusaReceiveChecksum}: the card sums each frame from RXCK_START as it stores it), so the host sums only
+ * the careful header's bytes before RXCK_START ({@code CHECKSUM} per byte) and the link charges the RXCK read (one
+ * PIO word); the payload's bytes cross the bus once, when the framing hands the frame up. Nothing is summed twice.
  *
- * <p>Declared guarantee: {@link Guarantee#BOUNDED_MEMORY} (R in-place frames plus the host buffers). Exactly-once
- * holds only while the ring is reliable; the core detects, and does not repair, what breaks it.
+ * <h2>What detection cannot see: the trailing loss</h2>
+ * A lost frame is exposed by the next frame from the same sender to the same receiver: sequence numbers run per
+ * sender across events, so a frame of the next event (or a window update) reports the gap. The last frame a sender
+ * ever sends to a receiver - or the last before the program waits on that very frame (its LAST_FRAG, or the update
+ * that would reopen a closed window) - has no successor, and without a timer nothing else ever runs: the event waits
+ * forever and nothing is reported. An end-of-event marker does not close this (the marker is a frame and can be the
+ * one lost); only a timer does, or the sender's own view of the ring (FDDI's stripped frame comes back with its C,
+ * frame copied, indicator: {@code docs/hardware-facts.md} D.3, C.2 STAT), which the {@code Link} API does not carry.
+ * The paper accepts exactly this: careful protocols need no timers (section 3), the ultimate guarantee is an
+ * end-to-end one (check-pointing, section 3 "disaster"), and its one packet loss in the flooding test left a missing
+ * number, not a report (section 6). So the core keeps its promise as "every broken assumption that a later frame can
+ * expose is reported"; the simulation tester tells a trailing loss from a silent failure with {@link FrameCounts}
+ * (frames the sender numbered that the receiver never accounted for) and counts such schedules separately.
+ *
+ * <p>Declared guarantees: {@link Guarantee#BOUNDED_MEMORY} (R in-place frames plus the host buffers) and
+ * {@link Guarantee#REPORTS_BROKEN_ASSUMPTIONS}. Exactly-once holds only while the ring is reliable; the core
+ * detects, and does not repair, what breaks it, within the limit above.
  *
  * <p>Single-threaded (the node's thread). Nothing allocates after construction, except the ERROR log line of a
  * violation.
  */
-public final class CarefulCore implements CStarNetwork {
+public final class CarefulCore implements CStarNetwork, FrameCounts {
     private static final Logger LOG = LoggerFactory.getLogger(CarefulCore.class);
-    private static final Set<Guarantee> GUARANTEES = EnumSet.of(Guarantee.BOUNDED_MEMORY);
+    private static final Set<Guarantee> GUARANTEES = EnumSet.of(Guarantee.BOUNDED_MEMORY,
+            Guarantee.REPORTS_BROKEN_ASSUMPTIONS);
 
     private final Link link;
     private final HostCpu cpu;
     private final CarefulConfig config;
     private final MedusaSingleCopy singleCopy;
+    /** The card's receive checksum (the Medusa's RXCK), or null: the host sums the whole frame. */
+    private final MedusaReceiveChecksum cardSum;
     private final EventInbox inbox;
     private final int nodes;
     private final int self;
@@ -169,6 +193,7 @@ public final class CarefulCore implements CStarNetwork {
                 : receiveBuffers - (nodes - 1) * window0 / 2;
         this.maxFragment = link.mtu() - CarefulWire.HEADER;
         this.singleCopy = link.capability(MedusaSingleCopy.class);
+        this.cardSum = link.capability(MedusaReceiveChecksum.class);
         this.inbox = new EventInbox(link, cpu, nodes, config.eventSlots(), receiveBuffers, config.hostBuffers(),
                 maxFragment);
         window = new int[nodes];
@@ -439,11 +464,10 @@ public final class CarefulCore implements CStarNetwork {
             return;
         }
         int carried = CarefulWire.u16(f, CarefulWire.OFF_CHECKSUM);
-        long sum = CarefulWire.sum(f, 0, length) - carried;
-        cpu.charge(CostItem.CHECKSUM, length);
-        if (CarefulWire.fold(sum) != carried) {
+        int sum = CarefulWire.fold(frameSumWithoutChecksum(f, h, length, carried));
+        if (sum != carried) {
             reject(CarefulViolation.BAD_CHECKSUM, h, src, "checksum 0x" + Integer.toHexString(carried)
-                    + " but the frame sums to 0x" + Integer.toHexString(CarefulWire.fold(sum)));
+                    + " but the frame sums to 0x" + Integer.toHexString(sum));
             return;
         }
         int flags = f.get(ValueLayout.JAVA_BYTE, CarefulWire.OFF_FLAGS) & 0xFF;
@@ -476,6 +500,22 @@ public final class CarefulCore implements CStarNetwork {
         skipCopyOut(src);
         markDirty(src);
         flushUpdates();
+    }
+
+    /**
+     * The frame's ones'-complement sum with its checksum field taken out. Where the card summed the frame as it
+     * stored it (the Medusa's RXCK, from {@link MedusaReceiveChecksum#coveredFrom()}), the host sums only the bytes
+     * before that and reads the card's sum (a PIO word, the link's charge); otherwise it sums every byte. Both sums
+     * are positive and congruent mod 0xFFFF to the true one, so they fold to the same value.
+     */
+    private long frameSumWithoutChecksum(MemorySegment f, int h, int length, int carried) {
+        if (cardSum != null && length > cardSum.coveredFrom()) {
+            int host = cardSum.coveredFrom();
+            cpu.charge(CostItem.CHECKSUM, host);
+            return CarefulWire.sum(f, 0, host) + cardSum.payloadSum(h) + (0xFFFF - carried);
+        }
+        cpu.charge(CostItem.CHECKSUM, length);
+        return CarefulWire.sum(f, 0, length) - carried;
     }
 
     /** Checks the sender's unicast and broadcast sequences: true to go on (in sequence, or intact after a gap). */
@@ -651,6 +691,18 @@ public final class CarefulCore implements CStarNetwork {
     /** @return the violations of one kind detected so far */
     public long violations(CarefulViolation kind) {
         return violationCounts[kind.ordinal()];
+    }
+
+    /** Unicast frames numbered for {@code peer} (data and update frames) plus every broadcast. */
+    @Override
+    public long framesNumberedFor(int peer) {
+        return peer == self ? 0 : Integer.toUnsignedLong(useqOut[peer]) + Integer.toUnsignedLong(bseqOut);
+    }
+
+    /** The next unicast and broadcast numbers expected from {@code peer}: what arrived or was reported missing. */
+    @Override
+    public long framesAccountedFrom(int peer) {
+        return peer == self ? 0 : Integer.toUnsignedLong(rcvUseq[peer]) + Integer.toUnsignedLong(rcvBseq[peer]);
     }
 
     /** @return W = floor(R/P), the static window every peer gets */

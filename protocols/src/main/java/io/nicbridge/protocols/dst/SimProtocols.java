@@ -1,5 +1,8 @@
 package io.nicbridge.protocols.dst;
 
+import io.nicbridge.bridge.link.Link;
+import io.nicbridge.protocols.careful.CarefulConfig;
+import io.nicbridge.protocols.careful.CarefulCore;
 import io.nicbridge.protocols.gbn.GoBackNConfig;
 import io.nicbridge.protocols.gbn.GoBackNCore;
 import io.nicbridge.protocols.pupa.PupaConfig;
@@ -15,11 +18,13 @@ public final class SimProtocols {
             "gbn", (link, clock, cpu, s) -> new GoBackNCore(link, clock,
                     new GoBackNConfig(s.window(), s.maxMessage(), s.rtoNanos()), cpu),
             "traditional", (link, clock, cpu, s) -> new TraditionalCore(link, clock, cpu, traditional(s)),
-            "pupa", (link, clock, cpu, s) -> new PupaCore(link, clock, pupa(s), cpu));
+            "pupa", (link, clock, cpu, s) -> new PupaCore(link, clock, pupa(s), cpu),
+            "careful", (link, clock, cpu, s) -> new CarefulCore(link, careful(s, link), cpu));
     private static final Map<String, SimSettings> SETTINGS = Map.of(
             "gbn", SimSettings.defaults(),
             "traditional", SimSettings.cstar(),
-            "pupa", SimSettings.defaults());
+            "pupa", SimSettings.defaults(),
+            "careful", SimSettings.cstar());
 
     /**
      * The traditional core's configuration in a simulated world: fragments of up to {@code maxMessage} bytes, the
@@ -35,8 +40,27 @@ public final class SimProtocols {
     }
 
     /**
+     * The careful core's configuration in a simulated world of P = {@code link.peers()} nodes: of the medium's
+     * receive buffers, P - 1 are kept for the update frames in flight (one per peer, see {@link CarefulCore}) and the
+     * protocol manages the rest, R = rxSlots - (P - 1), as its static windows floor(R/P); copy-out to as many host
+     * buffers as the cstar workload can have outstanding (4 fragments from every peer in 3 live events: 64 are
+     * plenty), 256 event slots.
+     *
+     * @throws IllegalArgumentException when the medium's receive buffers leave R &lt; 2P (Theorem 1)
+     */
+    public static CarefulConfig careful(SimSettings s, Link link) {
+        int p = link.peers();
+        int r = s.rxSlots() - (p - 1);
+        if (r < 2 * p) {
+            throw new IllegalArgumentException("the careful core on " + p + " nodes needs rxSlots >= 2P + P - 1 = "
+                    + (3 * p - 1) + " receive buffers per node, the settings have " + s.rxSlots());
+        }
+        return CarefulConfig.defaults().withReceiveBuffers(r).withHostBuffers(64);
+    }
+
+    /**
      * @return the settings the protocol's schedules run with by default: {@link SimSettings#defaults()} for the
-     *     message cores, {@link SimSettings#cstar()} for the C* cores (larger frames: a broadcast carries one ack
+     *     message cores, {@link SimSettings#cstar()} for the C* cores, traditional and careful (larger frames: a broadcast carries one ack
      *     entry per node)
      * @throws IllegalArgumentException naming the known protocols when {@code name} is not one
      */

@@ -26,9 +26,13 @@ public final class SimTest {
      * @param events      dispatches over all schedules run
      * @param faulted     frames the faults acted on over all schedules run
      * @param wallNanos   wall-clock time of the campaign, shrinking excluded
+     * @param reported    schedules that passed because a core reported a broken assumption
+     *                    ({@link SimulationRun.Outcome#reported()})
+     * @param undetectable schedules that stalled on a trailing loss no core without timers can detect
+     *                    ({@link SimulationRun.Outcome#undetectable()}): neither a report nor a silent failure
      */
     public record Summary(long schedules, SimulationRun.Outcome failure, SimulationRun.Outcome shrunk, int shrinkRuns,
-                          long events, long faulted, long wallNanos) {
+                          long events, long faulted, long wallNanos, long reported, long undetectable) {
         public boolean passed() {
             return failure == null;
         }
@@ -90,10 +94,14 @@ public final class SimTest {
         long start = System.nanoTime();
         long events = 0;
         long faulted = 0;
+        long reported = 0;
+        long undetectable = 0;
         for (long i = 0; i < count; i++) {
             SimulationRun.Outcome o = run(generator.generate(firstSeed + i));
             events += o.dispatches();
             faulted += o.framesFaulted();
+            reported += o.passed() && o.reported() ? 1 : 0;
+            undetectable += o.undetectable() ? 1 : 0;
             if (progress != null) {
                 progress.ran(i, o);
             }
@@ -101,10 +109,10 @@ public final class SimTest {
                 long wall = System.nanoTime() - start;
                 Shrinker shrinker = new Shrinker(c -> sameFailure(o, run(c)), 2_000);
                 SimulationRun.Outcome shrunk = run(shrinker.shrink(o.schedule()));
-                return new Summary(i + 1, o, shrunk, shrinker.runs(), events, faulted, wall);
+                return new Summary(i + 1, o, shrunk, shrinker.runs(), events, faulted, wall, reported, undetectable);
             }
         }
-        return new Summary(count, null, null, 0, events, faulted, System.nanoTime() - start);
+        return new Summary(count, null, null, 0, events, faulted, System.nanoTime() - start, reported, undetectable);
     }
 
     private static boolean sameFailure(SimulationRun.Outcome original, SimulationRun.Outcome candidate) {

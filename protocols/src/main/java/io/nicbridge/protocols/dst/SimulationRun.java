@@ -8,6 +8,7 @@ import io.nicbridge.protocols.core.Guarantee;
 import io.nicbridge.protocols.core.MessageCore;
 import io.nicbridge.protocols.core.ProtocolCore;
 import io.nicbridge.protocols.cstar.CStarNetwork;
+import io.nicbridge.protocols.cstar.FrameCounts;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.NodeRunner;
 import java.util.Objects;
@@ -38,8 +39,14 @@ import java.util.function.LongFunction;
  * </ul>
  * A core that promises {@link Guarantee#REPORTS_BROKEN_ASSUMPTIONS} (the careful protocol) is held to exactly-once,
  * integrity, completion and progress as well, but a run in which it reported a broken assumption
- * ({@code CStarNetwork.violations() > 0}) ends there and passes: what it must never do is fail silently. The first
- * violation ends the run.
+ * ({@code CStarNetwork.violations() > 0}) ends there and passes: what it must never do is fail silently. A failed
+ * check is excused only when the core had reported before it (a report after wrong data was handed over does not
+ * make it right). One outcome is neither: a run that stalls unreported because frames were lost with nothing after
+ * them from their sender to their receiver (a trailing loss, which a core without timers cannot see). The run
+ * classifies a stall as that only on evidence - the medium lost frames, and the cores' {@link FrameCounts} show
+ * frames a sender numbered that their receiver never accounted for - and reports it as
+ * {@link Outcome#undetectable()}, counted apart by {@link SimTest}; a stall without that evidence is a
+ * {@code progress} violation. The first violation ends the run.
  */
 public final class SimulationRun {
     /**
@@ -54,12 +61,28 @@ public final class SimulationRun {
      * @param reportedByCores broken assumptions the cores reported ({@code CStarNetwork.violations()}): a core that
      *                    promises {@link Guarantee#REPORTS_BROKEN_ASSUMPTIONS} passes a schedule it could not serve
      *                    when this is above 0
+     * @param unseenFrames for a run that stalled unreported after the medium lost frames: the frames senders
+     *                    numbered that their receivers never accounted for ({@link FrameCounts}); 0 otherwise
      */
     public record Outcome(Schedule schedule, Violation violation, long traceDigest, long dispatches,
                           long framesCarried, long framesFaulted, int messages, int delivered, long endNanos,
-                          long rxDrops, String hostCost, String medium, long reportedByCores) {
+                          long rxDrops, String hostCost, String medium, long reportedByCores, long unseenFrames) {
+        /** @return true when no promise the core makes was broken silently (an undetectable trailing loss included) */
         public boolean passed() {
             return violation == null;
+        }
+
+        /** @return true when the core reported a broken assumption (and the run ended there) */
+        public boolean reported() {
+            return reportedByCores > 0;
+        }
+
+        /**
+         * @return true when the run stalled, unreported, on a trailing loss: frames lost with nothing after them from
+         *     their sender to their receiver, which a core without timers cannot detect (see the class comment)
+         */
+        public boolean undetectable() {
+            return unseenFrames > 0;
         }
     }
 
@@ -103,6 +126,8 @@ public final class SimulationRun {
         private final boolean reportsBrokenAssumptions;
         private long lastProgress;
         private Violation violation;
+        /** what the cores had reported when the violation was recorded */
+        private long reportedAtViolation;
 
         World(Schedule schedule, SimSettings settings, CoreFactory cores, SimMedium medium) {
             this.schedule = schedule;
@@ -147,10 +172,11 @@ public final class SimulationRun {
         }
 
         Outcome run() {
-            boolean ended;
+            boolean stalled = false;
             try {
-                ended = scheduler.runUntil(this::finished, Long.MAX_VALUE);
+                boolean ended = scheduler.runUntil(this::finished, Long.MAX_VALUE);
                 if (!ended && violation == null && !reported()) {
+                    stalled = true;
                     fail("progress", "stalled: no event left, " + workload.delivered() + " of " + workload.total()
                             + " delivered (" + workload.offered() + " offered)");
                 }
@@ -161,23 +187,54 @@ public final class SimulationRun {
                 fail("crash", e.toString());
             }
             long reportedByCores = workload.reportedByCores();
-            if (violation != null && reportsBrokenAssumptions && reportedByCores > 0
-                    && !violation.invariant().equals("crash")) {
-                violation = null; // the core said its assumption broke: not a silent failure
+            long unseenFrames = 0;
+            if (violation != null && reportsBrokenAssumptions && !violation.invariant().equals("crash")) {
+                if (reportedAtViolation > 0) {
+                    violation = null; // the core had said its assumption broke: not a silent failure
+                } else if (stalled && (medium.framesFaulted() > 0 || rxDropsOfAll() > 0)) {
+                    unseenFrames = unseenFrames();
+                    if (unseenFrames > 0) {
+                        violation = null; // a trailing loss: undetectable without timers, counted apart
+                    }
+                }
             }
             if (violation != null && !declares(violation.invariant())) {
                 violation = null; // a promise the core does not make is not checked
             }
+            Outcome outcome = new Outcome(schedule, violation, runner.traceDigest(), runner.dispatches(),
+                    medium.framesCarried(), medium.framesFaulted(), workload.total(), workload.delivered(),
+                    runner.workEndNanos(), rxDropsOfAll(), runner.costSummary(), medium.describe(), reportedByCores,
+                    unseenFrames);
+            runner.stop(); // the medium's close may run events of its own: they must not reach the cores
+            workload.stop();
+            return outcome;
+        }
+
+        private long rxDropsOfAll() {
             long rxDrops = 0;
             for (int i = 0; i < nodes; i++) {
                 rxDrops += medium.link(i).counters().rxDrops();
             }
-            Outcome outcome = new Outcome(schedule, violation, runner.traceDigest(), runner.dispatches(),
-                    medium.framesCarried(), medium.framesFaulted(), workload.total(), workload.delivered(),
-                    runner.workEndNanos(), rxDrops, runner.costSummary(), medium.describe(), reportedByCores);
-            runner.stop(); // the medium's close may run events of its own: they must not reach the cores
-            workload.stop();
-            return outcome;
+            return rxDrops;
+        }
+
+        /**
+         * @return over every sender s and receiver q, the frames s numbered for q that q never accounted for (0 when
+         *     the cores do not count their frames): after a stall, frames lost with nothing after them
+         */
+        private long unseenFrames() {
+            long unseen = 0;
+            for (int s = 0; s < nodes; s++) {
+                if (!(runner.node(s).core() instanceof FrameCounts sender)) {
+                    return 0;
+                }
+                for (int q = 0; q < nodes; q++) {
+                    if (q != s && runner.node(q).core() instanceof FrameCounts receiver) {
+                        unseen += Math.max(0, sender.framesNumberedFor(q) - receiver.framesAccountedFrom(s));
+                    }
+                }
+            }
+            return unseen;
         }
 
         /** @return true when a core that promises to report broken assumptions has reported one */
@@ -255,6 +312,7 @@ public final class SimulationRun {
         public void fail(String invariant, String detail) {
             if (violation == null) {
                 violation = new Violation(invariant, detail, scheduler.nanoTime());
+                reportedAtViolation = workload == null ? 0 : workload.reportedByCores();
             }
         }
     }

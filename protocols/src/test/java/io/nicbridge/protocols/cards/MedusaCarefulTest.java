@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
-import io.nicbridge.protocols.careful.CStarWorkload;
+import io.nicbridge.protocols.dst.CStarWorkload;
 import io.nicbridge.protocols.careful.CarefulConfig;
 import io.nicbridge.protocols.careful.CarefulCore;
 import io.nicbridge.protocols.careful.CarefulViolation;
@@ -50,7 +50,7 @@ class MedusaCarefulTest {
                 violations += c.violations();
                 gaps += c.violations(CarefulViolation.GAP);
             }
-            return new Run(runner.traceDigest(), vt.nanoTime() - t0, violations, gaps, app.errors, done,
+            return new Run(runner.traceDigest(), vt.nanoTime() - t0, violations, gaps, app.errors(), done,
                     app.deliveredTotal(), app.expectedTotal());
         }
     }
@@ -69,7 +69,7 @@ class MedusaCarefulTest {
         CStarWorkload app = mixed(p);
         Run r = run(p, 31, FaultPlan.NONE, app, 30);
         assertTrue(r.done(), app::progress);
-        assertEquals(0, r.errors(), () -> app.firstError);
+        assertEquals(0, r.errors(), () -> app.firstError());
         assertEquals(r.expected(), r.delivered());
         assertEquals(0, r.violations(), "a clean ring keeps the careful protocol's assumption");
     }
@@ -87,6 +87,6 @@ class MedusaCarefulTest {
         Run r = run(4, 33, FaultPlan.builder().seed(9).drop(0.02).corrupt(0.01).build(), app, 2);
         assertFalse(r.done(), "lost fragments leave their events incomplete");
         assertTrue(r.gaps() > 0, "the losses were detected: " + r);
-        assertEquals(0, r.errors(), () -> app.firstError);
+        assertEquals(0, r.errors(), () -> app.firstError());
     }
 }

@@ -28,6 +28,12 @@ final class MedusaRing implements AutoCloseable {
     final MedusaLink[] links;
 
     MedusaRing(int nodes, EngineMode mode, long seed, FaultPlan faults) {
+        this(nodes, mode, seed, faults, b -> b);
+    }
+
+    /** @param config adjusts each driver's configuration (station address and interrupt mode are set already) */
+    MedusaRing(int nodes, EngineMode mode, long seed, FaultPlan faults,
+               java.util.function.UnaryOperator<MedusaConfig.Builder> config) {
         bed = EmulatedTestbed.create(mode, seed);
         try {
             ring = bed.fddiRing("ring", b -> b.faults(faults));
@@ -35,9 +41,8 @@ final class MedusaRing implements AutoCloseable {
             for (int i = 0; i < nodes; i++) {
                 stations[i] = 0x0200_0000_0000L | (i + 1);
                 cards.add(bed.medusa("medusa" + i, ring, new byte[] {2, 0, 0, 0, 0, (byte) (i + 1)}));
-                drivers.add(MedusaDriver.open(cards.get(i),
-                        MedusaConfig.builder().stationAddress(stations[i])
-                                .interruptMode(MedusaConfig.InterruptMode.INTERRUPT).build()));
+                drivers.add(MedusaDriver.open(cards.get(i), config.apply(MedusaConfig.builder()
+                        .stationAddress(stations[i]).interruptMode(MedusaConfig.InterruptMode.INTERRUPT)).build()));
             }
             awaitRing(nodes);
             links = new MedusaLink[nodes];

@@ -1,8 +1,10 @@
 package io.nicbridge.protocols.careful;
 
-import static io.nicbridge.protocols.careful.CStarWorkload.Pattern.CROWD;
-import static io.nicbridge.protocols.careful.CStarWorkload.Pattern.ONE_TO_ALL;
-import static io.nicbridge.protocols.careful.CStarWorkload.Pattern.RING;
+import io.nicbridge.protocols.dst.CStarWorkload;
+
+import static io.nicbridge.protocols.dst.CStarWorkload.Pattern.CROWD;
+import static io.nicbridge.protocols.dst.CStarWorkload.Pattern.ONE_TO_ALL;
+import static io.nicbridge.protocols.dst.CStarWorkload.Pattern.RING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -30,7 +32,7 @@ class CarefulCoreTest {
     }
 
     static void assertClean(CarefulWorld w) {
-        assertEquals(0, w.app.errors, () -> w.app.firstError);
+        assertEquals(0, w.app.errors(), () -> w.app.firstError());
         assertEquals(w.app.expectedTotal(), w.app.deliveredTotal());
         assertEquals(0, w.violations(), "a clean medium breaks no assumption");
         for (CarefulCore c : w.cores) {
@@ -89,12 +91,12 @@ class CarefulCoreTest {
     }
 
     private static boolean allSentAhead(CStarWorkload app) {
-        return app.sendRefusals > 0 || app.deliveredTotal() > 40;
+        return app.sendRefusals() > 0 || app.deliveredTotal() > 40;
     }
 
     @Test
     void windowsAreStaticFloorRoverPAndUpdatesFlowBack() {
-        CStarWorkload app = new CStarWorkload(2, 200, 1, 8, 0, CStarWorkload.all(RING, 200), false);
+        CStarWorkload app = new CStarWorkload(2, 200, 1, 12, 0, CStarWorkload.all(RING, 200), false);
         CarefulWorld w = new CarefulWorld(6, config(128).withHostBuffers(0), FrameFaults.NONE, app);
         assertEquals(64, w.cores[0].staticWindow(), "floor(128 / 2)");
         assertTrue(w.run(SECOND), w::state);
@@ -108,7 +110,7 @@ class CarefulCoreTest {
     void aOneWayStreamGetsExplicitUpdatesOnceHalfTheWindowIsFreed() {
         // node 0 sends to 1 only; 1 never sends data, so its updates must be explicit frames
         CStarWorkload.Pattern[] p = CStarWorkload.all(ONE_TO_ALL, 1);
-        CStarWorkload app = new CStarWorkload(2, 1, 100, 8, 0, p, false);
+        CStarWorkload app = new CStarWorkload(2, 1, 100, 12, 0, p, false);
         CarefulWorld w = new CarefulWorld(7, config(16), FrameFaults.NONE, app);
         assertEquals(8, w.cores[0].staticWindow());
         assertTrue(w.run(SECOND), w::state);
@@ -176,7 +178,7 @@ class CarefulCoreTest {
                 op.careful.decrement-sender-window.ps-per-call = 580000
                 op.careful.skip-copy-out.ps-per-call = 80000
                 """, "test");
-        CStarWorkload app = new CStarWorkload(2, 10, 1, 4, 0, CStarWorkload.all(RING, 10), false);
+        CStarWorkload app = new CStarWorkload(2, 10, 1, CStarWorkload.FRAGMENT_HEADER, 0, CStarWorkload.all(RING, 10), false);
         CarefulWorld w = new CarefulWorld(10, config(8), FrameFaults.NONE, app, table);
         assertTrue(w.run(SECOND), w::state);
         assertClean(w);

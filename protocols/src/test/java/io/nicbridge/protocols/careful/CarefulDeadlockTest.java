@@ -1,6 +1,8 @@
 package io.nicbridge.protocols.careful;
 
-import static io.nicbridge.protocols.careful.CStarWorkload.Pattern.RING;
+import io.nicbridge.protocols.dst.CStarWorkload;
+
+import static io.nicbridge.protocols.dst.CStarWorkload.Pattern.RING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -53,7 +55,9 @@ class CarefulDeadlockTest {
         for (int e = 0; e < events; e++) {
             patterns[e] = CStarWorkload.Pattern.values()[random.nextInt(3)];
         }
-        CStarWorkload app = new CStarWorkload(p, events, 1 + random.nextInt(5), 8, random.nextInt(4), patterns,
+        int fragments = 1 + random.nextInt(5);
+        CStarWorkload app = new CStarWorkload(p, events, fragments, CStarWorkload.FRAGMENT_HEADER, random.nextInt(4),
+                patterns,
                 random.nextBoolean());
         // each node's consumer sleeps until a random time, then consumes everything that arrives, for any event, even
         // while its own sends are refused: Theorem 1 assumes a consumer that eventually consumes every frame. One
@@ -67,7 +71,7 @@ class CarefulDeadlockTest {
         }
         // without copy-out the windows alone must do; with it, enough host buffers for everything held back
         CarefulConfig cfg = CarefulConfig.defaults().withReceiveBuffers(r).withEventSlots(32)
-                .withHostBuffers(receiveAfterSending ? events * app.fragments * p : 0);
+                .withHostBuffers(receiveAfterSending ? events * fragments * p : 0);
         CarefulWorld[] world = new CarefulWorld[1];
         app.consumeGate = node -> world[0].vt.nanoTime() >= wakeAt[node];
         world[0] = new CarefulWorld(seed, cfg, FrameFaults.NONE, app);
@@ -80,14 +84,14 @@ class CarefulDeadlockTest {
             }).armAt(wakeAt[i]);
         }
         assertTrue(w.run(10 * SECOND), () -> "P = " + p + ", R = " + r + ": stuck\n" + w.state());
-        assertEquals(0, app.errors, () -> app.firstError);
+        assertEquals(0, app.errors(), () -> app.firstError());
         assertEquals(app.expectedTotal(), app.deliveredTotal());
         assertEquals(0, w.violations());
     }
 
     /** Both nodes send two fragments to each other per event, at the same time. */
     static CStarWorkload crossing() {
-        return new CStarWorkload(2, 6, 2, 8, 0, CStarWorkload.all(RING, 6), false);
+        return new CStarWorkload(2, 6, 2, CStarWorkload.FRAGMENT_HEADER, 0, CStarWorkload.all(RING, 6), false);
     }
 
     static CarefulConfig tight(int r) {
@@ -98,7 +102,7 @@ class CarefulDeadlockTest {
     void withTheRuleAndRTwoPTheCrossingTrafficCompletes() {
         CarefulWorld w = new CarefulWorld(1, tight(4), FrameFaults.NONE, crossing());
         assertTrue(w.run(SECOND), w::state);
-        assertEquals(0, w.app.errors, () -> w.app.firstError);
+        assertEquals(0, w.app.errors(), () -> w.app.firstError());
         assertTrue(w.cores[0].updateFramesSent() + w.cores[1].updateFramesSent() > 0,
                 "windows of two frames need explicit updates");
     }

@@ -1,7 +1,9 @@
 package io.nicbridge.protocols.careful;
 
-import static io.nicbridge.protocols.careful.CStarWorkload.Pattern.CROWD;
-import static io.nicbridge.protocols.careful.CStarWorkload.Pattern.RING;
+import io.nicbridge.protocols.dst.CStarWorkload;
+
+import static io.nicbridge.protocols.dst.CStarWorkload.Pattern.CROWD;
+import static io.nicbridge.protocols.dst.CStarWorkload.Pattern.RING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -49,7 +51,7 @@ class CarefulDetectionTest {
         assertEquals(1, w.medium.faultDrops());
         assertEquals(1, w.violations(CarefulViolation.GAP), w::state);
         assertEquals(1, w.violations(), "the gap is all that went wrong");
-        assertEquals(0, w.app.errors, () -> w.app.firstError);
+        assertEquals(0, w.app.errors(), () -> w.app.firstError());
         assertTrue(w.app.deliveredTotal() > 0);
     }
 
@@ -59,7 +61,7 @@ class CarefulDetectionTest {
         CarefulWorld w = world(nthFrameOf(1, 2, f -> f.drop = true), app);
         assertFalse(w.run(SECOND));
         assertTrue(w.violations(CarefulViolation.GAP) >= 2, "both receivers of the lost broadcast notice: " + w.state());
-        assertEquals(0, w.app.errors, () -> w.app.firstError);
+        assertEquals(0, w.app.errors(), () -> w.app.firstError());
     }
 
     @Test
@@ -69,7 +71,7 @@ class CarefulDetectionTest {
         assertTrue(w.run(SECOND), w::state);
         assertEquals(1, w.violations(CarefulViolation.DUPLICATE));
         assertEquals(1, w.violations());
-        assertEquals(0, w.app.errors, () -> w.app.firstError);
+        assertEquals(0, w.app.errors(), () -> w.app.firstError());
         assertEquals(w.app.expectedTotal(), w.app.deliveredTotal(), "every fragment once, the copy dropped");
     }
 
@@ -80,7 +82,7 @@ class CarefulDetectionTest {
         assertFalse(w.run(SECOND), "the damaged fragment is lost to the application");
         assertEquals(1, w.violations(CarefulViolation.BAD_CHECKSUM), w::state);
         assertEquals(1, w.violations(CarefulViolation.GAP), "and its absence shows at the next frame");
-        assertEquals(0, w.app.errors, () -> w.app.firstError);
+        assertEquals(0, w.app.errors(), () -> w.app.firstError());
     }
 
     @Test
@@ -92,7 +94,7 @@ class CarefulDetectionTest {
         }), app);
         assertFalse(w.run(SECOND));
         assertEquals(1, w.violations(CarefulViolation.BAD_CHECKSUM), w::state);
-        assertEquals(0, w.app.errors, () -> w.app.firstError);
+        assertEquals(0, w.app.errors(), () -> w.app.firstError());
     }
 
     @Test

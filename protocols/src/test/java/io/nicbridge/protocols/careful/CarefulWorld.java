@@ -1,5 +1,7 @@
 package io.nicbridge.protocols.careful;
 
+import io.nicbridge.protocols.dst.CStarWorkload;
+
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
@@ -20,11 +22,11 @@ final class CarefulWorld {
 
     CarefulWorld(long seed, CarefulConfig config, FrameFaults faults, CStarWorkload app, CostTable table) {
         this.app = app;
-        int nodes = app.nodes;
+        int nodes = app.nodes();
         vt = new VirtualTimeBase(seed);
         cpus = HostCpu.forNodes(nodes, table, vt);
         // the medium's receive buffers (a card's on-board buffers): R for the windows, one per peer for an update
-        medium = new InMemoryMedium(vt, new InMemoryMedium.Config(nodes, CarefulWire.HEADER + Math.max(app.length, 4),
+        medium = new InMemoryMedium(vt, new InMemoryMedium.Config(nodes, CarefulWire.HEADER + app.maxFragment(),
                 8, config.receiveBuffers() + nodes - 1, 2_000, 80), faults, cpus);
         Link[] links = new Link[nodes];
         for (int i = 0; i < nodes; i++) {

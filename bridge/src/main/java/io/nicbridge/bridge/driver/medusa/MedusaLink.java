@@ -28,7 +28,8 @@ import java.util.Objects;
  * the payload into the claimed on-board buffer (the checksum unit sums it on the way, unused here), then TX_FIFO.
  * The single-copy send of the careful protocol - the payload copied by PIO straight from the application's memory,
  * its checksum computed during that copy - is the capability {@link MedusaSingleCopy}
- * ({@code capability(MedusaSingleCopy.class)}). Receive is in place in buffer RAM (what the card's window shows);
+ * ({@code capability(MedusaSingleCopy.class)}); the card's receive checksum (RXCK) is the capability
+ * {@link MedusaReceiveChecksum}. Receive is in place in buffer RAM (what the card's window shows);
  * frames with another FC (SMT, MAC frames, other protocols) are counted as filtered. {@link #BROADCAST} sends to
  * the FDDI broadcast address, and this station's own frames, which a ring may bring back, are dropped and counted.
  * Readiness comes from the driver's interrupt line (RX_READY, TX_DONE), so the driver must run in
@@ -47,7 +48,9 @@ import java.util.Objects;
  *       pays only the register read, never a {@code CHECKSUM} pass - which is what the careful protocol gains;</li>
  *   <li>receive is in place in buffer RAM, so every byte of it the host looks at crosses the bus once: FC, DA and SA
  *       of a frame that is dropped, the whole frame of one handed up, {@code ceil(bytes / 4)} words (the core's own
- *       pass over the payload is charged by the core as memory work on top).</li>
+ *       pass over the payload is charged by the core as memory work on top). The card's receive checksum
+ *       ({@link MedusaReceiveChecksum}) is one more PIO word, the RXCK read, and no {@code CHECKSUM} pass over the
+ *       bytes it covers; the host pays {@code CHECKSUM} only for what it sums itself.</li>
  * </ul>
  */
 public final class MedusaLink extends FramePortLink {
@@ -65,6 +68,8 @@ public final class MedusaLink extends FramePortLink {
     private final int[] onCardAt;
     private final int[] onCardLength;
     private final MedusaSingleCopy singleCopy = this::copyPayload;
+    /** The card's RXCK, or null while the receive checksum is off or starts inside FC, DA, SA. */
+    private final MedusaReceiveChecksum receiveChecksum;
 
     /**
      * @param driver   an open driver; it stays the caller's to close
@@ -90,6 +95,9 @@ public final class MedusaLink extends FramePortLink {
         this.onCardAt = new int[Medusa.BUF_COUNT];
         this.onCardLength = new int[Medusa.BUF_COUNT];
         Arrays.fill(onCardAt, -1);
+        int covered = driver.config().receiveChecksumStart() - HEADER;
+        this.receiveChecksum = driver.config().receiveChecksum() && covered >= 0 ? new CardReceiveChecksum(covered)
+                : null;
     }
 
     /** @return the frame control byte of this link's frames */
@@ -100,7 +108,10 @@ public final class MedusaLink extends FramePortLink {
     @Override
     public <C> C capability(Class<C> type) {
         checkOpen();
-        return type == MedusaSingleCopy.class ? type.cast(singleCopy) : null;
+        if (type == MedusaSingleCopy.class) {
+            return type.cast(singleCopy);
+        }
+        return type == MedusaReceiveChecksum.class && receiveChecksum != null ? type.cast(receiveChecksum) : null;
     }
 
     @Override
@@ -183,6 +194,31 @@ public final class MedusaLink extends FramePortLink {
         onCardAt[txHandle] = at;
         onCardLength[txHandle] = length;
         return sum;
+    }
+
+    /**
+     * RXCK of a held frame. The card pairs bytes from RXCK_START; when that is an odd payload offset the pairs are
+     * the payload's lanes shifted by one, and the byte swap of the folded sum gives the payload's (RFC 1071 2(B)).
+     */
+    private final class CardReceiveChecksum implements MedusaReceiveChecksum {
+        private final int covered;
+
+        CardReceiveChecksum(int covered) {
+            this.covered = covered;
+        }
+
+        @Override
+        public int coveredFrom() {
+            return covered;
+        }
+
+        @Override
+        public int payloadSum(int rxHandle) {
+            rxLength(rxHandle); // refuses a handle the caller does not hold
+            int sum = driver.rxChecksum(rxHandle);
+            cpu().charge(CostItem.PIO_WORD, 1);
+            return (covered & 1) == 0 ? sum : ((sum & 0xFF) << 8) | (sum >>> 8);
+        }
     }
 
     @Override
