@@ -31,7 +31,13 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
     static final SimMedium.Factory FACTORY = CardSimMedium.factory("ethernet",
             "ethernet: emulated DEC 21140s (Tulip driver, TulipLink) on one 100 Mb/s segment",
             EnumSet.of(Family.DROP, Family.DUPLICATE, Family.REORDER, Family.CORRUPT, Family.DELAY, Family.PARTITION,
-                    Family.SLOW), "frame", EthernetSimMedium::new);
+                    Family.SLOW, Family.RESET), "frame", EthernetSimMedium::new);
+
+    /**
+     * The Tulip driver's transmit watchdog when the schedule resets a card: five RTOs of the default settings, so a
+     * frame that merely waits behind others is never taken for a reset (the driver then only polls the chip).
+     */
+    private static final long WATCHDOG_NANOS = 1_000_000;
 
     private final TulipTestbed bed;
     private final EthernetSegment wire;
@@ -44,8 +50,12 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
     private EthernetSimMedium(Schedule schedule, SimSettings settings, Path pcap) {
         faults = new CardFaultPlan(schedule);
         int n = schedule.nodes();
-        bed = TulipTestbed.builder().nodes(n).mode(EngineMode.VIRTUAL).seed(schedule.seed()).faults(faults.plan())
-                .build();
+        TulipTestbed.Builder b = TulipTestbed.builder().nodes(n).mode(EngineMode.VIRTUAL).seed(schedule.seed())
+                .faults(faults.plan());
+        if (CardFaultPlan.resetsCards(schedule)) {
+            b.watchdog(WATCHDOG_NANOS);
+        }
+        bed = b.build();
         PcapWriter writer = null;
         try {
             bed.awaitFiltersLoaded(TimeUnit.SECONDS.toNanos(5));
@@ -85,6 +95,17 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
     @Override
     public Link link(int node) {
         return links[node];
+    }
+
+    @Override
+    public void resetCard(int node) {
+        bed.resetCard(node);
+    }
+
+    /** The driver finds a reset within two timeouts of the first frame pending after it, then re-opens the chip. */
+    @Override
+    public long resetRecoveryNanos() {
+        return 3 * WATCHDOG_NANOS;
     }
 
     @Override

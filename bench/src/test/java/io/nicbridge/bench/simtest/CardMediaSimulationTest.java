@@ -98,6 +98,30 @@ class CardMediaSimulationTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"ethernet", "fddi", "atm"})
+    void aCardResetMidStreamIsFoundByTheDriverAndTheCoreDeliversEverything(String medium) {
+        // Node 1's card is reset 300 us into the load (frames in flight and the card's rings are lost); its driver's
+        // watchdog finds the reset through the card's registers and re-initialises it; go-back-N resends.
+        Schedule s = Schedule.parse("11/3/16/reset@1:300000");
+        SimulationRun.Outcome o = tester(medium, SimProtocols.byName("gbn")).run(s);
+        assertTrue(o.passed(), o::toString);
+        assertEquals(3 * 16, o.delivered());
+        assertTrue(o.medium().contains("1 card resets"), o.medium());
+        assertTrue(SimMedia.byName(medium).families().contains(ScheduleGenerator.Family.RESET));
+    }
+
+    @Test
+    void mediaWithoutACardRefuseAReset() {
+        Schedule s = Schedule.parse("11/3/16/reset@1:300000");
+        for (String medium : List.of("memory", "fabric")) {
+            assertFalse(SimMedia.byName(medium).families().contains(ScheduleGenerator.Family.RESET), medium);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> tester(medium, SimProtocols.byName("gbn")).run(s), medium);
+            assertTrue(e.getMessage().contains("reset"), e.getMessage());
+        }
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"ethernet", "fddi", "atm", "fabric"})
     void negativeControlAForgetfulCoreIsCaughtAndShrunkOnTheCards(String medium) {
         SimTest t = tester(medium, FORGETFUL);
@@ -163,7 +187,8 @@ class CardMediaSimulationTest {
                 SimProtocols.byName("gbn"), SETTINGS, new ScheduleGenerator(SETTINGS), fddi));
         assertTrue(g.getMessage().contains("REORDER"), g.getMessage());
         assertEquals(EnumSet.of(ScheduleGenerator.Family.DROP, ScheduleGenerator.Family.CORRUPT,
-                ScheduleGenerator.Family.PARTITION, ScheduleGenerator.Family.SLOW), fddi.families());
+                ScheduleGenerator.Family.PARTITION, ScheduleGenerator.Family.SLOW, ScheduleGenerator.Family.RESET),
+                fddi.families());
         assertThrows(IllegalArgumentException.class, () -> SimMedia.byName("token-bus"));
         assertEquals(List.of("memory", "ethernet", "fddi", "atm", "fabric"), SimMedia.names());
     }
