@@ -73,6 +73,9 @@ import org.slf4j.LoggerFactory;
  * CH_OPEN of every open channel with its tags, EP_UPCALL, and the global interrupt enable; then each endpoint
  * resumes on its fresh page (buffers the card held are posted again, messages not yet polled are dropped and
  * counted). A restart is found within one check period of its end and recovered some command round trips later.
+ * A send that meets the blank page first (its {@code sq_cons} reads 0, behind what the endpoint collected) does not
+ * wait for the check: the endpoint asks the driver to look at once ({@link #restartSuspected}), and the send is one
+ * lost in the restart rather than a full queue or a corrupt card.
  * While recovering, the driver's own commands throw {@link IllegalStateException}. The timer runs on the
  * scheduler's thread, which must be the endpoints' thread (one virtual world, or one event loop).
  *
@@ -591,6 +594,28 @@ public final class UnetKernelDriver implements AutoCloseable {
         lastHeartbeat = ram.readAcquire(UG_OFS + UG_HEARTBEAT_OFS);
         watchdog = scheduler.newTimer(name + ".firmwareWatchdog", this::watchdogExpired);
         watchdog.armAfter(periodNanos);
+    }
+
+    /**
+     * An endpoint met an impossible index of the card's in its page ({@code sq_cons} behind what it collected): a
+     * restart not found yet looks exactly like that, since the firmware wiped the page. Looks at the card now instead
+     * of at the next check, and on a restart begins the replay at once (the timer then polls the command slots).
+     * Called on the endpoint's thread, which is the watchdog's.
+     *
+     * @return true when a restart is found, now or before (the endpoints are restarting); false without a watchdog
+     *         (nothing would recover the card) or when the card runs as before (the index is the card's fault)
+     */
+    synchronized boolean restartSuspected() {
+        if (watchdog == null || closed || closing || line.failure() != null) {
+            return false;
+        }
+        if (!recovering) {
+            if (!restartFound()) {
+                return false;
+            }
+            watchdog.armAfter(REPLAY_POLL_NANOS);
+        }
+        return true;
     }
 
     /** Firmware restarts the watchdog found. */
