@@ -34,8 +34,9 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
                     Family.SLOW, Family.RESET), "frame", EthernetSimMedium::new);
 
     /**
-     * The Tulip driver's transmit watchdog when the schedule resets a card: five RTOs of the default settings, so a
-     * frame that merely waits behind others is never taken for a reset (the driver then only polls the chip).
+     * The Tulip driver's watchdog period when the schedule resets a card: five RTOs of the default settings. Each
+     * tick reads CSR6, so a reset is found within one period whether or not the node has anything to send, and a
+     * frame that merely waits behind others for a whole period only costs a transmit poll demand.
      */
     private static final long WATCHDOG_NANOS = 1_000_000;
 
@@ -102,10 +103,10 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
         bed.resetCard(node);
     }
 
-    /** The driver finds a reset within two timeouts of the first frame pending after it, then re-opens the chip. */
+    /** The driver finds a reset at its next tick (within one period) and re-opens the chip at once. */
     @Override
     public long resetRecoveryNanos() {
-        return 3 * WATCHDOG_NANOS;
+        return 2 * WATCHDOG_NANOS;
     }
 
     @Override

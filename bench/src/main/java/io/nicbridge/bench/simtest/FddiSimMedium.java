@@ -35,8 +35,9 @@ final class FddiSimMedium implements CardSimMedium.Hardware {
             FddiSimMedium::new);
 
     /**
-     * The Medusa driver's transmit watchdog when the schedule resets a card: longer than the ring's worst token
-     * rotation and the claim process after a station leaves and re-joins (a few TTRTs), as MedusaDriver asks.
+     * The Medusa driver's watchdog period when the schedule resets a card: longer than the ring's worst token
+     * rotation and the claim process after a station leaves and re-joins (a few TTRTs), as MedusaDriver asks. Each
+     * tick reads CTRL, so a reset station is found within one period even when it has nothing to send.
      */
     private static final long WATCHDOG_NANOS = 20_000_000;
 
@@ -95,10 +96,10 @@ final class FddiSimMedium implements CardSimMedium.Hardware {
         cards.get(node).hardwareReset();
     }
 
-    /** The driver finds a reset within two timeouts of the first queued frame, then the station re-joins the ring. */
+    /** The driver finds a reset at its next tick (within one period), then the station re-joins the ring. */
     @Override
     public long resetRecoveryNanos() {
-        return 3 * WATCHDOG_NANOS;
+        return 2 * WATCHDOG_NANOS;
     }
 
     @Override

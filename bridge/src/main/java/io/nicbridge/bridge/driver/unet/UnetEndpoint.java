@@ -1198,17 +1198,18 @@ public final class UnetEndpoint {
      * the protocol above retransmits), gather sends see back-pressure, received messages already in the receive queue
      * can still be polled, and released buffers are kept for the card. Every send that was in flight completes as
      * {@link #SEND_LOST_IN_RESTART}: the firmware lost the send queue in board RAM. Called by the kernel driver on the
-     * endpoint's thread (its watchdog's scheduler thread), as are the three steps below. Between the restart and
+     * endpoint's thread (its watchdog's scheduler thread), as are the three steps below; again when the firmware
+     * restarts during the kernel's replay (the buffers posted since are the card's no more). Between the restart and
      * the kernel's next check the page is blank; a send that meets its impossible {@code sq_cons} has the kernel look
      * at once ({@link #restartUnnoticed()}), so the send path never sees a restart as a full queue or a corrupt card.
      */
     void cardRestarted() {
+        restarts++;
+        freeQueueLive = false; // also when it restarts again during the kernel's replay: the free queue is gone again
         if (restarting) {
-            return;
+            return; // nothing was sent since the first restart: sends have been lost in it
         }
         restarting = true;
-        freeQueueLive = false;
-        restarts++;
         int inFlight = sendQueue.inFlight();
         lostCompletions += inFlight;
         sendsLostInRestart += inFlight;
