@@ -30,7 +30,10 @@ final class AtmSimMedium implements CardSimMedium.Hardware {
     static final SimMedium.Factory FACTORY = CardSimMedium.factory("atm",
             "atm: emulated Fore SBA-200s (U-Net firmware, UnetLink, a channel per pair) on one ATM switch",
             EnumSet.of(Family.DROP, Family.DUPLICATE, Family.REORDER, Family.CORRUPT, Family.DELAY, Family.PARTITION,
-                    Family.SLOW), "cell", AtmSimMedium::new);
+                    Family.SLOW, Family.RESET), "cell", AtmSimMedium::new);
+
+    /** The U-Net kernel driver's firmware check period when the schedule resets a card. */
+    private static final long WATCHDOG_NANOS = 500_000;
 
     private final UnetLinkTestbed bed;
     private final AtmSwitch atmSwitch;
@@ -42,12 +45,16 @@ final class AtmSimMedium implements CardSimMedium.Hardware {
     private AtmSimMedium(Schedule schedule, SimSettings settings, Path pcap) {
         nodes = schedule.nodes();
         faults = new CardFaultPlan(schedule, nodes);
-        bed = UnetLinkTestbed.builder(EngineMode.VIRTUAL).nodes(nodes).seed(schedule.seed())
+        UnetLinkTestbed.Builder b = UnetLinkTestbed.builder(EngineMode.VIRTUAL).nodes(nodes).seed(schedule.seed())
                 .switchOptions(sw -> {
                     for (int p = 0; p < nodes; p++) {
                         sw.uplinkFaults(p, faults.plan(p));
                     }
-                }).build();
+                });
+        if (CardFaultPlan.resetsCards(schedule)) {
+            b.watchdog(WATCHDOG_NANOS); // periodic: the world never idles, the harness runs until its condition
+        }
+        bed = b.build();
         PcapWriter writer = null;
         try {
             atmSwitch = bed.network().atmSwitch();
@@ -64,6 +71,17 @@ final class AtmSimMedium implements CardSimMedium.Hardware {
             throw e;
         }
         capture = writer;
+    }
+
+    @Override
+    public void resetCard(int node) {
+        bed.resetCard(node);
+    }
+
+    /** The kernel finds a restart within one period; the replay of its commands takes a few more. */
+    @Override
+    public long resetRecoveryNanos() {
+        return 4 * WATCHDOG_NANOS;
     }
 
     @Override

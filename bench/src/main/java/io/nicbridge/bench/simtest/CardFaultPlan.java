@@ -91,4 +91,14 @@ final class CardFaultPlan {
     int merged() {
         return merged;
     }
+
+    /** @return true when {@code schedule} resets a card (the media then install their drivers' watchdogs) */
+    static boolean resetsCards(Schedule schedule) {
+        for (Fault f : schedule.faults()) {
+            if (f instanceof Fault.CardReset) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

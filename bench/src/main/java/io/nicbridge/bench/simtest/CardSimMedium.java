@@ -2,7 +2,9 @@ package io.nicbridge.bench.simtest;
 
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
+import io.nicbridge.bridge.time.Timer;
 import io.nicbridge.bridge.time.VirtualScheduler;
+import io.nicbridge.protocols.dst.Fault;
 import io.nicbridge.protocols.dst.PartitionedLink;
 import io.nicbridge.protocols.dst.Schedule;
 import io.nicbridge.protocols.dst.ScheduleGenerator.Family;
@@ -27,10 +29,15 @@ import java.util.Set;
  *   <li>capture: {@link #capturing} gives each schedule's world a pcap file the hardware writes with its own link
  *       type ({@link Hardware.Builder#build}).</li>
  * </ul>
- * Timed faults that act on a card rather than on a frame (a card reset, to come) belong beside the partitions: the
- * schedule's fault walked once here, armed on the world's scheduler, applied through one more {@link Hardware}
- * operation that each card implements its own way; a medium that cannot express it leaves the family out of its
- * {@link Factory#families()} and is refused as for any other fault.
+ * <ul>
+ *   <li>card resets ({@link Fault.CardReset}): armed here on the world's scheduler and applied by
+ *       {@link Hardware#resetCard}, each card its own way (the hardware installs its drivers' watchdogs when the
+ *       schedule holds a reset, so a schedule without one runs exactly as before); for the progress check a reset
+ *       counts as a fault lasting {@link Hardware#resetRecoveryNanos()} (the driver's stated detection bound plus its
+ *       re-initialisation), since until then the node cannot be expected to deliver. The fabric has no card and
+ *       leaves the family out of its {@link Factory#families()}, so a reset there is refused as any inexpressible
+ *       fault.</li>
+ * </ul>
  */
 final class CardSimMedium implements SimMedium {
     /** The emulated hardware of one schedule: the per-medium part. */
@@ -64,6 +71,20 @@ final class CardSimMedium implements SimMedium {
 
         /** @return the hardware's own counters, for {@link SimMedium#describe()} */
         String counters();
+
+        /**
+         * Resets node {@code node}'s card now, as a hardware reset would; its driver's watchdog (installed by the
+         * hardware when the schedule holds a reset) finds it through the card's registers and recovers. Only called
+         * on media whose families include {@link Family#RESET}.
+         */
+        default void resetCard(int node) {
+            throw new IllegalStateException("this medium has no card to reset (node " + node + ")");
+        }
+
+        /** @return the longest a reset keeps a node from delivering: the driver's detection bound plus recovery */
+        default long resetRecoveryNanos() {
+            return 0;
+        }
 
         /** Closes the links and frees the hardware (and flushes and closes its capture). */
         @Override
@@ -112,6 +133,8 @@ final class CardSimMedium implements SimMedium {
     private final Link[] links;
     private final FaultClock faultClock;
     private final String unit;
+    private long resets;
+    private long resetEffectEndsNanos = Long.MIN_VALUE;
 
     private CardSimMedium(Hardware hardware, Schedule schedule, String unit) {
         this.hardware = hardware;
@@ -122,10 +145,23 @@ final class CardSimMedium implements SimMedium {
                 links[i] = PartitionedLink.wrap(hardware.link(i), hardware.time(), schedule);
             }
             faultClock = new FaultClock(hardware.time(), this::framesFaulted);
+            for (Fault f : schedule.faults()) {
+                if (f instanceof Fault.CardReset reset) {
+                    Timer t = hardware.time().newTimer("reset-node" + reset.node(), () -> resetCard(reset.node()));
+                    t.armAt(reset.atNanos());
+                }
+            }
         } catch (RuntimeException e) {
             hardware.close();
             throw e;
         }
+    }
+
+    private void resetCard(int node) {
+        hardware.resetCard(node);
+        resets++;
+        resetEffectEndsNanos = Math.max(resetEffectEndsNanos,
+                hardware.time().nanoTime() + hardware.resetRecoveryNanos());
     }
 
     private long partitionCuts() {
@@ -158,19 +194,19 @@ final class CardSimMedium implements SimMedium {
 
     @Override
     public long framesFaulted() {
-        return hardware.faultsInjected() + partitionCuts();
+        return hardware.faultsInjected() + partitionCuts() + resets;
     }
 
     @Override
     public long lastFaultNanos() {
-        return faultClock.lastFaultNanos();
+        return Math.max(faultClock.lastFaultNanos(), resetEffectEndsNanos);
     }
 
     @Override
     public String describe() {
         int merged = hardware.mergedFaults();
         return hardware.counters() + "; " + hardware.faultsInjected() + " " + unit + "s faulted, " + partitionCuts()
-                + " frames cut by partitions"
+                + " frames cut by partitions" + (resets > 0 ? ", " + resets + " card resets" : "")
                 + (merged > 0 ? " (" + merged + " schedule faults on an already faulted " + unit + ")" : "");
     }
 

@@ -32,8 +32,8 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
     static final SimMedium.Factory FACTORY = CardSimMedium.factory("ethernet",
             "ethernet: emulated DEC 21140s (Tulip driver, TulipLink) on one 100 Mb/s segment",
             EnumSet.of(Family.DROP, Family.DUPLICATE, Family.REORDER, Family.CORRUPT, Family.DELAY, Family.PARTITION,
-                    Family.SLOW), "frame", (schedule, settings, pcap) -> new EthernetSimMedium(schedule, settings, pcap,
-                    EthernetMode.IDEAL));
+                    Family.SLOW, Family.RESET), "frame", (schedule, settings, pcap) -> new EthernetSimMedium(schedule,
+                    settings, pcap, EthernetMode.IDEAL));
 
     /**
      * The DST medium {@code ethernet-hub}: the same cards on a half-duplex CSMA/CD hub ({@link EthernetMode#HUB},
@@ -46,6 +46,14 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
                     Family.SLOW), "frame", (schedule, settings, pcap) -> new EthernetSimMedium(schedule, settings, pcap,
                     EthernetMode.HUB));
 
+    /**
+     * The Tulip driver's watchdog period when the schedule resets a card: five RTOs of the default settings. Each
+     * tick reads CSR6, so a reset is found within one period whether or not the node has anything to send, and a
+     * frame that merely waits behind others for a whole period only costs a transmit poll demand. (The hub medium
+     * does not take resets yet: its contention and the watchdog's transmit timeout have not been run together.)
+     */
+    private static final long WATCHDOG_NANOS = 1_000_000;
+
     private final TulipTestbed bed;
     private final EthernetSegment wire;
     private final VirtualTimeBase time;
@@ -57,8 +65,12 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
     private EthernetSimMedium(Schedule schedule, SimSettings settings, Path pcap, EthernetMode mode) {
         faults = new CardFaultPlan(schedule);
         int n = schedule.nodes();
-        bed = TulipTestbed.builder().nodes(n).mode(EngineMode.VIRTUAL).seed(schedule.seed()).faults(faults.plan())
-                .medium(mode).build();
+        TulipTestbed.Builder b = TulipTestbed.builder().nodes(n).mode(EngineMode.VIRTUAL).seed(schedule.seed())
+                .faults(faults.plan()).medium(mode);
+        if (CardFaultPlan.resetsCards(schedule)) {
+            b.watchdog(WATCHDOG_NANOS);
+        }
+        bed = b.build();
         PcapWriter writer = null;
         try {
             bed.awaitFiltersLoaded(TimeUnit.SECONDS.toNanos(5));
@@ -98,6 +110,17 @@ final class EthernetSimMedium implements CardSimMedium.Hardware {
     @Override
     public Link link(int node) {
         return links[node];
+    }
+
+    @Override
+    public void resetCard(int node) {
+        bed.resetCard(node);
+    }
+
+    /** The driver finds a reset at its next tick (within one period) and re-opens the chip at once. */
+    @Override
+    public long resetRecoveryNanos() {
+        return 2 * WATCHDOG_NANOS;
     }
 
     @Override

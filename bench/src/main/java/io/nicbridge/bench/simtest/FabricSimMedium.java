@@ -21,7 +21,6 @@ import io.nicbridge.sim.traffic.SimConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.EnumSet;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -60,7 +59,7 @@ final class FabricSimMedium implements CardSimMedium.Hardware {
         return CardSimMedium.factory(name, "fabric: a " + what + " (" + config.switching().name()
                         .toLowerCase(Locale.ROOT) + ", " + config.discipline().name().toLowerCase(Locale.ROOT)
                         + "), go-back-N nodes on its first nodes, one FabricLinks link each, faults at the NIs",
-                EnumSet.allOf(Family.class), "packet",
+                Family.frameAndTiming(), "packet",
                 (schedule, settings, pcap) -> new FabricSimMedium(schedule, settings, pcap, topology.get(), config));
     }
 

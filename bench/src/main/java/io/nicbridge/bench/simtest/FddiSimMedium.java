@@ -14,6 +14,7 @@ import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.fault.FaultInjector;
 import io.nicbridge.sim.fddi.FddiRing;
+import io.nicbridge.sim.medusa.MedusaCard;
 import io.nicbridge.sim.testbed.EmulatedTestbed;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,10 +31,19 @@ import java.util.List;
 final class FddiSimMedium implements CardSimMedium.Hardware {
     static final SimMedium.Factory FACTORY = CardSimMedium.factory("fddi",
             "fddi: emulated HP Medusas (interrupt-driven driver, MedusaLink) on one FDDI ring",
-            EnumSet.of(Family.DROP, Family.CORRUPT, Family.PARTITION, Family.SLOW), "frame", FddiSimMedium::new);
+            EnumSet.of(Family.DROP, Family.CORRUPT, Family.PARTITION, Family.SLOW, Family.RESET), "frame",
+            FddiSimMedium::new);
+
+    /**
+     * The Medusa driver's watchdog period when the schedule resets a card: longer than the ring's worst token
+     * rotation and the claim process after a station leaves and re-joins (a few TTRTs), as MedusaDriver asks. Each
+     * tick reads CTRL, so a reset station is found within one period even when it has nothing to send.
+     */
+    private static final long WATCHDOG_NANOS = 20_000_000;
 
     private final EmulatedTestbed bed;
     private final List<MedusaDriver> drivers = new ArrayList<>();
+    private final List<MedusaCard> cards = new ArrayList<>();
     private final FddiRing ring;
     private final VirtualTimeBase time;
     private final Link[] links;
@@ -56,15 +66,20 @@ final class FddiSimMedium implements CardSimMedium.Hardware {
             long[] stations = new long[n];
             for (int i = 0; i < n; i++) {
                 stations[i] = 0x0200_0000_0000L | (i + 1);
-                drivers.add(MedusaDriver.open(bed.medusa("medusa" + i, ring,
-                                new byte[] {2, 0, 0, 0, 0, (byte) (i + 1)}),
-                        MedusaConfig.builder().stationAddress(stations[i])
-                                .interruptMode(MedusaConfig.InterruptMode.INTERRUPT).build()));
+                MedusaCard card = bed.medusa("medusa" + i, ring, new byte[] {2, 0, 0, 0, 0, (byte) (i + 1)});
+                cards.add(card);
+                drivers.add(MedusaDriver.open(card, MedusaConfig.builder().stationAddress(stations[i])
+                        .interruptMode(MedusaConfig.InterruptMode.INTERRUPT).build()));
             }
             time.runUntilIdle();
             if (ring.memberCount() != n || ring.state() != FddiRing.STATE_OPERATIONAL) {
                 throw new IllegalStateException("FDDI ring not operational after setup: " + ring.memberCount()
                         + " of " + n + " stations joined");
+            }
+            if (CardFaultPlan.resetsCards(schedule)) {
+                for (MedusaDriver d : drivers) {
+                    d.watchdog(time, WATCHDOG_NANOS);
+                }
             }
             for (int i = 0; i < n; i++) {
                 links[i] = new MedusaLink(drivers.get(i), stations, Medusa.FC_LLC_ASYNC_DEFAULT);
@@ -74,6 +89,17 @@ final class FddiSimMedium implements CardSimMedium.Hardware {
             close();
             throw e;
         }
+    }
+
+    @Override
+    public void resetCard(int node) {
+        cards.get(node).hardwareReset();
+    }
+
+    /** The driver finds a reset at its next tick (within one period), then the station re-joins the ring. */
+    @Override
+    public long resetRecoveryNanos() {
+        return 2 * WATCHDOG_NANOS;
     }
 
     @Override

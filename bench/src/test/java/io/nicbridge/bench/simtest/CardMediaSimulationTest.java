@@ -98,6 +98,53 @@ class CardMediaSimulationTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"ethernet", "fddi", "atm"})
+    void aCardResetMidStreamIsFoundByTheDriverAndTheCoreDeliversEverything(String medium) {
+        // Node 1's card is reset 300 us into the load (frames in flight and the card's rings are lost); its driver's
+        // watchdog finds the reset through the card's registers and re-initialises it; go-back-N resends.
+        Schedule s = Schedule.parse("11/3/16/reset@1:300000");
+        SimulationRun.Outcome o = tester(medium, SimProtocols.byName("gbn")).run(s);
+        assertTrue(o.passed(), o::toString);
+        assertEquals(3 * 16, o.delivered());
+        assertTrue(o.medium().contains("1 card resets"), o.medium());
+        assertTrue(SimMedia.byName(medium).families().contains(ScheduleGenerator.Family.RESET));
+    }
+
+    @Test
+    void aResetNodeThatOnlyReceivesIsFoundOnEthernet() {
+        // Found by the 10^3 campaign (shrunk): node 1's chip is reset when it has nothing left to send; only the
+        // Tulip watchdog's periodic CSR6 check finds it (before, the others retransmitted to it for ever: 40 of 42).
+        Schedule s = Schedule.parse("162/3/14/reset@1:1814064");
+        SimulationRun.Outcome o = tester("ethernet", SimProtocols.byName("gbn")).run(s);
+        assertTrue(o.passed(), o::toString);
+        assertEquals(42, o.delivered());
+    }
+
+    @Test
+    void aSendBetweenAFirmwareRestartAndTheKernelsCheckIsLostNotACrashOnAtm() {
+        // Found by the 10^3 campaign (shrunk): node 0's 33rd send met the page its firmware had wiped before the
+        // kernel's check ("send queue full after a successful claim"); and a second restart during the kernel's replay
+        // left the replay waiting for ever.
+        for (String schedule : List.of("8/3/15/reset@0:1691732,slow@0:608423:2193947:276675",
+                "68/2/1/reset@0:478964,reset@0:563104")) {
+            SimulationRun.Outcome o = tester("atm", SimProtocols.byName("gbn")).run(Schedule.parse(schedule));
+            assertTrue(o.passed(), o::toString);
+            assertEquals(o.schedule().nodes() * o.schedule().messagesPerNode(), o.delivered(), schedule);
+        }
+    }
+
+    @Test
+    void mediaWithoutACardRefuseAReset() {
+        Schedule s = Schedule.parse("11/3/16/reset@1:300000");
+        for (String medium : List.of("memory", "fabric")) {
+            assertFalse(SimMedia.byName(medium).families().contains(ScheduleGenerator.Family.RESET), medium);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> tester(medium, SimProtocols.byName("gbn")).run(s), medium);
+            assertTrue(e.getMessage().contains("reset"), e.getMessage());
+        }
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"ethernet", "fddi", "atm", "fabric"})
     void negativeControlAForgetfulCoreIsCaughtAndShrunkOnTheCards(String medium) {
         SimTest t = tester(medium, FORGETFUL);
@@ -163,7 +210,8 @@ class CardMediaSimulationTest {
                 SimProtocols.byName("gbn"), SETTINGS, new ScheduleGenerator(SETTINGS), fddi));
         assertTrue(g.getMessage().contains("REORDER"), g.getMessage());
         assertEquals(EnumSet.of(ScheduleGenerator.Family.DROP, ScheduleGenerator.Family.CORRUPT,
-                ScheduleGenerator.Family.PARTITION, ScheduleGenerator.Family.SLOW), fddi.families());
+                ScheduleGenerator.Family.PARTITION, ScheduleGenerator.Family.SLOW, ScheduleGenerator.Family.RESET),
+                fddi.families());
         assertThrows(IllegalArgumentException.class, () -> SimMedia.byName("token-bus"));
         assertEquals(List.of("memory", "ethernet", "fddi", "atm", "fabric", "ethernet-hub"), SimMedia.names());
     }

@@ -58,7 +58,8 @@ public final class UnetSendQueue {
      * @return its byte offset in the endpoint page; {@link QueueCode#FULL} when all
      *         {@link io.nicbridge.contract.Sba200Unet#SQ_LEN} descriptors are in flight (back-pressure);
      *         {@link QueueCode#PEER_CORRUPT} when the NI's {@code sq_cons} is impossible (counted in
-     *         {@link #protocolErrors()})
+     *         {@link #protocolErrors()}): ahead of what was posted, or behind completions already collected (a page
+     *         the card's firmware wiped in a restart reads {@code sq_cons} 0)
      */
     public long claim() {
         if (producer.index() - reclaimIndex == SQ_LEN) {
@@ -67,7 +68,14 @@ public final class UnetSendQueue {
                 return reaped == QueueCode.PEER_CORRUPT ? QueueCode.PEER_CORRUPT : QueueCode.FULL;
             }
         }
-        return producer.claim();
+        long d = producer.claim();
+        if (d == QueueCode.FULL) {
+            // The producer end sees SQ_LEN uncollected by sq_cons, but fewer are uncollected here: every completion
+            // collected was read below an sq_cons at least as high, and sq_cons never goes back on a live card.
+            protocolErrors++;
+            return QueueCode.PEER_CORRUPT;
+        }
+        return d;
     }
 
     /** Writes buffer pair {@code i} (0..5) of the claimed descriptor: {@code length} bytes at segment {@code offset}. */

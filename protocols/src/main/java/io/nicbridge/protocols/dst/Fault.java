@@ -49,6 +49,18 @@ public sealed interface Fault {
         }
     }
 
+    /**
+     * At {@code atNanos} node {@code node}'s card is reset as by a hardware reset (the 21140's CSR0.SWR, the
+     * Medusa's CTRL.RESET, the SBA-200's i960 restart): it forgets its rings and in-flight frames, and the node's
+     * driver must find out through the card's registers and re-initialise it. Only media with a card express it.
+     */
+    record CardReset(int node, long atNanos) implements Fault {
+        @Override
+        public String encode() {
+            return "reset@" + node + ":" + atNanos;
+        }
+    }
+
     /** Parses one {@link #encode()} form. */
     static Fault parse(String text) {
         int at = text.indexOf('@');
@@ -63,6 +75,10 @@ public sealed interface Fault {
                     need(text, f, 3);
                     yield new Partition(Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]));
                 }
+                case "reset" -> {
+                    need(text, f, 2);
+                    yield new CardReset(Integer.parseInt(f[0]), Long.parseLong(f[1]));
+                }
                 case "slow" -> {
                     need(text, f, 4);
                     yield new SlowNode(Integer.parseInt(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]),
@@ -75,7 +91,7 @@ public sealed interface Fault {
                         k = Kind.valueOf(kind.toUpperCase(java.util.Locale.ROOT));
                     } catch (IllegalArgumentException e) {
                         throw new IllegalArgumentException("unknown fault kind '" + kind + "' in '" + text
-                                + "' (drop, duplicate, reorder, corrupt, delay, partition, slow)");
+                                + "' (drop, duplicate, reorder, corrupt, delay, partition, slow, reset)");
                     }
                     yield new FrameFault(k, Long.parseLong(f[0]), Long.parseLong(f[1]));
                 }

@@ -4,7 +4,6 @@ import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.VirtualScheduler;
 import io.nicbridge.protocols.sim.InMemoryMedium;
-import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.LongFunction;
@@ -41,7 +40,7 @@ final class InMemorySimMedium implements SimMedium {
 
             @Override
             public Set<ScheduleGenerator.Family> families() {
-                return EnumSet.allOf(ScheduleGenerator.Family.class);
+                return ScheduleGenerator.Family.frameAndTiming(); // no card to reset
             }
 
             @Override

@@ -36,7 +36,9 @@ public record Schedule(long seed, int nodes, int messagesPerNode, List<Fault> fa
     public Schedule withNodes(int n) {
         List<Fault> kept = new ArrayList<>();
         for (Fault f : faults) {
-            if (!(f instanceof Fault.SlowNode s) || s.node() < n) {
+            boolean gone = f instanceof Fault.SlowNode s && s.node() >= n
+                    || f instanceof Fault.CardReset r && r.node() >= n;
+            if (!gone) {
                 kept.add(f);
             }
         }

@@ -24,6 +24,9 @@ final class ScheduleFaults implements FrameFaults, NodeSlowness {
                 case Fault.FrameFault x -> ff.add(x);
                 case Fault.Partition x -> parts.add(x);
                 case Fault.SlowNode x -> sl.add(x);
+                case Fault.CardReset x -> {
+                    // applied by a card medium itself; the in-memory medium leaves the family out and is refused
+                }
             }
         }
         ff.sort(Comparator.comparingLong(Fault.FrameFault::frame));

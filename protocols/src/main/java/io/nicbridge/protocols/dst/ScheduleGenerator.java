@@ -9,12 +9,20 @@ import java.util.SplittableRandom;
 /**
  * Draws a random {@link Schedule} from a seed: 2 to 4 nodes, 1 to 24 messages per node, and 0 to 16 faults of the
  * enabled kinds, with parameters scaled to the settings (a reorder is a few frame times, a delay about one RTO, a
- * partition up to 15 RTOs, a slow node up to 1.5 RTOs late). The same seed gives the same schedule.
+ * partition up to 15 RTOs, a slow node up to 1.5 RTOs late, a card reset at any time of the load). The same seed
+ * and families give the same schedule; without families given, every family but the card reset.
  */
 public final class ScheduleGenerator {
     /** Fault families a generator may use (the {@code --faults} of the simtest command). */
     public enum Family {
-        DROP, DUPLICATE, REORDER, CORRUPT, DELAY, PARTITION, SLOW;
+        DROP, DUPLICATE, REORDER, CORRUPT, DELAY, PARTITION, SLOW,
+        /** A card reset ({@link Fault.CardReset}): only media with emulated cards express it. */
+        RESET;
+
+        /** The families every medium expresses in principle: all but {@link #RESET}, which needs a card. */
+        public static Set<Family> frameAndTiming() {
+            return EnumSet.complementOf(EnumSet.of(RESET));
+        }
 
         /** @return the family {@code fault} belongs to */
         public static Family of(Fault fault) {
@@ -28,6 +36,7 @@ public final class ScheduleGenerator {
                 };
                 case Fault.Partition p -> PARTITION;
                 case Fault.SlowNode n -> SLOW;
+                case Fault.CardReset c -> RESET;
             };
         }
     }
@@ -43,7 +52,7 @@ public final class ScheduleGenerator {
     }
 
     public ScheduleGenerator(SimSettings settings) {
-        this(settings, EnumSet.allOf(Family.class));
+        this(settings, Family.frameAndTiming());
     }
 
     /** @return the families this generator draws from */
@@ -86,6 +95,7 @@ public final class ScheduleGenerator {
                     yield new Fault.SlowNode(r.nextInt(nodes), start, start + r.nextLong(10 * rto),
                             1 + r.nextLong(rto + rto / 2));
                 }
+                case RESET -> new Fault.CardReset(r.nextInt(nodes), r.nextLong(span));
             });
         }
         return new Schedule(seed, nodes, messages, faults);

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A Medusa is reset in the middle of an all-to-all go-back-N exchange on a four-station FDDI ring
  * ({@link io.nicbridge.sim.medusa.MedusaCard#hardwareReset}): it drops off the ring, its FIFOs and registers are
- * gone. Its driver's transmit watchdog sees queued frames without TXDONE and CTRL without RX_EN/TX_EN/RING_JOIN,
- * re-initialises the card within two timeouts, re-queues the frames the card forgot, and the ring re-forms; the
+ * gone. Its driver's periodic watchdog sees CTRL without RX_EN/TX_EN/RING_JOIN at its next tick (within one period;
+ * two are asserted), re-initialises the card, re-queues the frames the card forgot, and the ring re-forms; the
  * cores' retransmissions then deliver every message exactly once, in order. Without the watchdog the station stays
  * off the ring and the exchange cannot finish.
  */

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A 21140 loses its state in the middle of a go-back-N stream ({@link TulipTestbed#resetCard}): its driver's
- * transmit watchdog finds the reset through CSR6 within two watchdog timeouts, re-initialises the chip, and the
+ * periodic watchdog finds the reset through CSR6 at its next tick (within one period; two are asserted),
+ * re-initialises the chip, and the
  * core's retransmissions then deliver every message exactly once and in order ({@link Exchange} checks it). Without
  * the watchdog the same reset stops the stream for good: the control that shows the recovery is the driver's.
  */

@@ -112,7 +112,7 @@ public final class TulipTestbed implements AutoCloseable {
 
     /**
      * Injects a card reset into node {@code i}'s 21140 ({@link io.nicbridge.sim.dec21140.Dec21140Model#hardwareReset}):
-     * the chip loses its state as on the bus's reset; its driver finds out through its transmit watchdog
+     * the chip loses its state as on the bus's reset; its driver finds out at the next tick of its watchdog
      * ({@link Builder#watchdog}, or {@link TulipDriver#watchdog} installed by the caller) and re-initialises it.
      * Any thread; in virtual time call it from the world's thread (a timer, or between runs).
      */
@@ -126,14 +126,20 @@ public final class TulipTestbed implements AutoCloseable {
     }
 
     /**
-     * Waits until every driver's setup frame has been processed: in virtual time by running the world until idle,
-     * in real time by polling (bounded).
+     * Waits until every driver's setup frame has been processed: in virtual time by running the world until idle
+     * (with watchdogs, whose ticks never let it idle, until every filter is loaded or {@code timeoutNanos} of virtual
+     * time passed), in real time by polling (bounded).
      *
-     * @throws IllegalStateException when a filter is still not loaded after {@code timeoutNanos} (real time)
+     * @throws IllegalStateException when a filter is still not loaded after {@code timeoutNanos}
      */
     public void awaitFiltersLoaded(long timeoutNanos) {
         if (world.engine() instanceof VirtualTimeEngine v) {
-            v.runUntilIdle();
+            if (drivers.stream().anyMatch(d -> d.watchdogNanos() > 0)) {
+                v.runUntil(() -> drivers.stream().allMatch(TulipDriver::isFilterLoaded),
+                    v.timeBase().nanoTime() + timeoutNanos);
+            } else {
+                v.runUntilIdle();
+            }
         }
         long deadline = System.nanoTime() + timeoutNanos;
         for (TulipDriver d : drivers) {
@@ -258,15 +264,16 @@ public final class TulipTestbed implements AutoCloseable {
         }
 
         /**
-         * Installs every driver's transmit watchdog ({@link TulipDriver#watchdog}) on the virtual clock with this
-         * timeout, so card resets ({@link #resetCard}) are found and recovered from. Virtual mode only: in real time
-         * the watchdog belongs on the thread that runs the node, which the caller installs it on.
+         * Installs every driver's periodic watchdog ({@link TulipDriver#watchdog}) on the virtual clock with this
+         * period, so card resets ({@link #resetCard}) are found and recovered from. The world then never runs idle:
+         * run it until a condition or a time ({@link #awaitFiltersLoaded} does). Virtual mode only: in real time the
+         * watchdog belongs on the thread that runs the node, which the caller installs it on.
          */
-        public Builder watchdog(long timeoutNanos) {
-            if (timeoutNanos <= 0) {
-                throw new IllegalArgumentException("watchdog timeoutNanos must be > 0, was " + timeoutNanos);
+        public Builder watchdog(long periodNanos) {
+            if (periodNanos <= 0) {
+                throw new IllegalArgumentException("watchdog periodNanos must be > 0, was " + periodNanos);
             }
-            this.watchdogNanos = timeoutNanos;
+            this.watchdogNanos = periodNanos;
             return this;
         }
 

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A Medusa reset behind its driver's back ({@link MedusaCard#hardwareReset}): what the board loses, and how the
- * driver's transmit watchdog brings it back without losing a frame it had accepted.
+ * driver's periodic watchdog brings it back without losing a frame it had accepted, also when the station only
+ * receives, and never resets a card that runs.
  */
 class MedusaWatchdogTest {
     static final long T = TimeUnit.MILLISECONDS.toNanos(20);
@@ -94,8 +95,8 @@ class MedusaWatchdogTest {
                 assertTrue(send(a, B, seq)); // queued; the card has not run yet
             }
             ca.hardwareReset();
-            assertTrue(vt.runUntil(() -> a.statistics().get(Counter.CARD_RESETS) == 1, t0 + 2 * T));
-            assertTrue(vt.nanoTime() - t0 <= 2 * T);
+            assertTrue(vt.runUntil(() -> a.statistics().get(Counter.CARD_RESETS) == 1, t0 + T));
+            assertTrue(vt.nanoTime() - t0 <= T, "found at the next tick");
             assertEquals(6, a.statistics().get(Counter.TX_REQUEUED));
             List<Integer> got = new ArrayList<>();
             assertTrue(vt.runUntil(() -> {
@@ -116,7 +117,42 @@ class MedusaWatchdogTest {
                 return !back.isEmpty();
             }, vt.nanoTime() + TimeUnit.SECONDS.toNanos(1)));
             assertEquals(List.of(77), back);
-            assertEquals(1, a.statistics().get(Counter.TX_TIMEOUTS));
+            assertEquals(0, a.statistics().get(Counter.TX_TIMEOUTS), "found by CTRL, not as a stuck transmission");
+        }
+    }
+
+    @Test
+    void aResetStationThatOnlyReceivesIsFoundAndJoinsTheRingAgain() {
+        // Before the periodic check the watchdog was armed only by a queued frame: a reset station with nothing to
+        // send stayed off the ring, and b's frames to it went round unreceived for ever.
+        try (EmulatedTestbed bed = EmulatedTestbed.create(EngineMode.VIRTUAL, 5)) {
+            FddiRing ring = bed.fddiRing("ring");
+            MedusaCard ca = bed.medusa("a", ring, new byte[] {2, 0, 0, 0, 0, 1});
+            MedusaCard cb = bed.medusa("b", ring, new byte[] {2, 0, 0, 0, 0, 2});
+            MedusaDriver a = open(ca, A);
+            MedusaDriver b = open(cb, B);
+            VirtualTimeBase vt = bed.virtualEngine().timeBase();
+            vt.runUntilIdle();
+            a.watchdog(vt, T);
+            b.watchdog(vt, T);
+            vt.runUntil(vt.nanoTime() + 3 * T); // idle ticks on running cards reset nothing
+            long t0 = vt.nanoTime();
+            ca.hardwareReset();
+            assertTrue(vt.runUntil(() -> ring.memberCount() == 1, t0 + T / 10), "off the ring");
+            assertTrue(vt.runUntil(() -> a.statistics().get(Counter.CARD_RESETS) == 1, t0 + T),
+                    () -> "a station with nothing queued must be found within one period: " + a.statistics());
+            assertTrue(vt.runUntil(() -> ring.memberCount() == 2, vt.nanoTime() + T), "back on the ring");
+            assertTrue(send(b, A, 5));
+            List<Integer> got = new ArrayList<>();
+            assertTrue(vt.runUntil(() -> {
+                drain(a, got);
+                return !got.isEmpty();
+            }, vt.nanoTime() + T));
+            assertEquals(List.of(5), got);
+            vt.runUntil(vt.nanoTime() + 3 * T);
+            assertEquals(1, a.statistics().get(Counter.CARD_RESETS));
+            assertEquals(0, b.statistics().get(Counter.CARD_RESETS), "the healthy card was never reset");
+            assertEquals(0, a.statistics().get(Counter.TX_TIMEOUTS) + b.statistics().get(Counter.TX_TIMEOUTS));
         }
     }
 }

@@ -94,4 +94,81 @@ class UnetFirmwareRestartTest {
             kernel.nop(); // and the kernel's command queue works after the replay
         }
     }
+
+    @Test
+    void aSendThatMeetsTheWipedPageBeforeTheCheckIsLostInTheRestartNotAFullQueue() {
+        // The atm campaign's 8/3/15/reset@0:1691732,slow@0:608423:2193947:276675, reduced: the 33rd send after set-up
+        // comes between the restart and the kernel's next check. The wiped page reads sq_cons 0, so the producer end
+        // sees 32 uncollected (full) where the link's claim had counted none: "send queue full after a successful
+        // claim" (and past 32 sends an impossible sq_cons, thrown as a corrupt card).
+        try (UnetLinkTestbed tb = UnetLinkTestbed.builder(EngineMode.VIRTUAL).seed(9).watchdog(PERIOD).build()) {
+            VirtualTimeBase vt = tb.virtualTimeBase();
+            Link a = tb.link(0);
+            Link b = tb.link(1);
+            UnetKernelDriver kernel = tb.kernel(0);
+            UnetEndpoint ep = tb.endpoint(0);
+            List<Integer> atB = new ArrayList<>();
+            for (int seq = 0; seq < SQ_LEN; seq++) { // sq_prod 32
+                assertTrue(send(a, 1, seq));
+                vt.runFor(PERIOD / 20);
+                drain(b, atB);
+            }
+            vt.runFor(PERIOD / 2);
+            drain(b, atB);
+            tb.resetCard(0);
+            vt.runFor(1_000); // the firmware booted again: the page is blank, the kernel has not looked yet
+            assertEquals(0, ep.epcbWord(EPCB_EP_STATUS_OFS) & EP_ACTIVE, "the page is blank");
+            assertEquals(0, kernel.firmwareRestarts());
+            assertTrue(send(a, 1, 100), "claim and commit on the blank page: no exception");
+            assertEquals(1, kernel.firmwareRestarts(), "the send had the kernel look at once");
+            assertTrue(ep.isRestarting());
+            assertTrue(send(a, 1, 101));
+            assertTrue(vt.runUntil(() -> !kernel.isRecovering(), vt.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2)));
+            assertTrue(ep.sendsLostInRestart() >= 2, "both sends were lost in the restart: " + ep.sendsLostInRestart());
+            assertTrue(send(a, 1, 102));
+            assertTrue(vt.runUntil(() -> {
+                drain(b, atB);
+                return atB.contains(102);
+            }, vt.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2)));
+            assertFalse(atB.contains(100) || atB.contains(101), "lost, for the protocol above to send again");
+            assertEquals(1, kernel.firmwareRestarts());
+        }
+    }
+
+    @Test
+    void aRestartDuringTheReplayStartsTheReplayOver() {
+        // The atm campaign's 68/2/1/reset@0:478964,reset@0:563104: the second restart wiped the commands the replay
+        // had posted, and the kernel waited for their completion for ever.
+        try (UnetLinkTestbed tb = UnetLinkTestbed.builder(EngineMode.VIRTUAL).seed(9).watchdog(PERIOD).build()) {
+            VirtualTimeBase vt = tb.virtualTimeBase();
+            Link a = tb.link(0);
+            Link b = tb.link(1);
+            UnetKernelDriver kernel = tb.kernel(0);
+            UnetEndpoint ep = tb.endpoint(0);
+            vt.runFor(PERIOD * 3);
+            tb.resetCard(0);
+            assertTrue(vt.runUntil(() -> kernel.firmwareRestarts() == 1, vt.nanoTime() + PERIOD + 1));
+            assertTrue(kernel.isRecovering());
+            vt.runFor(25_000); // the replay has posted its EP_CREATE (20 us after the check) and not collected it
+            tb.resetCard(0);
+            assertTrue(vt.runUntil(() -> !kernel.isRecovering(), vt.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2)),
+                    "the replay never ended");
+            assertEquals(2, kernel.firmwareRestarts());
+            assertEquals(2, ep.restarts());
+            assertEquals(0, kernel.replayErrors());
+            assertEquals(EP_ACTIVE, ep.epcbWord(EPCB_EP_STATUS_OFS) & EP_ACTIVE);
+            List<Integer> atB = new ArrayList<>();
+            List<Integer> atA = new ArrayList<>();
+            assertTrue(send(a, 1, 7));
+            assertTrue(send(b, 0, 8));
+            assertTrue(vt.runUntil(() -> {
+                drain(b, atB);
+                drain(a, atA);
+                return !atB.isEmpty() && !atA.isEmpty();
+            }, vt.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5)));
+            assertEquals(List.of(7), atB);
+            assertEquals(List.of(8), atA, "the card holds receive buffers again after the second re-creation");
+            assertEquals(48, ep.freeBuffersPosted());
+        }
+    }
 }

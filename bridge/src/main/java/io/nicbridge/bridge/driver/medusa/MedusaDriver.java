@@ -72,21 +72,22 @@ import org.slf4j.LoggerFactory;
  * ({@code deferredIsr}, one atomic OR) and counted by the next {@link #poll()}. A polling driver (IMR = 0) returns
  * false.
  *
- * <h2>Transmit watchdog and board resets ({@link #watchdog})</h2>
+ * <h2>Watchdog and board resets ({@link #watchdog})</h2>
  * The card says nothing when it is reset behind the driver's back (a power glitch, a bus reset): its FIFOs and
- * registers simply return to their reset values. What the driver can see is the effect: a buffer pushed into
- * TX_FIFO never comes back through TXDONE_FIFO. So, like a network driver's transmit watchdog, a timer on the
- * driver's {@link Scheduler} is armed when a frame is queued and none is armed; on expiry the driver reclaims, and
- * if nothing is outstanding it stays disarmed, if a TXDONE came since it was armed it re-arms, and otherwise it reads
- * CTRL: a CTRL without the RX_EN, TX_EN and RING_JOIN the driver wrote is a reset, and the driver re-initialises
- * the card as {@link #open} does (RESET, address, T_Req, checksum start, IMR, CTRL), pushes its receive buffers into
- * FREE_FIFO again (those the application holds go back on release) and re-queues, in their original order, the
- * transmit buffers the card forgot: their frames are still in buffer RAM (a logic reset keeps memory), only LEN is
- * written again. A frame the card had on the ring at the reset may so go out twice. Frames the card had stored
- * and not yet handed over through RX_FIFO are lost with the FIFO; the card's own counters (reset to 0) are the only
- * trace of them. With the card running (CTRL as written) the timeout is only counted: FDDI recovers a lost token
- * by itself. A reset is found within two timeouts of the first frame queued at or after it. The timer runs on the
- * scheduler's thread, which must be the driver's sending and receiving thread.
+ * registers simply return to their reset values, and the station leaves the ring. So a periodic timer on the
+ * driver's {@link Scheduler}, as a network driver's watchdog is, reads CTRL at every tick, whether or not anything is
+ * queued (a station that only receives is found too: off the ring it receives nothing, and its peers would
+ * retransmit to it for ever). A CTRL without the RX_EN, TX_EN and RING_JOIN the driver wrote is a reset (a card that
+ * runs reads them back as written, so a healthy card is never reset), and the driver re-initialises the card as
+ * {@link #open} does (RESET, address, T_Req, checksum start, IMR, CTRL), pushes its receive buffers into FREE_FIFO
+ * again (those the application holds go back on release) and re-queues, in their original order, the transmit
+ * buffers the card forgot: their frames are still in buffer RAM (a logic reset keeps memory), only LEN is written
+ * again. A frame the card had on the ring at the reset may so go out twice. Frames the card had stored and not yet
+ * handed over through RX_FIFO are lost with the FIFO; the card's own counters (reset to 0) are the only trace of
+ * them. With the card running, a frame queued at the previous tick with no TXDONE since is a transmit timeout, only
+ * counted: FDDI recovers a lost token by itself. A reset is found within one period of it. The timer runs on the
+ * scheduler's thread, which must be the driver's sending and receiving thread; a virtual world with a watchdog never
+ * runs idle (run it until a condition or a time).
  *
  * <h2>Threads</h2>
  * As {@link FramePort}: one sending thread (claim/commit/abort/send/reclaim) and one receiving thread
@@ -169,7 +170,9 @@ public final class MedusaDriver implements FramePort {
     private int ctrl;
     private Timer watchdog;
     private long watchdogNanos;
-    private long completedAtArm;
+    /** At the last watchdog tick: TXDONEs so far, and whether a frame was outstanding. */
+    private long completedAtTick;
+    private boolean pendingAtTick;
     /** Receiving thread: the back-off while {@link #await} polls; made once, so waiting allocates nothing. */
     private final IdleStrategy rxWaitIdle = BackoffIdle.cardWait(WAIT_PARK_NANOS);
     /** Sending thread: the driver's free transmit buffers, a stack (most recently used first: warm lines). */
@@ -389,11 +392,6 @@ public final class MedusaDriver implements FramePort {
         counters.recordTx(length);
         stats.increment(TX_FRAMES);
         stats.add(TX_BYTES, length);
-        Timer w = watchdog;
-        if (w != null && !w.isArmed()) {
-            completedAtArm = txCompleted;
-            w.armAfter(watchdogNanos);
-        }
     }
 
     @Override
@@ -530,64 +528,58 @@ public final class MedusaDriver implements FramePort {
         }
     }
 
-    // ================================================================= transmit watchdog, board resets
+    // ================================================================= watchdog, board resets
 
     /**
-     * Installs the transmit watchdog (see the class comment) on {@code scheduler}, whose thread must be the driver's
-     * sending and receiving thread. Setup-time, once; arming it later allocates nothing.
+     * Installs the periodic watchdog (see the class comment) on {@code scheduler}, whose thread must be the driver's
+     * sending and receiving thread, and arms its first tick. Setup-time, once; the ticks allocate nothing.
      *
-     * @param timeoutNanos how long a queued frame may go without any TXDONE; longer than the ring's worst token
-     *                     rotation and re-initialisation (a few TTRTs)
-     * @throws IllegalArgumentException for a timeout that is not positive
+     * @param periodNanos the tick: a reset is found within one; longer than the ring's worst token rotation and
+     *                    re-initialisation (a few TTRTs), so a frame queued for a whole one is a timeout
+     * @throws IllegalArgumentException for a period that is not positive
      * @throws IllegalStateException    when a watchdog is already installed
      */
-    public void watchdog(Scheduler scheduler, long timeoutNanos) {
+    public void watchdog(Scheduler scheduler, long periodNanos) {
         Objects.requireNonNull(scheduler, "scheduler");
-        if (timeoutNanos <= 0) {
-            throw new IllegalArgumentException("watchdog timeoutNanos must be > 0, was " + timeoutNanos);
+        if (periodNanos <= 0) {
+            throw new IllegalArgumentException("watchdog periodNanos must be > 0, was " + periodNanos);
         }
         ensureOpen();
         if (watchdog != null) {
-            throw new IllegalStateException(name + ": the transmit watchdog is already installed");
+            throw new IllegalStateException(name + ": the watchdog is already installed");
         }
-        watchdogNanos = timeoutNanos;
-        watchdog = scheduler.newTimer(name + ".txWatchdog", this::watchdogExpired);
-        if (txQueued != txCompleted) {
-            completedAtArm = txCompleted;
-            watchdog.armAfter(timeoutNanos);
-        }
+        watchdogNanos = periodNanos;
+        watchdog = scheduler.newTimer(name + ".watchdog", this::watchdogTick);
+        completedAtTick = txCompleted;
+        pendingAtTick = txQueued != txCompleted;
+        watchdog.armAfter(periodNanos);
     }
 
-    /** The watchdog's timeout, or 0 when none is installed. */
+    /** The watchdog's period, or 0 when none is installed. */
     public long watchdogNanos() {
         return watchdog == null ? 0 : watchdogNanos;
     }
 
-    private void watchdogExpired() {
+    private void watchdogTick() {
         if (closed || line.failure() != null) {
             return; // a failed card answers nothing: close() reports it
         }
-        reclaim();
-        if (txQueued == txCompleted) {
-            return; // nothing outstanding: the next frame queued arms it again
-        }
-        if (txCompleted != completedAtArm) { // the card is sending
-            completedAtArm = txCompleted;
-            watchdog.armAfter(watchdogNanos);
-            return;
-        }
-        stats.increment(TX_TIMEOUTS);
         int running = regs.read(REG_CTRL);
         int wanted = Medusa.CTRL_RX_EN | Medusa.CTRL_TX_EN | Medusa.CTRL_RING_JOIN;
         if ((running & wanted) != (ctrl & wanted)) {
-            LOG.warn("{}: transmit timeout with CTRL 0x{} (written 0x{}): the card was reset; re-initialising it",
-                name, Integer.toHexString(running), Integer.toHexString(ctrl));
+            LOG.warn("{}: CTRL 0x{} (written 0x{}): the card was reset; re-initialising it", name,
+                Integer.toHexString(running), Integer.toHexString(ctrl));
             reinitialise();
         } else {
-            LOG.warn("{}: transmit timeout, card running (STATUS 0x{}): waiting for the ring", name,
-                Integer.toHexString(regs.read(R + Medusa.REG_STATUS)));
+            reclaim();
+            if (pendingAtTick && txQueued != txCompleted && txCompleted == completedAtTick) {
+                stats.increment(TX_TIMEOUTS);
+                LOG.warn("{}: transmit timeout, card running (STATUS 0x{}): waiting for the ring", name,
+                    Integer.toHexString(regs.read(R + Medusa.REG_STATUS)));
+            }
         }
-        completedAtArm = txCompleted;
+        completedAtTick = txCompleted;
+        pendingAtTick = txQueued != txCompleted;
         watchdog.armAfter(watchdogNanos);
     }
 

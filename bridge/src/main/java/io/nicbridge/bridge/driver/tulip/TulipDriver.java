@@ -77,16 +77,18 @@ import org.slf4j.LoggerFactory;
  * interrupt, are handed over as bits ({@code deferredCsr5}, one atomic OR) and counted by the next {@link #poll()}.
  * A polling driver (CSR7 = 0) has no line to signal with: it returns false.
  *
- * <h2>Transmit watchdog and card resets ({@link #watchdog})</h2>
- * Linux's netdev watchdog calls {@code tulip_tx_timeout} when a transmission has been pending for
- * {@code TX_TIMEOUT} (4 s) without the chip finishing anything. This driver does the same on the driver's
- * {@link Scheduler} (virtual or real time): the watchdog timer is armed by {@link #commit} when none is armed, and
- * on expiry it reclaims; if nothing is in flight it stays disarmed, if a descriptor came back since it was armed it
- * re-arms, and otherwise it is a timeout. Then the chip tells what happened, through its registers only:
+ * <h2>Watchdog and card resets ({@link #watchdog})</h2>
+ * A periodic timer on the driver's {@link Scheduler} (virtual or real time), as Linux's netdev watchdog
+ * ({@code dev_watchdog} runs every {@code watchdog_timeo} while the interface is up and calls {@code tulip_tx_timeout}
+ * after {@code TX_TIMEOUT}, 4 s) and tulip's media timer (which reads the chip's CSRs every tick) are. Each tick
+ * looks at the chip through its registers only:
  * <ul>
- *   <li>CSR6 reads back without the SR/ST the driver wrote (CSR6 is read/write; a reset, CSR0.SWR or the bus's
- *       reset, returns it to its reset value with both processes stopped, and CSR5.TS/RS read 0): the chip lost its
- *       state. The driver re-initialises it as {@link #open} did (SWR, bus mode, both rings, CSR3/4/5/7, a setup
+ *   <li>the health check: CSR6 reads back without the SR/ST the driver wrote (CSR6 is read/write; a reset, CSR0.SWR
+ *       or the bus's reset, returns it to its reset value with both processes stopped, and CSR5.RS/TS read
+ *       stopped): the chip lost its state. Every tick makes it, whether or not anything is pending, so a node that
+ *       only receives is found too (its receive process stays stopped after a reset, and its peers would retransmit
+ *       to it for ever). A chip that runs always reads back the driver's SR/ST, so a healthy chip is never reset.
+ *       The driver re-initialises it as {@link #open} did (SWR, bus mode, both rings, CSR3/4/5/7, a setup
  *       frame with the current filter, CSR6) and re-posts, in their order and behind the setup frame, every frame it
  *       had accepted that the chip had not handed back: a reset loses frames the chip held, and the chip may have
  *       sent the last one before the reset, so a peer can see it twice (the protocol above tolerates duplicates).
@@ -95,12 +97,14 @@ import org.slf4j.LoggerFactory;
  *       chip had handed back but the host had not polled yet go with the chip's list: counted as
  *       {@link TulipStatistics.Counter#RX_LOST_IN_RESET} and as port drops. The reset itself is counted as
  *       {@link TulipStatistics.Counter#CARD_RESETS}.</li>
- *   <li>otherwise the transmit process is stuck with the chip running (Linux's {@code tulip_tx_timeout_complete}):
+ *   <li>the transmit check: the driver reclaims; a transmission that was pending at the previous tick, with no
+ *       descriptor come back since, is a timeout with the chip running (Linux's {@code tulip_tx_timeout_complete}):
  *       a transmit poll demand, counted as {@link TulipStatistics.Counter#TX_TIMEOUTS}.</li>
  * </ul>
- * A reset is therefore found within two timeouts of the first transmission that is pending at or after it. The
+ * A reset is therefore found within one period of it, and a stuck transmission within two periods of its commit. The
  * watchdog's timer runs on the scheduler's thread, which must be the driver's sending and receiving thread (a
- * {@code NodeRunner}'s, or the one thread of a virtual-time world).
+ * {@code NodeRunner}'s, or the one thread of a virtual-time world); a virtual world with a watchdog never runs idle
+ * (run it until a condition or a time).
  *
  * <h2>Threads</h2>
  * The {@link FramePort} contract: one sending thread, one receiving thread. The TX ring and buffers belong to the
@@ -182,10 +186,12 @@ public final class TulipDriver implements FramePort {
     /** The multicast list of the last setup frame, re-sent when the chip is re-initialised after a reset. */
     private List<MacAddress> multicast;
 
-    // ---- transmit watchdog (the scheduler's thread = the sending and receiving thread)
+    // ---- watchdog (the scheduler's thread = the sending and receiving thread)
     private Timer watchdog;
     private long watchdogNanos;
-    private long reclaimedAtArm;
+    /** At the last tick: descriptors reclaimed so far, and whether a transmission was pending. */
+    private long reclaimedAtTick;
+    private boolean pendingAtTick;
     /**
      * Frames to re-post after a reset, oldest first, from {@code requeueHead}: those that did not fit the ring beside
      * the setup frame wait here until descriptors come back. Made once (txCount entries): recovery allocates nothing.
@@ -512,11 +518,6 @@ public final class TulipDriver implements FramePort {
         txClaimed--;
         counters.recordTx(length);
         regs.writeRelease(CSR1, 0); // transmit poll demand, after the descriptor is the card's
-        Timer w = watchdog;
-        if (w != null && !w.isArmed()) {
-            reclaimedAtArm = txRing.reclaimedDescriptors();
-            w.armAfter(watchdogNanos);
-        }
     }
 
     @Override
@@ -889,71 +890,66 @@ public final class TulipDriver implements FramePort {
         }
     }
 
-    // ------------------------------------------------------------------ transmit watchdog, card resets
+    // ------------------------------------------------------------------ watchdog, card resets
 
     /** Linux's {@code TX_TIMEOUT} for tulip: 4 seconds. */
     public static final long LINUX_TX_TIMEOUT_NANOS = 4_000_000_000L;
 
     /**
-     * Installs the transmit watchdog (see the class comment) on {@code scheduler}, whose thread must be the
-     * driver's sending and receiving thread. Setup-time, once; arming it later allocates nothing.
+     * Installs the periodic watchdog (see the class comment) on {@code scheduler}, whose thread must be the driver's
+     * sending and receiving thread, and arms its first tick. Setup-time, once; the ticks allocate nothing.
      *
-     * @param timeoutNanos how long a pending transmission may go without any descriptor coming back
-     *                     ({@link #LINUX_TX_TIMEOUT_NANOS} in Linux; a simulation chooses it from its wire times)
-     * @throws IllegalArgumentException for a timeout that is not positive
+     * @param periodNanos the tick: a reset is found within one, a transmission pending for a whole one without any
+     *                    descriptor coming back is a timeout ({@link #LINUX_TX_TIMEOUT_NANOS} in Linux; a simulation
+     *                    chooses it from its wire times)
+     * @throws IllegalArgumentException for a period that is not positive
      * @throws IllegalStateException    when a watchdog is already installed
      */
-    public void watchdog(Scheduler scheduler, long timeoutNanos) {
+    public void watchdog(Scheduler scheduler, long periodNanos) {
         Objects.requireNonNull(scheduler, "scheduler");
-        if (timeoutNanos <= 0) {
-            throw new IllegalArgumentException("watchdog timeoutNanos must be > 0, was " + timeoutNanos);
+        if (periodNanos <= 0) {
+            throw new IllegalArgumentException("watchdog periodNanos must be > 0, was " + periodNanos);
         }
         checkOpen();
         if (watchdog != null) {
-            throw new IllegalStateException(name + ": the transmit watchdog is already installed");
+            throw new IllegalStateException(name + ": the watchdog is already installed");
         }
-        watchdogNanos = timeoutNanos;
-        watchdog = scheduler.newTimer(name + ".txWatchdog", this::watchdogExpired);
-        if (txRing.inFlight() > 0) {
-            reclaimedAtArm = txRing.reclaimedDescriptors();
-            watchdog.armAfter(timeoutNanos);
-        }
+        watchdogNanos = periodNanos;
+        watchdog = scheduler.newTimer(name + ".watchdog", this::watchdogTick);
+        reclaimedAtTick = txRing.reclaimedDescriptors();
+        pendingAtTick = txRing.inFlight() > 0;
+        watchdog.armAfter(periodNanos);
     }
 
-    /** The watchdog's timeout, or 0 when none is installed. */
+    /** The watchdog's period, or 0 when none is installed. */
     public long watchdogNanos() {
         return watchdog == null ? 0 : watchdogNanos;
     }
 
-    private void watchdogExpired() {
+    private void watchdogTick() {
         if (closed || line.failure() != null) { // a failed card answers nothing: close() reports it
             return;
         }
-        reclaimTransmit();
-        if (txRing.inFlight() == 0) {
-            return; // nothing pending: the next commit arms it again
-        }
-        long reclaimed = txRing.reclaimedDescriptors();
-        if (reclaimed != reclaimedAtArm) { // the chip is making progress
-            reclaimedAtArm = reclaimed;
-            watchdog.armAfter(watchdogNanos);
-            return;
-        }
-        stats.increment(Counter.TX_TIMEOUTS);
-        int csr5 = regs.read(CSR5);
         int mode = regs.read(CSR6);
-        if ((mode & (CSR6_SR | CSR6_ST)) != (CSR6_SR | CSR6_ST)) {
-            LOG.warn("{}: transmit timeout with CSR6 0x{} (written 0x{}), CSR5 0x{}: the chip was reset;"
-                + " re-initialising it", name, Integer.toHexString(mode), Integer.toHexString(csr6),
-                Integer.toHexString(csr5));
+        if ((mode & (CSR6_SR | CSR6_ST)) != (csr6 & (CSR6_SR | CSR6_ST))) {
+            int csr5 = regs.read(CSR5);
+            LOG.warn("{}: CSR6 0x{} (written 0x{}), CSR5 0x{} (RS {}, TS {}): the chip was reset; re-initialising it",
+                name, Integer.toHexString(mode), Integer.toHexString(csr6), Integer.toHexString(csr5),
+                (csr5 & CSR5_RS_MASK) >>> CSR5_RS_SHIFT, (csr5 & CSR5_TS_MASK) >>> CSR5_TS_SHIFT);
             reinitialise();
         } else {
-            // tulip_tx_timeout_complete: the chip runs but the transmit process does not move; ask it to look again
-            LOG.warn("{}: transmit timeout (CSR5 0x{}, TS {}); transmit poll demand", name, Integer.toHexString(csr5),
-                (csr5 & CSR5_TS_MASK) >>> CSR5_TS_SHIFT);
-            regs.writeRelease(CSR1, 0);
+            reclaimTransmit();
+            if (pendingAtTick && txRing.inFlight() > 0 && txRing.reclaimedDescriptors() == reclaimedAtTick) {
+                // tulip_tx_timeout_complete: the chip runs but the transmit process does not move; ask it to look again
+                stats.increment(Counter.TX_TIMEOUTS);
+                int csr5 = regs.read(CSR5);
+                LOG.warn("{}: transmit timeout (CSR5 0x{}, TS {}); transmit poll demand", name,
+                    Integer.toHexString(csr5), (csr5 & CSR5_TS_MASK) >>> CSR5_TS_SHIFT);
+                regs.writeRelease(CSR1, 0);
+            }
         }
-        reclaimedAtArm = txRing.reclaimedDescriptors();
+        reclaimedAtTick = txRing.reclaimedDescriptors();
+        pendingAtTick = txRing.inFlight() > 0;
         watchdog.armAfter(watchdogNanos);
     }
 

@@ -282,7 +282,9 @@ public final class UnetEndpoint {
      * @return false when the send queue is full (back-pressure: reap completions and retry)
      * @throws IllegalArgumentException when {@code channel} is outside 0..63 or {@code length} outside 0..65535
      * @throws IllegalStateException    after the endpoint was destroyed, or when the card's {@code sq_cons} is
-     *                                  impossible ({@link QueueCode#PEER_CORRUPT}: waiting would not help)
+     *                                  impossible ({@link QueueCode#PEER_CORRUPT}: waiting would not help) and the
+     *                                  kernel finds no firmware restart behind it (one it finds makes this send one
+     *                                  lost in the restart, see {@link #cardRestarted()})
      */
     public boolean send(int channel, int offset, int length) {
         UnetSendQueue.checkOffer(channel, length); // before the reap below: a rejected call changes no counter
@@ -294,7 +296,11 @@ public final class UnetEndpoint {
             if (sendQueue.inFlight() == SQ_LEN) {
                 reapSends();
             }
-            if (!accepted(sendQueue.offer(channel, offset, length), "send queue")) {
+            long d = sendQueue.offer(channel, offset, length);
+            if (d == QueueCode.PEER_CORRUPT && restartUnnoticed()) {
+                return lostInRestart();
+            }
+            if (!accepted(d, "send queue")) {
                 return false;
             }
             bell.send(sendQueue.producerIndex());
@@ -312,7 +318,8 @@ public final class UnetEndpoint {
      * @throws IllegalArgumentException  when {@code channel} is outside 0..63 or {@code length} outside 0..40
      * @throws IndexOutOfBoundsException when {@code [srcOffset, srcOffset + length)} is not inside {@code src}
      * @throws IllegalStateException     after the endpoint was destroyed, or when the card's {@code sq_cons} is
-     *                                   impossible ({@link QueueCode#PEER_CORRUPT}: waiting would not help)
+     *                                   impossible ({@link QueueCode#PEER_CORRUPT}: waiting would not help) and the
+     *                                   kernel finds no firmware restart behind it (as {@link #send})
      */
     public boolean sendInline(int channel, MemorySegment src, long srcOffset, int length) {
         if (length < 0 || length > INLINE_MAX) {
@@ -329,7 +336,11 @@ public final class UnetEndpoint {
             if (sendQueue.inFlight() == SQ_LEN) {
                 reapSends();
             }
-            if (!accepted(sendQueue.offerInline(channel, src, srcOffset, length), "send queue")) {
+            long d = sendQueue.offerInline(channel, src, srcOffset, length);
+            if (d == QueueCode.PEER_CORRUPT && restartUnnoticed()) {
+                return lostInRestart();
+            }
+            if (!accepted(d, "send queue")) {
                 return false;
             }
             bell.send(sendQueue.producerIndex());
@@ -340,9 +351,9 @@ public final class UnetEndpoint {
     }
 
     /**
-     * Gather send, step 1: the next send descriptor, {@link QueueCode#FULL} when the queue is full, or
-     * {@link QueueCode#PEER_CORRUPT} when the card's {@code sq_cons} is impossible. Claiming again before the commit
-     * returns the same descriptor.
+     * Gather send, step 1: the next send descriptor, {@link QueueCode#FULL} when the queue is full (or the card's
+     * firmware restarted: back-pressure until the kernel re-created the endpoint), or {@link QueueCode#PEER_CORRUPT}
+     * when the card's {@code sq_cons} is impossible. Claiming again before the commit returns the same descriptor.
      *
      * @throws IllegalStateException after the endpoint was destroyed
      */
@@ -355,7 +366,8 @@ public final class UnetEndpoint {
             if (sendQueue.inFlight() == SQ_LEN) {
                 reapSends();
             }
-            return sendQueue.claim();
+            long d = sendQueue.claim();
+            return d == QueueCode.PEER_CORRUPT && restartUnnoticed() ? QueueCode.FULL : d;
         } finally {
             exitSend(outer);
         }
@@ -1177,6 +1189,18 @@ public final class UnetEndpoint {
         cardHolds[w] = held ? cardHolds[w] | bit : cardHolds[w] & ~bit;
     }
 
+    /**
+     * The send queue met an impossible {@code sq_cons}. A firmware restart the kernel has not found yet looks exactly
+     * like that (the firmware wiped the page: {@code sq_cons} reads 0, behind what was collected), so rather than
+     * wait for its next check the kernel looks at the card now ({@link UnetKernelDriver#restartSuspected}). Send
+     * thread, which is the kernel watchdog's.
+     *
+     * @return true when the kernel found a restart: this endpoint is restarting, its sends are lost in it
+     */
+    private boolean restartUnnoticed() {
+        return kernel.restartSuspected() && restarting;
+    }
+
     private boolean lostInRestart() {
         lostCompletions++;
         sendsLostInRestart++;
@@ -1189,15 +1213,18 @@ public final class UnetEndpoint {
      * the protocol above retransmits), gather sends see back-pressure, received messages already in the receive queue
      * can still be polled, and released buffers are kept for the card. Every send that was in flight completes as
      * {@link #SEND_LOST_IN_RESTART}: the firmware lost the send queue in board RAM. Called by the kernel driver on the
-     * endpoint's thread (its watchdog's scheduler thread), as are the three steps below.
+     * endpoint's thread (its watchdog's scheduler thread), as are the three steps below; again when the firmware
+     * restarts during the kernel's replay (the buffers posted since are the card's no more). Between the restart and
+     * the kernel's next check the page is blank; a send that meets its impossible {@code sq_cons} has the kernel look
+     * at once ({@link #restartUnnoticed()}), so the send path never sees a restart as a full queue or a corrupt card.
      */
     void cardRestarted() {
+        restarts++;
+        freeQueueLive = false; // also when it restarts again during the kernel's replay: the free queue is gone again
         if (restarting) {
-            return;
+            return; // nothing was sent since the first restart: sends have been lost in it
         }
         restarting = true;
-        freeQueueLive = false;
-        restarts++;
         int inFlight = sendQueue.inFlight();
         lostCompletions += inFlight;
         sendsLostInRestart += inFlight;

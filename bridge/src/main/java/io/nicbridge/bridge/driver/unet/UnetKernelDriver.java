@@ -74,7 +74,11 @@ import org.slf4j.LoggerFactory;
  * on later expiries), what it had set up: EP_CREATE of every live endpoint with its segment and receive queue,
  * CH_OPEN of every open channel with its tags, EP_UPCALL, and the global interrupt enable; then each endpoint
  * resumes on its fresh page (buffers the card held are posted again, messages not yet polled are dropped and
- * counted). A restart is found within one check period of its end and recovered some command round trips later.
+ * counted). A restart is found within one check period of its end and recovered some command round trips later;
+ * one during the replay (the heartbeat went back, or a posted command reads FREE) starts the replay over.
+ * A send that meets the blank page first (its {@code sq_cons} reads 0, behind what the endpoint collected) does not
+ * wait for the check: the endpoint asks the driver to look at once ({@link #restartSuspected}), and the send is one
+ * lost in the restart rather than a full queue or a corrupt card.
  * While recovering, the driver's own commands throw {@link IllegalStateException}. The timer runs on the
  * scheduler's thread, which must be the endpoints' thread (one virtual world, or one event loop).
  *
@@ -675,6 +679,28 @@ public final class UnetKernelDriver implements AutoCloseable {
         watchdog.armAfter(periodNanos);
     }
 
+    /**
+     * An endpoint met an impossible index of the card's in its page ({@code sq_cons} behind what it collected): a
+     * restart not found yet looks exactly like that, since the firmware wiped the page. Looks at the card now instead
+     * of at the next check, and on a restart begins the replay at once (the timer then polls the command slots).
+     * Called on the endpoint's thread, which is the watchdog's.
+     *
+     * @return true when a restart is found, now or before (the endpoints are restarting); false without a watchdog
+     *         (nothing would recover the card) or when the card runs as before (the index is the card's fault)
+     */
+    synchronized boolean restartSuspected() {
+        if (watchdog == null || closed || closing || line.failure() != null) {
+            return false;
+        }
+        if (!recovering) {
+            if (!restartFound()) {
+                return false;
+            }
+            watchdog.armAfter(REPLAY_POLL_NANOS);
+        }
+        return true;
+    }
+
     /** Firmware restarts the watchdog found. */
     public synchronized long firmwareRestarts() {
         return firmwareRestarts;
@@ -769,6 +795,19 @@ public final class UnetKernelDriver implements AutoCloseable {
         if (ram.readAcquire(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS) != BOOT_CP_RUNNING) {
             return true; // still booting
         }
+        if (replayPosted > 0 && restartedDuringReplay()) {
+            // The firmware restarted again and forgot what the replay had done so far: start it over.
+            firmwareRestarts++;
+            LOG.warn("{}: the card's firmware restarted again during the replay ({} of {} commands done); starting"
+                    + " it over", name, replayDone, replayCount);
+            replayPosted = 0;
+            replayDone = 0;
+            for (UnetEndpoint ep : endpoints) {
+                if (ep != null) {
+                    ep.cardRestarted();
+                }
+            }
+        }
         if (replayPosted == 0) {
             // The card writes a re-created endpoint's receive queue from descriptor 0: the messages not polled yet
             // go now, while nothing can arrive, and only when no endpoint's owner holds one.
@@ -823,6 +862,24 @@ public final class UnetKernelDriver implements AutoCloseable {
         lastHeartbeat = ram.readAcquire(UG_OFS + UG_HEARTBEAT_OFS);
         LOG.info("{}: endpoints re-created after the firmware restart ({} commands)", name, replayCount);
         return false;
+    }
+
+    /**
+     * Whether the firmware restarted since the replay posted its first command. Its boot is over by the time the
+     * timer looks again, so the signs are what it wiped: the heartbeat went back, or a posted command not collected
+     * yet reads FREE (a fresh command queue never had it). Until the replay ends some command is always posted and
+     * not collected (each step posts the next ones as it collects), so a restart before the end is always seen; one
+     * after it is the periodic check's.
+     */
+    private boolean restartedDuringReplay() {
+        int heartbeat = ram.readAcquire(UG_OFS + UG_HEARTBEAT_OFS);
+        boolean again = Integer.compareUnsigned(heartbeat, lastHeartbeat) < 0;
+        lastHeartbeat = heartbeat;
+        for (int k = replayDone; k < replayPosted && !again; k++) {
+            int slot = CMDQ_OFS + ((commandProducer - (replayPosted - k)) & (CMDQ_LEN - 1)) * CMD_SIZE;
+            again = (words.getIntAcquire(slot + CMD_STATUS_OFS) & CMD_STATUS_MASK) == CMD_STATUS_FREE;
+        }
+        return again;
     }
 
     /**

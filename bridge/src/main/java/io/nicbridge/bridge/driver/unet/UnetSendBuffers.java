@@ -98,7 +98,8 @@ final class UnetSendBuffers {
         boolean inline = length <= INLINE_MAX;
         boolean sent = inline ? ep.sendInline(channel, slices[h], 0, length) : ep.send(channel, base + stride * h, length);
         if (!sent) {
-            // claim reserved a descriptor and the owner is the endpoint's only sender: cannot happen.
+            // claim reserved a descriptor and the owner is the endpoint's only sender, and the endpoint takes a send
+            // that meets a page its firmware wiped as one lost in the restart: cannot happen.
             throw new IllegalStateException(owner + ": send queue full after a successful claim (another sender on "
                     + "endpoint " + ep.id() + "?)");
         }
