@@ -65,27 +65,32 @@ public class AppendixABench {
         }
     }
 
+    // The batched states own their pair (a state injected into another's fixture would be a second instance).
+
+    /** A traditional pair whose view has {@link #BATCH} descriptors free before each invocation. */
     @State(Scope.Thread)
-    public static class Fills {
+    public static class Fills extends Traditional {
         @Setup(Level.Invocation)
-        public void prepare(Traditional t) {
-            t.ops.prepareFills(BATCH);
+        public void prepare() {
+            ops.prepareFills(BATCH);
         }
     }
 
+    /** A traditional pair whose view has {@link #BATCH} fragments outstanding before each invocation. */
     @State(Scope.Thread)
-    public static class Acks {
+    public static class Acks extends Traditional {
         @Setup(Level.Invocation)
-        public void prepare(Traditional t) {
-            t.ops.prepareAcks(BATCH);
+        public void prepare() {
+            ops.prepareAcks(BATCH);
         }
     }
 
+    /** A careful pair whose view's peer may overrun its window by {@link #BATCH} before each invocation. */
     @State(Scope.Thread)
-    public static class Decrements {
+    public static class Decrements extends Careful {
         @Setup(Level.Invocation)
-        public void prepare(Careful c) {
-            c.ops.prepareDecrements(BATCH);
+        public void prepare() {
+            ops.prepareDecrements(BATCH);
         }
     }
 
@@ -105,8 +110,8 @@ public class AppendixABench {
 
     @Benchmark
     @OperationsPerInvocation(BATCH)
-    public void traditional_fill_fragment_descriptor(Traditional t, Fills f, Blackhole bh) {
-        TraditionalAppendixA ops = t.ops;
+    public void traditional_fill_fragment_descriptor(Fills f, Blackhole bh) {
+        TraditionalAppendixA ops = f.ops;
         for (int i = 0; i < BATCH; i++) {
             bh.consume(ops.fillFragmentDescriptor());
         }
@@ -151,8 +156,8 @@ public class AppendixABench {
 
     @Benchmark
     @OperationsPerInvocation(BATCH)
-    public void traditional_implicit_ack(Traditional t, Acks a) {
-        TraditionalAppendixA ops = t.ops;
+    public void traditional_implicit_ack(Acks a) {
+        TraditionalAppendixA ops = a.ops;
         for (int i = 0; i < BATCH; i++) {
             ops.implicitAck(i);
         }
@@ -207,8 +212,8 @@ public class AppendixABench {
 
     @Benchmark
     @OperationsPerInvocation(BATCH)
-    public void careful_decrement_sender_window(Careful c, Decrements d) {
-        CarefulAppendixA ops = c.ops;
+    public void careful_decrement_sender_window(Decrements d) {
+        CarefulAppendixA ops = d.ops;
         for (int i = 0; i < BATCH; i++) {
             ops.decrementSenderWindow();
         }
