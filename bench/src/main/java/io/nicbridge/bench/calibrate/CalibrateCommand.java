@@ -4,6 +4,8 @@ import io.nicbridge.bench.jmh.AppendixABench;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.CostTable;
+import io.nicbridge.protocols.careful.CarefulAppendixA;
+import io.nicbridge.protocols.traditional.TraditionalAppendixA;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -195,8 +197,8 @@ public final class CalibrateCommand implements Callable<Integer> {
         ps.put("traditional.maintain-buffer-counter", 0L);
         rules.put("traditional.maintain-buffer-counter", "0: TraditionalCore has no code of its own for it (the"
                 + " count of fragments held on board is EventInbox's, kept for both protocols)" + where);
-        int expected = io.nicbridge.protocols.traditional.TraditionalAppendixA.MEASURED.length + 1
-                + io.nicbridge.protocols.careful.CarefulAppendixA.OPERATIONS.length;
+        int expected = TraditionalAppendixA.MEASURED.length + 1
+                + CarefulAppendixA.OPERATIONS.length;
         if (ps.size() != expected) {
             throw new IllegalStateException("JMH returned " + ps.size() + " operations, wanted " + expected + ": "
                     + ps.keySet());
