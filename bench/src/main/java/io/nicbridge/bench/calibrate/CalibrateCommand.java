@@ -1,8 +1,11 @@
 package io.nicbridge.bench.calibrate;
 
+import io.nicbridge.bench.jmh.AppendixABench;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.CostTable;
+import io.nicbridge.protocols.careful.CarefulAppendixA;
+import io.nicbridge.protocols.traditional.TraditionalAppendixA;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -29,8 +33,14 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code nic calibrate}: measures every host cost item on this machine with JMH ({@link HostCostCalibrationBench})
- * and writes the {@code measured} cost table, stamped with the command, the machine (CPU model, CPU count, OS, JDK)
- * and the date. Each item is derived by a fixed rule, written beside it in the table; nothing is adjusted by hand.
+ * and the protocol cores' Appendix A operations ({@link AppendixABench}), and writes the {@code measured} cost
+ * table, stamped with the command, the machine (CPU model, CPU count, OS, JDK) and the date. Each item and operation
+ * is derived by a fixed rule, written beside it in the table; nothing is adjusted by hand.
+ *
+ * <p>{@code --operations-only} measures only the operations and adds them to the table already at {@code --out},
+ * whose items, machine and date stay as they were: for when the machine is too busy to re-measure the items (their
+ * values would get worse) but the operations must be priced. The operations' own machine, date and load average
+ * are then written into each operation's rule.
  */
 @Command(name = "calibrate", mixinStandardHelpOptions = true,
         description = "Measures the host cost items (handler dispatch, timer arm/cancel, table lookup, descriptor"
@@ -48,18 +58,36 @@ public final class CalibrateCommand implements Callable<Integer> {
             + " instead of 3 and 5 of 1 s): a rougher table in about a minute.")
     boolean quick;
 
+    @Option(names = "--operations-only", description = "Measure only the protocol operations (AppendixABench) and"
+            + " add them to the table at --out, keeping its items, machine and date (for a busy machine).")
+    boolean operationsOnly;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws RunnerException {
         PrintStream o = System.out;
-        String command = "./nic calibrate" + (quick ? " --quick" : "")
+        String command = "./nic calibrate" + (quick ? " --quick" : "") + (operationsOnly ? " --operations-only" : "")
                 + (out.toString().equals(DEFAULT_OUT) ? "" : " --out " + out);
         String machine = machine();
-        o.println("calibrate: measuring host cost items with JMH on " + machine);
+        String load = loadAverage();
+        String date = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        CostTable base = null;
+        if (operationsOnly) {
+            try {
+                base = CostTable.load(out);
+            } catch (IllegalArgumentException e) {
+                spec.commandLine().getErr().println("nic calibrate --operations-only: " + e.getMessage());
+                return ExitCodes.USAGE;
+            }
+        }
+        o.println("calibrate: measuring " + (operationsOnly ? "the protocol operations" : "host cost items and"
+                + " protocol operations") + " with JMH on " + machine + "; load average " + load);
+        String include = AppendixABench.class.getName() + "\\."
+                + (operationsOnly ? "" : "|" + HostCostCalibrationBench.class.getName() + "\\.");
         Options options = new OptionsBuilder()
-                .include(HostCostCalibrationBench.class.getName() + "\\.")
+                .include(include)
                 .forks(1)
                 .warmupIterations(quick ? 1 : 3)
                 .warmupTime(quick ? TimeValue.milliseconds(200) : TimeValue.seconds(1))
@@ -71,6 +99,14 @@ public final class CalibrateCommand implements Callable<Integer> {
         for (RunResult r : new Runner(options).run()) {
             String full = r.getParams().getBenchmark();
             ns.put(full.substring(full.lastIndexOf('.') + 1), r.getPrimaryResult().getScore());
+        }
+        Map<String, Long> opPicos = new TreeMap<>();
+        Map<String, String> opRules = new TreeMap<>();
+        operations(ns, opPicos, opRules, operationsOnly ? " (measured by '" + command + "' on " + machine + ", " + date
+                + ", load average " + load + ")" : "");
+        opPicos.forEach((op, ps) -> o.printf(Locale.ROOT, "  %-42s %10.2f ns/call%n", op, ps / 1e3));
+        if (operationsOnly) {
+            return write(base.withOperations(opPicos, opRules), command, o);
         }
         for (String name : List.of("dispatch", "timerArm", "timerArmCancel", "tableLookup", "descriptorPost",
                 "descriptorReclaim", "copySmall", "copyLarge", "checksumSmall", "checksumLarge", "pioSmall", "pioLarge",
@@ -107,13 +143,23 @@ public final class CalibrateCommand implements Callable<Integer> {
                 + " this is not the real Medusa bus)", "pioLarge - pioSmall", "words");
         perCall(ps, rules, CostItem.INTERRUPT, ns.get("interruptRoundTrip") / 2, "HostCostCalibrationBench"
                 + ".interruptRoundTrip / 2: a thread wake-up (unpark of a parked thread, spin-then-park wait)");
-        String date = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-        CostTable table = CostTable.of("measured", command, machine, date, ps, rules);
+        CostTable table = CostTable.of("measured", command, machine, date, ps, rules)
+                .withOperations(opPicos, opRules);
+        return write(table, command, o);
+    }
+
+    private Integer write(CostTable table, String command, PrintStream o) {
+        String made = operationsOnly
+                ? "The items by '" + table.command() + "' (JMH, io.nicbridge.bench.calibrate.HostCostCalibrationBench)"
+                        + " on the machine and date below; the op.* operations added by '" + command + "' (JMH,"
+                        + " io.nicbridge.bench.jmh.AppendixABench), their machine, date and load in each rule."
+                : "Generated by '" + command + "' (JMH, io.nicbridge.bench.calibrate.HostCostCalibrationBench and,"
+                        + " for the op.* operations, io.nicbridge.bench.jmh.AppendixABench); regenerate with the same"
+                        + " command.";
         String text = table.format("nicbridge host cost table: picoseconds per unit of host work, charged to each"
-                + " simulated node's CPU in virtual time.\nGenerated by '" + command + "' (JMH,"
-                + " io.nicbridge.bench.calibrate.HostCostCalibrationBench); regenerate with the same command."
-                + "\nEvery item is measured on the machine below and derived by the rule beside it; never edit by"
-                + " hand or tune to a paper.");
+                + " simulated node's CPU in virtual time.\n" + made
+                + "\nEvery item is measured and derived by the rule beside it; never edit by hand or tune to a"
+                + " paper.");
         try {
             Path parent = out.toAbsolutePath().getParent();
             if (parent != null) {
@@ -127,6 +173,46 @@ public final class CalibrateCommand implements Callable<Integer> {
         o.println(CostTable.load(out).describe());
         o.println("written to " + out);
         return ExitCodes.OK;
+    }
+
+    /**
+     * Prices each Appendix A operation: its benchmark less {@code baseline} (the harness's own cost per call), at
+     * least 0; {@code traditional.maintain-buffer-counter}, which the core charges without code of its own, at 0.
+     */
+    static void operations(Map<String, Double> ns, Map<String, Long> ps, Map<String, String> rules, String where) {
+        Double baseline = ns.get("baseline");
+        if (baseline == null) {
+            throw new IllegalStateException("JMH returned no AppendixABench.baseline; got " + ns.keySet());
+        }
+        for (Map.Entry<String, Double> e : ns.entrySet()) {
+            String bench = e.getKey();
+            if (!bench.startsWith("traditional_") && !bench.startsWith("careful_")) {
+                continue;
+            }
+            String op = AppendixABench.operation(bench);
+            ps.put(op, Math.max(0L, Math.round((e.getValue() - baseline) * 1_000)));
+            rules.put(op, "AppendixABench." + bench + " - AppendixABench.baseline, at least 0: the core's own code"
+                    + " for it, two-node latency test state, 4-byte fragment" + where);
+        }
+        ps.put("traditional.maintain-buffer-counter", 0L);
+        rules.put("traditional.maintain-buffer-counter", "0: TraditionalCore has no code of its own for it (the"
+                + " count of fragments held on board is EventInbox's, kept for both protocols)" + where);
+        int expected = TraditionalAppendixA.MEASURED.length + 1
+                + CarefulAppendixA.OPERATIONS.length;
+        if (ps.size() != expected) {
+            throw new IllegalStateException("JMH returned " + ps.size() + " operations, wanted " + expected + ": "
+                    + ps.keySet());
+        }
+    }
+
+    /** @return the 1, 5 and 15 minute load averages (from /proc/loadavg) */
+    static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
     }
 
     private static void perCall(Map<CostItem, Long> ps, Map<CostItem, String> rules, CostItem item, double nanos,

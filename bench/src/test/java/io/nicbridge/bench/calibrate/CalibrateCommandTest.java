@@ -1,9 +1,15 @@
 package io.nicbridge.bench.calibrate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.bridge.cost.CostTable;
+import io.nicbridge.protocols.careful.CarefulAppendixA;
+import io.nicbridge.protocols.traditional.TraditionalAppendixA;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /** The calibration command's stamp and default target (running JMH itself is left to {@code ./nic calibrate}). */
@@ -21,5 +27,44 @@ class CalibrateCommandTest {
         assertTrue(CalibrateCommand.DEFAULT_OUT.startsWith("bridge/src/main/resources/io/nicbridge/bridge/cost/"));
         assertTrue(CalibrateCommand.DEFAULT_OUT.endsWith("/" + CostTable.MEASURED_RESOURCE));
         assertEquals("measured", CostTable.measured().name());
+    }
+
+    /** Each operation is its benchmark less the baseline, at least 0; maintain-buffer-counter is 0 by rule. */
+    @Test
+    void operationsArePricedAsBenchmarkLessBaseline() {
+        Map<String, Double> ns = new HashMap<>();
+        ns.put("baseline", 0.5);
+        for (String op : TraditionalAppendixA.MEASURED) {
+            ns.put("traditional_" + op.replace('-', '_'), 2.0);
+        }
+        for (String op : CarefulAppendixA.OPERATIONS) {
+            ns.put("careful_" + op.replace('-', '_'), 0.25);
+        }
+        ns.put("dispatch", 99.0); // an item's benchmark in the same run is not an operation
+        Map<String, Long> ps = new TreeMap<>();
+        Map<String, String> rules = new TreeMap<>();
+        CalibrateCommand.operations(ns, ps, rules, "");
+        assertEquals(22, ps.size(), ps.toString());
+        assertEquals(1500L, ps.get("traditional.implicit-ack"));
+        assertEquals(0L, ps.get("careful.shrink-window"), "below the baseline: 0");
+        assertEquals(0L, ps.get("traditional.maintain-buffer-counter"));
+        assertTrue(rules.get("traditional.implicit-ack").startsWith("AppendixABench.traditional_implicit_ack"));
+        ns.remove("careful_skip_copy_out");
+        assertThrows(IllegalStateException.class,
+                () -> CalibrateCommand.operations(ns, new TreeMap<>(), new TreeMap<>(), ""));
+    }
+
+    /** The committed table prices every operation both C* cores charge (they start on it). */
+    @Test
+    void theCommittedTablePricesEveryAppendixAOperation() {
+        CostTable m = CostTable.measured();
+        for (String op : TraditionalAppendixA.MEASURED) {
+            assertTrue(m.operations().containsKey("traditional." + op), op);
+        }
+        assertTrue(m.operations().containsKey("traditional.maintain-buffer-counter"));
+        for (String op : CarefulAppendixA.OPERATIONS) {
+            assertTrue(m.operations().containsKey("careful." + op), op);
+            assertTrue(m.operationRule("careful." + op).contains("AppendixABench.careful_"), op);
+        }
     }
 }

@@ -232,6 +232,35 @@ public final class CostTable {
         return parse(text.toString(), "in-memory table " + name);
     }
 
+    /**
+     * @return this table with {@code picosPerCall} operations added (replacing any of the same name), each with its
+     *     rule when {@code rules} has one; the name, command, machine, date and items are this table's
+     * @throws IllegalArgumentException for an empty operation name or a negative price
+     */
+    public CostTable withOperations(Map<String, Long> picosPerCall, Map<String, String> rules) {
+        Objects.requireNonNull(picosPerCall, "picosPerCall");
+        Objects.requireNonNull(rules, "rules");
+        if (this == ZERO) {
+            throw new IllegalArgumentException("the zero table prices every operation at 0; add operations to a"
+                    + " measured table");
+        }
+        Map<String, Long> ops = new TreeMap<>(operations);
+        Map<String, String> opRules = new TreeMap<>(operationRules);
+        picosPerCall.forEach((op, ps) -> {
+            if (op == null || op.isEmpty() || ps == null || ps < 0) {
+                throw new IllegalArgumentException("operation '" + op + "' must be named and priced >= 0, was " + ps);
+            }
+            ops.put(op, ps);
+            opRules.remove(op);
+            String rule = rules.get(op);
+            if (rule != null) {
+                opRules.put(op, rule);
+            }
+        });
+        return new CostTable(name, origin, command, machine, date, picos, this.rules,
+                Collections.unmodifiableMap(ops), Collections.unmodifiableMap(opRules));
+    }
+
     public String name() {
         return name;
     }

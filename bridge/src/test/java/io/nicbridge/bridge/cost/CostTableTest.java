@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -89,5 +90,28 @@ class CostTableTest {
             assertNotNull(m.rule(item), "rule of " + item.key());
         }
         assertTrue(m.picos(CostItem.HANDLER_DISPATCH) > 0 && m.picos(CostItem.INTERRUPT) > 0, m.describe());
+    }
+
+    /** Operations added to a table keep its items and stamp, replace earlier prices, and round-trip the file format. */
+    @Test
+    void operationsAreAddedWithoutTouchingTheItems() {
+        CostTable m = CostTable.named("measured");
+        CostTable t = m.withOperations(Map.of("x.op", 1234L), Map.of("x.op", "how x.op was measured"));
+        assertEquals(1234L, t.operationPicos("x.op"));
+        assertEquals("how x.op was measured", t.operationRule("x.op"));
+        assertEquals(m.date(), t.date());
+        assertEquals(m.command(), t.command());
+        for (CostItem item : CostItem.values()) {
+            assertEquals(m.picos(item), t.picos(item), item.key());
+        }
+        CostTable again = t.withOperations(Map.of("x.op", 7L), Map.of());
+        assertEquals(7L, again.operationPicos("x.op"));
+        assertEquals(null, again.operationRule("x.op"), "a replaced price loses the old rule");
+        CostTable parsed = CostTable.parse(t.format("round trip"), "round trip");
+        assertEquals(1234L, parsed.operationPicos("x.op"));
+        assertThrows(IllegalArgumentException.class,
+                () -> m.withOperations(Map.of("y", -1L), Map.of()));
+        assertThrows(IllegalArgumentException.class,
+                () -> CostTable.zero().withOperations(Map.of("y", 1L), Map.of()));
     }
 }

@@ -222,6 +222,8 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
     }
 
     // ================================================================================================ send
+    // The Appendix A operations (shrinkWindow ... skipCopyOut) are package-private so that CarefulAppendixA can
+    // benchmark exactly this code; their callers charge them.
 
     @Override
     public int send(int dst, int event, MemorySegment frag, long offset, int length, int flags) {
@@ -269,7 +271,9 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
             payloadSum = CarefulWire.sum(f, CarefulWire.HEADER, length);
             cpu.charge(CostItem.CHECKSUM, length);
         }
+        shrinkWindow.charge();
         shrinkWindow(dst);
+        fillInWindowUpdate.charge();
         fillInWindowUpdate(dst, update);
         if (update > 0) {
             updatesPiggybacked++;
@@ -359,8 +363,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
     }
 
     /** Appendix A "shrink window": the frame uses one buffer of the receiver's (each receiver's, for a broadcast). */
-    private void shrinkWindow(int dst) {
-        shrinkWindow.charge();
+    void shrinkWindow(int dst) {
         if (dst == BROADCAST) {
             for (int p = 0; p < nodes; p++) {
                 if (p != self) {
@@ -373,8 +376,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
     }
 
     /** Appendix A "fill in window update": hand back {@code update} freed buffers to the receiver(s). */
-    private void fillInWindowUpdate(int dst, int update) {
-        fillInWindowUpdate.charge();
+    void fillInWindowUpdate(int dst, int update) {
         if (update == 0) {
             return;
         }
@@ -434,6 +436,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
         }
         MemorySegment f = link.txBuffer(h);
         int update = pending[p];
+        fillInWindowUpdate.charge();
         fillInWindowUpdate(p, update); // no shrink: the receiver frees an update frame's buffer at once
         CarefulWire.writeHeader(f, CarefulWire.UPDATE, 0, update, useqOut[p], bseqOut, 0, 0);
         f.set(CarefulWire.U16, CarefulWire.OFF_CHECKSUM, (short) CarefulWire.fold(CarefulWire.sum(f, 0,
@@ -479,14 +482,17 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
             updateInFlight[src] = false; // src has sent again since: it had our update's buffer back
             markDirty(src);
         }
+        processWindowUpdate.charge();
         processWindowUpdate(src, CarefulWire.u16(f, CarefulWire.OFF_UPDATE));
         if (kind == CarefulWire.UPDATE) {
             l.release(h); // read in the interrupt handler: its buffer is free at once, it used no window
             flushUpdates();
             return;
         }
-        decrementSenderWindow(src, h);
+        decrementSenderWindow.charge();
+        decrementSenderWindow(src);
         int event = CarefulWire.u32(f, CarefulWire.OFF_EVENT);
+        trackLastEvent.charge();
         if (!trackLastEvent(src, event, h)) {
             return;
         }
@@ -497,6 +503,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
                     + code + ")");
             freed(src);
         }
+        skipCopyOut.charge();
         skipCopyOut(src);
         markDirty(src);
         flushUpdates();
@@ -543,8 +550,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
     }
 
     /** Appendix A "decrement sender's window": the frame used one of the buffers this node gave its sender. */
-    private void decrementSenderWindow(int src, int h) {
-        decrementSenderWindow.charge();
+    void decrementSenderWindow(int src) {
         if (--peerCredit[src] < 0) {
             count(CarefulViolation.WINDOW_OVERRUN, src, "sent beyond its window of " + window0 + " frames");
             peerCredit[src] = 0;
@@ -552,8 +558,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
     }
 
     /** Appendix A "process window update": the sender freed {@code update} of this node's frames. */
-    private void processWindowUpdate(int src, int update) {
-        processWindowUpdate.charge();
+    void processWindowUpdate(int src, int update) {
         if (update > 0) {
             window[src] += update;
             markDirty(src); // an update held back for lack of window may go now
@@ -561,8 +566,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
     }
 
     /** Appendix A "track last event number": a sender's events never go back. */
-    private boolean trackLastEvent(int src, int event, int h) {
-        trackLastEvent.charge();
+    boolean trackLastEvent(int src, int event, int h) {
         if (event < lastEvent[src]) {
             reject(CarefulViolation.EVENT_WENT_BACK, h, src, "event " + event + " after event " + lastEvent[src]);
             freed(src);
@@ -578,8 +582,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
      * holds its window, and an application that does not take them yet would stop it (the paper's deadlock
      * avoidance by copy-out, applied where the buffers are short: per window as well as overall).
      */
-    private void skipCopyOut(int sender) {
-        skipCopyOut.charge();
+    void skipCopyOut(int sender) {
         while (receiveBuffers - inbox.inPlace() < copyOutBelow) {
             int src = inbox.copyOutOldest();
             if (src < 0) {

@@ -253,74 +253,36 @@ public final class TraditionalCore implements CStarNetwork {
         int channel = broadcast ? self : dst;
         // get-tx-event-slot: validates the event number and checks the slot, before anything changes
         ops.getTxEventSlot.charge();
-        byte kind = broadcast ? KIND_BCAST : KIND_P2P;
-        int slot = event & eventMask;
-        boolean newEvent = !sentAny || event != lastEvent;
-        if (sentAny && event < lastEvent) {
-            throw new IllegalArgumentException("event " + event + " is lower than event " + lastEvent
-                    + " this node has already sent for");
-        }
-        if (!newEvent) {
-            if (slotKind[slot] != kind) {
-                throw new IllegalArgumentException("event " + event + ": this node's fragments are "
-                        + (slotKind[slot] == KIND_BCAST ? "broadcast" : "point-to-point") + ", not "
-                        + (broadcast ? "broadcast" : "point-to-point") + " (one kind per node and event)");
-            }
-            if (lastFragSent[channel]) {
-                throw new IllegalArgumentException("event " + event + ": LAST_FRAG was already sent to "
-                        + (broadcast ? "every node" : "node " + dst));
-            }
-        } else if (slotOutstanding[slot] > 0) {
+        int slot = txEventSlot(dst, event);
+        if (slot < 0) {
             counters.backPressure++;
             wantAcks = true;
             updateTimer();
             return BACK_PRESSURE; // the ring wraps onto an event with unacknowledged fragments
         }
         ops.decideAckFlag.charge();
-        int wireFlags = (flags & (LAST_FRAG | BCAST_EVENT | LARGE_EVENT))
-                | (broadcast ? TraditionalWire.F_BCAST_CHANNEL : 0);
-        if (freeCount <= config.ackLowWater() || (flags & LARGE_EVENT) != 0) {
-            wireFlags |= TraditionalWire.F_ACK_REQ;
-        }
+        int wireFlags = decideAckFlag(dst, flags);
         if (freeCount == 0 || nextSeq[channel] - baseSeq[channel] >= descriptors) {
             counters.backPressure++;
             wantAcks = true;
             updateTimer();
             return BACK_PRESSURE;
         }
-        if (newEvent) {
-            sentAny = true;
-            lastEvent = event;
-            slotEvent[slot] = event;
-            slotOutstanding[slot] = 0;
-            slotKind[slot] = kind;
-            Arrays.fill(fragCount, 0);
-            Arrays.fill(lastFragSent, false);
-        }
+        takeEventSlot(dst, event, slot);
         // fill-fragment-descriptor: allocate one, keep the backup copy
         ops.fillFragmentDescriptor.charge();
-        int d = freeStack[--freeCount];
-        int seq = nextSeq[channel]++;
-        dChannel[d] = channel;
-        dSeq[d] = seq;
-        dEvent[d] = event;
-        dFlags[d] = wireFlags;
-        dFragNo[d] = fragCount[channel]++;
-        dLength[d] = length;
+        int d = fillFragmentDescriptor(channel, event, wireFlags, length);
         MemorySegment.copy(frag, offset, backup, (long) d * maxFragment, length);
         cpu.charge(CostItem.COPY, length);
         if ((flags & LAST_FRAG) != 0) {
             lastFragSent[channel] = true;
         }
-        // set-ack-mask: the destinations whose acknowledgement frees it
         ops.setAckMask.charge();
-        dAckMask[d] = broadcast ? others : 1L << dst;
-        slotOutstanding[slot]++;
-        // push-fragment-descriptor: onto its channel, by seq
+        setAckMask(d, dst, slot);
         ops.pushFragmentDescriptor.charge();
-        ring[channel][seq & ringMask] = d;
+        pushFragmentDescriptor(d);
         ops.checkBitset.charge();
-        setBit(allocatedBits, d);
+        markAllocated(d);
         counters.fragmentsSent++;
         // collect-tx-buffers: earlier (re)transmissions the link refused go first
         ops.collectTxBuffers.charge();
@@ -337,6 +299,112 @@ public final class TraditionalCore implements CStarNetwork {
         ops.checkBitset.charge();
         updateTimer();
         return OK;
+    }
+
+    // ---------------------------------------------------------------- Appendix A operations, send side
+    // Package-private so that TraditionalAppendixA can benchmark exactly this code; the caller charges each.
+
+    /**
+     * Appendix A get-tx-event-slot, its check: the event number is valid for this node and its slot usable.
+     *
+     * @return the event's slot, or -1 when the ring wraps onto an event with unacknowledged fragments
+     * @throws IllegalArgumentException when the event is below one already sent, or mixes kinds or follows LAST_FRAG
+     */
+    int txEventSlot(int dst, int event) {
+        boolean broadcast = dst == BROADCAST;
+        byte kind = broadcast ? KIND_BCAST : KIND_P2P;
+        int slot = event & eventMask;
+        boolean newEvent = !sentAny || event != lastEvent;
+        if (sentAny && event < lastEvent) {
+            throw new IllegalArgumentException("event " + event + " is lower than event " + lastEvent
+                    + " this node has already sent for");
+        }
+        if (!newEvent) {
+            if (slotKind[slot] != kind) {
+                throw new IllegalArgumentException("event " + event + ": this node's fragments are "
+                        + (slotKind[slot] == KIND_BCAST ? "broadcast" : "point-to-point") + ", not "
+                        + (broadcast ? "broadcast" : "point-to-point") + " (one kind per node and event)");
+            }
+            if (lastFragSent[broadcast ? self : dst]) {
+                throw new IllegalArgumentException("event " + event + ": LAST_FRAG was already sent to "
+                        + (broadcast ? "every node" : "node " + dst));
+            }
+        } else if (slotOutstanding[slot] > 0) {
+            return -1;
+        }
+        return slot;
+    }
+
+    /** Appendix A get-tx-event-slot, its store: a new event takes its slot, which records its kind. */
+    void takeEventSlot(int dst, int event, int slot) {
+        if (!sentAny || event != lastEvent) {
+            sentAny = true;
+            lastEvent = event;
+            slotEvent[slot] = event;
+            slotOutstanding[slot] = 0;
+            slotKind[slot] = dst == BROADCAST ? KIND_BCAST : KIND_P2P;
+            Arrays.fill(fragCount, 0);
+            Arrays.fill(lastFragSent, false);
+        }
+    }
+
+    /** Appendix A decide-ack-flag: @return the frame's flags, asking for an explicit ACK only when needed */
+    int decideAckFlag(int dst, int flags) {
+        int wireFlags = (flags & (LAST_FRAG | BCAST_EVENT | LARGE_EVENT))
+                | (dst == BROADCAST ? TraditionalWire.F_BCAST_CHANNEL : 0);
+        if (freeCount <= config.ackLowWater() || (flags & LARGE_EVENT) != 0) {
+            wireFlags |= TraditionalWire.F_ACK_REQ;
+        }
+        return wireFlags;
+    }
+
+    /**
+     * Appendix A fill-fragment-descriptor: allocates a descriptor (one must be free) and numbers the fragment on
+     * its channel; the caller copies the bytes into its backup slot.
+     *
+     * @return the descriptor
+     */
+    int fillFragmentDescriptor(int channel, int event, int wireFlags, int length) {
+        int d = freeStack[--freeCount];
+        int seq = nextSeq[channel]++;
+        dChannel[d] = channel;
+        dSeq[d] = seq;
+        dEvent[d] = event;
+        dFlags[d] = wireFlags;
+        dFragNo[d] = fragCount[channel]++;
+        dLength[d] = length;
+        return d;
+    }
+
+    /** Appendix A set-ack-mask: the destinations whose acknowledgement frees the descriptor. */
+    void setAckMask(int d, int dst, int slot) {
+        dAckMask[d] = dst == BROADCAST ? others : 1L << dst;
+        slotOutstanding[slot]++;
+    }
+
+    /** Appendix A push-fragment-descriptor: onto its channel's ring, by seq. */
+    void pushFragmentDescriptor(int d) {
+        ring[dChannel[d]][dSeq[d] & ringMask] = d;
+    }
+
+    /** @return the fragment descriptors this core has */
+    int descriptorCount() {
+        return descriptors;
+    }
+
+    /** @return the seq of descriptor {@code d} on its channel (for TraditionalAppendixA's acknowledgements) */
+    int seqOf(int d) {
+        return dSeq[d];
+    }
+
+    /** @return the cumulative point of {@code src}'s unicast channel: every seq below it has arrived */
+    int receivedThrough(int src) {
+        return rxUniCum[src];
+    }
+
+    /** Appendix A check-bitset (send): marks the descriptor allocated. */
+    void markAllocated(int d) {
+        setBit(allocatedBits, d);
     }
 
     @Override
@@ -428,19 +496,7 @@ public final class TraditionalCore implements CStarNetwork {
         int event = b.get(TraditionalWire.U32, TraditionalWire.OFF_EVENT);
         // implicit-ack: what the frame says src has received from this node frees descriptors
         ops.implicitAck.charge();
-        for (int i = 0; i < entries; i++) {
-            long at = TraditionalWire.HEADER + (long) i * TraditionalWire.ENTRY;
-            if (Short.toUnsignedInt(b.get(TraditionalWire.U16, at + TraditionalWire.E_NODE)) == self) {
-                int uniCum = b.get(TraditionalWire.U32, at + TraditionalWire.E_UNI_CUM);
-                int uniMask = b.get(TraditionalWire.U32, at + TraditionalWire.E_UNI_MASK);
-                int bcastCum = b.get(TraditionalWire.U32, at + TraditionalWire.E_BCAST_CUM);
-                int bcastMask = b.get(TraditionalWire.U32, at + TraditionalWire.E_BCAST_MASK);
-                acknowledged(src, uniCum, uniMask, bcastCum, bcastMask);
-                if (type == TraditionalWire.NAK) {
-                    retransmitRequested(src, uniCum, uniMask, seq, bcastCum, bcastMask, event);
-                }
-            }
-        }
+        implicitAck(b, src, type, entries, seq, event);
         if (type != TraditionalWire.DATA) {
             if ((flags & TraditionalWire.F_ACK_REQ) != 0) {
                 ackOwed[src] = true;
@@ -503,27 +559,44 @@ public final class TraditionalCore implements CStarNetwork {
         return descriptors + config.receiveBuffers() + config.hostBuffers();
     }
 
+    /**
+     * Appendix A implicit-ack: what a frame from {@code src} says it has received from this node frees the
+     * descriptors it covers (and a NAK queues what it lacks).
+     */
+    void implicitAck(MemorySegment b, int src, byte type, int entries, int seq, int event) {
+        for (int i = 0; i < entries; i++) {
+            long at = TraditionalWire.HEADER + (long) i * TraditionalWire.ENTRY;
+            if (Short.toUnsignedInt(b.get(TraditionalWire.U16, at + TraditionalWire.E_NODE)) == self) {
+                int uniCum = b.get(TraditionalWire.U32, at + TraditionalWire.E_UNI_CUM);
+                int uniMask = b.get(TraditionalWire.U32, at + TraditionalWire.E_UNI_MASK);
+                int bcastCum = b.get(TraditionalWire.U32, at + TraditionalWire.E_BCAST_CUM);
+                int bcastMask = b.get(TraditionalWire.U32, at + TraditionalWire.E_BCAST_MASK);
+                acknowledged(src, uniCum, uniMask, bcastCum, bcastMask);
+                if (type == TraditionalWire.NAK) {
+                    retransmitRequested(src, uniCum, uniMask, seq, bcastCum, bcastMask, event);
+                }
+            }
+        }
+    }
+
     // =============================================================================================== receive path
 
     private void received(Link from, int rxHandle, int src, int flags, int seq, int event, int header, int payload) {
         boolean bcastChannel = (flags & TraditionalWire.F_BCAST_CHANNEL) != 0;
         // check-all-to-all: who sends to this node in the event; the inbox files the crowd flag with the event
         ops.checkAllToAll.charge();
-        int serviceFlags = flags & (LAST_FRAG | BCAST_EVENT | LARGE_EVENT);
+        int serviceFlags = serviceFlags(flags);
         // fragment-priority: a heavily loaded node keeps its buffers for the event the application needs
         ops.fragmentPriority.charge();
-        boolean high = appWaitedEver && event - neededEvent <= 0;
-        if (!high && inbox.held() >= config.highLoad()) {
+        if (!acceptable(event)) {
             counters.refusedLowPriority++;
             from.release(rxHandle);
             return;
         }
         // check-fragment-number: a duplicate or a frame beyond the channel's window is dropped
         ops.checkFragmentNumber.charge();
-        int cum = bcastChannel ? rxBcastCum[src] : rxUniCum[src];
-        long seen = bcastChannel ? rxBcastSeen[src] : rxUniSeen[src];
-        int ahead = seq - cum;
-        if (ahead < 0 || (ahead < TRACK && (seen & (1L << ahead)) != 0)) {
+        int ahead = fragmentAhead(src, bcastChannel, seq);
+        if (ahead < 0) {
             counters.duplicates++;
             ackOwed[src] = true; // the sender lacks our acknowledgement: give it one
             from.release(rxHandle);
@@ -536,9 +609,7 @@ public final class TraditionalCore implements CStarNetwork {
         }
         // check-retransmission: a hole below this seq is asked for at once, once
         ops.checkRetransmission.charge();
-        if (ahead > 0) {
-            eagerNak(src, bcastChannel, seq);
-        }
+        checkRetransmission(src, bcastChannel, seq, ahead);
         int fragNo = Short.toUnsignedInt(from.rxBuffer(rxHandle).get(TraditionalWire.U16,
                 TraditionalWire.OFF_FRAG_NO));
         int filed = inbox.add(src, event, fragNo, serviceFlags, rxHandle, header, payload);
@@ -553,6 +624,51 @@ public final class TraditionalCore implements CStarNetwork {
         } else {
             counters.accepted++;
         }
+        recordArrival(src, bcastChannel, ahead);
+        ops.checkExplicitAck.charge();
+        checkExplicitAck(src, flags);
+        // check-copy-out: beyond the threshold the oldest fragment on board moves to host memory
+        ops.checkCopyOut.charge();
+        checkCopyOut();
+        // check-complete: the application waiting for this event has something to take: its wait is over
+        ops.checkComplete.charge();
+        checkComplete(event);
+    }
+
+    // ---------------------------------------------------------------- Appendix A operations, interrupt side
+    // Package-private so that TraditionalAppendixA can benchmark exactly this code; the caller charges each.
+
+    /** Appendix A check-all-to-all: the service flags (crowd, broadcast event) the inbox files with the event. */
+    static int serviceFlags(int flags) {
+        return flags & (LAST_FRAG | BCAST_EVENT | LARGE_EVENT);
+    }
+
+    /** Appendix A fragment-priority: @return false when a loaded node refuses a fragment of a later event */
+    boolean acceptable(int event) {
+        boolean high = appWaitedEver && event - neededEvent <= 0;
+        return high || inbox.held() < config.highLoad();
+    }
+
+    /**
+     * Appendix A check-fragment-number, the check.
+     *
+     * @return how far {@code seq} lies beyond the channel's cumulative point: in [0, TRACK) for a new fragment,
+     *     TRACK or more beyond the window, -1 for a duplicate
+     */
+    int fragmentAhead(int src, boolean bcastChannel, int seq) {
+        int cum = bcastChannel ? rxBcastCum[src] : rxUniCum[src];
+        long seen = bcastChannel ? rxBcastSeen[src] : rxUniSeen[src];
+        int ahead = seq - cum;
+        if (ahead < 0 || (ahead < TRACK && (seen & (1L << ahead)) != 0)) {
+            return -1;
+        }
+        return ahead;
+    }
+
+    /** Appendix A check-fragment-number, the update: the fragment {@code ahead} of the cumulative point arrived. */
+    void recordArrival(int src, boolean bcastChannel, int ahead) {
+        int cum = bcastChannel ? rxBcastCum[src] : rxUniCum[src];
+        long seen = bcastChannel ? rxBcastSeen[src] : rxUniSeen[src];
         seen |= 1L << ahead;
         while ((seen & 1L) != 0) {
             seen >>>= 1;
@@ -565,18 +681,31 @@ public final class TraditionalCore implements CStarNetwork {
             rxUniCum[src] = cum;
             rxUniSeen[src] = seen;
         }
-        // check-explicit-ack
-        ops.checkExplicitAck.charge();
+    }
+
+    /** Appendix A check-retransmission: a hole below this seq is asked for at once, once. */
+    void checkRetransmission(int src, boolean bcastChannel, int seq, int ahead) {
+        if (ahead > 0) {
+            eagerNak(src, bcastChannel, seq);
+        }
+    }
+
+    /** Appendix A check-explicit-ack. */
+    void checkExplicitAck(int src, int flags) {
         if ((flags & TraditionalWire.F_ACK_REQ) != 0) {
             ackOwed[src] = true;
         }
-        // check-copy-out: beyond the threshold the oldest fragment on board moves to host memory
-        ops.checkCopyOut.charge();
+    }
+
+    /** Appendix A check-copy-out: beyond the threshold the oldest fragments on board move to host memory. */
+    void checkCopyOut() {
         while (inbox.inPlace() > config.copyOutThreshold() && inbox.copyOutOldest() >= 0) {
             counters.copiedOut++;
         }
-        // check-complete: the application waiting for this event has something to take: its wait is over
-        ops.checkComplete.charge();
+    }
+
+    /** Appendix A check-complete: the application waiting for this event has something to take. */
+    void checkComplete(int event) {
         if (appWaiting && event == neededEvent) {
             appWaiting = false;
         }
@@ -768,7 +897,7 @@ public final class TraditionalCore implements CStarNetwork {
     }
 
     /** Works the queue of descriptors waiting for the link, oldest first, until it is empty or the link is full. */
-    private void pumpQueue() {
+    void pumpQueue() {
         while (sendQueueCount > 0 && !linkBlocked) {
             int d = sendQueue[sendQueueHead];
             if (getBit(allocatedBits, d)) {

@@ -6,7 +6,8 @@ import io.nicbridge.bridge.cost.HostCpu;
  * The traditional protocol's extra operations, those the careful protocol omits (TR 94-14 Appendix A, "Traditional
  * Protocol (1418 cycles)"), each a {@link HostCpu.Operation} named {@code traditional.<the paper's name>} and
  * priced by the node's cost table ({@code op.traditional.<name>.ps-per-call}). Resolved once per core at setup; the
- * core charges each where it performs it.
+ * core charges each where it performs it, in a package method of its own that {@link TraditionalAppendixA} exposes
+ * to the benchmarks which price it ({@code maintain-buffer-counter} has no code of its own: priced 0).
  */
 final class TraditionalOperations {
     static final String PREFIX = "traditional.";
