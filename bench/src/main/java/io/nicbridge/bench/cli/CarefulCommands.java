@@ -6,7 +6,9 @@ import io.nicbridge.bench.verdict.ExitCodes;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code nic careful}: TR 94-14's four experiments with both C* protocols on rings of emulated Medusas. */
 @Command(name = "careful", mixinStandardHelpOptions = true,
@@ -19,6 +21,9 @@ final class CarefulCommands extends GroupCommand {
 
     /** The options every careful experiment takes. */
     abstract static class Experiment implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
         @Mixin
         SeedOption seed = new SeedOption();
 
@@ -39,7 +44,7 @@ final class CarefulCommands extends GroupCommand {
             try {
                 table = CostTable.named(costs);
             } catch (IllegalArgumentException | IllegalStateException e) {
-                System.err.println("nic careful: --costs: " + e.getMessage());
+                error("--costs: " + e.getMessage());
                 return ExitCodes.USAGE;
             }
             int[] p = nodes == null ? CarefulExperiments.NODES.clone() : SizeList.parse("--nodes", nodes);
@@ -47,16 +52,20 @@ final class CarefulCommands extends GroupCommand {
             try {
                 settings = new CarefulExperiments.Settings(table, p, seed.seed, quick);
             } catch (IllegalArgumentException e) {
-                System.err.println("nic careful: " + e.getMessage());
+                error(e.getMessage());
                 return ExitCodes.USAGE;
             }
             try {
                 return run(settings);
             } catch (IllegalArgumentException e) {
                 // a core refused the table: it does not price one of the core's operations (the table's own message)
-                System.err.println("nic careful: " + e.getMessage());
+                error(e.getMessage());
                 return ExitCodes.RUN_ERROR;
             }
+        }
+
+        private void error(String message) {
+            spec.commandLine().getErr().println("nic careful " + spec.name() + ": " + message);
         }
 
         abstract int run(CarefulExperiments.Settings settings);
