@@ -38,8 +38,14 @@ class CarefulExperimentsTest {
         double plain = CarefulExperiments.latency(ZERO, 2, Protocol.CAREFUL, 1000, false, 1, 2, failures);
         double processed = CarefulExperiments.latency(ZERO, 2, Protocol.CAREFUL, 1000, true, 1, 2, failures);
         assertEquals(plain, processed, 1e-9, "the zero table charges nothing for the processing passes");
-        CostTable copies = CostTable.parse(CostTable.zero().format("test").replace("copy.ps-per-unit = 0",
-                "copy.ps-per-unit = 1000"), "test: 1 ns per copied byte");
+        // only copying costs (1 ns per byte); the careful core's operations are free but must be priced
+        StringBuilder text = new StringBuilder(CostTable.zero().format("test").replace("copy.ps-per-byte = 0",
+                "copy.ps-per-byte = 1000"));
+        for (String op : new String[] {"shrink-window", "fill-in-window-update", "process-window-update",
+            "track-last-event", "decrement-sender-window", "skip-copy-out"}) {
+            text.append("op.careful.").append(op).append(".ps-per-call = 0\n");
+        }
+        CostTable copies = CostTable.parse(text.toString(), "test: 1 ns per copied byte");
         var priced = new CarefulExperiments.Settings(copies, new int[] {2}, 1, true);
         double charged = CarefulExperiments.latency(priced, 2, Protocol.CAREFUL, 1000, true, 1, 2, failures);
         assertTrue(charged > plain, "a write and a read pass of 4000 bytes: " + charged + " > " + plain);
