@@ -342,7 +342,8 @@ public final class CarefulExperiments {
                         anyTradBig = true;
                         if (t.outcome().verdict() != Flooding.Verdict.LIVELOCK) {
                             tradLivelock = false;
-                            notLivelocked.append(String.format(Locale.ROOT, " P=%d %d words%s: %s", p, w,
+                            notLivelocked.append(String.format(Locale.ROOT, "%s P=%d %d words%s: %s",
+                                    notLivelocked.isEmpty() ? "" : ";", p, w,
                                     proc == 1 ? " with processing" : "", t.outcome().verdict()
                                     == Flooding.Verdict.COMPLETED ? String.format(Locale.ROOT, "completed, %.3f"
                                     + " ms per event, %.1fx the careful protocol's", t.outcome().endNanos() / 1e6
