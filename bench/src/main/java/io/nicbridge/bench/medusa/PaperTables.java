@@ -5,9 +5,9 @@ package io.nicbridge.bench.medusa;
  * Protocols" (TR 94-14), quoted as data so that our simulated figures can be printed beside them. Nothing here
  * feeds the simulation.
  */
-final class PaperTables {
+public final class PaperTables {
     /** Table 1 rows: P, payload words, latency us: no processing trad, care; with processing trad, care. */
-    static final double[][] TABLE_1_LATENCY_US = {
+    public static final double[][] TABLE_1_LATENCY_US = {
         {2, 1, 112.5, 84.9, 113.1, 85.6},
         {2, 1000, 431.7, 404.1, 1094.6, 1067.8},
         {2, 2000, 751.6, 724.2, 2081.1, 2053.6},
@@ -20,7 +20,7 @@ final class PaperTables {
     };
 
     /** Table 2 rows: P, payload words, throughput Mb/s: no processing trad, care; with processing trad, care. */
-    static final double[][] TABLE_2_THROUGHPUT_MBPS = {
+    public static final double[][] TABLE_2_THROUGHPUT_MBPS = {
         {2, 1, 0.26, 0.33, 0.26, 0.32},
         {2, 200, 49.8, 65.4, 24.8, 25.1},
         {2, 1000, 95.3, 95.5, 40.0, 40.6},
@@ -35,11 +35,62 @@ final class PaperTables {
         {8, 2000, 98.2, 98.3, 96.5, 97.3},
     };
 
+    /**
+     * Table 3 rows: P, payload words, n, k, time ms: no processing trad, care; with processing trad, care. NaN where
+     * the paper has "n/a" (the traditional protocol livelocked; one careful run lost a frame).
+     */
+    public static final double[][] TABLE_3_FLOODING_MS = {
+        {2, 1, 10, 16, 2.1, 2.2, 2.1, 2.3},
+        {2, 1000, 10, 16, 10.5, 11.7, 15.9, 14.2},
+        {2, 2000, 10, 16, 20.7, 23.0, 30.4, 27.7},
+        {4, 1, 10, 8, 42.9, 2.5, Double.NaN, 2.5},
+        {4, 1000, 10, 8, Double.NaN, 10.5, Double.NaN, 15.6},
+        {4, 2000, 10, 8, Double.NaN, 20.8, Double.NaN, 29.2},
+        {8, 1, 10, 4, Double.NaN, 3.5, Double.NaN, 3.5},
+        {8, 1000, 10, 4, Double.NaN, 10.8, Double.NaN, 18.4},
+        {8, 2000, 10, 4, Double.NaN, 21.0, Double.NaN, Double.NaN},
+    };
+
+    /**
+     * Table 4 rows: P, then per grid 8, 16, 32, 64 the time in s: trad, care (P = 1: the single-node run, the same
+     * figure in both columns).
+     */
+    public static final double[][] TABLE_4_JACOBI_S = {
+        {1, 0.19, 0.19, 0.38, 0.38, 1.18, 1.18, 4.37, 4.37},
+        {2, 0.42, 0.28, 0.50, 0.36, 0.81, 0.76, 2.40, 2.39},
+        {4, 0.48, 0.35, 0.53, 0.40, 0.71, 0.58, 1.53, 1.44},
+        {8, 0.57, 0.42, 0.63, 0.47, 0.61, 0.60, 1.25, 1.12},
+    };
+
+    /** Table 4's grid sizes, in its column order. */
+    public static final int[] TABLE_4_GRIDS = {8, 16, 32, 64};
+
+    /**
+     * Section 6.1, after Table 2: with one on-board buffer, two nodes and 2000-word messages, the time per message
+     * was 1.15 ms (traditional) and 0.72 ms (careful).
+     */
+    public static final double ONE_BUFFER_TRAD_MS = 1.15;
+    public static final double ONE_BUFFER_CARE_MS = 0.72;
+
+    /** @return Table 4's {trad, care} seconds for (p, grid), or null when the paper has none */
+    public static double[] jacobi(int p, int grid) {
+        for (double[] r : TABLE_4_JACOBI_S) {
+            if ((int) r[0] == p) {
+                for (int g = 0; g < TABLE_4_GRIDS.length; g++) {
+                    if (TABLE_4_GRIDS[g] == grid) {
+                        return new double[] {r[1 + 2 * g], r[2 + 2 * g]};
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
     private PaperTables() {
     }
 
     /** @return the row for (p, words), or null when the paper has none */
-    static double[] row(double[][] table, int p, int words) {
+    public static double[] row(double[][] table, int p, int words) {
         for (double[] r : table) {
             if ((int) r[0] == p && (int) r[1] == words) {
                 return r;

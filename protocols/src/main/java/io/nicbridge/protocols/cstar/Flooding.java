@@ -1,5 +1,7 @@
 package io.nicbridge.protocols.cstar;
 
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.Timer;
 import io.nicbridge.bridge.time.VirtualScheduler;
@@ -27,6 +29,10 @@ import java.util.Objects;
  *   <li>{@link Verdict#UNFINISHED}: still making progress when the time limit came.</li>
  * </ul>
  * A fragment delivered wrong (not what its source sent, or twice) ends the run as {@link Verdict#WRONG}.
+ *
+ * <p>The program writes every byte of a fragment before sending it and reads every byte it receives (the check).
+ * That work is free unless {@link #chargeProcessing} names the nodes' CPUs: then it is the paper's "with processing"
+ * variant, each pass over n bytes charged as {@link CostItem#COPY} of n bytes.
  */
 public final class Flooding implements NodeApplication, FragmentHandler {
     /** How a flooding run ended. */
@@ -69,6 +75,9 @@ public final class Flooding implements NodeApplication, FragmentHandler {
     private long taken;
     private int receiver;
     private String wrong;
+    private HostCpu[] processing;
+    /** Per node: 1 + the tag of the fragment whose writing was last charged (a refused send composes it again). */
+    private long[] charged;
 
     /** One flooding program for {@code nodes} nodes. */
     public Flooding(int nodes, Params params) {
@@ -82,6 +91,24 @@ public final class Flooding implements NodeApplication, FragmentHandler {
         recvEvent = new int[nodes];
         seen = new long[nodes][nodes];
         fragment = MemorySegment.ofArray(new byte[params.fragmentBytes()]);
+    }
+
+    /**
+     * Charges the program's writing and reading of the payload to the nodes' CPUs (the paper's "with processing"):
+     * each fragment written once before it is sent and each fragment received read once, each pass over n bytes as
+     * {@link CostItem#COPY} of n bytes. Call before {@link #run}.
+     *
+     * @param cpus node i's CPU at index i (the runner's)
+     * @return this
+     */
+    public Flooding chargeProcessing(HostCpu[] cpus) {
+        Objects.requireNonNull(cpus, "cpus");
+        if (cpus.length != nodes) {
+            throw new IllegalArgumentException("cpus: one per node wanted, " + nodes + ", got " + cpus.length);
+        }
+        processing = cpus.clone();
+        charged = new long[nodes];
+        return this;
     }
 
     /** @return fragments every node must consume, summed: P (P-1) events k */
@@ -150,11 +177,19 @@ public final class Flooding implements NodeApplication, FragmentHandler {
         for (int b = 8; b < params.fragmentBytes(); b++) {
             fragment.set(ValueLayout.JAVA_BYTE, b, (byte) (src * 31 + event * 17 + index * 7 + b));
         }
+        long tag = 1 + (long) event * 64 + index;
+        if (processing != null && charged[src] != tag) {
+            charged[src] = tag;
+            processing[src].charge(CostItem.COPY, params.fragmentBytes());
+        }
     }
 
     @Override
     public void onFragment(int src, int event, int status, MemorySegment data, long offset, int length) {
         int q = receiver;
+        if (processing != null) {
+            processing[q].charge(CostItem.COPY, length);
+        }
         int s = data.get(ValueLayout.JAVA_INT_UNALIGNED, offset);
         int tag = data.get(ValueLayout.JAVA_INT_UNALIGNED, offset + 4);
         int index = tag - event * 64;
