@@ -1,8 +1,8 @@
 package io.nicbridge.bench.simtest;
 
+import io.nicbridge.bridge.link.ForwardingLink;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.link.LinkHandler;
-import io.nicbridge.bridge.port.PortCounters;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.TimeBase;
 import io.nicbridge.sim.fabric.Network;
@@ -17,12 +17,11 @@ import java.nio.ByteOrder;
  * only at the links: this is where the medium's capture can see them. Only made for a run with a capture; allocates
  * nothing per frame (one record buffer per link).
  */
-final class FabricCaptureLink implements Link {
+final class FabricCaptureLink extends ForwardingLink {
     static final int HEADER_BYTES = 8;
     static final int VERSION = 1;
     private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
-    private final Link inner;
     private final PacketClasses classes;
     private final TimeBase time;
     private final PcapWriter capture;
@@ -42,7 +41,7 @@ final class FabricCaptureLink implements Link {
     private LinkHandler downstream;
 
     FabricCaptureLink(Link inner, TimeBase time, PcapWriter capture) {
-        this.inner = inner;
+        super(inner);
         this.classes = inner.capability(PacketClasses.class);
         this.time = time;
         this.capture = capture;
@@ -64,91 +63,6 @@ final class FabricCaptureLink implements Link {
     public int poll(LinkHandler handler, int limit) {
         downstream = handler;
         return inner.poll(recorder, limit);
-    }
-
-    @Override
-    public String name() {
-        return inner.name();
-    }
-
-    @Override
-    public int self() {
-        return inner.self();
-    }
-
-    @Override
-    public int peers() {
-        return inner.peers();
-    }
-
-    @Override
-    public int mtu() {
-        return inner.mtu();
-    }
-
-    @Override
-    public boolean canBroadcast() {
-        return inner.canBroadcast();
-    }
-
-    @Override
-    public int claim(int peer) {
-        return inner.claim(peer);
-    }
-
-    @Override
-    public MemorySegment txBuffer(int txHandle) {
-        return inner.txBuffer(txHandle);
-    }
-
-    @Override
-    public void commit(int txHandle, int length) {
-        inner.commit(txHandle, length);
-    }
-
-    @Override
-    public void abort(int txHandle) {
-        inner.abort(txHandle);
-    }
-
-    @Override
-    public int rxPeer(int rxHandle) {
-        return inner.rxPeer(rxHandle);
-    }
-
-    @Override
-    public MemorySegment rxBuffer(int rxHandle) {
-        return inner.rxBuffer(rxHandle);
-    }
-
-    @Override
-    public int rxLength(int rxHandle) {
-        return inner.rxLength(rxHandle);
-    }
-
-    @Override
-    public void release(int rxHandle) {
-        inner.release(rxHandle);
-    }
-
-    @Override
-    public void readinessListener(Runnable listener) {
-        inner.readinessListener(listener);
-    }
-
-    @Override
-    public <C> C capability(Class<C> type) {
-        return inner.capability(type);
-    }
-
-    @Override
-    public PortCounters counters() {
-        return inner.counters();
-    }
-
-    @Override
-    public void close() {
-        inner.close();
     }
 
     @Override

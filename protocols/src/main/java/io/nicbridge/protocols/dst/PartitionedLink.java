@@ -1,11 +1,9 @@
 package io.nicbridge.protocols.dst;
 
-import io.nicbridge.bridge.cost.HostCpu;
+import io.nicbridge.bridge.link.ForwardingLink;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.link.LinkHandler;
-import io.nicbridge.bridge.port.PortCounters;
 import io.nicbridge.bridge.time.Clock;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -17,8 +15,7 @@ import java.util.Objects;
  * while a frame is in flight loses it on arrival). Everything else is the wrapped link's. Allocates nothing per
  * frame; the {@link #dropped()} count is the medium's fault count for partitions.
  */
-public final class PartitionedLink implements Link {
-    private final Link inner;
+public final class PartitionedLink extends ForwardingLink {
     private final Clock clock;
     private final long[] start;
     private final long[] end;
@@ -43,7 +40,7 @@ public final class PartitionedLink implements Link {
     private long dropped;
 
     private PartitionedLink(Link inner, Clock clock, List<Fault.Partition> partitions) {
-        this.inner = inner;
+        super(inner);
         this.clock = clock;
         start = new long[partitions.size()];
         end = new long[partitions.size()];
@@ -87,96 +84,6 @@ public final class PartitionedLink implements Link {
     public int poll(LinkHandler handler, int limit) {
         downstream = handler;
         return inner.poll(filter, limit);
-    }
-
-    @Override
-    public String name() {
-        return inner.name();
-    }
-
-    @Override
-    public int self() {
-        return inner.self();
-    }
-
-    @Override
-    public int peers() {
-        return inner.peers();
-    }
-
-    @Override
-    public int mtu() {
-        return inner.mtu();
-    }
-
-    @Override
-    public boolean canBroadcast() {
-        return inner.canBroadcast();
-    }
-
-    @Override
-    public int claim(int peer) {
-        return inner.claim(peer);
-    }
-
-    @Override
-    public MemorySegment txBuffer(int txHandle) {
-        return inner.txBuffer(txHandle);
-    }
-
-    @Override
-    public void commit(int txHandle, int length) {
-        inner.commit(txHandle, length);
-    }
-
-    @Override
-    public void abort(int txHandle) {
-        inner.abort(txHandle);
-    }
-
-    @Override
-    public int rxPeer(int rxHandle) {
-        return inner.rxPeer(rxHandle);
-    }
-
-    @Override
-    public MemorySegment rxBuffer(int rxHandle) {
-        return inner.rxBuffer(rxHandle);
-    }
-
-    @Override
-    public int rxLength(int rxHandle) {
-        return inner.rxLength(rxHandle);
-    }
-
-    @Override
-    public void release(int rxHandle) {
-        inner.release(rxHandle);
-    }
-
-    @Override
-    public void readinessListener(Runnable listener) {
-        inner.readinessListener(listener);
-    }
-
-    @Override
-    public void hostCpu(HostCpu cpu) {
-        inner.hostCpu(cpu);
-    }
-
-    @Override
-    public <C> C capability(Class<C> type) {
-        return inner.capability(type);
-    }
-
-    @Override
-    public PortCounters counters() {
-        return inner.counters();
-    }
-
-    @Override
-    public void close() {
-        inner.close();
     }
 
     @Override

@@ -1,11 +1,10 @@
 package io.nicbridge.protocols.cards;
 
 import io.nicbridge.bridge.cost.HostCpu;
+import io.nicbridge.bridge.link.ForwardingLink;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.link.LinkHandler;
-import io.nicbridge.bridge.port.PortCounters;
 import io.nicbridge.bridge.time.Clock;
-import java.lang.foreign.MemorySegment;
 
 /**
  * Test wrapper: a card's link as the runner sees it, recording when the card first signalled readiness after
@@ -13,8 +12,7 @@ import java.lang.foreign.MemorySegment;
  * {@code uncharged} - keeping the node's CPU from the framing (the link as it was before framings charged anything:
  * the reference the zero table must reproduce exactly).
  */
-final class ObservedLink implements Link {
-    private final Link inner;
+final class ObservedLink extends ForwardingLink {
     private final Clock clock;
     private final boolean uncharged;
     private long watchFrom = Long.MAX_VALUE;
@@ -23,7 +21,7 @@ final class ObservedLink implements Link {
     private long firstDoorbell = -1;
 
     ObservedLink(Link inner, Clock clock, boolean uncharged) {
-        this.inner = inner;
+        super(inner);
         this.clock = clock;
         this.uncharged = uncharged;
     }
@@ -67,41 +65,6 @@ final class ObservedLink implements Link {
     }
 
     @Override
-    public String name() {
-        return inner.name();
-    }
-
-    @Override
-    public int self() {
-        return inner.self();
-    }
-
-    @Override
-    public int peers() {
-        return inner.peers();
-    }
-
-    @Override
-    public int mtu() {
-        return inner.mtu();
-    }
-
-    @Override
-    public boolean canBroadcast() {
-        return inner.canBroadcast();
-    }
-
-    @Override
-    public int claim(int peer) {
-        return inner.claim(peer);
-    }
-
-    @Override
-    public MemorySegment txBuffer(int txHandle) {
-        return inner.txBuffer(txHandle);
-    }
-
-    @Override
     public void commit(int txHandle, int length) {
         inner.commit(txHandle, length);
         if (firstDoorbell < 0) {
@@ -110,48 +73,8 @@ final class ObservedLink implements Link {
     }
 
     @Override
-    public void abort(int txHandle) {
-        inner.abort(txHandle);
-    }
-
-    @Override
     public int poll(LinkHandler handler, int limit) {
         // the core sees the inner link (its handles), so pass the handler through unchanged
         return inner.poll(handler, limit);
-    }
-
-    @Override
-    public int rxPeer(int rxHandle) {
-        return inner.rxPeer(rxHandle);
-    }
-
-    @Override
-    public MemorySegment rxBuffer(int rxHandle) {
-        return inner.rxBuffer(rxHandle);
-    }
-
-    @Override
-    public int rxLength(int rxHandle) {
-        return inner.rxLength(rxHandle);
-    }
-
-    @Override
-    public void release(int rxHandle) {
-        inner.release(rxHandle);
-    }
-
-    @Override
-    public <C> C capability(Class<C> type) {
-        return inner.capability(type);
-    }
-
-    @Override
-    public PortCounters counters() {
-        return inner.counters();
-    }
-
-    @Override
-    public void close() {
-        inner.close();
     }
 }
