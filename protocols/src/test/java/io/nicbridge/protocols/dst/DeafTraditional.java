@@ -2,11 +2,9 @@ package io.nicbridge.protocols.dst;
 
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.protocols.core.Guarantee;
-import io.nicbridge.protocols.cstar.CStarNetwork;
-import io.nicbridge.protocols.cstar.FragmentHandler;
 import io.nicbridge.protocols.traditional.TraditionalCore;
 import io.nicbridge.protocols.traditional.TraditionalWire;
-import java.lang.foreign.MemorySegment;
+import io.nicbridge.protocols.cstar.ForwardingCStarNetwork;
 import java.lang.foreign.ValueLayout;
 import java.util.Set;
 
@@ -19,11 +17,10 @@ import java.util.Set;
  * {@link Guarantee#REPORTS_BROKEN_ASSUMPTIONS} instead of the traditional guarantees, and either reports what it
  * notices missing (its NAKs) as violations or stays silent: the harness must pass the first and catch the second.
  */
-final class DeafTraditional implements CStarNetwork {
+final class DeafTraditional extends ForwardingCStarNetwork<TraditionalCore> {
     private static final Set<Guarantee> CAREFUL_LIKE =
             java.util.EnumSet.of(Guarantee.REPORTS_BROKEN_ASSUMPTIONS, Guarantee.BOUNDED_MEMORY);
 
-    private final TraditionalCore inner;
     private final boolean carefulLike;
     private final boolean reports;
 
@@ -36,7 +33,7 @@ final class DeafTraditional implements CStarNetwork {
      * @param reports     count every retransmission request it makes (a hole, a timeout) as a reported violation
      */
     DeafTraditional(TraditionalCore inner, boolean carefulLike, boolean reports) {
-        this.inner = inner;
+        super(inner);
         this.carefulLike = carefulLike;
         this.reports = reports;
     }
@@ -51,58 +48,8 @@ final class DeafTraditional implements CStarNetwork {
     }
 
     @Override
-    public void onWritable(Link link) {
-        inner.onWritable(link);
-    }
-
-    @Override
-    public void onTimer() {
-        inner.onTimer();
-    }
-
-    @Override
-    public long nextDeadline() {
-        return inner.nextDeadline();
-    }
-
-    @Override
     public Set<Guarantee> guarantees() {
         return carefulLike ? CAREFUL_LIKE : inner.guarantees();
-    }
-
-    @Override
-    public int bufferedMessages() {
-        return inner.bufferedMessages();
-    }
-
-    @Override
-    public int bufferCapacity() {
-        return inner.bufferCapacity();
-    }
-
-    @Override
-    public int send(int dst, int event, MemorySegment frag, long offset, int length, int flags) {
-        return inner.send(dst, event, frag, offset, length, flags);
-    }
-
-    @Override
-    public int receive(int src, int event, FragmentHandler handler) {
-        return inner.receive(src, event, handler);
-    }
-
-    @Override
-    public int maxFragment() {
-        return inner.maxFragment();
-    }
-
-    @Override
-    public int nodes() {
-        return inner.nodes();
-    }
-
-    @Override
-    public int self() {
-        return inner.self();
     }
 
     @Override

@@ -4,11 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.nicbridge.bridge.link.Link;
 import io.nicbridge.protocols.core.BufferAudit;
-import io.nicbridge.protocols.core.Guarantee;
-import io.nicbridge.protocols.core.MessageCore;
-import io.nicbridge.protocols.core.MessageHandler;
 import io.nicbridge.protocols.dst.CoreFactory;
 import io.nicbridge.protocols.dst.Schedule;
 import io.nicbridge.protocols.dst.ScheduleGenerator;
@@ -17,8 +13,7 @@ import io.nicbridge.protocols.dst.SimSettings;
 import io.nicbridge.protocols.dst.SimTest;
 import io.nicbridge.protocols.dst.SimulationRun;
 import io.nicbridge.sim.engine.VirtualTimeBase;
-import java.lang.foreign.MemorySegment;
-import java.util.Set;
+import io.nicbridge.protocols.core.ForwardingMessageCore;
 import org.junit.jupiter.api.Test;
 
 /** Pupa through the simulation tester on its in-memory medium: every fault family, 1000 schedules. */
@@ -77,67 +72,15 @@ class PupaSimulationTest {
     }
 
     /** Test-only: Pupa whose audit always finds a buffer still held, as a core that never gives one back would. */
-    private static final class Hoarding implements MessageCore, BufferAudit {
-        private final PupaCore inner;
-
+    private static final class Hoarding extends ForwardingMessageCore<PupaCore> implements BufferAudit {
         Hoarding(PupaCore inner) {
-            this.inner = inner;
+            super(inner);
         }
 
         @Override
         public String leaks() {
             String l = inner.leaks();
             return l != null ? l : "one send-pool buffer never given back";
-        }
-
-        @Override
-        public void onTimer() {
-            inner.onTimer();
-        }
-
-        @Override
-        public long nextDeadline() {
-            return inner.nextDeadline();
-        }
-
-        @Override
-        public void onFrame(Link link, int rxHandle) {
-            inner.onFrame(link, rxHandle);
-        }
-
-        @Override
-        public void onWritable(Link link) {
-            inner.onWritable(link);
-        }
-
-        @Override
-        public Set<Guarantee> guarantees() {
-            return inner.guarantees();
-        }
-
-        @Override
-        public int bufferedMessages() {
-            return inner.bufferedMessages();
-        }
-
-        @Override
-        public int bufferCapacity() {
-            return inner.bufferCapacity();
-        }
-
-        @Override
-        public int offer(int peer, MemorySegment src, long offset, int length) {
-            return inner.offer(peer, src, offset, length);
-        }
-
-        @Override
-        public int deliver(MessageHandler handler, int limit) {
-            return inner.deliver(handler, limit);
-        }
-
-        @Override
-        public int maxMessage() {
-            return inner.maxMessage();
         }
     }
 }
