@@ -71,6 +71,30 @@ class TulipDriverConformanceTest {
         }
     }
 
+    // ------------------------------------------------------------------ CSR8 as Linux counts it
+
+    /**
+     * CSR8 with MFO set: the 16-bit missed-frame counter saturated, and the driver counts 0x10000 as Linux's
+     * tulip_interrupt does ({@code missed & 0x10000 ? 0x10000 : missed}), not the saturated count plus 0x10000.
+     * Without MFO it counts the field. The card's counters are set raw: 65536 real misses would only slow the test.
+     */
+    @Test
+    void missedFrameOverflowCountsAsLinuxDoes() {
+        try (TulipTestbed bed = bed(EngineMode.INLINE, polling())) {
+            TulipDriver b = bed.driver(1);
+            var csr = bed.card(1).model().registers();
+            csr.getAndBitwiseOrRaw(CSR5, CSR5_RU);
+            csr.storeRaw(CSR8, CSR8_MFO | CSR8_MFC_MASK);
+            b.acknowledge();
+            assertEquals(0x10000, b.statistics().get(Counter.RX_MISSED));
+            csr.getAndBitwiseOrRaw(CSR5, CSR5_RU);
+            csr.storeRaw(CSR8, 7);
+            b.acknowledge();
+            assertEquals(0x10000 + 7, b.statistics().get(Counter.RX_MISSED));
+            assertEquals(0x10000 + 7, b.counters().rxDrops());
+        }
+    }
+
     // ------------------------------------------------------------------ two drivers on one wire
 
     @Test

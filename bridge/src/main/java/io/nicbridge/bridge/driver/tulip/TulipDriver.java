@@ -773,13 +773,14 @@ public final class TulipDriver implements FramePort {
         }
     }
 
-    /** CSR8 is cleared by the read, so every missed frame is counted exactly once. Receiving thread. */
+    /**
+     * CSR8 is cleared by the read, so every missed frame is counted exactly once. With MFO set the 16-bit counter
+     * saturated: the count is 0x10000, as Linux's {@code tulip_interrupt} adds ({@code missed & 0x10000 ? 0x10000 :
+     * missed}), a lower bound of what was lost since the last read. Receiving thread.
+     */
     private void accountMissedFrames() {
         int csr8 = regs.read(CSR8);
-        int missed = (csr8 & CSR8_MFC_MASK) >>> CSR8_MFC_SHIFT;
-        if ((csr8 & CSR8_MFO) != 0) {
-            missed += CSR8_MFC_MASK + 1; // the 16-bit counter wrapped (at least) once
-        }
+        int missed = (csr8 & CSR8_MFO) != 0 ? CSR8_MFC_MASK + 1 : (csr8 & CSR8_MFC_MASK) >>> CSR8_MFC_SHIFT;
         stats.add(Counter.RX_MISSED, missed);
         stats.add(Counter.RX_FIFO_OVERFLOWS, (csr8 & CSR8_FOC_MASK) >>> CSR8_FOC_SHIFT);
         for (int k = 0; k < missed; k++) {
