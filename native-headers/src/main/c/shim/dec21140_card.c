@@ -158,6 +158,7 @@ typedef struct dec_card {
     bool tx_add_fcs;
     bool tx_pad;
     bool tx_pending;      /* finished frame waiting for TX ring space; its LS descriptor is still loaded */
+    bool tx_stop_pending; /* ST cleared with a frame pending: TS reads 0 (TPS) once its descriptor is closed */
     bool tx_more;         /* the last pass stopped on its budget */
     bool tx_poll_demand;
     bool rx_poll_demand;
@@ -428,6 +429,7 @@ static void fatal_bus_error(dec_card_t *c, uint32_t eb) {
     c->tap_armed = false;
     c->tx_in_frame = false; /* a frame read but never sent is dropped */
     c->tx_pending = false;
+    c->tx_stop_pending = false;
     c->tx_more = false;
     c->tx.desc = NULL;
     c->rx.desc = NULL;
@@ -753,6 +755,7 @@ static void card_reset(dec_card_t *c) {
     c->gp_armed = false;
     c->tx_in_frame = false;
     c->tx_pending = false;
+    c->tx_stop_pending = false;
     c->tx_more = false;
     c->tx_length = 0;
     c->fifo_head = 0;
@@ -894,6 +897,7 @@ static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fi
     const uint8_t *f = src->body;
     walker_t *w = &c->rx;
     uint32_t eb = 0;
+    bool was_suspended = c->rx_state == DEC21140_RS_SUSPENDED;
     set_rx_state(c, DEC21140_RS_FETCH_DESC);
     enum fetch_result r = walker_fetch(c, w, &eb);
     if (r == FETCH_BUS_ERROR) {
@@ -905,7 +909,9 @@ static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fi
         count_missed_frame(c);
         c->events |= NICSHIM_EV_RX_STALL;
         set_rx_state(c, DEC21140_RS_SUSPENDED);
-        raise_bits(c, DEC21140_CSR5_RU);
+        if (!was_suspended) { /* RU marks the transition into suspended, not every frame missed while in it */
+            raise_bits(c, DEC21140_CSR5_RU);
+        }
         return;
     }
     uint32_t flags = rx_flags(c, f, len, filter_failed, fcs_good);
@@ -1040,7 +1046,11 @@ static void tx_close_frame(dec_card_t *c) {
         raise_bits(c, DEC21140_CSR5_TI);
     }
     walker_advance(&c->tx);
-    if (c->tx_state != DEC21140_TS_STOPPED) {
+    if (c->tx_stop_pending) { /* the stop the host asked for while this frame was in flight: reported only now */
+        c->tx_stop_pending = false;
+        set_tx_state(c, DEC21140_TS_STOPPED);
+        raise_bits(c, DEC21140_CSR5_TPS);
+    } else if (c->tx_state != DEC21140_TS_STOPPED) {
         set_tx_state(c, DEC21140_TS_FETCH_DESC);
     }
 }
@@ -1235,7 +1245,8 @@ static void tx_pass(dec_card_t *c, uint32_t limit) {
     if (c->tx_pending && !tx_put_on_wire(c)) {
         return; /* the kernel ring is still full */
     }
-    while (c->tx_state != DEC21140_TS_STOPPED && c->tx_state != DEC21140_TS_SUSPENDED && !c->tx_pending) {
+    while (c->tx_state != DEC21140_TS_STOPPED && c->tx_state != DEC21140_TS_SUSPENDED && !c->tx_pending &&
+           !c->tx_stop_pending) {
         if (descriptors == limit) {
             c->tx_more = true;
             break;
@@ -1339,18 +1350,23 @@ static uint32_t write_csr6(dec_card_t *c, uint32_t value) {
     csr_store(c, DEC21140_CSR6, nv);
     uint32_t work = 0;
     if (nv & DEC21140_CSR6_ST) {
+        c->tx_stop_pending = false; /* started again before a pending stop took effect */
         if (c->tx_state == DEC21140_TS_STOPPED) {
             set_tx_state(c, DEC21140_TS_FETCH_DESC);
             work |= NICSHIM_KICK_TX;
         }
-    } else if (c->tx_state != DEC21140_TS_STOPPED) {
+    } else if (c->tx_state != DEC21140_TS_STOPPED && !c->tx_stop_pending) {
         c->tap_armed = false;
         c->tx_more = false;
-        if (c->tx_in_frame && !c->tx_pending) {
+        if (c->tx_pending) {
+            /* A frame waits for the link: it goes out, its descriptor is closed, and only then TS reads 0
+             * (tulip_stop_rxtx polls for that); no descriptor write lands after the stop is reported. */
+            c->tx_stop_pending = true;
+        } else {
             c->tx_in_frame = false; /* part of a frame read, its LS not yet seen: thrown away */
+            set_tx_state(c, DEC21140_TS_STOPPED);
+            raise_bits(c, DEC21140_CSR5_TPS);
         }
-        set_tx_state(c, DEC21140_TS_STOPPED);
-        raise_bits(c, DEC21140_CSR5_TPS);
     }
     if (nv & DEC21140_CSR6_SR) {
         if (c->rx_state == DEC21140_RS_STOPPED) {
@@ -1574,6 +1590,7 @@ static void dec_stop(void *card) {
         shim_count(c->shim, SHIM_STAT_TX_DROP_KERNEL, 1);
     }
     c->tx_pending = false;
+    c->tx_stop_pending = false;
     c->tx_in_frame = false;
     c->tx_more = false;
     c->tap_armed = false;

@@ -536,7 +536,13 @@ static void test_ru_missed_csr8(void) {
     CHECK(csr5 & DEC21140_CSR5_AIS);
     CHECK_EQ(ops->irq_level(card), 1);
     CHECK_EQ(S.stats[SHIM_STAT_RX_MISSED], 3);
-    CHECK_EQ(rd(DEC21140_CSR8), DEC21140_CSR8_RESET | 3u);
+    /* RU marks the transition into suspended: frames missed while already suspended raise no new RU */
+    wr(DEC21140_CSR5, rd(DEC21140_CSR5) & DEC21140_LINUX_CSR5_ACK_MASK);
+    CHECK_EQ(ops->irq_level(card), 0);
+    ops->receive(card, f, 64);
+    CHECK_EQ(rd(DEC21140_CSR5) & (DEC21140_CSR5_RU | DEC21140_CSR5_AIS), 0);
+    CHECK_EQ(ops->irq_level(card), 0);
+    CHECK_EQ(rd(DEC21140_CSR8), DEC21140_CSR8_RESET | 4u);
     CHECK_EQ(rd(DEC21140_CSR8), DEC21140_CSR8_RESET); /* cleared by the read */
     /* overflow: 65535 then one more sets MFO */
     for (int i = 0; i < 0x10000; i++) {
@@ -749,6 +755,31 @@ static void test_tx_ring_full(void) {
     CHECK(memcmp(S.tx[2], host(TX_BUF + 0x200), 64) == 0);
     CHECK_EQ(csr5_ts(), DEC21140_TS_SUSPENDED);
     CHECK_EQ(S.stats[SHIM_STAT_TX_FRAMES], 3);
+    end();
+
+    begin("stop with a frame waiting for the link: TS reads 0 only after its descriptor is closed");
+    start_chip(0, 0);
+    S.tx_capacity = 1;
+    for (int i = 0; i < 3; i++) {
+        make_frame(host(TX_BUF + 0x100 * i), PEER_MAC, 64, (uint8_t)i);
+        desc_set(TX_RING + 16 * i, DEC21140_TDES0_OWN, DEC21140_TDES1_FS | DEC21140_TDES1_LS | 64,
+                 TX_BUF + 0x100 * i, 0);
+    }
+    ops->work(card, NICSHIM_KICK_TX, 64);
+    CHECK_EQ(S.tx_count, 1);
+    wr(DEC21140_CSR5, DEC21140_LINUX_CSR5_ACK_MASK);
+    wr(DEC21140_CSR6, rd(DEC21140_CSR6) & ~DEC21140_CSR6_ST);
+    CHECK(csr5_ts() != DEC21140_TS_STOPPED); /* the waiting frame finishes first */
+    CHECK_EQ(rd(DEC21140_CSR5) & DEC21140_CSR5_TPS, 0);
+    S.tx_capacity = 3;
+    ops->work(card, 0, 64);
+    CHECK_EQ(S.tx_count, 2);
+    CHECK_EQ(des0(TX_RING + 16), 0);
+    CHECK_EQ(csr5_ts(), DEC21140_TS_STOPPED);
+    CHECK(rd(DEC21140_CSR5) & DEC21140_CSR5_TPS);
+    CHECK(des0(TX_RING + 32) & DEC21140_TDES0_OWN); /* nothing after the stop */
+    ops->work(card, NICSHIM_KICK_TX, 64);
+    CHECK_EQ(S.tx_count, 2);
     end();
 
     begin("TX budget per pass");

@@ -121,6 +121,10 @@ final class Dec21140Core {
     private int txPhase = TX_IDLE;
     private int rxPhase = RX_IDLE;
     private boolean txInFrame;
+    /** ST was cleared while a frame was in flight: the process stops (TPS) once its descriptor is closed. */
+    private boolean txStopPending;
+    /** SR was cleared while a frame's DMA was under way: the process stops (RPS) once it is in host memory. */
+    private boolean rxStopPending;
     private boolean txJabber;
     private boolean txAddFcs;
     private boolean txPad;
@@ -271,6 +275,9 @@ final class Dec21140Core {
                 }
             }
         }
+        if (rxStopPending && rxPhase == RX_IDLE) {
+            stopReceive();
+        }
         if (events.take(EVENT_RX_POLL)) {
             if (rxState == RS_SUSPENDED) {
                 pollReceiveDescriptor();
@@ -284,7 +291,7 @@ final class Dec21140Core {
 
     private int transmitWork() {
         int descriptors = 0;
-        while (txState != TS_STOPPED && txState != TS_SUSPENDED && txPhase == TX_IDLE) {
+        while (txState != TS_STOPPED && txState != TS_SUSPENDED && txPhase == TX_IDLE && !txStopPending) {
             if (descriptors == Dec21140Model.TX_DESCRIPTORS_PER_PASS) {
                 passAgain = true; // let receive work run, then come back
                 break;
@@ -496,7 +503,9 @@ final class Dec21140Core {
             raise(CSR5_TI);
         }
         txWalker.advance();
-        if (txState != TS_STOPPED) {
+        if (txStopPending) {
+            stopTransmit(); // the stop the host asked for while this frame was in flight: reported only now
+        } else if (txState != TS_STOPPED) {
             setTxState(TS_FETCH_DESC);
         }
     }
@@ -565,7 +574,7 @@ final class Dec21140Core {
 
     private int receiveWork() {
         int frames = 0;
-        while (rxState != RS_STOPPED && rxPhase == RX_IDLE) {
+        while (rxState != RS_STOPPED && rxPhase == RX_IDLE && !rxStopPending) {
             if (rxStaged) { // stopped while its DMA was pending, restarted since
                 deliverStaged();
                 continue;
@@ -619,6 +628,7 @@ final class Dec21140Core {
         int len = rxLength;
         byte[] f = rxFrame;
         MemorySegment frame = rxFrameSegment;
+        boolean wasSuspended = rxState == RS_SUSPENDED;
         setRxState(RS_FETCH_DESC);
         int fetch = rxWalker.fetch();
         if (fetch == FETCH_BUS_ERROR) {
@@ -632,7 +642,9 @@ final class Dec21140Core {
             counters.rxMissed++;
             countMissedFrame();
             setRxState(RS_SUSPENDED);
-            raise(CSR5_RU);
+            if (!wasSuspended) { // RU marks the transition into suspended, not every frame missed while in it
+                raise(CSR5_RU);
+            }
             return;
         }
         int flags = receiveFlags(f, len);
@@ -933,6 +945,8 @@ final class Dec21140Core {
     /** FBE: the chip stops all DMA; both processes stop (TS = RS = 0) until the host restarts them or resets. */
     private void stopOnBusError(int eb) {
         cancelProcessTimers();
+        txStopPending = false;
+        rxStopPending = false;
         rxPhase = RX_IDLE;
         if (txInFrame || txPhase == TX_WAIT_START) { // read but never sent
             txInFrame = false;
@@ -971,6 +985,8 @@ final class Dec21140Core {
         }
         txPhase = TX_IDLE;
         rxPhase = RX_IDLE;
+        txStopPending = false;
+        rxStopPending = false;
         txInFrame = false;
         txLength = 0;
         counters.rxFlushed += rxFifo.clear() + (rxStaged ? 1 : 0);
@@ -1056,32 +1072,51 @@ final class Dec21140Core {
         registers.storeRaw(CSR6, nv);
         boolean work = false;
         if ((nv & CSR6_ST) != 0) {
+            txStopPending = false; // started again before a pending stop took effect: it never happens
             if (txState == TS_STOPPED) {
                 setTxState(TS_FETCH_DESC);
                 work = true;
             }
-        } else if (txState != TS_STOPPED) {
+        } else if (txState != TS_STOPPED && !txStopPending) {
             autoPollTimer.cancel();
-            if (txInFrame && txPhase == TX_IDLE) { // part of a frame read, its LS not yet seen: thrown away
-                txInFrame = false;
-                counters.txAbortedFrames++;
+            if (txPhase != TX_IDLE) {
+                // A frame is on its way to the wire: it finishes, its descriptor is closed, and only then TS reads 0
+                // (tulip_stop_rxtx polls for that); no descriptor write lands after the stop is reported.
+                txStopPending = true;
+            } else {
+                if (txInFrame) { // part of a frame read, its LS not yet seen: thrown away
+                    txInFrame = false;
+                    counters.txAbortedFrames++;
+                }
+                stopTransmit();
             }
-            setTxState(TS_STOPPED);
-            raise(CSR5_TPS);
         }
         if ((nv & CSR6_SR) != 0) {
+            rxStopPending = false;
             if (rxState == RS_STOPPED) {
                 setRxState(RS_WAIT_PACKET);
                 work = true;
             }
-        } else if (rxState != RS_STOPPED) {
-            rxTimer.cancel(); // a frame waiting for DMA stays at the FIFO head until receive restarts
-            events.take(EVENT_RX_TIMER);
-            rxPhase = RX_IDLE;
-            setRxState(RS_STOPPED);
-            raise(CSR5_RPS);
+        } else if (rxState != RS_STOPPED && !rxStopPending) {
+            if (rxPhase == RX_WAIT_DMA) {
+                rxStopPending = true; // the frame being moved into host memory finishes first, then RS reads 0
+            } else {
+                stopReceive();
+            }
         }
         return work;
+    }
+
+    private void stopTransmit() {
+        txStopPending = false;
+        setTxState(TS_STOPPED);
+        raise(CSR5_TPS);
+    }
+
+    private void stopReceive() {
+        rxStopPending = false;
+        setRxState(RS_STOPPED);
+        raise(CSR5_RPS);
     }
 
     private void writeCsr7(int value) {

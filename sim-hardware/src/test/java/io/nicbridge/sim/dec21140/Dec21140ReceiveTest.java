@@ -195,6 +195,39 @@ class Dec21140ReceiveTest {
         assertEquals(4, h.card.counters().rxFrames());
     }
 
+    /**
+     * RU marks the transition into suspended: a frame that finds the ring still full while the receive process is
+     * already suspended is counted in CSR8 but raises no new RU, so a non-NAPI driver takes one abnormal interrupt
+     * per overload, not one per dropped frame. Leaving suspended and running out again is a new transition.
+     */
+    @Test
+    void ruIsRaisedOncePerTransitionIntoSuspendedNotPerMissedFrame() {
+        linuxRing(1);
+        h.write(CSR7, CSR7_MASK_ALL);
+        h.start(CSR6_PR);
+        byte[] f = withFcs(frame(MAC, PEER, 0x0800, 100));
+        h.arrive(f); // fills the only descriptor
+        h.arrive(f); // missed: suspended, RU
+        assertEquals(RS_SUSPENDED, h.rs());
+        assertEquals(CSR5_RU, h.read(CSR5) & CSR5_RU);
+        h.write(CSR5, h.read(CSR5) & LINUX_CSR5_ACK_MASK);
+        assertFalse(h.card.interrupt().isAsserted());
+        for (int i = 0; i < 5; i++) {
+            h.arrive(f); // missed while suspended: counted, no new RU
+        }
+        assertEquals(RS_SUSPENDED, h.rs());
+        assertEquals(0, h.read(CSR5) & (CSR5_RU | CSR5_AIS), "no RU while already suspended");
+        assertFalse(h.card.interrupt().isAsserted());
+        assertEquals(6, h.read(CSR8) & CSR8_MFC_MASK);
+        h.desc(d(0), OWN, LINUX_RX_BUF_SIZE | RDES1_RER, h.bus(buf(0)), 0);
+        h.arrive(f); // the refilled descriptor takes it: running again
+        assertEquals(RS_WAIT_PACKET, h.rs());
+        h.write(CSR5, h.read(CSR5) & LINUX_CSR5_ACK_MASK);
+        h.arrive(f); // a new transition into suspended: RU again
+        assertEquals(CSR5_RU, h.read(CSR5) & CSR5_RU);
+        assertEquals(7, h.card.counters().rxMissed());
+    }
+
     @Test
     void zeroSizeDescriptorIsSkipped() {
         h.desc(d(0), OWN, 0, 0, 0);
@@ -250,6 +283,36 @@ class Dec21140ReceiveTest {
             v.time.advance(1);
             assertTrue(Dec21140DescriptorRing.isGoodReceive(v.word(d(0))));
             assertEquals(RS_WAIT_PACKET, v.rs());
+        }
+    }
+
+    /**
+     * Clearing SR while a frame is being moved into host memory lets it finish: RS stays in its running states
+     * until the descriptor is written, and only then reads 0 with RPS; the frame behind it waits in the FIFO.
+     */
+    @Test
+    void stopDuringReceiveDmaLetsTheFrameFinishThenReportsStopped() {
+        try (CardHarness v = new CardHarness(true, Dec21140Timing.PCI_33MHZ)) {
+            for (int i = 0; i < 2; i++) {
+                v.desc(d(i), OWN, LINUX_RX_BUF_SIZE | (i == 1 ? RDES1_RER : 0), v.bus(buf(i)), 0);
+            }
+            v.start(CSR6_PR);
+            byte[] f = withFcs(frame(MAC, PEER, 0x0800, 46));
+            v.arrive(f);
+            v.arrive(f);
+            assertEquals(RS_QUEUE_FIFO, v.rs());
+            v.write(CSR6, CSR6_MBO | CSR6_ST | CSR6_PR);
+            assertEquals(RS_QUEUE_FIFO, v.rs(), "the frame under DMA finishes first");
+            assertEquals(0, v.read(CSR5) & CSR5_RPS);
+            v.time.advance(Dec21140Timing.PCI_33MHZ.receiveNanos(64));
+            assertTrue(Dec21140DescriptorRing.isGoodReceive(v.word(d(0))));
+            assertEquals(RS_STOPPED, v.rs());
+            assertEquals(CSR5_RPS | CSR5_RI, v.read(CSR5) & (CSR5_RPS | CSR5_RI));
+            v.time.advance(1_000_000);
+            assertEquals(OWN, v.word(d(1)), "nothing written after the stop");
+            v.write(CSR6, CSR6_MBO | CSR6_ST | CSR6_SR | CSR6_PR);
+            v.time.advance(1_000_000);
+            assertTrue(Dec21140DescriptorRing.isGoodReceive(v.word(d(1))), "the second frame waited in the FIFO");
         }
     }
 

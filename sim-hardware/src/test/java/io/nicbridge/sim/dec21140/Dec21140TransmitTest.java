@@ -270,6 +270,40 @@ class Dec21140TransmitTest {
         }
     }
 
+    /**
+     * Clearing ST while a frame is in flight is not instantaneous (tulip_stop_rxtx polls CSR5 until TS reads 0):
+     * the frame goes on the wire, its descriptor is closed, and only then TS reads 0 and TPS is raised. No
+     * descriptor write lands after the stop is reported.
+     */
+    @Test
+    void stopWithAFrameInFlightLetsItFinishAndReportsStoppedOnlyAfterTheDescriptorIsWritten() {
+        try (CardHarness v = new CardHarness(true, Dec21140Timing.PCI_33MHZ)) {
+            v.wire.wireNanos = 6720;
+            byte[] f = frame(PEER, MAC, 0x0800, 46);
+            v.put(TX_BUF, f);
+            v.desc(d(0), OWN, TDES1_FS | TDES1_LS | TDES1_IC | f.length, v.bus(TX_BUF), 0);
+            v.desc(d(1), OWN, TDES1_FS | TDES1_LS | f.length, v.bus(TX_BUF), 0);
+            v.start(0);
+            assertEquals(TS_READ_BUFFER, v.ts());
+            v.write(CSR6, CSR6_MBO | CSR6_SR); // stop while d0's frame is read into the FIFO
+            assertNotEquals(TS_STOPPED, v.ts(), "the frame in flight finishes first");
+            assertEquals(0, v.read(CSR5) & CSR5_TPS);
+            long closeAt = Dec21140Timing.PCI_33MHZ.transmitStartNanos(1, 60) + 6720
+                + Dec21140Timing.PCI_33MHZ.transmitCloseNanos();
+            v.time.advance(closeAt - 1);
+            assertEquals(1, v.wire.frames.size());
+            assertEquals(OWN, v.word(d(0)) & OWN, "not yet closed");
+            assertNotEquals(TS_STOPPED, v.ts());
+            v.time.advance(1);
+            assertEquals(0, v.word(d(0)), "closed");
+            assertEquals(TS_STOPPED, v.ts());
+            assertEquals(CSR5_TPS | CSR5_TI, v.read(CSR5) & (CSR5_TPS | CSR5_TI));
+            v.time.advance(1_000_000);
+            assertEquals(OWN, v.word(d(1)), "nothing after the stop: d1 untouched");
+            assertEquals(1, v.wire.frames.size());
+        }
+    }
+
     @Test
     void txAutoPollResumesASuspendedProcess() {
         try (CardHarness v = new CardHarness(true, Dec21140Timing.ZERO)) {
