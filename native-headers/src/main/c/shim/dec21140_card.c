@@ -50,7 +50,9 @@
  *    A frame shorter than 14 bytes (DPD) cannot be sent either: dropped, card_errors, TDES0 success.
  *  - A frame longer than the interface allows (MTU + 14, + 4 with an 802.1Q tag): not sent, TDES0 = TO|ES
  *    (the model's jabber status; no CSR5.TJT, since the chip sends 1519..2048-byte frames), counted in
- *    tx_drop_too_long. Over 2048 bytes with FCS it is the model's jabber: TO|ES and CSR5.TJT.
+ *    tx_drop_too_long. Over 2048 bytes with FCS it is the model's jabber: TO|ES, CSR5.TJT, and the transmit
+ *    process stops (TPS). The card never underflows: host memory is read at once, so threshold mode (CSR6.SF
+ *    clear) behaves as store-and-forward; the model underflows only in virtual time.
  *  - TX ring full (shim_tx_reserve NULL): the frame stays in the card's FIFO and its LS descriptor stays
  *    card-owned; the transmit pass stops and retries on the next work() (the model's "waiting to start" phase).
  *    A list-base write that finds such a frame flushes it as the model does; if the ring is still full the frame
@@ -1037,8 +1039,10 @@ static void tx_close_frame(dec_card_t *c) {
         set_tx_state(c, DEC21140_TS_CLOSE_DESC);
     }
     bool ic = (c->tx.control & DEC21140_TDES1_IC) != 0;
+    bool jabber = c->tx_jabber;
     walker_complete(&c->tx, c->tx_status);
     c->tx_in_frame = false;
+    c->tx_jabber = false;
     c->tx_pending = false;
     c->tx_length = 0;
     c->events |= NICSHIM_EV_TX_DONE;
@@ -1046,7 +1050,9 @@ static void tx_close_frame(dec_card_t *c) {
         raise_bits(c, DEC21140_CSR5_TI);
     }
     walker_advance(&c->tx);
-    if (c->tx_stop_pending) { /* the stop the host asked for while this frame was in flight: reported only now */
+    if (c->tx_stop_pending || jabber) {
+        /* the stop the host asked for while this frame was in flight, reported only now; or the jabber timer, which
+         * aborts the transmit process into the stopped state (TJT, then TPS: Linux restarts on TxDied) */
         c->tx_stop_pending = false;
         set_tx_state(c, DEC21140_TS_STOPPED);
         raise_bits(c, DEC21140_CSR5_TPS);

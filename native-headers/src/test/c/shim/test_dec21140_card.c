@@ -459,6 +459,11 @@ static void test_tx_two_descriptors_padding(void) {
     CHECK(rd(DEC21140_CSR5) & DEC21140_CSR5_TJT);
     CHECK_EQ(S.stats[SHIM_STAT_TX_DROP_TOO_LONG], 2);
     CHECK_EQ(S.tx_count, 3);
+    /* the jabber timer stops the transmit process (TPS); Linux restarts it (stop, start) */
+    CHECK_EQ(csr5_ts(), DEC21140_TS_STOPPED);
+    CHECK(rd(DEC21140_CSR5) & DEC21140_CSR5_TPS);
+    wr(DEC21140_CSR6, rd(DEC21140_CSR6) & ~(DEC21140_CSR6_SR | DEC21140_CSR6_ST));
+    wr(DEC21140_CSR6, rd(DEC21140_CSR6) | DEC21140_CSR6_SR | DEC21140_CSR6_ST);
     /* an FS..LS frame of 0 bytes: ES; a stray zero-length descriptor outside a frame: status 0 */
     desc_set(TX_RING + 128, DEC21140_TDES0_OWN, 0, 0, 0);
     desc_set(TX_RING + 144, DEC21140_TDES0_OWN, DEC21140_TDES1_FS | DEC21140_TDES1_LS, 0, 0);

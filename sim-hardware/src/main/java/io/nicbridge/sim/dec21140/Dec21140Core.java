@@ -77,6 +77,10 @@ final class Dec21140Core {
     private static final int RX_KEEP_ON_TRUNCATION = RDES0_MF | RDES0_FF | RDES0_FT;
     private static final ValueLayout.OfInt FCS_LAYOUT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
+    /** CSR6.TR thresholds in bytes, at 100 Mb/s and with CSR6.TTM (10 Mb/s) (docs/hardware-facts.md A.4). */
+    private static final int[] TX_THRESHOLDS_100MB = {128, 256, 512, 1024};
+    private static final int[] TX_THRESHOLDS_10MB = {72, 96, 128, 160};
+
     private static final int TX_IDLE = 0;
     private static final int TX_WAIT_START = 1;
     private static final int TX_WAIT_END = 2;
@@ -394,7 +398,7 @@ final class Dec21140Core {
 
     /** The LS descriptor is loaded and its buffers read: pad, add the FCS, and send (now or after the DMA time). */
     private void finishFrame() {
-        if (txJabber) {
+        if (txJabber) { // closeTransmitFrame stops the process after it
             counters.txJabber++;
             txStatus = TDES0_TO | TDES0_ES;
             raise(CSR5_TJT);
@@ -420,12 +424,51 @@ final class Dec21140Core {
         }
         txStatus = 0;
         long start = timing.transmitStartNanos(txFrameDescriptors, txReadBytes);
+        long dry = underflowNanos(start);
+        if (dry >= 0) { // the FIFO runs dry mid-frame: UF, and closeTransmitFrame suspends the process with UNF
+            counters.txUnderflows++;
+            txStatus = TDES0_UF | TDES0_ES;
+            setTxState(TS_WAIT_END);
+            txPhase = TX_WAIT_END;
+            txTimer.armAfter(dry);
+            return;
+        }
         if (start > 0) {
             txPhase = TX_WAIT_START;
             txTimer.armAfter(start);
             return;
         }
         putOnWire();
+    }
+
+    /**
+     * Threshold mode (CSR6.SF clear) in virtual time: the MAC starts sending once CSR6.TR's threshold of bytes is in
+     * the FIFO, and the rest must keep ahead of the wire. The DMA is taken as uniform over the frame ({@code
+     * dmaNanos} for its {@code R = txReadBytes} bytes, byte k in the FIFO at dmaNanos * k / R), the wire as 80 ns a
+     * byte (CSR6.PS, 100 Mb/s) or 800 (10 Mb/s). The wire starts at dmaNanos * thr / R and needs byte k by then +
+     * k * w; the deficit is worst at the last byte, so the frame underflows when dmaNanos * (R - thr) &gt; R * R * w,
+     * running dry at byte k* = dmaNanos * thr / (dmaNanos - R * w). Store-and-forward (SF) never underflows, nor does
+     * a frame no longer than the threshold; real time has no DMA rate to compare, so it never underflows either.
+     * The fragment that reached the wire before the FIFO ran dry is not sent (a receiver drops it as a runt or CRC
+     * error).
+     *
+     * @return nanoseconds from now until the FIFO runs dry, or -1 when the frame does not underflow
+     */
+    private long underflowNanos(long dmaNanos) {
+        int csr6 = registers.loadRaw(CSR6);
+        if (!virtual || (csr6 & CSR6_SF) != 0) {
+            return -1;
+        }
+        int tr = (csr6 & CSR6_TR_MASK) >>> CSR6_TR_SHIFT;
+        long threshold = ((csr6 & CSR6_TTM) != 0 ? TX_THRESHOLDS_10MB : TX_THRESHOLDS_100MB)[tr];
+        long bytes = txReadBytes;
+        long byteNanos = (csr6 & CSR6_PS) != 0 ? ETH_BYTE_TIME_NS_100MB : ETH_BYTE_TIME_NS_10MB;
+        long wireNanos = bytes * byteNanos;
+        if (bytes <= threshold || dmaNanos * (bytes - threshold) <= bytes * wireNanos) {
+            return -1;
+        }
+        double dryByte = (double) dmaNanos * threshold / (dmaNanos - wireNanos);
+        return Math.max(1, (long) Math.ceil(dmaNanos * dryByte / bytes));
     }
 
     private void putOnWire() {
@@ -493,18 +536,26 @@ final class Dec21140Core {
             setTxState(TS_CLOSE_DESC);
         }
         boolean ic = (txWalker.control() & TDES1_IC) != 0;
+        boolean jabber = txJabber;
+        boolean underflow = (txStatus & TDES0_UF) != 0;
         if (!handBack(txWalker, txStatus)) {
             return;
         }
         counters.txDescriptors++;
         txInFrame = false;
+        txJabber = false;
         txLength = 0;
         if (ic) {
             raise(CSR5_TI);
         }
         txWalker.advance();
-        if (txStopPending) {
-            stopTransmit(); // the stop the host asked for while this frame was in flight: reported only now
+        if (txStopPending || jabber) {
+            // the stop the host asked for while this frame was in flight, reported only now; or the jabber timer,
+            // which aborts the transmit process into the stopped state (TJT, then TPS: Linux restarts on TxDied)
+            stopTransmit();
+        } else if (underflow && txState != TS_STOPPED) {
+            setTxState(TS_SUSPENDED); // A.3: TS 6 is suspended by underflow as well; a poll demand resumes it
+            raise(CSR5_UNF);
         } else if (txState != TS_STOPPED) {
             setTxState(TS_FETCH_DESC);
         }
