@@ -27,7 +27,10 @@
  *   CSR9  SROM pins (93C46 Microwire, 64 words, DEC layout holding shim_mac(), both CRCs); DO reads in bit 3
  *   CSR11 GP timer count (15:0) + CON (16), real time (tick/next_deadline; a CSR5/CSR11 read also runs an expired
  *         timer, so the host never sees a late GTE); reads ticks left; expiry = GTE
- *   CSR12 pin values, or with GPC the direction mask; reads outputs as written, inputs 0xC6 (reset pins)
+ *   CSR12 pin values, or with GPC the direction mask; reads outputs as written, inputs 0xC6 (reset pins) while
+ *         the link runs; without carrier the signal-detect inputs (bits 6 and 7, the SMC9332's) read 0
+ *   CSR9  with MII (bit 18) set, MDI reads 1: the board has no PHY and the MDIO line is pulled up, so an MII read
+ *         returns all ones; otherwise MDI reads back MDO
  *   CSR15 watchdog bits JBD, HUJ, JCK, RWD, RWR stored
  *
  * Descriptors: the walker reads word 0 with acquire before words 1..3 and hands a descriptor back by storing
@@ -1406,6 +1409,10 @@ static void write_csr9(dec_card_t *c, uint32_t value) {
 
 static uint32_t read_csr9(const dec_card_t *c) {
     uint32_t v = c->csr9_written;
+    if (v != DEC21140_CSR9_RESET) { /* (until the host writes CSR9 it reads its A.1 reset value) */
+        /* No PHY on the board: the pulled-up MDIO line reads 1 while the chip listens, else what the chip drives. */
+        v = (v & (DEC21140_CSR9_MII | DEC21140_CSR9_MDO)) ? v | DEC21140_CSR9_MDI : v & ~DEC21140_CSR9_MDI;
+    }
     if (v & DEC21140_CSR9_SR) {
         v = (v & ~DEC21140_CSR9_SROM_DO) | (c->srom_data_out ? DEC21140_CSR9_SROM_DO : 0u);
     }
@@ -1584,6 +1591,13 @@ static int32_t dec_reg_read(void *card, uint32_t range, uint32_t offset, uint32_
     return NICSHIM_OK;
 }
 
+/** The PHY's signal detect on the SMC9332's general-purpose inputs (A.0): high with carrier, low without. */
+static void dec_link(void *card, int up) {
+    dec_card_t *c = card;
+    uint32_t sense = DEC21140_SMC9332_GPIO_SD_100MB | DEC21140_SMC9332_GPIO_SD_10MB;
+    c->gpio_inputs = up ? c->gpio_inputs | (DEC21140_CSR12_RESET & sense) : c->gpio_inputs & ~sense;
+}
+
 static void dec_start(void *card) {
     dec_card_t *c = card;
     update_rx_mode(c, true); /* the platform's socket is new: apply the mode again */
@@ -1759,6 +1773,7 @@ const shim_card_ops_t shim_dec21140_card = {
     .can_receive = NULL,
     .tick = dec_tick,
     .next_deadline = dec_next_deadline,
+    .link = dec_link,
     .irq_level = dec_irq_level,
     .holds_region = dec_holds_region,
 };

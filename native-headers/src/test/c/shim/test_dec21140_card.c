@@ -1127,8 +1127,30 @@ static void test_fuzz(void) {
     end();
 }
 
+static void test_link_sense_and_mii(void) {
+    begin("CSR12 signal detect follows the link; an MII read without a PHY returns all ones");
+    start_chip(0, 0);
+    wr(DEC21140_CSR12, DEC21140_SMC9332_GPIO_DIRECTION | DEC21140_CSR12_GPC); /* tulip_select_media at startup */
+    wr(DEC21140_CSR12, DEC21140_SMC9332_GPIO_INITIAL);
+    CHECK_EQ(rd(DEC21140_CSR12) & 0xFFu, 0xC9u);
+    ops->link(card, 0); /* the platform saw the carrier go */
+    CHECK_EQ(rd(DEC21140_CSR12) & 0xFFu, DEC21140_SMC9332_GPIO_INITIAL);
+    ops->link(card, 1);
+    CHECK_EQ(rd(DEC21140_CSR12) & 0xFFu, 0xC9u);
+    wr(DEC21140_CSR9, DEC21140_CSR9_MII); /* listening: the pulled-up line */
+    CHECK(rd(DEC21140_CSR9) & DEC21140_CSR9_MDI);
+    wr(DEC21140_CSR9, DEC21140_CSR9_MII | DEC21140_CSR9_MDC);
+    CHECK(rd(DEC21140_CSR9) & DEC21140_CSR9_MDI);
+    wr(DEC21140_CSR9, 0); /* driving 0 */
+    CHECK_EQ(rd(DEC21140_CSR9) & DEC21140_CSR9_MDI, 0);
+    wr(DEC21140_CSR9, DEC21140_CSR9_MDO);
+    CHECK(rd(DEC21140_CSR9) & DEC21140_CSR9_MDI);
+    end();
+}
+
 int main(void) {
     test_reset_values();
+    test_link_sense_and_mii();
     test_srom();
     test_setup_perfect_filter_rx();
     test_hash_filter();

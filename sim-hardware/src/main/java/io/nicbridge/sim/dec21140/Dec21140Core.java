@@ -223,6 +223,12 @@ final class Dec21140Core {
         gpioInputs = pins & CSR12_PINS_MASK;
     }
 
+    /** The signal-detect inputs follow the carrier; the other input pins keep their levels. */
+    void carrier(boolean up) {
+        int sense = SMC9332_GPIO_SD_100MB | SMC9332_GPIO_SD_10MB;
+        gpioInputs = up ? gpioInputs | (CSR12_RESET & sense) : gpioInputs & ~sense;
+    }
+
     /** The card is closed: timers cancelled, both processes stopped. */
     void close() {
         cancelTimers();
@@ -1193,6 +1199,11 @@ final class Dec21140Core {
 
     private int readCsr9() {
         int v = csr9Written;
+        if (v != CSR9_RESET) { // (until the host writes CSR9 it reads its A.1 reset value)
+            // No PHY on the board: the pulled-up MDIO line reads 1 while the chip listens (MII), else what it drives
+            // (MDO), so an MII read returns all ones, as Linux's tulip_find_mii expects of a board without one.
+            v = (v & (CSR9_MII | CSR9_MDO)) != 0 ? v | CSR9_MDI : v & ~CSR9_MDI;
+        }
         if ((v & CSR9_SR) != 0) {
             v = (v & ~CSR9_SROM_DO) | (srom.dataOut() ? CSR9_SROM_DO : 0);
         }

@@ -351,6 +351,18 @@ public final class Dec21140Model implements DeviceModel, FrameSink, TransmitList
     // =============================================================== the wire's side
 
     /**
+     * The PHY's signal detect: with carrier the SMC9332's signal-detect inputs (CSR12 bits 6 and 7, A.0) read as
+     * after reset, high; without, low. Linux's media timer reads bit 6 for our SROM's 100BASE-TX block (command
+     * 0x006D) every 2 seconds and turns the carrier off and on from it.
+     */
+    @Override
+    public void carrier(boolean up) {
+        synchronized (lock) {
+            core.carrier(up);
+        }
+    }
+
+    /**
      * A frame arrived from the wire (destination .. FCS). Copied into the receive FIFO; never blocks, never takes
      * the model's lock (see the class comment), allocation-free. The receiver's state is read from the CSR file
      * as the host last wrote it.
