@@ -779,6 +779,8 @@ static void card_reset(dec_card_t *c) {
     c->csr9_written = DEC21140_CSR9_RESET;
     c->gpio_direction = 0;
     c->gpio_outputs = 0;
+    /* all pins inputs: the window shows what they read (the Java side reads CSR12 from it without a call) */
+    csr_store(c, DEC21140_CSR12, c->gpio_inputs & DEC21140_CSR12_PINS_MASK);
     c->gp_count = 0;
     c->gp_continuous = false;
     c->tx_poll_demand = false;
@@ -1445,16 +1447,17 @@ static uint32_t read_csr11(const dec_card_t *c) {
     return (csr_load(c, DEC21140_CSR11) & ~DEC21140_CSR11_TIM_MASK) | remaining;
 }
 
+static uint32_t read_csr12(const dec_card_t *c) {
+    return (c->gpio_outputs & c->gpio_direction) | (c->gpio_inputs & ~c->gpio_direction);
+}
+
 static void write_csr12(dec_card_t *c, uint32_t value) {
     if (value & DEC21140_CSR12_GPC) {
         c->gpio_direction = value & DEC21140_CSR12_PINS_MASK;
     } else {
         c->gpio_outputs = value & DEC21140_CSR12_PINS_MASK;
     }
-}
-
-static uint32_t read_csr12(const dec_card_t *c) {
-    return (c->gpio_outputs & c->gpio_direction) | (c->gpio_inputs & ~c->gpio_direction);
+    csr_store(c, DEC21140_CSR12, read_csr12(c)); /* read from the window without a call into the shim */
 }
 
 static void write_csr15(dec_card_t *c, uint32_t value) {
@@ -1596,6 +1599,7 @@ static void dec_link(void *card, int up) {
     dec_card_t *c = card;
     uint32_t sense = DEC21140_SMC9332_GPIO_SD_100MB | DEC21140_SMC9332_GPIO_SD_10MB;
     c->gpio_inputs = up ? c->gpio_inputs | (DEC21140_CSR12_RESET & sense) : c->gpio_inputs & ~sense;
+    csr_store(c, DEC21140_CSR12, read_csr12(c));
 }
 
 static void dec_start(void *card) {
