@@ -73,7 +73,8 @@
  * Shim statistics: tx_frames/tx_bytes and rx_frames/rx_bytes count frames put on the link / delivered to the
  * host, bytes as the model counts them (padding and FCS included); rx_drop_filter: address-filter rejects and
  * frames the receiver did not listen to (SR clear, loopback mode); rx_missed: CSR8 missed frames (host owned the
- * descriptor) and FIFO overflows; rx_drop_too_long: frames over 2048 bytes (RWT); rx_drop_bad_frame: runts
+ * descriptor) and FIFO overflows; rx_drop_too_long: frames over 2048 bytes, cut by the receive watchdog (their
+ * first 2048 bytes are received with RDES0.RW, and CSR5.RWT), not counted as rx_frames; rx_drop_bad_frame: runts
  * (loopback only, without CSR6.PB); tx_bad_descriptor: empty FS..LS frames and setup frames with TBS1 != 192
  * (TDES0.ES); bus_errors: fatal bus errors; card_errors: frames truncated by the host's descriptors (RDES0.DE)
  * and transmit frames the link cannot carry (above). Loopback frames are not counted as tx_frames (the model
@@ -175,7 +176,7 @@ typedef struct dec_card {
     uint8_t rx_stage[RX_MAX_FRAME];
     uint8_t fifo[RX_FIFO_FRAMES][RX_MAX_FRAME];
     uint32_t fifo_len[RX_FIFO_FRAMES];
-    bool fifo_fcs_good[RX_FIFO_FRAMES]; /* the card computed that frame's FCS itself: no need to check it */
+    uint8_t fifo_fcs[RX_FIFO_FRAMES]; /* RX_FCS_*: how that frame's FCS stands */
     uint32_t fifo_head;
     uint32_t fifo_count;
 
@@ -812,7 +813,13 @@ static void count_fifo_overflow(dec_card_t *c) {
  * Receive process
  * ------------------------------------------------------------------------------------------- */
 
-static bool fifo_push(dec_card_t *c, const uint8_t *f, uint32_t len, bool fcs_good) {
+/* How a received frame's FCS stands: to be checked, computed by the card itself (good), or never received because
+ * the receive watchdog cut the frame after RX_MAX_FRAME bytes (RDES0.RW, CSR5.RWT; no CRC check). */
+#define RX_FCS_CHECK 0u
+#define RX_FCS_GOOD  1u
+#define RX_FCS_CUT   2u
+
+static bool fifo_push(dec_card_t *c, const uint8_t *f, uint32_t len, uint32_t fcs) {
     if (c->fifo_count == RX_FIFO_FRAMES) {
         shim_count(c->shim, SHIM_STAT_RX_MISSED, 1);
         count_fifo_overflow(c);
@@ -821,12 +828,12 @@ static bool fifo_push(dec_card_t *c, const uint8_t *f, uint32_t len, bool fcs_go
     uint32_t slot = (c->fifo_head + c->fifo_count) % RX_FIFO_FRAMES;
     memcpy(c->fifo[slot], f, len);
     c->fifo_len[slot] = len;
-    c->fifo_fcs_good[slot] = fcs_good;
+    c->fifo_fcs[slot] = (uint8_t)fcs;
     c->fifo_count++;
     return true;
 }
 
-static uint32_t rx_flags(const dec_card_t *c, const uint8_t *f, uint32_t len, bool filter_failed, bool fcs_good) {
+static uint32_t rx_flags(const dec_card_t *c, const uint8_t *f, uint32_t len, bool filter_failed, uint32_t fcs) {
     uint32_t om = (csr_load(c, DEC21140_CSR6) & DEC21140_CSR6_OM_MASK) >> DEC21140_CSR6_OM_SHIFT;
     uint32_t flags = om << DEC21140_RDES0_DT_SHIFT; /* in loopback every FIFO frame is our own */
     if (filter_failed) {
@@ -844,7 +851,9 @@ static uint32_t rx_flags(const dec_card_t *c, const uint8_t *f, uint32_t len, bo
     if (len > DEC21140_ETH_MAX_FRAME) {
         flags |= DEC21140_RDES0_TL;
     }
-    if (!fcs_good && !fcs_valid(c, f, len)) {
+    if (fcs == RX_FCS_CUT) {
+        flags |= DEC21140_RDES0_RW;
+    } else if (fcs == RX_FCS_CHECK && !fcs_valid(c, f, len)) {
         flags |= DEC21140_RDES0_CE;
     }
     return flags;
@@ -900,7 +909,7 @@ static bool rx_copy(dec_card_t *c, uint32_t bus, const rx_src_t *src, uint32_t a
 /** Moves one accepted frame (data + FCS) into host buffers (docs/hardware-facts.md A.7, receive). rx_flags reads
  * only the header from `f` (the body: always >= 60 bytes when there is a tail) unless the FCS is unchecked
  * (contiguous). */
-static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool filter_failed, bool fcs_good) {
+static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool filter_failed, uint32_t fcs) {
     const uint8_t *f = src->body;
     walker_t *w = &c->rx;
     uint32_t eb = 0;
@@ -921,7 +930,7 @@ static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fi
         }
         return;
     }
-    uint32_t flags = rx_flags(c, f, len, filter_failed, fcs_good);
+    uint32_t flags = rx_flags(c, f, len, filter_failed, fcs);
     uint32_t written = 0;
     uint32_t used = 0;
     bool first = true;
@@ -957,8 +966,12 @@ static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fi
             }
             walker_complete(w, fin);
             walker_advance(w);
-            shim_count(c->shim, SHIM_STAT_RX_FRAMES, 1);
-            shim_count(c->shim, SHIM_STAT_RX_BYTES, len);
+            if (flags & DEC21140_RDES0_RW) {
+                raise_bits(c, DEC21140_CSR5_RWT); /* counted as too long when it arrived */
+            } else {
+                shim_count(c->shim, SHIM_STAT_RX_FRAMES, 1);
+                shim_count(c->shim, SHIM_STAT_RX_BYTES, len);
+            }
             c->events |= NICSHIM_EV_RX;
             raise_bits(c, DEC21140_CSR5_RI);
             set_rx_state(c, DEC21140_RS_WAIT_PACKET);
@@ -992,7 +1005,7 @@ static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fi
 }
 
 /** One frame (data + FCS) taken off the FIFO by a running receive process: runt check, filter, delivery. */
-static void rx_frame_src(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fcs_good) {
+static void rx_frame_src(dec_card_t *c, const rx_src_t *src, uint32_t len, uint32_t fcs) {
     const uint8_t *f = src->body;
     uint32_t csr6 = csr_load(c, DEC21140_CSR6);
     if (len < DEC21140_ETH_ADDR_LEN || (len < DEC21140_ETH_MIN_FRAME && !(csr6 & DEC21140_CSR6_PB))) {
@@ -1005,12 +1018,12 @@ static void rx_frame_src(dec_card_t *c, const rx_src_t *src, uint32_t len, bool 
         shim_count(c->shim, SHIM_STAT_RX_DROP_FILTER, 1);
         return;
     }
-    rx_deliver(c, src, len, !pass, fcs_good);
+    rx_deliver(c, src, len, !pass, fcs);
 }
 
-static void rx_frame(dec_card_t *c, const uint8_t *f, uint32_t len, bool fcs_good) {
+static void rx_frame(dec_card_t *c, const uint8_t *f, uint32_t len, uint32_t fcs) {
     rx_src_t src = {f, len, NULL};
-    rx_frame_src(c, &src, len, fcs_good);
+    rx_frame_src(c, &src, len, fcs);
 }
 
 /** The model's receiveWork: drain the FIFO while the receive process runs. */
@@ -1019,7 +1032,7 @@ static void rx_drain(dec_card_t *c) {
         uint32_t slot = c->fifo_head;
         c->fifo_head = (c->fifo_head + 1) % RX_FIFO_FRAMES;
         c->fifo_count--;
-        rx_frame(c, c->fifo[slot], c->fifo_len[slot], c->fifo_fcs_good[slot]);
+        rx_frame(c, c->fifo[slot], c->fifo_len[slot], c->fifo_fcs[slot]);
     }
 }
 
@@ -1075,7 +1088,7 @@ static void tx_loop_back(dec_card_t *c) {
         uint32_t data = c->tx_length - DEC21140_ETH_FCS_LEN;
         put_le32(c->tx_fifo + data, crc32_zlib(c, c->tx_fifo, data)); /* least significant byte first */
     }
-    fifo_push(c, c->tx_fifo, c->tx_length, c->tx_add_fcs);
+    fifo_push(c, c->tx_fifo, c->tx_length, c->tx_add_fcs ? RX_FCS_GOOD : RX_FCS_CHECK);
 }
 
 /** Longest frame (without FCS) the kernel takes on this interface: MTU + header (+ 4 with an 802.1Q tag). */
@@ -1673,8 +1686,15 @@ static uint32_t dec_receive(void *card, const uint8_t *frame, uint32_t len) {
     }
     uint32_t data = len < DEC21140_ETH_MIN_FRAME_NOFCS ? DEC21140_ETH_MIN_FRAME_NOFCS : len;
     if (data + DEC21140_ETH_FCS_LEN > RX_MAX_FRAME) {
+        /* The receive watchdog cuts it after RX_MAX_FRAME bytes: those are received, the descriptor says RW. */
         shim_count(c->shim, SHIM_STAT_RX_DROP_TOO_LONG, 1);
-        raise_bits(c, DEC21140_CSR5_RWT);
+        memcpy(c->rx_stage, frame, RX_MAX_FRAME);
+        if (c->rx_state != DEC21140_RS_STOPPED && c->fifo_count == 0) {
+            rx_frame(c, c->rx_stage, RX_MAX_FRAME, RX_FCS_CUT);
+        } else {
+            fifo_push(c, c->rx_stage, RX_MAX_FRAME, RX_FCS_CUT);
+            rx_drain(c);
+        }
         return take_events(c);
     }
     if (data == len && c->rx_state != DEC21140_RS_STOPPED && c->fifo_count == 0) {
@@ -1682,7 +1702,7 @@ static uint32_t dec_receive(void *card, const uint8_t *frame, uint32_t len) {
         uint8_t fcs[DEC21140_ETH_FCS_LEN];
         put_le32(fcs, crc32_zlib(c, frame, len));
         rx_src_t src = {frame, len, fcs};
-        rx_frame_src(c, &src, len + DEC21140_ETH_FCS_LEN, true);
+        rx_frame_src(c, &src, len + DEC21140_ETH_FCS_LEN, RX_FCS_GOOD);
         return take_events(c);
     }
     uint8_t *f = c->rx_stage;
@@ -1691,9 +1711,9 @@ static uint32_t dec_receive(void *card, const uint8_t *frame, uint32_t len) {
     put_le32(f + data, crc32_zlib(c, f, data));
     uint32_t total = data + DEC21140_ETH_FCS_LEN;
     if (c->rx_state != DEC21140_RS_STOPPED && c->fifo_count == 0) {
-        rx_frame(c, f, total, true);
+        rx_frame(c, f, total, RX_FCS_GOOD);
     } else {
-        fifo_push(c, f, total, true); /* waits while the process is stopped with SR set, as in the model's FIFO */
+        fifo_push(c, f, total, RX_FCS_GOOD); /* waits while the process is stopped with SR set, as in the model's FIFO */
         rx_drain(c);
     }
     return take_events(c);

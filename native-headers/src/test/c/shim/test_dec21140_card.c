@@ -508,11 +508,11 @@ static void test_rx_two_descriptors_fcs(void) {
                                      DEC21140_RDES0_FT | (64u << 16)); /* MF/FF/FT survive the cut */
     CHECK_EQ(csr5_rs(), DEC21140_RS_SUSPENDED);
     CHECK_EQ(S.stats[SHIM_STAT_CARD_ERRORS], 1);
-    /* over 2048 bytes: receive watchdog */
+    /* over 2048 bytes while suspended: missed, no descriptor, no RWT */
     static uint8_t big[2100];
     make_frame(big, OWN_MAC, 2100, 0);
     ops->receive(card, big, 2100);
-    CHECK(rd(DEC21140_CSR5) & DEC21140_CSR5_RWT);
+    CHECK_EQ(rd(DEC21140_CSR5) & DEC21140_CSR5_RWT, 0);
     CHECK_EQ(S.stats[SHIM_STAT_RX_DROP_TOO_LONG], 1);
     /* 1600 bytes: delivered with TL */
     wr(DEC21140_CSR2, 0);
@@ -522,6 +522,18 @@ static void test_rx_two_descriptors_fcs(void) {
     ops->receive(card, big, 1600);
     CHECK_EQ(des0(RX_RING), DEC21140_RDES0_FS | DEC21140_RDES0_LS | DEC21140_RDES0_FT | DEC21140_RDES0_TL |
                                 DEC21140_RDES0_ES | (1604u << 16));
+    /* over 2048 bytes: the receive watchdog cuts it; the first 2048 bytes get a descriptor with RW, and RWT */
+    wr(DEC21140_CSR5, 0xFFFFFFFFu);
+    desc_set(RX_RING, DEC21140_RDES0_OWN, 2044 | (8u << 11) | DEC21140_RDES1_RER, RX_BUF, RX_BUF + 0x800);
+    make_frame(big, OWN_MAC, 2100, 0);
+    ops->receive(card, big, 2100);
+    CHECK_EQ(des0(RX_RING), DEC21140_RDES0_FS | DEC21140_RDES0_LS | DEC21140_RDES0_FT | DEC21140_RDES0_TL |
+                                DEC21140_RDES0_RW | DEC21140_RDES0_ES | (2048u << 16));
+    CHECK(memcmp(host(RX_BUF), big, 2044) == 0);
+    CHECK(memcmp(host(RX_BUF + 0x800), big + 2044, 4) == 0);
+    CHECK(rd(DEC21140_CSR5) & DEC21140_CSR5_RWT);
+    CHECK(rd(DEC21140_CSR5) & DEC21140_CSR5_RI);
+    CHECK_EQ(S.stats[SHIM_STAT_RX_DROP_TOO_LONG], 2);
     end();
 }
 

@@ -57,7 +57,6 @@ final class Dec21140Core {
     static final int EVENT_TX_POLL = 1 << 1;
     static final int EVENT_RX_TIMER = 1 << 2;
     static final int EVENT_RX_POLL = 1 << 3;
-    static final int EVENT_RX_WATCHDOG = 1 << 4;
     /** The half-duplex wire finished the frame ({@link WirePort#PENDING}); its TDES0 status is in wireStatus. */
     static final int EVENT_TX_WIRE = 1 << 5;
 
@@ -137,6 +136,8 @@ final class Dec21140Core {
     private int txFrameDescriptors;
     private int txStatus;
     private boolean rxFilterFailed;
+    /** The staged frame is what the receive watchdog let in of a longer one: RDES0.RW, CSR5.RWT, no CRC check. */
+    private boolean rxWatchdogCut;
     private boolean rxStaged;
     private int rxLength;
     private int gpioDirection;
@@ -254,9 +255,6 @@ final class Dec21140Core {
     int step() {
         passAgain = false;
         int work = 0;
-        if (events.take(EVENT_RX_WATCHDOG)) {
-            raise(CSR5_RWT);
-        }
         if (events.take(EVENT_TX_TIMER)) {
             work++;
             if (txPhase == TX_WAIT_START) {
@@ -641,6 +639,10 @@ final class Dec21140Core {
                 break;
             }
             frames++;
+            boolean cut = len > Dec21140Model.RX_MAX_FRAME; // the FIFO's extra byte: see Dec21140Model.frameArrived
+            if (cut) {
+                len = Dec21140Model.RX_MAX_FRAME;
+            }
             MemorySegment.copy(rxFifo.peekSlot(), 0, rxFrameSegment, 0, len);
             rxFifo.release();
             byte[] f = rxFrame;
@@ -656,6 +658,7 @@ final class Dec21140Core {
                 continue;
             }
             rxFilterFailed = !pass;
+            rxWatchdogCut = cut;
             rxStaged = true;
             rxLength = len;
             long delay = timing.receiveNanos(len);
@@ -805,7 +808,9 @@ final class Dec21140Core {
         if (len > ETH_MAX_FRAME) {
             flags |= RDES0_TL;
         }
-        if (!fcsValid(f, len)) {
+        if (rxWatchdogCut) {
+            flags |= RDES0_RW; // its FCS never arrived: no CRC check
+        } else if (!fcsValid(f, len)) {
             flags |= RDES0_CE;
         }
         return flags;
@@ -822,6 +827,14 @@ final class Dec21140Core {
     }
 
     private void frameReceived(int len, int flags) {
+        if ((flags & RDES0_RW) != 0) { // cut by the receive watchdog: received in part, with RW
+            counters.rxDescriptors++;
+            counters.rxOversize.incrementAndGet();
+            counters.rxBytes += len;
+            rxStaged = false;
+            raise(CSR5_RI | CSR5_RWT);
+            return;
+        }
         counters.rxDescriptors++;
         counters.rxFrames++;
         counters.rxBytes += len;

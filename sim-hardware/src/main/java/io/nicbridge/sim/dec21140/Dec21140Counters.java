@@ -182,7 +182,10 @@ public final class Dec21140Counters {
         return rxWhileStopped.get();
     }
 
-    /** Frames over 2048 bytes: cut off by the receive watchdog (CSR5.RWT), not received. */
+    /**
+     * Frames over 2048 bytes that reached a host buffer: cut off by the receive watchdog, their first 2048 bytes
+     * received with RDES0.RW (and CSR5.RWT); not counted as {@link #rxFrames()}.
+     */
     public long rxOversize() {
         return rxOversize.get();
     }
