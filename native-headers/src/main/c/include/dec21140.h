@@ -195,7 +195,7 @@
 #define DEC21140_CSR5_RPS (1u << 8)  /* receive process stopped - abnormal */
 #define DEC21140_CSR5_RWT (1u << 9)  /* receive watchdog timeout (> 2048 bytes) - abnormal */
 #define DEC21140_CSR5_ETI (1u << 10) /* early transmit interrupt (21140A) - abnormal */
-#define DEC21140_CSR5_GTE (1u << 11) /* general-purpose timer expired - normal (QEMU) */
+#define DEC21140_CSR5_GTE (1u << 11) /* general-purpose timer expired - abnormal (not QEMU, A.3) */
 #define DEC21140_CSR5_LNF (1u << 12) /* 21041/21143 link fail; unused on 21140 */
 #define DEC21140_CSR5_FBE (1u << 13) /* fatal bus error, code in EB - abnormal */
 #define DEC21140_CSR5_ERI (1u << 14) /* early receive interrupt (21140A) - normal */
@@ -213,15 +213,18 @@
 /** All write-1-to-clear bits (0-16, 26, 27). */
 #define DEC21140_CSR5_W1C_MASK (0x0C01FFFFu)
 /**
- * Sources that feed NIS when also enabled in CSR7 (QEMU rule, A.3): TI, TU, RI, GTE, ERI.
+ * Sources that feed NIS when also enabled in CSR7 (A.3): TI, TU, RI, ERI.
  * Note the asymmetry: TU is normal but RU is abnormal.
  */
 #define DEC21140_CSR5_NORMAL_SOURCES \
-    (DEC21140_CSR5_TI | DEC21140_CSR5_TU | DEC21140_CSR5_RI | DEC21140_CSR5_GTE | DEC21140_CSR5_ERI)
-/** Sources that feed AIS when also enabled in CSR7 (21140 bits; 21143 adds LNP, LNF, GPI, LC). */
+    (DEC21140_CSR5_TI | DEC21140_CSR5_TU | DEC21140_CSR5_RI | DEC21140_CSR5_ERI)
+/**
+ * Sources that feed AIS when also enabled in CSR7 (21140 bits; 21143 adds LNP, LNF, GPI, LC). GTE is one
+ * (A.3, unlike QEMU): Linux's too-much-work path enables only AbnormalIntr | TimerInt and waits for the timer.
+ */
 #define DEC21140_CSR5_ABNORMAL_SOURCES \
     (DEC21140_CSR5_TPS | DEC21140_CSR5_TJT | DEC21140_CSR5_UNF | DEC21140_CSR5_RU | \
-     DEC21140_CSR5_RPS | DEC21140_CSR5_RWT | DEC21140_CSR5_ETI | DEC21140_CSR5_FBE)
+     DEC21140_CSR5_RPS | DEC21140_CSR5_RWT | DEC21140_CSR5_ETI | DEC21140_CSR5_GTE | DEC21140_CSR5_FBE)
 /** The 21143-only sources that QEMU also puts under AIS. */
 #define DEC21140_CSR5_ABNORMAL_SOURCES_21143 \
     (DEC21140_CSR5_LNP | DEC21140_CSR5_LNF | DEC21140_CSR5_GPI | DEC21140_CSR5_LC)

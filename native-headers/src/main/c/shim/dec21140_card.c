@@ -27,7 +27,10 @@
  *   CSR9  SROM pins (93C46 Microwire, 64 words, DEC layout holding shim_mac(), both CRCs); DO reads in bit 3
  *   CSR11 GP timer count (15:0) + CON (16), real time (tick/next_deadline; a CSR5/CSR11 read also runs an expired
  *         timer, so the host never sees a late GTE); reads ticks left; expiry = GTE
- *   CSR12 pin values, or with GPC the direction mask; reads outputs as written, inputs 0xC6 (reset pins)
+ *   CSR12 pin values, or with GPC the direction mask; reads outputs as written, inputs 0xC6 (reset pins) while
+ *         the link runs; without carrier the signal-detect inputs (bits 6 and 7, the SMC9332's) read 0
+ *   CSR9  with MII (bit 18) set, MDI reads 1: the board has no PHY and the MDIO line is pulled up, so an MII read
+ *         returns all ones; otherwise MDI reads back MDO
  *   CSR15 watchdog bits JBD, HUJ, JCK, RWD, RWR stored
  *
  * Descriptors: the walker reads word 0 with acquire before words 1..3 and hands a descriptor back by storing
@@ -50,7 +53,9 @@
  *    A frame shorter than 14 bytes (DPD) cannot be sent either: dropped, card_errors, TDES0 success.
  *  - A frame longer than the interface allows (MTU + 14, + 4 with an 802.1Q tag): not sent, TDES0 = TO|ES
  *    (the model's jabber status; no CSR5.TJT, since the chip sends 1519..2048-byte frames), counted in
- *    tx_drop_too_long. Over 2048 bytes with FCS it is the model's jabber: TO|ES and CSR5.TJT.
+ *    tx_drop_too_long. Over 2048 bytes with FCS it is the model's jabber: TO|ES, CSR5.TJT, and the transmit
+ *    process stops (TPS). The card never underflows: host memory is read at once, so threshold mode (CSR6.SF
+ *    clear) behaves as store-and-forward; the model underflows only in virtual time.
  *  - TX ring full (shim_tx_reserve NULL): the frame stays in the card's FIFO and its LS descriptor stays
  *    card-owned; the transmit pass stops and retries on the next work() (the model's "waiting to start" phase).
  *    A list-base write that finds such a frame flushes it as the model does; if the ring is still full the frame
@@ -68,7 +73,8 @@
  * Shim statistics: tx_frames/tx_bytes and rx_frames/rx_bytes count frames put on the link / delivered to the
  * host, bytes as the model counts them (padding and FCS included); rx_drop_filter: address-filter rejects and
  * frames the receiver did not listen to (SR clear, loopback mode); rx_missed: CSR8 missed frames (host owned the
- * descriptor) and FIFO overflows; rx_drop_too_long: frames over 2048 bytes (RWT); rx_drop_bad_frame: runts
+ * descriptor) and FIFO overflows; rx_drop_too_long: frames over 2048 bytes, cut by the receive watchdog (their
+ * first 2048 bytes are received with RDES0.RW, and CSR5.RWT), not counted as rx_frames; rx_drop_bad_frame: runts
  * (loopback only, without CSR6.PB); tx_bad_descriptor: empty FS..LS frames and setup frames with TBS1 != 192
  * (TDES0.ES); bus_errors: fatal bus errors; card_errors: frames truncated by the host's descriptors (RDES0.DE)
  * and transmit frames the link cannot carry (above). Loopback frames are not counted as tx_frames (the model
@@ -158,6 +164,7 @@ typedef struct dec_card {
     bool tx_add_fcs;
     bool tx_pad;
     bool tx_pending;      /* finished frame waiting for TX ring space; its LS descriptor is still loaded */
+    bool tx_stop_pending; /* ST cleared with a frame pending: TS reads 0 (TPS) once its descriptor is closed */
     bool tx_more;         /* the last pass stopped on its budget */
     bool tx_poll_demand;
     bool rx_poll_demand;
@@ -169,7 +176,7 @@ typedef struct dec_card {
     uint8_t rx_stage[RX_MAX_FRAME];
     uint8_t fifo[RX_FIFO_FRAMES][RX_MAX_FRAME];
     uint32_t fifo_len[RX_FIFO_FRAMES];
-    bool fifo_fcs_good[RX_FIFO_FRAMES]; /* the card computed that frame's FCS itself: no need to check it */
+    uint8_t fifo_fcs[RX_FIFO_FRAMES]; /* RX_FCS_*: how that frame's FCS stands */
     uint32_t fifo_head;
     uint32_t fifo_count;
 
@@ -428,6 +435,7 @@ static void fatal_bus_error(dec_card_t *c, uint32_t eb) {
     c->tap_armed = false;
     c->tx_in_frame = false; /* a frame read but never sent is dropped */
     c->tx_pending = false;
+    c->tx_stop_pending = false;
     c->tx_more = false;
     c->tx.desc = NULL;
     c->rx.desc = NULL;
@@ -753,6 +761,7 @@ static void card_reset(dec_card_t *c) {
     c->gp_armed = false;
     c->tx_in_frame = false;
     c->tx_pending = false;
+    c->tx_stop_pending = false;
     c->tx_more = false;
     c->tx_length = 0;
     c->fifo_head = 0;
@@ -771,6 +780,8 @@ static void card_reset(dec_card_t *c) {
     c->csr9_written = DEC21140_CSR9_RESET;
     c->gpio_direction = 0;
     c->gpio_outputs = 0;
+    /* all pins inputs: the window shows what they read (the Java side reads CSR12 from it without a call) */
+    csr_store(c, DEC21140_CSR12, c->gpio_inputs & DEC21140_CSR12_PINS_MASK);
     c->gp_count = 0;
     c->gp_continuous = false;
     c->tx_poll_demand = false;
@@ -802,7 +813,13 @@ static void count_fifo_overflow(dec_card_t *c) {
  * Receive process
  * ------------------------------------------------------------------------------------------- */
 
-static bool fifo_push(dec_card_t *c, const uint8_t *f, uint32_t len, bool fcs_good) {
+/* How a received frame's FCS stands: to be checked, computed by the card itself (good), or never received because
+ * the receive watchdog cut the frame after RX_MAX_FRAME bytes (RDES0.RW, CSR5.RWT; no CRC check). */
+#define RX_FCS_CHECK 0u
+#define RX_FCS_GOOD  1u
+#define RX_FCS_CUT   2u
+
+static bool fifo_push(dec_card_t *c, const uint8_t *f, uint32_t len, uint32_t fcs) {
     if (c->fifo_count == RX_FIFO_FRAMES) {
         shim_count(c->shim, SHIM_STAT_RX_MISSED, 1);
         count_fifo_overflow(c);
@@ -811,12 +828,12 @@ static bool fifo_push(dec_card_t *c, const uint8_t *f, uint32_t len, bool fcs_go
     uint32_t slot = (c->fifo_head + c->fifo_count) % RX_FIFO_FRAMES;
     memcpy(c->fifo[slot], f, len);
     c->fifo_len[slot] = len;
-    c->fifo_fcs_good[slot] = fcs_good;
+    c->fifo_fcs[slot] = (uint8_t)fcs;
     c->fifo_count++;
     return true;
 }
 
-static uint32_t rx_flags(const dec_card_t *c, const uint8_t *f, uint32_t len, bool filter_failed, bool fcs_good) {
+static uint32_t rx_flags(const dec_card_t *c, const uint8_t *f, uint32_t len, bool filter_failed, uint32_t fcs) {
     uint32_t om = (csr_load(c, DEC21140_CSR6) & DEC21140_CSR6_OM_MASK) >> DEC21140_CSR6_OM_SHIFT;
     uint32_t flags = om << DEC21140_RDES0_DT_SHIFT; /* in loopback every FIFO frame is our own */
     if (filter_failed) {
@@ -834,7 +851,9 @@ static uint32_t rx_flags(const dec_card_t *c, const uint8_t *f, uint32_t len, bo
     if (len > DEC21140_ETH_MAX_FRAME) {
         flags |= DEC21140_RDES0_TL;
     }
-    if (!fcs_good && !fcs_valid(c, f, len)) {
+    if (fcs == RX_FCS_CUT) {
+        flags |= DEC21140_RDES0_RW;
+    } else if (fcs == RX_FCS_CHECK && !fcs_valid(c, f, len)) {
         flags |= DEC21140_RDES0_CE;
     }
     return flags;
@@ -890,10 +909,11 @@ static bool rx_copy(dec_card_t *c, uint32_t bus, const rx_src_t *src, uint32_t a
 /** Moves one accepted frame (data + FCS) into host buffers (docs/hardware-facts.md A.7, receive). rx_flags reads
  * only the header from `f` (the body: always >= 60 bytes when there is a tail) unless the FCS is unchecked
  * (contiguous). */
-static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool filter_failed, bool fcs_good) {
+static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool filter_failed, uint32_t fcs) {
     const uint8_t *f = src->body;
     walker_t *w = &c->rx;
     uint32_t eb = 0;
+    bool was_suspended = c->rx_state == DEC21140_RS_SUSPENDED;
     set_rx_state(c, DEC21140_RS_FETCH_DESC);
     enum fetch_result r = walker_fetch(c, w, &eb);
     if (r == FETCH_BUS_ERROR) {
@@ -905,10 +925,12 @@ static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fi
         count_missed_frame(c);
         c->events |= NICSHIM_EV_RX_STALL;
         set_rx_state(c, DEC21140_RS_SUSPENDED);
-        raise_bits(c, DEC21140_CSR5_RU);
+        if (!was_suspended) { /* RU marks the transition into suspended, not every frame missed while in it */
+            raise_bits(c, DEC21140_CSR5_RU);
+        }
         return;
     }
-    uint32_t flags = rx_flags(c, f, len, filter_failed, fcs_good);
+    uint32_t flags = rx_flags(c, f, len, filter_failed, fcs);
     uint32_t written = 0;
     uint32_t used = 0;
     bool first = true;
@@ -944,8 +966,12 @@ static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fi
             }
             walker_complete(w, fin);
             walker_advance(w);
-            shim_count(c->shim, SHIM_STAT_RX_FRAMES, 1);
-            shim_count(c->shim, SHIM_STAT_RX_BYTES, len);
+            if (flags & DEC21140_RDES0_RW) {
+                raise_bits(c, DEC21140_CSR5_RWT); /* counted as too long when it arrived */
+            } else {
+                shim_count(c->shim, SHIM_STAT_RX_FRAMES, 1);
+                shim_count(c->shim, SHIM_STAT_RX_BYTES, len);
+            }
             c->events |= NICSHIM_EV_RX;
             raise_bits(c, DEC21140_CSR5_RI);
             set_rx_state(c, DEC21140_RS_WAIT_PACKET);
@@ -979,7 +1005,7 @@ static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fi
 }
 
 /** One frame (data + FCS) taken off the FIFO by a running receive process: runt check, filter, delivery. */
-static void rx_frame_src(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fcs_good) {
+static void rx_frame_src(dec_card_t *c, const rx_src_t *src, uint32_t len, uint32_t fcs) {
     const uint8_t *f = src->body;
     uint32_t csr6 = csr_load(c, DEC21140_CSR6);
     if (len < DEC21140_ETH_ADDR_LEN || (len < DEC21140_ETH_MIN_FRAME && !(csr6 & DEC21140_CSR6_PB))) {
@@ -992,12 +1018,12 @@ static void rx_frame_src(dec_card_t *c, const rx_src_t *src, uint32_t len, bool 
         shim_count(c->shim, SHIM_STAT_RX_DROP_FILTER, 1);
         return;
     }
-    rx_deliver(c, src, len, !pass, fcs_good);
+    rx_deliver(c, src, len, !pass, fcs);
 }
 
-static void rx_frame(dec_card_t *c, const uint8_t *f, uint32_t len, bool fcs_good) {
+static void rx_frame(dec_card_t *c, const uint8_t *f, uint32_t len, uint32_t fcs) {
     rx_src_t src = {f, len, NULL};
-    rx_frame_src(c, &src, len, fcs_good);
+    rx_frame_src(c, &src, len, fcs);
 }
 
 /** The model's receiveWork: drain the FIFO while the receive process runs. */
@@ -1006,7 +1032,7 @@ static void rx_drain(dec_card_t *c) {
         uint32_t slot = c->fifo_head;
         c->fifo_head = (c->fifo_head + 1) % RX_FIFO_FRAMES;
         c->fifo_count--;
-        rx_frame(c, c->fifo[slot], c->fifo_len[slot], c->fifo_fcs_good[slot]);
+        rx_frame(c, c->fifo[slot], c->fifo_len[slot], c->fifo_fcs[slot]);
     }
 }
 
@@ -1031,8 +1057,10 @@ static void tx_close_frame(dec_card_t *c) {
         set_tx_state(c, DEC21140_TS_CLOSE_DESC);
     }
     bool ic = (c->tx.control & DEC21140_TDES1_IC) != 0;
+    bool jabber = c->tx_jabber;
     walker_complete(&c->tx, c->tx_status);
     c->tx_in_frame = false;
+    c->tx_jabber = false;
     c->tx_pending = false;
     c->tx_length = 0;
     c->events |= NICSHIM_EV_TX_DONE;
@@ -1040,7 +1068,13 @@ static void tx_close_frame(dec_card_t *c) {
         raise_bits(c, DEC21140_CSR5_TI);
     }
     walker_advance(&c->tx);
-    if (c->tx_state != DEC21140_TS_STOPPED) {
+    if (c->tx_stop_pending || jabber) {
+        /* the stop the host asked for while this frame was in flight, reported only now; or the jabber timer, which
+         * aborts the transmit process into the stopped state (TJT, then TPS: Linux restarts on TxDied) */
+        c->tx_stop_pending = false;
+        set_tx_state(c, DEC21140_TS_STOPPED);
+        raise_bits(c, DEC21140_CSR5_TPS);
+    } else if (c->tx_state != DEC21140_TS_STOPPED) {
         set_tx_state(c, DEC21140_TS_FETCH_DESC);
     }
 }
@@ -1054,7 +1088,7 @@ static void tx_loop_back(dec_card_t *c) {
         uint32_t data = c->tx_length - DEC21140_ETH_FCS_LEN;
         put_le32(c->tx_fifo + data, crc32_zlib(c, c->tx_fifo, data)); /* least significant byte first */
     }
-    fifo_push(c, c->tx_fifo, c->tx_length, c->tx_add_fcs);
+    fifo_push(c, c->tx_fifo, c->tx_length, c->tx_add_fcs ? RX_FCS_GOOD : RX_FCS_CHECK);
 }
 
 /** Longest frame (without FCS) the kernel takes on this interface: MTU + header (+ 4 with an 802.1Q tag). */
@@ -1235,7 +1269,8 @@ static void tx_pass(dec_card_t *c, uint32_t limit) {
     if (c->tx_pending && !tx_put_on_wire(c)) {
         return; /* the kernel ring is still full */
     }
-    while (c->tx_state != DEC21140_TS_STOPPED && c->tx_state != DEC21140_TS_SUSPENDED && !c->tx_pending) {
+    while (c->tx_state != DEC21140_TS_STOPPED && c->tx_state != DEC21140_TS_SUSPENDED && !c->tx_pending &&
+           !c->tx_stop_pending) {
         if (descriptors == limit) {
             c->tx_more = true;
             break;
@@ -1339,18 +1374,23 @@ static uint32_t write_csr6(dec_card_t *c, uint32_t value) {
     csr_store(c, DEC21140_CSR6, nv);
     uint32_t work = 0;
     if (nv & DEC21140_CSR6_ST) {
+        c->tx_stop_pending = false; /* started again before a pending stop took effect */
         if (c->tx_state == DEC21140_TS_STOPPED) {
             set_tx_state(c, DEC21140_TS_FETCH_DESC);
             work |= NICSHIM_KICK_TX;
         }
-    } else if (c->tx_state != DEC21140_TS_STOPPED) {
+    } else if (c->tx_state != DEC21140_TS_STOPPED && !c->tx_stop_pending) {
         c->tap_armed = false;
         c->tx_more = false;
-        if (c->tx_in_frame && !c->tx_pending) {
+        if (c->tx_pending) {
+            /* A frame waits for the link: it goes out, its descriptor is closed, and only then TS reads 0
+             * (tulip_stop_rxtx polls for that); no descriptor write lands after the stop is reported. */
+            c->tx_stop_pending = true;
+        } else {
             c->tx_in_frame = false; /* part of a frame read, its LS not yet seen: thrown away */
+            set_tx_state(c, DEC21140_TS_STOPPED);
+            raise_bits(c, DEC21140_CSR5_TPS);
         }
-        set_tx_state(c, DEC21140_TS_STOPPED);
-        raise_bits(c, DEC21140_CSR5_TPS);
     }
     if (nv & DEC21140_CSR6_SR) {
         if (c->rx_state == DEC21140_RS_STOPPED) {
@@ -1384,6 +1424,10 @@ static void write_csr9(dec_card_t *c, uint32_t value) {
 
 static uint32_t read_csr9(const dec_card_t *c) {
     uint32_t v = c->csr9_written;
+    if (v != DEC21140_CSR9_RESET) { /* (until the host writes CSR9 it reads its A.1 reset value) */
+        /* No PHY on the board: the pulled-up MDIO line reads 1 while the chip listens, else what the chip drives. */
+        v = (v & (DEC21140_CSR9_MII | DEC21140_CSR9_MDO)) ? v | DEC21140_CSR9_MDI : v & ~DEC21140_CSR9_MDI;
+    }
     if (v & DEC21140_CSR9_SR) {
         v = (v & ~DEC21140_CSR9_SROM_DO) | (c->srom_data_out ? DEC21140_CSR9_SROM_DO : 0u);
     }
@@ -1416,16 +1460,17 @@ static uint32_t read_csr11(const dec_card_t *c) {
     return (csr_load(c, DEC21140_CSR11) & ~DEC21140_CSR11_TIM_MASK) | remaining;
 }
 
+static uint32_t read_csr12(const dec_card_t *c) {
+    return (c->gpio_outputs & c->gpio_direction) | (c->gpio_inputs & ~c->gpio_direction);
+}
+
 static void write_csr12(dec_card_t *c, uint32_t value) {
     if (value & DEC21140_CSR12_GPC) {
         c->gpio_direction = value & DEC21140_CSR12_PINS_MASK;
     } else {
         c->gpio_outputs = value & DEC21140_CSR12_PINS_MASK;
     }
-}
-
-static uint32_t read_csr12(const dec_card_t *c) {
-    return (c->gpio_outputs & c->gpio_direction) | (c->gpio_inputs & ~c->gpio_direction);
+    csr_store(c, DEC21140_CSR12, read_csr12(c)); /* read from the window without a call into the shim */
 }
 
 static void write_csr15(dec_card_t *c, uint32_t value) {
@@ -1562,6 +1607,14 @@ static int32_t dec_reg_read(void *card, uint32_t range, uint32_t offset, uint32_
     return NICSHIM_OK;
 }
 
+/** The PHY's signal detect on the SMC9332's general-purpose inputs (A.0): high with carrier, low without. */
+static void dec_link(void *card, int up) {
+    dec_card_t *c = card;
+    uint32_t sense = DEC21140_SMC9332_GPIO_SD_100MB | DEC21140_SMC9332_GPIO_SD_10MB;
+    c->gpio_inputs = up ? c->gpio_inputs | (DEC21140_CSR12_RESET & sense) : c->gpio_inputs & ~sense;
+    csr_store(c, DEC21140_CSR12, read_csr12(c));
+}
+
 static void dec_start(void *card) {
     dec_card_t *c = card;
     update_rx_mode(c, true); /* the platform's socket is new: apply the mode again */
@@ -1574,6 +1627,7 @@ static void dec_stop(void *card) {
         shim_count(c->shim, SHIM_STAT_TX_DROP_KERNEL, 1);
     }
     c->tx_pending = false;
+    c->tx_stop_pending = false;
     c->tx_in_frame = false;
     c->tx_more = false;
     c->tap_armed = false;
@@ -1632,8 +1686,15 @@ static uint32_t dec_receive(void *card, const uint8_t *frame, uint32_t len) {
     }
     uint32_t data = len < DEC21140_ETH_MIN_FRAME_NOFCS ? DEC21140_ETH_MIN_FRAME_NOFCS : len;
     if (data + DEC21140_ETH_FCS_LEN > RX_MAX_FRAME) {
+        /* The receive watchdog cuts it after RX_MAX_FRAME bytes: those are received, the descriptor says RW. */
         shim_count(c->shim, SHIM_STAT_RX_DROP_TOO_LONG, 1);
-        raise_bits(c, DEC21140_CSR5_RWT);
+        memcpy(c->rx_stage, frame, RX_MAX_FRAME);
+        if (c->rx_state != DEC21140_RS_STOPPED && c->fifo_count == 0) {
+            rx_frame(c, c->rx_stage, RX_MAX_FRAME, RX_FCS_CUT);
+        } else {
+            fifo_push(c, c->rx_stage, RX_MAX_FRAME, RX_FCS_CUT);
+            rx_drain(c);
+        }
         return take_events(c);
     }
     if (data == len && c->rx_state != DEC21140_RS_STOPPED && c->fifo_count == 0) {
@@ -1641,7 +1702,7 @@ static uint32_t dec_receive(void *card, const uint8_t *frame, uint32_t len) {
         uint8_t fcs[DEC21140_ETH_FCS_LEN];
         put_le32(fcs, crc32_zlib(c, frame, len));
         rx_src_t src = {frame, len, fcs};
-        rx_frame_src(c, &src, len + DEC21140_ETH_FCS_LEN, true);
+        rx_frame_src(c, &src, len + DEC21140_ETH_FCS_LEN, RX_FCS_GOOD);
         return take_events(c);
     }
     uint8_t *f = c->rx_stage;
@@ -1650,9 +1711,9 @@ static uint32_t dec_receive(void *card, const uint8_t *frame, uint32_t len) {
     put_le32(f + data, crc32_zlib(c, f, data));
     uint32_t total = data + DEC21140_ETH_FCS_LEN;
     if (c->rx_state != DEC21140_RS_STOPPED && c->fifo_count == 0) {
-        rx_frame(c, f, total, true);
+        rx_frame(c, f, total, RX_FCS_GOOD);
     } else {
-        fifo_push(c, f, total, true); /* waits while the process is stopped with SR set, as in the model's FIFO */
+        fifo_push(c, f, total, RX_FCS_GOOD); /* waits while the process is stopped with SR set, as in the model's FIFO */
         rx_drain(c);
     }
     return take_events(c);
@@ -1736,6 +1797,7 @@ const shim_card_ops_t shim_dec21140_card = {
     .can_receive = NULL,
     .tick = dec_tick,
     .next_deadline = dec_next_deadline,
+    .link = dec_link,
     .irq_level = dec_irq_level,
     .holds_region = dec_holds_region,
 };

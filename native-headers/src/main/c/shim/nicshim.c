@@ -1191,6 +1191,9 @@ int32_t nicshim_start(nicshim_t *shim) {
         socklen_t kst_len = sizeof(kst);
         (void)getsockopt(shim->rx_fd, SOL_PACKET, PACKET_STATISTICS, &kst, &kst_len);
         shim->ops->start(shim->card);
+        if (shim->ops->link != NULL) {
+            shim->ops->link(shim->card, shim->link_up);
+        }
         __atomic_store_n(&shim->running, 1, __ATOMIC_RELEASE);
         shim_irq_sample(shim);
         shim_tx_flush(shim);
@@ -1336,6 +1339,9 @@ static uint32_t shim_link_check(shim_t *shim, uint64_t now) {
     }
     shim->link_up = up;
     shim_count(shim, SHIM_STAT_LINK_CHANGES, 1);
+    if (shim->ops->link != NULL) {
+        shim->ops->link(shim->card, up);
+    }
     return NICSHIM_EV_LINK;
 }
 

@@ -181,6 +181,12 @@ typedef struct shim_card_ops {
     /** Next time tick() needs to run, or UINT64_MAX. (optional) */
     uint64_t (*next_deadline)(void *card);
 
+    /**
+     * The link's carrier (the interface is running): once at start, then on every change the platform's link check
+     * sees. A card with a PHY status pin shows it to its driver (optional; NULL = the card has none).
+     */
+    void (*link)(void *card, int up);
+
     /** The interrupt line's level right now (1 = asserted). */
     int (*irq_level)(void *card);
 

@@ -51,6 +51,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(t[0], "F")) { static uint8_t f[4096]; const uint8_t *dst = addr(t[1]); int len = atoi(t[2]), seed = atoi(t[3]), type = atoi(t[4]);
             memcpy(f, dst, 6); memcpy(f+6, dst == PEER ? MAC : PEER, 6); f[12] = (uint8_t)(type >> 8); f[13] = (uint8_t)type; for (int i = 14; i < len; i++) f[i] = (uint8_t)((i-14)*7+seed);
             o->receive(card, f, (uint32_t)len); }
+        else if (!strcmp(t[0], "T")) { /* CSR11 = 1: one tick (at most 204.8 us), then the time passes */
+            o->reg_write(card, 0, DEC21140_CSR11, 1); fake_set_time(shim_now_ns() + 250000u); o->tick(card, shim_now_ns()); }
         else if (!strcmp(t[0], "END")) {
             o->reg_read(card, 0, 0x30, &v); printf("CSR6 %x\n", v); o->reg_read(card, 0, 0x40, &v); printf("CSR8 %x\n", v);
             for (int off = 0; off < 0x2000; off += 4) { uint32_t w; memcpy(&w, mem + off, 4); if (w) printf("M %x %x\n", off, w); }

@@ -440,6 +440,22 @@ public final class VethPair implements AutoCloseable {
         return address;
     }
 
+    /**
+     * Sets end A ({@code endA} true) or end B administratively up or down ({@code ip link set dev X up|down} in its
+     * namespace). Taking one end down takes the carrier away from the other (it stops running): what a pulled
+     * cable does to a NIC.
+     *
+     * @throws IOException naming the command and quoting what {@code ip} said when it failed
+     * @throws IllegalStateException after {@link #close()}
+     */
+    public void setUp(boolean endA, boolean up) throws IOException {
+        if (closed.get()) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        IpCommand.check("-n", endA ? namespaceNameA : namespaceNameB, "link", "set", "dev",
+            endA ? interfaceA : interfaceB, up ? "up" : "down");
+    }
+
     /** @return whether {@link #close()} has run */
     public boolean isClosed() {
         return closed.get();

@@ -57,7 +57,6 @@ final class Dec21140Core {
     static final int EVENT_TX_POLL = 1 << 1;
     static final int EVENT_RX_TIMER = 1 << 2;
     static final int EVENT_RX_POLL = 1 << 3;
-    static final int EVENT_RX_WATCHDOG = 1 << 4;
     /** The half-duplex wire finished the frame ({@link WirePort#PENDING}); its TDES0 status is in wireStatus. */
     static final int EVENT_TX_WIRE = 1 << 5;
 
@@ -76,6 +75,10 @@ final class Dec21140Core {
     private static final int SUMMARY_BITS = CSR5_NIS | CSR5_AIS;
     private static final int RX_KEEP_ON_TRUNCATION = RDES0_MF | RDES0_FF | RDES0_FT;
     private static final ValueLayout.OfInt FCS_LAYOUT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    /** CSR6.TR thresholds in bytes, at 100 Mb/s and with CSR6.TTM (10 Mb/s) (docs/hardware-facts.md A.4). */
+    private static final int[] TX_THRESHOLDS_100MB = {128, 256, 512, 1024};
+    private static final int[] TX_THRESHOLDS_10MB = {72, 96, 128, 160};
 
     private static final int TX_IDLE = 0;
     private static final int TX_WAIT_START = 1;
@@ -121,6 +124,10 @@ final class Dec21140Core {
     private int txPhase = TX_IDLE;
     private int rxPhase = RX_IDLE;
     private boolean txInFrame;
+    /** ST was cleared while a frame was in flight: the process stops (TPS) once its descriptor is closed. */
+    private boolean txStopPending;
+    /** SR was cleared while a frame's DMA was under way: the process stops (RPS) once it is in host memory. */
+    private boolean rxStopPending;
     private boolean txJabber;
     private boolean txAddFcs;
     private boolean txPad;
@@ -129,6 +136,8 @@ final class Dec21140Core {
     private int txFrameDescriptors;
     private int txStatus;
     private boolean rxFilterFailed;
+    /** The staged frame is what the receive watchdog let in of a longer one: RDES0.RW, CSR5.RWT, no CRC check. */
+    private boolean rxWatchdogCut;
     private boolean rxStaged;
     private int rxLength;
     private int gpioDirection;
@@ -215,6 +224,12 @@ final class Dec21140Core {
         gpioInputs = pins & CSR12_PINS_MASK;
     }
 
+    /** The signal-detect inputs follow the carrier; the other input pins keep their levels. */
+    void carrier(boolean up) {
+        int sense = SMC9332_GPIO_SD_100MB | SMC9332_GPIO_SD_10MB;
+        gpioInputs = up ? gpioInputs | (CSR12_RESET & sense) : gpioInputs & ~sense;
+    }
+
     /** The card is closed: timers cancelled, both processes stopped. */
     void close() {
         cancelTimers();
@@ -240,9 +255,6 @@ final class Dec21140Core {
     int step() {
         passAgain = false;
         int work = 0;
-        if (events.take(EVENT_RX_WATCHDOG)) {
-            raise(CSR5_RWT);
-        }
         if (events.take(EVENT_TX_TIMER)) {
             work++;
             if (txPhase == TX_WAIT_START) {
@@ -271,6 +283,9 @@ final class Dec21140Core {
                 }
             }
         }
+        if (rxStopPending && rxPhase == RX_IDLE) {
+            stopReceive();
+        }
         if (events.take(EVENT_RX_POLL)) {
             if (rxState == RS_SUSPENDED) {
                 pollReceiveDescriptor();
@@ -284,7 +299,7 @@ final class Dec21140Core {
 
     private int transmitWork() {
         int descriptors = 0;
-        while (txState != TS_STOPPED && txState != TS_SUSPENDED && txPhase == TX_IDLE) {
+        while (txState != TS_STOPPED && txState != TS_SUSPENDED && txPhase == TX_IDLE && !txStopPending) {
             if (descriptors == Dec21140Model.TX_DESCRIPTORS_PER_PASS) {
                 passAgain = true; // let receive work run, then come back
                 break;
@@ -387,7 +402,7 @@ final class Dec21140Core {
 
     /** The LS descriptor is loaded and its buffers read: pad, add the FCS, and send (now or after the DMA time). */
     private void finishFrame() {
-        if (txJabber) {
+        if (txJabber) { // closeTransmitFrame stops the process after it
             counters.txJabber++;
             txStatus = TDES0_TO | TDES0_ES;
             raise(CSR5_TJT);
@@ -413,12 +428,51 @@ final class Dec21140Core {
         }
         txStatus = 0;
         long start = timing.transmitStartNanos(txFrameDescriptors, txReadBytes);
+        long dry = underflowNanos(start);
+        if (dry >= 0) { // the FIFO runs dry mid-frame: UF, and closeTransmitFrame suspends the process with UNF
+            counters.txUnderflows++;
+            txStatus = TDES0_UF | TDES0_ES;
+            setTxState(TS_WAIT_END);
+            txPhase = TX_WAIT_END;
+            txTimer.armAfter(dry);
+            return;
+        }
         if (start > 0) {
             txPhase = TX_WAIT_START;
             txTimer.armAfter(start);
             return;
         }
         putOnWire();
+    }
+
+    /**
+     * Threshold mode (CSR6.SF clear) in virtual time: the MAC starts sending once CSR6.TR's threshold of bytes is in
+     * the FIFO, and the rest must keep ahead of the wire. The DMA is taken as uniform over the frame ({@code
+     * dmaNanos} for its {@code R = txReadBytes} bytes, byte k in the FIFO at dmaNanos * k / R), the wire as 80 ns a
+     * byte (CSR6.PS, 100 Mb/s) or 800 (10 Mb/s). The wire starts at dmaNanos * thr / R and needs byte k by then +
+     * k * w; the deficit is worst at the last byte, so the frame underflows when dmaNanos * (R - thr) &gt; R * R * w,
+     * running dry at byte k* = dmaNanos * thr / (dmaNanos - R * w). Store-and-forward (SF) never underflows, nor does
+     * a frame no longer than the threshold; real time has no DMA rate to compare, so it never underflows either.
+     * The fragment that reached the wire before the FIFO ran dry is not sent (a receiver drops it as a runt or CRC
+     * error).
+     *
+     * @return nanoseconds from now until the FIFO runs dry, or -1 when the frame does not underflow
+     */
+    private long underflowNanos(long dmaNanos) {
+        int csr6 = registers.loadRaw(CSR6);
+        if (!virtual || (csr6 & CSR6_SF) != 0) {
+            return -1;
+        }
+        int tr = (csr6 & CSR6_TR_MASK) >>> CSR6_TR_SHIFT;
+        long threshold = ((csr6 & CSR6_TTM) != 0 ? TX_THRESHOLDS_10MB : TX_THRESHOLDS_100MB)[tr];
+        long bytes = txReadBytes;
+        long byteNanos = (csr6 & CSR6_PS) != 0 ? ETH_BYTE_TIME_NS_100MB : ETH_BYTE_TIME_NS_10MB;
+        long wireNanos = bytes * byteNanos;
+        if (bytes <= threshold || dmaNanos * (bytes - threshold) <= bytes * wireNanos) {
+            return -1;
+        }
+        double dryByte = (double) dmaNanos * threshold / (dmaNanos - wireNanos);
+        return Math.max(1, (long) Math.ceil(dmaNanos * dryByte / bytes));
     }
 
     private void putOnWire() {
@@ -486,17 +540,27 @@ final class Dec21140Core {
             setTxState(TS_CLOSE_DESC);
         }
         boolean ic = (txWalker.control() & TDES1_IC) != 0;
+        boolean jabber = txJabber;
+        boolean underflow = (txStatus & TDES0_UF) != 0;
         if (!handBack(txWalker, txStatus)) {
             return;
         }
         counters.txDescriptors++;
         txInFrame = false;
+        txJabber = false;
         txLength = 0;
         if (ic) {
             raise(CSR5_TI);
         }
         txWalker.advance();
-        if (txState != TS_STOPPED) {
+        if (txStopPending || jabber) {
+            // the stop the host asked for while this frame was in flight, reported only now; or the jabber timer,
+            // which aborts the transmit process into the stopped state (TJT, then TPS: Linux restarts on TxDied)
+            stopTransmit();
+        } else if (underflow && txState != TS_STOPPED) {
+            setTxState(TS_SUSPENDED); // A.3: TS 6 is suspended by underflow as well; a poll demand resumes it
+            raise(CSR5_UNF);
+        } else if (txState != TS_STOPPED) {
             setTxState(TS_FETCH_DESC);
         }
     }
@@ -565,7 +629,7 @@ final class Dec21140Core {
 
     private int receiveWork() {
         int frames = 0;
-        while (rxState != RS_STOPPED && rxPhase == RX_IDLE) {
+        while (rxState != RS_STOPPED && rxPhase == RX_IDLE && !rxStopPending) {
             if (rxStaged) { // stopped while its DMA was pending, restarted since
                 deliverStaged();
                 continue;
@@ -575,6 +639,10 @@ final class Dec21140Core {
                 break;
             }
             frames++;
+            boolean cut = len > Dec21140Model.RX_MAX_FRAME; // the FIFO's extra byte: see Dec21140Model.frameArrived
+            if (cut) {
+                len = Dec21140Model.RX_MAX_FRAME;
+            }
             MemorySegment.copy(rxFifo.peekSlot(), 0, rxFrameSegment, 0, len);
             rxFifo.release();
             byte[] f = rxFrame;
@@ -590,6 +658,7 @@ final class Dec21140Core {
                 continue;
             }
             rxFilterFailed = !pass;
+            rxWatchdogCut = cut;
             rxStaged = true;
             rxLength = len;
             long delay = timing.receiveNanos(len);
@@ -619,6 +688,7 @@ final class Dec21140Core {
         int len = rxLength;
         byte[] f = rxFrame;
         MemorySegment frame = rxFrameSegment;
+        boolean wasSuspended = rxState == RS_SUSPENDED;
         setRxState(RS_FETCH_DESC);
         int fetch = rxWalker.fetch();
         if (fetch == FETCH_BUS_ERROR) {
@@ -632,7 +702,9 @@ final class Dec21140Core {
             counters.rxMissed++;
             countMissedFrame();
             setRxState(RS_SUSPENDED);
-            raise(CSR5_RU);
+            if (!wasSuspended) { // RU marks the transition into suspended, not every frame missed while in it
+                raise(CSR5_RU);
+            }
             return;
         }
         int flags = receiveFlags(f, len);
@@ -736,7 +808,9 @@ final class Dec21140Core {
         if (len > ETH_MAX_FRAME) {
             flags |= RDES0_TL;
         }
-        if (!fcsValid(f, len)) {
+        if (rxWatchdogCut) {
+            flags |= RDES0_RW; // its FCS never arrived: no CRC check
+        } else if (!fcsValid(f, len)) {
             flags |= RDES0_CE;
         }
         return flags;
@@ -753,6 +827,14 @@ final class Dec21140Core {
     }
 
     private void frameReceived(int len, int flags) {
+        if ((flags & RDES0_RW) != 0) { // cut by the receive watchdog: received in part, with RW
+            counters.rxDescriptors++;
+            counters.rxOversize.incrementAndGet();
+            counters.rxBytes += len;
+            rxStaged = false;
+            raise(CSR5_RI | CSR5_RWT);
+            return;
+        }
         counters.rxDescriptors++;
         counters.rxFrames++;
         counters.rxBytes += len;
@@ -933,6 +1015,8 @@ final class Dec21140Core {
     /** FBE: the chip stops all DMA; both processes stop (TS = RS = 0) until the host restarts them or resets. */
     private void stopOnBusError(int eb) {
         cancelProcessTimers();
+        txStopPending = false;
+        rxStopPending = false;
         rxPhase = RX_IDLE;
         if (txInFrame || txPhase == TX_WAIT_START) { // read but never sent
             txInFrame = false;
@@ -971,6 +1055,8 @@ final class Dec21140Core {
         }
         txPhase = TX_IDLE;
         rxPhase = RX_IDLE;
+        txStopPending = false;
+        rxStopPending = false;
         txInFrame = false;
         txLength = 0;
         counters.rxFlushed += rxFifo.clear() + (rxStaged ? 1 : 0);
@@ -1056,32 +1142,51 @@ final class Dec21140Core {
         registers.storeRaw(CSR6, nv);
         boolean work = false;
         if ((nv & CSR6_ST) != 0) {
+            txStopPending = false; // started again before a pending stop took effect: it never happens
             if (txState == TS_STOPPED) {
                 setTxState(TS_FETCH_DESC);
                 work = true;
             }
-        } else if (txState != TS_STOPPED) {
+        } else if (txState != TS_STOPPED && !txStopPending) {
             autoPollTimer.cancel();
-            if (txInFrame && txPhase == TX_IDLE) { // part of a frame read, its LS not yet seen: thrown away
-                txInFrame = false;
-                counters.txAbortedFrames++;
+            if (txPhase != TX_IDLE) {
+                // A frame is on its way to the wire: it finishes, its descriptor is closed, and only then TS reads 0
+                // (tulip_stop_rxtx polls for that); no descriptor write lands after the stop is reported.
+                txStopPending = true;
+            } else {
+                if (txInFrame) { // part of a frame read, its LS not yet seen: thrown away
+                    txInFrame = false;
+                    counters.txAbortedFrames++;
+                }
+                stopTransmit();
             }
-            setTxState(TS_STOPPED);
-            raise(CSR5_TPS);
         }
         if ((nv & CSR6_SR) != 0) {
+            rxStopPending = false;
             if (rxState == RS_STOPPED) {
                 setRxState(RS_WAIT_PACKET);
                 work = true;
             }
-        } else if (rxState != RS_STOPPED) {
-            rxTimer.cancel(); // a frame waiting for DMA stays at the FIFO head until receive restarts
-            events.take(EVENT_RX_TIMER);
-            rxPhase = RX_IDLE;
-            setRxState(RS_STOPPED);
-            raise(CSR5_RPS);
+        } else if (rxState != RS_STOPPED && !rxStopPending) {
+            if (rxPhase == RX_WAIT_DMA) {
+                rxStopPending = true; // the frame being moved into host memory finishes first, then RS reads 0
+            } else {
+                stopReceive();
+            }
         }
         return work;
+    }
+
+    private void stopTransmit() {
+        txStopPending = false;
+        setTxState(TS_STOPPED);
+        raise(CSR5_TPS);
+    }
+
+    private void stopReceive() {
+        rxStopPending = false;
+        setRxState(RS_STOPPED);
+        raise(CSR5_RPS);
     }
 
     private void writeCsr7(int value) {
@@ -1107,6 +1212,11 @@ final class Dec21140Core {
 
     private int readCsr9() {
         int v = csr9Written;
+        if (v != CSR9_RESET) { // (until the host writes CSR9 it reads its A.1 reset value)
+            // No PHY on the board: the pulled-up MDIO line reads 1 while the chip listens (MII), else what it drives
+            // (MDO), so an MII read returns all ones, as Linux's tulip_find_mii expects of a board without one.
+            v = (v & (CSR9_MII | CSR9_MDO)) != 0 ? v | CSR9_MDI : v & ~CSR9_MDI;
+        }
         if ((v & CSR9_SR) != 0) {
             v = (v & ~CSR9_SROM_DO) | (srom.dataOut() ? CSR9_SROM_DO : 0);
         }

@@ -23,6 +23,7 @@ public final class Dec21140Counters {
     volatile long txJabber;
     volatile long txAbortedFrames;
     volatile long txUnderflowSuspends;
+    volatile long txUnderflows;
     volatile long txDescriptors;
     volatile long txLoopback;
 
@@ -91,6 +92,14 @@ public final class Dec21140Counters {
     /** Times the transmit process suspended in the middle of a frame (next descriptor host-owned before LS). */
     public long txUnderflowSuspends() {
         return txUnderflowSuspends;
+    }
+
+    /**
+     * Frames whose transmit FIFO ran dry in threshold mode (virtual time): TDES0 = UF|ES, CSR5.UNF, the transmit
+     * process suspended.
+     */
+    public long txUnderflows() {
+        return txUnderflows;
     }
 
     /** Transmit descriptors consumed (OWN cleared). */
@@ -173,7 +182,10 @@ public final class Dec21140Counters {
         return rxWhileStopped.get();
     }
 
-    /** Frames over 2048 bytes: cut off by the receive watchdog (CSR5.RWT), not received. */
+    /**
+     * Frames over 2048 bytes that reached a host buffer: cut off by the receive watchdog, their first 2048 bytes
+     * received with RDES0.RW (and CSR5.RWT); not counted as {@link #rxFrames()}.
+     */
     public long rxOversize() {
         return rxOversize.get();
     }
@@ -216,6 +228,7 @@ public final class Dec21140Counters {
         m.put("txJabber", txJabber);
         m.put("txAbortedFrames", txAbortedFrames);
         m.put("txUnderflowSuspends", txUnderflowSuspends);
+        m.put("txUnderflows", txUnderflows);
         m.put("txDescriptors", txDescriptors);
         m.put("txLoopback", txLoopback);
         m.put("rxFrames", rxFrames);

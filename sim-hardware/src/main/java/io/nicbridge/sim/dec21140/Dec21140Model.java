@@ -87,11 +87,14 @@ import org.slf4j.LoggerFactory;
  *       region's end, misaligned); both processes stop; the frame in flight is dropped and counted</li>
  *   <li>transmit: zero-length descriptor outside a frame: handed back with status 0 (Linux's erratum dummy);
  *       an FS..LS frame of 0 bytes: not sent, TDES0 = ES; a frame over 2048 bytes with FCS: not sent,
- *       TDES0 = TO|ES and CSR5.TJT (the jabber timer); frames of 1519..2048 bytes are sent as they are</li>
+ *       TDES0 = TO|ES and CSR5.TJT (the jabber timer), and the transmit process stops (TPS); frames of
+ *       1519..2048 bytes are sent as they are; in threshold mode (CSR6.SF clear) in virtual time, a frame whose DMA
+ *       falls behind the wire underflows: TDES0 = UF|ES, CSR5.UNF, the process suspends</li>
  *   <li>setup frame with TBS1 != 192: filter unchanged, TDES0 = ES; a correct one: TDES0 = 0</li>
  *   <li>receive: a descriptor with both sizes 0 is skipped (DE|ES, no FS/LS); runts under 64 bytes are dropped
- *       unless CSR6.PB (then delivered with RF); frames over 1518 delivered with TL; over 2048 dropped with
- *       CSR5.RWT; a bad FCS is delivered with CE</li>
+ *       unless CSR6.PB (then delivered with RF); frames over 1518 delivered with TL; over 2048 cut there by the
+ *       receive watchdog, delivered with RW|TL and CSR5.RWT; a bad FCS is delivered with CE; frames that find no
+ *       descriptor are counted in CSR8 and suspend the process, with one RU per suspension</li>
  * </ul>
  *
  * <h2>Time</h2>
@@ -110,7 +113,7 @@ public final class Dec21140Model implements DeviceModel, FrameSink, TransmitList
      * threaded engine's scheduling delay is not mistaken for an overflow. Overflows still count in CSR8.
      */
     public static final int RX_FIFO_FRAMES = 32;
-    /** Longest frame the receive FIFO accepts; longer ones trip the receive watchdog. */
+    /** Longest frame the receive process takes in; the receive watchdog cuts longer ones here. */
     public static final int RX_MAX_FRAME = RX_WATCHDOG_BYTES;
     /** Transmit descriptors processed per pass before receive work gets its turn (QEMU's limit per poll). */
     public static final int TX_DESCRIPTORS_PER_PASS = 128;
@@ -141,7 +144,8 @@ public final class Dec21140Model implements DeviceModel, FrameSink, TransmitList
     private final boolean virtual;
     private final Dec21140Timing timing;
     private final Dec21140Counters counters = new Dec21140Counters();
-    private final FrameFifo rxFifo = new FrameFifo(RX_FIFO_FRAMES, RX_MAX_FRAME);
+    /** One byte over RX_MAX_FRAME: a frame stored that long is one the receive watchdog cut (see frameArrived). */
+    private final FrameFifo rxFifo = new FrameFifo(RX_FIFO_FRAMES, RX_MAX_FRAME + 1);
     /** The chip; every call into it holds {@link #lock}. */
     private final Dec21140Core core;
 
@@ -351,6 +355,18 @@ public final class Dec21140Model implements DeviceModel, FrameSink, TransmitList
     // =============================================================== the wire's side
 
     /**
+     * The PHY's signal detect: with carrier the SMC9332's signal-detect inputs (CSR12 bits 6 and 7, A.0) read as
+     * after reset, high; without, low. Linux's media timer reads bit 6 for our SROM's 100BASE-TX block (command
+     * 0x006D) every 2 seconds and turns the carrier off and on from it.
+     */
+    @Override
+    public void carrier(boolean up) {
+        synchronized (lock) {
+            core.carrier(up);
+        }
+    }
+
+    /**
      * A frame arrived from the wire (destination .. FCS). Copied into the receive FIFO; never blocks, never takes
      * the model's lock (see the class comment), allocation-free. The receiver's state is read from the CSR file
      * as the host last wrote it.
@@ -369,12 +385,14 @@ public final class Dec21140Model implements DeviceModel, FrameSink, TransmitList
             counters.rxDuringLoopback.incrementAndGet();
             return;
         }
-        if (length > RX_MAX_FRAME || length < 0) {
+        if (length < 0) { // no wire delivers that; counted, never thrown at the wire's thread
             counters.rxOversize.incrementAndGet();
-            post(Dec21140Core.EVENT_RX_WATCHDOG);
             return;
         }
-        if (rxFifo.offer(frame, offset, length) < 0) { // QueueCode.FULL
+        // Longer than RX_MAX_FRAME: the receive watchdog cuts it there (A.6 RDES0.RW); its first bytes are received.
+        // The FIFO keeps one byte more than it delivers, which marks the cut for the receive process.
+        int kept = Math.min(length, RX_MAX_FRAME + 1);
+        if (rxFifo.offer(frame, offset, kept) < 0) { // QueueCode.FULL
             counters.rxFifoOverflows.incrementAndGet();
             Dec21140Core.countFifoOverflow(registers);
             return;

@@ -181,7 +181,9 @@ public final class EthernetSegment implements EthernetWire {
         /** Hub: abandoned after a late collision. */
         LATE_COLLISION,
         /** Switch: its output port's buffer was full (tail drop). */
-        OUTPUT_BUFFER_FULL
+        OUTPUT_BUFFER_FULL,
+        /** The sender was unplugged, or the segment was down ({@link #plug}, {@link #link}). */
+        NO_CARRIER
     }
 
     /** Seeded corruption spares DA and SA, so a corrupted frame still reaches its card's FCS check. */
@@ -215,6 +217,8 @@ public final class EthernetSegment implements EthernetWire {
     private long deferrals;
     private long deliveries;
     private final long[] drops = new long[DropReason.values().length];
+    /** False while the whole segment is down ({@link #link}). */
+    private volatile boolean up = true;
     private final FaultInjector faults;
     private Slot held;
     private boolean closed;
@@ -307,6 +311,44 @@ public final class EthernetSegment implements EthernetWire {
         }
     }
 
+    /**
+     * Unplugs station {@code stationName}'s cable ({@code plugged} false) or plugs it back. An unplugged station hears
+     * nothing, and what it sends reaches nobody (counted as {@link DropReason#NO_CARRIER}); its card is told that the
+     * carrier went or came back ({@link FrameSink#carrier}). Frames already on their way still arrive.
+     *
+     * @throws IllegalArgumentException when no station has that name
+     */
+    public void plug(String stationName, boolean plugged) {
+        Station station = null;
+        for (Station s : stations) {
+            if (s.name.equals(stationName)) {
+                station = s;
+            }
+        }
+        if (station == null) {
+            throw new IllegalArgumentException("segment " + name + " has no station named " + stationName);
+        }
+        station.plugged = plugged;
+        if (up) {
+            station.sink.carrier(plugged);
+        }
+        LOG.debug("segment {}: station {} {}", name, stationName, plugged ? "plugged in" : "unplugged");
+    }
+
+    /**
+     * The whole segment goes down ({@code up} false: the hub or switch loses power) or comes back: while down no
+     * frame goes anywhere ({@link DropReason#NO_CARRIER}), and every plugged station's card loses its carrier.
+     */
+    public void link(boolean up) {
+        this.up = up;
+        for (Station s : stations) {
+            if (s.plugged) {
+                s.sink.carrier(up);
+            }
+        }
+        LOG.debug("segment {}: {}", name, up ? "up" : "down");
+    }
+
     /** @return nanoseconds that {@code byteCount} bytes take on the wire at this segment's bit rate */
     public long wireNanos(int byteCount) {
         return Math.ceilDiv(byteCount * 8L * 1_000_000_000L, bitRate);
@@ -361,6 +403,14 @@ public final class EthernetSegment implements EthernetWire {
         if (offset < 0 || offset > frame.byteSize() - length) {
             throw new IllegalArgumentException("station " + sender.name + ": frame [" + offset + ", " + offset + "+"
                     + length + ") lies outside its segment of " + frame.byteSize() + " bytes");
+        }
+        if (!sender.plugged || !up) { // the MAC sends into a cable that leads nowhere: the frame takes its time, lost
+            synchronized (lock) {
+                frames++;
+                bytes += length;
+                drops[DropReason.NO_CARRIER.ordinal()]++;
+            }
+            return virtual ? wireNanos(length) : 0;
         }
         return switch (mode) {
             case IDEAL -> virtual ? transmitVirtual(sender, frame, offset, length)
@@ -517,7 +567,7 @@ public final class EthernetSegment implements EthernetWire {
         }
         for (int c = 0; c < copies; c++) {
             for (Station s : all) {
-                if (target >= 0 ? s.index == target : s.index != sender) {
+                if ((target >= 0 ? s.index == target : s.index != sender) && s.plugged && up) {
                     s.sink.frameArrived(frame, offset, length);
                 }
             }
@@ -782,6 +832,8 @@ public final class EthernetSegment implements EthernetWire {
         final String name;
         final FrameSink sink;
         final TransmitListener listener;
+        /** False while the station's cable is unplugged ({@link #plug}). */
+        volatile boolean plugged = true;
         // ---- hub, guarded by lock
         final SimTimer timer;
         final SplittableRandom random;

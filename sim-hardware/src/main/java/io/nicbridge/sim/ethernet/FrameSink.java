@@ -14,4 +14,12 @@ import java.lang.foreign.MemorySegment;
 @FunctionalInterface
 public interface FrameSink {
     void frameArrived(MemorySegment frame, long offset, int length);
+
+    /**
+     * The station's carrier went ({@code false}: its cable was unplugged or the segment went down) or came back. A
+     * card shows it where its driver looks for link (the 21140: the PHY's signal-detect pins in CSR12). Any thread;
+     * the default ignores it.
+     */
+    default void carrier(boolean up) {
+    }
 }

@@ -117,8 +117,13 @@ class Dec21140ReceiveTest {
         assertEquals(2, h.card.counters().rxRunts());
     }
 
+    /**
+     * Over 1518 bytes a frame is flagged TL; over 2048 the receive watchdog cuts it: its first 2048 bytes are
+     * received (across two 1540-byte buffers here), the last descriptor says RW|TL|ES with FL 2048, and CSR5 has
+     * RWT as well as RI. Linux counts it as a length error.
+     */
     @Test
-    void longFramesAreFlaggedTlAndOverTheWatchdogDropped() {
+    void longFramesAreFlaggedTlAndOverTheWatchdogCutWithRw() {
         linuxRing(4);
         h.write(CSR7, CSR7_MASK_ALL);
         h.start(CSR6_PR);
@@ -128,11 +133,19 @@ class Dec21140ReceiveTest {
         assertEquals(RDES0_TL | RDES0_ES, st & (RDES0_TL | RDES0_ES));
         assertEquals(big.length, Dec21140DescriptorRing.frameLength(st));
         assertEquals(1, h.card.counters().rxTooLong());
+        h.write(CSR5, LINUX_CSR5_ACK_MASK);
         byte[] huge = withFcs(frame(MAC, PEER, 0x0800, 2100));
         h.arrive(huge);
-        assertEquals(OWN, h.word(d(1)));
+        assertEquals(RDES0_FS, h.word(d(1)) & (RDES0_FS | RDES0_LS | OWN));
+        int last = h.word(d(2));
+        assertEquals(RDES0_LS | RDES0_RW | RDES0_TL | RDES0_ES, last & (RDES0_LS | RDES0_RW | RDES0_TL | RDES0_ES
+            | RDES0_CE | OWN), Integer.toHexString(last));
+        assertEquals(2048, Dec21140DescriptorRing.frameLength(last));
+        assertArrayEquals(Arrays.copyOf(huge, LINUX_RX_BUF_SIZE), h.get(buf(1), LINUX_RX_BUF_SIZE));
+        assertArrayEquals(Arrays.copyOfRange(huge, LINUX_RX_BUF_SIZE, 2048), h.get(buf(2), 2048 - LINUX_RX_BUF_SIZE));
+        assertEquals(CSR5_RWT | CSR5_RI, h.read(CSR5) & (CSR5_RWT | CSR5_RI));
         assertEquals(1, h.card.counters().rxOversize());
-        assertEquals(CSR5_RWT, h.read(CSR5) & CSR5_RWT);
+        assertEquals(1, h.card.counters().rxFrames(), "the cut frame is not counted as received");
     }
 
     @Test
@@ -195,6 +208,39 @@ class Dec21140ReceiveTest {
         assertEquals(4, h.card.counters().rxFrames());
     }
 
+    /**
+     * RU marks the transition into suspended: a frame that finds the ring still full while the receive process is
+     * already suspended is counted in CSR8 but raises no new RU, so a non-NAPI driver takes one abnormal interrupt
+     * per overload, not one per dropped frame. Leaving suspended and running out again is a new transition.
+     */
+    @Test
+    void ruIsRaisedOncePerTransitionIntoSuspendedNotPerMissedFrame() {
+        linuxRing(1);
+        h.write(CSR7, CSR7_MASK_ALL);
+        h.start(CSR6_PR);
+        byte[] f = withFcs(frame(MAC, PEER, 0x0800, 100));
+        h.arrive(f); // fills the only descriptor
+        h.arrive(f); // missed: suspended, RU
+        assertEquals(RS_SUSPENDED, h.rs());
+        assertEquals(CSR5_RU, h.read(CSR5) & CSR5_RU);
+        h.write(CSR5, h.read(CSR5) & LINUX_CSR5_ACK_MASK);
+        assertFalse(h.card.interrupt().isAsserted());
+        for (int i = 0; i < 5; i++) {
+            h.arrive(f); // missed while suspended: counted, no new RU
+        }
+        assertEquals(RS_SUSPENDED, h.rs());
+        assertEquals(0, h.read(CSR5) & (CSR5_RU | CSR5_AIS), "no RU while already suspended");
+        assertFalse(h.card.interrupt().isAsserted());
+        assertEquals(6, h.read(CSR8) & CSR8_MFC_MASK);
+        h.desc(d(0), OWN, LINUX_RX_BUF_SIZE | RDES1_RER, h.bus(buf(0)), 0);
+        h.arrive(f); // the refilled descriptor takes it: running again
+        assertEquals(RS_WAIT_PACKET, h.rs());
+        h.write(CSR5, h.read(CSR5) & LINUX_CSR5_ACK_MASK);
+        h.arrive(f); // a new transition into suspended: RU again
+        assertEquals(CSR5_RU, h.read(CSR5) & CSR5_RU);
+        assertEquals(7, h.card.counters().rxMissed());
+    }
+
     @Test
     void zeroSizeDescriptorIsSkipped() {
         h.desc(d(0), OWN, 0, 0, 0);
@@ -250,6 +296,36 @@ class Dec21140ReceiveTest {
             v.time.advance(1);
             assertTrue(Dec21140DescriptorRing.isGoodReceive(v.word(d(0))));
             assertEquals(RS_WAIT_PACKET, v.rs());
+        }
+    }
+
+    /**
+     * Clearing SR while a frame is being moved into host memory lets it finish: RS stays in its running states
+     * until the descriptor is written, and only then reads 0 with RPS; the frame behind it waits in the FIFO.
+     */
+    @Test
+    void stopDuringReceiveDmaLetsTheFrameFinishThenReportsStopped() {
+        try (CardHarness v = new CardHarness(true, Dec21140Timing.PCI_33MHZ)) {
+            for (int i = 0; i < 2; i++) {
+                v.desc(d(i), OWN, LINUX_RX_BUF_SIZE | (i == 1 ? RDES1_RER : 0), v.bus(buf(i)), 0);
+            }
+            v.start(CSR6_PR);
+            byte[] f = withFcs(frame(MAC, PEER, 0x0800, 46));
+            v.arrive(f);
+            v.arrive(f);
+            assertEquals(RS_QUEUE_FIFO, v.rs());
+            v.write(CSR6, CSR6_MBO | CSR6_ST | CSR6_PR);
+            assertEquals(RS_QUEUE_FIFO, v.rs(), "the frame under DMA finishes first");
+            assertEquals(0, v.read(CSR5) & CSR5_RPS);
+            v.time.advance(Dec21140Timing.PCI_33MHZ.receiveNanos(64));
+            assertTrue(Dec21140DescriptorRing.isGoodReceive(v.word(d(0))));
+            assertEquals(RS_STOPPED, v.rs());
+            assertEquals(CSR5_RPS | CSR5_RI, v.read(CSR5) & (CSR5_RPS | CSR5_RI));
+            v.time.advance(1_000_000);
+            assertEquals(OWN, v.word(d(1)), "nothing written after the stop");
+            v.write(CSR6, CSR6_MBO | CSR6_ST | CSR6_SR | CSR6_PR);
+            v.time.advance(1_000_000);
+            assertTrue(Dec21140DescriptorRing.isGoodReceive(v.word(d(1))), "the second frame waited in the FIFO");
         }
     }
 

@@ -212,10 +212,64 @@ class Dec21140TransmitTest {
         h.start(0);
         assertEquals(TDES0_TO | TDES0_ES, h.word(d(0)));
         assertEquals(CSR5_TJT, h.read(CSR5) & CSR5_TJT);
+        // the jabber timer aborts the transmit process into the stopped state (TPS): nothing more until a restart
+        assertEquals(TS_STOPPED, h.ts());
+        assertEquals(CSR5_TPS, h.read(CSR5) & CSR5_TPS);
+        assertEquals(OWN, h.word(d(1)) & OWN);
+        assertEquals(0, h.wire.frames.size());
+        h.write(CSR6, h.read(CSR6) & ~(CSR6_SR | CSR6_ST)); // tulip_restart_rxtx: stop, then start again
+        h.write(CSR6, h.read(CSR6) | CSR6_SR | CSR6_ST);
         assertEquals(2, h.wire.frames.size());
         assertEquals(1518, h.wire.frames.get(0).length);
         assertEquals(1818, h.wire.frames.get(1).length, "the 21140 does not police the maximum; receivers flag TL");
         assertEquals(1, h.card.counters().txJabber());
+    }
+
+    /**
+     * Threshold mode (SF clear, TR = 128 bytes) on a bus slower than the wire (100 ns a byte against 80): the FIFO runs
+     * dry mid-frame. TDES0 = UF|ES, CSR5.UNF, the process suspends (TS 6); nothing whole reaches the wire. Linux's
+     * TxFIFOUnderflow branch then raises TR (csr6 += 0x4000) or sets SF and restarts: at TR = 3 (1024 bytes) or with
+     * SF the same frame goes out. Store-and-forward never underflows.
+     */
+    @Test
+    void thresholdModeUnderflowsWhenTheDmaCannotKeepUpAndLinuxsRemedyWorks() {
+        Dec21140Timing slowBus = new Dec21140Timing(240, 100_000, 120);
+        byte[] f = frame(PEER, MAC, 0x0800, 986); // 1000 bytes read by DMA: 100.24 us against 80 us on the wire
+        try (CardHarness v = new CardHarness(true, slowBus)) {
+            v.put(TX_BUF, f);
+            for (int i = 0; i < 2; i++) {
+                v.desc(d(i), OWN, TDES1_FS | TDES1_LS | f.length, v.bus(TX_BUF), 0);
+            }
+            v.write(CSR3, v.bus32(RX_RING));
+            v.write(CSR4, v.bus32(TX_RING));
+            v.write(CSR7, CSR7_MASK_ALL);
+            int csr6 = CSR6_MBO | CSR6_PS | CSR6_SR | CSR6_ST; // TR = 0: 128 bytes, SF clear
+            v.write(CSR6, csr6);
+            v.time.advance(1_000_000);
+            assertEquals(TDES0_UF | TDES0_ES, v.word(d(0)));
+            assertEquals(CSR5_UNF | CSR5_AIS, v.read(CSR5) & (CSR5_UNF | CSR5_AIS));
+            assertEquals(TS_SUSPENDED, v.ts());
+            assertEquals(OWN, v.word(d(1)) & OWN, "suspended: d1 waits");
+            assertEquals(0, v.wire.frames.size());
+            assertEquals(1, v.card.counters().txUnderflows());
+            // Linux: raise the threshold to the top (TR = 3), restart (stop, start), CSR1
+            v.write(CSR5, v.read(CSR5) & LINUX_CSR5_ACK_MASK);
+            csr6 |= 3 << CSR6_TR_SHIFT;
+            v.write(CSR6, csr6 & ~(CSR6_SR | CSR6_ST));
+            v.write(CSR6, csr6);
+            v.write(CSR1, 0);
+            v.time.advance(1_000_000);
+            assertEquals(0, v.word(d(1)), "1024-byte threshold: the whole frame is in the FIFO before it starts");
+            assertEquals(1, v.wire.frames.size());
+            // store-and-forward at the lowest threshold: no underflow either
+            v.write(CSR6, (csr6 & ~CSR6_TR_MASK) | CSR6_SF);
+            v.desc(d(2), OWN, TDES1_FS | TDES1_LS | TDES1_TER | f.length, v.bus(TX_BUF), 0);
+            v.write(CSR1, 0);
+            v.time.advance(1_000_000);
+            assertEquals(0, v.word(d(2)));
+            assertEquals(2, v.wire.frames.size());
+            assertEquals(1, v.card.counters().txUnderflows());
+        }
     }
 
     @Test
@@ -267,6 +321,40 @@ class Dec21140TransmitTest {
             assertEquals(0, v.word(d(0)));
             assertEquals(CSR5_TI, v.read(CSR5) & CSR5_TI);
             assertEquals(TS_SUSPENDED, v.ts());
+        }
+    }
+
+    /**
+     * Clearing ST while a frame is in flight is not instantaneous (tulip_stop_rxtx polls CSR5 until TS reads 0):
+     * the frame goes on the wire, its descriptor is closed, and only then TS reads 0 and TPS is raised. No
+     * descriptor write lands after the stop is reported.
+     */
+    @Test
+    void stopWithAFrameInFlightLetsItFinishAndReportsStoppedOnlyAfterTheDescriptorIsWritten() {
+        try (CardHarness v = new CardHarness(true, Dec21140Timing.PCI_33MHZ)) {
+            v.wire.wireNanos = 6720;
+            byte[] f = frame(PEER, MAC, 0x0800, 46);
+            v.put(TX_BUF, f);
+            v.desc(d(0), OWN, TDES1_FS | TDES1_LS | TDES1_IC | f.length, v.bus(TX_BUF), 0);
+            v.desc(d(1), OWN, TDES1_FS | TDES1_LS | f.length, v.bus(TX_BUF), 0);
+            v.start(0);
+            assertEquals(TS_READ_BUFFER, v.ts());
+            v.write(CSR6, CSR6_MBO | CSR6_SR); // stop while d0's frame is read into the FIFO
+            assertNotEquals(TS_STOPPED, v.ts(), "the frame in flight finishes first");
+            assertEquals(0, v.read(CSR5) & CSR5_TPS);
+            long closeAt = Dec21140Timing.PCI_33MHZ.transmitStartNanos(1, 60) + 6720
+                + Dec21140Timing.PCI_33MHZ.transmitCloseNanos();
+            v.time.advance(closeAt - 1);
+            assertEquals(1, v.wire.frames.size());
+            assertEquals(OWN, v.word(d(0)) & OWN, "not yet closed");
+            assertNotEquals(TS_STOPPED, v.ts());
+            v.time.advance(1);
+            assertEquals(0, v.word(d(0)), "closed");
+            assertEquals(TS_STOPPED, v.ts());
+            assertEquals(CSR5_TPS | CSR5_TI, v.read(CSR5) & (CSR5_TPS | CSR5_TI));
+            v.time.advance(1_000_000);
+            assertEquals(OWN, v.word(d(1)), "nothing after the stop: d1 untouched");
+            assertEquals(1, v.wire.frames.size());
         }
     }
 

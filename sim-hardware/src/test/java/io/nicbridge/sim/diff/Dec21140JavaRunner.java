@@ -11,6 +11,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.zip.CRC32;
 
 /**
@@ -24,6 +25,8 @@ import java.util.zip.CRC32;
 final class Dec21140JavaRunner {
     private static final long BUS = 0x100000;
     private static final ValueLayout.OfInt LE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** Past one CSR11 tick at 10 Mb/s (204.8 us), the longest a count of 1 can take. */
+    private static final long GP_TIMER_WAIT_NANOS = 250_000;
     private static final byte[] MAC = {2, 0, 0, 0, 0, 1};
     private static final byte[] PEER = {2, 0, 0, 0, 0, 2};
     private static final byte[] BCAST = {-1, -1, -1, -1, -1, -1};
@@ -62,7 +65,8 @@ final class Dec21140JavaRunner {
         List<byte[]> wire = new ArrayList<>();
         try (Arena arena = Arena.ofShared()) {
             MemorySegment mem = arena.allocate(Dec21140Scenario.MEM, 4096);
-            Dec21140Model card = new Dec21140Model("diff", MAC, new RealTimeBase(), Dec21140Timing.ZERO);
+            RealTimeBase time = new RealTimeBase();
+            Dec21140Model card = new Dec21140Model("diff", MAC, time, Dec21140Timing.ZERO);
             card.connect(card::service, new WirePort() {
                 @Override
                 public long transmit(MemorySegment f, long off, int len) {
@@ -103,6 +107,14 @@ final class Dec21140JavaRunner {
                     }
                     case "Z", "H" -> mem.asSlice(Long.parseLong(t[1]), 192)
                         .copyFrom(MemorySegment.ofArray(setupFrame(t[0].equals("Z"))));
+                    case "T" -> {
+                        csr.write(0x58, 1);
+                        long until = System.nanoTime() + GP_TIMER_WAIT_NANOS;
+                        while (System.nanoTime() < until) {
+                            LockSupport.parkNanos(GP_TIMER_WAIT_NANOS / 4);
+                        }
+                        time.pollTimers();
+                    }
                     case "F" -> {
                         byte[] f = frame(t);
                         card.frameArrived(MemorySegment.ofArray(f), 0, f.length);

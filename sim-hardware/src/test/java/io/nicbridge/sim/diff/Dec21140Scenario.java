@@ -15,11 +15,13 @@ import java.util.List;
  *   P off len seed       fill memory with (i*7+seed)
  *   Z off / H off        a perfect / hash setup frame at off
  *   F dst len seed type  a frame from the wire (no FCS); dst MAC, PEER, BCAST, MCAST or OTHER
+ *   T                    CSR11 := 1 (one-shot, one tick), then time passes until it expired (GTE, under AIS)
  *   END                  final dump
  * </pre>
  *
  * Numbers are decimal; "@X" is the bus address of memory offset X. Features where the shim differs from the model
- * on purpose (AC frames, frames under 14 bytes, the MTU, a full kernel TX ring, timers) are not generated.
+ * on purpose (AC frames, frames under 14 bytes, the MTU, a full kernel TX ring, the DMA timing) are not generated; of the
+ * timers only the CSR11 expiry is, through T (both runners wait it out).
  */
 final class Dec21140Scenario {
     static final int MEM = 0x40000;
@@ -208,6 +210,8 @@ final class Dec21140Scenario {
                 op("W", 0x00, r.pick(1, (long) (stride - 16) / 4 << 2));
             } else if (x < 0.87) {
                 op("W", 0x30, 1L << 25);
+            } else if (x < 0.88) {
+                op("T");
             } else {
                 op("R", 0x28);
             }

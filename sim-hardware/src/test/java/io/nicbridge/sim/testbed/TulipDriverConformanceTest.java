@@ -71,6 +71,110 @@ class TulipDriverConformanceTest {
         }
     }
 
+    // ------------------------------------------------------------------ CSR8 as Linux counts it
+
+    /**
+     * CSR8 with MFO set: the 16-bit missed-frame counter saturated, and the driver counts 0x10000 as Linux's
+     * tulip_interrupt does ({@code missed & 0x10000 ? 0x10000 : missed}), not the saturated count plus 0x10000.
+     * Without MFO it counts the field. The card's counters are set raw: 65536 real misses would only slow the test.
+     */
+    @Test
+    void missedFrameOverflowCountsAsLinuxDoes() {
+        try (TulipTestbed bed = bed(EngineMode.INLINE, polling())) {
+            TulipDriver b = bed.driver(1);
+            var csr = bed.card(1).model().registers();
+            csr.getAndBitwiseOrRaw(CSR5, CSR5_RU);
+            csr.storeRaw(CSR8, CSR8_MFO | CSR8_MFC_MASK);
+            b.acknowledge();
+            assertEquals(0x10000, b.statistics().get(Counter.RX_MISSED));
+            csr.getAndBitwiseOrRaw(CSR5, CSR5_RU);
+            csr.storeRaw(CSR8, 7);
+            b.acknowledge();
+            assertEquals(0x10000 + 7, b.statistics().get(Counter.RX_MISSED));
+            assertEquals(0x10000 + 7, b.counters().rxDrops());
+        }
+    }
+
+    // ------------------------------------------------------------------ IC and reclaim: the driver's choice
+
+    /**
+     * The driver's IC choice (TulipDriver's "Transmit interrupts and reclaim"): with frames piling up (virtual time
+     * stands still while they are committed), TI is asked for by the frame committed with half the ring outstanding
+     * and by those from ring - 2 on, and by no other; and, unlike Linux, not at the wrap: one frame at a time through
+     * the whole ring carries no IC, each completion reported by the TU of the suspending chip instead.
+     */
+    @Test
+    void transmitInterruptsAtHalfAndNearlyFullRingOnly() {
+        int ring = 16;
+        TulipConfig config = TulipConfig.builder().interruptMode(InterruptMode.POLLING).txRingSize(ring).build();
+        try (TulipTestbed bed = bed(EngineMode.VIRTUAL, config)) {
+            TulipDriver a = bed.driver(0);
+            var csr = bed.card(0).registers();
+            var chip = bed.card(0).counters();
+            long dst = bed.driver(1).stationAddress().value();
+            int committed = 0;
+            while (send(a, a.stationAddress(), dst, committed, 64)) {
+                committed++;
+            }
+            assertTrue(committed >= ring - 1, "a full ring: " + committed);
+            csr.write(CSR5, LINUX_CSR5_ACK_MASK);
+            List<Boolean> ti = new ArrayList<>();
+            long done = chip.txDescriptors();
+            while (ti.size() < committed && bed.virtualTime().step()) {
+                if (chip.txDescriptors() > done) { // one frame's descriptor closed: did it raise TI?
+                    done = chip.txDescriptors();
+                    ti.add((csr.read(CSR5) & CSR5_TI) != 0);
+                    csr.write(CSR5, CSR5_TI);
+                }
+            }
+            for (int k = 0; k < committed; k++) {
+                assertEquals(k == ring / 2 || k >= ring - 2, ti.get(k), "IC on frame " + k);
+            }
+            bed.virtualTime().runUntilIdle();
+            for (int k = 0; k < ring + 1; k++) { // one at a time: each completes before the next; the wrap included
+                csr.write(CSR5, LINUX_CSR5_ACK_MASK);
+                assertTrue(send(a, a.stationAddress(), dst, committed + k, 64));
+                bed.virtualTime().runUntilIdle();
+                assertEquals(0, csr.read(CSR5) & CSR5_TI, "no IC on a lone frame, " + k);
+                assertEquals(CSR5_TU, csr.read(CSR5) & CSR5_TU, "TU reports it");
+            }
+        }
+    }
+
+    /**
+     * The driver's reclaim choice: descriptors come back on the sending thread, in claim(), not in the line's
+     * handler, which only signals TX_SPACE on TI/TU. What makes that enough: a claim refused for a full ring is always
+     * followed by TX_SPACE, after which a claim succeeds and every frame is accounted for.
+     */
+    @Test
+    void aRefusedClaimIsFollowedByTxSpaceAndTheNextClaimReclaims() {
+        int ring = 16;
+        TulipConfig config = TulipConfig.builder().interruptMode(InterruptMode.INTERRUPT).txRingSize(ring).build();
+        try (TulipTestbed bed = bed(EngineMode.VIRTUAL, config)) {
+            TulipDriver a = bed.driver(0);
+            AtomicInteger txSpace = new AtomicInteger();
+            assertTrue(a.readinessListener(events -> {
+                if ((events & io.nicbridge.bridge.port.PortReadiness.TX_SPACE) != 0) {
+                    txSpace.incrementAndGet();
+                }
+            }));
+            long dst = bed.driver(1).stationAddress().value();
+            int committed = 0;
+            while (send(a, a.stationAddress(), dst, committed, 64)) {
+                committed++;
+            }
+            assertEquals(FramePort.NONE, a.claim(), "full ring: back-pressure");
+            int before = txSpace.get();
+            bed.virtualTime().runUntilIdle();
+            assertTrue(txSpace.get() > before, "TX_SPACE after the refusal");
+            assertTrue(send(a, a.stationAddress(), dst, committed, 64), "the claim reclaims and succeeds");
+            bed.virtualTime().runUntilIdle();
+            assertEquals(0, a.transmitInFlight(), "everything sent and reclaimed");
+            assertEquals(0, a.statistics().get(Counter.TX_ERRORS));
+            assertEquals(committed + 1, bed.card(0).counters().txFrames());
+        }
+    }
+
     // ------------------------------------------------------------------ two drivers on one wire
 
     @Test

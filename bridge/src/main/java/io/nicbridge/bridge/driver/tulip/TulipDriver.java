@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * <h2>Frames ({@link FramePort})</h2>
  * Transmit: {@link #claim()} takes a free TX buffer in the comm segment (reclaiming finished descriptors first:
  * TDES0 errors are counted like Linux's), the caller fills it in place, {@link #commit} posts one descriptor (FS|LS,
- * IC at half and nearly full ring as Linux does) whose OWN bit is written last with release, then rings CSR1 (release).
+ * IC as chosen below) whose OWN bit is written last with release, then rings CSR1 (release).
  * No free buffer or descriptor is back-pressure: {@link #NONE}. Receive: {@link #poll()} reads RDES0 of the next
  * descriptor with acquire; once the card has cleared OWN the frame is the caller's, in place, until
  * {@link #release(int)} re-arms that descriptor (RDES1..3 then RDES0 := OWN with release). A frame passes when
@@ -67,6 +67,23 @@ import org.slf4j.LoggerFactory;
  * {@link io.nicbridge.contract.Dec21140#LINUX_RX_ACCEPT_VALUE LINUX_RX_ACCEPT_VALUE}; its length is FL - 4 (the chip
  * stores and counts the FCS); a frame failing the test is still delivered, with {@link FrameStatus} error bits, and counted. Handles are ring indices, so nothing
  * allocates per frame.
+ *
+ * <h2>Transmit interrupts and reclaim: our choice, not quite Linux's</h2>
+ * <ul>
+ *   <li><b>IC.</b> Linux's {@code tulip_start_xmit} asks for TI when the frames outstanding before this one are half
+ *   the ring, when they reach ring - 2 (it stops the queue there), and always on the last ring entry (IC|TER). This
+ *   driver asks at half and from ring - 2 on ({@link #commit}: outstanding descriptors, setup and dummy included),
+ *   and not on the last entry: the ring puts TER there itself, and a TI at the wrap tells a sender nothing that the
+ *   TU at the end of every burst (the chip suspends on the next host-owned descriptor) does not. Under light load
+ *   no frame carries IC at all and TU alone reports completions, as in Linux.</li>
+ *   <li><b>Reclaim.</b> Linux reclaims in its interrupt handler, on TI, TU, TPS or GTE. This driver reclaims on the
+ *   sending thread, in {@link #claim} (and {@link #transmitInFlight}), because the TX ring and buffers belong to
+ *   the sender ({@link FramePort}'s threads) and the line's handler must not touch them: on TI/TU the handler
+ *   only tells a readiness listener {@link PortReadiness#TX_SPACE}.</li>
+ * </ul>
+ * Both rest on one guarantee, which {@code TulipDriverConformanceTest} checks: a claim refused for lack of
+ * descriptors is always followed by a TI (the frame at ring - 2 carries IC) or a TU, so a sender waiting for
+ * TX_SPACE is always woken, and the claim after it succeeds.
  *
  * <h2>Readiness ({@link #readinessListener})</h2>
  * In {@link InterruptMode#INTERRUPT} the driver owns the line's edge handler: on each edge it reads CSR5, writes the
@@ -505,7 +522,8 @@ public final class TulipDriver implements FramePort {
             throw new IllegalArgumentException(name + ": frame length must be 1.." + MAX_FRAME
                 + " bytes (the chip appends the FCS and pads to 64), was " + length);
         }
-        // Linux's rule: ask for TI only at half ring and when nearly full, not per frame.
+        // TI at half ring and from ring - 2 on, not per frame and not at the wrap (see "Transmit interrupts and
+        // reclaim" above for how this differs from Linux).
         int queued = txRing.inFlight();
         int half = txCount / 2;
         int flags = queued == half || queued >= txCount - 2 ? TDES1_IC : 0;
@@ -773,13 +791,14 @@ public final class TulipDriver implements FramePort {
         }
     }
 
-    /** CSR8 is cleared by the read, so every missed frame is counted exactly once. Receiving thread. */
+    /**
+     * CSR8 is cleared by the read, so every missed frame is counted exactly once. With MFO set the 16-bit counter
+     * saturated: the count is 0x10000, as Linux's {@code tulip_interrupt} adds ({@code missed & 0x10000 ? 0x10000 :
+     * missed}), a lower bound of what was lost since the last read. Receiving thread.
+     */
     private void accountMissedFrames() {
         int csr8 = regs.read(CSR8);
-        int missed = (csr8 & CSR8_MFC_MASK) >>> CSR8_MFC_SHIFT;
-        if ((csr8 & CSR8_MFO) != 0) {
-            missed += CSR8_MFC_MASK + 1; // the 16-bit counter wrapped (at least) once
-        }
+        int missed = (csr8 & CSR8_MFO) != 0 ? CSR8_MFC_MASK + 1 : (csr8 & CSR8_MFC_MASK) >>> CSR8_MFC_SHIFT;
         stats.add(Counter.RX_MISSED, missed);
         stats.add(Counter.RX_FIFO_OVERFLOWS, (csr8 & CSR8_FOC_MASK) >>> CSR8_FOC_SHIFT);
         for (int k = 0; k < missed; k++) {
