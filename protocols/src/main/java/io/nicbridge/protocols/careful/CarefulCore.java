@@ -51,7 +51,11 @@ import org.slf4j.LoggerFactory;
  *       reported as a gap at the sender's next frame.</li>
  *   <li><b>Copy-out</b>: while fewer than {@link CarefulConfig#copyOutBelow()} receive buffers are free, the oldest
  *       frames still in them are copied into host buffers, and their buffers are advertised again; so a node
- *       whose application does not consume (the flooding test) does not stop its senders.</li>
+ *       whose application does not consume (the flooding test) does not stop its senders. On a link that
+ *       {@linkplain Link#receivesInOrder() receives in order} (the 21140's descriptor ring) a frame left on board
+ *       would stop the chip when it came round the ring to it, so there every data frame is copied out at once and
+ *       the windows count host buffers instead ({@link CarefulConfig#hostBuffers()} &gt;= R), each freed when the
+ *       application takes its fragment.</li>
  * </ul>
  *
  * <h2>Send without a backup copy</h2>
@@ -78,6 +82,12 @@ import org.slf4j.LoggerFactory;
  * ({@link MedusaReceiveChecksum}: the card sums each frame from RXCK_START as it stores it), so the host sums only
  * the careful header's bytes before RXCK_START ({@code CHECKSUM} per byte) and the link charges the RXCK read (one
  * PIO word); the payload's bytes cross the bus once, when the framing hands the frame up. Nothing is summed twice.
+ *
+ * <h2>Card resets</h2>
+ * A card reset breaks the assumption wholesale: the card forgets the frames it was receiving, and its driver re-posts
+ * the frames it had not reported sent (some may go twice). The frames lost may have no successor, so the core does
+ * not wait for a gap: it reads the link's {@code PortCounters.cardResets()} whenever it runs (a frame, a send, a
+ * receive, the link writable again) and reports each new reset as {@link CarefulViolation#CARD_RESET}.
  *
  * <h2>What detection cannot see: the trailing loss</h2>
  * A lost frame is exposed by the next frame from the same sender to the same receiver: sequence numbers run per
@@ -120,6 +130,14 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
     private final int copyOutBelow;
     private final int maxFragment;
     private final boolean twoFrameRule;
+    /**
+     * The link receives in order ({@link Link#receivesInOrder()}): a frame kept in its receive buffer would stop
+     * reception once the card came round to it, so every data frame is copied into a host buffer at once, and the
+     * windows count host buffers (a fragment's buffer is freed, and advertised again, when the application takes it).
+     */
+    private final boolean copyAtOnce;
+    /** The link's card resets seen so far: a new one is reported ({@link CarefulViolation#CARD_RESET}). */
+    private long cardResetsSeen;
 
     // sender side, per peer
     private final int[] window;
@@ -194,8 +212,15 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
         this.maxFragment = link.mtu() - CarefulWire.HEADER;
         this.singleCopy = link.capability(MedusaSingleCopy.class);
         this.cardSum = link.capability(MedusaReceiveChecksum.class);
+        this.copyAtOnce = link.receivesInOrder();
+        if (copyAtOnce && config.hostBuffers() < receiveBuffers) {
+            throw new IllegalArgumentException("link " + link.name() + " receives in order, so every frame is copied"
+                    + " out at once: hostBuffers must be >= receiveBuffers R = " + receiveBuffers + ", was "
+                    + config.hostBuffers());
+        }
         this.inbox = new EventInbox(link, cpu, nodes, config.eventSlots(), receiveBuffers, config.hostBuffers(),
                 maxFragment);
+        this.cardResetsSeen = link.counters().cardResets();
         window = new int[nodes];
         useqOut = new int[nodes];
         sentEvent = new int[nodes];
@@ -229,6 +254,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
     public int send(int dst, int event, MemorySegment frag, long offset, int length, int flags) {
         Objects.requireNonNull(frag, "frag");
         checkSend(dst, event, length, flags);
+        checkCard();
         int index;
         int update;
         if (dst == BROADCAST) {
@@ -453,6 +479,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
 
     @Override
     public void onFrame(Link l, int h) {
+        checkCard();
         int src = l.rxPeer(h);
         if (src >= nodes || src == self) {
             reject(CarefulViolation.UNKNOWN_PEER, h, src, "frame from node " + src + ", not a member of the "
@@ -583,6 +610,11 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
      * avoidance by copy-out, applied where the buffers are short: per window as well as overall).
      */
     void skipCopyOut(int sender) {
+        if (copyAtOnce) {
+            // nothing stays on board; the window buffer is the host one, freed when the application takes it
+            inbox.copyOutOldest();
+            return;
+        }
         while (receiveBuffers - inbox.inPlace() < copyOutBelow) {
             int src = inbox.copyOutOldest();
             if (src < 0) {
@@ -617,6 +649,19 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
         count(v, src, what + " - dropped");
     }
 
+    /**
+     * Reports a card reset the driver has recovered from since the last look: the card may have lost frames that no
+     * later frame will expose (those it was receiving when it was reset), so the reset itself is the evidence.
+     */
+    private void checkCard() {
+        long resets = link.counters().cardResets();
+        if (resets != cardResetsSeen) {
+            cardResetsSeen = resets;
+            count(CarefulViolation.CARD_RESET, self, "the card was reset and re-initialised (" + resets
+                    + " so far): frames it was receiving or had not reported sent may be lost or go twice");
+        }
+    }
+
     private void count(CarefulViolation v, int src, String what) {
         violationCounts[v.ordinal()]++;
         violations++;
@@ -626,6 +671,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
 
     @Override
     public void onWritable(Link l) {
+        checkCard();
         if (updatesWaitForLink) {
             updatesWaitForLink = false;
             flushUpdates();
@@ -636,8 +682,9 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
 
     @Override
     public int receive(int src, int event, FragmentHandler handler) {
+        checkCard();
         int status = inbox.take(src, event, handler);
-        if (status != NOTHING && inbox.lastWasInPlace()) {
+        if (status != NOTHING && (copyAtOnce || inbox.lastWasInPlace())) {
             freed(inbox.lastSource());
             flushUpdates();
         }
