@@ -53,9 +53,11 @@ import org.slf4j.LoggerFactory;
  *       frames still in them are copied into host buffers, and their buffers are advertised again; so a node
  *       whose application does not consume (the flooding test) does not stop its senders. On a link that
  *       {@linkplain Link#receivesInOrder() receives in order} (the 21140's descriptor ring) a frame left on board
- *       would stop the chip when it came round the ring to it, so there every data frame is copied out at once and
- *       the windows count host buffers instead ({@link CarefulConfig#hostBuffers()} &gt;= R), each freed when the
- *       application takes its fragment.</li>
+ *       would stop the chip when it came round the ring to it, so there every data frame is copied out at once
+ *       while host buffers last (the windows then hold the senders only once they run out; counting the windows
+ *       in host buffers freed only when the application takes them instead deadlocks a fault-free four-node
+ *       schedule, {@code 1577/4/12/} on the Ethernet: the copy-out that reopens a blocked sender's window is the
+ *       paper's deadlock avoidance).</li>
  * </ul>
  *
  * <h2>Send without a backup copy</h2>
@@ -132,8 +134,8 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
     private final boolean twoFrameRule;
     /**
      * The link receives in order ({@link Link#receivesInOrder()}): a frame kept in its receive buffer would stop
-     * reception once the card came round to it, so every data frame is copied into a host buffer at once, and the
-     * windows count host buffers (a fragment's buffer is freed, and advertised again, when the application takes it).
+     * reception once the card came round to it, so every data frame is copied out into a host buffer at once, as a
+     * copy-out (its receive buffer advertised again), while host buffers last.
      */
     private final boolean copyAtOnce;
     /** The link's card resets seen so far: a new one is reported ({@link CarefulViolation#CARD_RESET}). */
@@ -213,10 +215,9 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
         this.singleCopy = link.capability(MedusaSingleCopy.class);
         this.cardSum = link.capability(MedusaReceiveChecksum.class);
         this.copyAtOnce = link.receivesInOrder();
-        if (copyAtOnce && config.hostBuffers() < receiveBuffers) {
+        if (copyAtOnce && config.hostBuffers() == 0) {
             throw new IllegalArgumentException("link " + link.name() + " receives in order, so every frame is copied"
-                    + " out at once: hostBuffers must be >= receiveBuffers R = " + receiveBuffers + ", was "
-                    + config.hostBuffers());
+                    + " out at once: the config needs hostBuffers > 0");
         }
         this.inbox = new EventInbox(link, cpu, nodes, config.eventSlots(), receiveBuffers, config.hostBuffers(),
                 maxFragment);
@@ -611,8 +612,10 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
      */
     void skipCopyOut(int sender) {
         if (copyAtOnce) {
-            // nothing stays on board; the window buffer is the host one, freed when the application takes it
-            inbox.copyOutOldest();
+            // nothing stays on board while host buffers last: each copy-out frees a window buffer, as below
+            for (int src = inbox.copyOutOldest(); src >= 0; src = inbox.copyOutOldest()) {
+                copiedOut(src);
+            }
             return;
         }
         while (receiveBuffers - inbox.inPlace() < copyOutBelow) {
@@ -684,7 +687,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
     public int receive(int src, int event, FragmentHandler handler) {
         checkCard();
         int status = inbox.take(src, event, handler);
-        if (status != NOTHING && (copyAtOnce || inbox.lastWasInPlace())) {
+        if (status != NOTHING && inbox.lastWasInPlace()) {
             freed(inbox.lastSource());
             flushUpdates();
         }
