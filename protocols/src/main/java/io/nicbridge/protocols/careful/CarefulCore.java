@@ -60,6 +60,12 @@ import org.slf4j.LoggerFactory;
  *       paper's deadlock avoidance).</li>
  * </ul>
  *
+ * <h2>Broadcast without a broadcast medium</h2>
+ * The MPP fabric has no broadcast: there a broadcast fragment is P-1 unicast frames, claimed all or none, filled
+ * once and copied into the others (each copy charged as {@link CostItem#COPY}), every one carrying the same
+ * broadcast sequence number and window update, so each receiver sees exactly what the ring's broadcast would give
+ * it. It costs P-1 frames on the network where the ring carries one.
+ *
  * <h2>Send without a backup copy</h2>
  * Where the link has {@link MedusaSingleCopy} (the Medusa) the fragment goes from the application's memory to the
  * card in one PIO copy whose checksum the card computes on the way; elsewhere it is copied into the claimed buffer
@@ -133,6 +139,13 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
     private final int maxFragment;
     private final boolean twoFrameRule;
     /**
+     * The medium has no broadcast (the MPP fabric): a broadcast fragment goes as P-1 unicast frames, identical but
+     * for the destination (the same broadcast sequence number, the same window update), claimed all or none.
+     */
+    private final boolean unicastBroadcast;
+    /** The handles of a broadcast's unicast frames, claimed before any is filled. */
+    private final int[] copyHandles;
+    /**
      * The link receives in order ({@link Link#receivesInOrder()}): a frame kept in its receive buffer would stop
      * reception once the card came round to it, so every data frame is copied out into a host buffer at once, as a
      * copy-out (its receive buffer advertised again), while host buffers last.
@@ -180,7 +193,8 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
      * @param link  the node's link; the cluster is its peers {@code [0, P)} ({@link CarefulConfig#clusterNodes()})
      * @param cpu   the node's CPU
      * @throws IllegalArgumentException for R &lt; 2P under {@link CarefulConfig.Safety#CHECKED}, a link that cannot
-     *                                  broadcast or carry the header, or a cluster outside 2 .. 64 nodes
+     *                                  carry the header, an in-order link without host buffers, or a cluster outside
+     *                                  2 .. 64 nodes
      */
     public CarefulCore(Link link, CarefulConfig config, HostCpu cpu) {
         this.link = Objects.requireNonNull(link, "link");
@@ -192,10 +206,6 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
             throw new IllegalArgumentException("the careful core needs a cluster of 2 .. 64 of the link's peers"
                     + " including itself; link " + link.name() + " has " + link.peers() + " peers, this node is "
                     + self + ", the cluster " + nodes);
-        }
-        if (!link.canBroadcast()) {
-            throw new IllegalArgumentException("link " + link.name() + " cannot broadcast; the C* service's"
-                    + " broadcast needs the medium's");
         }
         if (link.mtu() <= CarefulWire.HEADER) {
             throw new IllegalArgumentException("link " + link.name() + " carries " + link.mtu()
@@ -214,6 +224,8 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
         this.maxFragment = link.mtu() - CarefulWire.HEADER;
         this.singleCopy = link.capability(MedusaSingleCopy.class);
         this.cardSum = link.capability(MedusaReceiveChecksum.class);
+        this.unicastBroadcast = !link.canBroadcast();
+        this.copyHandles = new int[nodes];
         this.copyAtOnce = link.receivesInOrder();
         if (copyAtOnce && config.hostBuffers() == 0) {
             throw new IllegalArgumentException("link " + link.name() + " receives in order, so every frame is copied"
@@ -280,7 +292,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
                 return BACK_PRESSURE;
             }
         }
-        int h = link.claim(dst);
+        int h = dst == BROADCAST && unicastBroadcast ? claimEveryPeer() : link.claim(dst);
         if (h == Link.NONE) {
             return BACK_PRESSURE;
         }
@@ -309,6 +321,9 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
         f.set(CarefulWire.U16, CarefulWire.OFF_CHECKSUM,
                 (short) CarefulWire.fold(payloadSum + CarefulWire.sum(f, 0, CarefulWire.HEADER)));
         cpu.charge(CostItem.CHECKSUM, CarefulWire.HEADER);
+        if (dst == BROADCAST && unicastBroadcast) {
+            commitCopies(f, CarefulWire.HEADER + length);
+        }
         link.commit(h, CarefulWire.HEADER + length);
         if (dst == BROADCAST) {
             bseqOut++;
@@ -324,6 +339,39 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
         lastEventSent = event;
         dataFramesSent++;
         return OK;
+    }
+
+    /**
+     * Claims one frame to every other node for a broadcast on a medium without one, all or none.
+     *
+     * @return the handle of the first (the one the caller fills), or {@link Link#NONE} with nothing claimed
+     */
+    private int claimEveryPeer() {
+        int claimed = 0;
+        for (int p = 0; p < nodes; p++) {
+            if (p == self) {
+                continue;
+            }
+            int h = link.claim(p);
+            if (h == Link.NONE) {
+                for (int k = 0; k < claimed; k++) {
+                    link.abort(copyHandles[k]);
+                }
+                return Link.NONE;
+            }
+            copyHandles[claimed++] = h;
+        }
+        return copyHandles[0];
+    }
+
+    /** Copies the filled first frame of a unicast broadcast into the others and commits them (host copies). */
+    private void commitCopies(MemorySegment first, int length) {
+        for (int k = 1; k < nodes - 1; k++) {
+            MemorySegment f = link.txBuffer(copyHandles[k]);
+            MemorySegment.copy(first, 0, f, 0, length);
+            cpu.charge(CostItem.COPY, length);
+            link.commit(copyHandles[k], length);
+        }
     }
 
     private void checkSend(int dst, int event, int length, int flags) {
