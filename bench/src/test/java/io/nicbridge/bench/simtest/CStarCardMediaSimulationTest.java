@@ -23,9 +23,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The two C* cores of the careful-protocols paper, traditional and careful, with the harness's one C* workload on the
- * card media (emulated 21140s on Ethernet through TulipLink, emulated Medusas on an FDDI ring through MedusaLink) and
- * on the MPP fabric (a 4x4 mesh, FabricLinks; no broadcast, so a broadcast is P-1 unicasts), in virtual time:
- * fault-free schedules complete with zero violations on all three; with every fault family the medium expresses,
+ * card media (emulated 21140s on Ethernet through TulipLink, emulated Medusas on an FDDI ring through MedusaLink,
+ * emulated SBA-200s on an ATM switch through UnetLink) and on the MPP fabric (a 4x4 mesh, FabricLinks); U-Net and the
+ * fabric have no broadcast, so there a broadcast is P-1 unicasts. In virtual time: fault-free schedules complete with
+ * zero violations on all four; with every fault family the medium expresses,
  * card resets included on the cards, the traditional core keeps exactly-once and progress and the careful one fails
  * nowhere silently (a reset of its card is itself reported).
  */
@@ -39,7 +40,7 @@ class CStarCardMediaSimulationTest {
 
     @ParameterizedTest
     @CsvSource({"traditional, ethernet", "careful, ethernet", "traditional, fddi", "careful, fddi",
-        "traditional, fabric", "careful, fabric"})
+        "traditional, atm", "careful, atm", "traditional, fabric", "careful, fabric"})
     void faultFreeSchedulesCompleteOnTheCards(String protocol, String medium) {
         SimTest.Summary s = tester(protocol, medium, false).campaign(1, 40, null);
         assertTrue(s.passed(), () -> protocol + " on " + medium + ": " + s.failure().violation() + " in "
@@ -50,7 +51,7 @@ class CStarCardMediaSimulationTest {
 
     @ParameterizedTest
     @CsvSource({"traditional, ethernet", "careful, ethernet", "traditional, fddi", "careful, fddi",
-        "traditional, fabric", "careful, fabric"})
+        "traditional, atm", "careful, atm", "traditional, fabric", "careful, fabric"})
     void faultSchedulesWithCardResetsFailNowhereSilently(String protocol, String medium) {
         SimTest.Summary s = tester(protocol, medium, true).campaign(1, 150, null);
         assertTrue(s.passed(), () -> protocol + " on " + medium + ": " + s.failure().violation() + " in "
