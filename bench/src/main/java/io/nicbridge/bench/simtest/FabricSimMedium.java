@@ -58,7 +58,7 @@ final class FabricSimMedium implements CardSimMedium.Hardware {
                                              FabricConfig config) {
         return CardSimMedium.factory(name, "fabric: a " + what + " (" + config.switching().name()
                         .toLowerCase(Locale.ROOT) + ", " + config.discipline().name().toLowerCase(Locale.ROOT)
-                        + "), go-back-N nodes on its first nodes, one FabricLinks link each, faults at the NIs",
+                        + "), the schedule's nodes on its first nodes, one FabricLinks link each, faults at the NIs",
                 Family.frameAndTiming(), "packet",
                 (schedule, settings, pcap) -> new FabricSimMedium(schedule, settings, pcap, topology.get(), config));
     }

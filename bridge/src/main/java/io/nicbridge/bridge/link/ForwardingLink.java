@@ -100,6 +100,11 @@ public abstract class ForwardingLink implements Link {
     }
 
     @Override
+    public boolean receivesInOrder() {
+        return inner.receivesInOrder();
+    }
+
+    @Override
     public <C> C capability(Class<C> type) {
         return inner.capability(type);
     }

@@ -149,6 +149,18 @@ public interface Link extends AutoCloseable {
     }
 
     /**
+     * @return true when the medium fills its receive buffers in a fixed order and stops at one the host still holds
+     *     (a descriptor ring, a receive queue): a received frame kept unreleased stops all reception once the medium
+     *     comes round to its buffer, however many other buffers are free. A core that keeps frames until its
+     *     application takes them must copy them out at once on such a link (a driver does the same: Linux's tulip
+     *     copies or swaps every received buffer). False (the default) when buffers come back in any order and each
+     *     free one takes a frame (the Medusa's buffer status table, the in-memory medium, the fabric's queues).
+     */
+    default boolean receivesInOrder() {
+        return false;
+    }
+
+    /**
      * @return the medium-specific extension of the given type (e.g. the Medusa's PIO send with checksum), or
      *     {@code null} when this link's medium has none
      */

@@ -21,6 +21,7 @@ public final class PortCounters {
     private static final VarHandle RX_BYTES = handle("rxBytes");
     private static final VarHandle RX_DROPS = handle("rxDrops");
     private static final VarHandle RX_ERRORS = handle("rxErrors");
+    private static final VarHandle CARD_RESETS = handle("cardResets");
 
     private long txFrames;
     private long txBytes;
@@ -31,6 +32,7 @@ public final class PortCounters {
     private long rxBytes;
     private long rxDrops;
     private long rxErrors;
+    private long cardResets;
 
     private static VarHandle handle(String field) {
         try {
@@ -88,6 +90,17 @@ public final class PortCounters {
         add(RX_ERRORS, this, 1);
     }
 
+    // ---- the driver's recovery (it runs on the sending and receiving thread)
+
+    /**
+     * The card lost its state (a hardware reset) and the driver re-initialised it: frames the card held or was
+     * receiving meanwhile may be lost, and ones it had not reported sent may go twice. A protocol that relies on the
+     * card losing nothing reads {@link #cardResets()} as evidence that the assumption broke.
+     */
+    public void recordCardReset() {
+        add(CARD_RESETS, this, 1);
+    }
+
     // ---- any thread
 
     public long txFrames() {
@@ -124,6 +137,11 @@ public final class PortCounters {
 
     public long rxErrors() {
         return (long) RX_ERRORS.getOpaque(this);
+    }
+
+    /** @return how often the driver found the card reset and re-initialised it ({@link #recordCardReset()}) */
+    public long cardResets() {
+        return (long) CARD_RESETS.getOpaque(this);
     }
 
     @Override

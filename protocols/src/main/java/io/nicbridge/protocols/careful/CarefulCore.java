@@ -51,8 +51,20 @@ import org.slf4j.LoggerFactory;
  *       reported as a gap at the sender's next frame.</li>
  *   <li><b>Copy-out</b>: while fewer than {@link CarefulConfig#copyOutBelow()} receive buffers are free, the oldest
  *       frames still in them are copied into host buffers, and their buffers are advertised again; so a node
- *       whose application does not consume (the flooding test) does not stop its senders.</li>
+ *       whose application does not consume (the flooding test) does not stop its senders. On a link that
+ *       {@linkplain Link#receivesInOrder() receives in order} (the 21140's descriptor ring) a frame left on board
+ *       would stop the chip when it came round the ring to it, so there every data frame is copied out at once
+ *       while host buffers last (the windows then hold the senders only once they run out; counting the windows
+ *       in host buffers freed only when the application takes them instead deadlocks a fault-free four-node
+ *       schedule, {@code 1577/4/12/} on the Ethernet: the copy-out that reopens a blocked sender's window is the
+ *       paper's deadlock avoidance).</li>
  * </ul>
+ *
+ * <h2>Broadcast without a broadcast medium</h2>
+ * The MPP fabric has no broadcast: there a broadcast fragment is P-1 unicast frames, claimed all or none, filled
+ * once and copied into the others (each copy charged as {@link CostItem#COPY}), every one carrying the same
+ * broadcast sequence number and window update, so each receiver sees exactly what the ring's broadcast would give
+ * it. It costs P-1 frames on the network where the ring carries one.
  *
  * <h2>Send without a backup copy</h2>
  * Where the link has {@link MedusaSingleCopy} (the Medusa) the fragment goes from the application's memory to the
@@ -78,6 +90,12 @@ import org.slf4j.LoggerFactory;
  * ({@link MedusaReceiveChecksum}: the card sums each frame from RXCK_START as it stores it), so the host sums only
  * the careful header's bytes before RXCK_START ({@code CHECKSUM} per byte) and the link charges the RXCK read (one
  * PIO word); the payload's bytes cross the bus once, when the framing hands the frame up. Nothing is summed twice.
+ *
+ * <h2>Card resets</h2>
+ * A card reset breaks the assumption wholesale: the card forgets the frames it was receiving, and its driver re-posts
+ * the frames it had not reported sent (some may go twice). The frames lost may have no successor, so the core does
+ * not wait for a gap: it reads the link's {@code PortCounters.cardResets()} whenever it runs (a frame, a send, a
+ * receive, the link writable again) and reports each new reset as {@link CarefulViolation#CARD_RESET}.
  *
  * <h2>What detection cannot see: the trailing loss</h2>
  * A lost frame is exposed by the next frame from the same sender to the same receiver: sequence numbers run per
@@ -120,6 +138,21 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
     private final int copyOutBelow;
     private final int maxFragment;
     private final boolean twoFrameRule;
+    /**
+     * The medium has no broadcast (the MPP fabric): a broadcast fragment goes as P-1 unicast frames, identical but
+     * for the destination (the same broadcast sequence number, the same window update), claimed all or none.
+     */
+    private final boolean unicastBroadcast;
+    /** The handles of a broadcast's unicast frames, claimed before any is filled. */
+    private final int[] copyHandles;
+    /**
+     * The link receives in order ({@link Link#receivesInOrder()}): a frame kept in its receive buffer would stop
+     * reception once the card came round to it, so every data frame is copied out into a host buffer at once, as a
+     * copy-out (its receive buffer advertised again), while host buffers last.
+     */
+    private final boolean copyAtOnce;
+    /** The link's card resets seen so far: a new one is reported ({@link CarefulViolation#CARD_RESET}). */
+    private long cardResetsSeen;
 
     // sender side, per peer
     private final int[] window;
@@ -160,7 +193,8 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
      * @param link  the node's link; the cluster is its peers {@code [0, P)} ({@link CarefulConfig#clusterNodes()})
      * @param cpu   the node's CPU
      * @throws IllegalArgumentException for R &lt; 2P under {@link CarefulConfig.Safety#CHECKED}, a link that cannot
-     *                                  broadcast or carry the header, or a cluster outside 2 .. 64 nodes
+     *                                  carry the header, an in-order link without host buffers, or a cluster outside
+     *                                  2 .. 64 nodes
      */
     public CarefulCore(Link link, CarefulConfig config, HostCpu cpu) {
         this.link = Objects.requireNonNull(link, "link");
@@ -172,10 +206,6 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
             throw new IllegalArgumentException("the careful core needs a cluster of 2 .. 64 of the link's peers"
                     + " including itself; link " + link.name() + " has " + link.peers() + " peers, this node is "
                     + self + ", the cluster " + nodes);
-        }
-        if (!link.canBroadcast()) {
-            throw new IllegalArgumentException("link " + link.name() + " cannot broadcast; the C* service's"
-                    + " broadcast needs the medium's");
         }
         if (link.mtu() <= CarefulWire.HEADER) {
             throw new IllegalArgumentException("link " + link.name() + " carries " + link.mtu()
@@ -194,8 +224,16 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
         this.maxFragment = link.mtu() - CarefulWire.HEADER;
         this.singleCopy = link.capability(MedusaSingleCopy.class);
         this.cardSum = link.capability(MedusaReceiveChecksum.class);
+        this.unicastBroadcast = !link.canBroadcast();
+        this.copyHandles = new int[nodes];
+        this.copyAtOnce = link.receivesInOrder();
+        if (copyAtOnce && config.hostBuffers() == 0) {
+            throw new IllegalArgumentException("link " + link.name() + " receives in order, so every frame is copied"
+                    + " out at once: the config needs hostBuffers > 0");
+        }
         this.inbox = new EventInbox(link, cpu, nodes, config.eventSlots(), receiveBuffers, config.hostBuffers(),
                 maxFragment);
+        this.cardResetsSeen = link.counters().cardResets();
         window = new int[nodes];
         useqOut = new int[nodes];
         sentEvent = new int[nodes];
@@ -229,6 +267,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
     public int send(int dst, int event, MemorySegment frag, long offset, int length, int flags) {
         Objects.requireNonNull(frag, "frag");
         checkSend(dst, event, length, flags);
+        checkCard();
         int index;
         int update;
         if (dst == BROADCAST) {
@@ -253,7 +292,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
                 return BACK_PRESSURE;
             }
         }
-        int h = link.claim(dst);
+        int h = dst == BROADCAST && unicastBroadcast ? claimEveryPeer() : link.claim(dst);
         if (h == Link.NONE) {
             return BACK_PRESSURE;
         }
@@ -282,6 +321,9 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
         f.set(CarefulWire.U16, CarefulWire.OFF_CHECKSUM,
                 (short) CarefulWire.fold(payloadSum + CarefulWire.sum(f, 0, CarefulWire.HEADER)));
         cpu.charge(CostItem.CHECKSUM, CarefulWire.HEADER);
+        if (dst == BROADCAST && unicastBroadcast) {
+            commitCopies(f, CarefulWire.HEADER + length);
+        }
         link.commit(h, CarefulWire.HEADER + length);
         if (dst == BROADCAST) {
             bseqOut++;
@@ -297,6 +339,39 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
         lastEventSent = event;
         dataFramesSent++;
         return OK;
+    }
+
+    /**
+     * Claims one frame to every other node for a broadcast on a medium without one, all or none.
+     *
+     * @return the handle of the first (the one the caller fills), or {@link Link#NONE} with nothing claimed
+     */
+    private int claimEveryPeer() {
+        int claimed = 0;
+        for (int p = 0; p < nodes; p++) {
+            if (p == self) {
+                continue;
+            }
+            int h = link.claim(p);
+            if (h == Link.NONE) {
+                for (int k = 0; k < claimed; k++) {
+                    link.abort(copyHandles[k]);
+                }
+                return Link.NONE;
+            }
+            copyHandles[claimed++] = h;
+        }
+        return copyHandles[0];
+    }
+
+    /** Copies the filled first frame of a unicast broadcast into the others and commits them (host copies). */
+    private void commitCopies(MemorySegment first, int length) {
+        for (int k = 1; k < nodes - 1; k++) {
+            MemorySegment f = link.txBuffer(copyHandles[k]);
+            MemorySegment.copy(first, 0, f, 0, length);
+            cpu.charge(CostItem.COPY, length);
+            link.commit(copyHandles[k], length);
+        }
     }
 
     private void checkSend(int dst, int event, int length, int flags) {
@@ -453,6 +528,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
 
     @Override
     public void onFrame(Link l, int h) {
+        checkCard();
         int src = l.rxPeer(h);
         if (src >= nodes || src == self) {
             reject(CarefulViolation.UNKNOWN_PEER, h, src, "frame from node " + src + ", not a member of the "
@@ -583,6 +659,13 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
      * avoidance by copy-out, applied where the buffers are short: per window as well as overall).
      */
     void skipCopyOut(int sender) {
+        if (copyAtOnce) {
+            // nothing stays on board while host buffers last: each copy-out frees a window buffer, as below
+            for (int src = inbox.copyOutOldest(); src >= 0; src = inbox.copyOutOldest()) {
+                copiedOut(src);
+            }
+            return;
+        }
         while (receiveBuffers - inbox.inPlace() < copyOutBelow) {
             int src = inbox.copyOutOldest();
             if (src < 0) {
@@ -617,6 +700,19 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
         count(v, src, what + " - dropped");
     }
 
+    /**
+     * Reports a card reset the driver has recovered from since the last look: the card may have lost frames that no
+     * later frame will expose (those it was receiving when it was reset), so the reset itself is the evidence.
+     */
+    private void checkCard() {
+        long resets = link.counters().cardResets();
+        if (resets != cardResetsSeen) {
+            cardResetsSeen = resets;
+            count(CarefulViolation.CARD_RESET, self, "the card was reset and re-initialised (" + resets
+                    + " so far): frames it was receiving or had not reported sent may be lost or go twice");
+        }
+    }
+
     private void count(CarefulViolation v, int src, String what) {
         violationCounts[v.ordinal()]++;
         violations++;
@@ -626,6 +722,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
 
     @Override
     public void onWritable(Link l) {
+        checkCard();
         if (updatesWaitForLink) {
             updatesWaitForLink = false;
             flushUpdates();
@@ -636,6 +733,7 @@ public final class CarefulCore implements CStarNetwork, FrameCounts {
 
     @Override
     public int receive(int src, int event, FragmentHandler handler) {
+        checkCard();
         int status = inbox.take(src, event, handler);
         if (status != NOTHING && inbox.lastWasInPlace()) {
             freed(inbox.lastSource());

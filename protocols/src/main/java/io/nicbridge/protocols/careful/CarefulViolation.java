@@ -21,7 +21,13 @@ public enum CarefulViolation {
     /** A peer's event number went back. */
     EVENT_WENT_BACK,
     /** The receive side could not file the fragment (event slot busy, crossed senders, beyond LAST_FRAG, full). */
-    UNFILED;
+    UNFILED,
+    /**
+     * This node's card was reset and re-initialised by its driver ({@code PortCounters.cardResets()}): frames it was
+     * receiving or held unreported may be lost, and frames it had not reported sent may go twice. Reported when the
+     * core next runs, whether or not a later frame would expose a gap: the lost frames may have no successor.
+     */
+    CARD_RESET;
 
     private static final CarefulViolation[] ALL = values();
 

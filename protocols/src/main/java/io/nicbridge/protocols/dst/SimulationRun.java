@@ -43,7 +43,7 @@ import java.util.function.LongFunction;
  * check is excused only when the core had reported before it (a report after wrong data was handed over does not
  * make it right). One outcome is neither: a run that stalls unreported because frames were lost with nothing after
  * them from their sender to their receiver (a trailing loss, which a core without timers cannot see). The run
- * classifies a stall as that only on evidence - the medium lost frames, and the cores' {@link FrameCounts} show
+ * classifies a stall (no event left, or the progress bound run out) as that only on evidence - the medium lost frames, and the cores' {@link FrameCounts} show
  * frames a sender numbered that their receiver never accounted for - and reports it as
  * {@link Outcome#undetectable()}, counted apart by {@link SimTest}; a stall without that evidence is a
  * {@code progress} violation. The first violation ends the run.
@@ -128,6 +128,11 @@ public final class SimulationRun {
         private Violation violation;
         /** what the cores had reported when the violation was recorded */
         private long reportedAtViolation;
+        /**
+         * The progress bound ran out with messages outstanding: a stall as much as a world without events left (a
+         * card driver's watchdog, armed when the schedule resets a card, keeps a stalled world ticking forever).
+         */
+        private boolean quietTooLong;
 
         World(Schedule schedule, SimSettings settings, CoreFactory cores, SimMedium medium) {
             this.schedule = schedule;
@@ -191,7 +196,7 @@ public final class SimulationRun {
             if (violation != null && reportsBrokenAssumptions && !violation.invariant().equals("crash")) {
                 if (reportedAtViolation > 0) {
                     violation = null; // the core had said its assumption broke: not a silent failure
-                } else if (stalled && (medium.framesFaulted() > 0 || rxDropsOfAll() > 0)) {
+                } else if ((stalled || quietTooLong) && (medium.framesFaulted() > 0 || rxDropsOfAll() > 0)) {
                     unseenFrames = unseenFrames();
                     if (unseenFrames > 0) {
                         violation = null; // a trailing loss: undetectable without timers, counted apart
@@ -290,6 +295,7 @@ public final class SimulationRun {
             long now = scheduler.nanoTime();
             long quiet = Math.max(lastProgress, Math.max(medium.lastFaultNanos(), faults.lastSlowNanos()));
             if (now - quiet > settings.progressBoundNanos() && workload.outstanding(now)) {
+                quietTooLong = true;
                 fail("progress", "nothing delivered for " + (now - quiet) + " ns after the last fault, offer or"
                         + " delivery (bound " + settings.progressBoundNanos() + " ns): " + workload.delivered()
                         + " of " + workload.total() + " delivered, " + workload.offered() + " offered");

@@ -54,7 +54,14 @@ import java.util.zip.CRC32C;
  * more than {@link TraditionalConfig#copyOutThreshold()} are held on board; once
  * {@link TraditionalConfig#highLoad()} are held, fragments of events later than the oldest the node still needs
  * (low priority) are refused, so that the fragments it needs next find a buffer. One level of demultiplexing: the
- * link's peer number and the frame's channel flag name the state, nothing else is looked up.
+ * link's peer number and the frame's channel flag name the state, nothing else is looked up. On a link that
+ * {@linkplain Link#receivesInOrder() receives in order} (the 21140's descriptor ring) nothing may stay in place: a
+ * held buffer stops the chip when it comes round the ring to it, however many others are free, and a node waiting
+ * out a loss (a card reset's, say) while the others' timeouts keep the segment busy then never receives the
+ * retransmission it waits for (found by {@code 42/4/13/reset@0:256131} on the Ethernet: node 1 held 6 fragments of
+ * later events, the chip wrapped onto one of them after 128 frames and missed the next 777). So there every accepted
+ * fragment is copied out at once, a fragment that finds no host buffer is refused (and asked for again), and the
+ * high-load mark applies to the host buffers alone.
  *
  * <p><b>Host work</b>: each Appendix A operation is a {@link HostCpu.Operation} named
  * {@code traditional.<name>} (see {@link TraditionalOperations}) charged where it is done; the backup copy, the
@@ -88,6 +95,17 @@ public final class TraditionalCore implements CStarNetwork {
     private final int maxFragment;
     private final long others;
     private final boolean canBroadcast;
+    /**
+     * The link receives in order ({@link Link#receivesInOrder()}: a descriptor ring, a receive queue): a fragment
+     * kept in its receive buffer would stop reception once the card came round to it, so every accepted fragment is
+     * copied out at once, and one that finds no host buffer is refused (asked for again later).
+     */
+    private final boolean copyAtOnce;
+    /** Fragments held on board beyond which the oldest is copied out: the config's, 0 on an in-order link. */
+    private final int copyOutThreshold;
+    /** Fragments held from which low-priority ones are refused: the config's, scaled to the host buffers alone on an
+     *  in-order link (where nothing stays on board), so the fragments the application needs still find one. */
+    private final int highLoad;
 
     // ---------------------------------------------------------------- send side: descriptors
     private final int descriptors;
@@ -177,6 +195,16 @@ public final class TraditionalCore implements CStarNetwork {
             throw new IllegalArgumentException("link " + link.name() + " carries " + link.mtu() + " bytes, less than a "
                     + maxFragment + "-byte fragment behind the " + header + "-byte header of " + nodes + " nodes");
         }
+        this.copyAtOnce = link.receivesInOrder();
+        if (copyAtOnce && config.hostBuffers() == 0) {
+            throw new IllegalArgumentException("link " + link.name() + " receives in order, so every fragment is"
+                    + " copied out at once: the config needs hostBuffers > 0");
+        }
+        this.copyOutThreshold = copyAtOnce ? 0 : config.copyOutThreshold();
+        this.highLoad = copyAtOnce
+                ? Math.max(1, (int) ((long) config.highLoad() * config.hostBuffers()
+                        / (config.receiveBuffers() + config.hostBuffers())))
+                : config.highLoad();
         this.ops = new TraditionalOperations(cpu);
         this.inbox = new EventInbox(link, cpu, nodes, config.eventSlots(), config.receiveBuffers(),
                 config.hostBuffers(), Math.max(1, maxFragment));
@@ -456,6 +484,11 @@ public final class TraditionalCore implements CStarNetwork {
         return counters;
     }
 
+    /** @return fragments held in the link's receive buffers now (0 on a link that receives in order) */
+    public int heldInPlace() {
+        return inbox.inPlace();
+    }
+
     /** @return fragment descriptors in use (sent, not yet acknowledged by every destination) */
     public int descriptorsInUse() {
         return descriptors - freeCount;
@@ -612,7 +645,8 @@ public final class TraditionalCore implements CStarNetwork {
         checkRetransmission(src, bcastChannel, seq, ahead);
         int fragNo = Short.toUnsignedInt(from.rxBuffer(rxHandle).get(TraditionalWire.U16,
                 TraditionalWire.OFF_FRAG_NO));
-        int filed = inbox.add(src, event, fragNo, serviceFlags, rxHandle, header, payload);
+        int filed = copyAtOnce && inbox.freeHostBuffers() == 0 ? EventInbox.FULL
+                : inbox.add(src, event, fragNo, serviceFlags, rxHandle, header, payload);
         if (filed == EventInbox.FULL || filed == EventInbox.SLOT_BUSY) {
             counters.refusedNoBuffer++; // not recorded as arrived: asked for again later
             from.release(rxHandle);
@@ -646,7 +680,7 @@ public final class TraditionalCore implements CStarNetwork {
     /** Appendix A fragment-priority: @return false when a loaded node refuses a fragment of a later event */
     boolean acceptable(int event) {
         boolean high = appWaitedEver && event - neededEvent <= 0;
-        return high || inbox.held() < config.highLoad();
+        return high || inbox.held() < highLoad;
     }
 
     /**
@@ -699,7 +733,7 @@ public final class TraditionalCore implements CStarNetwork {
 
     /** Appendix A check-copy-out: beyond the threshold the oldest fragments on board move to host memory. */
     void checkCopyOut() {
-        while (inbox.inPlace() > config.copyOutThreshold() && inbox.copyOutOldest() >= 0) {
+        while (inbox.inPlace() > copyOutThreshold && inbox.copyOutOldest() >= 0) {
             counters.copiedOut++;
         }
     }

@@ -57,6 +57,7 @@ class MedusaCardResetTest {
             assertEquals(0, run.app.errors(), run.app::firstError);
             assertTrue(run.app.delivered() > before);
             assertEquals(1, stats.get(Counter.CARD_RESETS));
+            assertEquals(1, ring.drivers.get(victim).counters().cardResets(), "the port's counters tell a protocol too");
             for (int i = 0; i < NODES; i++) {
                 if (i != victim) {
                     assertEquals(0, ring.drivers.get(i).statistics().get(Counter.CARD_RESETS), "node " + i);

@@ -53,6 +53,8 @@ class TulipCardResetTest {
             assertEquals(0, run.app.errors(), run.app::firstError);
             assertEquals(1, stats.get(Counter.CARD_RESETS), stats::toString);
             assertEquals(0, bed.driver(1 - victim).statistics().get(Counter.CARD_RESETS), "the other card was fine");
+            assertEquals(1, bed.driver(victim).counters().cardResets(), "the port's counters tell a protocol too");
+            assertEquals(0, bed.driver(1 - victim).counters().cardResets());
             assertTrue(bed.card(victim).model().filterMode() != Dec21140AddressFilter.MODE_NONE,
                     "the setup frame was loaded again");
             assertTrue(run.app.delivered() > before);

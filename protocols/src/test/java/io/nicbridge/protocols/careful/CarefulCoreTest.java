@@ -59,6 +59,35 @@ class CarefulCoreTest {
         assertClean(w);
     }
 
+    /**
+     * On a medium without broadcast (the MPP fabric) a broadcast fragment goes as P-1 unicast frames with the same
+     * broadcast number and update: the same program completes as cleanly, on P-1 times the broadcast frames.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 4, 8})
+    void broadcastAsUnicastsWhereTheMediumHasNone(int p) {
+        CarefulWorld ring = new CarefulWorld(2, config(4 * p), FrameFaults.NONE,
+                new CStarWorkload(p, 16, 4, 24, 2, CStarWorkload.all(ONE_TO_ALL, 16), true), CostTable.zero(), true);
+        CarefulWorld fabric = new CarefulWorld(2, config(4 * p), FrameFaults.NONE,
+                new CStarWorkload(p, 16, 4, 24, 2, CStarWorkload.all(ONE_TO_ALL, 16), true), CostTable.zero(), false);
+        assertTrue(ring.run(SECOND), ring::state);
+        assertTrue(fabric.run(SECOND), fabric::state);
+        assertClean(fabric);
+        long dataRing = 0;
+        long dataFabric = 0;
+        for (int i = 0; i < p; i++) {
+            dataRing += ring.cores[i].dataFramesSent();
+            dataFabric += fabric.cores[i].dataFramesSent();
+        }
+        assertEquals(dataRing, dataFabric, "one send per fragment either way");
+        long updates = 0;
+        for (CarefulCore c : fabric.cores) {
+            updates += c.updateFramesSent();
+        }
+        assertEquals(dataFabric * (p - 1) + updates, fabric.medium.framesCarried(),
+                "every broadcast fragment is P-1 frames, every update one");
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {2, 3, 5, 8})
     void crowdEventsEveryoneToEveryoneAnySource(int p) {

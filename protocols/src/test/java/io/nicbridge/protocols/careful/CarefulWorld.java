@@ -4,6 +4,7 @@ import io.nicbridge.protocols.dst.CStarWorkload;
 
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
+import io.nicbridge.bridge.link.ForwardingLink;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.protocols.runner.NodeRunner;
 import io.nicbridge.protocols.runner.NodeSlowness;
@@ -21,6 +22,15 @@ final class CarefulWorld {
     final CStarWorkload app;
 
     CarefulWorld(long seed, CarefulConfig config, FrameFaults faults, CStarWorkload app, CostTable table) {
+        this(seed, config, faults, app, table, true);
+    }
+
+    /**
+     * @param broadcast false: the links say they cannot broadcast (as the MPP fabric's), so the cores send a
+     *                  broadcast as P-1 unicasts
+     */
+    CarefulWorld(long seed, CarefulConfig config, FrameFaults faults, CStarWorkload app, CostTable table,
+                 boolean broadcast) {
         this.app = app;
         int nodes = app.nodes();
         vt = new VirtualTimeBase(seed);
@@ -30,12 +40,32 @@ final class CarefulWorld {
                 8, config.receiveBuffers() + nodes - 1, 2_000, 80), faults, cpus);
         Link[] links = new Link[nodes];
         for (int i = 0; i < nodes; i++) {
-            links[i] = medium.link(i);
+            links[i] = broadcast ? medium.link(i) : new NoBroadcast(medium.link(i));
         }
         cores = new CarefulCore[nodes];
         runner = new NodeRunner(vt, links, cpus, (l, s, cpu) -> cores[l.self()] = new CarefulCore(l, config, cpu), app,
                 NodeSlowness.NONE);
         app.start(vt, runner);
+    }
+
+    /** A link without broadcast over one with it. */
+    private static final class NoBroadcast extends ForwardingLink {
+        NoBroadcast(Link inner) {
+            super(inner);
+        }
+
+        @Override
+        public boolean canBroadcast() {
+            return false;
+        }
+
+        @Override
+        public int claim(int peer) {
+            if (peer == BROADCAST) {
+                throw new IllegalArgumentException("no broadcast on this link");
+            }
+            return super.claim(peer);
+        }
     }
 
     CarefulWorld(long seed, CarefulConfig config, FrameFaults faults, CStarWorkload app) {

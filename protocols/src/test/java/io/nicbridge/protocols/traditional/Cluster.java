@@ -2,6 +2,7 @@ package io.nicbridge.protocols.traditional;
 
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
+import io.nicbridge.bridge.link.ForwardingLink;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.protocols.cstar.CStarNetwork;
 import io.nicbridge.protocols.runner.NodeApplication;
@@ -28,12 +29,21 @@ final class Cluster {
     final HostCpu[] cpus;
 
     Cluster(int nodes, TraditionalConfig config, FrameFaults faults, CostTable costs, NodeApplication app) {
+        this(nodes, config, faults, costs, app, false);
+    }
+
+    /**
+     * @param inOrder the links say they {@linkplain Link#receivesInOrder() receive in order}, as a descriptor ring
+     *                does (the in-memory medium underneath does not care)
+     */
+    Cluster(int nodes, TraditionalConfig config, FrameFaults faults, CostTable costs, NodeApplication app,
+            boolean inOrder) {
         time = new VirtualTimeBase(nodes);
         cpus = HostCpu.forNodes(nodes, costs, time);
         medium = new InMemoryMedium(time, new InMemoryMedium.Config(nodes, MTU, 8, 16, 2_000, 80), faults, cpus);
         Link[] links = new Link[nodes];
         for (int i = 0; i < nodes; i++) {
-            links[i] = medium.link(i);
+            links[i] = inOrder ? new InOrder(medium.link(i)) : medium.link(i);
         }
         runner = new NodeRunner(time, links, cpus, (l, c, cpu) -> new TraditionalCore(l, c, cpu, config), app,
                 NodeSlowness.NONE);
@@ -41,6 +51,18 @@ final class Cluster {
 
     Cluster(int nodes, FrameFaults faults) {
         this(nodes, config(), faults, CostTable.zero(), NodeApplication.NONE);
+    }
+
+    /** A link that says it receives in order (a descriptor ring's rule) over one that does not care. */
+    private static final class InOrder extends ForwardingLink {
+        InOrder(Link inner) {
+            super(inner);
+        }
+
+        @Override
+        public boolean receivesInOrder() {
+            return true;
+        }
     }
 
     static TraditionalConfig config() {

@@ -589,6 +589,7 @@ public final class MedusaDriver implements FramePort {
      */
     private void reinitialise() {
         stats.increment(CARD_RESETS);
+        counters.recordCardReset();
         resetAndAddress();
         int pending = 0;
         for (int n = 0; n < BUFFERS; n++) {

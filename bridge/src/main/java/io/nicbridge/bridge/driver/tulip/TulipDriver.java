@@ -979,6 +979,7 @@ public final class TulipDriver implements FramePort {
      */
     private void reinitialise() {
         stats.increment(Counter.CARD_RESETS);
+        counters.recordCardReset();
         // Transmit: the frames posted and not handed back, oldest first (setup and dummy descriptors are redone).
         int posted = txRing.inFlight();
         int oldest = txNext - posted < 0 ? txNext - posted + txCount : txNext - posted;

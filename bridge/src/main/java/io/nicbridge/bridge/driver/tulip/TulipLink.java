@@ -84,6 +84,15 @@ public final class TulipLink extends FramePortLink {
         return etherType & 0xFFFF;
     }
 
+    /**
+     * The 21140's receive ring: the chip fills descriptors in ring order and stops (RU) at the first one the host has
+     * not given back, so a frame held here stops reception once the chip has gone round the ring.
+     */
+    @Override
+    public boolean receivesInOrder() {
+        return true;
+    }
+
     @Override
     protected void writeHeader(MemorySegment frame, int peer, int payload) {
         MacAddress.write(peer == BROADCAST ? MacAddress.BROADCAST.value() : address(peer), frame, 0);

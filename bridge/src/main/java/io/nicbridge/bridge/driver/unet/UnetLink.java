@@ -272,6 +272,12 @@ public final class UnetLink implements Link {
         return false;
     }
 
+    /** The receive queue is consumed in order: while one frame is held, nothing behind it is handed over. */
+    @Override
+    public boolean receivesInOrder() {
+        return true;
+    }
+
     // ------------------------------------------------------------------ send
 
     @Override
