@@ -41,11 +41,24 @@ final class PupaAppsCommand implements Callable<Integer> {
         + " (default 1; --quick: 0.1).")
     Double scale;
 
+    @Option(names = "--rto-ms", paramLabel = "MS", description = "Pupa's retransmission timeout (default 200 ms; the"
+        + " paper gives none).")
+    Double rtoMs;
+
+    @Option(names = "--per-node", description = "Also print every node's Pupa counters after each run.")
+    boolean perNode;
+
     @Option(names = "--quick", description = "Small problems (scale 0.1, stated in the output).")
     boolean quick;
 
+    private static final String DRIVER_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.nicbridge.bridge.driver";
+
     @Override
     public Integer call() {
+        // every run opens and closes ten drivers: their INFO lines would bury the table
+        if (System.getProperty(DRIVER_LOG_LEVEL) == null) {
+            System.setProperty(DRIVER_LOG_LEVEL, "warn");
+        }
         CostTable table;
         try {
             table = CostTable.named(costs);
@@ -64,7 +77,8 @@ final class PupaAppsCommand implements Callable<Integer> {
         Table3.Settings settings;
         try {
             int[] kb = pools == null ? Table3.POOLS_KB.clone() : SizeList.parse("--pools", pools);
-            settings = new Table3.Settings(table, seed.seed, names, kb, x);
+            long rto = rtoMs == null ? Table3.DEFAULT_RTO_NANOS : Math.round(rtoMs * 1e6);
+            settings = new Table3.Settings(table, seed.seed, names, kb, x, rto, perNode);
         } catch (IllegalArgumentException e) {
             return usage(e.getMessage());
         }

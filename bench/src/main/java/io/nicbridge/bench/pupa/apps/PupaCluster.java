@@ -29,6 +29,7 @@ final class PupaCluster implements AutoCloseable {
     private final PupaCore[] cores;
     private final NodeRunner runner;
     private final StepProgram program;
+    private long programEnd;
 
     /**
      * @throws IllegalArgumentException when {@code costs} does not price an operation Pupa charges (the table's
@@ -97,8 +98,14 @@ final class PupaCluster implements AutoCloseable {
         }
         long end = time.nanoTime() + limitNanos;
         boolean finished = time.runUntil(program::done, end) && program.wrong() == null;
+        programEnd = runner.workEndNanos();
         time.runUntil(() -> leaks() == null, end);
         return finished;
+    }
+
+    /** @return when the program's last work ended (virtual time), before the last acknowledgements settled */
+    long programEndNanos() {
+        return programEnd;
     }
 
     /** @return what the cores still hold (nothing once every message is acknowledged), or null */
