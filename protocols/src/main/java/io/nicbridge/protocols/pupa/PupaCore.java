@@ -62,6 +62,12 @@ import java.util.zip.CRC32C;
  * worth is queued or {@code packDelayNanos} have passed; {@code send(..., fastPath = true)} sends at once.
  * {@link #offer} packs.
  *
+ * <h2>Multicast</h2>
+ * {@link #multicast} sends one message to a set of peers by Ethernet broadcast, as the paper's Pupa does: a copy in
+ * each destination's send FIFO under that pair's sequence number (the body once in the send pool), one MULTICAST frame
+ * per fragment on the wire carrying each destination's sequence number, ACK and credit; losses are repaired per peer by
+ * unicast, like any other message's. Table 3 counts such a message once as sent and once per receiver as received.
+ *
  * <h2>Host work</h2>
  * Named operations on the node's {@link HostCpu} ({@code pupa.send}, {@code pupa.pack}, {@code pupa.receive},
  * {@code pupa.accept}, {@code pupa.deliver}, {@code pupa.ack-process}, {@code pupa.nack-process},
