@@ -69,6 +69,10 @@ class PupaMulticastTest {
         }
 
         static World inMemory(int nodes, FrameFaults faults) {
+            return inMemory(nodes, faults, CONFIG);
+        }
+
+        static World inMemory(int nodes, FrameFaults faults, PupaConfig config) {
             VirtualTimeBase time = new VirtualTimeBase(1);
             HostCpu[] cpus = HostCpu.forNodes(nodes, CostTable.zero(), time);
             InMemoryMedium medium = new InMemoryMedium(time, new InMemoryMedium.Config(nodes, 1498, 8, 16, 2_000,
@@ -77,7 +81,7 @@ class PupaMulticastTest {
             for (int i = 0; i < nodes; i++) {
                 links[i] = medium.link(i);
             }
-            return new World(time, links, cpus, CONFIG);
+            return new World(time, links, cpus, config);
         }
 
         PupaCore core(int node) {
@@ -245,6 +249,32 @@ class PupaMulticastTest {
             duplicates += w.core(n).counters().duplicates();
         }
         assertTrue(rexmit > 0 && duplicates > 0, "the faults bit: rexmit " + rexmit + ", duplicates " + duplicates);
+    }
+
+    @Test
+    void reorderedAndCorruptedBroadcastsToo() {
+        FrameFaults faults = (i, s, d, now, fate) -> {
+            if (i % 9 == 4) {
+                fate.extraDelayNanos = 400_000; // overtaken by the next frames: out of order at the receivers
+            } else if (i % 17 == 8) {
+                fate.corruptOffset = 40;
+            }
+        };
+        World w = World.inMemory(4, faults, CONFIG.withFrameCheck(true));
+        for (int i = 0; i < 300; i++) {
+            int from = i % 4;
+            w.send(from, i % 3 == 0 ? 0 : w.all(from), (from + 1) % 4, SIZES[i % SIZES.length]);
+        }
+        w.drain(20_000 * MS);
+        w.assertClean();
+        long outOfOrder = 0;
+        long corrupt = 0;
+        for (int n = 0; n < 4; n++) {
+            outOfOrder += w.core(n).counters().outOfOrder();
+            corrupt += w.core(n).counters().corrupt();
+        }
+        assertTrue(outOfOrder > 0 && corrupt > 0, "the faults bit: out of order " + outOfOrder + ", corrupt "
+                + corrupt);
     }
 
     private static World tulips(TulipTestbed bed, int nodes) {
