@@ -141,6 +141,8 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final int[] mbufHandle;
     private final int[] mbufRefs;
     private final int[] mbufFreeStack;
+    private int mbufFree;
+    private int frameSlot = NO_SLOT;
 
     // multicast: copies of a message sharing one send-pool chain, and the one multicast whose broadcast frames are
     // still to go: its destinations still held (their pump stops at the message) and per peer its first sequence number
@@ -149,8 +151,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final int[] multicastBase;
     private int multicastFragments;
     private int multicastNext;
-    private int mbufFree;
-    private int frameSlot = NO_SLOT;
 
     private final MemorySegment assembly;
     private final byte[] scratch;
@@ -313,7 +313,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         }
         enqueue(peer, src, offset, length, tag, fragment, k, first, 0);
         cpu.charge(CostItem.COPY, length);
-        if (sendPool.available() < poolLowWater) {
+        if (!inline && sendPool.available() < poolLowWater) {
             poolLow();
         }
         if (fastPath) {
@@ -389,7 +389,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         cpu.charge(CostItem.COPY, inline ? (long) fanout * length : length);
         counters.multicasts++;
         counters.messagesSent += k; // once, however many peers it reaches (the paper's Table 3 rows 7 and 9)
-        if (sendPool.available() < poolLowWater) {
+        if (!inline && sendPool.available() < poolLowWater) {
             poolLow();
         }
         if (multicastFragment == 0) {

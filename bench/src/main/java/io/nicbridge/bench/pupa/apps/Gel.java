@@ -29,6 +29,7 @@ final class Gel extends StepProgram {
     private final boolean[][] pivotIn;
     private final double[][] x;
     private final boolean[][] xIn;
+    private final double[][] pivotRow;
 
     Gel(int nodes, int n, long seed) {
         super(nodes);
@@ -54,6 +55,7 @@ final class Gel extends StepProgram {
         pivotIn = new boolean[nodes][n];
         x = new double[nodes][n];
         xIn = new boolean[nodes][n];
+        pivotRow = new double[nodes][n];
         for (int i = 0; i < n; i++) {
             int p = i % nodes;
             rowsOf[p][i] = a[i].clone();
@@ -170,8 +172,8 @@ final class Gel extends StepProgram {
         }
         int k = s;
         double[] piv = pivot[p][k];
-        // the pivot row in row form: column j at index j - k; eliminate() reads pivotRow[k..n-1]
-        double[] row = new double[n];
+        // the pivot row in row form (eliminate() reads pivotRow[k..n-1]): the message holds column j at j - k
+        double[] row = pivotRow[p];
         System.arraycopy(piv, 0, row, k, n - k);
         long updates = 0;
         for (int i = k + 1; i < n; i++) {

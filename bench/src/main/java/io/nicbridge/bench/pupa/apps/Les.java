@@ -3,6 +3,7 @@ package io.nicbridge.bench.pupa.apps;
 import io.nicbridge.protocols.core.MessageChannel;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 /**
  * LES, the Laplace equation solver of the paper's Table 3: Jacobi iteration on an {@code n x n} grid with fixed edge
@@ -53,7 +54,7 @@ final class Les extends StepProgram {
             cur[p] = initial(n);
             nxt[p] = initial(n);
             for (int[] g : ghostIteration[p]) {
-                java.util.Arrays.fill(g, -1);
+                Arrays.fill(g, -1);
             }
         }
         change = new double[nodes];

@@ -2,6 +2,7 @@ package io.nicbridge.bench.pupa.apps;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
@@ -59,7 +60,7 @@ final class Lrs extends StepProgram {
         for (int p = 0; p < nodes; p++) {
             System.arraycopy(x0, 2 * p * block, own[p], 0, 2 * block);
             System.arraycopy(v0, 2 * p * block, vel[p], 0, 2 * block);
-            java.util.Arrays.fill(blocksStep[p], -1);
+            Arrays.fill(blocksStep[p], -1);
         }
         kinetic = new double[nodes];
         energy = new double[nodes][steps];

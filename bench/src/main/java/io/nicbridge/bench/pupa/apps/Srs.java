@@ -1,5 +1,6 @@
 package io.nicbridge.bench.pupa.apps;
 
+import io.nicbridge.protocols.core.MessageChannel;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
@@ -266,7 +267,7 @@ final class Srs extends StepProgram {
             case 0, 1 -> {
                 int dst = i == 0 ? p - 1 : p + 1;
                 if (dst < 0 || dst >= nodes) {
-                    yield io.nicbridge.protocols.core.MessageChannel.OK;
+                    yield MessageChannel.OK;
                 }
                 int stride = phase == 0 ? GHOST : MIGRANT;
                 yield sendDoubles(p, dst, out[p][i], 0, stride * outCount[p][i], phase == 0 ? K_GHOSTS : K_MIGRANTS,

@@ -8,6 +8,8 @@ import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.RunnerNode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.function.DoubleBinaryOperator;
 
 /**
  * A message-passing parallel program over Pupa's user library, written as the event-driven loop every node of a
@@ -54,7 +56,7 @@ abstract class StepProgram implements NodeApplication, MessageHandler {
         partialStep = new int[] {-1, -1};
         result = new double[nodes];
         resultStep = new int[nodes];
-        java.util.Arrays.fill(resultStep, -1);
+        Arrays.fill(resultStep, -1);
     }
 
     /** The program's name in Table 3 (LES, GEL, LRS, SRS). */
@@ -218,7 +220,7 @@ abstract class StepProgram implements NodeApplication, MessageHandler {
     }
 
     /** Node 0: the partials of reduction {@code r}, its own at index 0, combined in node order by {@code op}. */
-    double combine(int r, double own, java.util.function.DoubleBinaryOperator op) {
+    double combine(int r, double own, DoubleBinaryOperator op) {
         double[] v = partials[r & 1];
         v[0] = own;
         double acc = v[0];

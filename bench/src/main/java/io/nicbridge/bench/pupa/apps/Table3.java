@@ -178,7 +178,7 @@ public final class Table3 {
         List<Run> runs = new ArrayList<>();
         for (String app : s.apps()) {
             StepProgram p = program(app, s.scale(), s.seed());
-            out.println(app + ": " + describe(app, s.scale()) + "; " + p.computeRule());
+            out.println(app + ": " + describe(p) + "; " + p.computeRule());
             for (int kb : s.poolsKb()) {
                 runs.add(run(app, kb, s));
             }
@@ -199,15 +199,14 @@ public final class Table3 {
         return sb.toString();
     }
 
-    static String describe(String app, double scale) {
-        StepProgram p = program(app, scale, 1);
+    static String describe(StepProgram p) {
         return switch (p) {
             case Les les -> "Laplace solver, " + les.size() + "x" + les.size() + " grid, at most " + les.maxIterations()
                     + " iterations";
             case Gel gel -> "Gaussian elimination, " + gel.size() + "x" + gel.size() + " system";
             case Lrs lrs -> "long-range particles, " + lrs.particles() + " particles, " + lrs.steps() + " steps";
             case Srs srs -> "short-range particles, " + srs.particles() + " particles, " + srs.steps() + " steps";
-            default -> app;
+            default -> p.name();
         };
     }
 
