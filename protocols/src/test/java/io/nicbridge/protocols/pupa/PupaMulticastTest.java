@@ -25,6 +25,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -275,6 +276,50 @@ class PupaMulticastTest {
         }
         assertTrue(outOfOrder > 0 && corrupt > 0, "the faults bit: out of order " + outOfOrder + ", corrupt "
                 + corrupt);
+    }
+
+    @Test
+    void aHundredSeededFaultSchedulesLoseDuplicateOrReorderNothing() {
+        for (long seed = 1; seed <= 100; seed++) {
+            SplittableRandom r = new SplittableRandom(seed);
+            int nodes = 3 + r.nextInt(4);
+            double drop = r.nextDouble(0.15);
+            double duplicate = r.nextDouble(0.1);
+            double delay = r.nextDouble(0.2);
+            double corrupt = r.nextDouble(0.05);
+            long faultSeed = r.nextLong();
+            FrameFaults faults = (i, s, d, now, fate) -> {
+                SplittableRandom f = new SplittableRandom(faultSeed ^ (i * 0x9e3779b97f4a7c15L));
+                double x = f.nextDouble();
+                if (x < drop) {
+                    fate.drop = true;
+                } else if (x < drop + duplicate) {
+                    fate.duplicateAfterNanos = f.nextLong(1, 200_000);
+                } else if (x < drop + duplicate + delay) {
+                    fate.extraDelayNanos = f.nextLong(1, 500_000);
+                } else if (x < drop + duplicate + delay + corrupt) {
+                    fate.corruptOffset = f.nextInt(0, 60);
+                }
+            };
+            World w = World.inMemory(nodes, faults, CONFIG.withFrameCheck(true));
+            for (int i = 0; i < 60; i++) {
+                int from = r.nextInt(nodes);
+                long mask = r.nextLong(1, 1L << nodes) & w.all(from);
+                int size = r.nextInt(0, 3000);
+                if (mask == 0 || r.nextInt(4) == 0) {
+                    w.send(from, 0, (from + 1 + r.nextInt(nodes - 1)) % nodes, size);
+                } else {
+                    w.send(from, mask, -1, size);
+                }
+            }
+            w.drain(60_000 * MS);
+            long s = seed;
+            assertTrue(w.errors.isEmpty(), () -> "seed " + s + ": " + w.errors.subList(0, Math.min(5,
+                    w.errors.size())));
+            assertEquals(w.offered, w.delivered, () -> "seed " + s + ": delivered " + w.delivered + " of "
+                    + w.offered + "; " + w.leaks());
+            assertNull(w.leaks(), () -> "seed " + s);
+        }
     }
 
     private static World tulips(TulipTestbed bed, int nodes) {

@@ -106,6 +106,10 @@ public final class Table3 {
 
     /** Runs one program on the hub cluster. */
     static Run run(String app, int poolKb, Settings s) {
+        return run(app, poolKb, s, System.out);
+    }
+
+    private static Run run(String app, int poolKb, Settings s, PrintStream out) {
         StepProgram program = program(app, s.scale(), s.seed());
         try (PupaCluster c = new PupaCluster(NODES, config(poolKb, s.rtoNanos()), s.costs(), s.seed(), program)) {
             long start = c.time().nanoTime();
@@ -115,7 +119,7 @@ public final class Table3 {
             long[] rows = rows(c);
             if (s.perNode()) {
                 for (int i = 0; i < NODES; i++) {
-                    System.out.println("  " + app + " " + poolKb + "K " + c.core(i));
+                    out.println("  " + app + " " + poolKb + "K " + c.core(i));
                 }
             }
             long multicastFrames = 0;
@@ -180,7 +184,7 @@ public final class Table3 {
             StepProgram p = program(app, s.scale(), s.seed());
             out.println(app + ": " + describe(p) + "; " + p.computeRule());
             for (int kb : s.poolsKb()) {
-                runs.add(run(app, kb, s));
+                runs.add(run(app, kb, s, out));
             }
         }
         out.println("counters summed over the " + NODES + " nodes; losses are receptions that did not happen (a"
