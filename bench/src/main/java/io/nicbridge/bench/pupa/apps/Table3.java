@@ -71,7 +71,8 @@ public final class Table3 {
 
     /** One program on one pool size: the counters summed over the nodes and what the cards saw. */
     record Run(String app, int poolKb, boolean finished, boolean matches, String comparison, String leaks,
-               long[] rows, long collisions, long excessive, long cardLosses, long multicastFrames,
+               long[] rows, long collisions, long tdes0Collisions, long excessive, long cardLosses,
+               long multicastFrames,
                double virtualMs, String wrong) {
     }
 
@@ -128,6 +129,7 @@ public final class Table3 {
             }
             boolean matches = finished && program.matchesSerial();
             return new Run(app, poolKb, finished, matches, program.comparison(), c.leaks(), rows, c.collisions(),
+                    c.cards(TulipStatistics.Counter.TX_COLLISIONS),
                     c.cards(TulipStatistics.Counter.TX_EXCESSIVE_COLLISIONS),
                     c.cards(TulipStatistics.Counter.RX_MISSED) + c.cards(TulipStatistics.Counter.RX_ERRORS),
                     multicastFrames, ms, program.wrong());
@@ -239,9 +241,10 @@ public final class Table3 {
                 100.0 * PAPER[pi][1][2] / PAPER[pi][1][0]));
         out.println(extra);
         for (Run r : mine) {
-            out.println(String.format(Locale.ROOT, "    %dK: %.3f ms virtual, %d collisions on the hub, %d frames"
-                    + " aborted after 16 (TDES0 EC), %d card receive losses, %d multicast frames", r.poolKb(),
-                    r.virtualMs(), r.collisions(), r.excessive(), r.cardLosses(), r.multicastFrames()));
+            out.println(String.format(Locale.ROOT, "    %dK: %.3f ms virtual, %d collisions on the hub (TDES0 collision"
+                    + " counts of the frames sent: %d), %d frames aborted after 16 (TDES0 EC), %d card receive losses,"
+                    + " %d multicast frames", r.poolKb(), r.virtualMs(), r.collisions(), r.tdes0Collisions(),
+                    r.excessive(), r.cardLosses(), r.multicastFrames()));
         }
     }
 
