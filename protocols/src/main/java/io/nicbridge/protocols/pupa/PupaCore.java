@@ -62,6 +62,12 @@ import java.util.zip.CRC32C;
  * worth is queued or {@code packDelayNanos} have passed; {@code send(..., fastPath = true)} sends at once.
  * {@link #offer} packs.
  *
+ * <h2>Multicast</h2>
+ * {@link #multicast} sends one message to a set of peers by Ethernet broadcast, as the paper's Pupa does: a copy in
+ * each destination's send FIFO under that pair's sequence number (the body once in the send pool), one MULTICAST frame
+ * per fragment on the wire carrying each destination's sequence number, ACK and credit; losses are repaired per peer by
+ * unicast, like any other message's. Table 3 counts such a message once as sent and once per receiver as received.
+ *
  * <h2>Host work</h2>
  * Named operations on the node's {@link HostCpu} ({@code pupa.send}, {@code pupa.pack}, {@code pupa.receive},
  * {@code pupa.accept}, {@code pupa.deliver}, {@code pupa.ack-process}, {@code pupa.nack-process},
@@ -82,6 +88,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     static final int K_POOL = 0x100; // send entry: body in a send-pool chain
     static final int K_SECONDARY = 0x200; // receive entry: body in a receive-pool buffer
     static final int K_MBUF = 0x400; // receive entry: body in a held link receive buffer
+    static final int K_MULTI = 0x800; // send entry: one of a multicast's copies; its pool chain is shared (chainRefs)
     static final int SEND_LOW_WATER = 15;
     static final int SEND_HIGH_WATER = 31;
     static final int CREDIT_HIGH_WATER = PrimaryFifo.ENTRIES / 2;
@@ -97,6 +104,8 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final int poolLowWater;
     private final int poolHighWater;
     private final boolean broadcastAck;
+    private final int multicastFragment;
+    private final int maxMulticast;
     private final PupaCounters counters = new PupaCounters();
 
     private final PrimaryFifo[] sendFifo;
@@ -134,6 +143,14 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final int[] mbufFreeStack;
     private int mbufFree;
     private int frameSlot = NO_SLOT;
+
+    // multicast: copies of a message sharing one send-pool chain, and the one multicast whose broadcast frames are
+    // still to go: its destinations still held (their pump stops at the message) and per peer its first sequence number
+    private final int[] chainRefs;
+    private long multicastHeld;
+    private final int[] multicastBase;
+    private int multicastFragments;
+    private int multicastNext;
 
     private final MemorySegment assembly;
     private final byte[] scratch;
@@ -182,6 +199,12 @@ public final class PupaCore implements MessageCore, BufferAudit {
         this.poolLowWater = Math.max(1, config.sendBuffers() / 8);
         this.poolHighWater = Math.max(poolLowWater + 1, config.sendBuffers() / 4);
         this.broadcastAck = link.canBroadcast() && FRAME_HEADER + 8L * peers <= link.mtu();
+        int multicastRoom = link.mtu() - FRAME_HEADER - PupaWire.MC_HEADER - PupaWire.MC_ENTRY * (peers - 1)
+                - MESSAGE_HEADER;
+        this.multicastFragment = link.canBroadcast() && peers <= Long.SIZE && multicastRoom >= 1
+                ? Math.min(PupaWire.MAX_FRAGMENT, multicastRoom) : 0;
+        this.maxMulticast = multicastFragment == 0 ? maxMessage
+                : Math.min(maxMessage, (PrimaryFifo.ENTRIES - 1) * multicastFragment);
 
         long fifoBytes = 2L * peers * PrimaryFifo.BYTES;
         long sendPoolBytes = BufferPool.bytes(config.sendBuffers(), config.sendBufferSize());
@@ -229,6 +252,8 @@ public final class PupaCore implements MessageCore, BufferAudit {
             mbufFreeStack[i] = i;
         }
         mbufFree = config.mbufs();
+        chainRefs = new int[config.sendBuffers()];
+        multicastBase = new int[peers];
         assembly = MemorySegment.ofArray(new byte[Math.max(1, maxMessage)]);
         scratch = new byte[link.mtu()];
         scratchSegment = MemorySegment.ofArray(scratch);
@@ -281,35 +306,155 @@ public final class PupaCore implements MessageCore, BufferAudit {
         boolean inline = k == 1 && length < PupaWire.INLINE_LIMIT;
         int first = BufferPool.END;
         if (!inline) {
-            int size = sendPool.size();
-            int need = Math.max(1, (length + size - 1) / size);
-            if (sendPool.available() < need) {
-                poolLow();
+            first = takeChain(src, offset, length);
+            if (first == NO_SLOT) {
                 return BACK_PRESSURE;
             }
-            int prev = BufferPool.END;
-            for (int done = 0, i = 0; i < need; i++) {
-                int b = sendPool.take();
-                if (prev == BufferPool.END) {
-                    first = b;
-                } else {
-                    sendPool.link(prev, b);
-                }
-                int n = Math.min(size, length - done);
-                MemorySegment.copy(src, offset + done, sendPool.segment(), sendPool.offset(b), n);
-                done += n;
-                prev = b;
+        }
+        enqueue(peer, src, offset, length, tag, fragment, k, first, 0);
+        cpu.charge(CostItem.COPY, length);
+        if (!inline && sendPool.available() < poolLowWater) {
+            poolLow();
+        }
+        if (fastPath) {
+            flush[peer] = true;
+        }
+        pump(peer, false);
+        armAckTimer();
+        return OK;
+    }
+
+    /**
+     * Multicast by Ethernet broadcast (the paper's section 1: Pupa "exploits Ethernet's broadcast mechanism to support
+     * multicast"): queues one message to every peer in {@code destinations} and sends it as one broadcast frame per
+     * fragment, which every addressed peer accepts under its own sequence number and which the others ignore.
+     *
+     * <p>Reliability stays per peer, as for {@link #send}: the message takes an entry in each destination's send FIFO
+     * under that pair's next sequence number (the body, when not inline, once in the send pool, shared by the copies
+     * until the last destination acknowledges it); each MULTICAST frame carries, per destination, that sequence number,
+     * the piggy-backed ACK and credit and the ACK-requested flag, so acknowledgements, NACKs, timeouts and
+     * retransmissions (by unicast, to the one peer that lost it) work exactly as for a unicast message. Messages sent
+     * to a destination before the multicast go out before it. A destination whose credit is exhausted, or that is
+     * behind because of a go-back it cannot finish now, gets its copy by unicast later. A multicast is not packed: its
+     * frames go at once. Where the link cannot broadcast (or a frame cannot hold the destination entries) the copies
+     * go by unicast.
+     *
+     * @param destinations a bit per peer ({@code 1L << peer}), at least one, not this node
+     * @param tag          the application's word, delivered with the message ({@link #lastTag()})
+     * @return {@link #OK}, or {@link #BACK_PRESSURE} when a destination's FIFO or the pool lacks room, or the previous
+     *     multicast's broadcast frames are still waiting for the link (nothing was taken)
+     * @throws IllegalArgumentException for a bad destination set or a length outside {@code [0, maxMulticast()]}
+     */
+    public int multicast(long destinations, MemorySegment src, long offset, int length, int tag) {
+        if (destinations == 0 || (peers < Long.SIZE && destinations >>> peers != 0)
+                || (self < Long.SIZE && (destinations & (1L << self)) != 0)) {
+            throw new IllegalArgumentException("destinations must name at least one peer in [0, " + Math.min(peers,
+                    Long.SIZE) + ") and not this node (" + self + "), was 0x" + Long.toHexString(destinations));
+        }
+        if (length < 0 || length > maxMulticast) {
+            throw new IllegalArgumentException("multicast length must be in [0, " + maxMulticast + "], was "
+                    + length);
+        }
+        opSend.charge();
+        if (multicastHeld != 0) {
+            flushMulticast();
+            if (multicastHeld != 0) {
+                return BACK_PRESSURE;
             }
         }
+        int fragSize = multicastFragment == 0 ? fragment : multicastFragment;
+        int k = PupaWire.fragments(length, fragSize);
+        int fanout = Long.bitCount(destinations);
+        for (long m = destinations; m != 0; m &= m - 1) {
+            int d = Long.numberOfTrailingZeros(m);
+            if (sendFifo[d].free() < k) {
+                enterAckRequired(d, sendFifo[d]);
+                return BACK_PRESSURE;
+            }
+        }
+        boolean inline = k == 1 && length < PupaWire.INLINE_LIMIT;
+        int first = BufferPool.END;
+        if (!inline) {
+            first = takeChain(src, offset, length);
+            if (first == NO_SLOT) {
+                return BACK_PRESSURE;
+            }
+            chainRefs[first] = fanout;
+        }
+        for (long m = destinations; m != 0; m &= m - 1) {
+            int d = Long.numberOfTrailingZeros(m);
+            multicastBase[d] = highSeq[d];
+            enqueue(d, src, offset, length, tag, fragSize, k, first, K_MULTI);
+        }
+        cpu.charge(CostItem.COPY, inline ? (long) fanout * length : length);
+        counters.multicasts++;
+        counters.messagesSent += k; // once, however many peers it reaches (the paper's Table 3 rows 7 and 9)
+        if (!inline && sendPool.available() < poolLowWater) {
+            poolLow();
+        }
+        if (multicastFragment == 0) {
+            for (long m = destinations; m != 0; m &= m - 1) {
+                int d = Long.numberOfTrailingZeros(m);
+                flush[d] = true;
+                pump(d, false);
+            }
+        } else {
+            multicastHeld = destinations;
+            multicastFragments = k;
+            multicastNext = 0;
+            flushMulticast();
+        }
+        armAckTimer();
+        return OK;
+    }
+
+    /** @return the largest message {@link #multicast} takes (its fragments leave room for the destination entries) */
+    public int maxMulticast() {
+        return maxMulticast;
+    }
+
+    /** Takes send-pool buffers for {@code length} bytes and copies the body in. @return the chain, or NO_SLOT */
+    private int takeChain(MemorySegment src, long offset, int length) {
+        int size = sendPool.size();
+        int need = Math.max(1, (length + size - 1) / size);
+        if (sendPool.available() < need) {
+            poolLow();
+            return NO_SLOT;
+        }
+        int first = BufferPool.END;
+        int prev = BufferPool.END;
+        for (int done = 0, i = 0; i < need; i++) {
+            int b = sendPool.take();
+            if (prev == BufferPool.END) {
+                first = b;
+            } else {
+                sendPool.link(prev, b);
+            }
+            int n = Math.min(size, length - done);
+            MemorySegment.copy(src, offset + done, sendPool.segment(), sendPool.offset(b), n);
+            done += n;
+            prev = b;
+        }
+        return first;
+    }
+
+    /**
+     * Writes a message's {@code k} fragment entries into {@code peer}'s send FIFO (the body inline, or the pool chain
+     * {@code first}) and publishes them to the handler side.
+     */
+    private void enqueue(int peer, MemorySegment src, long offset, int length, int tag, int fragSize, int k,
+                         int first, int extraFlags) {
+        PrimaryFifo f = sendFifo[peer];
+        boolean inline = first == BufferPool.END;
         MemorySegment s = f.segment();
         int pos = f.high();
         int seq = highSeq[peer];
         for (int i = 0; i < k; i++) {
             long e = PrimaryFifo.entry(pos);
-            int fragOffset = i * fragment;
-            int fragLength = Math.min(fragment, length - fragOffset);
+            int fragOffset = i * fragSize;
+            int fragLength = Math.min(fragSize, length - fragOffset);
             int flags = (i == 0 ? PupaWire.F_FIRST : 0) | (i == k - 1 ? PupaWire.F_LAST : 0)
-                    | (inline ? 0 : K_POOL);
+                    | (inline ? 0 : K_POOL) | extraFlags;
             s.set(U32, e + PupaWire.M_SEQ, seq + i);
             s.set(U32, e + PupaWire.M_LENGTH, length);
             s.set(U32, e + PupaWire.M_FRAG_OFFSET, fragOffset);
@@ -327,23 +472,13 @@ public final class PupaCore implements MessageCore, BufferAudit {
             }
             pos = PrimaryFifo.advance(pos, 1);
         }
-        cpu.charge(CostItem.COPY, length);
         f.publishHigh(pos);
         highSeq[peer] = seq + k;
         buffered++;
         if (!inline) {
             poolHeld[peer]++;
-            if (sendPool.available() < poolLowWater) {
-                poolLow();
-            }
         }
         enterAckRequired(peer, f);
-        if (fastPath) {
-            flush[peer] = true;
-        }
-        pump(peer, false);
-        armAckTimer();
-        return OK;
     }
 
     @Override
@@ -446,10 +581,13 @@ public final class PupaCore implements MessageCore, BufferAudit {
         int ack = buf.get(U32, PupaWire.OFF_ACK);
         int grant = buf.get(U32, PupaWire.OFF_CREDIT);
         frameSlot = NO_SLOT;
+        if (type >= PupaWire.ACK && type <= PupaWire.BROADCAST_ACK) {
+            counters.ackPacketsReceived++;
+        }
         switch (type) {
             case PupaWire.DATA -> {
                 acknowledged(peer, ack, grant, false);
-                receive(peer, buf, length, count, rxHandle);
+                receive(peer, buf, length, count, rxHandle, FRAME_HEADER, 0, false, false);
             }
             case PupaWire.ACK, PupaWire.CREDIT -> acknowledged(peer, ack, grant, false);
             case PupaWire.NACK -> acknowledged(peer, ack, grant, true);
@@ -457,6 +595,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 acknowledged(peer, ack, grant, false);
                 ackNow[peer] = true;
             }
+            case PupaWire.MULTICAST -> multicastFrame(peer, buf, length, count, rxHandle);
             case PupaWire.BROADCAST_ACK -> {
                 if (count * 8 != length - FRAME_HEADER || self >= count) {
                     counters.malformed++;
@@ -471,6 +610,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
             from.release(rxHandle);
         }
         frameSlot = NO_SLOT;
+        flushMulticast();
         pump(peer, false);
         armAckTimer();
     }
@@ -478,6 +618,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     @Override
     public void onWritable(Link from) {
         linkBlocked = false;
+        flushMulticast();
         for (int p = 0; p < peers && !linkBlocked; p++) {
             if (p != self) {
                 pump(p, false);
@@ -488,6 +629,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     @Override
     public void onTimer() {
+        flushMulticast();
         long now = clock.nanoTime();
         for (int p = 0; p < peers; p++) {
             if (p == self) {
@@ -617,7 +759,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
             }
         }
         return sendPool.free() == sendPool.count() && receivePool.free() == receivePool.count()
-                && mbufFree == mbufHandle.length && buffered == 0;
+                && mbufFree == mbufHandle.length && buffered == 0 && multicastHeld == 0;
     }
 
     /** {@inheritDoc} Here: what {@link #holdsNothing()} finds still held. */
@@ -651,20 +793,29 @@ public final class PupaCore implements MessageCore, BufferAudit {
         if (buffered != 0) {
             sb.append(buffered).append(" messages counted as held; ");
         }
+        if (multicastHeld != 0) {
+            sb.append("a multicast still to broadcast to 0x").append(Long.toHexString(multicastHeld)).append("; ");
+        }
         return sb.isEmpty() ? null : sb.toString();
     }
 
     // ------------------------------------------------------------------ receive
 
-    private void receive(int peer, MemorySegment buf, int length, int count, int rxHandle) {
-        long off = FRAME_HEADER;
+    /**
+     * Accepts the {@code count} messages from {@code start} of a DATA frame, or of a MULTICAST frame
+     * ({@code multicast}: message i has sequence number {@code seqBase + i}, and {@code requestedAll} is this node's
+     * ACK-requested flag from its destination entry).
+     */
+    private void receive(int peer, MemorySegment buf, int length, int count, int rxHandle, long start, int seqBase,
+                         boolean multicast, boolean requestedAll) {
+        long off = start;
         for (int i = 0; i < count; i++) {
             long body = off + MESSAGE_HEADER;
             if (body > length) {
                 counters.malformed++;
                 return;
             }
-            int seq = buf.get(U32, off + PupaWire.M_SEQ);
+            int seq = multicast ? seqBase + i : buf.get(U32, off + PupaWire.M_SEQ);
             int fragLength = PupaWire.u16(buf, off + PupaWire.M_FRAG_LENGTH);
             int flags = PupaWire.u16(buf, off + PupaWire.M_FLAGS);
             int index = PupaWire.u16(buf, off + PupaWire.M_INDEX);
@@ -672,14 +823,15 @@ public final class PupaCore implements MessageCore, BufferAudit {
             int msgLength = buf.get(U32, off + PupaWire.M_LENGTH);
             int fragOffset = buf.get(U32, off + PupaWire.M_FRAG_OFFSET);
             if (body + fragLength > length || PupaWire.u16(buf, off + PupaWire.M_SOURCE) != peer
-                    || PupaWire.u16(buf, off + PupaWire.M_DEST) != self || frags < 1 || index >= frags
+                    || PupaWire.u16(buf, off + PupaWire.M_DEST) != (multicast ? PupaWire.MULTICAST_DEST : self)
+                    || frags < 1 || index >= frags
                     || frags >= PrimaryFifo.ENTRIES || msgLength < 0 || msgLength > maxMessage || fragOffset < 0
                     || fragOffset + fragLength > msgLength && !(msgLength == 0 && fragLength == 0)
                     || (flags & ~PupaWire.WIRE_FLAGS) != 0) {
                 counters.malformed++;
                 return;
             }
-            boolean requested = (flags & PupaWire.F_ACK_REQUESTED) != 0;
+            boolean requested = multicast ? requestedAll : (flags & PupaWire.F_ACK_REQUESTED) != 0;
             int ahead = seq - expected[peer];
             if (ahead < 0) {
                 counters.duplicates++;
@@ -713,6 +865,10 @@ public final class PupaCore implements MessageCore, BufferAudit {
             int pos = f.high();
             long e = PrimaryFifo.entry(pos);
             MemorySegment.copy(buf, off, s, e, MESSAGE_HEADER);
+            if (multicast) { // the entry reads as the unicast one would: this pair's number, this node
+                s.set(U32, e + PupaWire.M_SEQ, seq);
+                s.set(U16, e + PupaWire.M_DEST, (short) self);
+            }
             int kind;
             if (inline) {
                 MemorySegment.copy(buf, body, s, e + PrimaryFifo.BODY, fragLength);
@@ -806,7 +962,10 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 if ((flags & PupaWire.F_LAST) != 0) {
                     buffered--;
                     if ((flags & K_POOL) != 0) {
-                        sendPool.giveChain(s.get(U32, e + PrimaryFifo.BODY));
+                        int chain = s.get(U32, e + PrimaryFifo.BODY);
+                        if ((flags & K_MULTI) == 0 || --chainRefs[chain] == 0) {
+                            sendPool.giveChain(chain); // a multicast's chain when its last destination has it
+                        }
                         poolHeld[peer]--;
                     }
                 }
@@ -898,7 +1057,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
             }
             nackNow[peer] = false;
         }
-        while (nextSeq[peer] != highSeq[peer]) {
+        while (nextSeq[peer] != highSeq[peer] && !atHold(peer, nextSeq[peer])) {
             boolean resend = nextSeq[peer] - sentSeq[peer] < 0;
             if (config.flowControl() && credit[peer] == 0 && !probe[peer]) {
                 counters.creditStalls++;
@@ -968,7 +1127,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         long off = FRAME_HEADER;
         int count = 0;
         boolean requested = false;
-        while (seq != highSeq[peer]) {
+        while (seq != highSeq[peer] && !atHold(peer, seq)) {
             long e = PrimaryFifo.entry(pos);
             int fragLength = PupaWire.u16(s, e + PupaWire.M_FRAG_LENGTH);
             if (off + MESSAGE_HEADER + fragLength > link.mtu()) {
@@ -994,8 +1153,10 @@ public final class PupaCore implements MessageCore, BufferAudit {
             cpu.charge(CostItem.COPY, MESSAGE_HEADER + fragLength);
             if (resend) {
                 counters.messagesRetransmitted++;
+            } else if ((flags & K_MULTI) == 0) {
+                counters.messagesSent++; // a multicast copy was counted once, when it was queued
             } else {
-                counters.messagesSent++;
+                counters.multicastUnicasts++;
             }
             off += MESSAGE_HEADER + fragLength;
             count++;
@@ -1084,6 +1245,155 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 ackPending[p] = false;
             }
         }
+    }
+
+    // ------------------------------------------------------------------ multicast
+
+    /** @return true when {@code seq} is where {@code peer}'s sending waits for the pending multicast's broadcast */
+    private boolean atHold(int peer, int seq) {
+        return multicastHeld != 0 && (multicastHeld & (1L << peer)) != 0
+                && seq == multicastBase[peer] + multicastNext;
+    }
+
+    /**
+     * Broadcasts the pending multicast's remaining fragments, one frame each, to the destinations ready for it: those
+     * whose earlier messages have all gone (sent here first if they can) and whose credit allows. A destination not
+     * ready is let go: its copy goes by unicast. Stops, holding the rest, when the link refuses a buffer
+     * ({@link #onWritable} resumes).
+     */
+    private void flushMulticast() {
+        if (multicastHeld == 0) {
+            return;
+        }
+        while (multicastNext < multicastFragments && multicastHeld != 0) {
+            if (linkBlocked) {
+                return;
+            }
+            long ready = 0;
+            for (long m = multicastHeld; m != 0; m &= m - 1) {
+                int d = Long.numberOfTrailingZeros(m);
+                int at = multicastBase[d] + multicastNext;
+                if (nextSeq[d] - at < 0) {
+                    pump(d, true); // what was queued to d before the multicast goes first; pump stops at it
+                    if (linkBlocked) {
+                        return;
+                    }
+                }
+                if (nextSeq[d] == at && (!config.flowControl() || credit[d] != 0)) {
+                    ready |= 1L << d;
+                } else {
+                    letGo(d);
+                }
+            }
+            if (ready == 0) {
+                break;
+            }
+            if (!broadcastFragment(ready)) {
+                return;
+            }
+            multicastNext++;
+        }
+        long rest = multicastHeld;
+        multicastHeld = 0;
+        for (long m = rest; m != 0; m &= m - 1) {
+            pump(Long.numberOfTrailingZeros(m), false);
+        }
+    }
+
+    /** Releases {@code peer} from the pending multicast: its remaining copies go by unicast, at once. */
+    private void letGo(int peer) {
+        multicastHeld &= ~(1L << peer);
+        counters.multicastLetGo++;
+        flush[peer] = true;
+        pump(peer, false);
+    }
+
+    /** Sends fragment {@code multicastNext} of the pending multicast to {@code ready} in one broadcast frame. */
+    private boolean broadcastFragment(long ready) {
+        int h = link.claim(Link.BROADCAST);
+        if (h == Link.NONE) {
+            linkBlocked = true;
+            counters.linkBackPressure++;
+            return false;
+        }
+        opPack.charge();
+        MemorySegment buf = link.txBuffer(h);
+        long off = FRAME_HEADER;
+        buf.set(U16, off, (short) Long.bitCount(ready));
+        buf.set(U16, off + 2, (short) 0);
+        off += PupaWire.MC_HEADER;
+        for (long m = ready; m != 0; m &= m - 1, off += PupaWire.MC_ENTRY) {
+            int d = Long.numberOfTrailingZeros(m);
+            boolean ask = ackRequired[d] || config.ackEveryMessage();
+            buf.set(U16, off + PupaWire.MC_NODE, (short) d);
+            buf.set(U16, off + PupaWire.MC_FLAGS, (short) (ask ? PupaWire.F_ACK_REQUESTED : 0));
+            buf.set(U32, off + PupaWire.MC_SEQ, nextSeq[d]);
+            buf.set(U32, off + PupaWire.MC_ACK, expected[d]);
+            buf.set(U32, off + PupaWire.MC_CREDIT, grant(d));
+        }
+        // every destination's copy of the fragment is alike but for seq and destination: take the first one's
+        int d0 = Long.numberOfTrailingZeros(ready);
+        PrimaryFifo f = sendFifo[d0];
+        MemorySegment s = f.segment();
+        long e = PrimaryFifo.entry(PrimaryFifo.advance(f.low(), nextSeq[d0] - lowSeq[d0]));
+        int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
+        int fragLength = PupaWire.u16(s, e + PupaWire.M_FRAG_LENGTH);
+        MemorySegment.copy(s, e, buf, off, MESSAGE_HEADER);
+        buf.set(U32, off + PupaWire.M_SEQ, 0);
+        buf.set(U16, off + PupaWire.M_FLAGS, (short) (flags & (PupaWire.F_FIRST | PupaWire.F_LAST)));
+        buf.set(U16, off + PupaWire.M_DEST, (short) PupaWire.MULTICAST_DEST);
+        copyBody(s, e, flags, fragLength, buf, off + MESSAGE_HEADER);
+        cpu.charge(CostItem.COPY, MESSAGE_HEADER + fragLength);
+        off += MESSAGE_HEADER + fragLength;
+        PupaWire.frameHeader(buf, PupaWire.MULTICAST, 1, 0, UNLIMITED, (int) off - FRAME_HEADER);
+        commit(h, buf, (int) off);
+        counters.multicastFrames++;
+        long now = clock.nanoTime();
+        for (long m = ready; m != 0; m &= m - 1) {
+            int d = Long.numberOfTrailingZeros(m);
+            if (config.flowControl() && credit[d] != UNLIMITED) {
+                credit[d]--; // ready means not 0
+                probe[d] = false;
+            }
+            if (ackRequired[d] || config.ackEveryMessage()) {
+                requestNow[d] = false;
+            }
+            nextSeq[d]++;
+            if (nextSeq[d] - sentSeq[d] > 0) {
+                sentSeq[d] = nextSeq[d];
+            }
+            if (rtoDeadline[d] == NO_DEADLINE) {
+                rtoDeadline[d] = now + config.rtoNanos();
+            }
+            carried(d);
+            writePointers(d);
+        }
+        return true;
+    }
+
+    /** A MULTICAST frame from {@code peer}: this node's entry, if it has one, is its ACK, credit and sequence number. */
+    private void multicastFrame(int peer, MemorySegment buf, int length, int count, int rxHandle) {
+        if (length < FRAME_HEADER + PupaWire.MC_HEADER) {
+            counters.malformed++;
+            return;
+        }
+        int n = PupaWire.u16(buf, FRAME_HEADER);
+        long start = FRAME_HEADER + PupaWire.MC_HEADER + (long) PupaWire.MC_ENTRY * n;
+        if (n < 1 || start > length) {
+            counters.malformed++;
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            long at = FRAME_HEADER + PupaWire.MC_HEADER + (long) PupaWire.MC_ENTRY * i;
+            if (PupaWire.u16(buf, at + PupaWire.MC_NODE) == self) {
+                acknowledged(peer, buf.get(U32, at + PupaWire.MC_ACK), buf.get(U32, at + PupaWire.MC_CREDIT), false);
+                boolean requested = (PupaWire.u16(buf, at + PupaWire.MC_FLAGS) & PupaWire.F_ACK_REQUESTED) != 0;
+                receive(peer, buf, length, count, rxHandle, start, buf.get(U32, at + PupaWire.MC_SEQ), true,
+                        requested);
+                return;
+            }
+        }
+        counters.multicastIgnored++; // the broadcast reached a node it does not address
     }
 
     private void commit(int h, MemorySegment buf, int length) {

@@ -26,6 +26,12 @@ public final class PupaCounters {
     long creditStalls;
     long linkBackPressure;
     long delivered;
+    long ackPacketsReceived;
+    long multicasts;
+    long multicastFrames;
+    long multicastUnicasts;
+    long multicastLetGo;
+    long multicastIgnored;
 
     /** Table 3 row 1: frames sent, data and control. */
     public long packetsSent() {
@@ -132,6 +138,39 @@ public final class PupaCounters {
         return linkBackPressure;
     }
 
+    /**
+     * Frames received that carry no message (ACK, NACK, credit, ACK request, broadcast ACK): with
+     * {@link #ackPacketsSent()} of every node, the ACK-only packets lost on the way (Table 3 row 4).
+     */
+    public long ackPacketsReceived() {
+        return ackPacketsReceived;
+    }
+
+    /** Messages multicast (each also counts once in {@link #messagesSent()}, per fragment). */
+    public long multicasts() {
+        return multicasts;
+    }
+
+    /** Broadcast frames that carried a multicast fragment (each one frame on the wire, however many peers). */
+    public long multicastFrames() {
+        return multicastFrames;
+    }
+
+    /** Multicast copies first sent by unicast (the destination was not ready for the broadcast, or no broadcast). */
+    public long multicastUnicasts() {
+        return multicastUnicasts;
+    }
+
+    /** Times a destination was let go from a pending multicast (credit exhausted, or behind): unicast for it. */
+    public long multicastLetGo() {
+        return multicastLetGo;
+    }
+
+    /** Multicast frames received that did not address this node. */
+    public long multicastIgnored() {
+        return multicastIgnored;
+    }
+
     /** Messages handed to the application. */
     public long delivered() {
         return delivered;
@@ -144,6 +183,7 @@ public final class PupaCounters {
                 + "), received " + messagesReceived + ", overflow " + overflows + ", out-of-order " + outOfOrder
                 + ", primary/secondary/mbuf " + inPrimary + "/" + inSecondary + "/" + inMbuf + ", duplicates "
                 + duplicates + ", corrupt " + corrupt + ", malformed " + malformed + ", timeouts " + timeouts
-                + ", delivered " + delivered;
+                + ", delivered " + delivered + ", multicasts " + multicasts + " (frames " + multicastFrames
+                + ", by unicast " + multicastUnicasts + ")";
     }
 }

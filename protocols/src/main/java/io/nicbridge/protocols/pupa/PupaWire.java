@@ -22,6 +22,15 @@ import java.nio.ByteOrder;
  *  24 tag (u32): the application's
  *  28 body: fragment length bytes
  * BROADCAST_ACK payload: count entries of 8 bytes, entry p = (expected from node p, credit for node p)
+ * MULTICAST payload (one Ethernet broadcast frame for a message to several peers, section 1 of the paper):
+ *   0 destinations n (u16) | 2 reserved (0)
+ *   4 n destination entries of 16 bytes, one per addressed peer:
+ *      0 node (u16) | 2 flags (u16): {@link #F_ACK_REQUESTED} for that node
+ *      4 seq (u32): that node's sequence number of the frame's first message
+ *      8 ack (u32): the next sequence number the sender expects from that node (the piggy-backed ACK)
+ *     12 credit (u32): what that node may still send to the sender
+ *   4 + 16n: count messages as in DATA, except that seq is the message's index in the frame (the receiver adds
+ *      its entry's seq) and destination is {@link #MULTICAST_DEST}; a peer without an entry ignores the frame
  * </pre>
  */
 public final class PupaWire {
@@ -40,6 +49,18 @@ public final class PupaWire {
     public static final byte CREDIT = 4;
     public static final byte ACK_REQUEST = 5;
     public static final byte BROADCAST_ACK = 6;
+    public static final byte MULTICAST = 7;
+
+    /** MULTICAST frame: the bytes before the destination entries, and each entry's size. */
+    static final int MC_HEADER = 4;
+    static final int MC_ENTRY = 16;
+    static final int MC_NODE = 0;
+    static final int MC_FLAGS = 2;
+    static final int MC_SEQ = 4;
+    static final int MC_ACK = 8;
+    static final int MC_CREDIT = 12;
+    /** The destination field of a message in a MULTICAST frame. */
+    static final int MULTICAST_DEST = 0xffff;
 
     /** Message flag: the receiver acknowledges at once. */
     public static final int F_ACK_REQUESTED = 1;

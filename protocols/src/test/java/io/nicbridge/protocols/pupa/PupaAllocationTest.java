@@ -29,6 +29,7 @@ class PupaAllocationTest {
         int head;
         int tail;
         int claimed = NONE;
+        boolean broadcast;
 
         LoopLink(int self) {
             this.self = self;
@@ -59,7 +60,7 @@ class PupaAllocationTest {
 
         @Override
         public boolean canBroadcast() {
-            return false;
+            return broadcast; // with two nodes, BROADCAST is the other one
         }
 
         @Override
@@ -154,11 +155,22 @@ class PupaAllocationTest {
 
     @Test
     void sendReceiveAckAndTimerPathsAllocateNothing() {
+        paths(false);
+    }
+
+    @Test
+    void multicastByBroadcastAllocatesNothingEither() {
+        paths(true);
+    }
+
+    private static void paths(boolean multicast) {
         long[] now = {0};
         LoopLink a = new LoopLink(0);
         LoopLink b = new LoopLink(1);
         a.other = b;
         b.other = a;
+        a.broadcast = multicast;
+        b.broadcast = multicast;
         PupaConfig config = PupaConfig.defaults();
         PupaCore sender = new PupaCore(a, () -> now[0], config, HostCpu.uncharged("a"));
         PupaCore receiver = new PupaCore(b, () -> now[0], config, HostCpu.uncharged("b"));
@@ -167,7 +179,8 @@ class PupaAllocationTest {
         int[] sizes = {8, 100, 1000, 4000}; // primary, secondary, card buffer, fragmented
         Runnable round = () -> {
             for (int size : sizes) {
-                assertEquals(MessageChannel.OK, sender.send(1, message, 0, size, size, true));
+                assertEquals(MessageChannel.OK, multicast ? sender.multicast(0b10, message, 0, size, size)
+                        : sender.send(1, message, 0, size, size, true));
                 b.poll(receiver, 64);
                 receiver.deliver(counting, 64);
                 a.poll(sender, 64);
@@ -193,5 +206,9 @@ class PupaAllocationTest {
         assertEquals(30_000 * 4, counting.messages);
         assertTrue(sender.holdsNothing() && receiver.holdsNothing(), sender.leaks() + " / " + receiver.leaks());
         assertTrue(bytes < 1024, "40,000 messages allocated " + bytes + " bytes");
+        if (multicast) {
+            assertEquals(sender.counters().messagesSent(), sender.counters().multicastFrames(),
+                    "every fragment went as one broadcast frame");
+        }
     }
 }
