@@ -60,9 +60,9 @@ public final class Experiments {
                 new String[] {"tulip", "pingpong", "--mode", "virtual", "--count", "2000", "--warmup", "200"},
                 new String[] {"tulip", "pingpong", "--mode", "virtual"}));
         all.add(command("shim-pingpong", Paper.PUPA, "the 21140 contract on a real veth pair (native shim) beside"
-                        + " kernel UDP", "3 trials of 200 ms floods per size", "9 trials of 1 s", 25,
+                        + " kernel UDP", "3 trials of 100 ms floods per size", "9 trials of 1 s", 40,
                 List.of(Need.NET, Need.SHIM),
-                new String[] {"shim", "pingpong", "--duration", "200ms", "--trials", "3"},
+                new String[] {"shim", "pingpong", "--duration", "100ms", "--trials", "3"},
                 new String[] {"shim", "pingpong"}));
         // -------------------------------------------------------------------------------------- careful protocols
         int[] rings = CarefulExperiments.NODES;
@@ -84,10 +84,11 @@ public final class Experiments {
                                 "payload (words)", "throughput (Mb/s)", "Mb/s", false, HOST_NOT_MODELLED)),
                 run -> CarefulExperiments.throughput(run.out(), new CarefulExperiments.Settings(run.costs(), rings,
                         run.seed(), run.quick()), run.points())));
+        int[] floodQuick = {2, 4}; // P = 8 alone takes a minute here; P = 4 already shows the livelock
         all.add(new Experiment("careful-flooding", Paper.CAREFUL, "Table 3: flooding, livelock vs completion",
-                "nic careful flooding", "P = 2, 4, 8; 20 events per node", "40 events per node", 20, List.of(),
-                List.of(), run -> CarefulExperiments.flooding(run.out(), new CarefulExperiments.Settings(run.costs(),
-                        rings, run.seed(), run.quick()))));
+                "nic careful flooding", "P = 2, 4; 20 events per node", "P = 2, 4, 8; 40 events per node", 30,
+                List.of(), List.of(), run -> CarefulExperiments.flooding(run.out(), new CarefulExperiments.Settings(
+                        run.costs(), run.quick() ? floodQuick : rings, run.seed(), run.quick()))));
         all.add(new Experiment("careful-jacobi", Paper.CAREFUL, "Table 4: 2-D Jacobi iteration", "nic careful jacobi",
                 "grids 8..64, P = 1, 2, 4, 8; 5 iterations", "20 iterations", 4, List.of(), List.of(),
                 run -> CarefulExperiments.jacobi(run.out(), new CarefulExperiments.Settings(run.costs(), rings,
@@ -102,7 +103,7 @@ public final class Experiments {
                         MedusaRingExperiments.THROUGHPUT_WORDS, run.quick() ? 100 : 400, run.seed())));
         Experiment appendixA = command("careful-appendix-a", Paper.CAREFUL, "Appendix A: per-operation costs of"
                         + " both protocols (JMH)", "JMH, forked JVM, 1 warm-up + 3 iterations of 200 ms per operation",
-                "3 warm-up + 5 iterations of 1 s", 60, List.of(Need.JVM_FORK),
+                "3 warm-up + 5 iterations of 1 s", 65, List.of(Need.JVM_FORK),
                 new String[] {"calibrate", "--operations-only", "--quick", "--out", "@dir/" + CostTable.MEASURED_RESOURCE},
                 new String[] {"calibrate", "--operations-only", "--out", "@dir/" + CostTable.MEASURED_RESOURCE});
         // --operations-only adds the operations to a table: a copy of the built-in one, never the committed file

@@ -47,6 +47,12 @@ final class Explanation {
             b.append("No anchor check: the run's own checks are model self-checks and integrity checks, which say the"
                     + " simulation adds up, not that it matches the paper. ");
         }
+        for (String c : r.comparisons()) {
+            int at = c.indexOf(": does not hold");
+            if (at > 0) {
+                b.append("Not reproduced here (printed as a comparison, not a check): ").append(c, 0, at).append(". ");
+            }
+        }
         for (CheckLine c : failed) {
             b.append("Failed ").append(c.kind().label()).append(": ").append(c.what()).append(". ");
         }

@@ -75,9 +75,9 @@ public final class ReportWriter {
                         + "th{background:#f2f2f2}td.n{text-align:right;font-variant-numeric:tabular-nums}\n")
                 .append(".v-shape-reproduced,.v-agrees{background:#dff0d8}.v-differs,.v-shape-differs{background:#fcf8e3}"
                         + ".v-self-check-failed,.v-error{background:#f2dede}.v-not-run,.v-pending,.v-interrupted,"
-                        + ".v-no-anchor{background:#eee}\n")
+                        + ".v-no-anchor,.v-no-check{background:#eee}\n")
                 .append(".meta{color:#555}.cite{font-style:italic;color:#444}.explanation{max-width:60em}"
-                        + "pre{background:#f7f7f7;padding:.5em;overflow-x:auto;font-size:.8em}"
+                        + "pre{background:#f7f7f7;padding:.5em;overflow-x:auto;font-size:.8em;white-space:pre-wrap}"
                         + "figure{margin:.8em 0}figure svg{max-width:100%;height:auto}"
                         + "figcaption{font-size:.85em;color:#444}.experiment{margin-bottom:2em}\n")
                 .append("</style>\n</head>\n<body>\n<header>\n<h1>nicbridge: five papers reproduced</h1>\n")
@@ -107,6 +107,7 @@ public final class ReportWriter {
                 + " (with no anchor check, when every row judged by shape moves the same way as the paper's);"
                 + " <em>differs</em> when one does not; <em>no anchor</em> when the experiment has only model"
                 + " self-checks (the simulation adds up to its own model, which says nothing about the paper);"
+                + " <em>no check</em> when it prints figures only;"
                 + " <em>self-check failed</em> when the run itself is wrong; <em>not run</em> with the reason.</p>\n"
                 + "</section>\n");
     }
@@ -149,13 +150,16 @@ public final class ReportWriter {
         for (Map.Entry<Figure, List<Row>> f : byFigure.entrySet()) {
             figure(h, e, f.getKey(), f.getValue(), plots);
         }
-        if (!r.checks().isEmpty()) {
+        if (!r.checks().isEmpty() || !r.comparisons().isEmpty()) {
             h.append("<table class=\"checks\">\n<tr><th>check</th><th>what</th><th>outcome</th></tr>\n");
             for (CheckLine c : r.checks()) {
                 String o = c.outcome().name().toLowerCase(Locale.ROOT);
                 h.append("<tr><td>").append(esc(c.kind().label())).append("</td><td>").append(esc(c.what()))
                         .append("</td><td class=\"").append(o.equals("pass") ? "v-agrees" : o.equals("fail")
                         ? "v-differs" : "v-pending").append("\">").append(o).append("</td></tr>\n");
+            }
+            for (String c : r.comparisons()) {
+                h.append("<tr><td>comparison (not a check)</td><td>").append(esc(c)).append("</td><td></td></tr>\n");
             }
             h.append("</table>\n");
         }

@@ -158,6 +158,7 @@ public final class ReproduceCommand implements Callable<Integer> {
     }
 
     private String commandLine() {
-        return "./nic reproduce " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        // the root's parse result holds the whole line, the subcommand's name included
+        return "./nic " + String.join(" ", spec.root().commandLine().getParseResult().originalArgs());
     }
 }

@@ -2,6 +2,7 @@ package io.nicbridge.bench.reproduce;
 
 import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLine;
+import io.nicbridge.bench.verdict.CheckLog;
 import io.nicbridge.bench.verdict.Outcome;
 import java.time.Duration;
 import java.util.List;
@@ -27,6 +28,12 @@ public record Result(Experiment experiment, Status status, String reason, int ex
         checks = List.copyOf(checks);
     }
 
+    /** @return the comparisons (not checks) the experiment printed, each without its prefix */
+    public List<String> comparisons() {
+        return log.lines().filter(l -> l.startsWith(CheckLog.COMPARISON_PREFIX))
+                .map(l -> l.substring(CheckLog.COMPARISON_PREFIX.length())).toList();
+    }
+
     /** Whether an experiment ran. */
     public enum Status {
         RAN, NOT_RUN, ERROR, INTERRUPTED
@@ -40,6 +47,8 @@ public record Result(Experiment experiment, Status status, String reason, int ex
         DIFFERS("differs"),
         /** No anchor check and no judged row: only the model's own checks, which all passed. */
         NO_ANCHOR("no anchor (self-checks pass)"),
+        /** No check printed and no row judged: the figures are shown for what they are. */
+        NO_CHECK("no check (figures only)"),
         /** A model self-check or an integrity check failed: the run itself is wrong. */
         SELF_CHECK_FAILED("self-check failed"),
         /** Not run here (a need the machine lacks), or not in --quick. */
@@ -82,7 +91,7 @@ public record Result(Experiment experiment, Status status, String reason, int ex
         }
         long judged = rows.stream().filter(r -> r.verdict().reproduced() || r.verdict().contradicts()).count();
         if (judged == 0) {
-            return Verdict.NO_ANCHOR;
+            return checks.isEmpty() ? Verdict.NO_CHECK : Verdict.NO_ANCHOR;
         }
         return rows.stream().anyMatch(r -> r.verdict().contradicts()) ? Verdict.DIFFERS : Verdict.SHAPE_REPRODUCED;
     }

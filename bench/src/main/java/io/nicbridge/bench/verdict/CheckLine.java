@@ -13,8 +13,9 @@ import java.util.Optional;
  */
 public record CheckLine(CheckKind kind, String what, Outcome outcome) {
 
-    /** @return the check on this line, or empty when the line is not a check line (tables, comparisons, tallies) */
-    public static Optional<CheckLine> parse(String line) {
+    /** @return the check on this line (leading blanks ignored), or empty when the line is not a check line (tables, comparisons, tallies) */
+    public static Optional<CheckLine> parse(String text) {
+        String line = text.strip(); // some commands indent their checks under a table
         for (CheckKind k : CheckKind.values()) {
             String prefix = k.label() + ": ";
             if (!line.startsWith(prefix)) {
