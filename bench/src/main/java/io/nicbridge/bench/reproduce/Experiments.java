@@ -50,8 +50,10 @@ public final class Experiments {
                 "nic unet throughput", "14 sizes 4..4096 B, 200 messages each", "20 sizes 4..5120 B, 400 messages each",
                 5, List.of(),
                 List.of(Figure.shape("fig4", "U-Net Figure 4: throughput", "message size (bytes)",
-                        "throughput (Mbit/s)", "Mbit/s", true, HOST_NOT_MODELLED + " (the paper's one figure is"
-                                + " Table 3's 120 Mbit/s raw AAL5 at 4 KB)")),
+                        "throughput (Mbit/s)", "Mbit/s", true, "Fig. 4's upper curve is the AAL5 limit of the 140"
+                                + " Mbit/s fibre (a formula, whose sawtooth ours should follow), and Table 3's 120"
+                                + " Mbit/s at 4 KB includes the hosts' software, which the zero cost table does"
+                                + " not charge")),
                 run -> UnetReport.throughput(run.out(), run.quick() ? unetQuick : UnetReport.DEFAULT_SIZES,
                         run.quick() ? 200 : 400, run.seed(), Sba200Timing.I960_25MHZ, null, run.points())));
         // ------------------------------------------------------------------------------------------------- Pupa
