@@ -72,7 +72,7 @@ public final class ReportWriter {
                 .append("h1{margin-bottom:.2em}h2{border-bottom:2px solid #ccc;margin-top:2em}h3{margin-bottom:.3em}\n")
                 .append("table{border-collapse:collapse;margin:.6em 0;font-size:.9em}"
                         + "th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}"
-                        + "th{background:#f2f2f2}td.n{text-align:right;font-variant-numeric:tabular-nums}\n")
+                        + "th{background:#f2f2f2}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n")
                 .append(".v-shape-reproduced,.v-agrees{background:#dff0d8}.v-differs,.v-shape-differs{background:#fcf8e3}"
                         + ".v-self-check-failed,.v-error{background:#f2dede}.v-not-run,.v-pending,.v-interrupted,"
                         + ".v-no-anchor,.v-no-check{background:#eee}\n")
@@ -163,11 +163,33 @@ public final class ReportWriter {
             }
             h.append("</table>\n");
         }
+        files(h, e, plots.getParent());
         if (!r.log().isEmpty()) {
             h.append("<details><summary>log (").append(r.log().lines().count()).append(" lines)</summary><pre>")
                     .append(esc(r.log())).append("</pre></details>\n");
         }
         h.append("</article>\n");
+    }
+
+    /** Links the files the experiment wrote into its own directory (its own plots, tables, captures). */
+    private static void files(StringBuilder h, Experiment e, Path dir) throws IOException {
+        Path own = dir.resolve("runs").resolve(e.id());
+        if (!Files.isDirectory(own)) {
+            return;
+        }
+        List<String> names;
+        try (var list = Files.list(own)) {
+            names = list.filter(Files::isRegularFile).map(p -> p.getFileName().toString()).sorted().toList();
+        }
+        if (names.isEmpty()) {
+            return;
+        }
+        h.append("<p class=\"files\">Files it wrote:");
+        for (String n : names) {
+            h.append(" <a href=\"runs/").append(esc(e.id())).append('/').append(esc(n)).append("\">").append(esc(n))
+                    .append("</a>");
+        }
+        h.append("</p>\n");
     }
 
     private static void figure(StringBuilder h, Experiment e, Figure f, List<Row> rows, Path plots)
