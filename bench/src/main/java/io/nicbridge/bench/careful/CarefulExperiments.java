@@ -321,6 +321,15 @@ public final class CarefulExperiments {
 
     /** {@code nic careful flooding}: Table 3. */
     public static int flooding(PrintStream out, Settings s) {
+        return flooding(out, s, PaperPoints.NONE);
+    }
+
+    /**
+     * As above, every case also handed to {@code points}: figures {@code "table3"} (no processing) and
+     * {@code "table3-processing"}, series {@code "trad P=n"} / {@code "care P=n"}, x in words, ms per event (NaN when
+     * the run did not complete: a livelock or deadlock).
+     */
+    public static int flooding(PrintStream out, Settings s, PaperPoints points) {
         int events = s.quick() ? 20 : 40;
         header(out, "TR 94-14 Table 3: flooding, every node broadcasts events of k fragments and consumes only after"
                 + " sending n; time per event [ms] (the run's time over the events: the paper's figures match the"
@@ -379,6 +388,9 @@ public final class CarefulExperiments {
                     double pt = paper == null ? Double.NaN : paper[4 + 2 * proc];
                     double pc = paper == null ? Double.NaN : paper[5 + 2 * proc];
                     line.append(String.format(Locale.ROOT, " %5s %5s   |", num(pt, "%.1f"), num(pc, "%.1f")));
+                    String figure = proc == 1 ? "table3-processing" : "table3";
+                    points.point(figure, Protocol.TRADITIONAL.column + " P=" + p, w, msPerEvent(t, events), pt);
+                    points.point(figure, Protocol.CAREFUL.column + " P=" + p, w, msPerEvent(c, events), pc);
                     if (t.outcome().verdict() != Flooding.Verdict.COMPLETED) {
                         out.println("  trad P=" + p + " " + w + " words" + (proc == 1 ? " with processing" : "") + ": "
                                 + t.outcome().verdict() + ": " + t.outcome().evidence());
@@ -403,6 +415,11 @@ public final class CarefulExperiments {
         }
         out.println("careful copy-outs over all flooding runs: " + careCopyOuts);
         return log.finish(false);
+    }
+
+    private static double msPerEvent(FloodResult r, int events) {
+        return r.outcome().verdict() == Flooding.Verdict.COMPLETED ? r.outcome().endNanos() / 1e6 / events
+                : Double.NaN;
     }
 
     private static String cell(FloodResult r, int events) {

@@ -91,7 +91,7 @@ final class Explanation {
             }
         }
         if (missing > 0) {
-            b.append(missing).append(" points were not measured (the run failed there; see the log). ");
+            b.append(missing).append(" points have no value of ours (the run did not complete there; see the checks and the log). ");
         }
     }
 
