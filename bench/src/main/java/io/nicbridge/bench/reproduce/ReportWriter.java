@@ -26,8 +26,11 @@ public final class ReportWriter {
     private ReportWriter() {
     }
 
-    /** Writes every file of {@code report} into {@code dir}. */
-    public static void write(Report report, Path dir) throws IOException {
+    /**
+     * Writes every file of {@code report} into {@code dir}. Synchronized: the Ctrl-C hook may write while the run
+     * writes after an experiment; one after the other, each leaves whole files.
+     */
+    public static synchronized void write(Report report, Path dir) throws IOException {
         Files.createDirectories(dir);
         Path plots = dir.resolve("plots");
         StringBuilder html = new StringBuilder(64 * 1024);
