@@ -56,6 +56,10 @@ final class Explanation {
         for (CheckLine c : failed) {
             b.append("Failed ").append(c.kind().label()).append(": ").append(c.what()).append(". ");
         }
+        if (r.rows().isEmpty() && r.checks().isEmpty()) {
+            b.append("No check and no figure of the paper's to set beside this run's: its figures are in its log,"
+                    + " for the reader to compare. ");
+        }
         if (r.exitCode() != 0 && failed.isEmpty()) {
             b.append("The experiment exited with code ").append(r.exitCode()).append(". ");
         }
@@ -91,11 +95,12 @@ final class Explanation {
             }
         }
         if (missing > 0) {
-            b.append(missing).append(" points have no value of ours (the run did not complete there; see the checks and the log). ");
+            b.append(missing).append(missing == 1 ? " point has" : " points have").append(" no value of ours (the run did"
+                    + " not complete there; see the checks and the log). ");
         }
     }
 
     private static String where(Row r) {
-        return String.format(Locale.ROOT, "%s x=%s", r.series(), Report.number(r.x()));
+        return String.format(Locale.ROOT, "x = %s (%s)", Report.number(r.x()), r.series());
     }
 }
