@@ -22,7 +22,9 @@ public enum Capability {
     /** libclang 14, with which the binding generator re-reads the headers. */
     LIBCLANG("libclang", "libclang 14, to regenerate the Java bindings from the headers"),
     /** util-linux setpriv and prlimit on Linux, able to drop capabilities and limits for a child process. */
-    SETPRIV("setpriv", "util-linux setpriv and prlimit on Linux, able to drop a child process's capabilities");
+    SETPRIV("setpriv", "util-linux setpriv and prlimit on Linux, able to drop a child process's capabilities"),
+    /** Headless Chromium, in which the reproduce report's test renders the page as a reader's browser would. */
+    CHROMIUM("chromium", "Chromium (Debian package chromium) on the PATH, to render the reproduce report headless");
 
     private final String word;
     private final String description;

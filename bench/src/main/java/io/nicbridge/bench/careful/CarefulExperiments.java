@@ -4,6 +4,7 @@ import io.nicbridge.bench.careful.CStarRing.Protocol;
 import io.nicbridge.bench.medusa.PaperTables;
 import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
+import io.nicbridge.bench.verdict.PaperPoints;
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.protocols.cstar.Flooding;
@@ -101,6 +102,14 @@ public final class CarefulExperiments {
 
     /** {@code nic careful latency}: Table 1 and Figure 1. */
     public static int latency(PrintStream out, Settings s) {
+        return latency(out, s, PaperPoints.NONE);
+    }
+
+    /**
+     * As above, every point also handed to {@code points}: figures {@code "table1"} (no processing) and
+     * {@code "table1-processing"}, series {@code "traditional P=n"} / {@code "careful P=n"}, x in words, us per hop.
+     */
+    public static int latency(PrintStream out, Settings s, PaperPoints points) {
         int warmup = s.quick() ? 1 : 2;
         int rounds = s.quick() ? 3 : 10;
         header(out, "TR 94-14 Table 1 / Figure 1: latency, one message around the ring, time per hop [us]", s,
@@ -132,6 +141,9 @@ public final class CarefulExperiments {
                     double pc = paper == null ? Double.NaN : paper[3 + 2 * proc];
                     line.append(String.format(Locale.ROOT, " %7s %7s %6s |", num(pt, "%.1f"), num(pc, "%.1f"),
                             pct(pc, pt)));
+                    String figure = proc == 1 ? "table1-processing" : "table1";
+                    points.point(figure, Protocol.TRADITIONAL.column + " P=" + p, w, t, pt);
+                    points.point(figure, Protocol.CAREFUL.column + " P=" + p, w, c, pc);
                 }
                 line.setLength(line.length() - 2);
                 out.println(line);
@@ -195,6 +207,14 @@ public final class CarefulExperiments {
 
     /** {@code nic careful throughput}: Table 2 and Figure 2, and the one-on-board-buffer variant. */
     public static int throughput(PrintStream out, Settings s) {
+        return throughput(out, s, PaperPoints.NONE);
+    }
+
+    /**
+     * As above, every point also handed to {@code points}: figures {@code "table2"} (no processing) and
+     * {@code "table2-processing"}, series {@code "traditional P=n"} / {@code "careful P=n"}, x in words, ring Mb/s.
+     */
+    public static int throughput(PrintStream out, Settings s, PaperPoints points) {
         int messages = s.quick() ? 40 : 400;
         header(out, "TR 94-14 Table 2 / Figure 2: throughput node 0 -> P-1 through the intermediates, ring total"
                 + " [Mb/s] = payload per sender x (P-1) senders / time", s, "payload 1/200/1000/2000 words, "
@@ -225,6 +245,9 @@ public final class CarefulExperiments {
                     double pc = paper == null ? Double.NaN : paper[3 + 2 * proc];
                     line.append(String.format(Locale.ROOT, " %7s %7s %6s |", num(pt, "%.2f"), num(pc, "%.2f"),
                             pct(pc, pt)));
+                    String figure = proc == 1 ? "table2-processing" : "table2";
+                    points.point(figure, Protocol.TRADITIONAL.column + " P=" + p, w, t, pt);
+                    points.point(figure, Protocol.CAREFUL.column + " P=" + p, w, c, pc);
                 }
                 line.setLength(line.length() - 2);
                 out.println(line);
@@ -298,6 +321,15 @@ public final class CarefulExperiments {
 
     /** {@code nic careful flooding}: Table 3. */
     public static int flooding(PrintStream out, Settings s) {
+        return flooding(out, s, PaperPoints.NONE);
+    }
+
+    /**
+     * As above, every case also handed to {@code points}: figures {@code "table3"} (no processing) and
+     * {@code "table3-processing"}, series {@code "trad P=n"} / {@code "care P=n"}, x in words, ms per event (NaN when
+     * the run did not complete: a livelock or deadlock).
+     */
+    public static int flooding(PrintStream out, Settings s, PaperPoints points) {
         int events = s.quick() ? 20 : 40;
         header(out, "TR 94-14 Table 3: flooding, every node broadcasts events of k fragments and consumes only after"
                 + " sending n; time per event [ms] (the run's time over the events: the paper's figures match the"
@@ -356,6 +388,9 @@ public final class CarefulExperiments {
                     double pt = paper == null ? Double.NaN : paper[4 + 2 * proc];
                     double pc = paper == null ? Double.NaN : paper[5 + 2 * proc];
                     line.append(String.format(Locale.ROOT, " %5s %5s   |", num(pt, "%.1f"), num(pc, "%.1f")));
+                    String figure = proc == 1 ? "table3-processing" : "table3";
+                    points.point(figure, Protocol.TRADITIONAL.column + " P=" + p, w, msPerEvent(t, events), pt);
+                    points.point(figure, Protocol.CAREFUL.column + " P=" + p, w, msPerEvent(c, events), pc);
                     if (t.outcome().verdict() != Flooding.Verdict.COMPLETED) {
                         out.println("  trad P=" + p + " " + w + " words" + (proc == 1 ? " with processing" : "") + ": "
                                 + t.outcome().verdict() + ": " + t.outcome().evidence());
@@ -380,6 +415,11 @@ public final class CarefulExperiments {
         }
         out.println("careful copy-outs over all flooding runs: " + careCopyOuts);
         return log.finish(false);
+    }
+
+    private static double msPerEvent(FloodResult r, int events) {
+        return r.outcome().verdict() == Flooding.Verdict.COMPLETED ? r.outcome().endNanos() / 1e6 / events
+                : Double.NaN;
     }
 
     private static String cell(FloodResult r, int events) {

@@ -2,6 +2,7 @@ package io.nicbridge.bench.cli;
 
 import io.nicbridge.bench.calibrate.CalibrateCommand;
 import io.nicbridge.bench.cli.fabric.FabricCommand;
+import io.nicbridge.bench.reproduce.ReproduceCommand;
 import io.nicbridge.bench.simtest.SimTestCommand;
 import io.nicbridge.bench.verdict.ExitCodes;
 import picocli.CommandLine;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = NicCommand.Version.class,
         description = "nicbridge: user-level network interfaces of five classic papers on the Java FFM API.",
-        subcommands = {InfoCommand.class, TulipCommands.class, ShimCommands.class, UnetCommands.class,
+        subcommands = {ReproduceCommand.class, InfoCommand.class, TulipCommands.class, ShimCommands.class, UnetCommands.class,
                 MedusaCommands.class, CarefulCommands.class, PupaCommands.class, FabricCommand.class, SimTestCommand.class, CalibrateCommand.class,
                 LegacyCommandLines.PingPong.class, LegacyCommandLines.Bandwidth.class, LegacyCommandLines.Throughput.class, CommandLine.HelpCommand.class})
 public final class NicCommand implements Runnable {
@@ -35,7 +36,7 @@ public final class NicCommand implements Runnable {
      * with {@link ExitCodes#USAGE} instead of a stack trace; any other exception is a broken run, printed with its
      * stack trace, {@link ExitCodes#RUN_ERROR} (not 1, which says a check failed). Commands return their checks' code.
      */
-    static CommandLine commandLine() {
+    public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new NicCommand());
         cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> {
             if (ex instanceof IllegalArgumentException) {

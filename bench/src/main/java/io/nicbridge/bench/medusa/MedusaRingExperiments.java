@@ -2,6 +2,7 @@ package io.nicbridge.bench.medusa;
 
 import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
+import io.nicbridge.bench.verdict.PaperPoints;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.EngineMode;
 import java.io.PrintStream;
@@ -84,6 +85,15 @@ public final class MedusaRingExperiments {
      */
     public static int latency(PrintStream out, int[] nodeCounts, int[] words, int warmup, int rounds, long seed,
                               long hostNanos, PcapWriter capture) {
+        return latency(out, nodeCounts, words, warmup, rounds, seed, hostNanos, capture, PaperPoints.NONE);
+    }
+
+    /**
+     * As above, each point also handed to {@code points}: figure {@code "table1"}, series {@code "P=n"}, x in words,
+     * us per hop beside the paper's Table 1 careful protocol without processing (where the paper has the row).
+     */
+    public static int latency(PrintStream out, int[] nodeCounts, int[] words, int warmup, int rounds, long seed,
+                              long hostNanos, PcapWriter capture, PaperPoints points) {
         requireRings(nodeCounts, words);
         if (hostNanos < 0 || hostNanos > 1_000_000_000L) {
             throw new IllegalArgumentException("--host-ns must be in [0, 1000000000], was " + hostNanos);
@@ -97,7 +107,7 @@ public final class MedusaRingExperiments {
         if (Arrays.stream(words).distinct().count() < 2) {
             throw new IllegalArgumentException("--words needs at least two different sizes to fit a slope");
         }
-        return latency(out, nodeCounts, words, warmup, rounds, seed, hostNanos, capture, NS_PER_BIT);
+        return latency(out, nodeCounts, words, warmup, rounds, seed, hostNanos, capture, NS_PER_BIT, points);
     }
 
     /**
@@ -106,6 +116,12 @@ public final class MedusaRingExperiments {
      */
     static int latency(PrintStream out, int[] nodeCounts, int[] words, int warmup, int rounds, long seed,
                        long hostNanos, PcapWriter capture, double modelNsPerBit) {
+        return latency(out, nodeCounts, words, warmup, rounds, seed, hostNanos, capture, modelNsPerBit,
+                PaperPoints.NONE);
+    }
+
+    private static int latency(PrintStream out, int[] nodeCounts, int[] words, int warmup, int rounds, long seed,
+                               long hostNanos, PcapWriter capture, double modelNsPerBit, PaperPoints points) {
         out.println("Ring latency test (careful-protocols paper, section 6.1): one message travels around a ring of P"
             + " nodes; time per hop = round time / P; payload = words x 4 bytes + 52 bytes of headers incl. the"
             + " 4-byte FCS; raw frames, no processing (each node passes the buffer on in place); virtual time, "
@@ -138,6 +154,8 @@ public final class MedusaRingExperiments {
                         RingMessages.PAPER_HEADER_BYTES + 4 * words[i], (long) bits[i], hop[i] / 1000.0,
                         paper == null ? "-" : String.format(Locale.ROOT, "%7.1f %7.1f ; %7.1f %7.1f", paper[2],
                             paper[3], paper[4], paper[5]));
+                    points.point("table1", "P=" + p, words[i], hop[i] / 1000.0, paper == null ? Double.NaN
+                            : paper[3]);
                 }
             }
             fits[pIndex++] = LeastSquares.fit(bits, hop);

@@ -4,6 +4,7 @@ import static io.nicbridge.contract.Sba200Unet.CELL_PAYLOAD;
 
 import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
+import io.nicbridge.bench.verdict.PaperPoints;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.sba200.Sba200Timing;
@@ -97,11 +98,17 @@ public final class UnetReport {
      */
     public static int pingpong(PrintStream out, int[] sizes, int warmup, int count, int realWarmup, int realCount,
                                long seed, Sba200Timing timing, PcapWriter capture) {
+        return pingpong(out, sizes, warmup, count, realWarmup, realCount, seed, timing, capture, PaperPoints.NONE);
+    }
+
+    /** As above, each size's simulated RTT also handed to {@code points} (figure {@code "fig3"}) beside the paper's. */
+    public static int pingpong(PrintStream out, int[] sizes, int warmup, int count, int realWarmup, int realCount,
+                               long seed, Sba200Timing timing, PcapWriter capture, PaperPoints points) {
         requireMessageSizes(sizes);
         if (realCount < 1 || realWarmup < 0) {
             throw new IllegalArgumentException("--count must be >= 1 and --warmup >= 0");
         }
-        return pingpong(out, sizes, warmup, count, realWarmup, realCount, seed, timing, timing, capture);
+        return pingpong(out, sizes, warmup, count, realWarmup, realCount, seed, timing, timing, capture, points);
     }
 
     /**
@@ -111,6 +118,13 @@ public final class UnetReport {
      */
     static int pingpong(PrintStream out, int[] sizes, int warmup, int count, int realWarmup, int realCount,
                         long seed, Sba200Timing simulated, Sba200Timing modelled, PcapWriter capture) {
+        return pingpong(out, sizes, warmup, count, realWarmup, realCount, seed, simulated, modelled, capture,
+                PaperPoints.NONE);
+    }
+
+    private static int pingpong(PrintStream out, int[] sizes, int warmup, int count, int realWarmup, int realCount,
+                                long seed, Sba200Timing simulated, Sba200Timing modelled, PcapWriter capture,
+                                PaperPoints points) {
         Sba200Timing timing = modelled;
         CheckLog checks = new CheckLog(out::println);
         out.println("pingpong: card sba200 - two emulated Fore SBA-200s (U-Net firmware) on a 2-port ATM switch,"
@@ -136,6 +150,7 @@ public final class UnetReport {
             double paper = UnetPaper.describedRttUs(sizes[i]);
             out.printf(Locale.ROOT, "%6d  %5d | %10.3f .. %-10.3f      | %9.3f | %8.1f                         | %5.2f%n",
                     sizes[i], UnetPaper.cells(sizes[i]), r[0] / 1000.0, r[1] / 1000.0, model, paper, rtt[i] / paper);
+            points.point("fig3", "round-trip time", sizes[i], rtt[i], paper);
         }
         for (String src : UnetPaper.sources()) {
             out.println("  " + src);
@@ -201,6 +216,15 @@ public final class UnetReport {
      */
     public static int throughput(PrintStream out, int[] sizes, int messages, long seed, Sba200Timing timing,
                                  PcapWriter capture) {
+        return throughput(out, sizes, messages, seed, timing, capture, PaperPoints.NONE);
+    }
+
+    /**
+     * As above, each size's throughput also handed to {@code points} (figure {@code "fig4"}): beside Fig. 4's AAL5
+     * limit curve at every size, and beside Table 3's figure at 4096 B.
+     */
+    public static int throughput(PrintStream out, int[] sizes, int messages, long seed, Sba200Timing timing,
+                                 PcapWriter capture, PaperPoints points) {
         requireMessageSizes(sizes);
         if (messages < 1) {
             throw new IllegalArgumentException("--messages must be at least 1, was " + messages);
@@ -233,6 +257,10 @@ public final class UnetReport {
             }
             out.printf(Locale.ROOT, "%6d  %5d | %10.2f   %6.2f | %10.2f                      | %6.1f %%   | %s%n",
                     sizes[i], UnetPaper.cells(sizes[i]), bw[i], bw[i] / 8, limit, pct[i], paper);
+            points.point("fig4", "vs Fig. 4's AAL5 limit curve", sizes[i], bw[i], limit);
+            if (sizes[i] == 4096) {
+                points.point("fig4", "vs Table 3", sizes[i], bw[i], UnetPaper.TABLE3_RAW_AAL5_MBITS);
+            }
         }
         for (String s : UnetPaper.sources()) {
             out.println("  " + s);

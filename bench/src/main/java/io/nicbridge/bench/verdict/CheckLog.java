@@ -11,6 +11,9 @@ import java.util.function.Consumer;
  * includes host software our model does not simulate) are printed with {@link #comparison} and do not count.
  */
 public final class CheckLog {
+    /** What starts a comparison's line ({@link #comparison}). */
+    public static final String COMPARISON_PREFIX = "comparison (not a check): ";
+
     private final Consumer<String> out;
     private int passed;
     private int failed;
@@ -54,7 +57,7 @@ public final class CheckLog {
 
     /** Prints a comparison that is not a check (not like for like): both figures and why; the exit code ignores it. */
     public void comparison(String text) {
-        out.accept("comparison (not a check): " + text);
+        out.accept(COMPARISON_PREFIX + text);
     }
 
     public int passed() {

@@ -1,0 +1,202 @@
+package io.nicbridge.bench.reproduce;
+
+import io.nicbridge.bench.careful.CarefulExperiments;
+import io.nicbridge.bench.cli.NicCommand;
+import io.nicbridge.bench.medusa.MedusaRingExperiments;
+import io.nicbridge.bench.unet.UnetReport;
+import io.nicbridge.bench.verdict.ExitCodes;
+import io.nicbridge.sim.sba200.Sba200Timing;
+import io.nicbridge.bridge.cost.CostTable;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Every experiment {@code nic reproduce} runs, in report order: a few lines each, calling the experiment's own API
+ * (or, for the experiments that exist only as a command, its {@code nic} command line, in this JVM).
+ *
+ * <p>To add one (e.g. Pupa's latency or U-Net's Active Messages): append an {@link Experiment} to {@link #all()} with
+ * its paper, the sizes of its quick and full runs, a rough quick estimate, its needs, the figures it fills (with the
+ * paper's axes and how a row is judged) and a body that calls it with {@link Run#seed()}, {@link Run#quick()},
+ * {@link Run#costs()} and, for its points, {@link Run#points()} ({@link io.nicbridge.bench.verdict.PaperPoints}: one
+ * call where it prints a row). An experiment that exists only as a command is {@link #command}.
+ */
+public final class Experiments {
+    /** Why our virtual-time values are not like for like with the papers' (zero cost table): one reason, one place. */
+    static final String HOST_NOT_MODELLED = "the paper's figures include its hosts' software and buses, which a run on"
+            + " the zero cost table does not charge";
+
+    private Experiments() {
+    }
+
+    /** @return every experiment, in report order (paper by paper) */
+    public static List<Experiment> all() {
+        List<Experiment> all = new ArrayList<>();
+        // ------------------------------------------------------------------------------------------------ U-Net
+        int[] unetQuick = {4, 16, 40, 44, 48, 64, 96, 128, 256, 512, 800, 1024, 1500, 4096};
+        all.add(new Experiment("unet-rtt", Paper.UNET, "Figure 3: round-trip time vs message size, raw U-Net",
+                "nic unet pingpong", "14 sizes 4..4096 B, 2+10 virtual round trips each, 500+2000 real-time",
+                "the paper's 20 sizes 4..5120 B, 2+10 virtual, 50000+50000 real-time", 12, List.of(),
+                List.of(Figure.shape("fig3", "U-Net Figure 3: round-trip time", "message size (bytes)",
+                        "round-trip time (us)", "us", true, HOST_NOT_MODELLED + " (the paper's are the text's 65 us"
+                                + " single-cell RTT plus 6 us per further cell, sec. 4.2.3)")),
+                run -> UnetReport.pingpong(run.out(), run.quick() ? unetQuick : UnetReport.DEFAULT_SIZES, 2, 10,
+                        run.quick() ? 500 : 50_000, run.quick() ? 2000 : 50_000, run.seed(), Sba200Timing.I960_25MHZ,
+                        null, run.points())));
+        all.add(new Experiment("unet-throughput", Paper.UNET, "Figure 4 / Table 3: throughput vs message size",
+                "nic unet throughput", "14 sizes 4..4096 B, 200 messages each", "20 sizes 4..5120 B, 400 messages each",
+                5, List.of(),
+                List.of(Figure.shape("fig4", "U-Net Figure 4: throughput", "message size (bytes)",
+                        "throughput (Mbit/s)", "Mbit/s", true, "Fig. 4's upper curve is the AAL5 limit of the 140"
+                                + " Mbit/s fibre (a formula, whose sawtooth ours should follow), and Table 3's 120"
+                                + " Mbit/s at 4 KB includes the hosts' software, which the zero cost table does"
+                                + " not charge")),
+                run -> UnetReport.throughput(run.out(), run.quick() ? unetQuick : UnetReport.DEFAULT_SIZES,
+                        run.quick() ? 200 : 400, run.seed(), Sba200Timing.I960_25MHZ, null, run.points())));
+        // ------------------------------------------------------------------------------------------------- Pupa
+        all.add(command("tulip-pingpong", Paper.PUPA, "the 21140 card model: round trip on one segment beside TCP"
+                        + " loopback", "2000+200 round trips of 64-byte frames", "50000+50000", 10, List.of(),
+                new String[] {"tulip", "pingpong", "--mode", "virtual", "--count", "2000", "--warmup", "200"},
+                new String[] {"tulip", "pingpong", "--mode", "virtual"}));
+        all.add(command("shim-pingpong", Paper.PUPA, "the 21140 contract on a real veth pair (native shim) beside"
+                        + " kernel UDP", "3 trials of 100 ms floods per size", "9 trials of 1 s", 40,
+                List.of(Need.NET, Need.SHIM),
+                new String[] {"shim", "pingpong", "--duration", "100ms", "--trials", "3"},
+                new String[] {"shim", "pingpong"}));
+        // -------------------------------------------------------------------------------------- careful protocols
+        int[] rings = CarefulExperiments.NODES;
+        all.add(new Experiment("careful-latency", Paper.CAREFUL, "Table 1 / Figure 1: latency around the ring, both"
+                + " C* protocols", "nic careful latency", "P = 2, 4, 8; 1 / 1000 / 2000 words; 1+3 rounds",
+                "the same with 2+10 rounds", 4, List.of(),
+                List.of(Figure.shape("table1", "TR 94-14 Table 1: latency per hop, no processing", "payload (words)",
+                                "time per hop (us)", "us", false, HOST_NOT_MODELLED),
+                        Figure.shape("table1-processing", "TR 94-14 Table 1: latency per hop, with processing",
+                                "payload (words)", "time per hop (us)", "us", false, HOST_NOT_MODELLED)),
+                run -> CarefulExperiments.latency(run.out(), new CarefulExperiments.Settings(run.costs(), rings,
+                        run.seed(), run.quick()), run.points())));
+        all.add(new Experiment("careful-throughput", Paper.CAREFUL, "Table 2 / Figure 2: throughput through the ring",
+                "nic careful throughput", "P = 2, 4, 8; 1 / 200 / 1000 / 2000 words; 40 messages",
+                "the same with 400 messages", 6, List.of(),
+                List.of(Figure.shape("table2", "TR 94-14 Table 2: ring throughput, no processing", "payload (words)",
+                                "throughput (Mb/s)", "Mb/s", false, HOST_NOT_MODELLED),
+                        Figure.shape("table2-processing", "TR 94-14 Table 2: ring throughput, with processing",
+                                "payload (words)", "throughput (Mb/s)", "Mb/s", false, HOST_NOT_MODELLED)),
+                run -> CarefulExperiments.throughput(run.out(), new CarefulExperiments.Settings(run.costs(), rings,
+                        run.seed(), run.quick()), run.points())));
+        int[] floodQuick = {2, 4}; // P = 8 alone takes a minute here; P = 4 already shows the livelock
+        String floodBasis = "the paper's per-event times include its hosts' software, which the zero cost table"
+                + " does not charge; a livelocked run has no time";
+        all.add(new Experiment("careful-flooding", Paper.CAREFUL, "Table 3: flooding, livelock vs completion",
+                "nic careful flooding", "P = 2, 4; 20 events per node", "P = 2, 4, 8; 40 events per node", 30,
+                List.of(), List.of(Figure.shape("table3", "TR 94-14 Table 3: flooding, time per event, no processing",
+                                "payload (words)", "time per event (ms)", "ms", false, floodBasis),
+                        Figure.shape("table3-processing", "TR 94-14 Table 3: flooding, time per event, with"
+                                + " processing", "payload (words)", "time per event (ms)", "ms", false, floodBasis)),
+                run -> CarefulExperiments.flooding(run.out(), new CarefulExperiments.Settings(run.costs(),
+                        run.quick() ? floodQuick : rings, run.seed(), run.quick()), run.points())));
+        all.add(new Experiment("careful-jacobi", Paper.CAREFUL, "Table 4: 2-D Jacobi iteration", "nic careful jacobi",
+                "grids 8..64, P = 1, 2, 4, 8; 5 iterations", "20 iterations", 4, List.of(), List.of(),
+                run -> CarefulExperiments.jacobi(run.out(), new CarefulExperiments.Settings(run.costs(), rings,
+                        run.seed(), run.quick()))));
+        all.add(new Experiment("medusa-latency", Paper.CAREFUL, "the Medusa card model: ring latency vs payload",
+                "nic medusa latency", "P = 2, 4, 8; 7 payloads 1..2000 words; 1+3 rounds", "2+10 rounds", 3,
+                List.of(), List.of(Figure.shape("table1", "TR 94-14 Table 1 beside the bare card: latency per hop",
+                        "payload (words)", "time per hop (us)", "us", false, "the paper's careful protocol without"
+                                + " processing includes its hosts' software; this run passes raw frames on with no"
+                                + " host time")),
+                run -> MedusaRingExperiments.latency(run.out(), MedusaRingExperiments.NODES,
+                        MedusaRingExperiments.LATENCY_WORDS, run.quick() ? 1 : 2, run.quick() ? 3 : 10, run.seed(), 0,
+                        null, run.points())));
+        all.add(new Experiment("medusa-throughput", Paper.CAREFUL, "the Medusa card model: ring throughput",
+                "nic medusa throughput", "P = 2, 4, 8; 4 payloads; 100 messages", "400 messages", 4, List.of(),
+                List.of(), run -> MedusaRingExperiments.throughput(run.out(), MedusaRingExperiments.NODES,
+                        MedusaRingExperiments.THROUGHPUT_WORDS, run.quick() ? 100 : 400, run.seed())));
+        Experiment appendixA = command("careful-appendix-a", Paper.CAREFUL, "Appendix A: per-operation costs of"
+                        + " both protocols (JMH)", "JMH, forked JVM, 1 warm-up + 3 iterations of 200 ms per operation",
+                "3 warm-up + 5 iterations of 1 s", 65, List.of(Need.JVM_FORK),
+                new String[] {"calibrate", "--operations-only", "--quick", "--out", "@dir/" + CostTable.MEASURED_RESOURCE},
+                new String[] {"calibrate", "--operations-only", "--out", "@dir/" + CostTable.MEASURED_RESOURCE});
+        // --operations-only adds the operations to a table: a copy of the built-in one, never the committed file
+        all.add(new Experiment(appendixA.id(), appendixA.paper(), appendixA.title(), appendixA.command(),
+                appendixA.quickSizes(), appendixA.fullSizes(), appendixA.estimateSeconds(), appendixA.needs(),
+                List.of(), run -> {
+                    try (InputStream in = CostTable.class.getResourceAsStream(CostTable.MEASURED_RESOURCE)) {
+                        if (in == null) {
+                            throw new IllegalStateException("no built-in " + CostTable.MEASURED_RESOURCE);
+                        }
+                        Files.copy(in, run.dir().resolve(CostTable.MEASURED_RESOURCE),
+                                StandardCopyOption.REPLACE_EXISTING);
+                    }
+                    return appendixA.body().run(run);
+                }));
+        // ------------------------------------------------------------------------------------------------- NIFDY
+        all.add(command("nifdy-heavy", Paper.NIFDY, "heavy phased traffic on an 8x8 mesh", "20000 cycles",
+                "200000 cycles", 4, List.of(),
+                new String[] {"fabric", "run", "-c", "configs/fabric/mesh8x8.cfg", "workload=nifdy_heavy",
+                    "cycles=20000", "@seed"},
+                new String[] {"fabric", "run", "-c", "configs/fabric/mesh8x8.cfg", "workload=nifdy_heavy",
+                    "cycles=200000", "@seed"}));
+        all.add(command("nifdy-light", Paper.NIFDY, "light phased traffic (33 % senders, long messages)",
+                "20000 cycles", "200000 cycles", 4, List.of(),
+                new String[] {"fabric", "run", "-c", "configs/fabric/mesh8x8.cfg", "workload=nifdy_light",
+                    "cycles=20000", "@seed"},
+                new String[] {"fabric", "run", "-c", "configs/fabric/mesh8x8.cfg", "workload=nifdy_light",
+                    "cycles=200000", "@seed"}));
+        all.add(command("fabric-sweep", Paper.NIFDY, "latency vs offered load, 8x8 mesh with BookSim's router",
+                "3 loads 0.1 / 0.3 / 0.5, no saturation search", "0.05..1.0 by 0.05 and the saturation search", 15,
+                List.of(),
+                new String[] {"fabric", "sweep", "-c", "configs/fabric/mesh8x8-booksim.cfg", "sweep_loads={0.1,0.3,0.5}",
+                    "--no-saturation", "--plot", "@dir/mesh8x8-booksim", "@seed"},
+                new String[] {"fabric", "sweep", "-c", "configs/fabric/mesh8x8-booksim.cfg", "--plot",
+                    "@dir/mesh8x8-booksim", "@seed"}));
+        // --------------------------------------------------------------------------------- idempotent messaging
+        all.add(command("idempotent-add", Paper.IDEMPOTENT, "the 'add' micro-benchmark trace (one element per node)",
+                "64 elements on a 64-node fat tree", "4096 elements on a 64x64 mesh", 5, List.of(),
+                new String[] {"fabric", "run", "-c", "configs/fabric/fattree64.cfg", "workload=trace",
+                    "trace_program=add", "trace_size=64", "@seed"},
+                new String[] {"fabric", "run", "topology=mesh", "k=64", "n=2", "workload=trace", "trace_program=add",
+                    "@seed"}));
+        // ------------------------------------------------------------------------------------ the project's own
+        for (String protocol : new String[] {"gbn", "pupa", "traditional", "careful"}) {
+            all.add(command("simtest-" + protocol, Paper.PROJECT, "deterministic simulation testing of the " + protocol
+                    + " core", "100 seeded fault schedules", "1000 schedules", 4, List.of(),
+                    new String[] {"simtest", "--protocol", protocol, "--seeds", "100", "--first-seed", "@seed"},
+                    new String[] {"simtest", "--protocol", protocol, "--seeds", "1000", "--first-seed", "@seed"}));
+        }
+        return all;
+    }
+
+    /**
+     * An experiment that exists only as a {@code nic} command line, run in this JVM through the same command line
+     * parser as {@code ./nic}. In its arguments {@code @seed} becomes {@code seed=N} (fabric) or N (after
+     * {@code --first-seed}), and a leading {@code @dir} the run's own directory.
+     */
+    static Experiment command(String id, Paper paper, String title, String quickSizes, String fullSizes,
+                              double estimateSeconds, List<Need> needs, String[] quick, String[] full) {
+        String shown = "nic " + String.join(" ", full).replace("@dir/", "").replace(" @seed", "");
+        return new Experiment(id, paper, title, shown, quickSizes, fullSizes, estimateSeconds, needs, List.of(), run -> {
+            String[] args = (run.quick() ? quick : full).clone();
+            for (int i = 0; i < args.length; i++) {
+                if (args[i].equals("@seed")) {
+                    args[i] = i > 0 && args[i - 1].equals("--first-seed") ? Long.toString(Math.max(1, run.seed()))
+                            : "seed=" + run.seed();
+                } else if (args[i].startsWith("@dir/")) {
+                    args[i] = run.dir().resolve(args[i].substring("@dir/".length())).toString();
+                }
+            }
+            var cl = NicCommand.commandLine();
+            cl.setOut(new PrintWriter(run.out(), true));
+            cl.setErr(new PrintWriter(run.out(), true));
+            run.out().println("$ nic " + String.join(" ", args));
+            int code = cl.execute(args);
+            if (code == ExitCodes.USAGE || code == ExitCodes.RUN_ERROR) {
+                throw new IllegalStateException("nic " + String.join(" ", args) + " exited with " + code
+                        + " (see its log)");
+            }
+            return code;
+        });
+    }
+}
