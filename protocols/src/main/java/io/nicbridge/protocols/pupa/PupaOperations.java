@@ -104,6 +104,7 @@ public final class PupaOperations {
     private final MemorySegment frame;
     private final MemorySegment dataFrame;
     private final MemorySegment scratch;
+    private final MemorySegment entries;
     private final int[] seqs = new int[4];
     private final int[] held = new int[BATCH];
     private final MessageHandler copyOut;
@@ -122,7 +123,8 @@ public final class PupaOperations {
         user = arena.allocate(4096, 8);
         frame = arena.allocate(1500, 8);
         dataFrame = arena.allocate(1500, 8);
-        scratch = arena.allocate((long) BATCH * PrimaryFifo.ENTRY, 64);
+        scratch = arena.allocate(PrimaryFifo.BYTES, 64); // receive entries of held card buffers, a FIFO's layout
+        entries = arena.allocate(PrimaryFifo.BYTES, 64); // receive entries of pool bodies and fragments
         copyOut = (peer, data, offset, length) -> {
             MemorySegment.copy(data, offset, user, 0, length);
             delivered++;
@@ -323,14 +325,14 @@ public final class PupaOperations {
         BufferPool pool = receiver.receivePool();
         for (int k = 0; k < BATCH; k++) {
             long e = PrimaryFifo.entry(k);
-            scratch.set(PupaWire.U16, e + PupaWire.M_FLAGS, (short) (FLAGS | PupaCore.K_SECONDARY));
-            scratch.set(U32, e + PrimaryFifo.BODY, pool.take());
+            entries.set(PupaWire.U16, e + PupaWire.M_FLAGS, (short) (FLAGS | PupaCore.K_SECONDARY));
+            entries.set(U32, e + PrimaryFifo.BODY, pool.take());
         }
     }
 
     /** Call {@code k} of a batch after {@link #preparePoolFrees()}. */
     public void poolFree(int k) {
-        receiver.freeBody(scratch, PrimaryFifo.entry(k));
+        receiver.freeBody(entries, PrimaryFifo.entry(k));
     }
 
     /** Delivers what node 1 holds, then accepts {@link #BATCH} 4-byte messages into its FIFO from node 0. */
@@ -355,9 +357,9 @@ public final class PupaOperations {
 
     /** One 4-byte fragment into the assembly buffer. */
     public int reassemble() {
-        long e = PrimaryFifo.entry(0);
-        PupaCore.buildHeader(scratch, e, 0, 2 * LENGTH, 0, LENGTH, PupaWire.F_FIRST, 0, 2, 0, 1, 7);
-        return receiver.reassemble(scratch, e);
+        long e = PrimaryFifo.entry(BATCH);
+        PupaCore.buildHeader(entries, e, 0, 2 * LENGTH, 0, LENGTH, PupaWire.F_FIRST, 0, 2, 0, 1, 7);
+        return receiver.reassemble(entries, e);
     }
 
     // ------------------------------------------------------------------------------------- whole paths
@@ -422,6 +424,12 @@ public final class PupaOperations {
     }
 
     // ------------------------------------------------------------------------------------- helpers
+
+    @Override
+    public String toString() {
+        return sender + "\n" + receiver + "\nqueued at node 0: " + links[0].queued() + ", at node 1: "
+                + links[1].queued();
+    }
 
     /** @return messages delivered into the user buffer so far (what the paths did) */
     public long delivered() {
