@@ -195,6 +195,10 @@ public final class PupaBandwidth {
         boolean mechanism = s.priced() || s.medium() == EthernetMode.HUB;
         Point[] four = find(points, 4096);
         if (four != null) {
+            log.check(CheckKind.ANCHOR_CHECK, String.format(Locale.ROOT, "section 3.2: each message acknowledged"
+                    + " sends more acknowledgements than the sender-controlled scheme at 4 KB (ours %d vs %d ACK-only"
+                    + " packets)", four[0].ackPackets(), four[1].ackPackets()),
+                    four[0].ackPackets() > four[1].ackPackets());
             shape(log, mechanism, String.format(Locale.ROOT, "Figure 4 shape: sender-controlled acknowledgements"
                     + " faster than each message acknowledged at 4 KB (paper 62 Mb/s vs below it; ours %.1f vs %.1f"
                     + " Mb/s)", four[1].mbps(), four[0].mbps()), four[1].mbps() > four[0].mbps());
@@ -205,9 +209,10 @@ public final class PupaBandwidth {
         }
         Point[] two = find(points, 2048);
         if (two != null && four != null) {
-            shape(log, mechanism, String.format(Locale.ROOT, "Figure 4 shape: 4 KB messages faster than 2 KB"
-                    + " (a 2 KB message is two frames, 1436 + 612 B; ours %.1f vs %.1f Mb/s)", four[1].mbps(),
-                    two[1].mbps()), four[1].mbps() > two[1].mbps());
+            // the paper's reason is per-frame host work (a 2 KB message is two frames, one of them short): priced only
+            shape(log, s.priced(), String.format(Locale.ROOT, "Figure 4 shape: 4 KB messages faster than 2 KB,"
+                    + " sender-controlled (a 2 KB message is two frames, 1436 + 612 B; ours %.1f vs %.1f Mb/s)",
+                    four[1].mbps(), two[1].mbps()), four[1].mbps() > two[1].mbps());
         }
     }
 
@@ -215,8 +220,8 @@ public final class PupaBandwidth {
         if (mechanism) {
             log.check(CheckKind.ANCHOR_CHECK, what, holds);
         } else {
-            log.comparison(what + ": " + (holds ? "holds" : "does not hold") + " (zero table on a full-duplex"
-                    + " medium: acknowledgements cost neither host time nor the data's wire, so not a check)");
+            log.comparison(what + ": " + (holds ? "holds" : "does not hold") + " (zero table: what the paper"
+                    + " explains by host work per message or frame costs nothing here, so not a check)");
         }
     }
 

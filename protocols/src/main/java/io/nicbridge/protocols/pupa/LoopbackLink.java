@@ -5,7 +5,6 @@ import io.nicbridge.bridge.link.LinkHandler;
 import io.nicbridge.bridge.port.PortCounters;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.Objects;
 
 /**
  * One end of a two-node in-process link without a medium or a clock, for driving two cores by hand (the
@@ -58,19 +57,22 @@ final class LoopbackLink implements Link {
     }
 
     /**
-     * Queues at this end a frame built by {@code writer} into the next free buffer.
+     * Queues at this end a frame of {@code length} bytes, to be written (before the next {@link #poll}) into the
+     * buffer returned.
      *
      * @throws IllegalStateException when 64 frames are queued already
      */
-    void inject(int length, java.util.function.Consumer<MemorySegment> writer) {
-        Objects.requireNonNull(writer, "writer");
+    MemorySegment inject(int length) {
         if (queued() == FRAMES) {
             throw new IllegalStateException(name() + ": 64 frames queued already");
         }
+        if (length < 0 || length > mtu) {
+            throw new IllegalArgumentException("length must be in [0, " + mtu + "], was " + length);
+        }
         int i = (int) (tail % FRAMES);
-        writer.accept(buffers[i]);
         lengths[i] = length;
         tail++;
+        return buffers[i];
     }
 
     @Override

@@ -394,7 +394,7 @@ public final class PupaOperations {
         links[0].drop();
         for (int k = 0; k < BATCH; k++) {
             int ack = ackBase + k + 1;
-            links[0].inject(FRAME_HEADER, f -> PupaWire.frameHeader(f, PupaWire.ACK, 0, ack, UNLIMITED, 0));
+            PupaWire.frameHeader(links[0].inject(FRAME_HEADER), PupaWire.ACK, 0, ack, UNLIMITED, 0);
         }
     }
 
@@ -410,7 +410,7 @@ public final class PupaOperations {
         sender.sendSequences(1, seqs);
         int ack = seqs[0];
         for (int k = 0; k < BATCH; k++) {
-            links[0].inject(FRAME_HEADER, f -> PupaWire.frameHeader(f, PupaWire.NACK, 0, ack, UNLIMITED, 0));
+            PupaWire.frameHeader(links[0].inject(FRAME_HEADER), PupaWire.NACK, 0, ack, UNLIMITED, 0);
         }
     }
 
