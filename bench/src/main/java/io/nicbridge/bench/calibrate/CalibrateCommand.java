@@ -64,13 +64,31 @@ public final class CalibrateCommand implements Callable<Integer> {
             + " add them to the table at --out, keeping its items, machine and date (for a busy machine).")
     boolean operationsOnly;
 
+    @Option(names = "--suite", defaultValue = "all", paramLabel = "all|appendix-a|pupa", description = "With"
+            + " --operations-only: which cores' operations to measure (default: ${DEFAULT-VALUE}); the others keep"
+            + " their prices from the table at --out.")
+    String suite;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws RunnerException {
         PrintStream o = System.out;
+        if (!suite.equals("all") && !suite.equals("appendix-a") && !suite.equals("pupa")) {
+            spec.commandLine().getErr().println("nic calibrate: --suite must be all, appendix-a or pupa, was '" + suite
+                    + "'");
+            return ExitCodes.USAGE;
+        }
+        if (!suite.equals("all") && !operationsOnly) {
+            spec.commandLine().getErr().println("nic calibrate: --suite " + suite + " needs --operations-only (the"
+                    + " items are measured with every operation)");
+            return ExitCodes.USAGE;
+        }
+        boolean appendixA = !suite.equals("pupa");
+        boolean pupaOps = !suite.equals("appendix-a");
         String command = "./nic calibrate" + (quick ? " --quick" : "") + (operationsOnly ? " --operations-only" : "")
+                + (suite.equals("all") ? "" : " --suite " + suite)
                 + (out.toString().equals(DEFAULT_OUT) ? "" : " --out " + out);
         String machine = machine();
         String load = loadAverage();
@@ -86,7 +104,8 @@ public final class CalibrateCommand implements Callable<Integer> {
         }
         o.println("calibrate: measuring " + (operationsOnly ? "the protocol operations" : "host cost items and"
                 + " protocol operations") + " with JMH on " + machine + "; load average " + load);
-        String include = AppendixABench.class.getName() + "\\.|" + PupaBench.class.getName() + "\\."
+        String include = (appendixA ? AppendixABench.class.getName() + "\\." : "")
+                + (appendixA && pupaOps ? "|" : "") + (pupaOps ? PupaBench.class.getName() + "\\." : "")
                 + (operationsOnly ? "" : "|" + HostCostCalibrationBench.class.getName() + "\\.");
         Options options = new OptionsBuilder()
                 .include(include)
@@ -106,18 +125,24 @@ public final class CalibrateCommand implements Callable<Integer> {
         }
         Map<String, Long> opPicos = new TreeMap<>();
         Map<String, String> opRules = new TreeMap<>();
-        operations(ns, opPicos, opRules, operationsOnly ? " (measured by '" + command + "' on " + machine + ", " + date
-                + ", load average " + load + ")" : "");
-        pupaOperations(pupa, opPicos, opRules, operationsOnly ? " (measured by '" + command + "' on " + machine
-                + ", " + date + ", load average " + load + ")" : "");
+        String where = operationsOnly ? " (measured by '" + command + "' on " + machine + ", " + date
+                + ", load average " + load + ")" : "";
+        if (appendixA) {
+            operations(ns, opPicos, opRules, where);
+        }
+        if (pupaOps) {
+            pupaOperations(pupa, opPicos, opRules, where);
+        }
         opPicos.forEach((op, ps) -> o.printf(Locale.ROOT, "  %-42s %10.2f ns/call%n", op, ps / 1e3));
-        o.println("  Pupa paths, per message (JMH PupaBench.path_*, less its baseline; not priced: the operations"
-                + " above are):");
-        new TreeMap<>(pupa).forEach((bench, score) -> {
-            if (bench.startsWith("path_")) {
-                o.printf(Locale.ROOT, "  %-42s %10.2f ns/message%n", bench, score - pupa.get("baseline"));
-            }
-        });
+        if (pupaOps) {
+            o.println("  Pupa paths, per message (JMH PupaBench.path_*, less its baseline; not priced: the"
+                    + " operations above are):");
+            new TreeMap<>(pupa).forEach((bench, score) -> {
+                if (bench.startsWith("path_")) {
+                    o.printf(Locale.ROOT, "  %-42s %10.2f ns/message%n", bench, score - pupa.get("baseline"));
+                }
+            });
+        }
         if (operationsOnly) {
             return write(base.withOperations(opPicos, opRules), command, o);
         }

@@ -71,10 +71,14 @@ public class PupaBench {
         }
     }
 
+    /** One message outstanding; each NACK for it goes back again (one setup: the order of two is unspecified). */
     @State(Scope.Thread)
-    public static class Nack extends Ops {
+    public static class Nack {
+        PupaOperations ops;
+
         @Setup(Level.Iteration)
-        public void prepareNack() {
+        public void setUp() {
+            ops = new PupaOperations();
             ops.prepareNack();
         }
     }

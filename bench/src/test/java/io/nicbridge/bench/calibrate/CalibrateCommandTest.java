@@ -104,4 +104,16 @@ class CalibrateCommandTest {
             assertTrue(m.operationRule(op).contains("PupaBench.op_"), op);
         }
     }
+
+    /** A suite other than all needs --operations-only, and an unknown one is refused, both before any JMH run. */
+    @Test
+    void aSuiteIsOneOfThreeAndOnlyForOperations() {
+        java.io.StringWriter err = new java.io.StringWriter();
+        picocli.CommandLine cl = new picocli.CommandLine(new CalibrateCommand());
+        cl.setErr(new java.io.PrintWriter(err, true));
+        assertEquals(io.nicbridge.bench.verdict.ExitCodes.USAGE, cl.execute("--suite", "tcp", "--operations-only"));
+        assertTrue(err.toString().contains("--suite must be all, appendix-a or pupa"), err.toString());
+        assertEquals(io.nicbridge.bench.verdict.ExitCodes.USAGE, cl.execute("--suite", "pupa"));
+        assertTrue(err.toString().contains("needs --operations-only"), err.toString());
+    }
 }
