@@ -40,8 +40,8 @@ class PupaExperimentsTest {
             PupaLatency.Settings priced = new PupaLatency.Settings(testTable(), new int[] {size}, 1, 1, 2,
                     EthernetMode.HUB);
             PupaLatency.Point p = PupaLatency.measure(priced, size);
-            assertEquals(p.total(), p.hostSum() + p.transmission(), 2, size + " B: " + p);
-            assertEquals(p.total(), p.sender() + p.receiver() + p.transmission(), 2, size + " B: " + p);
+            assertTrue(p.unaccounted() >= 0 && p.unaccounted() <= PupaLatency.ROUNDING_NANOS, size + " B: " + p);
+            assertEquals(p.total(), p.sender() + p.receiver() + p.transmission(), 1e-6, size + " B: " + p);
             assertTrue(p.sender() > 0 && p.receiver() > 0, p.toString());
             for (double h : p.host()) {
                 assertTrue(h > 0, size + " B: every host component has work: " + p);
