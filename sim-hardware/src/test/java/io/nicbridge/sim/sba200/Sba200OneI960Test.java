@@ -98,6 +98,8 @@ class Sba200OneI960Test {
         double oneWayRate = (double) N / oneWay;
         double bothRate = 2.0 * N / bothWays;
         double ratio = bothRate / oneWayRate;
+        System.out.printf("one i960, %d single-cell messages: one way %.1f us, both ways at once %.1f us: both ways"
+            + " carry %.2f x one way%n", N, oneWay / 1e3, bothWays / 1e3, ratio);
         assertTrue(ratio < 1.5, "full duplex on one i960: both ways carry " + ratio + " x one way (N = " + N
             + " 40-byte messages: one way " + oneWay + " ns, both ways " + bothWays + " ns); separate processors would"
             + " give 2");
