@@ -437,6 +437,11 @@ public final class UnetEndpoint implements Endpoint {
             return QueueCode.EMPTY;
         }
         int status = sendQueue.pollCompletion();
+        if (status == QueueCode.PEER_CORRUPT && restartUnnoticed()) {
+            // A firmware restart behind the impossible sq_cons: the kernel found it, the sends in flight are lost in
+            // it and are reported as such (as a send that meets the wiped page does).
+            return pollSendCompletion();
+        }
         if (status >= 0) {
             sendStatus[status >= 0 && status <= TX_STATUS_DMA_ERROR ? status : sendStatus.length - 1]++;
         }
