@@ -73,9 +73,4 @@ public record Sba200Timing(long pollLatencyNanos, long txSetupNanos, long dmaPic
                 + " ns, rx inline " + rxInlineNanos + " ns, rx buffer PDU " + rxBufferPduNanos + " ns");
         }
     }
-
-    /** True when receiving costs time (the card then paces its input FIFO). */
-    public boolean hasReceiveCosts() {
-        return rxCellNanos > 0 || rxInlineNanos > 0 || rxBufferPduNanos > 0 || dmaPicosPerByte > 0;
-    }
 }
