@@ -56,6 +56,12 @@ public final class Experiments {
                                 + " not charge")),
                 run -> UnetReport.throughput(run.out(), run.quick() ? unetQuick : UnetReport.DEFAULT_SIZES,
                         run.quick() ? 200 : 400, run.seed(), Sba200Timing.I960_25MHZ, null, run.points())));
+        all.add(command("unet-am-latency", Paper.UNET, "Figure 3 / Table 3: Active Messages round trip beside raw"
+                        + " U-Net, block-store RTT fit", "10 round trips per point", "10 round trips per point", 5,
+                List.of(), new String[] {"unet", "am-latency"}, new String[] {"unet", "am-latency"}));
+        all.add(command("unet-am-bandwidth", Paper.UNET, "Figure 4 / Table 3: Active Messages block store and get"
+                        + " bandwidth, the 4164-byte dip", "the command's default sizes", "the command's default sizes",
+                10, List.of(), new String[] {"unet", "am-bandwidth"}, new String[] {"unet", "am-bandwidth"}));
         // ------------------------------------------------------------------------------------------------- Pupa
         all.add(command("tulip-pingpong", Paper.PUPA, "the 21140 card model: round trip on one segment beside TCP"
                         + " loopback", "2000+200 round trips of 64-byte frames", "50000+50000", 10, List.of(),
@@ -160,7 +166,7 @@ public final class Experiments {
                 new String[] {"fabric", "run", "topology=mesh", "k=64", "n=2", "workload=trace", "trace_program=add",
                     "@seed"}));
         // ------------------------------------------------------------------------------------ the project's own
-        for (String protocol : new String[] {"gbn", "pupa", "traditional", "careful"}) {
+        for (String protocol : new String[] {"gbn", "pupa", "traditional", "careful", "am"}) {
             all.add(command("simtest-" + protocol, Paper.PROJECT, "deterministic simulation testing of the " + protocol
                     + " core", "100 seeded fault schedules", "1000 schedules", 4, List.of(),
                     new String[] {"simtest", "--protocol", protocol, "--seeds", "100", "--first-seed", "@seed"},
