@@ -1,6 +1,10 @@
 package io.nicbridge.bench.cli;
 
+import io.nicbridge.bench.unet.UamReport;
 import io.nicbridge.bench.unet.UnetReport;
+import io.nicbridge.bench.verdict.ExitCodes;
+import io.nicbridge.bridge.cost.CostTable;
+import java.util.concurrent.Callable;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.sba200.Sba200Timing;
 import picocli.CommandLine.Command;
@@ -11,7 +15,8 @@ import picocli.CommandLine.Option;
 @Command(name = "unet", aliases = "sba200", mixinStandardHelpOptions = true,
         description = "U-Net on two emulated Fore SBA-200 ATM cards through an ATM switch, driven through the"
             + " bridge's U-Net API, in virtual time beside the U-Net paper's figures.",
-        subcommands = {UnetCommands.PingPong.class, UnetCommands.Throughput.class})
+        subcommands = {UnetCommands.PingPong.class, UnetCommands.Throughput.class, UnetCommands.AmLatency.class,
+            UnetCommands.AmBandwidth.class})
 final class UnetCommands extends GroupCommand {
     /** Virtual-time round trips per size: the simulation is deterministic, so a few suffice. */
     static final int VIRTUAL_WARMUP = 2;
@@ -63,6 +68,72 @@ final class UnetCommands extends GroupCommand {
         int run(long seed, PcapWriter pcap) {
             int[] sweep = sizes.orDefault(UnetReport.DEFAULT_SIZES);
             return UnetReport.throughput(System.out, sweep, messages, seed, Sba200Timing.I960_25MHZ, pcap);
+        }
+    }
+
+    /** The cost table option of the Active Messages experiments. */
+    static final class CostsOption {
+        @Option(names = "--costs", defaultValue = "measured", description = "Host cost table every node's CPU is"
+                + " charged from: measured (./nic calibrate on the machine it names), zero (wire time only) or a table"
+                + " file (default: ${DEFAULT-VALUE}).")
+        String costs;
+    }
+
+    /** {@code nic unet am-latency}: {@link UamReport#latency}. */
+    @Command(name = "am-latency", mixinStandardHelpOptions = true,
+            description = "U-Net Active Messages round trips in virtual time with the host cost model: single-cell"
+                + " request/reply against raw U-Net on the same card (Figure 3, Table 3 with the Split-C store), and"
+                + " block-store round trips vs size fitted to a + b*N. --sizes: block bytes (default: 16 .. 1024).")
+    static final class AmLatency implements Callable<Integer> {
+        @Mixin
+        SizesOption sizes = new SizesOption();
+
+        @Mixin
+        CostsOption costs = new CostsOption();
+
+        @Option(names = "--count", defaultValue = "10", description = "Measured round trips per point (default:"
+                + " ${DEFAULT-VALUE}; virtual time is deterministic).")
+        int count;
+
+        @Override
+        public Integer call() {
+            try {
+                CostTable table = CostTable.named(costs.costs);
+                for (int s : sizes.orDefault(UamReport.BLOCK_SIZES)) {
+                    if (s < 1 || s > 32 * 1024) {
+                        throw new IllegalArgumentException("--sizes: block bytes must be 1..32768, was " + s);
+                    }
+                }
+                return UamReport.latency(System.out, sizes.orDefault(UamReport.BLOCK_SIZES), 2, count,
+                        Sba200Timing.I960_25MHZ, table);
+            } catch (IllegalArgumentException e) {
+                System.err.println("nic unet am-latency: " + e.getMessage());
+                return ExitCodes.USAGE;
+            }
+        }
+    }
+
+    /** {@code nic unet am-bandwidth}: {@link UamReport#bandwidth}. */
+    @Command(name = "am-bandwidth", mixinStandardHelpOptions = true,
+            description = "U-Net Active Messages block store and block get bandwidth vs block size in virtual time"
+                + " with the host cost model, beside the AAL5 limit, raw U-Net and the paper's Figure 4 (the dip at"
+                + " 4164 B) and Table 3. --sizes: block bytes, 1..32768 (default: 64 .. 5120 with 4160 and 4164).")
+    static final class AmBandwidth implements Callable<Integer> {
+        @Mixin
+        SizesOption sizes = new SizesOption();
+
+        @Mixin
+        CostsOption costs = new CostsOption();
+
+        @Override
+        public Integer call() {
+            try {
+                return UamReport.bandwidth(System.out, sizes.orDefault(UamReport.BANDWIDTH_SIZES),
+                        Sba200Timing.I960_25MHZ, CostTable.named(costs.costs));
+            } catch (IllegalArgumentException e) {
+                System.err.println("nic unet am-bandwidth: " + e.getMessage());
+                return ExitCodes.USAGE;
+            }
         }
     }
 }

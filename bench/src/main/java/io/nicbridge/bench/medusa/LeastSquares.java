@@ -1,8 +1,8 @@
 package io.nicbridge.bench.medusa;
 
 /** Ordinary least-squares line y = intercept + slope x. */
-record LeastSquares(double slope, double intercept, double maxResidual) {
-    static LeastSquares fit(double[] x, double[] y) {
+public record LeastSquares(double slope, double intercept, double maxResidual) {
+    public static LeastSquares fit(double[] x, double[] y) {
         int n = x.length;
         if (n < 2 || y.length != n) {
             throw new IllegalArgumentException("a line needs at least 2 points with x and y each, got " + n + " and "

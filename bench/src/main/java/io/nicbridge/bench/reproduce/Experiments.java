@@ -56,6 +56,12 @@ public final class Experiments {
                                 + " not charge")),
                 run -> UnetReport.throughput(run.out(), run.quick() ? unetQuick : UnetReport.DEFAULT_SIZES,
                         run.quick() ? 200 : 400, run.seed(), Sba200Timing.I960_25MHZ, null, run.points())));
+        all.add(command("unet-am-latency", Paper.UNET, "Figure 3 / Table 3: Active Messages round trip beside raw"
+                        + " U-Net, block-store RTT fit", "10 round trips per point", "10 round trips per point", 5,
+                List.of(), new String[] {"unet", "am-latency"}, new String[] {"unet", "am-latency"}));
+        all.add(command("unet-am-bandwidth", Paper.UNET, "Figure 4 / Table 3: Active Messages block store and get"
+                        + " bandwidth, the 4164-byte dip", "the command's default sizes", "the command's default sizes",
+                10, List.of(), new String[] {"unet", "am-bandwidth"}, new String[] {"unet", "am-bandwidth"}));
         // ------------------------------------------------------------------------------------------------- Pupa
         all.add(command("tulip-pingpong", Paper.PUPA, "the 21140 card model: round trip on one segment beside TCP"
                         + " loopback", "2000+200 round trips of 64-byte frames", "50000+50000", 10, List.of(),
@@ -66,6 +72,18 @@ public final class Experiments {
                 List.of(Need.NET, Need.SHIM),
                 new String[] {"shim", "pingpong", "--duration", "100ms", "--trials", "3"},
                 new String[] {"shim", "pingpong"}));
+        all.add(command("pupa-latency", Paper.PUPA, "Tables 1-2 / Figure 3: one-way latency and its breakdown,"
+                        + " two emulated 21140s", "the command's --quick sizes", "4 .. 1436 B", 10, List.of(),
+                new String[] {"pupa", "latency", "--quick", "--seed", "@seed"},
+                new String[] {"pupa", "latency", "--seed", "@seed"}));
+        all.add(command("pupa-bandwidth", Paper.PUPA, "Figure 4: one-way bandwidth, per-message vs sender-controlled"
+                        + " ACKs", "the command's --quick sizes", "2000 messages per size", 20, List.of(),
+                new String[] {"pupa", "bandwidth", "--quick", "--seed", "@seed"},
+                new String[] {"pupa", "bandwidth", "--seed", "@seed"}));
+        all.add(command("pupa-apps", Paper.PUPA, "Table 3: LES, GEL, LRS, SRS on 10 nodes on a CSMA/CD hub, 64 KB"
+                        + " and 48 KB send pools", "scale 0.1 problems", "the command's full problems", 20, List.of(),
+                new String[] {"pupa", "apps", "--quick", "--seed", "@seed"},
+                new String[] {"pupa", "apps", "--seed", "@seed"}));
         // -------------------------------------------------------------------------------------- careful protocols
         int[] rings = CarefulExperiments.NODES;
         all.add(new Experiment("careful-latency", Paper.CAREFUL, "Table 1 / Figure 1: latency around the ring, both"
@@ -160,7 +178,7 @@ public final class Experiments {
                 new String[] {"fabric", "run", "topology=mesh", "k=64", "n=2", "workload=trace", "trace_program=add",
                     "@seed"}));
         // ------------------------------------------------------------------------------------ the project's own
-        for (String protocol : new String[] {"gbn", "pupa", "traditional", "careful"}) {
+        for (String protocol : new String[] {"gbn", "pupa", "traditional", "careful", "am"}) {
             all.add(command("simtest-" + protocol, Paper.PROJECT, "deterministic simulation testing of the " + protocol
                     + " core", "100 seeded fault schedules", "1000 schedules", 4, List.of(),
                     new String[] {"simtest", "--protocol", protocol, "--seeds", "100", "--first-seed", "@seed"},
@@ -176,12 +194,14 @@ public final class Experiments {
      */
     static Experiment command(String id, Paper paper, String title, String quickSizes, String fullSizes,
                               double estimateSeconds, List<Need> needs, String[] quick, String[] full) {
-        String shown = "nic " + String.join(" ", full).replace("@dir/", "").replace(" @seed", "");
+        String shown = "nic " + String.join(" ", full).replace("@dir/", "").replace(" --first-seed @seed", "")
+                .replace(" --seed @seed", "").replace(" @seed", "");
         return new Experiment(id, paper, title, shown, quickSizes, fullSizes, estimateSeconds, needs, List.of(), run -> {
             String[] args = (run.quick() ? quick : full).clone();
             for (int i = 0; i < args.length; i++) {
                 if (args[i].equals("@seed")) {
-                    args[i] = i > 0 && args[i - 1].equals("--first-seed") ? Long.toString(Math.max(1, run.seed()))
+                    boolean option = i > 0 && (args[i - 1].equals("--first-seed") || args[i - 1].equals("--seed"));
+                    args[i] = option ? Long.toString(Math.max(1, run.seed()))
                             : "seed=" + run.seed();
                 } else if (args[i].startsWith("@dir/")) {
                     args[i] = run.dir().resolve(args[i].substring("@dir/".length())).toString();

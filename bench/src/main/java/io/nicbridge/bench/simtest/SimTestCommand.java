@@ -39,7 +39,7 @@ public final class SimTestCommand implements Callable<Integer> {
     private static final String DRIVER_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.nicbridge.bridge.driver";
 
     @Option(names = "--protocol", defaultValue = "gbn", description = "The core under test (default:"
-            + " ${DEFAULT-VALUE}; known: gbn, pupa).")
+            + " ${DEFAULT-VALUE}; known: am, careful, gbn, pupa, traditional).")
     String protocol;
 
     @Option(names = "--medium", defaultValue = "memory", description = "The medium every schedule runs on:"

@@ -86,6 +86,9 @@ public final class UnetReport {
             out.printf(Locale.ROOT, "model: card receive: %d ns i960 work per cell, + %d ns to write a single-cell message"
                     + " into its receive entry, or + 48 B of DMA per cell and %d ns to complete a multi-cell (buffer)"
                     + " message%n", timing.rxCellNanos(), timing.rxInlineNanos(), timing.rxBufferPduNanos());
+            out.printf(Locale.ROOT, "model: one i960 per card: its send and receive work share one timeline (a received"
+                    + " cell or a send descriptor at a time); sends are pipelined: the next descriptor is taken once the"
+                    + " previous PDU is fetched and about to leave the fiber%n");
         }
     }
 

@@ -37,6 +37,11 @@
  *       is one more {@code PIO_WORD}, and the core pays {@code CHECKSUM} only for the bytes before RXCK_START</td></tr>
  *   <tr><td>driver</td><td>{@code INTERRUPT}</td><td>only for an interrupt it services itself outside a runner's
  *       readiness path (an ISR of its own)</td></tr>
+ *   <tr><td>kernel (U-Net's emulated endpoints)</td><td>{@code INTERRUPT}, {@code TABLE_LOOKUP}, {@code COPY},
+ *       {@code DESCRIPTOR_POST}</td><td>one {@code INTERRUPT} per system call (a trap is a kernel entry and exit,
+ *       priced as the measured interrupt path: no separate measurement), per send one {@code TABLE_LOOKUP}, the
+ *       bytes it copies and one {@code DESCRIPTOR_POST}; per message it demultiplexes one {@code TABLE_LOOKUP}, the
+ *       payload bytes and one {@code DESCRIPTOR_POST} ({@code EmulatedEndpointMux})</td></tr>
  * </table>
  * A framing that sends stamps the frame with {@link io.nicbridge.bridge.cost.HostCpu#now()} (the time its CPU has
  * reached), not the scheduler's clock, so host work before the send delays the frame: the simulated media compute

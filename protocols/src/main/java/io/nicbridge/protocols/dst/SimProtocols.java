@@ -1,6 +1,8 @@
 package io.nicbridge.protocols.dst;
 
 import io.nicbridge.bridge.link.Link;
+import io.nicbridge.protocols.am.AmConfig;
+import io.nicbridge.protocols.am.AmMessageChannel;
 import io.nicbridge.protocols.careful.CarefulConfig;
 import io.nicbridge.protocols.careful.CarefulCore;
 import io.nicbridge.protocols.gbn.GoBackNConfig;
@@ -19,12 +21,14 @@ public final class SimProtocols {
                     new GoBackNConfig(s.window(), s.maxMessage(), s.rtoNanos()), cpu),
             "traditional", (link, clock, cpu, s) -> new TraditionalCore(link, clock, cpu, traditional(s)),
             "pupa", (link, clock, cpu, s) -> new PupaCore(link, clock, pupa(s), cpu),
-            "careful", (link, clock, cpu, s) -> new CarefulCore(link, careful(s, link), cpu));
+            "careful", (link, clock, cpu, s) -> new CarefulCore(link, careful(s, link), cpu),
+            "am", (link, clock, cpu, s) -> new AmMessageChannel(link, clock, am(s), cpu, s.maxMessage()));
     private static final Map<String, SimSettings> SETTINGS = Map.of(
             "gbn", SimSettings.defaults(),
             "traditional", SimSettings.cstar(),
             "pupa", SimSettings.defaults(),
-            "careful", SimSettings.cstar());
+            "careful", SimSettings.cstar(),
+            "am", SimSettings.defaults());
 
     /**
      * The traditional core's configuration in a simulated world: fragments of up to {@code maxMessage} bytes, the
@@ -80,6 +84,16 @@ public final class SimProtocols {
     public static PupaConfig pupa(SimSettings s) {
         return PupaConfig.defaults().withMaxMessage(s.maxMessage())
                 .withTimers(s.rtoNanos(), s.rtoNanos() / 2, s.rtoNanos() / 10).withFrameCheck(true);
+    }
+
+    /**
+     * U-Net Active Messages in the tester's world: the settings' window and RTO, buffers as large as the medium's
+     * frames allow after the go-back-N and Active Messages headers (28 bytes on the default 64-byte medium, so a
+     * message of up to 48 bytes is stored in one or two chunks), acknowledgements held for up to a tenth of an RTO.
+     */
+    public static AmConfig am(SimSettings s) {
+        int buffer = s.mtu() - io.nicbridge.protocols.gbn.GoBackNWire.HEADER - AmConfig.HEADER_BYTES;
+        return new AmConfig(s.window(), buffer, s.rtoNanos(), s.rtoNanos() / 10, 0);
     }
 
     /** @throws IllegalArgumentException naming the known protocols when {@code name} is not one */

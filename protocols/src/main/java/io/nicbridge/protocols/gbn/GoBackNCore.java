@@ -40,6 +40,12 @@ import java.util.zip.CRC32C;
  * </ul>
  * A claim the link refuses stops sending until {@link #onWritable}. Hot paths allocate nothing.
  *
+ * <p><b>Delayed acknowledgements</b> ({@link GoBackNConfig#ackDelayNanos()} &gt; 0, what U-Net Active Messages
+ * uses): an owed ack waits for a DATA frame to the same peer to carry it - the application's reply, sent from its
+ * handler when it takes the message with {@link #deliver} - for up to the delay; it goes out as an explicit ACK when
+ * the delay expires (one deadline for all peers: the oldest owed ack's) or at once when w/2 arrivals to a peer are
+ * unacknowledged, so a one-way stream still opens the sender's window in time.
+ *
  * <p><b>Timeouts.</b> Each peer's retransmission deadline is one entry of a {@link TimerHeap} (removed while
  * nothing is in flight to it), so {@link #nextDeadline()}, which the runner asks after every event, is O(1) and a
  * deadline change O(log peers) however many peers the node has. {@link #onTimer()} takes the expired entries off
@@ -69,6 +75,8 @@ public final class GoBackNCore implements MessageCore {
     private final int ringMask;
     private final int maxMessage;
     private final long rto;
+    private final long ackDelay;
+    private final int ackEvery;
     private final GoBackNCounters counters = new GoBackNCounters();
 
     private final int[] sndBase;
@@ -80,6 +88,12 @@ public final class GoBackNCore implements MessageCore {
     private final PeerTimeout[] timeoutOf;
     private final long[] expired; // bit p: peer p's timeout expired in the current onTimer
     private final boolean[] ackPending;
+    private final int[] unackedArrivals; // DATA frames from the peer since our last frame to it
+    private final int[] ackQueue; // peers whose owed ack the delay deadline flushes (delayed mode)
+    private final boolean[] ackQueued;
+    private int ackQueueLength;
+    private long ackDeadline = NO_DEADLINE;
+    private boolean flushingAcks;
     private final MemorySegment[] txRing;
     private final int[][] txLength;
 
@@ -117,6 +131,8 @@ public final class GoBackNCore implements MessageCore {
         this.ringMask = 2 * window - 1;
         this.maxMessage = config.maxMessage();
         this.rto = config.rtoNanos();
+        this.ackDelay = config.ackDelayNanos();
+        this.ackEvery = Math.max(1, window / 2);
         sndBase = new int[peers];
         sndNext = new int[peers];
         sndMax = new int[peers];
@@ -131,6 +147,9 @@ public final class GoBackNCore implements MessageCore {
         }
         expired = new long[(peers + 63) >>> 6];
         ackPending = new boolean[peers];
+        unackedArrivals = new int[peers];
+        ackQueue = new int[peers];
+        ackQueued = new boolean[peers];
         txRing = new MemorySegment[peers];
         txLength = new int[peers][2 * window];
         rcvExpected = new int[peers];
@@ -152,16 +171,35 @@ public final class GoBackNCore implements MessageCore {
 
     @Override
     public int offer(int peer, MemorySegment src, long offset, int length) {
+        return offer(peer, src, offset, length, src, offset + length, 0);
+    }
+
+    /**
+     * {@link #offer(int, MemorySegment, long, int)} of one message gathered from two pieces, {@code headLength}
+     * bytes of {@code head} then {@code bodyLength} bytes of {@code body} (a layer's header and its data, copied
+     * once into the send ring instead of being staged first).
+     *
+     * @throws IllegalArgumentException as the single-piece offer, for a negative piece or a total over
+     *                                  {@link #maxMessage()}
+     */
+    public int offer(int peer, MemorySegment head, long headOffset, int headLength, MemorySegment body,
+                     long bodyOffset, int bodyLength) {
         checkPeer(peer);
-        if (length < 0 || length > maxMessage) {
-            throw new IllegalArgumentException("message length must be in [0, " + maxMessage + "], was " + length);
+        int length = headLength + bodyLength;
+        if (headLength < 0 || bodyLength < 0 || length > maxMessage) {
+            throw new IllegalArgumentException("message length must be in [0, " + maxMessage + "], was " + headLength
+                    + " + " + bodyLength);
         }
         int tail = sndTail[peer];
         if (tail - sndBase[peer] >= 2 * window) {
             return BACK_PRESSURE;
         }
         int slot = tail & ringMask;
-        MemorySegment.copy(src, offset, txRing[peer], (long) slot * maxMessage, length);
+        long at = (long) slot * maxMessage;
+        MemorySegment.copy(head, headOffset, txRing[peer], at, headLength);
+        if (bodyLength > 0) {
+            MemorySegment.copy(body, bodyOffset, txRing[peer], at + headLength, bodyLength);
+        }
         cpu.charge(CostItem.COPY, length);
         txLength[peer][slot] = length;
         sndTail[peer] = tail + 1;
@@ -266,11 +304,45 @@ public final class GoBackNCore implements MessageCore {
                 pump(p);
             }
         }
+        if (ackDeadline <= now) {
+            flushAcks(now);
+        }
+    }
+
+    /** Sends every owed ack the delay held back; one the link refuses now is retried a delay later. */
+    private void flushAcks(long now) {
+        ackDeadline = NO_DEADLINE;
+        int n = ackQueueLength;
+        ackQueueLength = 0;
+        flushingAcks = true;
+        for (int i = 0; i < n; i++) {
+            int p = ackQueue[i];
+            ackQueued[p] = false;
+            if (ackPending[p]) {
+                pump(p);
+                if (ackPending[p]) { // the link refused the claim
+                    queueAck(p, now);
+                }
+            }
+        }
+        flushingAcks = false;
+    }
+
+    /** Delayed mode: {@code peer} owes an ack; the flush deadline is set by the first owed ack. */
+    private void queueAck(int peer, long now) {
+        if (!ackQueued[peer]) {
+            ackQueued[peer] = true;
+            ackQueue[ackQueueLength++] = peer;
+        }
+        if (ackDeadline == NO_DEADLINE) {
+            ackDeadline = now + ackDelay;
+        }
     }
 
     @Override
     public long nextDeadline() {
-        return timeouts.nextDeadline(); // Long.MAX_VALUE, i.e. NO_DEADLINE, when nothing is in flight
+        // Long.MAX_VALUE, i.e. NO_DEADLINE, when nothing is in flight and no ack is held back
+        return Math.min(timeouts.nextDeadline(), ackDeadline);
     }
 
     @Override
@@ -290,6 +362,11 @@ public final class GoBackNCore implements MessageCore {
 
     public GoBackNCounters counters() {
         return counters;
+    }
+
+    /** @return messages offered to {@code peer} and not yet acknowledged, sent or queued (at most 2w) */
+    public int unacknowledged(int peer) {
+        return sndTail[peer] - sndBase[peer];
     }
 
     /** @return messages sent to {@code peer} and not yet acknowledged (at most w) */
@@ -325,6 +402,10 @@ public final class GoBackNCore implements MessageCore {
     private void received(int peer, int seq, int payload) {
         int ahead = seq - rcvExpected[peer];
         ackPending[peer] = true; // every DATA is answered, so a lost ack is repaired by the next duplicate
+        unackedArrivals[peer]++;
+        if (ackDelay > 0) {
+            queueAck(peer, clock.nanoTime());
+        }
         if (ahead < 0) {
             counters.duplicates++;
         } else if (ahead > 0) {
@@ -360,9 +441,14 @@ public final class GoBackNCore implements MessageCore {
                 rtoDeadline(peer, clock.nanoTime() + rto);
             }
         }
-        if (ackPending[peer] && !linkBlocked && sendFrame(peer, GoBackNWire.ACK, 0)) {
+        if (ackPending[peer] && !linkBlocked && ackNow(peer) && sendFrame(peer, GoBackNWire.ACK, 0)) {
             counters.acksSent++;
         }
+    }
+
+    /** @return true when an owed ack to {@code peer} must go out now rather than wait for a DATA frame to carry it */
+    private boolean ackNow(int peer) {
+        return ackDelay == 0 || flushingAcks || unackedArrivals[peer] >= ackEvery;
     }
 
     /** @return false when the link refused the claim (the core waits for onWritable) */
@@ -387,6 +473,7 @@ public final class GoBackNCore implements MessageCore {
         cpu.charge(CostItem.COPY, GoBackNWire.HEADER + payload);
         link.commit(h, GoBackNWire.HEADER + payload);
         ackPending[peer] = false; // DATA and ACK both carry the cumulative ack
+        unackedArrivals[peer] = 0;
         return true;
     }
 

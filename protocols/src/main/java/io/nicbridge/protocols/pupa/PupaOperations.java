@@ -6,6 +6,7 @@ import static io.nicbridge.protocols.pupa.PupaWire.U32;
 import static io.nicbridge.protocols.pupa.PupaWire.UNLIMITED;
 
 import io.nicbridge.bridge.cost.HostCpu;
+import io.nicbridge.protocols.core.LoopbackLink;
 import io.nicbridge.protocols.core.MessageChannel;
 import io.nicbridge.protocols.core.MessageHandler;
 import java.lang.foreign.Arena;

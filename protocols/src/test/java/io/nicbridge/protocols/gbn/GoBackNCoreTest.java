@@ -35,6 +35,10 @@ class GoBackNCoreTest {
         boolean consume = true;
 
         World(LongPredicate dropFrame) {
+            this(dropFrame, CONFIG);
+        }
+
+        World(LongPredicate dropFrame, GoBackNConfig config) {
             HostCpu[] cpus = HostCpu.forNodes(3, CostTable.zero(), time);
             medium = new InMemoryMedium(time, new InMemoryMedium.Config(3, 64, 8, 16, 1_000, 80),
                     dropFrame == null ? FrameFaults.NONE : (i, s, d, now, fate) -> fate.drop = dropFrame.test(i), cpus);
@@ -46,7 +50,7 @@ class GoBackNCoreTest {
                 }
             };
             runner = new NodeRunner(time, links, java.util.Arrays.copyOf(cpus, 2),
-                    (link, clock, cpu) -> new GoBackNCore(link, clock, CONFIG, cpu), app, NodeSlowness.NONE);
+                    (link, clock, cpu) -> new GoBackNCore(link, clock, config, cpu), app, NodeSlowness.NONE);
         }
 
         GoBackNCore core(int node) {
@@ -82,6 +86,30 @@ class GoBackNCoreTest {
         assertTrue(w.core(1).counters().acksSent() > 0);
         assertEquals(0, w.core(0).bufferedMessages());
         assertEquals(ProtocolCore.NO_DEADLINE, w.core(0).nextDeadline());
+    }
+
+    @Test
+    void delayedAcksWaitForDataToCarryThemAndGoAloneAfterTheDelayOrAtHalfAWindow() {
+        World w = new World(null, CONFIG.withAckDelay(20_000));
+        w.offer(0, 1, 1);
+        w.time.runFor(10_000);
+        assertEquals(List.of("0>1:1"), w.received);
+        assertEquals(0, w.core(1).counters().acksSent(), "the ack waits for a DATA frame to carry it");
+        assertEquals(1, w.core(0).inFlight(1));
+        w.time.runUntilIdle();
+        assertEquals(1, w.core(1).counters().acksSent(), "the delay expired: an explicit ACK");
+        assertEquals(0, w.core(0).inFlight(1));
+        w.offer(0, 1, 2);
+        w.time.runFor(5_000);
+        w.offer(1, 0, 3); // the "reply", within the delay
+        w.time.runUntilIdle();
+        assertEquals(1, w.core(1).counters().acksSent(), "node 1's DATA carried its ack");
+        assertEquals(0, w.core(0).inFlight(1));
+        w.offer(0, 1, 4);
+        w.offer(0, 1, 5);
+        w.time.runFor(8_000);
+        assertEquals(2, w.core(1).counters().acksSent(), "w/2 = 2 arrivals unacknowledged: an ACK at once");
+        assertThrows(IllegalArgumentException.class, () -> CONFIG.withAckDelay(RTO));
     }
 
     @Test

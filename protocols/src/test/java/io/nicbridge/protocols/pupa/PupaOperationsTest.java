@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
+import io.nicbridge.protocols.core.LoopbackLink;
 import io.nicbridge.protocols.core.MessageChannel;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

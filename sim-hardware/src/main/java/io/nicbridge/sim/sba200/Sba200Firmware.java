@@ -118,9 +118,13 @@ final class Sba200Firmware {
     private final MemorySegment pdu;
     private final MemorySegment cell;
     private final MemorySegment captureBuffer;
-    private final boolean rxPaced;
     /** Virtual time at which the head cell's processing ends; -1 when it has not started. */
     private long rxDoneAt = -1;
+    /**
+     * Virtual time until which the one i960 is taken by the work reserved so far (see {@link Sba200Timing}, "one
+     * i960"): received cells and send descriptors queue on this single timeline.
+     */
+    private long i960FreeAt = Long.MIN_VALUE;
     private boolean txBusy;
     private int txEp;
     private long txDescriptor;
@@ -163,7 +167,6 @@ final class Sba200Firmware {
         this.pdu = arena.allocate(4 + (long) Aal5.MAX_CELLS * AtmCells.PAYLOAD_SIZE, 8);
         this.cell = arena.allocate(AtmCells.CELL_SIZE, 8);
         this.captureBuffer = arena.allocate(4 + (long) MAX_PDU, 8);
-        this.rxPaced = virtual && timing.hasReceiveCosts();
         boot();
     }
 
@@ -224,6 +227,7 @@ final class Sba200Firmware {
         ingress.clear();
         fifoOverflowsCounted = ingress.overflows(); // the counters start at 0 with the cleared RAM
         rxDoneAt = -1;
+        i960FreeAt = Long.MIN_VALUE;
         java.util.Arrays.fill(rqProd, 0);
         ram.fill((byte) 0);
         ram.set(INT_BE, MONITOR_OFS + MONITOR_APP_BASE_OFS, FIRMWARE_OFS);
@@ -516,7 +520,9 @@ final class Sba200Firmware {
             reject(ep, d, TX_STATUS_BAD_DESC);
             return;
         }
-        long firstReady = now + timing.txSetupNanos();
+        // One i960: the descriptor's work starts when the work reserved before it is done (virtual time).
+        long start = virtual ? Math.max(now, i960FreeAt) : now;
+        long firstReady = start + timing.txSetupNanos();
         long picosPerCell = 0;
         if (q.isInline(d)) {
             if (length > INLINE_MAX) {
@@ -588,10 +594,16 @@ final class Sba200Firmware {
             w.record(now, pdu, 0, 4 + length, 4 + length);
         }
         if (virtual && link != null) {
+            // The i960 is busy until the last cell is fetched into the output FIFO; it moves on to the next
+            // descriptor then, or - when the fiber is the bottleneck - once this PDU's tail is close enough to
+            // leaving that the next PDU's first cell is ready as the fiber frees up (see Sba200Timing: pipelining).
+            long fetchedAt = firstReady + cells * picosPerCell / 1000;
+            i960FreeAt = fetchedAt;
+            long movesOnAt = Math.max(fetchedAt, link.lastDepartureNanos() - nextDescriptorLead());
             txBusy = true;
             txEp = ep;
             txDescriptor = d;
-            txDoneTimer.armAfter(Math.max(0, link.lastDepartureNanos() - now));
+            txDoneTimer.armAfter(Math.max(0, movesOnAt - now));
         } else {
             q.complete(d, TX_STATUS_SENT);
             trace.event(Sba200Trace.Event.TX_COMPLETED, ep, 0);
@@ -599,8 +611,25 @@ final class Sba200Firmware {
     }
 
     /**
-     * Virtual time: the PDU's last cell has left; status SENT, then sq_cons. The shell's tx-done timer calls this
-     * and then kicks the engine, whose next pass takes the next descriptor.
+     * From taking a send descriptor to its first cell being ready, for a one-buffer send: set-up plus one cell's
+     * fetch. The firmware takes the next descriptor no earlier than this before the previous PDU's last cell leaves,
+     * so the fiber never idles between back-to-back PDUs and at most one PDU waits in the output FIFO.
+     */
+    private long nextDescriptorLead() {
+        return timing.txSetupNanos() + AtmCells.PAYLOAD_SIZE * timing.dmaPicosPerByte() / 1000;
+    }
+
+    /** Reserves {@code cost} ns of the i960 from {@code now} or after the work already reserved; returns its end. */
+    private long reserveI960(long now, long cost) {
+        long start = Math.max(now, i960FreeAt);
+        i960FreeAt = start + cost;
+        return i960FreeAt;
+    }
+
+    /**
+     * Virtual time: the firmware is done with the PDU (its cells are fetched, and the fiber has little enough left
+     * of it, see {@link #nextDescriptorLead}); status SENT, then sq_cons. The shell's tx-done timer calls this and
+     * then kicks the engine, whose next pass takes the next descriptor.
      */
     void txDone() {
         if (!txBusy) {
@@ -626,10 +655,11 @@ final class Sba200Firmware {
         int work = 0;
         countFifoOverflows();
         while (ingress.peekLength() >= 0) {
-            if (rxPaced) {
-                // Virtual time: the head cell's processing takes time; its effects appear when it is done.
+            if (virtual) {
+                // Virtual time: the head cell's processing takes the i960 for its cost, after the work reserved
+                // before it (a send descriptor, say); its effects appear when it is done.
                 if (rxDoneAt < 0) {
-                    rxDoneAt = now + receiveCost(ingress.buffer(), ingress.peekOffset());
+                    rxDoneAt = reserveI960(now, receiveCost(ingress.buffer(), ingress.peekOffset()));
                 }
                 if (now < rxDoneAt) {
                     rxTimer.armAfter(rxDoneAt - now);

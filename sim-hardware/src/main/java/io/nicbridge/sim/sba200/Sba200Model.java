@@ -48,8 +48,9 @@ import java.util.function.UnaryOperator;
  * 65535 (TOO_LONG), or a buffer leaves the segment (SEG_BOUNDS, and ep_status SEGFAULT). Otherwise the data is
  * gathered, framed as an AAL5 CPCS-PDU (UU 0, CPI 0, LEN, CRC-32), cut into cells (GFC 0, the channel's VPI/TX VCI,
  * PTI 000 and 001 on the last, CLP 0, HEC) and put on the uplink. Status SENT is written, then {@code sq_cons}
- * advanced: at once in real time; in virtual time when the last cell has left, and only then is the next descriptor
- * taken (one PDU on the fiber at a time).
+ * advanced: at once in real time; in virtual time when the firmware moves on to the next descriptor, which is
+ * pipelined with the fiber (after the PDU's cells are fetched and its tail is about to leave; send and receive
+ * share the one i960: {@link Sba200Timing}).
  *
  * <p><b>Receive.</b> Cells arrive through {@link #cellArrived} into a bounded ingress FIFO (any thread) and are
  * processed by {@code service()}: HEC check (bad: {@code hec_errors}), VCI demux through the RAM table (unknown or

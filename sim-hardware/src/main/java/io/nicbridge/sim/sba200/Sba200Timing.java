@@ -17,6 +17,28 @@ package io.nicbridge.sim.sba200;
  *            cells that arrive meanwhile wait in the FIFO (the i960, not the fiber, is then the bottleneck)
  * </pre>
  *
+ * <h2>One i960</h2>
+ * The card has one processor (U-Net paper 4.2), and its polling loop does one thing at a time, so send and receive
+ * work share one timeline ({@code Sba200Firmware.i960FreeAt}). A work item is either one received cell (its cost
+ * above) or one send descriptor (txSetup, then the fetch of all its cells: the i960 drives the DMA, paper 4.2.2:
+ * "three 32-byte burst transfers to fetch two cells at a time"); each starts when the item reserved before it ends,
+ * in the order the loop meets them, and runs to completion. Under full-duplex load the loop therefore alternates a
+ * received cell with a send descriptor, and the two directions together cannot get more i960 time than one: when
+ * the i960 is the bottleneck, bidirectional throughput is less than twice one-way.
+ *
+ * <h2>Send pipelining</h2>
+ * The fiber drains the output FIFO on its own, so the firmware need not wait for a PDU's last cell to leave before
+ * it takes the next descriptor. It moves on (status SENT, {@code sq_cons} advanced: the send buffer is free again)
+ * when (a) it has fetched the PDU's last cell and (b) the fiber will have sent that last cell within
+ * {@code txSetup + 48 x dmaPerByte} (the next one-buffer PDU's first cell is then ready as the fiber frees up, so
+ * the fiber never idles between back-to-back PDUs, and at most about one PDU waits in the output FIFO, which keeps
+ * the FIFO bounded when the fiber is the bottleneck). For back-to-back single-cell sends the i960's txSetup thus
+ * overlaps the previous cell's time on the fiber. Rejected descriptors cost no i960 time (the checks are folded
+ * into txSetup of the good ones). With {@link #WIRE_ONLY} every cost is 0 and (b) is "the last cell has left".
+ *
+ * <p>The native shim's card ({@code sba200_eth_card.c}) runs in real time only, as fast as its host: it has no
+ * timing model to keep consistent with this one.
+ *
  * @param pollLatencyNanos    from a doorbell write to the firmware acting on it
  * @param txSetupNanos        per send descriptor, before the first cell can leave
  * @param dmaPicosPerByte     SBus DVMA cost of moving one byte between host memory and the card
@@ -50,10 +72,5 @@ public record Sba200Timing(long pollLatencyNanos, long txSetupNanos, long dmaPic
                 + txSetupNanos + " ns, DMA " + dmaPicosPerByte + " ps/byte, rx cell " + rxCellNanos
                 + " ns, rx inline " + rxInlineNanos + " ns, rx buffer PDU " + rxBufferPduNanos + " ns");
         }
-    }
-
-    /** True when receiving costs time (the card then paces its input FIFO). */
-    public boolean hasReceiveCosts() {
-        return rxCellNanos > 0 || rxInlineNanos > 0 || rxBufferPduNanos > 0 || dmaPicosPerByte > 0;
     }
 }

@@ -59,6 +59,11 @@ public final class TulipTestbed implements AutoCloseable {
             for (int i = 0; i < b.nodes; i++) {
                 drivers.add(TulipDriver.open(cards.get(i), b.config.apply(i)));
             }
+            if (world.engine() instanceof VirtualTimeEngine v) {
+                for (TulipDriver d : drivers) {
+                    d.timeOn(v.timeBase(), v::step); // waits and timeouts in virtual time (issue 16)
+                }
+            }
             if (b.watchdogNanos > 0) {
                 VirtualTimeBase vt = world.virtualEngine().timeBase();
                 for (TulipDriver d : drivers) {

@@ -219,20 +219,25 @@ class UnetApiOnSba200Test {
             t.b().postReceiveBuffers(RX_AREA, 32, 1024);
             try (var muxA = new io.nicbridge.bridge.driver.unet.EmulatedEndpointMux(t.a(), 900, 0);
                  var muxB = new io.nicbridge.bridge.driver.unet.EmulatedEndpointMux(t.b(), 900, 0)) {
-                var telnet = muxA.create(1, 4);
-                var sshd = muxB.create(22, 4);
-                var telnetd = muxB.create(23, 4);
-                MemorySegment msg = MemorySegment.ofArray(new byte[900]);
-                fill(msg, 0, 900, 3);
-                assertTrue(telnet.send(UnetApiTestbed.CHANNEL, 23, msg, 0, 700));
+                var telnet = muxA.create(1, 4096, 4);
+                var sshd = muxB.create(22, 4096, 4);
+                var telnetd = muxB.create(23, 4096, 4);
+                muxA.openChannel(telnet, 0, UnetApiTestbed.CHANNEL, 23);
+                muxB.openChannel(telnetd, 0, UnetApiTestbed.CHANNEL, 1);
+                muxB.openChannel(sshd, 0, UnetApiTestbed.CHANNEL, 1);
+                telnetd.postReceiveBuffers(0, 4, 1024);
+                fill(telnet.segment(), 0, 900, 3);
+                assertTrue(telnet.send(0, 0, 700));
                 t.engine().poll();
-                assertEquals(1, muxB.pump());
+                muxB.pump();
                 assertEquals(QueueCode.EMPTY, sshd.poll());
-                int h = telnetd.poll();
-                assertEquals(700, telnetd.length(h));
-                assertEquals(1, telnetd.sourceTag(h));
-                assertArrayEquals(bytes(msg, 0, 700), bytes(telnetd.buffer(h), 0, 700));
-                telnetd.release(h);
+                long d = telnetd.poll();
+                assertEquals(700, telnetd.length(d));
+                assertEquals(0, telnetd.channel(d));
+                byte[] got = new byte[700];
+                telnetd.copyTo(d, MemorySegment.ofArray(got), 0);
+                assertArrayEquals(bytes(telnet.segment(), 0, 700), got);
+                telnetd.release(d);
             }
         }
     }

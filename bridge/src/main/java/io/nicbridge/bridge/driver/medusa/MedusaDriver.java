@@ -17,6 +17,7 @@ import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.bridge.spi.NonReentrantInterruptHandler;
 import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
+import io.nicbridge.bridge.time.WaitClock;
 import io.nicbridge.contract.Medusa;
 import io.nicbridge.contract.MedusaBufStatus;
 import java.lang.foreign.MemorySegment;
@@ -170,6 +171,10 @@ public final class MedusaDriver implements FramePort {
     private int ctrl;
     private Timer watchdog;
     private long watchdogNanos;
+    /** The clock of every wait and timeout ({@link #timeOn}); the wall clock until then. */
+    private WaitClock clock = WaitClock.WALL;
+    /** In virtual time, an event at the pending wait's deadline; {@code null} in real time. */
+    private Timer waitDeadline;
     /** At the last watchdog tick: TXDONEs so far, and whether a frame was outstanding. */
     private long completedAtTick;
     private boolean pendingAtTick;
@@ -290,14 +295,15 @@ public final class MedusaDriver implements FramePort {
     /** Init steps 1 and 2: RESET (waited for), station address, T_Req, receive checksum start. */
     private void resetAndAddress() {
         regs.write(REG_CTRL, Medusa.CTRL_RESET);
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // bring-up: allocating here is fine
         while ((regs.read(REG_CTRL) & Medusa.CTRL_RESET) != 0) {
-            if (System.nanoTime() - start > RESET_TIMEOUT_NANOS) {
+            if (clock.nanoTime() - start > RESET_TIMEOUT_NANOS) {
                 throw new IllegalStateException(card.name() + ": CTRL.RESET did not self-clear within 1 s");
             }
-            idle.idle();
+            pause(idle, start + RESET_TIMEOUT_NANOS + 1);
         }
+        endWait();
         long mac = config.stationAddress();
         regs.write(R + Medusa.REG_MACADDR_HI, (int) (mac >>> 32) & Medusa.MACADDR_HI_MASK);
         regs.write(R + Medusa.REG_MACADDR_LO, (int) mac);
@@ -685,18 +691,76 @@ public final class MedusaDriver implements FramePort {
 
     @Override
     public int await(long timeout, TimeUnit unit) throws InterruptedException {
-        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        try {
+            return awaitOn(clock.nanoTime() + unit.toNanos(timeout));
+        } finally {
+            endWait();
+        }
+    }
+
+    /**
+     * Puts every wait and timeout of this driver - {@link #await}, the reset wait - on {@code scheduler}'s clock
+     * (issue 16): in virtual time a timeout is virtual nanoseconds, and between looks a wait runs {@code progress}
+     * (one event of the world, e.g. the engine's {@code step}) instead of parking, so a virtual run never waits on
+     * the wall clock. Without this, waits are wall-clock time. Setup-time, on the thread that runs the world; waits
+     * must then be made from that thread, outside its events.
+     *
+     * @throws IllegalStateException when a clock is already set
+     */
+    public void timeOn(Scheduler scheduler, Runnable progress) {
+        ensureOpen();
+        if (clock != WaitClock.WALL) {
+            throw new IllegalStateException(name + ": the driver's clock is already set");
+        }
+        clock = WaitClock.on(scheduler, progress);
+        waitDeadline = clock.newDeadlineTimer(name + ".wait-deadline");
+    }
+
+    /** The clock of this driver's waits and timeouts. */
+    public WaitClock clock() {
+        return clock;
+    }
+
+    /**
+     * Between two looks of a wait ending at {@code deadline}: one event of the virtual world (an event at the
+     * deadline is armed first, so the steps reach it), or the idle strategy's back-off in real time.
+     */
+    private void pause(IdleStrategy idle, long deadline) {
+        if (clock.isVirtual()) {
+            if (!waitDeadline.isArmed()) {
+                waitDeadline.armAt(deadline);
+            }
+            clock.advance();
+        } else {
+            idle.idle();
+        }
+    }
+
+    private void endWait() {
+        if (waitDeadline != null) {
+            waitDeadline.cancel();
+        }
+    }
+
+    private int awaitOn(long deadline) throws InterruptedException {
         rxWaitIdle.reset();
         for (;;) {
             int h = poll();
             if (h != NONE) {
                 return h;
             }
-            long remaining = deadline - System.nanoTime();
+            long remaining = deadline - clock.nanoTime();
             if (remaining <= 0) {
                 return NONE;
             }
-            if (config.interruptMode() == MedusaConfig.InterruptMode.INTERRUPT) {
+            if (clock.isVirtual()) {
+                // The card moves only as the world runs: step it (up to the deadline's own event), never park.
+                line.checkCard();
+                pause(rxWaitIdle, deadline);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            } else if (config.interruptMode() == MedusaConfig.InterruptMode.INTERRUPT) {
                 // Acknowledge, look again, then sleep: a frame stored after the second look raises RX_READY and
                 // the line again (the card pushes RX_FIFO before it sets ISR), so no wake-up is lost.
                 acknowledge();

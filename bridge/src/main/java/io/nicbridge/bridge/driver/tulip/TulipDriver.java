@@ -23,6 +23,7 @@ import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.bridge.spi.NonReentrantInterruptHandler;
 import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
+import io.nicbridge.bridge.time.WaitClock;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -206,6 +207,10 @@ public final class TulipDriver implements FramePort {
     // ---- watchdog (the scheduler's thread = the sending and receiving thread)
     private Timer watchdog;
     private long watchdogNanos;
+    /** The clock of every wait and timeout ({@link #timeOn}); the wall clock until then. */
+    private WaitClock clock = WaitClock.WALL;
+    /** In virtual time, an event at the pending wait's deadline; {@code null} in real time. */
+    private Timer waitDeadline;
     /** At the last tick: descriptors reclaimed so far, and whether a transmission was pending. */
     private long reclaimedAtTick;
     private boolean pendingAtTick;
@@ -343,15 +348,16 @@ public final class TulipDriver implements FramePort {
 
     private void resetChip() {
         regs.write(CSR0, CSR0_SWR);
-        long deadline = System.nanoTime() + config.resetTimeoutNanos();
+        long deadline = clock.nanoTime() + config.resetTimeoutNanos();
         IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // bring-up: allocating here is fine
         while ((regs.read(CSR0) & CSR0_SWR) != 0) {
-            if (System.nanoTime() - deadline > 0) {
+            if (clock.nanoTime() - deadline > 0) {
                 throw new IllegalStateException(card.name() + ": CSR0.SWR still set " + config.resetTimeoutNanos()
                     + " ns after a software reset; the chip did not come out of reset");
             }
-            idle.idle();
+            pause(idle, deadline);
         }
+        endWait();
         int busMode = config.burstLength() << CSR0_PBL_SHIFT & CSR0_PBL_MASK
             | config.cacheAlignment() << CSR0_CAL_SHIFT & CSR0_CAL_MASK
             | config.skipLongwords() << CSR0_DSL_SHIFT & CSR0_DSL_MASK;
@@ -478,19 +484,67 @@ public final class TulipDriver implements FramePort {
      * @return false when the timeout passed first
      */
     public boolean awaitFilterLoaded(long timeoutNanos, Runnable progress) {
-        long deadline = System.nanoTime() + timeoutNanos;
+        long deadline = clock.nanoTime() + timeoutNanos;
         IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // once per filter load
-        while (!isFilterLoaded()) {
-            if (System.nanoTime() - deadline > 0) {
-                return false;
+        try {
+            while (!isFilterLoaded()) {
+                if (clock.nanoTime() - deadline > 0) {
+                    return false;
+                }
+                if (progress != null) {
+                    progress.run();
+                }
+                line.checkCard(); // a wait on memory: a failed card throws here instead of running into the timeout
+                pause(idle, deadline);
             }
-            if (progress != null) {
-                progress.run();
+            return true;
+        } finally {
+            endWait();
+        }
+    }
+
+    /**
+     * Puts every wait and timeout of this driver - {@link #await}, {@link #awaitFilterLoaded}, the stop and reset
+     * waits - on {@code scheduler}'s clock (issue 16): in virtual time a timeout is virtual nanoseconds, and between
+     * looks a wait runs {@code progress} (one event of the world, e.g. the engine's {@code step}) instead of parking,
+     * so a virtual run never waits on the wall clock. Without this, waits are wall-clock time. Setup-time, on the
+     * thread that runs the world; waits must then be made from that thread, outside its events.
+     *
+     * @throws IllegalStateException when a clock is already set
+     */
+    public void timeOn(Scheduler scheduler, Runnable progress) {
+        checkOpen();
+        if (clock != WaitClock.WALL) {
+            throw new IllegalStateException(name + ": the driver's clock is already set");
+        }
+        clock = WaitClock.on(scheduler, progress);
+        waitDeadline = clock.newDeadlineTimer(name + ".wait-deadline");
+    }
+
+    /** The clock of this driver's waits and timeouts. */
+    public WaitClock clock() {
+        return clock;
+    }
+
+    /**
+     * Between two looks of a wait ending at {@code deadline}: one event of the virtual world (an event at the
+     * deadline is armed first, so the steps reach it), or the idle strategy's back-off in real time.
+     */
+    private void pause(IdleStrategy idle, long deadline) {
+        if (clock.isVirtual()) {
+            if (!waitDeadline.isArmed()) {
+                waitDeadline.armAt(deadline);
             }
-            line.checkCard(); // a wait on memory: a failed card throws here instead of running into the timeout
+            clock.advance();
+        } else {
             idle.idle();
         }
-        return true;
+    }
+
+    private void endWait() {
+        if (waitDeadline != null) {
+            waitDeadline.cancel();
+        }
     }
 
     // ------------------------------------------------------------------ transmit
@@ -702,18 +756,32 @@ public final class TulipDriver implements FramePort {
 
     @Override
     public int await(long timeout, TimeUnit unit) throws InterruptedException {
-        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        try {
+            return awaitOn(clock.nanoTime() + unit.toNanos(timeout));
+        } finally {
+            endWait();
+        }
+    }
+
+    private int awaitOn(long deadline) throws InterruptedException {
         rxWaitIdle.reset();
         for (;;) {
             int h = poll();
             if (h != NONE) {
                 return h;
             }
-            long remaining = deadline - System.nanoTime();
+            long remaining = deadline - clock.nanoTime();
             if (remaining <= 0) {
                 return NONE;
             }
-            if (config.interruptMode() == InterruptMode.INTERRUPT) {
+            if (clock.isVirtual()) {
+                // The card moves only as the world runs: step it (up to the deadline's own event), never park.
+                line.checkCard();
+                pause(rxWaitIdle, deadline);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            } else if (config.interruptMode() == InterruptMode.INTERRUPT) {
                 // Acknowledge first, then look at the ring again, then sleep: a frame completed after the second
                 // look raises the line again (the card clears OWN before it sets RI), so no wake-up is lost.
                 acknowledge();
@@ -1045,11 +1113,15 @@ public final class TulipDriver implements FramePort {
     public boolean stop() {
         csr6 &= ~(CSR6_SR | CSR6_ST);
         regs.write(CSR6, csr6);
-        long deadline = System.nanoTime() + config.stopTimeoutNanos();
+        long deadline = clock.nanoTime() + config.stopTimeoutNanos();
         IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // teardown: allocating here is fine
         boolean stopped;
-        while (!(stopped = (regs.read(CSR5) & CSR5_RS_TS_MASK) == 0) && System.nanoTime() - deadline < 0) {
-            idle.idle();
+        try {
+            while (!(stopped = (regs.read(CSR5) & CSR5_RS_TS_MASK) == 0) && clock.nanoTime() - deadline < 0) {
+                pause(idle, deadline);
+            }
+        } finally {
+            endWait();
         }
         regs.write(CSR7, 0);
         regs.write(CSR5, CSR5_W1C_MASK);

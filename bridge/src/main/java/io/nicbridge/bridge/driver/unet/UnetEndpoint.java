@@ -73,7 +73,7 @@ import java.util.concurrent.locks.LockSupport;
  * Errors the card detects (bad channel, segment bounds, ...) are send statuses and receive error codes, never
  * exceptions.
  */
-public final class UnetEndpoint {
+public final class UnetEndpoint implements Endpoint {
     private static final VarHandle UPCALL_STATE;
     private static final VarHandle DEFERRED;
     private static final VarHandle SEND_BUSY;
@@ -232,7 +232,19 @@ public final class UnetEndpoint {
         return rqMemory.segment();
     }
 
+    /** {@code INLINE_MAX}: 40 bytes travel in the descriptor, as one cell (see {@link Endpoint#inlineMax}). */
+    @Override
+    public int inlineMax() {
+        return INLINE_MAX;
+    }
+
+    /** The kernel driver that created this endpoint (its clock and progress hook serve emulated endpoints too). */
+    UnetKernelDriver kernel() {
+        return kernel;
+    }
+
     /** True when {@code channel} was opened by the kernel for this endpoint and not closed since. */
+    @Override
     public boolean isChannelOpen(int channel) {
         return channel >= 0 && channel < MAX_CHANNELS && (openChannels & (1L << channel)) != 0;
     }
@@ -425,6 +437,11 @@ public final class UnetEndpoint {
             return QueueCode.EMPTY;
         }
         int status = sendQueue.pollCompletion();
+        if (status == QueueCode.PEER_CORRUPT && restartUnnoticed()) {
+            // A firmware restart behind the impossible sq_cons: the kernel found it, the sends in flight are lost in
+            // it and are reported as such (as a send that meets the wiped page does).
+            return pollSendCompletion();
+        }
         if (status >= 0) {
             sendStatus[status >= 0 && status <= TX_STATUS_DMA_ERROR ? status : sendStatus.length - 1]++;
         }

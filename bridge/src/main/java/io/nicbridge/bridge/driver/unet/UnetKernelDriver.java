@@ -14,6 +14,7 @@ import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
+import io.nicbridge.bridge.time.WaitClock;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -110,8 +111,8 @@ public final class UnetKernelDriver implements AutoCloseable {
     private UnetCardStatistics statistics;
     private boolean interruptsEnabled;
     private long interruptEdges;
-    /** Set by {@link #timeOn}: the clock of every timeout (null: the wall clock). */
-    private Scheduler timeSource;
+    /** Set by {@link #timeOn}: the clock of every timeout (the wall clock until then). */
+    private WaitClock clock = WaitClock.WALL;
     /** In virtual time, an event at the pending command's deadline, so that stepping the engine reaches it. */
     private Timer commandDeadline;
     /** Set by {@link #signalsOn}: the host CPU that pays for each signal, and the timer that delivers it. */
@@ -504,25 +505,23 @@ public final class UnetKernelDriver implements AutoCloseable {
                 throw new IllegalStateException(name + ": the clock is set before any endpoint is created");
             }
         }
-        timeSource = scheduler;
+        clock = WaitClock.on(scheduler, progress);
         commandDeadline = newDeadlineTimer("command-deadline");
     }
 
     /** Now, on the clock of this driver's timeouts (see {@link #timeOn}). */
     long nanoTime() {
-        Scheduler s = timeSource;
-        return s == null ? System.nanoTime() : s.nanoTime();
+        return clock.nanoTime();
     }
 
     /** Whether timeouts run in virtual time: a waiter then steps the engine instead of parking. */
     boolean virtualTime() {
-        Scheduler s = timeSource;
-        return s != null && s.isVirtual();
+        return clock.isVirtual();
     }
 
     /** A no-op timer whose only effect is an event at a deadline (virtual time); {@code null} in real time. */
     Timer newDeadlineTimer(String what) {
-        return virtualTime() ? timeSource.newTimer(name + "." + what, () -> { }) : null;
+        return clock.newDeadlineTimer(name + "." + what);
     }
 
     private void onInterrupt() {

@@ -3,6 +3,7 @@ package io.nicbridge.bridge.driver.unet;
 import static io.nicbridge.contract.Sba200Unet.*;
 
 import io.nicbridge.bridge.port.PortCounters;
+import io.nicbridge.bridge.queue.QueueCode;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -125,6 +126,13 @@ final class UnetSendBuffers {
     void reclaim() {
         while (fifoCount > 0) {
             int status = ep.pollSendCompletion();
+            if (status == QueueCode.PEER_CORRUPT) {
+                // Not back-pressure: no completion will ever come, the buffers in flight would stay taken and the
+                // link stop silently. The endpoint's answer to an impossible index (as its send gives it).
+                throw new IllegalStateException(owner + ": the card's consumer index of endpoint " + ep.id()
+                        + "'s send queue is impossible (more completed than were sent); the link cannot go on until"
+                        + " the endpoint is re-created");
+            }
             if (status < 0) {
                 return;
             }

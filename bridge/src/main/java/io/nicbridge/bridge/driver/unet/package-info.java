@@ -23,8 +23,12 @@
  *       blocking and upcall reception, cheap critical sections.</li>
  *   <li>{@link io.nicbridge.bridge.driver.unet.DirectAccess}: direct-access U-Net's "sender names the destination offset",
  *       emulated in the receiving library with a bounded window (the SBA-200 cannot do it in the NI).</li>
- *   <li>{@link io.nicbridge.bridge.driver.unet.EmulatedEndpointMux}: kernel-emulated endpoints, many over one real
- *       endpoint, demultiplexed in software by a 16-bit tag.</li>
+ *   <li>{@link io.nicbridge.bridge.driver.unet.Endpoint}: the endpoint API a process programs against, so one program
+ *       runs unchanged on a regular endpoint ({@code UnetEndpoint}) or a kernel-emulated one.</li>
+ *   <li>{@link io.nicbridge.bridge.driver.unet.EmulatedEndpointMux} and
+ *       {@link io.nicbridge.bridge.driver.unet.EmulatedEndpoint}: kernel-emulated endpoints (paper 3.5), each with its
+ *       own segment, queues and kernel-opened channels, many multiplexed over one real endpoint by a 16-bit tag; the
+ *       kernel's crossings and copies charged to the host's CPU.</li>
  *   <li>{@link io.nicbridge.bridge.driver.unet.UnetFramePort}: the card-independent
  *       {@link io.nicbridge.bridge.port.FramePort} over one endpoint and channel.</li>
  *   <li>{@link io.nicbridge.bridge.driver.unet.UnetLink}: the U-Net framing of the protocols'

@@ -2,9 +2,10 @@ package io.nicbridge.bridge.driver.unet;
 
 import static io.nicbridge.bridge.driver.unet.UnetFixture.bytes;
 import static io.nicbridge.bridge.driver.unet.UnetFixture.fill;
+import static io.nicbridge.contract.Sba200Unet.TX_STATUS_BAD_CHANNEL;
+import static io.nicbridge.contract.Sba200Unet.TX_STATUS_SENT;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.nicbridge.bridge.driver.unet.EmulatedEndpointMux.EmulatedEndpoint;
 import io.nicbridge.bridge.queue.QueueCode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -92,71 +93,99 @@ class DirectAccessAndEmulationTest {
     }
 
     @Test
-    void emulatedEndpointsShareOneRealEndpointAndAreDemultiplexedByTag() {
+    void emulatedEndpointsShareOneRealEndpointAndAreDemultiplexedByTagAndChannel() {
         EmulatedEndpointMux hostA = new EmulatedEndpointMux(a, 900, 0);
         EmulatedEndpointMux hostB = new EmulatedEndpointMux(b, 900, 0);
         try (hostA; hostB) {
-            EmulatedEndpoint telnet = hostA.create(7, 8);
-            EmulatedEndpoint ftp = hostA.create(8, 8);
-            EmulatedEndpoint telnetd = hostB.create(23, 8);
-            EmulatedEndpoint ftpd = hostB.create(21, 8);
-            assertThrows(IllegalArgumentException.class, () -> hostB.create(23, 8));
-            MemorySegment msg = MemorySegment.ofArray(new byte[1024]);
-            fill(msg, 0, 1024, 11);
-            assertTrue(telnet.send(0, 23, msg, 0, 10));   // inline: 14 bytes with the tag
-            assertTrue(ftp.send(0, 21, msg, 0, 900));     // buffers
-            assertTrue(ftp.send(0, 99, msg, 0, 5));       // nobody owns tag 99
-            assertEquals(2, hostB.pump());
-            assertEquals(1, hostB.unknownTagDrops());
+            EmulatedEndpoint telnet = hostA.create(7, 8192, 8);
+            EmulatedEndpoint ftp = hostA.create(8, 8192, 8);
+            EmulatedEndpoint telnetd = hostB.create(23, 8192, 8);
+            EmulatedEndpoint ftpd = hostB.create(21, 8192, 8);
+            assertThrows(IllegalArgumentException.class, () -> hostB.create(23, 8192, 8));
+            hostA.openChannel(telnet, 0, 0, 23);
+            hostB.openChannel(telnetd, 0, 0, 7);
+            hostA.openChannel(ftp, 3, 0, 21);
+            hostB.openChannel(ftpd, 5, 0, 8);
+            telnetd.postReceiveBuffers(0, 8, 512);
+            ftpd.postReceiveBuffers(0, 8, 512);
+            telnet.postReceiveBuffers(0, 8, 512);
+            fill(telnet.segment(), 4096, 1024, 11);
+            fill(ftp.segment(), 4096, 1024, 12);
+            assertTrue(telnet.send(0, 4096, 10));   // inline: 14 bytes with the tag
+            assertTrue(ftp.send(3, 4096, 900));     // buffers
+            assertTrue(ftp.send(0, 4096, 5), "channel 0 is telnet's, not ftp's: refused by the kernel");
+            assertEquals(TX_STATUS_SENT, telnet.pollSendCompletion());
+            assertEquals(TX_STATUS_SENT, ftp.pollSendCompletion());
+            assertEquals(TX_STATUS_BAD_CHANNEL, ftp.pollSendCompletion());
+            hostB.pump();
 
-            int h = telnetd.poll();
-            assertEquals(10, telnetd.length(h));
-            assertEquals(7, telnetd.sourceTag(h));
-            assertArrayEquals(bytes(msg, 0, 10), bytes(telnetd.buffer(h), 0, 10));
-            telnetd.release(h);
+            long d = telnetd.poll();
+            assertTrue(telnetd.isInline(d));
+            assertEquals(10, telnetd.length(d));
+            assertEquals(0, telnetd.channel(d));
+            assertArrayEquals(bytes(telnet.segment(), 4096, 10), copy(telnetd, d));
+            telnetd.release(d);
             assertEquals(QueueCode.EMPTY, telnetd.poll(), "telnetd never sees ftp's message");
 
-            h = ftpd.poll();
-            assertEquals(900, ftpd.length(h));
-            assertEquals(8, ftpd.sourceTag(h));
-            assertArrayEquals(bytes(msg, 0, 900), bytes(ftpd.buffer(h), 0, 900));
-            ftpd.release(h);
+            d = ftpd.poll();
+            assertFalse(ftpd.isInline(d));
+            assertEquals(900, ftpd.length(d));
+            assertEquals(5, ftpd.channel(d));
+            assertEquals(2, ftpd.bufferCount(d), "900 bytes in 512-byte buffers of its own segment");
+            assertArrayEquals(bytes(ftp.segment(), 4096, 900), copy(ftpd, d));
+            ftpd.release(d);
 
             // replies through the same real endpoint, demultiplexed on A's side
-            assertTrue(telnetd.send(0, 7, msg, 0, 3));
-            assertEquals(1, hostA.pump());
-            assertEquals(3, telnet.length(telnet.poll()));
+            assertTrue(telnetd.send(0, 0, 3));
+            hostA.pump();
+            d = telnet.poll();
+            assertEquals(3, telnet.length(d));
+            telnet.release(d);
             assertEquals(QueueCode.EMPTY, ftp.poll());
             assertEquals(2, hostA.endpointCount());
-            assertThrows(IllegalStateException.class, () -> ftpd.release(0), "no message held");
+            assertEquals(0, hostB.unknownTagDrops() + hostB.unknownChannelDrops());
+            assertThrows(IllegalArgumentException.class, () -> ftpd.release(0), "no message held");
         }
     }
 
     @Test
-    void aFullEmulatedRingDropsOnlyForItsOwnerAndTheStagingFifoRecycles() {
+    void aFullEmulatedReceiveQueueDropsOnlyForItsOwnerAndTheStagingFifoRecycles() {
         EmulatedEndpointMux hostA = new EmulatedEndpointMux(a, 256, 0);
         EmulatedEndpointMux hostB = new EmulatedEndpointMux(b, 256, 0);
         try (hostA; hostB) {
-            EmulatedEndpoint src = hostA.create(1, 4);
-            EmulatedEndpoint slow = hostB.create(2, 2);
-            EmulatedEndpoint fast = hostB.create(3, 4);
-            MemorySegment msg = MemorySegment.ofArray(new byte[256]);
+            EmulatedEndpoint src = hostA.create(1, 4096, 4);
+            EmulatedEndpoint slow = hostB.create(2, 4096, 2);
+            EmulatedEndpoint fast = hostB.create(3, 4096, 4);
+            hostA.openChannel(src, 0, 0, 2);
+            hostA.openChannel(src, 1, 0, 3);
+            hostB.openChannel(slow, 0, 0, 1);
+            hostB.openChannel(fast, 0, 0, 1);
+            slow.postReceiveBuffers(0, 8, 256);
+            fast.postReceiveBuffers(0, 8, 256);
             for (int round = 0; round < 100; round++) { // far more than SQ_LEN staging buffers
-                assertTrue(src.send(0, 2, msg, 0, 100));
-                assertTrue(src.send(0, 3, msg, 0, 100));
+                assertTrue(src.send(0, 0, 100));
+                assertTrue(src.send(1, 0, 100));
+                assertEquals(2, src.reapSends());
                 hostB.pump();
-                int h = fast.poll();
-                assertTrue(h >= 0);
-                fast.release(h);
+                long d = fast.poll();
+                assertTrue(d >= 0);
+                fast.release(d);
             }
             assertEquals(2, slow.received() + (slow.poll() >= 0 ? 2 : 0));
-            assertEquals(98, slow.drops());
-            assertEquals(0, fast.drops());
+            assertEquals(98, slow.receiveQueueDrops());
+            assertEquals(0, fast.receiveQueueDrops());
             assertEquals(100, fast.received());
             hostB.destroy(slow);
-            src.send(0, 2, msg, 0, 100);
+            assertThrows(IllegalStateException.class, slow::poll, "destroyed by the kernel");
+            assertTrue(src.send(0, 0, 100));
             hostB.pump();
             assertEquals(1, hostB.unknownTagDrops());
         }
+    }
+
+    private static byte[] copy(Endpoint ep, long d) {
+        byte[] out = new byte[ep.length(d)];
+        assertEquals(out.length, ep.copyTo(d, MemorySegment.ofArray(out), 0));
+        return out;
     }
 }

@@ -1,4 +1,4 @@
-package io.nicbridge.protocols.pupa;
+package io.nicbridge.protocols.core;
 
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.link.LinkHandler;
@@ -8,15 +8,16 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * One end of a two-node in-process link without a medium or a clock, for driving two cores by hand (the
- * {@link PupaOperations} benchmarks): a frame committed at one end is queued, in order, at the other end until its
+ * protocols' per-operation benchmarks and allocation tests): a frame committed at one end is queued, in order, at the other end until its
  * {@link #poll}; {@link #drop()} discards what is queued; {@link #inject} queues a frame built by hand. 64 frame
  * buffers per end, allocated once; a claim when the peer's queue is full is back-pressure ({@link #NONE}). Receive
  * buffers are the sender's transmit buffers (handed over by index, never copied), so a frame must be polled or
  * dropped before its buffer is claimed again, which the 64-deep queue guarantees. A pair made to broadcast takes
  * {@link #BROADCAST} as a destination: with two nodes, that is the other one. Not thread-safe.
  */
-final class LoopbackLink implements Link {
-    static final int FRAMES = 64;
+public final class LoopbackLink implements Link {
+    /** Frame buffers per end, and the deepest queue. */
+    public static final int FRAMES = 64;
 
     private final int self;
     private final int mtu;
@@ -37,14 +38,14 @@ final class LoopbackLink implements Link {
     }
 
     /** @return the two ends, node 0 and node 1, of a link carrying frames of up to {@code mtu} bytes */
-    static LoopbackLink[] pair(int mtu) {
+    public static LoopbackLink[] pair(int mtu) {
         return pair(mtu, false);
     }
 
     /** @return the two ends of a link carrying frames of up to {@code mtu} bytes, broadcasting if {@code broadcast} */
-    static LoopbackLink[] pair(int mtu, boolean broadcast) {
-        if (mtu < PupaWire.FRAME_HEADER + PupaWire.MESSAGE_HEADER + 1) {
-            throw new IllegalArgumentException("mtu must hold a Pupa frame and message header and a byte, was " + mtu);
+    public static LoopbackLink[] pair(int mtu, boolean broadcast) {
+        if (mtu < 1) {
+            throw new IllegalArgumentException("mtu must be at least 1, was " + mtu);
         }
         Arena arena = Arena.ofAuto();
         LoopbackLink a = new LoopbackLink(0, mtu, broadcast, arena);
@@ -55,12 +56,12 @@ final class LoopbackLink implements Link {
     }
 
     /** @return frames queued here, not yet polled */
-    int queued() {
+    public int queued() {
         return (int) (tail - head);
     }
 
     /** Discards every frame queued here. */
-    void drop() {
+    public void drop() {
         head = tail;
     }
 
@@ -70,7 +71,7 @@ final class LoopbackLink implements Link {
      *
      * @throws IllegalStateException when 64 frames are queued already
      */
-    MemorySegment inject(int length) {
+    public MemorySegment inject(int length) {
         if (queued() == FRAMES) {
             throw new IllegalStateException(name() + ": 64 frames queued already");
         }

@@ -1,0 +1,429 @@
+package io.nicbridge.bench.unet;
+
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.CostTable;
+import io.nicbridge.bridge.cost.HostCpu;
+import io.nicbridge.bridge.link.Link;
+import io.nicbridge.bridge.time.Timer;
+import io.nicbridge.protocols.am.AmConfig;
+import io.nicbridge.protocols.am.AmCore;
+import io.nicbridge.protocols.am.SplitCStore;
+import io.nicbridge.protocols.core.Guarantee;
+import io.nicbridge.protocols.core.ProtocolCore;
+import io.nicbridge.protocols.runner.CoreBuilder;
+import io.nicbridge.protocols.runner.NodeApplication;
+import io.nicbridge.protocols.runner.NodeRunner;
+import io.nicbridge.protocols.runner.NodeSlowness;
+import io.nicbridge.sim.engine.EngineMode;
+import io.nicbridge.sim.engine.VirtualTimeBase;
+import io.nicbridge.sim.sba200.Sba200Timing;
+import io.nicbridge.sim.testbed.UnetLinkTestbed;
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The U-Net Active Messages experiments of the paper's section 5.2 (Figures 3 and 4, Table 3) on two emulated
+ * SBA-200s through the ATM switch, in virtual time, every host's work priced by a host cost table: the same
+ * {@link io.nicbridge.bridge.driver.unet.UnetLink}, node runner and table for raw U-Net and for UAM, so that the two
+ * differ only by the Active Messages layer.
+ *
+ * <ul>
+ *   <li><b>raw</b>: a minimal core that writes the message into a send buffer (or inline, up to 40 bytes) and, on
+ *       the echoing node, copies it straight back;</li>
+ *   <li><b>UAM</b>: {@link AmCore} with the paper's configuration (w = 8, 4160-byte buffers);</li>
+ *   <li><b>Split-C</b>: {@link SplitCStore} on the same core.</li>
+ * </ul>
+ * Every figure is simulated time; the runs are deterministic.
+ */
+public final class UamRuns {
+    static final int MEMORY = 64 * 1024;
+    static final AmConfig CONFIG = AmConfig.paper(MEMORY);
+    static final int ECHO = 1;
+    static final int PONG = 2;
+    static final int BOUNCE = 3;
+    static final int BACK = 4;
+    static final int SINK = 5;
+    private static final long LIMIT_NANOS = 10_000_000_000L;
+
+    private UamRuns() {
+    }
+
+    /** A two-node world: testbed, CPUs on its virtual clock, a runner. */
+    private static final class World implements AutoCloseable {
+        final UnetLinkTestbed tb;
+        final VirtualTimeBase time;
+        final HostCpu[] cpus;
+        final NodeRunner runner;
+
+        World(Sba200Timing timing, CostTable costs, CoreBuilder cores, NodeApplication app) {
+            tb = UnetLinkTestbed.builder(EngineMode.VIRTUAL).timing(timing).buffers(CONFIG.linkMtu(), 16, 40)
+                    .receiveQueue(128).build();
+            time = tb.virtualTimeBase();
+            cpus = HostCpu.forNodes(2, costs, time);
+            runner = new NodeRunner(time, tb.links(), cpus, cores, app, NodeSlowness.NONE);
+        }
+
+        /** Runs {@code start} on the world's thread, then the world until {@code done}. */
+        void run(Runnable start, BooleanSupplier done, String what) {
+            Timer t = time.newTimer("start", start);
+            t.armAfter(0);
+            if (!time.runUntil(done, time.nanoTime() + LIMIT_NANOS)) {
+                throw new IllegalStateException(what + " did not finish: " + runner.node(0).core() + " / "
+                        + runner.node(1).core());
+            }
+        }
+
+        AmCore am(int i) {
+            return (AmCore) runner.node(i).core();
+        }
+
+        @Override
+        public void close() {
+            tb.close();
+        }
+    }
+
+    /** Round trips: {min, max} in simulated nanoseconds over {@code count} after {@code warmup}. */
+    public record Rtt(long min, long max) {
+        public double minMicros() {
+            return min / 1000.0;
+        }
+    }
+
+    private static final class Rounds {
+        final int warmup;
+        final int count;
+        int done;
+        long start;
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+
+        Rounds(int warmup, int count) {
+            if (count < 1 || warmup < 0) {
+                throw new IllegalArgumentException("count must be >= 1 and warmup >= 0, were " + count + ", " + warmup);
+            }
+            this.warmup = warmup;
+            this.count = count;
+        }
+
+        void ended(long now) {
+            if (done >= warmup) {
+                min = Math.min(min, now - start);
+                max = Math.max(max, now - start);
+            }
+            done++;
+        }
+
+        boolean finished() {
+            return done >= warmup + count;
+        }
+
+        Rtt rtt() {
+            return new Rtt(min, max);
+        }
+    }
+
+    // ------------------------------------------------------------------ raw U-Net on the same link
+
+    /**
+     * Raw U-Net as a core: {@link #send} writes {@code size} bytes into a send buffer (charged as a copy: the
+     * application builds its message in the segment), the echoing node copies each arrival back, the other counts
+     * arrivals and stamps the last one with its CPU's time.
+     */
+    static final class RawCore implements ProtocolCore {
+        private final Link link;
+        private final HostCpu cpu;
+        private final boolean echo;
+        long arrivals;
+        long lastArrival;
+
+        RawCore(Link link, HostCpu cpu, boolean echo) {
+            this.link = link;
+            this.cpu = cpu;
+            this.echo = echo;
+        }
+
+        boolean send(int size) {
+            int h = link.claim(1 - link.self());
+            if (h == Link.NONE) {
+                return false;
+            }
+            cpu.charge(CostItem.COPY, size);
+            link.commit(h, size);
+            return true;
+        }
+
+        @Override
+        public void onFrame(Link from, int rxHandle) {
+            int length = from.rxLength(rxHandle);
+            if (echo) {
+                int h = link.claim(0);
+                if (h != Link.NONE) {
+                    MemorySegment.copy(from.rxBuffer(rxHandle), 0, link.txBuffer(h), 0, length);
+                    cpu.charge(CostItem.COPY, length);
+                    link.commit(h, length);
+                }
+            }
+            from.release(rxHandle);
+            arrivals++;
+            lastArrival = cpu.now();
+        }
+
+        @Override
+        public void onWritable(Link from) {
+        }
+
+        @Override
+        public void onTimer() {
+        }
+
+        @Override
+        public long nextDeadline() {
+            return NO_DEADLINE;
+        }
+
+        @Override
+        public Set<Guarantee> guarantees() {
+            return Set.of();
+        }
+
+        @Override
+        public int bufferedMessages() {
+            return 0;
+        }
+
+        @Override
+        public int bufferCapacity() {
+            return 0;
+        }
+    }
+
+    /** Raw U-Net round trips of {@code size}-byte messages (1 .. the link's mtu). */
+    public static Rtt rawRoundTrip(int size, int warmup, int count, Sba200Timing timing, CostTable costs) {
+        Rounds r = new Rounds(warmup, count);
+        long[] seen = {0};
+        NodeApplication app = node -> {
+            if (node.id() != 0) {
+                return;
+            }
+            RawCore core = (RawCore) node.core();
+            if (core.arrivals > seen[0]) {
+                seen[0] = core.arrivals;
+                r.ended(core.lastArrival);
+                if (!r.finished()) {
+                    r.start = core.lastArrival;
+                    core.send(size);
+                }
+            }
+        };
+        try (World w = new World(timing, costs, (link, clock, cpu) -> new RawCore(link, cpu, link.self() == 1), app)) {
+            w.run(() -> {
+                r.start = w.cpus[0].now();
+                ((RawCore) w.runner.node(0).core()).send(size);
+                w.runner.node(0).applicationActed();
+            }, r::finished, "raw round trips");
+        }
+        return r.rtt();
+    }
+
+    /** Raw U-Net stream: {@code messages} of {@code size} bytes one way; payload Mbit/s to the last arrival. */
+    public static double rawStream(int size, int messages, Sba200Timing timing, CostTable costs) {
+        int[] sent = {0};
+        long[] start = {0};
+        NodeApplication app = node -> {
+            if (node.id() == 1) {
+                return;
+            }
+            RawCore core = (RawCore) node.core();
+            while (sent[0] < messages && core.send(size)) {
+                sent[0]++;
+            }
+        };
+        try (World w = new World(timing, costs, (link, clock, cpu) -> new RawCore(link, cpu, false), app)) {
+            RawCore sink = (RawCore) w.runner.node(1).core();
+            w.run(() -> {
+                start[0] = w.cpus[0].now();
+                app.afterEvent(w.runner.node(0));
+                w.runner.node(0).applicationActed();
+            }, () -> sink.arrivals >= messages, "raw stream");
+            return mbits((long) size * messages, sink.lastArrival - start[0]);
+        }
+    }
+
+    // ------------------------------------------------------------------ UAM
+
+    private static CoreBuilder amCores(boolean splitC, Object[] splitOut) {
+        return (link, clock, cpu) -> {
+            AmCore am = new AmCore(link, clock, CONFIG, cpu);
+            if (splitC) {
+                splitOut[link.self()] = new SplitCStore(am);
+            }
+            return am;
+        };
+    }
+
+    /** UAM single-cell round trips: a request with four arguments, a handler replying with an identical message. */
+    public static Rtt amRoundTrip(int warmup, int count, Sba200Timing timing, CostTable costs) {
+        Rounds r = new Rounds(warmup, count);
+        NodeApplication app = node -> ((AmCore) node.core()).poll();
+        try (World w = new World(timing, costs, amCores(false, null), app)) {
+            AmCore a = w.am(0);
+            AmCore b = w.am(1);
+            b.register(ECHO, (t, a0, a1, a2, a3) -> b.reply(t, PONG, a0, a1, a2, a3));
+            a.register(ECHO, (t, a0, a1, a2, a3) -> { });
+            a.register(PONG, (t, a0, a1, a2, a3) -> {
+                r.ended(w.cpus[0].now());
+                if (!r.finished()) {
+                    r.start = w.cpus[0].now();
+                    a.request(1, ECHO, a0 + 1, a1, a2, a3);
+                }
+            });
+            b.register(PONG, (t, a0, a1, a2, a3) -> { });
+            w.run(() -> {
+                r.start = w.cpus[0].now();
+                a.request(1, ECHO, 0, 1, 2, 3);
+                w.runner.node(0).applicationActed();
+            }, r::finished, "UAM round trips");
+        }
+        return r.rtt();
+    }
+
+    /**
+     * UAM block transfer round trips: node 0 stores {@code size} bytes to node 1, whose store handler stores them
+     * back; the round trip ends when node 0's store handler runs.
+     */
+    public static Rtt amBlockRoundTrip(int size, int warmup, int count, Sba200Timing timing, CostTable costs) {
+        Rounds r = new Rounds(warmup, count);
+        NodeApplication app = node -> ((AmCore) node.core()).poll();
+        try (World w = new World(timing, costs, amCores(false, null), app)) {
+            AmCore a = w.am(0);
+            AmCore b = w.am(1);
+            for (AmCore c : new AmCore[] {a, b}) {
+                c.register(BOUNCE, (t, address, nbytes, arg, u) -> require(
+                        c.store(t.source(), c.memory(), address, 0, nbytes, BACK, arg), "the bounce store"));
+                c.register(BACK, (t, address, nbytes, arg, u) -> {
+                    r.ended(w.cpus[0].now());
+                    if (!r.finished()) {
+                        r.start = w.cpus[0].now();
+                        require(a.store(1, a.memory(), 0, 0, size, BOUNCE, 0), "the next store");
+                    }
+                });
+            }
+            w.run(() -> {
+                r.start = w.cpus[0].now();
+                require(a.store(1, a.memory(), 0, 0, size, BOUNCE, 0), "the first store");
+                w.runner.node(0).applicationActed();
+            }, r::finished, "UAM block round trips");
+        }
+        return r.rtt();
+    }
+
+    /** Split-C store round trips: {@code *p := v} on the other node and its acknowledgement (store_sync). */
+    public static Rtt splitCStoreRoundTrip(int warmup, int count, Sba200Timing timing, CostTable costs) {
+        Rounds r = new Rounds(warmup, count);
+        Object[] split = new Object[2];
+        HostCpu[] cpu0 = new HostCpu[1];
+        boolean[] waiting = {false};
+        NodeApplication app = node -> {
+            ((AmCore) node.core()).poll();
+            SplitCStore store = (SplitCStore) split[0];
+            if (node.id() == 0 && waiting[0] && store.sync()) {
+                waiting[0] = false;
+                r.ended(cpu0[0].now());
+                if (!r.finished()) {
+                    r.start = cpu0[0].now();
+                    require(store.put(1, 64, r.done), "the next put");
+                    waiting[0] = true;
+                }
+            }
+        };
+        try (World w = new World(timing, costs, amCores(true, split), app)) {
+            cpu0[0] = w.cpus[0];
+            w.run(() -> {
+                r.start = w.cpus[0].now();
+                require(((SplitCStore) split[0]).put(1, 64, 0), "the first put");
+                waiting[0] = true;
+                w.runner.node(0).applicationActed();
+            }, r::finished, "Split-C store round trips");
+        }
+        return r.rtt();
+    }
+
+    /** What a block stream delivered: payload Mbit/s and MB/s to the last block's handler. */
+    public record Bandwidth(int size, int blocks, long nanos) {
+        public double mbits() {
+            return UamRuns.mbits((long) size * blocks, nanos);
+        }
+
+        public double mbytesPerSecond() {
+            return (double) size * blocks / nanos * 1e3;
+        }
+    }
+
+    /** The kinds of block stream. */
+    public enum Transfer { STORE, GET, SPLITC_BULK }
+
+    /**
+     * Node 0 keeps storing (or getting, or Split-C bulk-storing) {@code size}-byte blocks as fast as its credits
+     * allow; the time runs from the first call to the last block's handler (the store's on node 1, the get's on
+     * node 0, the bulk store's acknowledgement on node 0).
+     */
+    public static Bandwidth blockStream(Transfer kind, int size, int blocks, Sba200Timing timing, CostTable costs) {
+        if (size < 1 || size > CONFIG.maxTransfer() || size > MEMORY / 2) {
+            throw new IllegalArgumentException("block size must be in [1, " + Math.min(CONFIG.maxTransfer(), MEMORY / 2)
+                    + "], was " + size);
+        }
+        int[] issued = {0};
+        long[] completed = {0};
+        long[] last = {0};
+        long[] start = {0};
+        Object[] split = new Object[2];
+        NodeApplication app = node -> {
+            AmCore am = (AmCore) node.core();
+            am.poll();
+            if (node.id() != 0) {
+                return;
+            }
+            while (issued[0] < blocks) {
+                int r = switch (kind) {
+                    case STORE -> am.store(1, am.memory(), 0, 0, size, SINK, 0);
+                    case GET -> am.get(1, 0, MEMORY / 2, size, SINK, 0);
+                    case SPLITC_BULK -> ((SplitCStore) split[0]).bulkPut(1, am.memory(), 0, 0, size);
+                };
+                if (r != AmCore.OK) {
+                    break;
+                }
+                issued[0]++;
+            }
+        };
+        try (World w = new World(timing, costs, amCores(kind == Transfer.SPLITC_BULK, split), app)) {
+            for (int i = 0; i < 2; i++) {
+                HostCpu cpu = w.cpus[i];
+                w.am(i).register(SINK, (t, a, n, arg, u) -> {
+                    completed[0]++;
+                    last[0] = cpu.now();
+                });
+            }
+            BooleanSupplier done = kind == Transfer.SPLITC_BULK
+                    ? () -> ((SplitCStore) split[0]).acknowledged() >= blocks : () -> completed[0] >= blocks;
+            w.run(() -> {
+                start[0] = w.cpus[0].now();
+                app.afterEvent(w.runner.node(0));
+                w.runner.node(0).applicationActed();
+            }, done, kind + " stream");
+            long end = kind == Transfer.SPLITC_BULK ? w.cpus[0].now() : last[0];
+            return new Bandwidth(size, blocks, end - start[0]);
+        }
+    }
+
+    static double mbits(long bytes, long nanos) {
+        return bytes * 8.0 / nanos * 1e3;
+    }
+
+    private static void require(int result, String what) {
+        if (result != AmCore.OK) {
+            throw new IllegalStateException(what + " was refused (no credits): the experiment keeps one in flight");
+        }
+    }
+}
