@@ -50,8 +50,9 @@ import java.util.SplittableRandom;
  *       the two agree only while a VC buffer holds a whole packet, so a smaller buffer is refused.</li>
  *   <li>Merlin has output buffers; ours is input-queued. The export gives each one packet, the least Merlin
  *       can run with, which still adds a packet of buffering per port.</li>
- *   <li>The crossbar traversal costs one xbar cycle on top of {@code input_latency}; ours counts the switch in
- *       {@code router_delay}. Merlin's zero-load latency is therefore about one cycle per hop higher.</li>
+ *   <li>The crossbar traversal takes one xbar cycle on top of {@code input_latency}, while ours counts the
+ *       switch inside {@code router_delay}; Merlin's zero-load latency may be up to a cycle per hop higher
+ *       (not measured: SST was not run here).</li>
  *   <li>VCs: Merlin's mesh and fat tree have one VC per VN, its torus two (the dateline pair). When ours has
  *       more, their flits are pooled into Merlin's VC(s): the same storage, but one FIFO (head-of-line
  *       blocking that our extra VCs avoid).</li>
@@ -59,6 +60,8 @@ import java.util.SplittableRandom;
  *   <li>Injection: offered_load sends periodically, one packet every {@code serialization / offered_load};
  *       ours draws Bernoulli arrivals. Uniform traffic: Merlin redraws a self destination
  *       ({@code offered_load.cc progress_messages}), ours lets a node pick itself.</li>
+ *   <li>Torus: Merlin sends ties at distance k/2 all the + way ({@code torus.cc go_pos = dist_pos <= dist_neg});
+ *       ours splits them between the directions.</li>
  *   <li>Fat tree: Merlin's deterministic up port {@code (dest / down_route_factor) % up}; ours draws the up
  *       port at random per hop.</li>
  * </ul>

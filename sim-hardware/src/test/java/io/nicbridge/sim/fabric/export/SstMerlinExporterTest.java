@@ -89,6 +89,27 @@ class SstMerlinExporterTest {
     }
 
     @Test
+    void miswiredRoutersAreCaughtByFollowingMerlinsRouting() throws Exception {
+        ObjectNode model = (ObjectNode) exportAndParse("topology = mesh; k = 4; n = 2;", 0.3);
+        assertRuns(model);
+        ObjectNode first = null;
+        ObjectNode second = null;
+        for (JsonNode l : model.get("links")) {
+            String name = l.get("name").asText();
+            if (name.equals("rtr_0_port0__rtr_1_port1")) {
+                first = (ObjectNode) l.get("right");
+            } else if (name.equals("rtr_1_port0__rtr_2_port1")) {
+                second = (ObjectNode) l.get("right");
+            }
+        }
+        // Swap two +x neighbours: every port is still linked once, but 0 -> 1 no longer arrives.
+        first.put("component", "rtr_2");
+        second.put("component", "rtr_1");
+        String all = String.join("\n", SstModelValidator.check(model));
+        assertTrue(all.contains("routing: a packet from endpoint"), all);
+    }
+
+    @Test
     void sstNameCheckRules() {
         assertTrue(SstModelValidator.validName("rtr_0", true));
         assertTrue(SstModelValidator.validName("nic_3_rtr__rtr_0_port4", true));

@@ -3,7 +3,6 @@ package io.nicbridge.sim.fabric.export;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -147,7 +146,7 @@ final class SstModelValidator {
                 nics++;
             }
         }
-        Set<Long> endpointIds = new HashSet<>();
+        Map<String, Long> endpointIds = new HashMap<>();
         for (JsonNode c : root.path("components")) {
             String name = c.path("name").asText();
             Map<String, String> used = portUse.getOrDefault(name, Map.of());
@@ -157,6 +156,107 @@ final class SstModelValidator {
                 default -> error("component " + name + ": type " + c.path("type").asText() + " is not modelled here");
             }
         }
+        if (errors.isEmpty()) {
+            checkEveryPairIsRouted(root, byName, endpointIds, nics);
+        }
+    }
+
+    /**
+     * Follows Merlin's own routing function (mesh.cc / torus.cc / fattree.cc {@code route_packet}, deterministic)
+     * hop by hop over the file's links from every endpoint to every other: each packet must arrive at the
+     * endpoint it was addressed to, within a bounded number of hops.
+     */
+    private void checkEveryPairIsRouted(JsonNode root, Map<String, JsonNode> byName, Map<String, Long> endpointIds,
+                                        int nics) {
+        Map<String, String[]> peer = new HashMap<>();
+        for (JsonNode l : root.path("links")) {
+            String a = l.path("left").path("component").asText() + "/" + l.path("left").path("port").asText();
+            String b = l.path("right").path("component").asText() + "/" + l.path("right").path("port").asText();
+            peer.put(a, b.split("/"));
+            peer.put(b, a.split("/"));
+        }
+        String[] nicOf = new String[nics];
+        endpointIds.forEach((name, id) -> nicOf[(int) (long) id] = name);
+        int maxHops = 4 * byName.size();
+        for (int src = 0; src < nics; src++) {
+            for (int dst = 0; dst < nics; dst++) {
+                if (src == dst) {
+                    continue;
+                }
+                String[] at = peer.get(nicOf[src] + "/rtr");
+                int hops = 0;
+                while (at != null && byName.get(at[0]).path("type").asText().equals("merlin.hr_router")
+                        && hops++ < maxHops) {
+                    JsonNode router = byName.get(at[0]);
+                    int out = route(topology(router), router.path("params").path("id").asInt(), dst);
+                    at = peer.get(at[0] + "/port" + out);
+                }
+                if (at == null || !at[0].equals(nicOf[dst])) {
+                    error("routing: a packet from endpoint " + src + " to " + dst + " ends at "
+                            + (at == null ? "an unlinked port" : at[0]) + " after " + hops + " hops");
+                    return;
+                }
+            }
+        }
+    }
+
+    private static JsonNode topology(JsonNode router) {
+        for (JsonNode s : router.path("subcomponents")) {
+            if (s.path("slot_name").asText().equals("topology")) {
+                return s;
+            }
+        }
+        throw new IllegalStateException("checked before: router without topology");
+    }
+
+    private static int route(JsonNode topo, int rid, int dest) {
+        if (topo.path("type").asText().equals("merlin.fattree")) {
+            FatTreeShape s = FatTreeShape.parse(topo);
+            int level = s.level(rid);
+            int lid = rid;
+            int groupSize = 1;
+            for (int i = 0; i < level; i++) {
+                lid -= s.perLevel[i];
+                groupSize *= s.ups[i];
+            }
+            int span = 1;
+            for (int i = 0; i <= level; i++) {
+                span *= s.downs[i];
+            }
+            int downRouteFactor = span / s.downs[level];
+            int low = lid / groupSize * span;
+            if (dest >= low && dest < low + span) {
+                return (dest - low) / downRouteFactor;
+            }
+            return s.downs[level] + (dest / downRouteFactor) % s.ups[level];
+        }
+        int[] size = dims(topo);
+        int local = topo.path("params").path("local_ports").asInt(1);
+        int destRouter = dest / local;
+        if (destRouter == rid) {
+            return 2 * size.length + dest % local;
+        }
+        boolean torus = topo.path("type").asText().equals("merlin.torus");
+        int here = rid;
+        int there = destRouter;
+        for (int d = 0; d < size.length; d++) {
+            int a = here % size[d];
+            int b = there % size[d];
+            here /= size[d];
+            there /= size[d];
+            if (a != b) {
+                boolean goPos;
+                if (torus) {
+                    int distPos = Math.floorMod(b - a, size[d]);
+                    int distNeg = Math.floorMod(a - b, size[d]);
+                    goPos = distPos <= distNeg;
+                } else {
+                    goPos = a < b;
+                }
+                return 2 * d + (goPos ? 0 : 1);
+            }
+        }
+        throw new IllegalStateException("unreachable: routers differ in some dimension");
     }
 
     private void checkKeys(JsonNode o, Set<String> allowed, String where) {
@@ -387,7 +487,7 @@ final class SstModelValidator {
     }
 
     private void checkOfferedLoad(JsonNode c, Map<String, String> used, int nics, Map<String, JsonNode> byName,
-                                  Map<String, Map<String, String>> portUse, Set<Long> endpointIds) {
+                                  Map<String, Map<String, String>> portUse, Map<String, Long> endpointIds) {
         String name = c.path("name").asText();
         String load = param(c, "offered_load", "offered_load.cc fatal 'offered_load must be set!'");
         if (load != null) {
@@ -451,9 +551,10 @@ final class SstModelValidator {
                     + ", which is not a host port with an endpoint id below num_peers");
             return;
         }
-        if (!endpointIds.add(id)) {
+        if (endpointIds.containsValue(id)) {
             error(name + ": endpoint id " + id + " taken twice");
         }
+        endpointIds.put(name, id);
         if (pattern == null) {
             return;
         }
