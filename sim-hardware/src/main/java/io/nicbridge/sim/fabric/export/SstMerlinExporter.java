@@ -71,6 +71,11 @@ import java.util.SplittableRandom;
  * has one port), adaptive meshes, hotspot traffic (no Merlin generator) and deterministic patterns that map a
  * node to itself (offered_load loops forever redrawing it).
  *
+ * <p><b>Sweeps</b>: {@code sst_loads = {0.05, 0.1, ...}} (flits/node/cycle) writes {@code offered_load} as
+ * an array "[...]" (sst-core params.h {@code find_array}); offered_load runs the loads in turn, draining
+ * {@code drain_time} between them, and prints one average latency per load, marking with '*' the loads whose
+ * injection fell behind (its saturation indicator).
+ *
  * <p><b>MPI partitioning</b>: {@code sst_ranks = R} (R > 1) gives every component a
  * {@code "partition": {"rank": r}} (slabs of mesh/torus routers, subtrees of the fat tree, each node with its
  * router) and sets {@code partitioner = sst.self}, which uses them ({@code sst-core
@@ -114,11 +119,19 @@ public final class SstMerlinExporter {
         int vcs = c.getInt("num_vcs", 2);
         int vcBufFlits = c.getInt("vc_buf_size", 4);
         int packetFlits = c.getInt("packet_size", 4);
-        double merlinLoad = offeredLoad * cyclesPerFlit;
-        if (!(merlinLoad > 0 && merlinLoad <= 1.0)) {
-            throw new IllegalArgumentException("offered load " + offeredLoad + " flits/node/cycle is " + merlinLoad
-                    + " of the link bandwidth; Merlin's offered_load must be in (0, 1]");
+        // sst_loads: a whole sweep in one SST run; offered_load.cc reads the parameter with find_array and runs
+        // the loads one after another, draining between them (end_handler).
+        double[] loads = c.getDoubleList("sst_loads", new double[] {offeredLoad});
+        StringBuilder merlinLoads = new StringBuilder();
+        for (double load : loads) {
+            double merlinLoad = load * cyclesPerFlit;
+            if (!(merlinLoad > 0 && merlinLoad <= 1.0)) {
+                throw new IllegalArgumentException("offered load " + load + " flits/node/cycle is " + merlinLoad
+                        + " of the link bandwidth; Merlin's offered_load must be in (0, 1]");
+            }
+            merlinLoads.append(merlinLoads.isEmpty() ? "" : ", ").append(merlinLoad);
         }
+        String merlinLoad = loads.length == 1 ? merlinLoads.toString() : "[" + merlinLoads + "]";
         // Our flits pooled into Merlin's VCs per VN (see the class comment).
         int merlinVcBufFlits = Math.max(1, vcs * vcBufFlits / topo.vcsPerVn());
         if (merlinVcBufFlits < packetFlits) {
@@ -188,7 +201,7 @@ public final class SstMerlinExporter {
             p.put("link_bw", linkBw);
             p.put("buffer_size", inputBuf);
             p.put("message_size", packetFlits * flitBytes + "B");
-            p.put("offered_load", Double.toString(merlinLoad));
+            p.put("offered_load", merlinLoad);
             p.put("warmup_time", cyclePs * period + "ps");
             p.put("collect_time", cyclePs * period * c.getInt("converged_periods", 3) + "ps");
             p.put("drain_time", cyclePs * c.getInt("max_drain_cycles", 20_000) + "ps");

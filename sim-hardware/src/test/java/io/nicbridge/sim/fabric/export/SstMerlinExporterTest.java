@@ -179,6 +179,15 @@ class SstMerlinExporterTest {
     }
 
     @Test
+    void aLoadSweepIsOneOfferedLoadArray() throws Exception {
+        JsonNode model = exportAndParse("topology = fattree; k = 4; n = 3; cycles_per_flit = 2; "
+                + "sst_loads = {0.1, 0.25, 0.5};", 0.2);
+        assertRuns(model);
+        assertEquals("[0.2, 0.5, 1.0]", component(model, "nic_0").get("params").get("offered_load").asText());
+        assertRefused("k = 4; sst_loads = {0.1, 1.5};", "(0, 1]");
+    }
+
+    @Test
     void partitionHintGivesEachRouterAndItsNodesOneRank() throws Exception {
         JsonNode model = exportAndParse("topology = fattree; k = 4; n = 3; sst_ranks = 4;", 0.2);
         assertRuns(model);

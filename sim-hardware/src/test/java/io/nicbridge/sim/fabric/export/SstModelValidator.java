@@ -491,9 +491,13 @@ final class SstModelValidator {
         String name = c.path("name").asText();
         String load = param(c, "offered_load", "offered_load.cc fatal 'offered_load must be set!'");
         if (load != null) {
-            double l = Double.parseDouble(load);
-            if (!(l > 0 && l <= 1)) {
-                error(name + ": offered_load " + l + " outside (0, 1]");
+            // params.h find_array: "[a, b]" is an array, anything else one value.
+            String list = load.startsWith("[") && load.endsWith("]") ? load.substring(1, load.length() - 1) : load;
+            for (String one : list.split(",")) {
+                double l = Double.parseDouble(one.trim());
+                if (!(l > 0 && l <= 1)) {
+                    error(name + ": offered_load " + l + " outside (0, 1]");
+                }
             }
         }
         String peers = param(c, "num_peers", "offered_load.cc fatal 'num_peers must be set!'");
