@@ -19,6 +19,10 @@ public final class IpCounters {
         /** ARP packets that are not Ethernet/IPv4 request or reply. */
         ARP_MALFORMED,
         ARP_REQUESTS_ANSWERED,
+        /** Requests for this host not answered because no TX buffer was free. */
+        ARP_REPLY_DROPPED,
+        /** Requests for another host's address (the sender is still refreshed when known: RFC 826's merge). */
+        ARP_OTHER_TARGET,
         ARP_REPLIES_RECEIVED,
         ARP_REQUESTS_SENT,
         /** IPv4: version not 4, header length under 20 or past the total length, total length past the frame. */
@@ -38,7 +42,7 @@ public final class IpCounters {
         /** Echo requests not answered because no TX buffer was free or the asker's MAC is unknown. */
         ICMP_REPLY_DROPPED,
         ICMP_ECHO_REPLIES_RECEIVED,
-        /** ICMP types the stack does not handle (only echo is). */
+        /** ICMP types the stack does not handle (only echo is), and echo requests sent to a broadcast address. */
         ICMP_OTHER,
         /** UDP: length under 8 or past the IP payload. */
         UDP_BAD_LENGTH,
@@ -72,6 +76,16 @@ public final class IpCounters {
         return malformed() + get(Counter.RX_OTHER_STATION) + get(Counter.RX_OTHER_ETHERTYPE)
             + get(Counter.IP_FRAGMENTS) + get(Counter.IP_NOT_FOR_US) + get(Counter.IP_UNKNOWN_PROTOCOL)
             + get(Counter.ICMP_OTHER) + get(Counter.UDP_NO_PORT);
+    }
+
+    /**
+     * @return the sum of the counters that end a received frame's story: each frame handed to the stack ends in
+     *     exactly one of them, so this equals {@link Counter#RX_FRAMES} (the fuzz test holds the stack to it)
+     */
+    public long outcomes() {
+        return dropped() + get(Counter.ARP_REQUESTS_ANSWERED) + get(Counter.ARP_REPLY_DROPPED)
+            + get(Counter.ARP_OTHER_TARGET) + get(Counter.ARP_REPLIES_RECEIVED) + get(Counter.ICMP_ECHO_REPLIED)
+            + get(Counter.ICMP_REPLY_DROPPED) + get(Counter.ICMP_ECHO_REPLIES_RECEIVED) + get(Counter.UDP_DELIVERED);
     }
 
     @Override

@@ -238,8 +238,12 @@ public final class Ipv4Stack {
         }
         if (op == 2) {
             counters.increment(Counter.ARP_REPLIES_RECEIVED);
-        } else if (forUs && sendArp(2, senderMac, senderIp)) {
+        } else if (!forUs) {
+            counters.increment(Counter.ARP_OTHER_TARGET);
+        } else if (sendArp(2, senderMac, senderIp)) {
             counters.increment(Counter.ARP_REQUESTS_ANSWERED);
+        } else {
+            counters.increment(Counter.ARP_REPLY_DROPPED);
         }
     }
 
