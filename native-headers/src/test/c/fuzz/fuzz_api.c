@@ -3,9 +3,9 @@
  * platform and both real cards (every .c file of src/main/c/shim, what libnicshim.so holds).
  *
  * The shims open the loopback interface of a network namespace of their own (LLVMFuzzerInitialize unshares one and
- * brings its lo up; exit status 77 where the machine does not allow that: root / CAP_SYS_ADMIN and CAP_NET_RAW),
- * so their PACKET_MMAP rings are real, the frames the card sends come back to it through the kernel, and nothing
- * else on the machine sees them.
+ * brings its lo up; exit status SHIM_TEST_SKIPPED where the machine does not allow that: root, or CAP_SYS_ADMIN and
+ * CAP_NET_RAW), so their PACKET_MMAP rings are real, the frames the card sends come back to it through the kernel,
+ * and nothing else on the machine sees them.
  *
  * The input is a script of calls (one opcode byte modulo OP_COUNT, then its arguments; integers little-endian, see
  * fuzz_input.h). Arguments are passed as read: unknown card kinds, option structs with any size, flags, ring
@@ -44,6 +44,7 @@
 
 #include "fuzz_input.h"
 #include "nicshim.h"
+#include "shim_test.h" /* SHIM_TEST_SKIPPED */
 
 enum { OP_OPEN, OP_CLOSE, OP_INFO, OP_ATTACH, OP_ADD, OP_REMOVE, OP_REG_WRITE, OP_REG_READ, OP_START, OP_STOP,
        OP_KICK, OP_POLL, OP_STATS, OP_STRERROR, OP_POKE, OP_COUNT };
@@ -81,7 +82,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     if (unshare(CLONE_NEWNET) != 0) {
         fprintf(stderr, "fuzz_api: SKIPPED: cannot make a network namespace (unshare: %s); needs root\n",
                 strerror(errno));
-        exit(77);
+        exit(SHIM_TEST_SKIPPED);
     }
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     struct ifreq ifr;
@@ -89,7 +90,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     strcpy(ifr.ifr_name, "lo");
     if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) != 0 || (ifr.ifr_flags |= IFF_UP, ioctl(fd, SIOCSIFFLAGS, &ifr)) != 0) {
         fprintf(stderr, "fuzz_api: SKIPPED: cannot bring lo up in the new namespace: %s\n", strerror(errno));
-        exit(77);
+        exit(SHIM_TEST_SKIPPED);
     }
     close(fd);
     return 0;
