@@ -90,12 +90,12 @@ def d_desc(off, w0, w1, w2, w3):
     return dma_poke(0, off + 4, w1) + dma_poke(0, off + 8, w2) + dma_poke(0, off + 12, w3) + dma_poke(0, off, w0)
 
 
-def d_bringup(rx_count=4, mode=0, chained=False):
+def d_bringup(rx_count=4, mode=0, chained=False, buf_size=1536):
     s = reg_write(0, CSR[0], CSR0_SWR) + reg_write(0, CSR[0], 0)
     for i in range(rx_count):
         off = RX_RING + 16 * i
         nxt = RX_RING + 16 * ((i + 1) % rx_count)
-        w1 = 1536 | (RDES1_RCH if chained else (RDES1_RER if i == rx_count - 1 else 0))
+        w1 = buf_size | (RDES1_RCH if chained else (RDES1_RER if i == rx_count - 1 else 0))
         s += d_desc(off, OWN, w1, D_BUS + RX_BUF + 0x600 * i, D_BUS + nxt if chained else 0)
     s += reg_write(0, CSR[3], D_BUS + RX_RING) + reg_write(0, CSR[4], D_BUS + TX_RING)
     s += reg_write(0, CSR[7], 0x0001FFFF)
@@ -108,6 +108,31 @@ def d_send(slot, frame, extra=0, last=False):
     buf = TX_BUF + 0x600 * slot
     w1 = TDES1_FS | TDES1_LS | TDES1_IC | len(frame) | extra | (TDES1_TER if last else 0)
     return dma_fill(0, buf, frame) + d_desc(TX_RING + 16 * slot, OWN, w1, D_BUS + buf, 0) + reg_write(0, CSR[1], 1)
+
+
+def d_srom_read(address):
+    """Reads one SROM word the way tulip's read_eeprom bit-bangs it: start bit, opcode 10, 6 address bits, 16 data
+    bits, each bit clocked in on SK's rising edge (CSR9: SR | RD | CS, DI, SK)."""
+    base = 0x4800 | 1  # SR | RD | CS
+    s = reg_write(0, CSR[9], 0x4800)
+    for bit in [1, 1, 0] + [(address >> (5 - i)) & 1 for i in range(6)]:
+        di = 4 if bit else 0
+        s += reg_write(0, CSR[9], base | di) + reg_write(0, CSR[9], base | di | 2) + reg_write(0, CSR[9], base | di)
+    for _ in range(16):
+        s += reg_write(0, CSR[9], base | 2) + reg_read(0, CSR[9]) + reg_write(0, CSR[9], base)
+    return s + reg_write(0, CSR[9], 0x4800)
+
+
+def d_send_segments(first_slot, frame, seg):
+    """One frame over several descriptors of `seg` bytes each (FS on the first, LS on the last); one poll demand."""
+    s = b""
+    parts = [frame[i:i + seg] for i in range(0, len(frame), seg)]
+    for k, part in enumerate(parts):
+        slot = first_slot + k
+        buf = TX_BUF + 0x600 * slot
+        w1 = len(part) | (TDES1_FS if k == 0 else 0) | (TDES1_LS | TDES1_IC if k == len(parts) - 1 else 0)
+        s += dma_fill(0, buf, part) + d_desc(TX_RING + 16 * slot, OWN, w1, D_BUS + buf, 0)
+    return s + reg_write(0, CSR[1], 1) + work()
 
 
 def d_setup(slot, addresses, ft):
@@ -144,6 +169,13 @@ def dec21140_seeds():
         + b"".join(reg_write(0, CSR[9], v) for v in (0x4801, 0x4803, 0x4805, 0x4807, 0x4801)) + reg_read(0, CSR[9])
         + reg_write(0, CSR[12], 0x13F) + reg_write(0, CSR[12], 0x0F) + reg_read(0, CSR[12]) + link(0) + link(1)
         + reg_write(0, CSR[15], 0x1F),
+        "srom-read": d_bringup() + d_srom_read(0) + d_srom_read(10) + d_srom_read(63),
+        "tx-short-long-jabber": d_bringup() + d_send(1, eth(PEER_MAC, 0x0800, bytes(20))) + work()
+        + d_send_segments(2, eth(PEER_MAC, 0x0800, bytes(1600)), 1000)
+        + d_send_segments(4, eth(PEER_MAC, 0x0800, bytes(2200)), 1200)
+        + d_send_segments(6, eth(PEER_MAC, 0x8100, b"\x00\x05\x08\x00" + bytes(1500)), 800) + reg_read(0, CSR[5]),
+        "rx-small-buffers-truncated": d_bringup(rx_count=3, buf_size=64) + receive(eth(OWN_MAC, 0x0800, bytes(150)))
+        + receive(eth(OWN_MAC, 0x0800, bytes(400))) + reg_read(0, CSR[5]),
         "bus-errors": d_bringup() + reg_write(0, CSR[6], 0) + reg_write(0, CSR[3], 0xFFFFFFF8)
         + reg_write(0, CSR[6], CSR6_MBO | CSR6_SR) + receive(ip) + reg_read(0, CSR[5]) + run(0) + run(1),
     }
