@@ -191,6 +191,7 @@ UG_CMD_PROD = 0x28
 OP_EP_CREATE, OP_EP_DESTROY, OP_CH_OPEN, OP_CH_CLOSE, OP_EP_UPCALL, OP_GET_STATS, OP_NOP = range(1, 8)
 SEG0, SEG1, RQ, STATS = 0x00100000, 0x00104000, 0x00200000, 0x00400000
 SQ_OFS, FQ_OFS = 0x400, 0xC00
+RQ0_OFS = 0x1000 - 16 * 64  # endpoint 0's 16-entry receive queue: the last 1 KiB of the 4 KiB RQ region
 TX_VALID, TX_INLINE = 1 << 31, 1 << 29
 UNET_TYPE = 0x88B5
 
@@ -251,7 +252,9 @@ def unet_frame(vpi, vci, pdu, dst=BCAST, pdu_len=None, pad_to=60):
 
 def s_bringup(u):
     s = reg_write(RANGE_BCR, 0, 1) + reg_write(RANGE_BCR, 0, 0) + work()
-    s += u.command(OP_EP_CREATE, 0, SEG0, 0x4000, RQ, 16)
+    # the receive queue ends where its DMA region ends, so a slot written past the queue is outside the region
+    # (AddressSanitizer sees it: the fake platform's regions are malloc'd blocks of exactly their length)
+    s += u.command(OP_EP_CREATE, 0, SEG0, 0x4000, RQ + RQ0_OFS, 16)
     s += u.command(OP_CH_OPEN, 0, 3, 0, 100, 200)
     return s
 
@@ -272,10 +275,10 @@ def sba200_seeds():
                                             + receive(unet_frame(0, 200, b"", pad_to=0)[:20]) + query())
     u = Unet()
     seeds["rq-overrun-and-release"] = (s_bringup(u) + b"".join(receive(unet_frame(0, 200, bytes([i]) * 8)) for i in range(20))
-                                       + dma_poke(2, 0, 0) + s_poke(EP_PAGE_BASE + 0x10, 1) + work(2, 63)
+                                       + dma_poke(2, RQ0_OFS, 0) + s_poke(EP_PAGE_BASE + 0x10, 1) + work(2, 63)
                                        + receive(unet_frame(0, 200, b"again")))
     u = Unet()
-    seeds["commands-everything"] = (s_bringup(u) + u.command(OP_EP_CREATE, 1, SEG1, 0x4000, RQ + 0x800, 32)
+    seeds["commands-everything"] = (s_bringup(u) + u.command(OP_EP_CREATE, 1, SEG1, 0x4000, RQ + 0x400, 32)
                                     + u.command(OP_CH_OPEN, 1, 0, 0, 300, 300) + u.command(OP_EP_UPCALL, 0, 3)
                                     + u.command(OP_GET_STATS, STATS) + u.command(OP_NOP)
                                     + u.command(OP_CH_CLOSE, 0, 3) + u.command(OP_EP_DESTROY, 1)
