@@ -9,7 +9,7 @@
 # NICBRIDGE_REQUIRE is a comma-separated list of the words below (or "all"), case-insensitive. Sourcing this file
 # checks it: an unknown word exits the runner with status 2. The words are Capability.word() in Java (a test there
 # keeps the two lists equal).
-NICBRIDGE_CAPABILITIES="net shim tshark valgrind libclang setpriv chromium"
+NICBRIDGE_CAPABILITIES="net shim tshark valgrind libclang setpriv chromium clang-fuzzer"
 
 nicbridge_required=" "
 IFS=, read -ra nicbridge_words <<< "${NICBRIDGE_REQUIRE:-}"

@@ -3,7 +3,8 @@
 # test_e2e_dec21140.c against the shim sources (every src/main/c/shim/*.c, i.e. what libnicshim.so holds),
 # creates two network namespaces with one veth end each (unique names with this script's pid, IPv6 off so the
 # kernel sends no ND/MLD frames), runs the test, then runs it again under valgrind memcheck
-# (--error-exitcode=1 --leak-check=full; with a shorter sustained part, valgrind being ~50x slower). The
+# (--error-exitcode=1 --leak-check=full; with a shorter sustained part, valgrind being ~50x slower), or with
+# NICBRIDGE_C_SANITIZE=1 builds it with ASan + UBSan and runs that once, without valgrind (../sanitizers.sh). The
 # namespaces and the veth pair are removed by a trap in every case.
 # Skipped (exit 0, reason printed) where the machine forbids namespaces or raw sockets, the memcheck run where
 # valgrind is missing; failures instead when NICBRIDGE_REQUIRE names net / valgrind (see ../require.sh).
@@ -15,9 +16,11 @@ out=${3:?output dir}
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../require.sh
 . "$here/../require.sh"
+# shellcheck source=../sanitizers.sh
+. "$here/../sanitizers.sh"
 shim_src=$(cd "$here/../../../main/c/shim" && pwd)
 mkdir -p "$out"
-flags=(-std=c11 -D_GNU_SOURCE -O1 -g -pthread -Wall -Wextra -Werror)
+flags=(-std=c11 -D_GNU_SOURCE -O1 -g -pthread -Wall -Wextra -Werror "${sanitize_flags[@]}")
 "$gcc" "${flags[@]}" -I"$inc" -I"$shim_src" "$shim_src"/*.c "$here/test_e2e_dec21140.c" \
   -o "$out/test_e2e_dec21140"
 
@@ -60,7 +63,9 @@ if [ $rc -eq 77 ]; then # SHIM_TEST_SKIPPED (shim_test.h): the shims could not o
 elif [ $rc -ne 0 ]; then
   exit $rc
 fi
-if command -v valgrind >/dev/null 2>&1; then
+if [ "$sanitizing" = 1 ]; then
+  echo "test_e2e_dec21140: sanitizers clean"
+elif command -v valgrind >/dev/null 2>&1; then
   valgrind -q --error-exitcode=1 --leak-check=full \
     "$out/test_e2e_dec21140" "$netns_dir/$ns_a" "$veth_a" "$netns_dir/$ns_b" "$veth_b" 10 >/dev/null
   echo "test_e2e_dec21140: valgrind memcheck clean"

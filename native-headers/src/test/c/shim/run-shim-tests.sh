@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds and runs the native shim's C tests, each under valgrind memcheck (--error-exitcode=1 --leak-check=full);
-# without valgrind they run natively (skipped memcheck, or a failure when NICBRIDGE_REQUIRE names valgrind: see
-# ../require.sh):
+# Builds and runs the native shim's C tests, each under valgrind memcheck (--error-exitcode=1 --leak-check=full), or
+# with NICBRIDGE_C_SANITIZE=1 built with ASan + UBSan instead (../sanitizers.sh); without valgrind they run natively
+# (skipped memcheck, or a failure when NICBRIDGE_REQUIRE names valgrind: see ../require.sh):
 #   shim_lib_test      the built libnicshim.so: loads, exports exactly the API, answers without an interface
 #   shim_api_test      nicshim.c + the test-only card: arguments, states, windows, DMA regions, registers (lo)
 #   *_card_test.c      card unit tests: X_card_test.c is linked with fake_platform.c and src/main/c/shim/X_card.c
@@ -18,10 +18,14 @@ lib=${5:?path of libnicshim.so}
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../require.sh
 . "$here/../require.sh"
+# shellcheck source=../sanitizers.sh
+. "$here/../sanitizers.sh"
 mkdir -p "$out"
-flags=(-std=c11 -D_GNU_SOURCE -O1 -g -pthread -Wall -Wextra -Werror -I"$inc" -I"$src" -I"$here")
+flags=(-std=c11 -D_GNU_SOURCE -O1 -g -pthread -Wall -Wextra -Werror -I"$inc" -I"$src" -I"$here" "${sanitize_flags[@]}")
 
-if command -v valgrind >/dev/null 2>&1; then
+if [ "$sanitizing" = 1 ]; then
+  memcheck=()
+elif command -v valgrind >/dev/null 2>&1; then
   memcheck=(valgrind -q --error-exitcode=97 --leak-check=full)
   echo "shim C tests: under valgrind memcheck"
 else

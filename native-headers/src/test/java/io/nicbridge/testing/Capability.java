@@ -24,7 +24,10 @@ public enum Capability {
     /** util-linux setpriv and prlimit on Linux, able to drop capabilities and limits for a child process. */
     SETPRIV("setpriv", "util-linux setpriv and prlimit on Linux, able to drop a child process's capabilities"),
     /** Headless Chromium, in which the reproduce report's test renders the page as a reader's browser would. */
-    CHROMIUM("chromium", "Chromium (Debian package chromium) on the PATH, to render the reproduce report headless");
+    CHROMIUM("chromium", "Chromium (Debian package chromium) on the PATH, to render the reproduce report headless"),
+    /** clang with libFuzzer ({@code -fsanitize=fuzzer}), with which the C test runners build the shim's fuzz harnesses. */
+    CLANG_FUZZER("clang-fuzzer",
+        "clang with libFuzzer (Debian package clang-14), to build and run the native shim's fuzz harnesses");
 
     private final String word;
     private final String description;

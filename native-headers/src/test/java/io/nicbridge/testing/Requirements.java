@@ -19,9 +19,9 @@ import org.opentest4j.TestAbortedException;
  * Normally that is a JUnit assumption: without the capability the test is <b>skipped</b>, reported as such with the
  * reason. When the environment variable {@value #VARIABLE} names the capability, the same call <b>fails</b> the test
  * with an assertion error that names the capability and the reason. The variable is a comma-separated list of
- * {@link Capability#word() words} ({@code net, shim, tshark, valgrind, libclang, setpriv, chromium}) or {@code all}; CI sets it
- * where every capability is installed (.ci/run, as root on Linux), so a test that silently stops running breaks the
- * build instead of shrinking it. An unknown word is an error, never ignored: while the variable holds one, every
+ * {@link Capability#word() words} ({@code net, shim, tshark, valgrind, libclang, setpriv, chromium, clang-fuzzer}) or
+ * {@code all}; CI sets it where every capability is installed (.ci/run, as root on Linux), so a test that silently
+ * stops running breaks the build instead of shrinking it. An unknown word is an error, never ignored: while the variable holds one, every
  * {@code assume} fails with that error (a typo must not quietly require nothing).
  *
  * <p>Rules for new tests: never skip for a missing capability with {@code Assumptions.assumeTrue}/{@code abort} (CI

@@ -60,7 +60,7 @@ class RequirementsTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> Requirements.parse("net,tshrak"));
         assertEquals("NICBRIDGE_REQUIRE=net,tshrak: unknown capability 'tshrak'; known: net, shim, tshark, valgrind,"
-            + " libclang, setpriv, chromium, all", e.getMessage());
+            + " libclang, setpriv, chromium, clang-fuzzer, all", e.getMessage());
     }
 
     @Test
