@@ -98,19 +98,22 @@ public final class EventLoop implements Scheduler, AutoCloseable {
     }
 
     /**
-     * Runs one pass on the calling thread, which becomes the loop's thread: fires the due timers, then polls every
-     * source once.
+     * Runs one pass on the calling thread, which becomes the loop's thread: polls every source once, then fires the
+     * timers due at the pass's start. Sources first: a loop thread that lost its CPU past a deadline handles what
+     * arrived meanwhile before that deadline - the acknowledgement before the retransmission timeout it makes
+     * unnecessary (which a timer fired first would take for a loss).
      *
      * @return the work done (timers fired + what the sources reported)
      */
     public int runOnce() {
         claimOwnership();
         wakeupPending = false;
-        int work = fireDue(System.nanoTime());
+        long now = System.nanoTime();
+        int work = 0;
         for (Source s : sources) {
             work += s.doWork();
         }
-        return work;
+        return work + fireDue(now);
     }
 
     /**

@@ -42,7 +42,8 @@ import java.util.zip.CRC32C;
  * Sequence numbers per (sender, receiver) pair and fragment; the receiver accepts only the expected one (into the
  * FIFO: in order is the only order it can store); a duplicate is dropped (and acknowledged), an out-of-order message
  * or one that finds no room is dropped and answered at once with a NACK carrying the expected number, which sends
- * the sender back to it. Every frame carries the cumulative acknowledgement (piggy-backed). Sender-controlled ACKs:
+ * the sender back to it; NACKs are numbered and DATA frames echo the last one acted on, so the frames already in
+ * flight behind a loss draw one NACK, and a resent message lost again draws the next at once ({@link #rejected}). Every frame carries the cumulative acknowledgement (piggy-backed). Sender-controlled ACKs:
  * below a low-water mark of free send-FIFO entries (15 of 63), or of available send-pool buffers (an eighth), every
  * message asks for an acknowledgement until one lifts the free space above the high-water mark (31 entries, a
  * quarter of the pool); when the pool runs low, explicit ACK requests go to every peer holding pool buffers
@@ -53,8 +54,9 @@ import java.util.zip.CRC32C;
  *
  * <h2>Flow control</h2>
  * Optimistic credits: a sender may send without limit until the receiver overflows; the receiver then grants zero
- * (on the NACK and every later frame), grants its free receive entries as the application frees them, and unlimited
- * again above half the FIFO. A sender at zero credit sends nothing new but probes once per timeout. Off with
+ * (on the NACK and every later frame) until the application frees space, then the fragments that surely fit (free
+ * FIFO entries, capped by the free receive-pool buffers and mbufs), and unlimited again once that is above half the
+ * FIFO. A sender at zero credit sends nothing new but probes once per timeout. Off with
  * {@link PupaConfig#flowControl()}.
  *
  * <h2>Packing</h2>
@@ -82,6 +84,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     static final int K_POOL = 0x100; // send entry: body in a send-pool chain
     static final int K_SECONDARY = 0x200; // receive entry: body in a receive-pool buffer
     static final int K_MBUF = 0x400; // receive entry: body in a held link receive buffer
+    static final int K_SPILL = 0x800; // receive entry: body moved out of its link buffer into the peer's spill area
     static final int SEND_LOW_WATER = 15;
     static final int SEND_HIGH_WATER = 31;
     static final int CREDIT_HIGH_WATER = PrimaryFifo.ENTRIES / 2;
@@ -111,8 +114,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final int[] highSeq;
     private final int[] credit;
     private final int[] poolHeld;
-    private final int[] goBackSeq;
-    private final long[] goBackAt;
+    private final short[] nackHeard; // number of the last NACK from the peer acted on, echoed on every DATA frame
     private final long[] rtoDeadline;
     private final long[] packDeadline;
     private final boolean[] ackRequired;
@@ -125,7 +127,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final boolean[] ackPending;
     private final boolean[] ackNow;
     private final boolean[] nackNow;
+    private final short[] nackSent; // number of the last NACK sent to the peer
     private final boolean[] zeroed;
+    private final boolean[] creditZero; // overflowed, and nothing delivered since: the grant is 0
     private final boolean[] creditDirty;
 
     // held link receive buffers (mbufs)
@@ -133,6 +137,8 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final int[] mbufRefs;
     private final int[] mbufFreeStack;
     private int mbufFree;
+    // per peer, maxMessage bytes: the bodies of an incomplete message, moved out of their link buffers ({@link #spill})
+    private final MemorySegment spillArea;
     private int frameSlot = NO_SLOT;
 
     private final MemorySegment assembly;
@@ -205,9 +211,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         credit = new int[peers];
         Arrays.fill(credit, UNLIMITED);
         poolHeld = new int[peers];
-        goBackSeq = new int[peers];
-        goBackAt = new long[peers];
-        Arrays.fill(goBackAt, Long.MIN_VALUE);
+        nackHeard = new short[peers];
         rtoDeadline = new long[peers];
         packDeadline = new long[peers];
         Arrays.fill(rtoDeadline, NO_DEADLINE);
@@ -220,7 +224,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
         ackPending = new boolean[peers];
         ackNow = new boolean[peers];
         nackNow = new boolean[peers];
+        nackSent = new short[peers];
         zeroed = new boolean[peers];
+        creditZero = new boolean[peers];
         creditDirty = new boolean[peers];
         mbufHandle = new int[config.mbufs()];
         mbufRefs = new int[config.mbufs()];
@@ -229,6 +235,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
             mbufFreeStack[i] = i;
         }
         mbufFree = config.mbufs();
+        spillArea = Arena.ofAuto().allocate(Math.max(1L, (long) peers * maxMessage), 64);
         assembly = MemorySegment.ofArray(new byte[Math.max(1, maxMessage)]);
         scratch = new byte[link.mtu()];
         scratchSegment = MemorySegment.ofArray(scratch);
@@ -395,16 +402,21 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 done++;
                 took++;
             }
-            if (took > 0 && zeroed[p]) {
-                int free = f.free();
-                if (free >= CREDIT_HIGH_WATER) {
-                    zeroed[p] = false; // unlimited again
-                }
-                creditDirty[p] = true;
-                pump(p, false);
-            }
+            spill(p);
         }
         if (done > 0) {
+            // the application freed receive space (FIFO entries, and pool buffers and mbufs that every peer shares):
+            // every sender held at zero credit learns what fits now, or unlimited again above the high-water mark
+            for (int p = 0; p < peers; p++) {
+                if (p != self && zeroed[p]) {
+                    creditZero[p] = false;
+                    if (room(p) >= CREDIT_HIGH_WATER) {
+                        zeroed[p] = false;
+                    }
+                    creditDirty[p] = true;
+                    pump(p, false);
+                }
+            }
             armAckTimer();
         }
         return done;
@@ -448,13 +460,16 @@ public final class PupaCore implements MessageCore, BufferAudit {
         frameSlot = NO_SLOT;
         switch (type) {
             case PupaWire.DATA -> {
-                acknowledged(peer, ack, grant, false);
-                receive(peer, buf, length, count, rxHandle);
+                acknowledged(peer, ack, grant);
+                receive(peer, buf, length, count, rxHandle, (short) PupaWire.u16(buf, PupaWire.OFF_NACK));
             }
-            case PupaWire.ACK, PupaWire.CREDIT -> acknowledged(peer, ack, grant, false);
-            case PupaWire.NACK -> acknowledged(peer, ack, grant, true);
+            case PupaWire.ACK, PupaWire.CREDIT -> acknowledged(peer, ack, grant);
+            case PupaWire.NACK -> {
+                acknowledged(peer, ack, grant);
+                nacked(peer, ack, (short) PupaWire.u16(buf, PupaWire.OFF_NACK));
+            }
             case PupaWire.ACK_REQUEST -> {
-                acknowledged(peer, ack, grant, false);
+                acknowledged(peer, ack, grant);
                 ackNow[peer] = true;
             }
             case PupaWire.BROADCAST_ACK -> {
@@ -462,7 +477,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
                     counters.malformed++;
                 } else {
                     long at = FRAME_HEADER + 8L * self;
-                    acknowledged(peer, buf.get(U32, at), buf.get(U32, at + 4), false);
+                    acknowledged(peer, buf.get(U32, at), buf.get(U32, at + 4));
                 }
             }
             default -> counters.malformed++;
@@ -656,7 +671,11 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     // ------------------------------------------------------------------ receive
 
-    private void receive(int peer, MemorySegment buf, int length, int count, int rxHandle) {
+    /**
+     * @param nackEcho the number of the last NACK from this node the frame's sender had acted on when it sent the
+     *                 frame ({@link #rejected})
+     */
+    private void receive(int peer, MemorySegment buf, int length, int count, int rxHandle, short nackEcho) {
         long off = FRAME_HEADER;
         for (int i = 0; i < count; i++) {
             long body = off + MESSAGE_HEADER;
@@ -693,7 +712,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
             }
             if (ahead > 0) {
                 counters.outOfOrder++;
-                nackNow[peer] = true;
+                rejected(peer, nackEcho);
                 return; // the rest of the frame is later still
             }
             PrimaryFifo f = receiveFifo[peer];
@@ -702,10 +721,12 @@ public final class PupaCore implements MessageCore, BufferAudit {
             if (f.free() == 0 || (secondary && receivePool.available() < 1)
                     || (!inline && !secondary && frameSlot == NO_SLOT && mbufFree == 0)) {
                 counters.overflows++;
-                nackNow[peer] = true;
                 if (config.flowControl()) {
-                    zeroed[peer] = true;
+                    zeroed[peer] = true; // the NACK, and every frame until the application frees space, grants 0
+                    creditZero[peer] = true;
+                    creditDirty[peer] = true;
                 }
+                rejected(peer, nackEcho);
                 return;
             }
             opAccept.charge();
@@ -755,6 +776,45 @@ public final class PupaCore implements MessageCore, BufferAudit {
         }
     }
 
+    /**
+     * Moves the bodies of {@code peer}'s incomplete message out of their link buffers into the peer's spill area and
+     * gives the buffers back. Called after the application took every complete message, so whatever the FIFO still
+     * holds is one message waiting for fragments (acceptance is in order). A link's receive buffers are its card's
+     * ring, which the card fills in order: the driver cannot hand out the frames behind one the core still holds, so a
+     * fragment held while the rest of its message is lost would stop all reception once the ring came round to it -
+     * including the resend that would complete the message. The paper's driver never meets this: it hands the mbuf up
+     * and puts a fresh one in the ring. One incomplete message per peer, so one area of maxMessage bytes each: the
+     * message that uses it is the FIFO's oldest until the application takes it, and nothing is spilled while a
+     * complete message (left by the application's limit) is the oldest.
+     */
+    private void spill(int peer) {
+        PrimaryFifo f = receiveFifo[peer];
+        int size = f.size();
+        if (size == 0) {
+            return;
+        }
+        MemorySegment s = f.segment();
+        int pos = f.low();
+        if (size >= PupaWire.u16(s, PrimaryFifo.entry(pos) + PupaWire.M_COUNT)) {
+            return; // complete: the application left it, and takes it (and its buffers) next
+        }
+        long base = (long) peer * maxMessage;
+        for (int i = 0; i < size; i++, pos = PrimaryFifo.advance(pos, 1)) {
+            long e = PrimaryFifo.entry(pos);
+            int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
+            if ((flags & K_MBUF) != 0) {
+                int fragLength = PupaWire.u16(s, e + PupaWire.M_FRAG_LENGTH);
+                body(s, e);
+                MemorySegment.copy(viewSegment, viewOffset, spillArea, base + s.get(U32, e + PupaWire.M_FRAG_OFFSET),
+                        fragLength);
+                cpu.charge(CostItem.COPY, fragLength);
+                freeBody(s, e);
+                s.set(U16, e + PupaWire.M_FLAGS, (short) ((flags & ~K_MBUF) | K_SPILL));
+                counters.spilled++;
+            }
+        }
+    }
+
     /** Points viewSegment/viewOffset at the body of receive entry {@code e}. */
     private void body(MemorySegment s, long e) {
         int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
@@ -764,6 +824,10 @@ public final class PupaCore implements MessageCore, BufferAudit {
         } else if ((flags & K_MBUF) != 0) {
             viewSegment = link.rxBuffer(mbufHandle[s.get(U32, e + PrimaryFifo.BODY)]);
             viewOffset = s.get(U32, e + PrimaryFifo.BODY + 4);
+        } else if ((flags & K_SPILL) != 0) {
+            viewSegment = spillArea;
+            viewOffset = (long) PupaWire.u16(s, e + PupaWire.M_SOURCE) * maxMessage
+                    + s.get(U32, e + PupaWire.M_FRAG_OFFSET);
         } else {
             viewSegment = s;
             viewOffset = e + PrimaryFifo.BODY;
@@ -786,7 +850,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     // ------------------------------------------------------------------ acknowledgements
 
     /** An acknowledgement (and credit) from {@code peer}: {@code ack} is the next sequence number it expects. */
-    private void acknowledged(int peer, int ack, int grant, boolean nack) {
+    private void acknowledged(int peer, int ack, int grant) {
         if (config.flowControl()) {
             credit[peer] = grant;
         }
@@ -824,18 +888,38 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 ackRequired[peer] = false;
             }
         }
-        if (nack && ack != sentSeq[peer]) {
-            long now = clock.nanoTime();
-            // NACKs for the same gap from frames already in flight: one go-back answers them all
-            if (goBackSeq[peer] != ack || now - goBackAt[peer] >= config.rtoNanos() / 2
-                    || nextSeq[peer] - ack <= 0) {
-                opNack.charge();
-                counters.validNacks++;
-                nextSeq[peer] = ack;
-                goBackSeq[peer] = ack;
-                goBackAt[peer] = now;
-            }
+        writePointers(peer);
+    }
+
+    /**
+     * A message from {@code peer} was dropped (out of order, or no room): NACK it at once with the expected sequence
+     * number (paper 2.2.1) - unless the frame was sent before the peer acted on this node's last NACK. A go-back-N
+     * sender's frames already in flight behind a loss all arrive out of order; NACKing each would send the sender
+     * back again and again, and ignoring NACKs for a while (the other way to dedupe them) leaves a resent message
+     * lost a second time to the retransmission timeout. So NACKs are numbered, every DATA frame echoes the number
+     * of the last NACK its sender acted on, and a drop in a frame that echoes the current number is a new loss: the
+     * next NACK goes out at once, however soon. A lost NACK is recovered by the timeout, like any lost frame.
+     */
+    private void rejected(int peer, short nackEcho) {
+        if (nackEcho == nackSent[peer]) {
+            nackSent[peer]++;
+            nackNow[peer] = true;
         }
+    }
+
+    /** NACK number {@code number} from {@code peer}: resend from {@code ack}, once per NACK ({@link #rejected}). */
+    private void nacked(int peer, int ack, short number) {
+        if ((short) (number - nackHeard[peer]) <= 0) {
+            return; // a duplicate, or older than one acted on
+        }
+        nackHeard[peer] = number;
+        int back = ack - lowSeq[peer];
+        if (back < 0 || back >= sentSeq[peer] - lowSeq[peer]) {
+            return; // nothing sent from there on is unacknowledged
+        }
+        opNack.charge();
+        counters.validNacks++;
+        nextSeq[peer] = ack;
         writePointers(peer);
     }
 
@@ -869,8 +953,20 @@ public final class PupaCore implements MessageCore, BufferAudit {
         return expected[p] != 0 || sentSeq[p] != 0;
     }
 
+    /**
+     * The credit granted to {@code peer} (paper 2.2.2): unlimited, but 0 from an overflow until the application frees
+     * space, then the messages (fragments) that surely fit - a FIFO entry each, and a receive-pool buffer or a held
+     * mbuf each at most - until that room is above the high-water mark again.
+     */
     private int grant(int peer) {
-        return !config.flowControl() || !zeroed[peer] ? UNLIMITED : receiveFifo[peer].free();
+        if (!config.flowControl() || !zeroed[peer]) {
+            return UNLIMITED;
+        }
+        return creditZero[peer] ? 0 : room(peer);
+    }
+
+    private int room(int peer) {
+        return Math.min(receiveFifo[peer].free(), Math.min(mbufFree, receivePool.available()));
     }
 
     private void armAckTimer() {
@@ -1007,6 +1103,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
             return false;
         }
         PupaWire.frameHeader(buf, PupaWire.DATA, count, expected[peer], grant(peer), (int) off - FRAME_HEADER);
+        buf.set(U16, PupaWire.OFF_NACK, nackHeard[peer]);
         commit(h, buf, (int) off);
         nextSeq[peer] = seq;
         if (seq - sentSeq[peer] > 0) {
@@ -1056,6 +1153,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
         opControl.charge();
         MemorySegment buf = link.txBuffer(h);
         PupaWire.frameHeader(buf, type, 0, expected[peer], grant(peer), 0);
+        if (type == PupaWire.NACK) {
+            buf.set(U16, PupaWire.OFF_NACK, nackSent[peer]);
+        }
         commit(h, buf, FRAME_HEADER);
         counters.ackPacketsSent++;
         carried(peer);

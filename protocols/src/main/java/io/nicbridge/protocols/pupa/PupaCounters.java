@@ -26,6 +26,7 @@ public final class PupaCounters {
     long creditStalls;
     long linkBackPressure;
     long delivered;
+    long spilled;
 
     /** Table 3 row 1: frames sent, data and control. */
     public long packetsSent() {
@@ -137,6 +138,11 @@ public final class PupaCounters {
         return delivered;
     }
 
+    /** Fragment bodies moved out of held link buffers because their message was still incomplete (PupaCore#spill). */
+    public long spilled() {
+        return spilled;
+    }
+
     @Override
     public String toString() {
         return "packets " + packetsSent + " (ack-only " + ackPacketsSent + "), acks " + validAcks + ", nacks "
@@ -144,6 +150,6 @@ public final class PupaCounters {
                 + "), received " + messagesReceived + ", overflow " + overflows + ", out-of-order " + outOfOrder
                 + ", primary/secondary/mbuf " + inPrimary + "/" + inSecondary + "/" + inMbuf + ", duplicates "
                 + duplicates + ", corrupt " + corrupt + ", malformed " + malformed + ", timeouts " + timeouts
-                + ", delivered " + delivered;
+                + ", delivered " + delivered + ", spilled " + spilled;
     }
 }

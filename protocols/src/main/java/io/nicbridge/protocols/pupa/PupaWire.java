@@ -13,7 +13,10 @@ import java.nio.ByteOrder;
  *   4 ack (u32): the next sequence number the frame's sender expects from its receiver (every type but
  *     BROADCAST_ACK): piggy-backed on DATA, the expected number of a NACK
  *   8 credit (u32): messages the receiver of the frame may still send to its sender; 0xffffffff = unlimited
- *  12 payload length (u16) | 14 reserved (0)
+ *  12 payload length (u16)
+ *  14 nack (u16): NACK: this NACK's number (per receiver and sender, counting up from 1); DATA: the number of the
+ *     last NACK from the frame's receiver that its sender acted on (0: none), which tells the receiver whether a
+ *     drop is a new loss (PupaCore#rejected); 0 in the other types
  *  16 crc32c over [0, 16) and the payload when the frame check is on, else 0
  * DATA payload: count messages, each a 28-byte message header and its body
  *   0 seq (u32): per (sender, receiver) pair, one per fragment
@@ -54,6 +57,7 @@ public final class PupaWire {
     static final int OFF_ACK = 4;
     static final int OFF_CREDIT = 8;
     static final int OFF_PAYLOAD = 12;
+    static final int OFF_NACK = 14;
     static final int OFF_CRC = 16;
 
     static final int M_SEQ = 0;
@@ -84,7 +88,7 @@ public final class PupaWire {
         f.set(U32, OFF_ACK, ack);
         f.set(U32, OFF_CREDIT, credit);
         f.set(U16, OFF_PAYLOAD, (short) payload);
-        f.set(U16, 14, (short) 0);
+        f.set(U16, OFF_NACK, (short) 0);
         f.set(U32, OFF_CRC, 0);
     }
 
