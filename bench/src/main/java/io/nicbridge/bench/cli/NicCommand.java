@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
         versionProvider = NicCommand.Version.class,
         description = "nicbridge: user-level network interfaces of five classic papers on the Java FFM API.",
         subcommands = {InfoCommand.class, TulipCommands.class, ShimCommands.class, UnetCommands.class,
-                MedusaCommands.class, CarefulCommands.class, FabricCommand.class, SimTestCommand.class, CalibrateCommand.class,
+                MedusaCommands.class, CarefulCommands.class, PupaCommands.class, FabricCommand.class, SimTestCommand.class, CalibrateCommand.class,
                 LegacyCommandLines.PingPong.class, LegacyCommandLines.Bandwidth.class, LegacyCommandLines.Throughput.class, CommandLine.HelpCommand.class})
 public final class NicCommand implements Runnable {
     @CommandLine.Spec
