@@ -12,13 +12,18 @@ import java.lang.foreign.ValueLayout;
 public final class CpuAffinity {
     /** The kernel's cpu_set_t is 1024 bits. */
     private static final int MASK_BYTES = 128;
+    /**
+     * The JVM's CPUs, read once before anything is pinned: {@code availableProcessors()} follows the calling thread's
+     * affinity, so a pinned thread would see 1.
+     */
+    private static final int CPUS = Runtime.getRuntime().availableProcessors();
 
     private CpuAffinity() {
     }
 
-    /** @return the CPUs this JVM may run on */
+    /** @return the CPUs this JVM could run on when this class was loaded (before any pinning) */
     public static int cpus() {
-        return Runtime.getRuntime().availableProcessors();
+        return CPUS;
     }
 
     /**

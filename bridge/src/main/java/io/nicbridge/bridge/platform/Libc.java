@@ -92,6 +92,7 @@ final class Libc {
     private static final MethodHandle IF_NAMETOINDEX;
     private static final MethodHandle CONNECT;
     private static final MethodHandle LISTEN;
+    private static final MethodHandle SHUTDOWN;
     private static final MethodHandle ACCEPT;
     private static final MethodHandle SCHED_SETAFFINITY;
 
@@ -118,6 +119,7 @@ final class Libc {
         IF_NAMETOINDEX = bind(linker, libc, "if_nametoindex", FunctionDescriptor.of(i32, ptr), errno);
         CONNECT = bind(linker, libc, "connect", FunctionDescriptor.of(i32, i32, ptr, i32), errno);
         LISTEN = bind(linker, libc, "listen", FunctionDescriptor.of(i32, i32, i32), errno);
+        SHUTDOWN = bind(linker, libc, "shutdown", FunctionDescriptor.of(i32, i32, i32), errno);
         ACCEPT = bind(linker, libc, "accept", FunctionDescriptor.of(i32, i32, ptr, ptr), errno);
         SCHED_SETAFFINITY = bind(linker, libc, "sched_setaffinity", FunctionDescriptor.of(i32, i32, i64, ptr),
             errno);
@@ -290,6 +292,15 @@ final class Libc {
             return (int) LISTEN.invokeExact(state, fd, backlog);
         } catch (Throwable t) {
             throw rethrow("listen", t);
+        }
+    }
+
+    /** shutdown(2) with SHUT_RDWR. */
+    static int shutdown(MemorySegment state, int fd) {
+        try {
+            return (int) SHUTDOWN.invokeExact(state, fd, 2);
+        } catch (Throwable t) {
+            throw rethrow("shutdown", t);
         }
     }
 

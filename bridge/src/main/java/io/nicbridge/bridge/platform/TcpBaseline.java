@@ -136,6 +136,7 @@ public final class TcpBaseline implements AutoCloseable {
                 }
             } catch (Throwable e) {
                 failure.set(e);
+                shutdown(server); // the client's recv then ends instead of waiting for an echo that cannot come
             }
         });
         echo.start();
@@ -158,6 +159,9 @@ public final class TcpBaseline implements AutoCloseable {
                     rtt.recordValue(Math.min(elapsed, rtt.getHighestTrackableValue()));
                 }
             }
+        } catch (IOException e) {
+            join(echo, failure); // the echo's failure, if any, is the cause to report
+            throw e;
         } finally {
             unpin(clientCpu);
             join(echo, failure);
@@ -249,6 +253,13 @@ public final class TcpBaseline implements AutoCloseable {
             } else {
                 sent += (int) n;
             }
+        }
+    }
+
+    /** shutdown(2) both directions: the peer's recv returns 0 at once. */
+    private static void shutdown(int fd) {
+        try (Arena a = Arena.ofConfined()) {
+            Libc.shutdown(Libc.newCallState(a), fd);
         }
     }
 
