@@ -7,8 +7,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A real-time scheduler whose timers fire on the loop's own thread: the event loop a single-threaded protocol
- * core runs in when the time is real (one loop per node). Each pass of {@link #runOnce()} fires every timer
- * that is due, then polls every {@link Source} (a link, a card's port) once; when a pass did nothing the loop
+ * core runs in when the time is real (one loop per node). Each pass of {@link #runOnce()} polls every
+ * {@link Source} (a link, a card's port) once, then fires every timer that was due when the pass began; when a pass did
+ * nothing the loop
  * backs off with a {@link BackoffIdle} (a few {@link Thread#onSpinWait()} passes, then {@link Thread#yield()},
  * then parks until the next deadline, at most {@code maxParkNanos}, or until {@link #wakeup()}), so an idle loop
  * costs no core on a shared machine.
