@@ -1,10 +1,12 @@
 package io.nicbridge.bench.calibrate;
 
 import io.nicbridge.bench.jmh.AppendixABench;
+import io.nicbridge.bench.jmh.PupaBench;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.protocols.careful.CarefulAppendixA;
+import io.nicbridge.protocols.pupa.PupaOperations;
 import io.nicbridge.protocols.traditional.TraditionalAppendixA;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -58,9 +60,14 @@ public final class CalibrateCommand implements Callable<Integer> {
             + " instead of 3 and 5 of 1 s): a rougher table in about a minute.")
     boolean quick;
 
-    @Option(names = "--operations-only", description = "Measure only the protocol operations (AppendixABench) and"
+    @Option(names = "--operations-only", description = "Measure only the protocol operations (AppendixABench, PupaBench) and"
             + " add them to the table at --out, keeping its items, machine and date (for a busy machine).")
     boolean operationsOnly;
+
+    @Option(names = "--suite", defaultValue = "all", paramLabel = "all|appendix-a|pupa", description = "With"
+            + " --operations-only: which cores' operations to measure (default: ${DEFAULT-VALUE}); the others keep"
+            + " their prices from the table at --out.")
+    String suite;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -68,7 +75,20 @@ public final class CalibrateCommand implements Callable<Integer> {
     @Override
     public Integer call() throws RunnerException {
         PrintStream o = System.out;
+        if (!suite.equals("all") && !suite.equals("appendix-a") && !suite.equals("pupa")) {
+            spec.commandLine().getErr().println("nic calibrate: --suite must be all, appendix-a or pupa, was '" + suite
+                    + "'");
+            return ExitCodes.USAGE;
+        }
+        if (!suite.equals("all") && !operationsOnly) {
+            spec.commandLine().getErr().println("nic calibrate: --suite " + suite + " needs --operations-only (the"
+                    + " items are measured with every operation)");
+            return ExitCodes.USAGE;
+        }
+        boolean appendixA = !suite.equals("pupa");
+        boolean pupaOps = !suite.equals("appendix-a");
         String command = "./nic calibrate" + (quick ? " --quick" : "") + (operationsOnly ? " --operations-only" : "")
+                + (suite.equals("all") ? "" : " --suite " + suite)
                 + (out.toString().equals(DEFAULT_OUT) ? "" : " --out " + out);
         String machine = machine();
         String load = loadAverage();
@@ -84,7 +104,8 @@ public final class CalibrateCommand implements Callable<Integer> {
         }
         o.println("calibrate: measuring " + (operationsOnly ? "the protocol operations" : "host cost items and"
                 + " protocol operations") + " with JMH on " + machine + "; load average " + load);
-        String include = AppendixABench.class.getName() + "\\."
+        String include = (appendixA ? AppendixABench.class.getName() + "\\." : "")
+                + (appendixA && pupaOps ? "|" : "") + (pupaOps ? PupaBench.class.getName() + "\\." : "")
                 + (operationsOnly ? "" : "|" + HostCostCalibrationBench.class.getName() + "\\.");
         Options options = new OptionsBuilder()
                 .include(include)
@@ -96,15 +117,32 @@ public final class CalibrateCommand implements Callable<Integer> {
                 .verbosity(VerboseMode.SILENT)
                 .build();
         Map<String, Double> ns = new HashMap<>();
+        Map<String, Double> pupa = new HashMap<>();
         for (RunResult r : new Runner(options).run()) {
             String full = r.getParams().getBenchmark();
-            ns.put(full.substring(full.lastIndexOf('.') + 1), r.getPrimaryResult().getScore());
+            String bench = full.substring(full.lastIndexOf('.') + 1);
+            (full.startsWith(PupaBench.class.getName() + ".") ? pupa : ns).put(bench, r.getPrimaryResult().getScore());
         }
         Map<String, Long> opPicos = new TreeMap<>();
         Map<String, String> opRules = new TreeMap<>();
-        operations(ns, opPicos, opRules, operationsOnly ? " (measured by '" + command + "' on " + machine + ", " + date
-                + ", load average " + load + ")" : "");
+        String where = operationsOnly ? " (measured by '" + command + "' on " + machine + ", " + date
+                + ", load average " + load + ")" : "";
+        if (appendixA) {
+            operations(ns, opPicos, opRules, where);
+        }
+        if (pupaOps) {
+            pupaOperations(pupa, opPicos, opRules, where);
+        }
         opPicos.forEach((op, ps) -> o.printf(Locale.ROOT, "  %-42s %10.2f ns/call%n", op, ps / 1e3));
+        if (pupaOps) {
+            o.println("  Pupa paths, per message (JMH PupaBench.path_*, less its baseline; not priced: the"
+                    + " operations above are):");
+            new TreeMap<>(pupa).forEach((bench, score) -> {
+                if (bench.startsWith("path_")) {
+                    o.printf(Locale.ROOT, "  %-42s %10.2f ns/message%n", bench, score - pupa.get("baseline"));
+                }
+            });
+        }
         if (operationsOnly) {
             return write(base.withOperations(opPicos, opRules), command, o);
         }
@@ -152,9 +190,11 @@ public final class CalibrateCommand implements Callable<Integer> {
         String made = operationsOnly
                 ? "The items by '" + table.command() + "' (JMH, io.nicbridge.bench.calibrate.HostCostCalibrationBench)"
                         + " on the machine and date below; the op.* operations added by '" + command + "' (JMH,"
-                        + " io.nicbridge.bench.jmh.AppendixABench), their machine, date and load in each rule."
+                        + " io.nicbridge.bench.jmh.AppendixABench and PupaBench), their machine, date and load in each"
+                        + " rule."
                 : "Generated by '" + command + "' (JMH, io.nicbridge.bench.calibrate.HostCostCalibrationBench and,"
-                        + " for the op.* operations, io.nicbridge.bench.jmh.AppendixABench); regenerate with the same"
+                        + " for the op.* operations, io.nicbridge.bench.jmh.AppendixABench and PupaBench); regenerate"
+                        + " with the same"
                         + " command.";
         String text = table.format("nicbridge host cost table: picoseconds per unit of host work, charged to each"
                 + " simulated node's CPU in virtual time.\n" + made
@@ -202,6 +242,40 @@ public final class CalibrateCommand implements Callable<Integer> {
         if (ps.size() != expected) {
             throw new IllegalStateException("JMH returned " + ps.size() + " operations, wanted " + expected + ": "
                     + ps.keySet());
+        }
+    }
+
+    /**
+     * Prices each Pupa operation: its {@link PupaBench} benchmark less {@code PupaBench.baseline}, at least 0; the ACK
+     * and NACK benchmarks run the whole acknowledgement call, whose credit part the core charges as
+     * {@code pupa.credit-process}, so theirs are less {@code op_credit_process} (less the baseline).
+     */
+    static void pupaOperations(Map<String, Double> ns, Map<String, Long> ps, Map<String, String> rules,
+                               String where) {
+        Double baseline = ns.get("baseline");
+        Double credit = ns.get("op_credit_process");
+        if (baseline == null || credit == null) {
+            throw new IllegalStateException("JMH returned no PupaBench.baseline or op_credit_process; got "
+                    + ns.keySet());
+        }
+        int priced = 0;
+        for (Map.Entry<String, Double> e : ns.entrySet()) {
+            String op = PupaBench.operation(e.getKey());
+            if (op == null) {
+                continue;
+            }
+            boolean lessCredit = op.equals(PupaOperations.ACK_PROCESS) || op.equals(PupaOperations.NACK_PROCESS);
+            double floor = lessCredit ? credit : baseline;
+            ps.put(op, Math.max(0L, Math.round((e.getValue() - floor) * 1_000)));
+            rules.put(op, "PupaBench." + e.getKey() + " - PupaBench." + (lessCredit ? "op_credit_process (the"
+                    + " acknowledgement call's credit part, charged as pupa.credit-process)" : "baseline")
+                    + ", at least 0: the core's own code for it, 4-byte messages between two cores on a loopback"
+                    + " link" + where);
+            priced++;
+        }
+        if (priced != PupaOperations.ALL.size() || !ps.keySet().containsAll(PupaOperations.ALL)) {
+            throw new IllegalStateException("JMH priced " + priced + " Pupa operations, wanted "
+                    + PupaOperations.ALL + ": " + ps.keySet());
         }
     }
 

@@ -5,12 +5,12 @@ package io.nicbridge.bench.cli;
  * {@code --words}): every element an integer, blanks around it ignored. What the numbers may be is the experiment's
  * business, checked where it knows why (a frame without its FCS, 6 receive buffers of 1 KB, a ring of 2..64 stations).
  */
-final class SizeList {
+public final class SizeList {
     private SizeList() {
     }
 
     /** @throws IllegalArgumentException naming the option and the element that is not a number */
-    static int[] parse(String option, String text) {
+    public static int[] parse(String option, String text) {
         if (text == null || text.isBlank()) {
             throw new IllegalArgumentException(option + " needs a comma-separated list of numbers, got nothing");
         }

@@ -7,6 +7,7 @@ import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.engine.DeviceEngine;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.Engines;
+import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.fddi.FddiRing;
 import io.nicbridge.sim.medusa.MedusaCard;
@@ -79,7 +80,11 @@ public final class MedusaRingWorld implements AutoCloseable {
                     .receiveBuffers(receiveBuffers).longFrames(true)
                     .interruptMode(interrupt ? MedusaConfig.InterruptMode.INTERRUPT : MedusaConfig.InterruptMode.POLLING)
                     .build();
-                drivers.add(MedusaDriver.open(card, config));
+                MedusaDriver driver = MedusaDriver.open(card, config);
+                drivers.add(driver);
+                if (engine instanceof VirtualTimeEngine v) {
+                    driver.timeOn(v.timeBase(), v::step); // waits and timeouts in virtual time, never the wall clock
+                }
             }
             awaitRingOperational(nodes);
         } catch (RuntimeException e) {

@@ -72,6 +72,18 @@ public final class Experiments {
                 List.of(Need.NET, Need.SHIM),
                 new String[] {"shim", "pingpong", "--duration", "100ms", "--trials", "3"},
                 new String[] {"shim", "pingpong"}));
+        all.add(command("pupa-latency", Paper.PUPA, "Tables 1-2 / Figure 3: one-way latency and its breakdown,"
+                        + " two emulated 21140s", "the command's --quick sizes", "4 .. 1436 B", 10, List.of(),
+                new String[] {"pupa", "latency", "--quick", "--seed", "@seed"},
+                new String[] {"pupa", "latency", "--seed", "@seed"}));
+        all.add(command("pupa-bandwidth", Paper.PUPA, "Figure 4: one-way bandwidth, per-message vs sender-controlled"
+                        + " ACKs", "the command's --quick sizes", "2000 messages per size", 20, List.of(),
+                new String[] {"pupa", "bandwidth", "--quick", "--seed", "@seed"},
+                new String[] {"pupa", "bandwidth", "--seed", "@seed"}));
+        all.add(command("pupa-apps", Paper.PUPA, "Table 3: LES, GEL, LRS, SRS on 10 nodes on a CSMA/CD hub, 64 KB"
+                        + " and 48 KB send pools", "scale 0.1 problems", "the command's full problems", 20, List.of(),
+                new String[] {"pupa", "apps", "--quick", "--seed", "@seed"},
+                new String[] {"pupa", "apps", "--seed", "@seed"}));
         // -------------------------------------------------------------------------------------- careful protocols
         int[] rings = CarefulExperiments.NODES;
         all.add(new Experiment("careful-latency", Paper.CAREFUL, "Table 1 / Figure 1: latency around the ring, both"
@@ -182,12 +194,14 @@ public final class Experiments {
      */
     static Experiment command(String id, Paper paper, String title, String quickSizes, String fullSizes,
                               double estimateSeconds, List<Need> needs, String[] quick, String[] full) {
-        String shown = "nic " + String.join(" ", full).replace("@dir/", "").replace(" @seed", "");
+        String shown = "nic " + String.join(" ", full).replace("@dir/", "").replace(" --first-seed @seed", "")
+                .replace(" --seed @seed", "").replace(" @seed", "");
         return new Experiment(id, paper, title, shown, quickSizes, fullSizes, estimateSeconds, needs, List.of(), run -> {
             String[] args = (run.quick() ? quick : full).clone();
             for (int i = 0; i < args.length; i++) {
                 if (args[i].equals("@seed")) {
-                    args[i] = i > 0 && args[i - 1].equals("--first-seed") ? Long.toString(Math.max(1, run.seed()))
+                    boolean option = i > 0 && (args[i - 1].equals("--first-seed") || args[i - 1].equals("--seed"));
+                    args[i] = option ? Long.toString(Math.max(1, run.seed()))
                             : "seed=" + run.seed();
                 } else if (args[i].startsWith("@dir/")) {
                     args[i] = run.dir().resolve(args[i].substring("@dir/".length())).toString();

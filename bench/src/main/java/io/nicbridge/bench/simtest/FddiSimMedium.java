@@ -68,8 +68,10 @@ final class FddiSimMedium implements CardSimMedium.Hardware {
                 stations[i] = 0x0200_0000_0000L | (i + 1);
                 MedusaCard card = bed.medusa("medusa" + i, ring, new byte[] {2, 0, 0, 0, 0, (byte) (i + 1)});
                 cards.add(card);
-                drivers.add(MedusaDriver.open(card, MedusaConfig.builder().stationAddress(stations[i])
-                        .interruptMode(MedusaConfig.InterruptMode.INTERRUPT).build()));
+                MedusaDriver driver = MedusaDriver.open(card, MedusaConfig.builder().stationAddress(stations[i])
+                        .interruptMode(MedusaConfig.InterruptMode.INTERRUPT).build());
+                driver.timeOn(time, bed.virtualEngine()::step); // waits and timeouts in virtual time
+                drivers.add(driver);
             }
             time.runUntilIdle();
             if (ring.memberCount() != n || ring.state() != FddiRing.STATE_OPERATIONAL) {

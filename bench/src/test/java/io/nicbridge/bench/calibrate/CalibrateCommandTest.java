@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.protocols.careful.CarefulAppendixA;
+import io.nicbridge.protocols.pupa.PupaOperations;
 import io.nicbridge.protocols.traditional.TraditionalAppendixA;
 import java.util.HashMap;
 import java.util.Map;
@@ -66,5 +67,53 @@ class CalibrateCommandTest {
             assertTrue(m.operations().containsKey("careful." + op), op);
             assertTrue(m.operationRule("careful." + op).contains("AppendixABench.careful_"), op);
         }
+    }
+
+    /** Pupa's operations: benchmark less baseline; ACK and NACK less the credit part the core charges apart. */
+    @Test
+    void pupaOperationsArePricedLessBaselineAndAckLessItsCreditPart() {
+        Map<String, Double> ns = new HashMap<>();
+        ns.put("baseline", 0.5);
+        for (String op : PupaOperations.ALL) {
+            ns.put("op_" + op.substring("pupa.".length()).replace('-', '_'), 3.0);
+        }
+        ns.put("op_credit_process", 2.0);
+        ns.put("op_ack_process", 10.0);
+        ns.put("path_send_small", 99.0); // a path is not an operation
+        Map<String, Long> ps = new TreeMap<>();
+        Map<String, String> rules = new TreeMap<>();
+        CalibrateCommand.pupaOperations(ns, ps, rules, "");
+        assertEquals(PupaOperations.ALL.size(), ps.size(), ps.toString());
+        assertEquals(2500L, ps.get(PupaOperations.HEADER_BUILD));
+        assertEquals(1500L, ps.get(PupaOperations.CREDIT_PROCESS));
+        assertEquals(8000L, ps.get(PupaOperations.ACK_PROCESS), "less the credit part");
+        assertEquals(1000L, ps.get(PupaOperations.NACK_PROCESS));
+        assertTrue(rules.get(PupaOperations.ACK_PROCESS).startsWith("PupaBench.op_ack_process - PupaBench"
+                + ".op_credit_process"));
+        ns.remove("op_reassemble");
+        assertThrows(IllegalStateException.class,
+                () -> CalibrateCommand.pupaOperations(ns, new TreeMap<>(), new TreeMap<>(), ""));
+    }
+
+    /** The committed table prices every operation the Pupa core charges (it starts on it). */
+    @Test
+    void theCommittedTablePricesEveryPupaOperation() {
+        CostTable m = CostTable.measured();
+        for (String op : PupaOperations.ALL) {
+            assertTrue(m.operations().containsKey(op), op);
+            assertTrue(m.operationRule(op).contains("PupaBench.op_"), op);
+        }
+    }
+
+    /** A suite other than all needs --operations-only, and an unknown one is refused, both before any JMH run. */
+    @Test
+    void aSuiteIsOneOfThreeAndOnlyForOperations() {
+        java.io.StringWriter err = new java.io.StringWriter();
+        picocli.CommandLine cl = new picocli.CommandLine(new CalibrateCommand());
+        cl.setErr(new java.io.PrintWriter(err, true));
+        assertEquals(io.nicbridge.bench.verdict.ExitCodes.USAGE, cl.execute("--suite", "tcp", "--operations-only"));
+        assertTrue(err.toString().contains("--suite must be all, appendix-a or pupa"), err.toString());
+        assertEquals(io.nicbridge.bench.verdict.ExitCodes.USAGE, cl.execute("--suite", "pupa"));
+        assertTrue(err.toString().contains("needs --operations-only"), err.toString());
     }
 }

@@ -85,13 +85,15 @@ final class BufferPool {
         INT.setRelease(segment, GIVEN, given + 1);
     }
 
-    /** Freer: puts back a whole chain from {@code first}. */
-    void giveChain(int first) {
-        for (int b = first; b != END; ) {
+    /** Freer: puts back a whole chain from {@code first}. @return the buffers put back */
+    int giveChain(int first) {
+        int n = 0;
+        for (int b = first; b != END; n++) {
             int next = next(b);
             give(b);
             b = next;
         }
+        return n;
     }
 
     int next(int buffer) {

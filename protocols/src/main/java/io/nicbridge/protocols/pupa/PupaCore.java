@@ -72,11 +72,12 @@ import java.util.zip.CRC32C;
  * Table 3 counts such a message once as sent and once per receiver as received.
  *
  * <h2>Host work</h2>
- * Named operations on the node's {@link HostCpu} ({@code pupa.send}, {@code pupa.pack}, {@code pupa.receive},
- * {@code pupa.accept}, {@code pupa.deliver}, {@code pupa.ack-process}, {@code pupa.nack-process},
- * {@code pupa.retransmit}, {@code pupa.ack-timer}, {@code pupa.control}), and {@link CostItem#COPY} per byte copied:
- * the body into the FIFO or pool, header and body into the frame, the header (and a short or middle-sized body) out
- * of the frame, fragments into one message on delivery; {@link CostItem#CHECKSUM} only with the frame check on.
+ * Named operations on the node's {@link HostCpu}, one charge per call of the code they name (the names, what each
+ * covers and the paper's Table 2 component it belongs to: {@link PupaOperations}), and {@link CostItem#COPY} per
+ * body byte copied (into the FIFO or the send pool, into the frame, out of the frame into the FIFO or the receive
+ * pool, fragments into one message on delivery; the 28-byte header copies are part of header-out and header-in);
+ * {@link CostItem#CHECKSUM} only with the frame check on. Each operation's code is one package-private method (or
+ * two halves around the link's own call), so that {@link PupaOperations} can benchmark exactly that code.
  *
  * <h2>Threads</h2>
  * One thread calls everything, as for every core; the FIFOs and pools are nevertheless written the paper's way
@@ -174,16 +175,37 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private int buffered;
     private int lastTag;
 
-    private final HostCpu.Operation opSend;
+    // host work, by the names of PupaOperations (one price each in the cost table)
+    private final HostCpu.Operation opEnqueue;
+    private final HostCpu.Operation opHeaderBuild;
+    private final HostCpu.Operation opPoolAlloc;
+    private final HostCpu.Operation opPoolFree;
     private final HostCpu.Operation opPack;
-    private final HostCpu.Operation opReceive;
+    private final HostCpu.Operation opHeaderOut;
+    private final HostCpu.Operation opControl;
+    private final HostCpu.Operation opFrameParse;
     private final HostCpu.Operation opAccept;
-    private final HostCpu.Operation opDeliver;
+    private final HostCpu.Operation opHeaderIn;
+    private final HostCpu.Operation opMbufHold;
+    private final HostCpu.Operation opMbufRelease;
+    private final HostCpu.Operation opDequeue;
+    private final HostCpu.Operation opReassemble;
     private final HostCpu.Operation opAck;
     private final HostCpu.Operation opNack;
+    private final HostCpu.Operation opCredit;
     private final HostCpu.Operation opRetransmit;
     private final HostCpu.Operation opAckTimer;
-    private final HostCpu.Operation opControl;
+    private final HostCpu.Operation opMulticastPack;
+    private final HostCpu.Operation opMulticastEntry;
+    private final HostCpu.Operation opMulticastFind;
+
+    // the frame and message header onFrame/receive last parsed (fields, so that parsing allocates nothing)
+    private byte rxType;
+    private int rxCount;
+    private int rxAck;
+    private int rxGrant;
+    private int mFragLength;
+    private int mFlags;
 
     /**
      * @throws IllegalArgumentException when the link's frames cannot hold a frame header, a message header and a byte
@@ -266,16 +288,57 @@ public final class PupaCore implements MessageCore, BufferAudit {
         scratch = new byte[link.mtu()];
         scratchSegment = MemorySegment.ofArray(scratch);
 
-        opSend = cpu.operation("pupa.send");
-        opPack = cpu.operation("pupa.pack");
-        opReceive = cpu.operation("pupa.receive");
-        opAccept = cpu.operation("pupa.accept");
-        opDeliver = cpu.operation("pupa.deliver");
-        opAck = cpu.operation("pupa.ack-process");
-        opNack = cpu.operation("pupa.nack-process");
-        opRetransmit = cpu.operation("pupa.retransmit");
-        opAckTimer = cpu.operation("pupa.ack-timer");
-        opControl = cpu.operation("pupa.control");
+        opEnqueue = cpu.operation(PupaOperations.FIFO_ENQUEUE);
+        opHeaderBuild = cpu.operation(PupaOperations.HEADER_BUILD);
+        opPoolAlloc = cpu.operation(PupaOperations.POOL_ALLOC);
+        opPoolFree = cpu.operation(PupaOperations.POOL_FREE);
+        opPack = cpu.operation(PupaOperations.PACK);
+        opHeaderOut = cpu.operation(PupaOperations.HEADER_OUT);
+        opControl = cpu.operation(PupaOperations.CONTROL);
+        opFrameParse = cpu.operation(PupaOperations.FRAME_PARSE);
+        opAccept = cpu.operation(PupaOperations.ACCEPT);
+        opHeaderIn = cpu.operation(PupaOperations.HEADER_IN);
+        opMbufHold = cpu.operation(PupaOperations.MBUF_HOLD);
+        opMbufRelease = cpu.operation(PupaOperations.MBUF_RELEASE);
+        opDequeue = cpu.operation(PupaOperations.FIFO_DEQUEUE);
+        opReassemble = cpu.operation(PupaOperations.REASSEMBLE);
+        opAck = cpu.operation(PupaOperations.ACK_PROCESS);
+        opNack = cpu.operation(PupaOperations.NACK_PROCESS);
+        opCredit = cpu.operation(PupaOperations.CREDIT_PROCESS);
+        opRetransmit = cpu.operation(PupaOperations.RETRANSMIT);
+        opAckTimer = cpu.operation(PupaOperations.ACK_TIMER);
+        opMulticastPack = cpu.operation(PupaOperations.MULTICAST_PACK);
+        opMulticastEntry = cpu.operation(PupaOperations.MULTICAST_ENTRY);
+        opMulticastFind = cpu.operation(PupaOperations.MULTICAST_FIND);
+    }
+
+    PrimaryFifo sendFifo(int peer) {
+        return sendFifo[peer];
+    }
+
+    PrimaryFifo receiveFifo(int peer) {
+        return receiveFifo[peer];
+    }
+
+    BufferPool sendPool() {
+        return sendPool;
+    }
+
+    BufferPool receivePool() {
+        return receivePool;
+    }
+
+    /** @return the sequence numbers of the send FIFO to {@code peer}: [low, next, sent, high] into {@code into} */
+    void sendSequences(int peer, int[] into) {
+        into[0] = lowSeq[peer];
+        into[1] = nextSeq[peer];
+        into[2] = sentSeq[peer];
+        into[3] = highSeq[peer];
+    }
+
+    /** @return the sequence number this node expects next from {@code peer} */
+    int expected(int peer) {
+        return expected[peer];
     }
 
     private static long align(long bytes) {
@@ -304,11 +367,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
         if (length < 0 || length > maxMessage) {
             throw new IllegalArgumentException("message length must be in [0, " + maxMessage + "], was " + length);
         }
-        opSend.charge();
-        PrimaryFifo f = sendFifo[peer];
         int k = PupaWire.fragments(length, fragment);
-        if (f.free() < k) {
-            enterAckRequired(peer, f);
+        opEnqueue.charge();
+        if (!sendRoom(peer, k)) {
             return BACK_PRESSURE;
         }
         boolean inline = k == 1 && length < PupaWire.INLINE_LIMIT;
@@ -319,8 +380,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 return BACK_PRESSURE;
             }
         }
-        enqueue(peer, src, offset, length, tag, fragment, k, first, 0);
+        int pos = writeEntries(peer, src, offset, length, tag, fragment, k, first, 0);
         cpu.charge(CostItem.COPY, length);
+        enqueued(peer, pos, k, inline);
         if (!inline && sendPool.available() < poolLowWater) {
             poolLow();
         }
@@ -348,6 +410,10 @@ public final class PupaCore implements MessageCore, BufferAudit {
      * frames go at once. Where the link cannot broadcast (or a frame cannot hold the destination entries) the copies
      * go by unicast.
      *
+     * <p>Host work, as {@link #send}'s per destination: fifo-enqueue and a header-build per fragment for each copy,
+     * pool-alloc per send-pool buffer (once: the copies share the chain), the body bytes copied once (inline bodies
+     * once per copy); on the wire multicast-pack per broadcast frame and multicast-entry per destination in it.
+     *
      * @param destinations a bit per peer ({@code 1L << peer}), at least one, not this node
      * @param tag          the application's word, delivered with the message ({@link #lastTag()})
      * @return {@link #OK}, or {@link #BACK_PRESSURE} when a destination's FIFO or the pool lacks room, or the previous
@@ -364,7 +430,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
             throw new IllegalArgumentException("multicast length must be in [0, " + maxMulticast + "], was "
                     + length);
         }
-        opSend.charge();
         if (multicastHeld != 0) {
             flushMulticast();
             if (multicastHeld != 0) {
@@ -375,9 +440,8 @@ public final class PupaCore implements MessageCore, BufferAudit {
         int k = PupaWire.fragments(length, fragSize);
         int fanout = Long.bitCount(destinations);
         for (long m = destinations; m != 0; m &= m - 1) {
-            int d = Long.numberOfTrailingZeros(m);
-            if (sendFifo[d].free() < k) {
-                enterAckRequired(d, sendFifo[d]);
+            opEnqueue.charge();
+            if (!sendRoom(Long.numberOfTrailingZeros(m), k)) {
                 return BACK_PRESSURE;
             }
         }
@@ -393,7 +457,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         for (long m = destinations; m != 0; m &= m - 1) {
             int d = Long.numberOfTrailingZeros(m);
             multicastBase[d] = highSeq[d];
-            enqueue(d, src, offset, length, tag, fragSize, k, first, K_MULTI);
+            enqueued(d, writeEntries(d, src, offset, length, tag, fragSize, k, first, K_MULTI), k, inline);
         }
         cpu.charge(CostItem.COPY, inline ? (long) fanout * length : length);
         counters.multicasts++;
@@ -422,7 +486,11 @@ public final class PupaCore implements MessageCore, BufferAudit {
         return maxMulticast;
     }
 
-    /** Takes send-pool buffers for {@code length} bytes and copies the body in. @return the chain, or NO_SLOT */
+    /**
+     * Takes send-pool buffers for {@code length} bytes (a pool-alloc each) and copies the body in.
+     *
+     * @return the chain, or NO_SLOT (nothing taken, the pool now counts as low) when the pool lacks buffers
+     */
     private int takeChain(MemorySegment src, long offset, int length) {
         int size = sendPool.size();
         int need = Math.max(1, (length + size - 1) / size);
@@ -433,11 +501,10 @@ public final class PupaCore implements MessageCore, BufferAudit {
         int first = BufferPool.END;
         int prev = BufferPool.END;
         for (int done = 0, i = 0; i < need; i++) {
-            int b = sendPool.take();
+            opPoolAlloc.charge();
+            int b = takeSendBuffer(prev);
             if (prev == BufferPool.END) {
                 first = b;
-            } else {
-                sendPool.link(prev, b);
             }
             int n = Math.min(size, length - done);
             MemorySegment.copy(src, offset + done, sendPool.segment(), sendPool.offset(b), n);
@@ -448,32 +515,24 @@ public final class PupaCore implements MessageCore, BufferAudit {
     }
 
     /**
-     * Writes a message's {@code k} fragment entries into {@code peer}'s send FIFO (the body inline, or the pool chain
-     * {@code first}) and publishes them to the handler side.
+     * Writes a message's {@code k} fragment entries (a header-build each) into {@code peer}'s send FIFO after its
+     * high pointer: the body inline, or the pool chain {@code first}. @return the position after them, for
+     * {@link #enqueued}
      */
-    private void enqueue(int peer, MemorySegment src, long offset, int length, int tag, int fragSize, int k,
-                         int first, int extraFlags) {
-        PrimaryFifo f = sendFifo[peer];
+    private int writeEntries(int peer, MemorySegment src, long offset, int length, int tag, int fragSize, int k,
+                             int first, int extraFlags) {
         boolean inline = first == BufferPool.END;
-        MemorySegment s = f.segment();
-        int pos = f.high();
+        MemorySegment s = sendFifo[peer].segment();
+        int pos = sendFifo[peer].high();
         int seq = highSeq[peer];
         for (int i = 0; i < k; i++) {
+            opHeaderBuild.charge();
             long e = PrimaryFifo.entry(pos);
             int fragOffset = i * fragSize;
             int fragLength = Math.min(fragSize, length - fragOffset);
             int flags = (i == 0 ? PupaWire.F_FIRST : 0) | (i == k - 1 ? PupaWire.F_LAST : 0)
                     | (inline ? 0 : K_POOL) | extraFlags;
-            s.set(U32, e + PupaWire.M_SEQ, seq + i);
-            s.set(U32, e + PupaWire.M_LENGTH, length);
-            s.set(U32, e + PupaWire.M_FRAG_OFFSET, fragOffset);
-            s.set(U16, e + PupaWire.M_FRAG_LENGTH, (short) fragLength);
-            s.set(U16, e + PupaWire.M_FLAGS, (short) flags);
-            s.set(U16, e + PupaWire.M_INDEX, (short) i);
-            s.set(U16, e + PupaWire.M_COUNT, (short) k);
-            s.set(U16, e + PupaWire.M_SOURCE, (short) self);
-            s.set(U16, e + PupaWire.M_DEST, (short) peer);
-            s.set(U32, e + PupaWire.M_TAG, tag);
+            buildHeader(s, e, seq + i, length, fragOffset, fragLength, flags, i, k, self, peer, tag);
             if (inline) {
                 MemorySegment.copy(src, offset, s, e + PrimaryFifo.BODY, length);
             } else {
@@ -481,13 +540,53 @@ public final class PupaCore implements MessageCore, BufferAudit {
             }
             pos = PrimaryFifo.advance(pos, 1);
         }
+        return pos;
+    }
+
+    /** fifo-enqueue, first half: room in the send FIFO for {@code k} entries (else ACKs are now required). */
+    boolean sendRoom(int peer, int k) {
+        PrimaryFifo f = sendFifo[peer];
+        if (f.free() < k) {
+            enterAckRequired(peer, f);
+            return false;
+        }
+        return true;
+    }
+
+    /** fifo-enqueue, second half: publishes the entries up to {@code pos} (the library's high pointer). */
+    void enqueued(int peer, int pos, int k, boolean inline) {
+        PrimaryFifo f = sendFifo[peer];
         f.publishHigh(pos);
-        highSeq[peer] = seq + k;
+        highSeq[peer] += k;
         buffered++;
         if (!inline) {
-            poolHeld[peer]++;
+            poolHeld[peer]++; // the caller checks the pool's low-water mark once the message is in every FIFO
         }
         enterAckRequired(peer, f);
+    }
+
+    /** pool-alloc: takes a send-pool buffer and chains it after {@code prev} (unless END). */
+    int takeSendBuffer(int prev) {
+        int b = sendPool.take();
+        if (prev != BufferPool.END) {
+            sendPool.link(prev, b);
+        }
+        return b;
+    }
+
+    /** header-build: the 28-byte message header of one fragment, in send-FIFO entry {@code e}. */
+    static void buildHeader(MemorySegment s, long e, int seq, int length, int fragOffset, int fragLength, int flags,
+                            int index, int count, int source, int dest, int tag) {
+        s.set(U32, e + PupaWire.M_SEQ, seq);
+        s.set(U32, e + PupaWire.M_LENGTH, length);
+        s.set(U32, e + PupaWire.M_FRAG_OFFSET, fragOffset);
+        s.set(U16, e + PupaWire.M_FRAG_LENGTH, (short) fragLength);
+        s.set(U16, e + PupaWire.M_FLAGS, (short) flags);
+        s.set(U16, e + PupaWire.M_INDEX, (short) index);
+        s.set(U16, e + PupaWire.M_COUNT, (short) count);
+        s.set(U16, e + PupaWire.M_SOURCE, (short) source);
+        s.set(U16, e + PupaWire.M_DEST, (short) dest);
+        s.set(U32, e + PupaWire.M_TAG, tag);
     }
 
     @Override
@@ -502,39 +601,28 @@ public final class PupaCore implements MessageCore, BufferAudit {
             PrimaryFifo f = receiveFifo[p];
             MemorySegment s = f.segment();
             while (done < limit) {
-                int size = f.size();
-                if (size == 0) {
-                    break;
-                }
                 int pos = f.low();
-                long e = PrimaryFifo.entry(pos);
-                int k = PupaWire.u16(s, e + PupaWire.M_COUNT);
-                if (size < k) {
-                    break; // the rest of the message's fragments have not arrived yet
+                int k = head(f);
+                if (k == 0) {
+                    break; // empty, or the rest of the message's fragments have not arrived yet
                 }
-                opDeliver.charge();
-                int length = s.get(U32, e + PupaWire.M_LENGTH);
-                lastTag = s.get(U32, e + PupaWire.M_TAG);
+                opDequeue.charge();
+                long e = PrimaryFifo.entry(pos);
+                int length = front(s, e);
                 if (k == 1) {
                     body(s, e);
                     handler.onMessage(p, viewSegment, viewOffset, length);
                 } else {
                     for (int i = 0, q = pos; i < k; i++, q = PrimaryFifo.advance(q, 1)) {
-                        long ei = PrimaryFifo.entry(q);
-                        int fragLength = PupaWire.u16(s, ei + PupaWire.M_FRAG_LENGTH);
-                        body(s, ei);
-                        MemorySegment.copy(viewSegment, viewOffset, assembly,
-                                s.get(U32, ei + PupaWire.M_FRAG_OFFSET), fragLength);
-                        cpu.charge(CostItem.COPY, fragLength);
+                        opReassemble.charge();
+                        cpu.charge(CostItem.COPY, reassemble(s, PrimaryFifo.entry(q)));
                     }
                     handler.onMessage(p, assembly, 0, length);
                 }
                 for (int i = 0, q = pos; i < k; i++, q = PrimaryFifo.advance(q, 1)) {
                     freeBody(s, PrimaryFifo.entry(q));
                 }
-                f.publishLow(PrimaryFifo.advance(pos, k), k);
-                buffered--;
-                counters.delivered++;
+                dequeued(f, pos, k);
                 done++;
             }
             spill(p);
@@ -557,6 +645,37 @@ public final class PupaCore implements MessageCore, BufferAudit {
         return done;
     }
 
+    /** fifo-dequeue, first half: @return the fragments of the whole message at the head of {@code f}, or 0 */
+    static int head(PrimaryFifo f) {
+        int size = f.size();
+        if (size == 0) {
+            return 0;
+        }
+        int k = PupaWire.u16(f.segment(), PrimaryFifo.entry(f.low()) + PupaWire.M_COUNT);
+        return size < k ? 0 : k;
+    }
+
+    /** fifo-dequeue, the message: its tag (as {@link #lastTag()}) and @return its length */
+    int front(MemorySegment s, long e) {
+        lastTag = s.get(U32, e + PupaWire.M_TAG);
+        return s.get(U32, e + PupaWire.M_LENGTH);
+    }
+
+    /** fifo-dequeue, last part: the library's low pointer past the message's {@code k} entries. */
+    void dequeued(PrimaryFifo f, int pos, int k) {
+        f.publishLow(PrimaryFifo.advance(pos, k), k);
+        buffered--;
+        counters.delivered++;
+    }
+
+    /** reassemble: one fragment of entry {@code e} into the assembly buffer. @return bytes copied */
+    int reassemble(MemorySegment s, long e) {
+        int fragLength = PupaWire.u16(s, e + PupaWire.M_FRAG_LENGTH);
+        body(s, e);
+        MemorySegment.copy(viewSegment, viewOffset, assembly, s.get(U32, e + PupaWire.M_FRAG_OFFSET), fragLength);
+        return fragLength;
+    }
+
     /** @return the tag of the message last handed to a {@link MessageHandler} (valid during and after that call) */
     public int lastTag() {
         return lastTag;
@@ -571,15 +690,11 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     @Override
     public void onFrame(Link from, int rxHandle) {
-        counters.framesReceived++;
-        opReceive.charge();
+        opFrameParse.charge();
         int length = from.rxLength(rxHandle);
         int peer = from.rxPeer(rxHandle);
         MemorySegment buf = from.rxBuffer(rxHandle);
-        if (length < FRAME_HEADER || peer < 0 || peer >= peers || peer == self
-                || buf.get(ValueLayout.JAVA_BYTE, PupaWire.OFF_MAGIC) != PupaWire.MAGIC
-                || PupaWire.u16(buf, PupaWire.OFF_PAYLOAD) != length - FRAME_HEADER) {
-            counters.malformed++;
+        if (!parseFrame(buf, length, peer)) {
             from.release(rxHandle);
             return;
         }
@@ -588,10 +703,10 @@ public final class PupaCore implements MessageCore, BufferAudit {
             from.release(rxHandle);
             return;
         }
-        byte type = buf.get(ValueLayout.JAVA_BYTE, PupaWire.OFF_TYPE);
-        int count = PupaWire.u16(buf, PupaWire.OFF_COUNT);
-        int ack = buf.get(U32, PupaWire.OFF_ACK);
-        int grant = buf.get(U32, PupaWire.OFF_CREDIT);
+        byte type = rxType;
+        int count = rxCount;
+        int ack = rxAck;
+        int grant = rxGrant;
         frameSlot = NO_SLOT;
         if (type >= PupaWire.ACK && type <= PupaWire.BROADCAST_ACK) {
             counters.ackPacketsReceived++;
@@ -625,10 +740,31 @@ public final class PupaCore implements MessageCore, BufferAudit {
         if (frameSlot == NO_SLOT) {
             from.release(rxHandle);
         }
-        frameSlot = NO_SLOT;
+        endFrame();
         flushMulticast();
         pump(peer, false);
         armAckTimer();
+    }
+
+    /**
+     * frame-parse: checks a frame's header (length, peer, magic, payload length) and reads its type, count,
+     * acknowledgement and credit into rxType, rxCount, rxAck, rxGrant.
+     *
+     * @return false, counted as malformed, when the header is not a Pupa frame header from a peer
+     */
+    boolean parseFrame(MemorySegment buf, int length, int peer) {
+        counters.framesReceived++;
+        if (length < FRAME_HEADER || peer < 0 || peer >= peers || peer == self
+                || buf.get(ValueLayout.JAVA_BYTE, PupaWire.OFF_MAGIC) != PupaWire.MAGIC
+                || PupaWire.u16(buf, PupaWire.OFF_PAYLOAD) != length - FRAME_HEADER) {
+            counters.malformed++;
+            return false;
+        }
+        rxType = buf.get(ValueLayout.JAVA_BYTE, PupaWire.OFF_TYPE);
+        rxCount = PupaWire.u16(buf, PupaWire.OFF_COUNT);
+        rxAck = buf.get(U32, PupaWire.OFF_ACK);
+        rxGrant = buf.get(U32, PupaWire.OFF_CREDIT);
+        return true;
     }
 
     @Override
@@ -656,13 +792,8 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 packDeadline[p] = NO_DEADLINE; // pump re-arms it, in the future, if it still waits
             }
             if (rtoDeadline[p] <= now) {
-                counters.timeouts++;
                 opRetransmit.charge();
-                nextSeq[p] = lowSeq[p]; // resend from the oldest unacknowledged message
-                rtoDeadline[p] = now + config.rtoNanos();
-                if (config.flowControl() && credit[p] == 0) {
-                    probe[p] = true;
-                }
+                timedOut(p, now);
                 pump(p, true);
             } else if (packDue) {
                 pump(p, true);
@@ -670,30 +801,54 @@ public final class PupaCore implements MessageCore, BufferAudit {
         }
         if (ackTimerDeadline <= now) {
             ackTimerDeadline = NO_DEADLINE;
-            ticks++;
-            counters.ackTimerExpirations++;
             opAckTimer.charge();
-            boolean broadcast = ticks % config.broadcastAckEvery() == 0;
+            boolean broadcast = ackTick();
             for (int p = 0; p < peers; p++) {
-                if (p == self) {
-                    continue;
+                if (p != self) {
+                    pump(p, false);
                 }
-                if (ackPending[p] || (broadcast && !broadcastAck && talked(p))) {
-                    ackNow[p] = true;
-                }
-                if (ackRequired[p] && sentSeq[p] != lowSeq[p]) {
-                    requestNow[p] = true;
-                }
-                if (zeroed[p]) {
-                    creditDirty[p] = true;
-                }
-                pump(p, false);
             }
             if (broadcast && broadcastAck) {
                 sendBroadcastAck();
             }
         }
         armAckTimer();
+    }
+
+    /** retransmit: the oldest unacknowledged message to {@code p} timed out: resend from it (a probe at no credit). */
+    void timedOut(int p, long now) {
+        counters.timeouts++;
+        nextSeq[p] = lowSeq[p];
+        rtoDeadline[p] = now + config.rtoNanos();
+        if (config.flowControl() && credit[p] == 0) {
+            probe[p] = true;
+        }
+    }
+
+    /**
+     * ack-timer: one expiration: every peer owed an acknowledgement gets one (all that talked, every
+     * {@code broadcastAckEvery} expirations, where the link cannot broadcast), every peer whose acknowledgement is
+     * required an explicit request, every zeroed sender a credit update. @return true when this is a broadcast tick
+     */
+    boolean ackTick() {
+        ticks++;
+        counters.ackTimerExpirations++;
+        boolean broadcast = ticks % config.broadcastAckEvery() == 0;
+        for (int p = 0; p < peers; p++) {
+            if (p == self) {
+                continue;
+            }
+            if (ackPending[p] || (broadcast && !broadcastAck && talked(p))) {
+                ackNow[p] = true;
+            }
+            if (ackRequired[p] && sentSeq[p] != lowSeq[p]) {
+                requestNow[p] = true;
+            }
+            if (zeroed[p]) {
+                creditDirty[p] = true;
+            }
+        }
+        return broadcast;
     }
 
     @Override
@@ -829,29 +984,26 @@ public final class PupaCore implements MessageCore, BufferAudit {
                          boolean multicast, boolean requestedAll, short nackEcho) {
         long off = start;
         for (int i = 0; i < count; i++) {
+            opAccept.charge();
+            int ahead = accept(peer, buf, off, length, multicast, seqBase + i);
+            int fragLength = mFragLength;
+            int flags = mFlags;
             long body = off + MESSAGE_HEADER;
-            if (body > length) {
-                counters.malformed++;
-                return;
-            }
-            int seq = multicast ? seqBase + i : buf.get(U32, off + PupaWire.M_SEQ);
-            int fragLength = PupaWire.u16(buf, off + PupaWire.M_FRAG_LENGTH);
-            int flags = PupaWire.u16(buf, off + PupaWire.M_FLAGS);
-            int index = PupaWire.u16(buf, off + PupaWire.M_INDEX);
-            int frags = PupaWire.u16(buf, off + PupaWire.M_COUNT);
-            int msgLength = buf.get(U32, off + PupaWire.M_LENGTH);
-            int fragOffset = buf.get(U32, off + PupaWire.M_FRAG_OFFSET);
-            if (body + fragLength > length || PupaWire.u16(buf, off + PupaWire.M_SOURCE) != peer
-                    || PupaWire.u16(buf, off + PupaWire.M_DEST) != (multicast ? PupaWire.MULTICAST_DEST : self)
-                    || frags < 1 || index >= frags
-                    || frags >= PrimaryFifo.ENTRIES || msgLength < 0 || msgLength > maxMessage || fragOffset < 0
-                    || fragOffset + fragLength > msgLength && !(msgLength == 0 && fragLength == 0)
-                    || (flags & ~PupaWire.WIRE_FLAGS) != 0) {
-                counters.malformed++;
-                return;
-            }
             boolean requested = multicast ? requestedAll : (flags & PupaWire.F_ACK_REQUESTED) != 0;
-            int ahead = seq - expected[peer];
+            if (ahead == MALFORMED) {
+                counters.malformed++;
+                return;
+            }
+            if (ahead == OVERFLOW) {
+                counters.overflows++;
+                if (config.flowControl()) {
+                    zeroed[peer] = true; // the NACK, and every frame until the application frees space, grants 0
+                    creditZero[peer] = true;
+                    creditDirty[peer] = true;
+                }
+                rejected(peer, nackEcho);
+                return;
+            }
             if (ahead < 0) {
                 counters.duplicates++;
                 if (requested) {
@@ -867,68 +1019,31 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 rejected(peer, nackEcho);
                 return; // the rest of the frame is later still
             }
-            PrimaryFifo f = receiveFifo[peer];
-            boolean inline = fragLength < PupaWire.INLINE_LIMIT;
-            boolean secondary = !inline && fragLength <= receivePool.size();
-            if (f.free() == 0 || (secondary && receivePool.available() < 1)
-                    || (!inline && !secondary && frameSlot == NO_SLOT && mbufFree == 0)) {
-                counters.overflows++;
-                if (config.flowControl()) {
-                    zeroed[peer] = true; // the NACK, and every frame until the application frees space, grants 0
-                    creditZero[peer] = true;
-                    creditDirty[peer] = true;
-                }
-                rejected(peer, nackEcho);
-                return;
-            }
-            opAccept.charge();
-            MemorySegment s = f.segment();
-            int pos = f.high();
-            long e = PrimaryFifo.entry(pos);
-            MemorySegment.copy(buf, off, s, e, MESSAGE_HEADER);
-            if (multicast) { // the entry reads as the unicast one would: this pair's number, this node
-                s.set(U32, e + PupaWire.M_SEQ, seq);
-                s.set(U16, e + PupaWire.M_DEST, (short) self);
-            }
+            opHeaderIn.charge();
+            long e = headerIn(peer, buf, off, multicast);
+            MemorySegment s = receiveFifo[peer].segment();
             int kind;
-            if (inline) {
+            if (fragLength < PupaWire.INLINE_LIMIT) {
                 MemorySegment.copy(buf, body, s, e + PrimaryFifo.BODY, fragLength);
-                cpu.charge(CostItem.COPY, MESSAGE_HEADER + fragLength);
                 kind = 0;
                 counters.inPrimary++;
-            } else if (secondary) {
+            } else if (fragLength <= receivePool.size()) {
+                opPoolAlloc.charge();
                 int b = receivePool.take();
                 MemorySegment.copy(buf, body, receivePool.segment(), receivePool.offset(b), fragLength);
-                cpu.charge(CostItem.COPY, MESSAGE_HEADER + fragLength);
                 s.set(U32, e + PrimaryFifo.BODY, b);
                 kind = K_SECONDARY;
                 counters.inSecondary++;
             } else {
-                if (frameSlot == NO_SLOT) {
-                    frameSlot = mbufFreeStack[--mbufFree];
-                    mbufHandle[frameSlot] = rxHandle;
-                    mbufRefs[frameSlot] = 0;
-                }
-                mbufRefs[frameSlot]++;
-                cpu.charge(CostItem.COPY, MESSAGE_HEADER);
-                s.set(U32, e + PrimaryFifo.BODY, frameSlot);
-                s.set(U32, e + PrimaryFifo.BODY + 4, (int) body);
+                opMbufHold.charge();
+                holdMbuf(s, e, rxHandle, body);
                 kind = K_MBUF;
+                fragLength = 0; // nothing copied: the body stays in the card's buffer
                 counters.inMbuf++;
             }
-            s.set(U16, e + PupaWire.M_FLAGS, (short) (flags | kind));
-            f.publishHigh(PrimaryFifo.advance(pos, 1));
-            expected[peer] = seq + 1;
-            counters.messagesReceived++;
-            if ((flags & PupaWire.F_LAST) != 0) {
-                buffered++;
-            }
-            if (requested) {
-                ackNow[peer] = true;
-            } else {
-                ackPending[peer] = true;
-            }
-            off = body + fragLength;
+            cpu.charge(CostItem.COPY, fragLength);
+            received(peer, e, flags | kind, requested);
+            off = body + mFragLength;
         }
     }
 
@@ -971,8 +1086,104 @@ public final class PupaCore implements MessageCore, BufferAudit {
         }
     }
 
-    /** Points viewSegment/viewOffset at the body of receive entry {@code e}. */
-    private void body(MemorySegment s, long e) {
+    private static final int MALFORMED = Integer.MIN_VALUE;
+    private static final int OVERFLOW = Integer.MAX_VALUE;
+
+    /**
+     * accept: checks the message header at {@code off} (lengths, addresses, fragment fields) and its sequence number
+     * against the expected one, and for the expected one whether the receive FIFO (and the pool or a card buffer, as
+     * its size needs) has room. Leaves the fragment's length and flags in mFragLength, mFlags. A message of a
+     * MULTICAST frame ({@code multicast}) has {@code multicastSeq} as its sequence number and the multicast
+     * destination.
+     *
+     * @return how far ahead of the expected number the message is (negative: a duplicate), {@link #MALFORMED} or
+     *     {@link #OVERFLOW}
+     */
+    int accept(int peer, MemorySegment buf, long off, int length, boolean multicast, int multicastSeq) {
+        long body = off + MESSAGE_HEADER;
+        if (body > length) {
+            mFragLength = 0;
+            mFlags = 0;
+            return MALFORMED;
+        }
+        int seq = multicast ? multicastSeq : buf.get(U32, off + PupaWire.M_SEQ);
+        int fragLength = PupaWire.u16(buf, off + PupaWire.M_FRAG_LENGTH);
+        int flags = PupaWire.u16(buf, off + PupaWire.M_FLAGS);
+        int index = PupaWire.u16(buf, off + PupaWire.M_INDEX);
+        int frags = PupaWire.u16(buf, off + PupaWire.M_COUNT);
+        int msgLength = buf.get(U32, off + PupaWire.M_LENGTH);
+        int fragOffset = buf.get(U32, off + PupaWire.M_FRAG_OFFSET);
+        mFragLength = fragLength;
+        mFlags = flags;
+        if (body + fragLength > length || PupaWire.u16(buf, off + PupaWire.M_SOURCE) != peer
+                || PupaWire.u16(buf, off + PupaWire.M_DEST) != (multicast ? PupaWire.MULTICAST_DEST : self)
+                || frags < 1 || index >= frags
+                || frags >= PrimaryFifo.ENTRIES || msgLength < 0 || msgLength > maxMessage || fragOffset < 0
+                || fragOffset + fragLength > msgLength && !(msgLength == 0 && fragLength == 0)
+                || (flags & ~PupaWire.WIRE_FLAGS) != 0) {
+            return MALFORMED;
+        }
+        int ahead = seq - expected[peer];
+        if (ahead != 0) {
+            return ahead;
+        }
+        boolean inline = fragLength < PupaWire.INLINE_LIMIT;
+        boolean secondary = !inline && fragLength <= receivePool.size();
+        if (receiveFifo[peer].free() == 0 || (secondary && receivePool.available() < 1)
+                || (!inline && !secondary && frameSlot == NO_SLOT && mbufFree == 0)) {
+            return OVERFLOW;
+        }
+        return 0;
+    }
+
+    /**
+     * header-in, first half: copies the message header at {@code off} into the next receive entry (one of a
+     * {@code multicast} frame then reads as the unicast one would: this pair's sequence number, this node).
+     * @return the entry
+     */
+    long headerIn(int peer, MemorySegment buf, long off, boolean multicast) {
+        PrimaryFifo f = receiveFifo[peer];
+        long e = PrimaryFifo.entry(f.high());
+        MemorySegment s = f.segment();
+        MemorySegment.copy(buf, off, s, e, MESSAGE_HEADER);
+        if (multicast) {
+            s.set(U32, e + PupaWire.M_SEQ, expected[peer]); // accepted: the expected one
+            s.set(U16, e + PupaWire.M_DEST, (short) self);
+        }
+        return e;
+    }
+
+    /** header-in, second half: marks where the body is and publishes the entry (the handler's high pointer). */
+    void received(int peer, long e, int flags, boolean requested) {
+        PrimaryFifo f = receiveFifo[peer];
+        f.segment().set(U16, e + PupaWire.M_FLAGS, (short) flags);
+        f.publishHigh(PrimaryFifo.advance(f.high(), 1));
+        expected[peer]++;
+        counters.messagesReceived++;
+        if ((flags & PupaWire.F_LAST) != 0) {
+            buffered++;
+        }
+        if (requested) {
+            ackNow[peer] = true;
+        } else {
+            ackPending[peer] = true;
+        }
+    }
+
+    /** mbuf-hold: keeps the frame's link buffer (one slot per frame, counted per message) for entry {@code e}. */
+    void holdMbuf(MemorySegment s, long e, int rxHandle, long body) {
+        if (frameSlot == NO_SLOT) {
+            frameSlot = mbufFreeStack[--mbufFree];
+            mbufHandle[frameSlot] = rxHandle;
+            mbufRefs[frameSlot] = 0;
+        }
+        mbufRefs[frameSlot]++;
+        s.set(U32, e + PrimaryFifo.BODY, frameSlot);
+        s.set(U32, e + PrimaryFifo.BODY + 4, (int) body);
+    }
+
+    /** fifo-dequeue (one fragment): points viewSegment/viewOffset at the body of receive entry {@code e}. */
+    void body(MemorySegment s, long e) {
         int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
         if ((flags & K_SECONDARY) != 0) {
             viewSegment = receivePool.segment();
@@ -990,24 +1201,41 @@ public final class PupaCore implements MessageCore, BufferAudit {
         }
     }
 
-    private void freeBody(MemorySegment s, long e) {
+    /** The frame being received is done with: the next one held as an mbuf takes a slot of its own. */
+    void endFrame() {
+        frameSlot = NO_SLOT;
+    }
+
+    /** pool-free or mbuf-release, by where the body of receive entry {@code e} is. */
+    void freeBody(MemorySegment s, long e) {
         int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
         if ((flags & K_SECONDARY) != 0) {
+            opPoolFree.charge();
             receivePool.give(s.get(U32, e + PrimaryFifo.BODY));
         } else if ((flags & K_MBUF) != 0) {
-            int slot = s.get(U32, e + PrimaryFifo.BODY);
-            if (--mbufRefs[slot] == 0) {
-                link.release(mbufHandle[slot]);
-                mbufFreeStack[mbufFree++] = slot;
+            opMbufRelease.charge();
+            int handle = releaseMbuf(s.get(U32, e + PrimaryFifo.BODY));
+            if (handle != Link.NONE) {
+                link.release(handle);
             }
         }
+    }
+
+    /** mbuf-release: one message less in the held link buffer {@code slot}. @return its handle when now unused */
+    int releaseMbuf(int slot) {
+        if (--mbufRefs[slot] == 0) {
+            mbufFreeStack[mbufFree++] = slot;
+            return mbufHandle[slot];
+        }
+        return Link.NONE;
     }
 
     // ------------------------------------------------------------------ acknowledgements
 
     /** An acknowledgement (and credit) from {@code peer}: {@code ack} is the next sequence number it expects. */
-    private void acknowledged(int peer, int ack, int grant) {
+    void acknowledged(int peer, int ack, int grant) {
         if (config.flowControl()) {
+            opCredit.charge();
             credit[peer] = grant;
         }
         int advance = ack - lowSeq[peer];
@@ -1028,7 +1256,10 @@ public final class PupaCore implements MessageCore, BufferAudit {
                     if ((flags & K_POOL) != 0) {
                         int chain = s.get(U32, e + PrimaryFifo.BODY);
                         if ((flags & K_MULTI) == 0 || --chainRefs[chain] == 0) {
-                            sendPool.giveChain(chain); // a multicast's chain when its last destination has it
+                            // a multicast's chain goes back when its last destination has acknowledged it
+                            for (int n = sendPool.giveChain(chain); n > 0; n--) {
+                                opPoolFree.charge();
+                            }
                         }
                         poolHeld[peer]--;
                     }
@@ -1068,7 +1299,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     }
 
     /** NACK number {@code number} from {@code peer}: resend from {@code ack}, once per NACK ({@link #rejected}). */
-    private void nacked(int peer, int ack, short number) {
+    void nacked(int peer, int ack, short number) {
         if ((short) (number - nackHeard[peer]) <= 0) {
             return; // a duplicate, or older than one acted on
         }
@@ -1144,7 +1375,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     // ------------------------------------------------------------------ send
 
     /** Sends what is due to {@code peer}: a NACK first, then data frames, then an ACK, request or credit if owed. */
-    private void pump(int peer, boolean force) {
+    void pump(int peer, boolean force) {
         if (linkBlocked) {
             return;
         }
@@ -1230,31 +1461,14 @@ public final class PupaCore implements MessageCore, BufferAudit {
             if (off + MESSAGE_HEADER + fragLength > link.mtu()) {
                 break;
             }
-            boolean resend = seq - sentSeq[peer] < 0;
-            if (config.flowControl() && credit[peer] != UNLIMITED) {
-                if (credit[peer] == 0 && !probe[peer]) {
-                    break;
-                }
-                if (credit[peer] > 0) {
-                    credit[peer]--;
-                }
-                probe[peer] = false;
+            opHeaderOut.charge();
+            int ask = headerOut(peer, s, e, seq, buf, off);
+            if (ask < 0) {
+                break; // no credit
             }
-            int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
-            boolean ask = resend || ackRequired[peer] || config.ackEveryMessage();
-            requested |= ask;
-            MemorySegment.copy(s, e, buf, off, MESSAGE_HEADER);
-            buf.set(U16, off + PupaWire.M_FLAGS,
-                    (short) ((flags & PupaWire.WIRE_FLAGS) | (ask ? PupaWire.F_ACK_REQUESTED : 0)));
-            copyBody(s, e, flags, fragLength, buf, off + MESSAGE_HEADER);
-            cpu.charge(CostItem.COPY, MESSAGE_HEADER + fragLength);
-            if (resend) {
-                counters.messagesRetransmitted++;
-            } else if ((flags & K_MULTI) == 0) {
-                counters.messagesSent++; // a multicast copy was counted once, when it was queued
-            } else {
-                counters.multicastUnicasts++;
-            }
+            requested |= ask != 0;
+            copyBody(s, e, PupaWire.u16(s, e + PupaWire.M_FLAGS), fragLength, buf, off + MESSAGE_HEADER);
+            cpu.charge(CostItem.COPY, fragLength);
             off += MESSAGE_HEADER + fragLength;
             count++;
             seq++;
@@ -1264,9 +1478,52 @@ public final class PupaCore implements MessageCore, BufferAudit {
             link.abort(h);
             return false;
         }
-        PupaWire.frameHeader(buf, PupaWire.DATA, count, expected[peer], grant(peer), (int) off - FRAME_HEADER);
-        buf.set(U16, PupaWire.OFF_NACK, nackHeard[peer]);
+        packFrame(peer, buf, count, (int) off);
         commit(h, buf, (int) off);
+        framed(peer, seq, requested);
+        return true;
+    }
+
+    /**
+     * header-out: takes a credit for the message in send entry {@code e} (sequence {@code seq}), decides whether it
+     * asks for an acknowledgement, and copies its header into the frame at {@code off} with the wire's flags.
+     *
+     * @return 1 when it asks for an acknowledgement, 0 when not, -1 when there is no credit (nothing written)
+     */
+    int headerOut(int peer, MemorySegment s, long e, int seq, MemorySegment buf, long off) {
+        boolean resend = seq - sentSeq[peer] < 0;
+        if (config.flowControl() && credit[peer] != UNLIMITED) {
+            if (credit[peer] == 0 && !probe[peer]) {
+                return -1;
+            }
+            if (credit[peer] > 0) {
+                credit[peer]--;
+            }
+            probe[peer] = false;
+        }
+        int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
+        boolean ask = resend || ackRequired[peer] || config.ackEveryMessage();
+        MemorySegment.copy(s, e, buf, off, MESSAGE_HEADER);
+        buf.set(U16, off + PupaWire.M_FLAGS,
+                (short) ((flags & PupaWire.WIRE_FLAGS) | (ask ? PupaWire.F_ACK_REQUESTED : 0)));
+        if (resend) {
+            counters.messagesRetransmitted++;
+        } else if ((flags & K_MULTI) == 0) {
+            counters.messagesSent++;
+        } else {
+            counters.multicastUnicasts++; // a multicast copy was counted once, when it was queued
+        }
+        return ask ? 1 : 0;
+    }
+
+    /** pack, first half: the data frame's header (count, cumulative ACK, credit, payload length up to {@code end}). */
+    void packFrame(int peer, MemorySegment buf, int count, int end) {
+        PupaWire.frameHeader(buf, PupaWire.DATA, count, expected[peer], grant(peer), end - FRAME_HEADER);
+        buf.set(U16, PupaWire.OFF_NACK, nackHeard[peer]); // the last NACK acted on ({@link #rejected})
+    }
+
+    /** pack, second half: the messages up to {@code seq} are out; the handler's next and sent pointers follow. */
+    void framed(int peer, int seq, boolean requested) {
         nextSeq[peer] = seq;
         if (seq - sentSeq[peer] > 0) {
             sentSeq[peer] = seq;
@@ -1279,7 +1536,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
         }
         carried(peer);
         writePointers(peer);
-        return true;
     }
 
     private void copyBody(MemorySegment s, long e, int flags, int fragLength, MemorySegment to, long at) {
@@ -1314,14 +1570,19 @@ public final class PupaCore implements MessageCore, BufferAudit {
         }
         opControl.charge();
         MemorySegment buf = link.txBuffer(h);
+        controlFrame(peer, buf, type);
+        commit(h, buf, FRAME_HEADER);
+        return true;
+    }
+
+    /** control: a frame without messages: the cumulative ACK and the credit, which is all the peer is owed now. */
+    void controlFrame(int peer, MemorySegment buf, byte type) {
         PupaWire.frameHeader(buf, type, 0, expected[peer], grant(peer), 0);
         if (type == PupaWire.NACK) {
-            buf.set(U16, PupaWire.OFF_NACK, nackSent[peer]);
+            buf.set(U16, PupaWire.OFF_NACK, nackSent[peer]); // this NACK's number ({@link #rejected})
         }
-        commit(h, buf, FRAME_HEADER);
         counters.ackPacketsSent++;
         carried(peer);
-        return true;
     }
 
     private void sendBroadcastAck() {
@@ -1409,7 +1670,10 @@ public final class PupaCore implements MessageCore, BufferAudit {
         pump(peer, false);
     }
 
-    /** Sends fragment {@code multicastNext} of the pending multicast to {@code ready} in one broadcast frame. */
+    /**
+     * Sends fragment {@code multicastNext} of the pending multicast to {@code ready} in one broadcast frame: a
+     * multicast-pack for the frame, a multicast-entry per destination, the body bytes copied once.
+     */
     private boolean broadcastFragment(long ready) {
         int h = link.claim(Link.BROADCAST);
         if (h == Link.NONE) {
@@ -1417,60 +1681,78 @@ public final class PupaCore implements MessageCore, BufferAudit {
             counters.linkBackPressure++;
             return false;
         }
-        opPack.charge();
         MemorySegment buf = link.txBuffer(h);
-        long off = FRAME_HEADER;
-        buf.set(U16, off, (short) Long.bitCount(ready));
-        buf.set(U16, off + 2, (short) 0);
-        off += PupaWire.MC_HEADER;
-        for (long m = ready; m != 0; m &= m - 1, off += PupaWire.MC_ENTRY) {
+        long at = FRAME_HEADER + PupaWire.MC_HEADER;
+        long asked = 0;
+        for (long m = ready; m != 0; m &= m - 1, at += PupaWire.MC_ENTRY) {
             int d = Long.numberOfTrailingZeros(m);
-            boolean ask = ackRequired[d] || config.ackEveryMessage();
-            buf.set(ValueLayout.JAVA_BYTE, off + PupaWire.MC_NODE, (byte) d);
-            buf.set(ValueLayout.JAVA_BYTE, off + PupaWire.MC_FLAGS, (byte) (ask ? PupaWire.F_ACK_REQUESTED : 0));
-            buf.set(U16, off + PupaWire.MC_NACK, nackHeard[d]); // d's copy echoes like a DATA frame to d (receive)
-            buf.set(U32, off + PupaWire.MC_SEQ, nextSeq[d]);
-            buf.set(U32, off + PupaWire.MC_ACK, expected[d]);
-            buf.set(U32, off + PupaWire.MC_CREDIT, grant(d));
+            opMulticastEntry.charge();
+            if (multicastEntry(d, buf, at)) {
+                asked |= 1L << d;
+            }
         }
         // every destination's copy of the fragment is alike but for seq and destination: take the first one's
         int d0 = Long.numberOfTrailingZeros(ready);
         PrimaryFifo f = sendFifo[d0];
         MemorySegment s = f.segment();
         long e = PrimaryFifo.entry(PrimaryFifo.advance(f.low(), nextSeq[d0] - lowSeq[d0]));
-        int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
+        opMulticastPack.charge();
+        long body = multicastPack(buf, Long.bitCount(ready), s, e);
         int fragLength = PupaWire.u16(s, e + PupaWire.M_FRAG_LENGTH);
-        MemorySegment.copy(s, e, buf, off, MESSAGE_HEADER);
-        buf.set(U32, off + PupaWire.M_SEQ, 0);
-        buf.set(U16, off + PupaWire.M_FLAGS, (short) (flags & (PupaWire.F_FIRST | PupaWire.F_LAST)));
-        buf.set(U16, off + PupaWire.M_DEST, (short) PupaWire.MULTICAST_DEST);
-        copyBody(s, e, flags, fragLength, buf, off + MESSAGE_HEADER);
-        cpu.charge(CostItem.COPY, MESSAGE_HEADER + fragLength);
-        off += MESSAGE_HEADER + fragLength;
-        PupaWire.frameHeader(buf, PupaWire.MULTICAST, 1, 0, UNLIMITED, (int) off - FRAME_HEADER);
-        commit(h, buf, (int) off);
+        copyBody(s, e, PupaWire.u16(s, e + PupaWire.M_FLAGS), fragLength, buf, body);
+        cpu.charge(CostItem.COPY, fragLength);
+        commit(h, buf, (int) body + fragLength);
         counters.multicastFrames++;
-        long now = clock.nanoTime();
         for (long m = ready; m != 0; m &= m - 1) {
             int d = Long.numberOfTrailingZeros(m);
-            if (config.flowControl() && credit[d] != UNLIMITED) {
-                credit[d]--; // ready means not 0
-                probe[d] = false;
-            }
-            if (ackRequired[d] || config.ackEveryMessage()) {
-                requestNow[d] = false;
-            }
-            nextSeq[d]++;
-            if (nextSeq[d] - sentSeq[d] > 0) {
-                sentSeq[d] = nextSeq[d];
-            }
-            if (rtoDeadline[d] == NO_DEADLINE) {
-                rtoDeadline[d] = now + config.rtoNanos();
-            }
-            carried(d);
-            writePointers(d);
+            framed(d, nextSeq[d] + 1, (asked & (1L << d)) != 0); // multicast-entry, second half
         }
         return true;
+    }
+
+    /**
+     * multicast-entry, first half: takes a credit for {@code peer}'s copy (ready: not at zero) and writes its
+     * destination entry at {@code at}: its sequence number, the piggy-backed ACK and credit, the NACK echo, whether it
+     * asks for an acknowledgement (the second half is {@link #framed}, as for a unicast frame's peer).
+     *
+     * @return true when it asks for an acknowledgement
+     */
+    boolean multicastEntry(int peer, MemorySegment buf, long at) {
+        if (config.flowControl() && credit[peer] != UNLIMITED) {
+            if (credit[peer] > 0) {
+                credit[peer]--;
+            }
+            probe[peer] = false;
+        }
+        boolean ask = ackRequired[peer] || config.ackEveryMessage();
+        buf.set(ValueLayout.JAVA_BYTE, at + PupaWire.MC_NODE, (byte) peer);
+        buf.set(ValueLayout.JAVA_BYTE, at + PupaWire.MC_FLAGS, (byte) (ask ? PupaWire.F_ACK_REQUESTED : 0));
+        buf.set(U16, at + PupaWire.MC_NACK, nackHeard[peer]); // the peer's copy echoes like a DATA frame to it
+        buf.set(U32, at + PupaWire.MC_SEQ, nextSeq[peer]);
+        buf.set(U32, at + PupaWire.MC_ACK, expected[peer]);
+        buf.set(U32, at + PupaWire.MC_CREDIT, grant(peer));
+        return ask;
+    }
+
+    /**
+     * multicast-pack: a MULTICAST frame's header, its destination count and the one message header (from send entry
+     * {@code e}, with the frame-relative sequence number 0 and the multicast destination) after the {@code n} entries.
+     *
+     * @return where the message's body goes
+     */
+    long multicastPack(MemorySegment buf, int n, MemorySegment s, long e) {
+        long off = FRAME_HEADER + PupaWire.MC_HEADER + (long) PupaWire.MC_ENTRY * n;
+        int fragLength = PupaWire.u16(s, e + PupaWire.M_FRAG_LENGTH);
+        buf.set(U16, FRAME_HEADER, (short) n);
+        buf.set(U16, FRAME_HEADER + 2, (short) 0);
+        MemorySegment.copy(s, e, buf, off, MESSAGE_HEADER);
+        buf.set(U32, off + PupaWire.M_SEQ, 0);
+        buf.set(U16, off + PupaWire.M_FLAGS,
+                (short) (PupaWire.u16(s, e + PupaWire.M_FLAGS) & (PupaWire.F_FIRST | PupaWire.F_LAST)));
+        buf.set(U16, off + PupaWire.M_DEST, (short) PupaWire.MULTICAST_DEST);
+        long body = off + MESSAGE_HEADER;
+        PupaWire.frameHeader(buf, PupaWire.MULTICAST, 1, 0, UNLIMITED, (int) (body + fragLength) - FRAME_HEADER);
+        return body;
     }
 
     /**
@@ -1488,27 +1770,45 @@ public final class PupaCore implements MessageCore, BufferAudit {
      * unicast, not left to the retransmission timeout (which remains for a copy that nothing follows).
      */
     private void multicastFrame(int peer, MemorySegment buf, int length, int count, int rxHandle) {
-        if (length < FRAME_HEADER + PupaWire.MC_HEADER) {
+        opMulticastFind.charge();
+        long at = multicastFind(buf, length);
+        if (at == MALFORMED) {
             counters.malformed++;
             return;
+        }
+        if (at == NOT_ADDRESSED) {
+            counters.multicastIgnored++; // the broadcast reached a node it does not address
+            return;
+        }
+        acknowledged(peer, buf.get(U32, at + PupaWire.MC_ACK), buf.get(U32, at + PupaWire.MC_CREDIT));
+        boolean requested = (PupaWire.u8(buf, at + PupaWire.MC_FLAGS) & PupaWire.F_ACK_REQUESTED) != 0;
+        long start = FRAME_HEADER + PupaWire.MC_HEADER + (long) PupaWire.MC_ENTRY * PupaWire.u16(buf, FRAME_HEADER);
+        receive(peer, buf, length, count, rxHandle, start, buf.get(U32, at + PupaWire.MC_SEQ), true, requested,
+                (short) PupaWire.u16(buf, at + PupaWire.MC_NACK));
+    }
+
+    private static final long NOT_ADDRESSED = -1;
+
+    /**
+     * multicast-find: checks a MULTICAST frame's destination entries fit and looks for this node's.
+     *
+     * @return the offset of this node's entry, {@link #NOT_ADDRESSED} or {@link #MALFORMED}
+     */
+    long multicastFind(MemorySegment buf, int length) {
+        if (length < FRAME_HEADER + PupaWire.MC_HEADER) {
+            return MALFORMED;
         }
         int n = PupaWire.u16(buf, FRAME_HEADER);
         long start = FRAME_HEADER + PupaWire.MC_HEADER + (long) PupaWire.MC_ENTRY * n;
         if (n < 1 || start > length) {
-            counters.malformed++;
-            return;
+            return MALFORMED;
         }
-        for (int i = 0; i < n; i++) {
-            long at = FRAME_HEADER + PupaWire.MC_HEADER + (long) PupaWire.MC_ENTRY * i;
+        for (long at = FRAME_HEADER + PupaWire.MC_HEADER; at < start; at += PupaWire.MC_ENTRY) {
             if (PupaWire.u8(buf, at + PupaWire.MC_NODE) == self) {
-                acknowledged(peer, buf.get(U32, at + PupaWire.MC_ACK), buf.get(U32, at + PupaWire.MC_CREDIT));
-                boolean requested = (PupaWire.u8(buf, at + PupaWire.MC_FLAGS) & PupaWire.F_ACK_REQUESTED) != 0;
-                receive(peer, buf, length, count, rxHandle, start, buf.get(U32, at + PupaWire.MC_SEQ), true,
-                        requested, (short) PupaWire.u16(buf, at + PupaWire.MC_NACK));
-                return;
+                return at;
             }
         }
-        counters.multicastIgnored++; // the broadcast reached a node it does not address
+        return NOT_ADDRESSED;
     }
 
     private void commit(int h, MemorySegment buf, int length) {

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.bridge.cost.HostCpu;
-import io.nicbridge.protocols.core.LoopLink;
+import io.nicbridge.protocols.core.LoopbackLink;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
@@ -23,7 +23,7 @@ class AmAllocationTest {
     void requestReplyStoreGetAndAckPathsAllocateNothing() {
         long[] now = {0};
         AmConfig config = AmConfig.paper(16 * 1024);
-        LoopLink[] pair = LoopLink.pair(config.linkMtu());
+        LoopbackLink[] pair = LoopbackLink.pair(config.linkMtu());
         AmCore a = new AmCore(pair[0], () -> now[0], config, HostCpu.uncharged("a"));
         AmCore b = new AmCore(pair[1], () -> now[0], config, HostCpu.uncharged("b"));
         long[] handled = new long[1];

@@ -8,6 +8,7 @@ import io.nicbridge.bridge.link.Link;
 import io.nicbridge.contract.Medusa;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeBase;
+import io.nicbridge.sim.engine.VirtualTimeEngine;
 import io.nicbridge.sim.fault.FaultPlan;
 import io.nicbridge.sim.fddi.FddiRing;
 import io.nicbridge.sim.medusa.MedusaCard;
@@ -41,8 +42,12 @@ final class MedusaRing implements AutoCloseable {
             for (int i = 0; i < nodes; i++) {
                 stations[i] = 0x0200_0000_0000L | (i + 1);
                 cards.add(bed.medusa("medusa" + i, ring, new byte[] {2, 0, 0, 0, 0, (byte) (i + 1)}));
-                drivers.add(MedusaDriver.open(cards.get(i), config.apply(MedusaConfig.builder()
-                        .stationAddress(stations[i]).interruptMode(MedusaConfig.InterruptMode.INTERRUPT)).build()));
+                MedusaDriver driver = MedusaDriver.open(cards.get(i), config.apply(MedusaConfig.builder()
+                        .stationAddress(stations[i]).interruptMode(MedusaConfig.InterruptMode.INTERRUPT)).build());
+                if (bed.engine() instanceof VirtualTimeEngine v) {
+                    driver.timeOn(v.timeBase(), v::step); // waits and timeouts in virtual time
+                }
+                drivers.add(driver);
             }
             awaitRing(nodes);
             links = new MedusaLink[nodes];

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.bridge.cost.HostCpu;
-import io.nicbridge.protocols.core.LoopLink;
+import io.nicbridge.protocols.core.LoopbackLink;
 import io.nicbridge.protocols.core.MessageChannel;
 import io.nicbridge.protocols.core.MessageHandler;
 import java.lang.foreign.Arena;
@@ -13,7 +13,7 @@ import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
 
 /**
- * The hot paths allocate nothing: two cores over a minimal in-process link pair, driven by hand (send, poll, deliver,
+ * The hot paths allocate nothing: two cores over a {@link LoopbackLink} pair, driven by hand (send, poll, deliver,
  * acknowledgements and the timer's ACK), measured with the JVM's per-thread allocation counter after a warm-up.
  */
 class PupaAllocationTest {
@@ -44,10 +44,9 @@ class PupaAllocationTest {
 
     private static void paths(boolean multicast) {
         long[] now = {0};
-        LoopLink[] pair = LoopLink.pair(1498);
-        LoopLink a = pair[0];
-        LoopLink b = pair[1];
-        LoopLink.broadcasting(pair, multicast);
+        LoopbackLink[] pair = LoopbackLink.pair(1498, multicast);
+        LoopbackLink a = pair[0];
+        LoopbackLink b = pair[1];
         PupaConfig config = PupaConfig.defaults();
         PupaCore sender = new PupaCore(a, () -> now[0], config, HostCpu.uncharged("a"));
         PupaCore receiver = new PupaCore(b, () -> now[0], config, HostCpu.uncharged("b"));

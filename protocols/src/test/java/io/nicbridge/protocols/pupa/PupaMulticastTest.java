@@ -210,6 +210,37 @@ class PupaMulticastTest {
         }
     }
 
+    /**
+     * The host work of a multicast is charged through the named operations as a send's is: per destination its
+     * fifo-enqueue and header-build, the shared body's pool-alloc once; on the wire one multicast-pack and a
+     * multicast-entry per destination instead of pack and header-out; at each receiver frame-parse, multicast-find,
+     * accept, header-in and, delivered, fifo-dequeue; and the shared chain's pool-free once, after the last ACK.
+     */
+    @Test
+    void aMulticastChargesItsNamedOperationsPerDestinationAndPerFrame() {
+        World w = World.inMemory(4, FrameFaults.NONE);
+        w.send(0, w.all(0), -1, 1000); // one fragment, two 512-byte send-pool buffers, a card buffer at each receiver
+        HostCpu sender = w.runner.cpu(0);
+        assertCalls(sender, PupaOperations.FIFO_ENQUEUE, 3, PupaOperations.HEADER_BUILD, 3,
+                PupaOperations.POOL_ALLOC, 2, PupaOperations.MULTICAST_PACK, 1, PupaOperations.MULTICAST_ENTRY, 3,
+                PupaOperations.PACK, 0, PupaOperations.HEADER_OUT, 0);
+        w.drain(2_000 * MS);
+        w.assertClean();
+        assertCalls(sender, PupaOperations.POOL_FREE, 2, PupaOperations.MULTICAST_PACK, 1,
+                PupaOperations.HEADER_OUT, 0);
+        for (int n = 1; n < 4; n++) {
+            assertCalls(w.runner.cpu(n), PupaOperations.MULTICAST_FIND, 1, PupaOperations.ACCEPT, 1,
+                    PupaOperations.HEADER_IN, 1, PupaOperations.MBUF_HOLD, 1, PupaOperations.FIFO_DEQUEUE, 1);
+        }
+    }
+
+    private static void assertCalls(HostCpu cpu, Object... nameAndCalls) {
+        for (int i = 0; i < nameAndCalls.length; i += 2) {
+            String op = (String) nameAndCalls[i];
+            assertEquals(((Integer) nameAndCalls[i + 1]).longValue(), cpu.operation(op).calls(), cpu.name() + " " + op);
+        }
+    }
+
     @Test
     void multicastsMixWithUnicastsFromEverySenderInPerPeerOrder() {
         World w = World.inMemory(4, FrameFaults.NONE);

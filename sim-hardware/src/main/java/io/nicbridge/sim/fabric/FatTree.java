@@ -24,6 +24,7 @@ public final class FatTree extends Topology {
     private final int k;
     private final int levels;
     private final int[] parents;
+    private final int nodeLinks;
     private final int[] levelOf;
     private final int[] groupOf;
     private final int[] span; // span[l] = k^l
@@ -39,6 +40,7 @@ public final class FatTree extends Topology {
         this.k = k;
         this.levels = levels;
         this.parents = parents.clone();
+        this.nodeLinks = nodeLinks;
         this.span = new int[levels + 1];
         span[0] = 1;
         for (int l = 1; l <= levels; l++) {
@@ -157,6 +159,16 @@ public final class FatTree extends Topology {
 
     public int levels() {
         return levels;
+    }
+
+    /** @return up-links per node (1 for a full tree, 2 on the CM-5) */
+    public int nodeLinks() {
+        return nodeLinks;
+    }
+
+    /** @return parents of each router at {@code level} (0 .. levels-2) */
+    public int parents(int level) {
+        return parents[level];
     }
 
     @Override

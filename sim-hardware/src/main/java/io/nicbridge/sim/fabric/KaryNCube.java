@@ -135,6 +135,11 @@ public final class KaryNCube extends Topology {
         return torus;
     }
 
+    /** @return true if routes may leave dimension order (the adaptive mesh and torus) */
+    public boolean isAdaptive() {
+        return adaptive;
+    }
+
     @Override
     public int route(int router, int inPort, int src, int dst, SplittableRandom random, int[] outPorts,
                      int[] outSubclass) {

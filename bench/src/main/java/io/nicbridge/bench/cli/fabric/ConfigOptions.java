@@ -18,7 +18,7 @@ final class ConfigOptions {
     static final List<String> CLI_KEYS = List.of("name", "workload", "cycles", "trace_program", "trace_size",
             "trace_nodes", "trace_receive_overhead", "cshift_packets", "cshift_barriers", "barrier_cycles",
             "sweep_loads", "sweep_from", "sweep_to", "sweep_step", "sweep_search_step", "sweep_min_step",
-            "sweep_max_load", "cycle_ps", "sst_stop_cycles");
+            "sweep_max_load", "cycle_ps", "sst_stop_cycles", "sst_ranks", "sst_loads");
 
     @Option(names = {"-c", "--config"}, paramLabel = "FILE",
             description = "BookSim-style config file (key = value; with // or # comments). Repeat in sweep to "

@@ -51,6 +51,12 @@ final class FabricRunCommand implements Callable<Integer> {
             String workload = c.getString("workload", "synthetic").toLowerCase(Locale.ROOT);
             Network net = FabricSetup.network(c);
             out.printf("%s: %s, %s%n", c.getString("name", ""), net.topology().name(), describe(c));
+            if (sst != null) {
+                // Before the run, so a configuration Merlin cannot express is refused at once.
+                SstMerlinExporter.write(c, c.getDouble("injection_rate", 0.1), sst);
+                out.println("  SST/Merlin model (sst-core/sst-elements " + SstMerlinExporter.TARGET_RELEASE
+                        + ") written to " + sst);
+            }
             long seed = c.getLong("seed", 1);
             switch (workload) {
                 case "synthetic" -> {
@@ -98,10 +104,6 @@ final class FabricRunCommand implements Callable<Integer> {
                 }
                 default -> throw new IllegalArgumentException("workload must be synthetic, nifdy_heavy, nifdy_light, "
                         + "cshift or trace, got '" + workload + "'");
-            }
-            if (sst != null) {
-                SstMerlinExporter.write(c, c.getDouble("injection_rate", 0.1), sst);
-                out.println("  SST/Merlin model written to " + sst);
             }
         }
         return checks.finish(false);

@@ -4,7 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.nicbridge.sim.traffic.Patterns;
+import io.nicbridge.sim.fabric.Topology;
+import io.nicbridge.sim.traffic.FabricSetup;
 import io.nicbridge.sim.traffic.SimConfig;
 import io.nicbridge.sim.traffic.TrafficPattern;
 import java.io.IOException;
@@ -14,36 +15,76 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
- * Writes a fabric + synthetic-traffic configuration as an SST JSON model (the format
- * {@code sst model.json} loads) using Merlin's components, so an experiment that outgrows one
- * machine can move to SST's MPI-parallel engine.
+ * Writes a fabric + synthetic-traffic configuration as an SST JSON model ({@code sst model.json}) built from
+ * Merlin's {@code merlin.hr_router} and {@code merlin.offered_load}, so a study that outgrows one machine can
+ * move to SST's MPI-parallel engine.
+ *
+ * <p><b>Target</b>: sst-core and sst-elements 16.0.0 (read at sst-elements f782290d, sst-core 431d0bc9). The
+ * file follows the SAX loader {@code sst-core src/sst/core/model/json/jsonmodel.cc}: every parameter value is
+ * a JSON string (an integer or float inside {@code params} is "an unexpected parser state"), components come
+ * before the links that name them, {@code slot_number} is an integer, {@code noCut} a boolean. Names pass
+ * {@code namecheck.cc}: a letter first, then letters, digits, '_' and '.'-separated words that again start
+ * with a letter, so {@code rtr_0}, not {@code rtr.0}. Per-version note: sst-elements commit b200cbce0
+ * (2025-09-10, first in 15.1.0) made the uniform generator's {@code max} inclusive (uniform.h
+ * {@code dist_size = max - min + 1}; before: {@code max - min}) and made offered_load redraw a destination
+ * equal to the sender. The {@code max = num_peers - 1} written here is for 15.1.0 and later; on 15.0 and
+ * earlier it would never pick the last node and would let nodes send to themselves.
+ *
+ * <p><b>Timing equivalence</b> (one fabric cycle = {@code cycle_ps} ps, default 1000):
  * <pre>
- * {
- *   "program_options": { "timebase": "1ps", ... },
- *   "components": [
- *     { "name": "rtr.0", "type": "merlin.hr_router",
- *       "params": { "id", "num_ports", "link_bw", "flit_size", "xbar_bw", "input_latency",
- *                   "output_latency", "input_buf_size", "output_buf_size", "num_vns" },
- *       "subcomponents": [ { "slot_name": "topology", "slot_number": 0, "type": "merlin.mesh",
- *                            "params": { "shape": "8x8", "width": "1x1", "local_ports": "1" } } ] },
- *     { "name": "nic.0", "type": "merlin.offered_load",
- *       "params": { "id", "num_peers", "link_bw", "packet_size", "offered_load", "linkcontrol", ... },
- *       "subcomponents": [ { "slot_name": "pattern_gen", "type": "merlin.targetgen.uniform", ... } ] } ],
- *   "links": [ { "name": "...", "noCut": false,
- *                "left":  { "component": "rtr.0", "port": "port0", "latency": "1000ps" },
- *                "right": { "component": "rtr.1", "port": "port1", "latency": "1000ps" } } ]
- * }
+ *   ours                         Merlin                                     source
+ *   flit_bits                    flit_size = flit_bits/8 B                  hr_router.cc "flit_size"
+ *   1 flit / cycles_per_flit     link_bw = flit bytes / (cycles_per_flit * cycle)   hr_router.cc, portControl.cc
+ *   router allocates 1 flit/cycle xbar_bw = flit bytes / cycle (xbar clock = xbar_bw / flit_size = 1/cycle)
+ *   router_delay cycles          input_latency = router_delay * cycle, output_latency = 0
+ *   link_latency cycles          link latency = link_latency * cycle (both directions, NIC links too)
+ *   num_vcs x vc_buf_size flits  input_buf_size per Merlin VC = num_vcs*vc_buf_size/Merlin VCs per VN flits
+ *   packet_size flits            message_size = packet_size * flit bytes (offered_load.cc "message_size")
+ *   injection_rate (flits/node/cycle)   offered_load = injection_rate * cycles_per_flit (fraction of link_bw)
+ *   sample_period, converged_periods, max_drain_cycles   warmup_time, collect_time, drain_time
  * </pre>
- * Time: one fabric cycle is {@code cycle_ps} picoseconds (default 1000, a 1 GHz network clock); link
- * bandwidth is one flit per {@code cycles_per_flit} cycles. Topologies: mesh and torus (Merlin
- * ports 2d = +, 2d+1 = - in dimension d, then the local port) and the full k-ary fat tree
- * (Merlin's shape string, down ports first then up ports, routers numbered level by level).
- * Traffic: uniform maps to {@code merlin.targetgen.uniform}; every deterministic pattern
- * (bitcomp, transpose, tornado, neighbor, randperm) maps exactly onto a per-node
- * {@code merlin.targetgen.shift} whose shift is (destination - source) mod N.
- * Merlin has no butterfly, CM-5 taper or hotspot generator: those are refused with the reason.
+ * Where Merlin's router differs from ours, and the export cannot close the gap:
+ * <ul>
+ *   <li>Merlin moves whole packets across the crossbar only when the output buffer has credits for every flit
+ *       ({@code portControl.cc} {@code xbar_in_credits[vc] < flits}): virtual cut-through. Ours is wormhole;
+ *       the two agree only while a VC buffer holds a whole packet, so a smaller buffer is refused.</li>
+ *   <li>Merlin has output buffers; ours is input-queued. The export gives each one packet, the least Merlin
+ *       can run with, which still adds a packet of buffering per port.</li>
+ *   <li>The crossbar traversal takes one xbar cycle on top of {@code input_latency}, while ours counts the
+ *       switch inside {@code router_delay}; Merlin's zero-load latency may be up to a cycle per hop higher
+ *       (not measured: SST was not run here).</li>
+ *   <li>VCs: Merlin's mesh and fat tree have one VC per VN, its torus two (the dateline pair). When ours has
+ *       more, their flits are pooled into Merlin's VC(s): the same storage, but one FIFO (head-of-line
+ *       blocking that our extra VCs avoid).</li>
+ *   <li>Arbitration: Merlin's {@code xbar_arb_lru} per packet; ours separable input-first per flit.</li>
+ *   <li>Injection: offered_load sends periodically, one packet every {@code serialization / offered_load};
+ *       ours draws Bernoulli arrivals. Uniform traffic: Merlin redraws a self destination
+ *       ({@code offered_load.cc progress_messages}), ours lets a node pick itself.</li>
+ *   <li>Torus: Merlin sends ties at distance k/2 all the + way ({@code torus.cc go_pos = dist_pos <= dist_neg});
+ *       ours splits them between the directions.</li>
+ *   <li>Fat tree: Merlin's deterministic up port {@code (dest / down_route_factor) % up}; ours draws the up
+ *       port at random per hop.</li>
+ * </ul>
+ * <b>Not expressible</b>, refused with the reason rather than exported as something else: drop-when-blocked
+ * routers (Merlin is lossless, credit flow controlled), NIFDY and idempotent messaging (protocols in the NIC,
+ * offered_load has no acks, admission or retransmission), butterflies and the CM-5 tree (a Merlin endpoint
+ * has one port), adaptive meshes, hotspot traffic (no Merlin generator) and deterministic patterns that map a
+ * node to itself (offered_load loops forever redrawing it).
+ *
+ * <p><b>Sweeps</b>: {@code sst_loads = {0.05, 0.1, ...}} (flits/node/cycle) writes {@code offered_load} as
+ * an array "[...]" (sst-core params.h {@code find_array}); offered_load runs the loads in turn, draining
+ * {@code drain_time} between them, and prints one average latency per load, marking with '*' the loads whose
+ * injection fell behind (its saturation indicator).
+ *
+ * <p><b>MPI partitioning</b>: {@code sst_ranks = R} (R > 1) gives every component a
+ * {@code "partition": {"rank": r}} (slabs of mesh/torus routers, subtrees of the fat tree, each node with its
+ * router) and sets {@code partitioner = sst.self}, which uses them ({@code sst-core
+ * impl/partitioners/selfpart.h}); run with {@code mpirun -np R sst model.json}.
  */
 public final class SstMerlinExporter {
+    /** The sst-core / sst-elements release the export is written for. */
+    public static final String TARGET_RELEASE = "16.0.0";
+
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private SstMerlinExporter() {
@@ -51,109 +92,141 @@ public final class SstMerlinExporter {
 
     /** @return the SST JSON model of the configuration, at the given offered load (flits/node/cycle) */
     public static ObjectNode export(SimConfig c, double offeredLoad) {
-        String topology = c.getString("topology", "mesh").toLowerCase(Locale.ROOT);
-        int k = c.getInt("k", 8);
-        int n = c.getInt("n", 2);
+        return export(FabricSetup.topology(c), c, offeredLoad);
+    }
+
+    /**
+     * @return the SST JSON model of {@code topology} (e.g. a mixed-radix {@code Topologies.mesh(4, 8)}, which
+     *         the config keys cannot name) with the router, traffic and timing keys of {@code c}
+     */
+    public static ObjectNode export(Topology topology, SimConfig c, double offeredLoad) {
+        refuseWhatMerlinCannotExpress(c);
+        MerlinTopology topo = MerlinTopology.of(topology, c.getInt("sst_ranks", 1));
+        int ranks = c.getInt("sst_ranks", 1);
         long cyclePs = c.getLong("cycle_ps", 1000);
         int flitBits = c.getInt("flit_bits", 32);
-        int flitBytes = Math.max(1, flitBits / 8);
+        if (cyclePs <= 0) {
+            throw new IllegalArgumentException("cycle_ps must be > 0, got " + cyclePs);
+        }
+        if (flitBits <= 0 || flitBits % 8 != 0) {
+            throw new IllegalArgumentException("flit_bits must be a positive multiple of 8 for Merlin's byte "
+                    + "sizes, got " + flitBits);
+        }
+        int flitBytes = flitBits / 8;
         int cyclesPerFlit = c.getInt("cycles_per_flit", 1);
         int linkLatency = c.getInt("link_latency", 1);
         int routerDelay = c.getInt("router_delay", 1);
-        int bufFlits = c.getInt("vc_buf_size", 4);
+        int vcs = c.getInt("num_vcs", 2);
+        int vcBufFlits = c.getInt("vc_buf_size", 4);
         int packetFlits = c.getInt("packet_size", 4);
-        if (!(offeredLoad > 0 && offeredLoad <= 1.0)) {
-            throw new IllegalArgumentException("Merlin's offered_load must be in (0, 1], got " + offeredLoad);
+        // sst_loads: a whole sweep in one SST run; offered_load.cc reads the parameter with find_array and runs
+        // the loads one after another, draining between them (end_handler).
+        double[] loads = c.getDoubleList("sst_loads", new double[] {offeredLoad});
+        StringBuilder merlinLoads = new StringBuilder();
+        for (double load : loads) {
+            double merlinLoad = load * cyclesPerFlit;
+            if (!(merlinLoad > 0 && merlinLoad <= 1.0)) {
+                throw new IllegalArgumentException("offered load " + load + " flits/node/cycle is " + merlinLoad
+                        + " of the link bandwidth; Merlin's offered_load must be in (0, 1]");
+            }
+            merlinLoads.append(merlinLoads.isEmpty() ? "" : ", ").append(merlinLoad);
         }
-        // Bytes per second of one link: flitBytes every cyclesPerFlit cycles of cyclePs picoseconds.
-        double bytesPerSecond = flitBytes * 1e12 / (cyclePs * (double) cyclesPerFlit);
-        String linkBw = formatRate(bytesPerSecond);
-        String linkLat = (cyclePs * linkLatency) + "ps";
+        String merlinLoad = loads.length == 1 ? merlinLoads.toString() : "[" + merlinLoads + "]";
+        // Our flits pooled into Merlin's VCs per VN (see the class comment).
+        int merlinVcBufFlits = Math.max(1, vcs * vcBufFlits / topo.vcsPerVn());
+        if (merlinVcBufFlits < packetFlits) {
+            throw new IllegalArgumentException("SST/Merlin export: a " + packetFlits + "-flit packet does not fit a "
+                    + merlinVcBufFlits + "-flit Merlin VC buffer; Merlin's crossbar moves whole packets (virtual "
+                    + "cut-through), so raise vc_buf_size or lower packet_size");
+        }
+        String linkBw = rate(flitBytes * 1e12 / (cyclePs * (double) cyclesPerFlit));
+        String xbarBw = rate(flitBytes * 1e12 / cyclePs);
+        String linkLat = cyclePs * linkLatency + "ps";
+        String inputBuf = merlinVcBufFlits * flitBytes + "B";
+        String outputBuf = packetFlits * flitBytes + "B";
 
         ObjectNode root = JSON.createObjectNode();
         ObjectNode options = root.putObject("program_options");
         options.put("timebase", "1ps");
-        options.put("stop-at", (cyclePs * c.getLong("sst_stop_cycles", 1_000_000)) + "ps");
+        if (c.getLong("sst_stop_cycles", 0) > 0) {
+            options.put("stop-at", cyclePs * c.getLong("sst_stop_cycles", 0) + "ps");
+        }
+        if (ranks > 1) {
+            options.put("partitioner", "sst.self");
+        }
         ArrayNode components = root.putArray("components");
         ArrayNode links = root.putArray("links");
 
-        Shape shape = switch (topology) {
-            case "mesh", "torus" -> cube(topology.equals("torus"), k, n);
-            case "fattree", "fat_tree", "tree" -> fatTree(k, n);
-            default -> throw new IllegalArgumentException("SST/Merlin export supports mesh, torus and fattree; '"
-                    + topology + "' has no Merlin topology (Merlin has no butterfly or CM-5 taper)");
-        };
-
-        for (int r = 0; r < shape.routers; r++) {
+        for (int r = 0; r < topo.routers(); r++) {
             ObjectNode rtr = components.addObject();
-            rtr.put("name", "rtr." + r);
+            rtr.put("name", routerName(r));
             rtr.put("type", "merlin.hr_router");
             ObjectNode p = rtr.putObject("params");
+            // hr_router.cc: id, num_ports, flit_size, xbar_bw fatal if missing; link_bw, input_buf_size,
+            // output_buf_size fatal through getLogicalGroupParam; num_vns defaults to 2, offered_load uses 1.
             p.put("id", Integer.toString(r));
-            p.put("num_ports", Integer.toString(shape.ports[r]));
-            p.put("link_bw", linkBw);
+            p.put("num_ports", Integer.toString(topo.ports()[r]));
+            p.put("num_vns", "1");
             p.put("flit_size", flitBytes + "B");
-            p.put("xbar_bw", linkBw);
-            p.put("input_latency", (cyclePs * routerDelay) + "ps");
-            p.put("output_latency", cyclePs + "ps");
-            p.put("input_buf_size", (bufFlits * flitBytes) + "B");
-            p.put("output_buf_size", (bufFlits * flitBytes) + "B");
-            p.put("num_vns", "2");
-            ObjectNode topo = rtr.putArray("subcomponents").addObject();
-            topo.put("slot_name", "topology");
-            topo.put("slot_number", 0);
-            topo.put("type", shape.merlinType);
-            ObjectNode tp = topo.putObject("params");
-            shape.topologyParams.fields().forEachRemaining(e -> tp.set(e.getKey(), e.getValue()));
-        }
-        for (int[] l : shape.routerLinks) {
-            link(links, "rtr." + l[0], "port" + l[1], "rtr." + l[2], "port" + l[3], linkLat);
+            p.put("link_bw", linkBw);
+            p.put("xbar_bw", xbarBw);
+            p.put("input_latency", cyclePs * routerDelay + "ps");
+            p.put("output_latency", "0ps");
+            p.put("input_buf_size", inputBuf);
+            p.put("output_buf_size", outputBuf);
+            partition(rtr, ranks, topo.routerRank()[r]);
+            ObjectNode sub = rtr.putArray("subcomponents").addObject();
+            sub.put("slot_name", "topology");
+            sub.put("slot_number", 0);
+            sub.put("type", topo.merlinType());
+            ObjectNode tp = sub.putObject("params");
+            topo.params().forEach(tp::put);
         }
 
-        int nodes = shape.nodes;
-        long seed = c.getLong("seed", 1);
+        int nodes = topo.nodes();
+        long period = c.getLong("sample_period", 1000);
         String traffic = c.getString("traffic", "uniform").toLowerCase(Locale.ROOT);
-        TrafficPattern deterministic = traffic.equals("uniform") ? null
-                : Patterns.create(traffic, nodes, k, n, seed, c.getIntList("hotspot_nodes", new int[] {0}),
-                c.getDouble("hotspot_fraction", 0.1));
-        if (traffic.equals("hotspot")) {
-            throw new IllegalArgumentException("SST/Merlin export: Merlin has no hotspot target generator; use a "
-                    + "deterministic pattern or uniform");
-        }
+        TrafficPattern deterministic = traffic.equals("uniform") ? null : FabricSetup.pattern(c, nodes);
         // Deterministic patterns ignore their random stream; one is passed only to satisfy the interface.
-        SplittableRandom noRandomness = new SplittableRandom(seed);
+        SplittableRandom unused = new SplittableRandom(0);
         for (int node = 0; node < nodes; node++) {
             ObjectNode nic = components.addObject();
-            nic.put("name", "nic." + node);
+            nic.put("name", nodeName(node));
             nic.put("type", "merlin.offered_load");
             ObjectNode p = nic.putObject("params");
-            p.put("id", Integer.toString(node));
+            // offered_load.cc: offered_load, num_peers, link_bw and pattern are fatal if missing; the packet
+            // length is "message_size" (default 64b); buffer_size feeds the default merlin.linkcontrol, whose
+            // port is the component's "rtr" (SHARE_PORTS).
             p.put("num_peers", Integer.toString(nodes));
             p.put("link_bw", linkBw);
-            p.put("linkcontrol", "merlin.linkcontrol");
-            p.put("buffer_size", (bufFlits * flitBytes) + "B");
-            p.put("packet_size", (packetFlits * flitBytes) + "B");
-            p.put("offered_load", Double.toString(offeredLoad));
-            long period = c.getInt("sample_period", 1000);
-            p.put("warmup_time", (cyclePs * period) + "ps");
-            p.put("collect_time", (cyclePs * period * c.getInt("converged_periods", 3)) + "ps");
-            p.put("drain_time", (cyclePs * c.getInt("max_drain_cycles", 20_000)) + "ps");
-            ObjectNode gen = nic.putArray("subcomponents").addObject();
-            gen.put("slot_name", "pattern_gen");
-            gen.put("slot_number", 0);
-            ObjectNode gp = JSON.createObjectNode();
+            p.put("buffer_size", inputBuf);
+            p.put("message_size", packetFlits * flitBytes + "B");
+            p.put("offered_load", merlinLoad);
+            p.put("warmup_time", cyclePs * period + "ps");
+            p.put("collect_time", cyclePs * period * c.getInt("converged_periods", 3) + "ps");
+            p.put("drain_time", cyclePs * c.getInt("max_drain_cycles", 20_000) + "ps");
+            // The generator is built from "pattern" plus the "pattern." scoped parameters
+            // (get_scoped_params("pattern")); a pattern_gen subcomponent in the file is never read.
             if (deterministic == null) {
-                gen.put("type", "merlin.targetgen.uniform");
-                gp.put("min", "0");
-                gp.put("max", Integer.toString(nodes));
+                p.put("pattern", "merlin.targetgen.uniform");
+                p.put("pattern.min", "0");
+                p.put("pattern.max", Integer.toString(nodes - 1));
             } else {
-                int dst = deterministic.destination(node, noRandomness);
-                gen.put("type", "merlin.targetgen.shift");
-                gp.put("shift", Integer.toString(Math.floorMod(dst - node, nodes)));
+                int dst = deterministic.destination(node, unused);
+                if (dst == node) {
+                    throw new IllegalArgumentException("SST/Merlin export: traffic '" + traffic + "' sends node "
+                            + node + " to itself; Merlin's offered_load redraws a self destination until it "
+                            + "differs (offered_load.cc progress_messages), which never ends for a fixed pattern");
+                }
+                p.put("pattern", "merlin.targetgen.shift");
+                p.put("pattern.shift", Integer.toString(Math.floorMod(dst - node, nodes)));
             }
-            gen.set("params", gp);
-            int[] at = shape.hostPort[node];
-            link(links, "nic." + node, "rtr", "rtr." + at[0], "port" + at[1], linkLat);
+            int[] at = topo.hostPort()[node];
+            partition(nic, ranks, topo.routerRank()[at[0]]);
+            link(links, nodeName(node), "rtr", routerName(at[0]), "port" + at[1], linkLat);
+        }
+        for (int[] l : topo.routerLinks()) {
+            link(links, routerName(l[0]), "port" + l[1], routerName(l[2]), "port" + l[3], linkLat);
         }
         return root;
     }
@@ -163,9 +236,47 @@ public final class SstMerlinExporter {
         Files.writeString(file, JSON.writeValueAsString(export(c, offeredLoad)));
     }
 
+    private static void refuseWhatMerlinCannotExpress(SimConfig c) {
+        String discipline = c.getString("discipline", "buffered").toLowerCase(Locale.ROOT);
+        if (!discipline.equals("buffered") && !discipline.equals("lossless")) {
+            throw new IllegalArgumentException("SST/Merlin export: discipline '" + discipline + "' drops packets "
+                    + "when blocked; Merlin's routers are lossless (credit flow control), so it cannot be expressed");
+        }
+        String workload = c.getString("workload", "synthetic").toLowerCase(Locale.ROOT);
+        if (!workload.equals("synthetic")) {
+            throw new IllegalArgumentException("SST/Merlin export: workload '" + workload + "' is not expressible; "
+                    + "merlin.offered_load generates open-loop synthetic traffic only (no NIFDY admission, "
+                    + "idempotent retransmission, phases or traces)");
+        }
+        String traffic = c.getString("traffic", "uniform").toLowerCase(Locale.ROOT);
+        if (traffic.equals("hotspot")) {
+            throw new IllegalArgumentException("SST/Merlin export: Merlin has no hotspot target generator "
+                    + "(targetgen: uniform, shift, bit_complement, ...); use uniform or a deterministic pattern");
+        }
+        String injection = c.getString("injection_process", "bernoulli").toLowerCase(Locale.ROOT);
+        if (!injection.equals("bernoulli")) {
+            throw new IllegalArgumentException("SST/Merlin export: injection_process '" + injection + "' has no "
+                    + "Merlin counterpart; offered_load injects periodically");
+        }
+    }
+
+    private static String routerName(int r) {
+        return "rtr_" + r;
+    }
+
+    private static String nodeName(int n) {
+        return "nic_" + n;
+    }
+
+    private static void partition(ObjectNode component, int ranks, int rank) {
+        if (ranks > 1) {
+            component.putObject("partition").put("rank", rank);
+        }
+    }
+
     private static void link(ArrayNode links, String a, String pa, String b, String pb, String latency) {
         ObjectNode l = links.addObject();
-        l.put("name", a + ":" + pa + "--" + b + ":" + pb);
+        l.put("name", a + "_" + pa + "__" + b + "_" + pb);
         l.put("noCut", false);
         ObjectNode left = l.putObject("left");
         left.put("component", a);
@@ -177,7 +288,8 @@ public final class SstMerlinExporter {
         right.put("latency", latency);
     }
 
-    private static String formatRate(double bytesPerSecond) {
+    /** @return bytes per second as SST's UnitAlgebra reads it, exact where the rate is a whole GB/s or MB/s */
+    private static String rate(double bytesPerSecond) {
         if (bytesPerSecond >= 1e9 && Math.abs(bytesPerSecond / 1e9 - Math.rint(bytesPerSecond / 1e9)) < 1e-9) {
             return (long) Math.rint(bytesPerSecond / 1e9) + "GB/s";
         }
@@ -185,98 +297,5 @@ public final class SstMerlinExporter {
             return (long) Math.rint(bytesPerSecond / 1e6) + "MB/s";
         }
         return (long) Math.rint(bytesPerSecond) + "B/s";
-    }
-
-    /** Routers, their port counts, router-router links and where each host attaches. */
-    private record Shape(String merlinType, ObjectNode topologyParams, int routers, int[] ports, int nodes,
-                         java.util.List<int[]> routerLinks, int[][] hostPort) {
-    }
-
-    private static Shape cube(boolean torus, int k, int n) {
-        if (k < 2 || n < 1) {
-            throw new IllegalArgumentException("mesh/torus export needs k >= 2 and n >= 1");
-        }
-        int routers = (int) Math.pow(k, n);
-        int ports = 2 * n + 1;
-        int[] portCount = new int[routers];
-        java.util.Arrays.fill(portCount, ports);
-        java.util.List<int[]> links = new java.util.ArrayList<>();
-        int place = 1;
-        for (int d = 0; d < n; d++) {
-            for (int r = 0; r < routers; r++) {
-                int coord = (r / place) % k;
-                if (coord + 1 < k) {
-                    links.add(new int[] {r, 2 * d, r + place, 2 * d + 1});
-                } else if (torus && k > 2) {
-                    links.add(new int[] {r, 2 * d, r - coord * place, 2 * d + 1});
-                }
-            }
-            place *= k;
-        }
-        int[][] host = new int[routers][];
-        for (int r = 0; r < routers; r++) {
-            host[r] = new int[] {r, 2 * n};
-        }
-        ObjectNode tp = JSON.createObjectNode();
-        tp.put("shape", dims(k, n, Integer.toString(k)));
-        tp.put("width", dims(1, n, "1"));
-        tp.put("local_ports", "1");
-        return new Shape(torus ? "merlin.torus" : "merlin.mesh", tp, routers, portCount, routers, links, host);
-    }
-
-    private static String dims(int v, int n, String s) {
-        StringBuilder sb = new StringBuilder(s);
-        for (int i = 1; i < n; i++) {
-            sb.append('x').append(v);
-        }
-        return sb.toString();
-    }
-
-    /**
-     * k-ary n-tree: n levels of k^(n-1) routers; level-l router w's up port u leads to the level-(l+1)
-     * router with base-k digit l of w replaced by u, arriving on its down port (digit l of w).
-     */
-    private static Shape fatTree(int k, int levels) {
-        if (k < 2 || levels < 1) {
-            throw new IllegalArgumentException("fat tree export needs k >= 2 and levels >= 1");
-        }
-        int perLevel = (int) Math.pow(k, levels - 1);
-        int routers = perLevel * levels;
-        int nodes = perLevel * k;
-        int[] ports = new int[routers];
-        for (int l = 0; l < levels; l++) {
-            for (int w = 0; w < perLevel; w++) {
-                ports[l * perLevel + w] = l + 1 < levels ? 2 * k : k;
-            }
-        }
-        java.util.List<int[]> links = new java.util.ArrayList<>();
-        int place = 1;
-        for (int l = 0; l + 1 < levels; l++) {
-            for (int w = 0; w < perLevel; w++) {
-                int digit = (w / place) % k;
-                for (int u = 0; u < k; u++) {
-                    int parent = w + (u - digit) * place;
-                    links.add(new int[] {l * perLevel + w, k + u, (l + 1) * perLevel + parent, digit});
-                }
-            }
-            place *= k;
-        }
-        int[][] host = new int[nodes][];
-        for (int x = 0; x < nodes; x++) {
-            host[x] = new int[] {x / k, x % k};
-        }
-        StringBuilder shape = new StringBuilder();
-        for (int l = 0; l < levels; l++) {
-            if (l > 0) {
-                shape.append(':');
-            }
-            shape.append(k);
-            if (l + 1 < levels) {
-                shape.append(',').append(k);
-            }
-        }
-        ObjectNode tp = JSON.createObjectNode();
-        tp.put("shape", shape.toString());
-        return new Shape("merlin.fattree", tp, routers, ports, nodes, links, host);
     }
 }
