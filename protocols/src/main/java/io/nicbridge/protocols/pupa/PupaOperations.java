@@ -39,7 +39,7 @@ import java.util.List;
  *   pupa.control        per ACK, NACK, credit or request frame sent  controlFrame                 protocol processing
  *   pupa.accept         per message received                         accept                       protocol processing
  *   pupa.ack-process    per acknowledgement that frees messages      acknowledged (advance > 0)   protocol processing
- *   pupa.nack-process   per NACK that sends the sender back          acknowledged (nack)          protocol processing
+ *   pupa.nack-process   per NACK that sends the sender back          nacked                       protocol processing
  *   pupa.credit-process per frame received (with flow control on)    acknowledged (credit only)   protocol processing
  *   pupa.retransmit     per retransmission timeout                   timedOut                     protocol processing
  *   pupa.ack-timer      per ACK timer expiration                     ackTick                      protocol processing
@@ -461,16 +461,17 @@ public final class PupaOperations {
         sender.sendSequences(1, seqs);
         int ack = seqs[0];
         for (int k = 0; k < BATCH; k++) {
-            PupaWire.frameHeader(links[0].inject(FRAME_HEADER), PupaWire.NACK, 0, ack, UNLIMITED, 0);
+            MemorySegment frame = links[0].inject(FRAME_HEADER);
+            PupaWire.frameHeader(frame, PupaWire.NACK, 0, ack, UNLIMITED, 0);
+            frame.set(PupaWire.U16, PupaWire.OFF_NACK, ++nackNumber); // each a new NACK, as a receiver numbers them
         }
     }
 
     /**
-     * Path: node 0 takes one NACK frame and goes back: the message is sent again (half a retransmission timeout
-     * later than the last NACK, so that it is not taken for a copy of that one).
+     * Path: node 0 takes one NACK frame and goes back: the message is sent again (each frame carries the next NACK
+     * number, so none is taken for a copy of the one before).
      */
     public int nackPath() {
-        now[0] += config.rtoNanos() / 2;
         return links[0].poll(sender, 1);
     }
 
