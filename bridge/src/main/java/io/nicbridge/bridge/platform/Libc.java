@@ -64,6 +64,15 @@ final class Libc {
     static final int PACKET_OUTGOING = 4;
     static final int MSG_DONTWAIT = 0x40;
     static final int MSG_TRUNC = 0x20;
+    /** netinet/in.h, netinet/tcp.h: TCP over IPv4 for the kernel TCP baseline. */
+    static final int AF_INET = 2;
+    static final int SOCK_STREAM = 1;
+    static final int IPPROTO_TCP = 6;
+    static final int TCP_NODELAY = 1;
+    static final int SO_REUSEADDR = 2;
+    /** asm-generic/socket.h: microseconds a blocking read busy-polls the device queue before it sleeps. */
+    static final int SO_BUSY_POLL = 46;
+    static final int MSG_NOSIGNAL = 0x4000;
     /** poll.h. */
     static final short POLLIN = 0x1;
 
@@ -81,6 +90,11 @@ final class Libc {
     private static final MethodHandle RECVFROM;
     private static final MethodHandle PPOLL;
     private static final MethodHandle IF_NAMETOINDEX;
+    private static final MethodHandle CONNECT;
+    private static final MethodHandle LISTEN;
+    private static final MethodHandle SHUTDOWN;
+    private static final MethodHandle ACCEPT;
+    private static final MethodHandle SCHED_SETAFFINITY;
 
     static {
         Linker linker = Linker.nativeLinker();
@@ -103,6 +117,12 @@ final class Libc {
         RECVFROM = bind(linker, libc, "recvfrom", FunctionDescriptor.of(i64, i32, ptr, i64, i32, ptr, ptr), errno);
         PPOLL = bind(linker, libc, "ppoll", FunctionDescriptor.of(i32, ptr, i64, ptr, ptr), errno);
         IF_NAMETOINDEX = bind(linker, libc, "if_nametoindex", FunctionDescriptor.of(i32, ptr), errno);
+        CONNECT = bind(linker, libc, "connect", FunctionDescriptor.of(i32, i32, ptr, i32), errno);
+        LISTEN = bind(linker, libc, "listen", FunctionDescriptor.of(i32, i32, i32), errno);
+        SHUTDOWN = bind(linker, libc, "shutdown", FunctionDescriptor.of(i32, i32, i32), errno);
+        ACCEPT = bind(linker, libc, "accept", FunctionDescriptor.of(i32, i32, ptr, ptr), errno);
+        SCHED_SETAFFINITY = bind(linker, libc, "sched_setaffinity", FunctionDescriptor.of(i32, i32, i64, ptr),
+            errno);
     }
 
     /**
@@ -256,6 +276,48 @@ final class Libc {
             return (int) IF_NAMETOINDEX.invokeExact(state, name);
         } catch (Throwable t) {
             throw rethrow("if_nametoindex", t);
+        }
+    }
+
+    static int connect(MemorySegment state, int fd, MemorySegment address, int length) {
+        try {
+            return (int) CONNECT.invokeExact(state, fd, address, length);
+        } catch (Throwable t) {
+            throw rethrow("connect", t);
+        }
+    }
+
+    static int listen(MemorySegment state, int fd, int backlog) {
+        try {
+            return (int) LISTEN.invokeExact(state, fd, backlog);
+        } catch (Throwable t) {
+            throw rethrow("listen", t);
+        }
+    }
+
+    /** shutdown(2) with SHUT_RDWR. */
+    static int shutdown(MemorySegment state, int fd) {
+        try {
+            return (int) SHUTDOWN.invokeExact(state, fd, 2);
+        } catch (Throwable t) {
+            throw rethrow("shutdown", t);
+        }
+    }
+
+    static int accept(MemorySegment state, int fd) {
+        try {
+            return (int) ACCEPT.invokeExact(state, fd, MemorySegment.NULL, MemorySegment.NULL);
+        } catch (Throwable t) {
+            throw rethrow("accept", t);
+        }
+    }
+
+    /** sched_setaffinity(2) of the calling thread ({@code pid} 0) to the CPUs set in {@code mask}. */
+    static int schedSetaffinity(MemorySegment state, MemorySegment mask) {
+        try {
+            return (int) SCHED_SETAFFINITY.invokeExact(state, 0, mask.byteSize(), mask);
+        } catch (Throwable t) {
+            throw rethrow("sched_setaffinity", t);
         }
     }
 

@@ -7,8 +7,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A real-time scheduler whose timers fire on the loop's own thread: the event loop a single-threaded protocol
- * core runs in when the time is real (one loop per node). Each pass of {@link #runOnce()} fires every timer
- * that is due, then polls every {@link Source} (a link, a card's port) once; when a pass did nothing the loop
+ * core runs in when the time is real (one loop per node). Each pass of {@link #runOnce()} polls every
+ * {@link Source} (a link, a card's port) once, then fires every timer that was due when the pass began; when a pass did
+ * nothing the loop
  * backs off with a {@link BackoffIdle} (a few {@link Thread#onSpinWait()} passes, then {@link Thread#yield()},
  * then parks until the next deadline, at most {@code maxParkNanos}, or until {@link #wakeup()}), so an idle loop
  * costs no core on a shared machine.
@@ -98,19 +99,22 @@ public final class EventLoop implements Scheduler, AutoCloseable {
     }
 
     /**
-     * Runs one pass on the calling thread, which becomes the loop's thread: fires the due timers, then polls every
-     * source once.
+     * Runs one pass on the calling thread, which becomes the loop's thread: polls every source once, then fires the
+     * timers due at the pass's start. Sources first: a loop thread that lost its CPU past a deadline handles what
+     * arrived meanwhile before that deadline - the acknowledgement before the retransmission timeout it makes
+     * unnecessary (which a timer fired first would take for a loss).
      *
      * @return the work done (timers fired + what the sources reported)
      */
     public int runOnce() {
         claimOwnership();
         wakeupPending = false;
-        int work = fireDue(System.nanoTime());
+        long now = System.nanoTime();
+        int work = 0;
         for (Source s : sources) {
             work += s.doWork();
         }
-        return work;
+        return work + fireDue(now);
     }
 
     /**

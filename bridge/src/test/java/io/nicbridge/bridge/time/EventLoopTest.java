@@ -43,6 +43,24 @@ class EventLoopTest {
     }
 
     @Test
+    void aPassPollsTheSourcesBeforeItFiresTheDueTimers() {
+        // A loop thread that woke past a deadline: what arrived meanwhile (an acknowledgement) is handled first and
+        // may move the deadline (the retransmission timeout), which then does not fire.
+        EventLoop loop = new EventLoop("t", 1_000_000);
+        List<String> order = new ArrayList<>();
+        Timer timeout = loop.newTimer("rto", () -> order.add("timeout"));
+        timeout.armAt(loop.nanoTime() - 1_000);
+        loop.addSource(() -> {
+            order.add("ack");
+            timeout.armAfter(TimeUnit.HOURS.toNanos(1));
+            return 1;
+        });
+        assertEquals(1, loop.runOnce());
+        assertEquals(List.of("ack"), order);
+        assertTrue(timeout.isArmed());
+    }
+
+    @Test
     void reArmingMovesTheExpiryAndAnActionMayReArmItself() {
         EventLoop loop = new EventLoop("t", 1_000_000);
         AtomicInteger count = new AtomicInteger();

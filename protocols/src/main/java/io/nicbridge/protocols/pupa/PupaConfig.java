@@ -9,7 +9,10 @@ package io.nicbridge.protocols.pupa;
  * @param receiveBufferSize   bytes per secondary receive buffer, also the threshold above which a received body stays
  *                            in the link's receive buffer, the paper's mbuf (paper: 128)
  * @param mbufs               link receive buffers the core may hold at once for bodies left in place; a body that
- *                            finds none free is an overflow (dropped and NACKed)
+ *                            finds none free is an overflow (dropped and NACKed). The paper's driver refills its ring
+ *                            with fresh mbufs; a link's receive buffers are its ring, so each one held is a descriptor
+ *                            the card cannot fill: default 64, half of the 21140 driver's 128-entry ring (16, smaller
+ *                            than one poll batch of fragments, made the core overflow on its own)
  * @param maxMessage          the largest message offered (bytes); capped further by the send pool and the FIFO
  * @param rtoNanos            retransmission timeout of the oldest unacknowledged message
  * @param ackTimerNanos       the acknowledgement timer's period (paper: 10 ms)
@@ -46,9 +49,12 @@ public record PupaConfig(int sendBuffers, int sendBufferSize, int receiveBuffers
         }
     }
 
-    /** The paper's defaults: pools 128 x 512 B and 512 x 128 B, 10 ms ACK timer, broadcast ACK every 50, credits on. */
+    /**
+     * The paper's defaults: pools 128 x 512 B and 512 x 128 B, 10 ms ACK timer, broadcast ACK every 50, credits on;
+     * ours: 64 mbufs, a 20 ms retransmission timeout, 100 us packing delay, 16 KiB messages.
+     */
     public static PupaConfig defaults() {
-        return new PupaConfig(128, 512, 512, 128, 16, 16 * 1024, 20_000_000L, 10_000_000L, 50, 100_000L, true,
+        return new PupaConfig(128, 512, 512, 128, 64, 16 * 1024, 20_000_000L, 10_000_000L, 50, 100_000L, true,
                 false, false);
     }
 

@@ -42,7 +42,8 @@ import java.util.zip.CRC32C;
  * Sequence numbers per (sender, receiver) pair and fragment; the receiver accepts only the expected one (into the
  * FIFO: in order is the only order it can store); a duplicate is dropped (and acknowledged), an out-of-order message
  * or one that finds no room is dropped and answered at once with a NACK carrying the expected number, which sends
- * the sender back to it. Every frame carries the cumulative acknowledgement (piggy-backed). Sender-controlled ACKs:
+ * the sender back to it; NACKs are numbered and DATA frames echo the last one acted on, so the frames already in
+ * flight behind a loss draw one NACK, and a resent message lost again draws the next at once ({@link #rejected}). Every frame carries the cumulative acknowledgement (piggy-backed). Sender-controlled ACKs:
  * below a low-water mark of free send-FIFO entries (15 of 63), or of available send-pool buffers (an eighth), every
  * message asks for an acknowledgement until one lifts the free space above the high-water mark (31 entries, a
  * quarter of the pool); when the pool runs low, explicit ACK requests go to every peer holding pool buffers
@@ -53,8 +54,9 @@ import java.util.zip.CRC32C;
  *
  * <h2>Flow control</h2>
  * Optimistic credits: a sender may send without limit until the receiver overflows; the receiver then grants zero
- * (on the NACK and every later frame), grants its free receive entries as the application frees them, and unlimited
- * again above half the FIFO. A sender at zero credit sends nothing new but probes once per timeout. Off with
+ * (on the NACK and every later frame) until the application frees space, then the fragments that surely fit (free
+ * FIFO entries, capped by the free receive-pool buffers and mbufs), and unlimited again once that is above half the
+ * FIFO. A sender at zero credit sends nothing new but probes once per timeout. Off with
  * {@link PupaConfig#flowControl()}.
  *
  * <h2>Packing</h2>
@@ -65,8 +67,9 @@ import java.util.zip.CRC32C;
  * <h2>Multicast</h2>
  * {@link #multicast} sends one message to a set of peers by Ethernet broadcast, as the paper's Pupa does: a copy in
  * each destination's send FIFO under that pair's sequence number (the body once in the send pool), one MULTICAST frame
- * per fragment on the wire carrying each destination's sequence number, ACK and credit; losses are repaired per peer by
- * unicast, like any other message's. Table 3 counts such a message once as sent and once per receiver as received.
+ * per fragment on the wire carrying each destination's sequence number, ACK, credit and NACK echo; losses are repaired
+ * per peer by unicast, like any other message's, and NACKed at once under the same numbering ({@link #multicastFrame}).
+ * Table 3 counts such a message once as sent and once per receiver as received.
  *
  * <h2>Host work</h2>
  * Named operations on the node's {@link HostCpu}, one charge per call of the code they name (the names, what each
@@ -90,6 +93,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     static final int K_SECONDARY = 0x200; // receive entry: body in a receive-pool buffer
     static final int K_MBUF = 0x400; // receive entry: body in a held link receive buffer
     static final int K_MULTI = 0x800; // send entry: one of a multicast's copies; its pool chain is shared (chainRefs)
+    static final int K_SPILL = 0x1000; // receive entry: body moved out of its link buffer into the peer's spill area
     static final int SEND_LOW_WATER = 15;
     static final int SEND_HIGH_WATER = 31;
     static final int CREDIT_HIGH_WATER = PrimaryFifo.ENTRIES / 2;
@@ -121,8 +125,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final int[] highSeq;
     private final int[] credit;
     private final int[] poolHeld;
-    private final int[] goBackSeq;
-    private final long[] goBackAt;
+    private final short[] nackHeard; // number of the last NACK from the peer acted on, echoed on every DATA frame
     private final long[] rtoDeadline;
     private final long[] packDeadline;
     private final boolean[] ackRequired;
@@ -135,7 +138,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final boolean[] ackPending;
     private final boolean[] ackNow;
     private final boolean[] nackNow;
+    private final short[] nackSent; // number of the last NACK sent to the peer
     private final boolean[] zeroed;
+    private final boolean[] creditZero; // overflowed, and nothing delivered since: the grant is 0
     private final boolean[] creditDirty;
 
     // held link receive buffers (mbufs)
@@ -143,6 +148,8 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final int[] mbufRefs;
     private final int[] mbufFreeStack;
     private int mbufFree;
+    // per peer, maxMessage bytes: the bodies of an incomplete message, moved out of their link buffers ({@link #spill})
+    private final MemorySegment spillArea;
     private int frameSlot = NO_SLOT;
 
     // multicast: copies of a message sharing one send-pool chain, and the one multicast whose broadcast frames are
@@ -250,9 +257,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         credit = new int[peers];
         Arrays.fill(credit, UNLIMITED);
         poolHeld = new int[peers];
-        goBackSeq = new int[peers];
-        goBackAt = new long[peers];
-        Arrays.fill(goBackAt, Long.MIN_VALUE);
+        nackHeard = new short[peers];
         rtoDeadline = new long[peers];
         packDeadline = new long[peers];
         Arrays.fill(rtoDeadline, NO_DEADLINE);
@@ -265,7 +270,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
         ackPending = new boolean[peers];
         ackNow = new boolean[peers];
         nackNow = new boolean[peers];
+        nackSent = new short[peers];
         zeroed = new boolean[peers];
+        creditZero = new boolean[peers];
         creditDirty = new boolean[peers];
         mbufHandle = new int[config.mbufs()];
         mbufRefs = new int[config.mbufs()];
@@ -274,6 +281,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
             mbufFreeStack[i] = i;
         }
         mbufFree = config.mbufs();
+        spillArea = Arena.ofAuto().allocate(Math.max(1L, (long) peers * maxMessage), 64);
         chainRefs = new int[config.sendBuffers()];
         multicastBase = new int[peers];
         assembly = MemorySegment.ofArray(new byte[Math.max(1, maxMessage)]);
@@ -394,8 +402,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
      * <p>Reliability stays per peer, as for {@link #send}: the message takes an entry in each destination's send FIFO
      * under that pair's next sequence number (the body, when not inline, once in the send pool, shared by the copies
      * until the last destination acknowledges it); each MULTICAST frame carries, per destination, that sequence number,
-     * the piggy-backed ACK and credit and the ACK-requested flag, so acknowledgements, NACKs, timeouts and
-     * retransmissions (by unicast, to the one peer that lost it) work exactly as for a unicast message. Messages sent
+     * the piggy-backed ACK and credit, the ACK-requested flag and the NACK echo, so acknowledgements, numbered NACKs,
+     * timeouts and retransmissions (by unicast, to the one peer that lost it) work exactly as for a unicast message
+     * ({@link #multicastFrame}). Messages sent
      * to a destination before the multicast go out before it. A destination whose credit is exhausted, or that is
      * behind because of a go-back it cannot finish now, gets its copy by unicast later. A multicast is not packed: its
      * frames go at once. Where the link cannot broadcast (or a frame cannot hold the destination entries) the copies
@@ -591,7 +600,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
             }
             PrimaryFifo f = receiveFifo[p];
             MemorySegment s = f.segment();
-            int took = 0;
             while (done < limit) {
                 int pos = f.low();
                 int k = head(f);
@@ -616,18 +624,22 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 }
                 dequeued(f, pos, k);
                 done++;
-                took++;
             }
-            if (took > 0 && zeroed[p]) {
-                int free = f.free();
-                if (free >= CREDIT_HIGH_WATER) {
-                    zeroed[p] = false; // unlimited again
-                }
-                creditDirty[p] = true;
-                pump(p, false);
-            }
+            spill(p);
         }
         if (done > 0) {
+            // the application freed receive space (FIFO entries, and pool buffers and mbufs that every peer shares):
+            // every sender held at zero credit learns what fits now, or unlimited again above the high-water mark
+            for (int p = 0; p < peers; p++) {
+                if (p != self && zeroed[p]) {
+                    creditZero[p] = false;
+                    if (room(p) >= CREDIT_HIGH_WATER) {
+                        zeroed[p] = false;
+                    }
+                    creditDirty[p] = true;
+                    pump(p, false);
+                }
+            }
             armAckTimer();
         }
         return done;
@@ -701,13 +713,17 @@ public final class PupaCore implements MessageCore, BufferAudit {
         }
         switch (type) {
             case PupaWire.DATA -> {
-                acknowledged(peer, ack, grant, false);
-                receive(peer, buf, length, count, rxHandle, FRAME_HEADER, 0, false, false);
+                acknowledged(peer, ack, grant);
+                receive(peer, buf, length, count, rxHandle, FRAME_HEADER, 0, false, false,
+                        (short) PupaWire.u16(buf, PupaWire.OFF_NACK));
             }
-            case PupaWire.ACK, PupaWire.CREDIT -> acknowledged(peer, ack, grant, false);
-            case PupaWire.NACK -> acknowledged(peer, ack, grant, true);
+            case PupaWire.ACK, PupaWire.CREDIT -> acknowledged(peer, ack, grant);
+            case PupaWire.NACK -> {
+                acknowledged(peer, ack, grant);
+                nacked(peer, ack, (short) PupaWire.u16(buf, PupaWire.OFF_NACK));
+            }
             case PupaWire.ACK_REQUEST -> {
-                acknowledged(peer, ack, grant, false);
+                acknowledged(peer, ack, grant);
                 ackNow[peer] = true;
             }
             case PupaWire.MULTICAST -> multicastFrame(peer, buf, length, count, rxHandle);
@@ -716,7 +732,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
                     counters.malformed++;
                 } else {
                     long at = FRAME_HEADER + 8L * self;
-                    acknowledged(peer, buf.get(U32, at), buf.get(U32, at + 4), false);
+                    acknowledged(peer, buf.get(U32, at), buf.get(U32, at + 4));
                 }
             }
             default -> counters.malformed++;
@@ -960,9 +976,12 @@ public final class PupaCore implements MessageCore, BufferAudit {
      * Accepts the {@code count} messages from {@code start} of a DATA frame, or of a MULTICAST frame
      * ({@code multicast}: message i has sequence number {@code seqBase + i}, and {@code requestedAll} is this node's
      * ACK-requested flag from its destination entry).
+     *
+     * @param nackEcho the number of the last NACK from this node the frame's sender had acted on when it sent the
+     *                 frame ({@link #rejected}): the DATA frame's header word, a MULTICAST frame's destination entry
      */
     private void receive(int peer, MemorySegment buf, int length, int count, int rxHandle, long start, int seqBase,
-                         boolean multicast, boolean requestedAll) {
+                         boolean multicast, boolean requestedAll, short nackEcho) {
         long off = start;
         for (int i = 0; i < count; i++) {
             opAccept.charge();
@@ -977,10 +996,12 @@ public final class PupaCore implements MessageCore, BufferAudit {
             }
             if (ahead == OVERFLOW) {
                 counters.overflows++;
-                nackNow[peer] = true;
                 if (config.flowControl()) {
-                    zeroed[peer] = true;
+                    zeroed[peer] = true; // the NACK, and every frame until the application frees space, grants 0
+                    creditZero[peer] = true;
+                    creditDirty[peer] = true;
                 }
+                rejected(peer, nackEcho);
                 return;
             }
             if (ahead < 0) {
@@ -995,7 +1016,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
             }
             if (ahead > 0) {
                 counters.outOfOrder++;
-                nackNow[peer] = true;
+                rejected(peer, nackEcho);
                 return; // the rest of the frame is later still
             }
             opHeaderIn.charge();
@@ -1023,6 +1044,45 @@ public final class PupaCore implements MessageCore, BufferAudit {
             cpu.charge(CostItem.COPY, fragLength);
             received(peer, e, flags | kind, requested);
             off = body + mFragLength;
+        }
+    }
+
+    /**
+     * Moves the bodies of {@code peer}'s incomplete message out of their link buffers into the peer's spill area and
+     * gives the buffers back. Called after the application took every complete message, so whatever the FIFO still
+     * holds is one message waiting for fragments (acceptance is in order). A link's receive buffers are its card's
+     * ring, which the card fills in order: the driver cannot hand out the frames behind one the core still holds, so a
+     * fragment held while the rest of its message is lost would stop all reception once the ring came round to it -
+     * including the resend that would complete the message. The paper's driver never meets this: it hands the mbuf up
+     * and puts a fresh one in the ring. One incomplete message per peer, so one area of maxMessage bytes each: the
+     * message that uses it is the FIFO's oldest until the application takes it, and nothing is spilled while a
+     * complete message (left by the application's limit) is the oldest.
+     */
+    private void spill(int peer) {
+        PrimaryFifo f = receiveFifo[peer];
+        int size = f.size();
+        if (size == 0) {
+            return;
+        }
+        MemorySegment s = f.segment();
+        int pos = f.low();
+        if (size >= PupaWire.u16(s, PrimaryFifo.entry(pos) + PupaWire.M_COUNT)) {
+            return; // complete: the application left it, and takes it (and its buffers) next
+        }
+        long base = (long) peer * maxMessage;
+        for (int i = 0; i < size; i++, pos = PrimaryFifo.advance(pos, 1)) {
+            long e = PrimaryFifo.entry(pos);
+            int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
+            if ((flags & K_MBUF) != 0) {
+                int fragLength = PupaWire.u16(s, e + PupaWire.M_FRAG_LENGTH);
+                body(s, e);
+                MemorySegment.copy(viewSegment, viewOffset, spillArea, base + s.get(U32, e + PupaWire.M_FRAG_OFFSET),
+                        fragLength);
+                cpu.charge(CostItem.COPY, fragLength);
+                freeBody(s, e);
+                s.set(U16, e + PupaWire.M_FLAGS, (short) ((flags & ~K_MBUF) | K_SPILL));
+                counters.spilled++;
+            }
         }
     }
 
@@ -1131,6 +1191,10 @@ public final class PupaCore implements MessageCore, BufferAudit {
         } else if ((flags & K_MBUF) != 0) {
             viewSegment = link.rxBuffer(mbufHandle[s.get(U32, e + PrimaryFifo.BODY)]);
             viewOffset = s.get(U32, e + PrimaryFifo.BODY + 4);
+        } else if ((flags & K_SPILL) != 0) {
+            viewSegment = spillArea;
+            viewOffset = (long) PupaWire.u16(s, e + PupaWire.M_SOURCE) * maxMessage
+                    + s.get(U32, e + PupaWire.M_FRAG_OFFSET);
         } else {
             viewSegment = s;
             viewOffset = e + PrimaryFifo.BODY;
@@ -1169,7 +1233,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     // ------------------------------------------------------------------ acknowledgements
 
     /** An acknowledgement (and credit) from {@code peer}: {@code ack} is the next sequence number it expects. */
-    void acknowledged(int peer, int ack, int grant, boolean nack) {
+    void acknowledged(int peer, int ack, int grant) {
         if (config.flowControl()) {
             opCredit.charge();
             credit[peer] = grant;
@@ -1214,18 +1278,39 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 ackRequired[peer] = false;
             }
         }
-        if (nack && ack != sentSeq[peer]) {
-            long now = clock.nanoTime();
-            // NACKs for the same gap from frames already in flight: one go-back answers them all
-            if (goBackSeq[peer] != ack || now - goBackAt[peer] >= config.rtoNanos() / 2
-                    || nextSeq[peer] - ack <= 0) {
-                opNack.charge();
-                counters.validNacks++;
-                nextSeq[peer] = ack;
-                goBackSeq[peer] = ack;
-                goBackAt[peer] = now;
-            }
+        writePointers(peer);
+    }
+
+    /**
+     * A message from {@code peer} was dropped (out of order, or no room): NACK it at once with the expected sequence
+     * number (paper 2.2.1) - unless the frame was sent before the peer acted on this node's last NACK. A go-back-N
+     * sender's frames already in flight behind a loss all arrive out of order; NACKing each would send the sender
+     * back again and again, and ignoring NACKs for a while (the other way to dedupe them) leaves a resent message
+     * lost a second time to the retransmission timeout. So NACKs are numbered, every DATA frame echoes the number
+     * of the last NACK its sender acted on (a MULTICAST frame in each destination's entry: {@link #multicastFrame}),
+     * and a drop in a frame that echoes the current number is a new loss: the next NACK goes out at once, however
+     * soon. A lost NACK is recovered by the timeout, like any lost frame.
+     */
+    private void rejected(int peer, short nackEcho) {
+        if (nackEcho == nackSent[peer]) {
+            nackSent[peer]++;
+            nackNow[peer] = true;
         }
+    }
+
+    /** NACK number {@code number} from {@code peer}: resend from {@code ack}, once per NACK ({@link #rejected}). */
+    void nacked(int peer, int ack, short number) {
+        if ((short) (number - nackHeard[peer]) <= 0) {
+            return; // a duplicate, or older than one acted on
+        }
+        nackHeard[peer] = number;
+        int back = ack - lowSeq[peer];
+        if (back < 0 || back >= sentSeq[peer] - lowSeq[peer]) {
+            return; // nothing sent from there on is unacknowledged
+        }
+        opNack.charge();
+        counters.validNacks++;
+        nextSeq[peer] = ack;
         writePointers(peer);
     }
 
@@ -1259,8 +1344,20 @@ public final class PupaCore implements MessageCore, BufferAudit {
         return expected[p] != 0 || sentSeq[p] != 0;
     }
 
+    /**
+     * The credit granted to {@code peer} (paper 2.2.2): unlimited, but 0 from an overflow until the application frees
+     * space, then the messages (fragments) that surely fit - a FIFO entry each, and a receive-pool buffer or a held
+     * mbuf each at most - until that room is above the high-water mark again.
+     */
     private int grant(int peer) {
-        return !config.flowControl() || !zeroed[peer] ? UNLIMITED : receiveFifo[peer].free();
+        if (!config.flowControl() || !zeroed[peer]) {
+            return UNLIMITED;
+        }
+        return creditZero[peer] ? 0 : room(peer);
+    }
+
+    private int room(int peer) {
+        return Math.min(receiveFifo[peer].free(), Math.min(mbufFree, receivePool.available()));
     }
 
     private void armAckTimer() {
@@ -1422,6 +1519,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     /** pack, first half: the data frame's header (count, cumulative ACK, credit, payload length up to {@code end}). */
     void packFrame(int peer, MemorySegment buf, int count, int end) {
         PupaWire.frameHeader(buf, PupaWire.DATA, count, expected[peer], grant(peer), end - FRAME_HEADER);
+        buf.set(U16, PupaWire.OFF_NACK, nackHeard[peer]); // the last NACK acted on ({@link #rejected})
     }
 
     /** pack, second half: the messages up to {@code seq} are out; the handler's next and sent pointers follow. */
@@ -1480,6 +1578,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
     /** control: a frame without messages: the cumulative ACK and the credit, which is all the peer is owed now. */
     void controlFrame(int peer, MemorySegment buf, byte type) {
         PupaWire.frameHeader(buf, type, 0, expected[peer], grant(peer), 0);
+        if (type == PupaWire.NACK) {
+            buf.set(U16, PupaWire.OFF_NACK, nackSent[peer]); // this NACK's number ({@link #rejected})
+        }
         counters.ackPacketsSent++;
         carried(peer);
     }
@@ -1611,8 +1712,8 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /**
      * multicast-entry, first half: takes a credit for {@code peer}'s copy (ready: not at zero) and writes its
-     * destination entry at {@code at}: its sequence number, the piggy-backed ACK and credit, whether it asks for an
-     * acknowledgement (the second half is {@link #framed}, as for a unicast frame's peer).
+     * destination entry at {@code at}: its sequence number, the piggy-backed ACK and credit, the NACK echo, whether it
+     * asks for an acknowledgement (the second half is {@link #framed}, as for a unicast frame's peer).
      *
      * @return true when it asks for an acknowledgement
      */
@@ -1624,8 +1725,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
             probe[peer] = false;
         }
         boolean ask = ackRequired[peer] || config.ackEveryMessage();
-        buf.set(U16, at + PupaWire.MC_NODE, (short) peer);
-        buf.set(U16, at + PupaWire.MC_FLAGS, (short) (ask ? PupaWire.F_ACK_REQUESTED : 0));
+        buf.set(ValueLayout.JAVA_BYTE, at + PupaWire.MC_NODE, (byte) peer);
+        buf.set(ValueLayout.JAVA_BYTE, at + PupaWire.MC_FLAGS, (byte) (ask ? PupaWire.F_ACK_REQUESTED : 0));
+        buf.set(U16, at + PupaWire.MC_NACK, nackHeard[peer]); // the peer's copy echoes like a DATA frame to it
         buf.set(U32, at + PupaWire.MC_SEQ, nextSeq[peer]);
         buf.set(U32, at + PupaWire.MC_ACK, expected[peer]);
         buf.set(U32, at + PupaWire.MC_CREDIT, grant(peer));
@@ -1653,7 +1755,20 @@ public final class PupaCore implements MessageCore, BufferAudit {
         return body;
     }
 
-    /** A MULTICAST frame from {@code peer}: this node's entry, if it has one, is its ACK, credit and sequence number. */
+    /**
+     * A MULTICAST frame from {@code peer}: this node's entry, if it has one, is its ACK, credit, sequence number and
+     * NACK echo, and the frame's message is then received exactly as if it had come in a DATA frame.
+     *
+     * <p>How multicast takes part in the numbered NACKs ({@link #rejected}): a copy's loss is one pair's loss. The
+     * broadcast frame carries, in each destination's entry, the number of the last NACK from that destination the
+     * sender acted on - the same word a DATA frame to it carries in its header - so a destination that sees a gap in
+     * a MULTICAST frame (a lost copy, or a lost unicast before it) NACKs the sender at once, as behind a DATA frame,
+     * and NACKs only once for the broadcast and unicast frames already in flight behind the loss. The sender goes
+     * back for that destination alone ({@link #nacked}): its copies are entries of that pair's send FIFO like any
+     * other, resent by unicast in DATA frames that echo the NACK's number, so a second loss of the repair is NACKed
+     * at once too. A lost copy is repaired by the next frame the sender sends to that destination, broadcast or
+     * unicast, not left to the retransmission timeout (which remains for a copy that nothing follows).
+     */
     private void multicastFrame(int peer, MemorySegment buf, int length, int count, int rxHandle) {
         opMulticastFind.charge();
         long at = multicastFind(buf, length);
@@ -1665,10 +1780,11 @@ public final class PupaCore implements MessageCore, BufferAudit {
             counters.multicastIgnored++; // the broadcast reached a node it does not address
             return;
         }
-        acknowledged(peer, buf.get(U32, at + PupaWire.MC_ACK), buf.get(U32, at + PupaWire.MC_CREDIT), false);
-        boolean requested = (PupaWire.u16(buf, at + PupaWire.MC_FLAGS) & PupaWire.F_ACK_REQUESTED) != 0;
+        acknowledged(peer, buf.get(U32, at + PupaWire.MC_ACK), buf.get(U32, at + PupaWire.MC_CREDIT));
+        boolean requested = (PupaWire.u8(buf, at + PupaWire.MC_FLAGS) & PupaWire.F_ACK_REQUESTED) != 0;
         long start = FRAME_HEADER + PupaWire.MC_HEADER + (long) PupaWire.MC_ENTRY * PupaWire.u16(buf, FRAME_HEADER);
-        receive(peer, buf, length, count, rxHandle, start, buf.get(U32, at + PupaWire.MC_SEQ), true, requested);
+        receive(peer, buf, length, count, rxHandle, start, buf.get(U32, at + PupaWire.MC_SEQ), true, requested,
+                (short) PupaWire.u16(buf, at + PupaWire.MC_NACK));
     }
 
     private static final long NOT_ADDRESSED = -1;
@@ -1688,7 +1804,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
             return MALFORMED;
         }
         for (long at = FRAME_HEADER + PupaWire.MC_HEADER; at < start; at += PupaWire.MC_ENTRY) {
-            if (PupaWire.u16(buf, at + PupaWire.MC_NODE) == self) {
+            if (PupaWire.u8(buf, at + PupaWire.MC_NODE) == self) {
                 return at;
             }
         }

@@ -32,6 +32,7 @@ public final class PupaCounters {
     long multicastUnicasts;
     long multicastLetGo;
     long multicastIgnored;
+    long spilled;
 
     /** Table 3 row 1: frames sent, data and control. */
     public long packetsSent() {
@@ -176,6 +177,11 @@ public final class PupaCounters {
         return delivered;
     }
 
+    /** Fragment bodies moved out of held link buffers because their message was still incomplete (PupaCore#spill). */
+    public long spilled() {
+        return spilled;
+    }
+
     @Override
     public String toString() {
         return "packets " + packetsSent + " (ack-only " + ackPacketsSent + "), acks " + validAcks + ", nacks "
@@ -183,7 +189,7 @@ public final class PupaCounters {
                 + "), received " + messagesReceived + ", overflow " + overflows + ", out-of-order " + outOfOrder
                 + ", primary/secondary/mbuf " + inPrimary + "/" + inSecondary + "/" + inMbuf + ", duplicates "
                 + duplicates + ", corrupt " + corrupt + ", malformed " + malformed + ", timeouts " + timeouts
-                + ", delivered " + delivered + ", multicasts " + multicasts + " (frames " + multicastFrames
-                + ", by unicast " + multicastUnicasts + ")";
+                + ", delivered " + delivered + ", spilled " + spilled + ", multicasts " + multicasts + " (frames "
+                + multicastFrames + ", by unicast " + multicastUnicasts + ")";
     }
 }

@@ -11,6 +11,7 @@ import io.nicbridge.protocols.core.MessageChannel;
 import io.nicbridge.protocols.core.MessageHandler;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 
 /**
@@ -38,7 +39,7 @@ import java.util.List;
  *   pupa.control        per ACK, NACK, credit or request frame sent  controlFrame                 protocol processing
  *   pupa.accept         per message received                         accept                       protocol processing
  *   pupa.ack-process    per acknowledgement that frees messages      acknowledged (advance > 0)   protocol processing
- *   pupa.nack-process   per NACK that sends the sender back          acknowledged (nack)          protocol processing
+ *   pupa.nack-process   per NACK that sends the sender back          nacked                       protocol processing
  *   pupa.credit-process per frame received (with flow control on)    acknowledged (credit only)   protocol processing
  *   pupa.retransmit     per retransmission timeout                   timedOut                     protocol processing
  *   pupa.ack-timer      per ACK timer expiration                     ackTick                      protocol processing
@@ -128,6 +129,7 @@ public final class PupaOperations {
     private int chainFirst = BufferPool.END;
     private int chainLast = BufferPool.END;
     private int ackBase;
+    private short nackNumber; // the NACKs nackProcess sends, numbered as a receiver numbers them
     private long delivered;
 
     /** Two fresh cores with Pupa's defaults (64 mbufs, so that a batch of holds fits). */
@@ -159,7 +161,8 @@ public final class PupaOperations {
                 PrimaryFifo.entry(sf.high()));
         for (int i = 0; i < MULTICAST_ENTRIES; i++) {
             long at = FRAME_HEADER + PupaWire.MC_HEADER + (long) PupaWire.MC_ENTRY * i;
-            multicastFrame.set(PupaWire.U16, at + PupaWire.MC_NODE, (short) (i == MULTICAST_ENTRIES - 1 ? 1 : i + 2));
+            byte node = (byte) (i == MULTICAST_ENTRIES - 1 ? 1 : i + 2);
+            multicastFrame.set(ValueLayout.JAVA_BYTE, at + PupaWire.MC_NODE, node);
         }
         if (mcBody + LENGTH != MULTICAST_FRAME) {
             throw new IllegalStateException("multicast frame of " + (mcBody + LENGTH) + " bytes");
@@ -284,7 +287,7 @@ public final class PupaOperations {
 
     /** Call {@code k} of a batch after {@link #prepareAcks()}: acknowledges the k-th message (only). */
     public void ackProcess(int k) {
-        sender.acknowledged(1, ackBase + k + 1, UNLIMITED, false);
+        sender.acknowledged(1, ackBase + k + 1, UNLIMITED);
     }
 
     /** One message to node 1 outstanding (its frame discarded): what a NACK sends the sender back to. */
@@ -299,13 +302,14 @@ public final class PupaOperations {
     /** A NACK for the outstanding message (after {@link #prepareNack()}; each call goes back again). */
     public void nackProcess() {
         sender.sendSequences(1, seqs);
-        sender.acknowledged(1, seqs[0], UNLIMITED, true);
+        sender.acknowledged(1, seqs[0], UNLIMITED); // a NACK frame's header is processed as onFrame does
+        sender.nacked(1, seqs[0], ++nackNumber); // a new number each call: every NACK is acted on
     }
 
     /** A frame that acknowledges nothing new: only its credit is processed. */
     public void creditProcess() {
         sender.sendSequences(1, seqs);
-        sender.acknowledged(1, seqs[0], UNLIMITED, false);
+        sender.acknowledged(1, seqs[0], UNLIMITED);
     }
 
     // ------------------------------------------------------------------------------------- receive side operations
@@ -457,16 +461,17 @@ public final class PupaOperations {
         sender.sendSequences(1, seqs);
         int ack = seqs[0];
         for (int k = 0; k < BATCH; k++) {
-            PupaWire.frameHeader(links[0].inject(FRAME_HEADER), PupaWire.NACK, 0, ack, UNLIMITED, 0);
+            MemorySegment frame = links[0].inject(FRAME_HEADER);
+            PupaWire.frameHeader(frame, PupaWire.NACK, 0, ack, UNLIMITED, 0);
+            frame.set(PupaWire.U16, PupaWire.OFF_NACK, ++nackNumber); // each a new NACK, as a receiver numbers them
         }
     }
 
     /**
-     * Path: node 0 takes one NACK frame and goes back: the message is sent again (half a retransmission timeout
-     * later than the last NACK, so that it is not taken for a copy of that one).
+     * Path: node 0 takes one NACK frame and goes back: the message is sent again (each frame carries the next NACK
+     * number, so none is taken for a copy of the one before).
      */
     public int nackPath() {
-        now[0] += config.rtoNanos() / 2;
         return links[0].poll(sender, 1);
     }
 
@@ -500,7 +505,7 @@ public final class PupaOperations {
             sender.sendSequences(1, seqs);
         }
         links[1].drop();
-        sender.acknowledged(1, seqs[3], UNLIMITED, false);
+        sender.acknowledged(1, seqs[3], UNLIMITED);
         sender.sendSequences(1, seqs);
         if (seqs[0] != seqs[3]) {
             throw new IllegalStateException("node 0 could not settle: sequences " + seqs[0] + ".." + seqs[3]);

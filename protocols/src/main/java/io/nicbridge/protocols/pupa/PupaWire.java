@@ -13,7 +13,10 @@ import java.nio.ByteOrder;
  *   4 ack (u32): the next sequence number the frame's sender expects from its receiver (every type but
  *     BROADCAST_ACK): piggy-backed on DATA, the expected number of a NACK
  *   8 credit (u32): messages the receiver of the frame may still send to its sender; 0xffffffff = unlimited
- *  12 payload length (u16) | 14 reserved (0)
+ *  12 payload length (u16)
+ *  14 nack (u16): NACK: this NACK's number (per receiver and sender, counting up from 1); DATA: the number of the
+ *     last NACK from the frame's receiver that its sender acted on (0: none), which tells the receiver whether a
+ *     drop is a new loss (PupaCore#rejected); 0 in the other types (MULTICAST carries it per destination)
  *  16 crc32c over [0, 16) and the payload when the frame check is on, else 0
  * DATA payload: count messages, each a 28-byte message header and its body
  *   0 seq (u32): per (sender, receiver) pair, one per fragment
@@ -25,7 +28,9 @@ import java.nio.ByteOrder;
  * MULTICAST payload (one Ethernet broadcast frame for a message to several peers, section 1 of the paper):
  *   0 destinations n (u16) | 2 reserved (0)
  *   4 n destination entries of 16 bytes, one per addressed peer:
- *      0 node (u16) | 2 flags (u16): {@link #F_ACK_REQUESTED} for that node
+ *      0 node (u8): a multicast reaches at most 64 peers | 1 flags (u8): {@link #F_ACK_REQUESTED} for that node
+ *      2 nack (u16): the number of the last NACK from that node the sender acted on - DATA's header word 14 for
+ *        that node, so a gap the frame shows that node is NACKed exactly as behind a DATA frame (PupaCore#rejected)
  *      4 seq (u32): that node's sequence number of the frame's first message
  *      8 ack (u32): the next sequence number the sender expects from that node (the piggy-backed ACK)
  *     12 credit (u32): what that node may still send to the sender
@@ -55,7 +60,8 @@ public final class PupaWire {
     static final int MC_HEADER = 4;
     static final int MC_ENTRY = 16;
     static final int MC_NODE = 0;
-    static final int MC_FLAGS = 2;
+    static final int MC_FLAGS = 1;
+    static final int MC_NACK = 2;
     static final int MC_SEQ = 4;
     static final int MC_ACK = 8;
     static final int MC_CREDIT = 12;
@@ -75,6 +81,7 @@ public final class PupaWire {
     static final int OFF_ACK = 4;
     static final int OFF_CREDIT = 8;
     static final int OFF_PAYLOAD = 12;
+    static final int OFF_NACK = 14;
     static final int OFF_CRC = 16;
 
     static final int M_SEQ = 0;
@@ -98,6 +105,10 @@ public final class PupaWire {
         return Short.toUnsignedInt(s.get(U16, off));
     }
 
+    static int u8(MemorySegment s, long off) {
+        return Byte.toUnsignedInt(s.get(ValueLayout.JAVA_BYTE, off));
+    }
+
     static void frameHeader(MemorySegment f, byte type, int count, int ack, int credit, int payload) {
         f.set(ValueLayout.JAVA_BYTE, OFF_MAGIC, MAGIC);
         f.set(ValueLayout.JAVA_BYTE, OFF_TYPE, type);
@@ -105,7 +116,7 @@ public final class PupaWire {
         f.set(U32, OFF_ACK, ack);
         f.set(U32, OFF_CREDIT, credit);
         f.set(U16, OFF_PAYLOAD, (short) payload);
-        f.set(U16, 14, (short) 0);
+        f.set(U16, OFF_NACK, (short) 0);
         f.set(U32, OFF_CRC, 0);
     }
 

@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bridge.link.ForwardingLink;
 import io.nicbridge.protocols.sim.FrameFaults;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -80,6 +82,44 @@ class PupaCoreTest {
         }
         assertTrue(rexmit > 0 && nacks > 0 && outOfOrder > 0, "rexmit " + rexmit + ", nacks " + nacks + ", ooo "
                 + outOfOrder);
+    }
+
+    /**
+     * A go-back-N sender's frames in flight behind a loss all arrive out of order: one NACK answers them (the frames
+     * echo the last NACK their sender acted on), and when the resent message is lost again the next out-of-order
+     * frame draws a second NACK at once, so the gap is repaired by NACKs alone, long before the 25 ms timeout.
+     */
+    @Test
+    void aResentMessageLostAgainIsNackedAgainAtOnceNotLeftToTheTimeout() {
+        int[] dropsLeft = {2};
+        PupaWorld w = PupaWorld.wrapped(2, 1498, CONFIG, (node, link) -> node != 0 ? link : new ForwardingLink(link) {
+            @Override
+            public void commit(int txHandle, int length) {
+                MemorySegment f = txBuffer(txHandle);
+                if (f.get(ValueLayout.JAVA_BYTE, PupaWire.OFF_TYPE) == PupaWire.DATA
+                        && f.get(PupaWire.U32, PupaWire.FRAME_HEADER + PupaWire.M_SEQ) == 5 && dropsLeft[0] > 0) {
+                    dropsLeft[0]--;
+                    abort(txHandle); // lost on the wire: message 5, first sent and then resent
+                    return;
+                }
+                super.commit(txHandle, length);
+            }
+        });
+        long start = w.time.nanoTime();
+        for (int i = 0; i < 40; i++) {
+            w.sendBlocking(0, 1, 200, true);
+        }
+        w.drain(2_000 * MS);
+        long took = w.time.nanoTime() - start;
+        assertEquals(0, dropsLeft[0], "both copies of message 5 were dropped");
+        assertEquals(w.offered(), w.delivered, () -> w.describe());
+        assertTrue(w.errors.isEmpty(), () -> String.valueOf(w.errors));
+        PupaCounters sender = w.core(0).counters();
+        assertEquals(0, sender.timeouts(), () -> "repaired by NACKs, not timeouts: " + w.describe());
+        assertEquals(2, sender.validNacks(), () -> "one NACK per loss, however many frames were behind it: "
+                + w.describe());
+        assertTrue(w.core(1).counters().outOfOrder() > 2, "several frames arrived behind each loss");
+        assertTrue(took < CONFIG.rtoNanos(), "repaired in " + took + " ns, under one timeout");
     }
 
     @Test

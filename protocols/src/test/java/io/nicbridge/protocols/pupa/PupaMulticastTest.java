@@ -9,7 +9,9 @@ import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.driver.tulip.MacAddress;
 import io.nicbridge.bridge.driver.tulip.TulipLink;
+import io.nicbridge.bridge.link.ForwardingLink;
 import io.nicbridge.bridge.link.Link;
+import io.nicbridge.bridge.link.LinkHandler;
 import io.nicbridge.protocols.core.MessageChannel;
 import io.nicbridge.protocols.runner.NodeRunner;
 import io.nicbridge.protocols.runner.NodeSlowness;
@@ -24,9 +26,11 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -74,13 +78,19 @@ class PupaMulticastTest {
         }
 
         static World inMemory(int nodes, FrameFaults faults, PupaConfig config) {
+            return inMemory(nodes, faults, config, (node, link) -> link);
+        }
+
+        /** On the in-memory medium, node i's link seen through {@code wrap.apply(i, link)} (a test's filter). */
+        static World inMemory(int nodes, FrameFaults faults, PupaConfig config,
+                              BiFunction<Integer, Link, Link> wrap) {
             VirtualTimeBase time = new VirtualTimeBase(1);
             HostCpu[] cpus = HostCpu.forNodes(nodes, CostTable.zero(), time);
             InMemoryMedium medium = new InMemoryMedium(time, new InMemoryMedium.Config(nodes, 1498, 8, 16, 2_000,
                     80), faults, cpus);
             Link[] links = new Link[nodes];
             for (int i = 0; i < nodes; i++) {
-                links[i] = medium.link(i);
+                links[i] = wrap.apply(i, medium.link(i));
             }
             return new World(time, links, cpus, config);
         }
@@ -252,6 +262,112 @@ class PupaMulticastTest {
             ignored += w.core(n).counters().multicastIgnored();
         }
         assertTrue(ignored > 0, "a node not addressed by a two-peer multicast hears the broadcast and ignores it");
+    }
+
+    /**
+     * Node 2's link loses the broadcast frames carrying node 2's copies number 5 and 20 of node 0's multicasts (the
+     * other destinations get them). Each gap is one pair's loss under the numbered NACKs: the next broadcast shows it
+     * to node 2, which NACKs at once - the second time only because the broadcast's entry for node 2 echoes NACK 1,
+     * which node 0 acted on (without the echo node 2 would take the frame for one sent before its NACK and wait for
+     * the timeout) - and node 0 repairs by unicast to node 2 alone, in DATA frames that echo the NACK's number.
+     */
+    @Test
+    void aLostMulticastCopyIsNackedAtOnceAndRepairedByAUnicastThatEchoesTheNack() {
+        int victim = 2;
+        LosesCopies[] filter = new LosesCopies[1];
+        World w = World.inMemory(4, FrameFaults.NONE, CONFIG, (node, link) -> node != victim ? link
+                : (filter[0] = new LosesCopies(link, 5, 20)));
+        long start = w.time.nanoTime();
+        for (int i = 0; i < 40; i++) {
+            w.send(0, w.all(0), -1, 200);
+            w.time.runFor(100_000); // one multicast every 100 us
+        }
+        w.time.runUntil(() -> w.delivered == w.offered, w.time.nanoTime() + 2_000 * MS);
+        long took = w.time.nanoTime() - start;
+        w.drain(2_000 * MS);
+        w.assertClean();
+        assertTrue(filter[0].lost[0] && filter[0].lost[1], "both copies were lost");
+        PupaCounters sender = w.core(0).counters();
+        assertEquals(0, sender.timeouts(), () -> "repaired by NACKs, not by the timeout: " + sender);
+        assertEquals(2, sender.validNacks(), () -> "one NACK per lost copy: " + sender);
+        assertEquals(1, filter[0].repairEcho[0], "the unicast repair of copy 5 echoes NACK 1");
+        assertEquals(2, filter[0].repairEcho[1], "the unicast repair of copy 20 echoes NACK 2");
+        assertTrue(took < CONFIG.rtoNanos(), "everything delivered in " + took + " ns, under one timeout");
+        assertEquals(0, w.core(1).counters().outOfOrder() + w.core(3).counters().outOfOrder(),
+                "the other destinations saw no gap: the repair went to node 2 alone");
+        assertEquals(40, sender.multicastFrames(), "every multicast went as one broadcast");
+    }
+
+    /**
+     * A node's link that loses, once each, the MULTICAST frames carrying this node's copies with the given sequence
+     * numbers, and notes the NACK echo of the first DATA frame that brings each of them again (the repair).
+     */
+    private static final class LosesCopies extends ForwardingLink {
+        final int[] seqs;
+        final boolean[] lost;
+        final int[] repairEcho;
+        private LinkHandler downstream;
+        private final LinkHandler filter = new LinkHandler() {
+            @Override
+            public void onFrame(Link link, int rxHandle) {
+                MemorySegment f = inner.rxBuffer(rxHandle);
+                byte type = f.get(ValueLayout.JAVA_BYTE, PupaWire.OFF_TYPE);
+                if (type == PupaWire.MULTICAST) {
+                    int k = indexOf(copySeq(f, inner.self()));
+                    if (k >= 0 && !lost[k]) {
+                        lost[k] = true;
+                        inner.release(rxHandle); // this node's copy lost on the way; the others have theirs
+                        return;
+                    }
+                } else if (type == PupaWire.DATA) {
+                    int k = indexOf(f.get(PupaWire.U32, PupaWire.FRAME_HEADER + PupaWire.M_SEQ));
+                    if (k >= 0 && repairEcho[k] < 0) {
+                        repairEcho[k] = PupaWire.u16(f, PupaWire.OFF_NACK);
+                    }
+                }
+                downstream.onFrame(LosesCopies.this, rxHandle);
+            }
+
+            @Override
+            public void onWritable(Link link) {
+                downstream.onWritable(LosesCopies.this);
+            }
+        };
+
+        LosesCopies(Link inner, int... seqs) {
+            super(inner);
+            this.seqs = seqs;
+            lost = new boolean[seqs.length];
+            repairEcho = new int[seqs.length];
+            Arrays.fill(repairEcho, -1);
+        }
+
+        @Override
+        public int poll(LinkHandler handler, int limit) {
+            downstream = handler;
+            return inner.poll(filter, limit);
+        }
+
+        private int indexOf(int seq) {
+            for (int i = 0; i < seqs.length; i++) {
+                if (seqs[i] == seq) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        /** In a MULTICAST frame, node {@code node}'s sequence number, or -1 when the frame does not address it. */
+        private static int copySeq(MemorySegment f, int node) {
+            int n = PupaWire.u16(f, PupaWire.FRAME_HEADER);
+            for (int i = 0; i < n; i++) {
+                long at = PupaWire.FRAME_HEADER + PupaWire.MC_HEADER + (long) PupaWire.MC_ENTRY * i;
+                if (PupaWire.u8(f, at + PupaWire.MC_NODE) == node) {
+                    return f.get(PupaWire.U32, at + PupaWire.MC_SEQ);
+                }
+            }
+            return -1;
+        }
     }
 
     @Test

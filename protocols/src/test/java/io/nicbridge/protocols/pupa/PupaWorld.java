@@ -14,6 +14,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
 
 /**
  * Pupa cores on an in-memory medium in virtual time; the application checks every message's bytes (a pattern of
@@ -39,6 +40,17 @@ final class PupaWorld {
 
     private PupaWorld(VirtualTimeBase time, HostCpu[] cpus, int mtu, PupaConfig config, FrameFaults faults) {
         this(time, memoryLinks(time, cpus, mtu, faults), cpus, config);
+    }
+
+    /** On the in-memory medium, node i's link seen through {@code wrap.apply(i, link)} (a test's observer). */
+    static PupaWorld wrapped(int nodes, int mtu, PupaConfig config, BiFunction<Integer, Link, Link> wrap) {
+        VirtualTimeBase time = new VirtualTimeBase(1);
+        HostCpu[] cpus = HostCpu.forNodes(nodes, CostTable.zero(), time);
+        Link[] links = memoryLinks(time, cpus, mtu, FrameFaults.NONE);
+        for (int i = 0; i < nodes; i++) {
+            links[i] = wrap.apply(i, links[i]);
+        }
+        return new PupaWorld(time, links, cpus, config);
     }
 
     private static Link[] memoryLinks(VirtualTimeBase time, HostCpu[] cpus, int mtu, FrameFaults faults) {

@@ -1,0 +1,317 @@
+package io.nicbridge.bench.pupa.real;
+
+import io.nicbridge.bench.pupa.real.PupaShimPair.Node;
+import io.nicbridge.bench.pupa.real.PupaShimPair.Wait;
+import io.nicbridge.bench.verdict.BootstrapInterval;
+import io.nicbridge.bench.verdict.CheckKind;
+import io.nicbridge.bench.verdict.CheckLog;
+import io.nicbridge.bench.verdict.Outcome;
+import io.nicbridge.bridge.platform.CpuAffinity;
+import io.nicbridge.bridge.platform.TcpBaseline;
+import io.nicbridge.bridge.platform.VethPair;
+import io.nicbridge.protocols.core.MessageChannel;
+import io.nicbridge.protocols.core.MessageHandler;
+import io.nicbridge.protocols.pupa.PupaConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code nic pupa real-latency}: Pupa's one-way latency (half the round trip, as the paper's Table 1) in real time on
+ * two native-shim 21140s across a veth pair between two network namespaces, beside kernel TCP with TCP_NODELAY over
+ * the same pair in the same run ({@link TcpBaseline}), per message size, in four settings: both stacks blocking, both
+ * busy polling ({@code SO_BUSY_POLL} and a spinning {@code recv} for TCP, an inline card polled by a spinning node for
+ * Pupa), each with the two ends unpinned and pinned to CPUs 0 and 1.
+ *
+ * <p>Per setting, {@code trials} trials; in each the two stacks run every size one after the other, which one first
+ * alternating from trial to trial (ABBA), the Pupa cards open only during Pupa's turn (their packet sockets would take a
+ * copy of every TCP frame). Per trial and size the ratio Pupa p50 / TCP p50; per size the median ratio with a seeded
+ * percentile-bootstrap 95% interval ({@link BootstrapInterval}). The paper's claim (Table 1: "less than half of TCP's"
+ * for small messages) is judged as the target "Pupa at most half of TCP for messages up to 256 B with busy polling"
+ * ({@code anchor check}, on TCP/Pupa >= 2: MET when the interval's lower bound clears it, NOT MET when its upper bound
+ * is below it); the blocking settings are printed as comparisons.
+ */
+public final class RealLatency {
+    public static final int[] DEFAULT_SIZES = {4, 32, 64, 128, 256, 512, 1024, 1436};
+    public static final int[] QUICK_SIZES = {4, 256, 1436};
+    /** Target: TCP one-way / Pupa one-way at least this for messages up to {@link #TARGET_MAX_SIZE}, busy polling. */
+    static final double TARGET_RATIO = 2.0;
+    static final int TARGET_MAX_SIZE = 256;
+    static final long BOOTSTRAP_SEED = 1;
+    /** The paper's Table 1 (P90 PCs, FreeBSD, SMC EtherPower 10/100, hub): Pupa and TCP one-way microseconds. */
+    static final int[] PAPER_SIZES = {4, 32, 64, 128, 256, 512, 1024, 1436};
+    static final int[] PAPER_PUPA = {198, 208, 241, 253, 268, 318, 410, 492};
+    static final int[] PAPER_TCP = {405, 411, 422, 438, 451, 482, 564, 645};
+
+    /** One setting: how both stacks wait, and whether the two ends are pinned. */
+    record Setting(Wait waitMode, boolean pinned) {
+        String label() {
+            return (waitMode == Wait.SPIN ? "busy polling" : "blocking") + ", " + (pinned ? "pinned" : "unpinned");
+        }
+    }
+
+    private final PrintWriter out;
+    private final int[] sizes;
+    private final int count;
+    private final int warmup;
+    private final int trials;
+    private final List<Setting> settings;
+    private final boolean acceptInconclusive;
+
+    /** @throws IllegalArgumentException naming the bad argument */
+    public RealLatency(PrintWriter out, int[] sizes, int count, int warmup, int trials, List<String> waits,
+                       List<String> pinnings, boolean acceptInconclusive) {
+        this.out = out;
+        for (int s : sizes) {
+            if (s < 1 || s > 1436) {
+                throw new IllegalArgumentException("--sizes must be 1..1436 bytes (one frame), was " + s);
+            }
+        }
+        if (count < 1 || warmup < 0 || trials < 1) {
+            throw new IllegalArgumentException("--count must be >= 1, --warmup >= 0 and --trials >= 1, were " + count
+                + ", " + warmup + ", " + trials);
+        }
+        this.sizes = sizes.clone();
+        this.count = count;
+        this.warmup = warmup;
+        this.trials = trials;
+        this.acceptInconclusive = acceptInconclusive;
+        settings = new ArrayList<>();
+        for (String w : waits) {
+            Wait wait = switch (w.trim().toLowerCase(Locale.ROOT)) {
+                case "block" -> Wait.BLOCK;
+                case "spin", "busy" -> Wait.SPIN;
+                default -> throw new IllegalArgumentException("--waits: block or spin, was '" + w + "'");
+            };
+            for (String p : pinnings) {
+                boolean pinned = switch (p.trim().toLowerCase(Locale.ROOT)) {
+                    case "unpinned" -> false;
+                    case "pinned" -> true;
+                    default -> throw new IllegalArgumentException("--pinning: unpinned or pinned, was '" + p + "'");
+                };
+                settings.add(new Setting(wait, pinned));
+            }
+        }
+        if (settings.isEmpty()) {
+            throw new IllegalArgumentException("--waits and --pinning must name at least one setting each");
+        }
+    }
+
+    /** @return the exit code: 0 all checks passed, 1 a check failed or a target NOT MET, 3 INCONCLUSIVE */
+    public int run() throws Exception {
+        int cpuA = 0;
+        int cpuB = CpuAffinity.cpus() > 1 ? 1 : 0;
+        CheckLog checks = new CheckLog(out::println);
+        try (VethPair veth = VethPair.builder().ipv4(true).create();
+             TcpBaseline tcpBlock = TcpBaseline.open(veth, false);
+             TcpBaseline tcpBusy = TcpBaseline.open(veth, true)) {
+            out.printf(Locale.ROOT, "pupa real-latency: one-way latency (RTT/2) over %s, Pupa on two native-shim 21140s"
+                + " (tx=send) vs kernel TCP_NODELAY; %d trials x %d round trips (+%d warm-up) per size and stack;"
+                + " pinned = node A on CPU %d, node B on CPU %d (a threaded card's own thread is not pinned)%n",
+                veth, trials, count, warmup, cpuA, cpuB);
+            long roundTrips = 0;
+            for (Setting s : settings) {
+                double[][] ratios = new double[sizes.length][trials];
+                Histogram[] pupaAll = histograms();
+                Histogram[] tcpAll = histograms();
+                for (int t = 0; t < trials; t++) {
+                    boolean pupaFirst = t % 2 == 0;
+                    Histogram[] pupa = histograms();
+                    Histogram[] tcp = histograms();
+                    for (int turn = 0; turn < 2; turn++) {
+                        if ((turn == 0) == pupaFirst) {
+                            pupaTrial(veth, s, s.pinned() ? cpuA : -1, s.pinned() ? cpuB : -1, pupa);
+                        } else {
+                            TcpBaseline stack = s.waitMode() == Wait.SPIN ? tcpBusy : tcpBlock;
+                            for (int i = 0; i < sizes.length; i++) {
+                                stack.roundTrips(sizes[i], warmup, count, s.waitMode() == Wait.SPIN ? TcpBaseline.Wait.SPIN
+                                    : TcpBaseline.Wait.BLOCK, s.pinned() ? cpuA : -1, s.pinned() ? cpuB : -1, tcp[i]);
+                            }
+                        }
+                    }
+                    for (int i = 0; i < sizes.length; i++) {
+                        ratios[i][t] = (double) pupa[i].getValueAtPercentile(50) / tcp[i].getValueAtPercentile(50);
+                        pupaAll[i].add(pupa[i]);
+                        tcpAll[i].add(tcp[i]);
+                        roundTrips += pupa[i].getTotalCount() + tcp[i].getTotalCount();
+                    }
+                }
+                report(s, ratios, pupaAll, tcpAll, checks);
+            }
+            checks.check(CheckKind.INTEGRITY_CHECK, roundTrips + " round trips of both stacks: every echo arrived"
+                + " whole and byte for byte as sent, none lost (a loss or a damaged echo ends the run with an error)",
+                true);
+        }
+        out.printf(Locale.ROOT, "machine load: load average %.2f at the end on %d CPUs%n",
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+            CpuAffinity.cpus());
+        int code = checks.finish(acceptInconclusive);
+        out.flush();
+        return code;
+    }
+
+    private Histogram[] histograms() {
+        Histogram[] h = new Histogram[sizes.length];
+        for (int i = 0; i < h.length; i++) {
+            h[i] = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        }
+        return h;
+    }
+
+    private void report(Setting s, double[][] ratios, Histogram[] pupa, Histogram[] tcp, CheckLog checks) {
+        boolean judged = s.waitMode() == Wait.SPIN;
+        out.printf(Locale.ROOT, "%n%s: one-way latency, us (RTT/2, p50 of all trials' round trips); ratio Pupa/TCP per"
+            + " trial, median [95%% bootstrap interval]; paper (Table 1, P90s on a 100 Mb/s hub): Pupa / TCP%n",
+            s.label());
+        out.println("  bytes |  Pupa p50   p99 |   TCP p50   p99 | Pupa/TCP median [95% CI]      | paper Pupa/TCP");
+        for (int i = 0; i < sizes.length; i++) {
+            BootstrapInterval ci = BootstrapInterval.ofMedian(ratios[i], BOOTSTRAP_SEED);
+            out.printf(Locale.ROOT, "  %5d | %8.2f %6.1f | %8.2f %6.1f | %5.3f [%5.3f, %5.3f] %-9s | %s%n", sizes[i],
+                pupa[i].getValueAtPercentile(50) / 2e3, pupa[i].getValueAtPercentile(99) / 2e3,
+                tcp[i].getValueAtPercentile(50) / 2e3, tcp[i].getValueAtPercentile(99) / 2e3, ci.median(),
+                ci.lower(), ci.upper(), "", paper(sizes[i]));
+        }
+        for (int i = 0; i < sizes.length; i++) {
+            double[] inverse = new double[ratios[i].length];
+            for (int t = 0; t < inverse.length; t++) {
+                inverse[t] = 1 / ratios[i][t];
+            }
+            BootstrapInterval ci = BootstrapInterval.ofMedian(inverse, BOOTSTRAP_SEED);
+            String what = String.format(Locale.ROOT, "%s, %d B: Pupa one-way at most half of kernel TCP's (TCP p50 /"
+                + " Pupa p50 >= %.1f; anchor: kernel TCP_NODELAY over the same veth pair, this run; the paper: 'less"
+                + " than half'): %s", s.label(), sizes[i], TARGET_RATIO, ci.describe("x"));
+            if (judged && sizes[i] <= TARGET_MAX_SIZE && trials >= 3) {
+                Outcome o = ci.atLeast(TARGET_RATIO);
+                checks.target(CheckKind.ANCHOR_CHECK, what, o);
+            } else {
+                checks.comparison(what + (judged && sizes[i] <= TARGET_MAX_SIZE ? " (fewer than 3 trials: not judged)"
+                    : judged ? " (above " + TARGET_MAX_SIZE + " B: the paper claims less)" : " (blocking: printed,"
+                    + " not judged; the target is the busy-polling one)"));
+            }
+        }
+    }
+
+    private static String paper(int size) {
+        for (int i = 0; i < PAPER_SIZES.length; i++) {
+            if (PAPER_SIZES[i] == size) {
+                return String.format(Locale.ROOT, "%d / %d us = %.2f", PAPER_PUPA[i], PAPER_TCP[i],
+                    (double) PAPER_PUPA[i] / PAPER_TCP[i]);
+            }
+        }
+        return "-";
+    }
+
+    /** One Pupa trial: fresh cards (inline for busy polling, threaded for blocking), every size, then closed. */
+    private void pupaTrial(VethPair veth, Setting s, int cpuA, int cpuB, Histogram[] rtt) throws Exception {
+        PupaConfig config = PupaConfig.defaults();
+        try (PupaShimPair pair = new PupaShimPair(veth, s.waitMode(), config)) {
+            Echo echo = new Echo(pair.node(1), cpuB, config.maxMessage());
+            Thread echoThread = Thread.ofPlatform().name("pupa-echo").start(echo);
+            try {
+                Node a = pair.node(0);
+                a.attach();
+                if (cpuA >= 0) {
+                    CpuAffinity.pinCurrentThread(cpuA);
+                }
+                MemorySegment message = MemorySegment.ofArray(new byte[1436]);
+                MemorySegment answer = MemorySegment.ofArray(new byte[1436]);
+                int[] got = {-1};
+                MessageHandler onAnswer = (peer, data, off, len) -> {
+                    MemorySegment.copy(data, off, answer, 0, len);
+                    got[0] = len;
+                };
+                for (int i = 0; i < sizes.length; i++) {
+                    int size = sizes[i];
+                    for (int k = 0; k < warmup + count; k++) {
+                        message.fill((byte) k);
+                        message.set(ValueLayout.JAVA_BYTE, 0, (byte) (k * 7 + size));
+                        got[0] = -1;
+                        long start = System.nanoTime();
+                        while (a.core().send(1, message, 0, size, k, true) != MessageChannel.OK) {
+                            a.step(onAnswer);
+                        }
+                        long limit = start + TimeUnit.SECONDS.toNanos(10);
+                        while (got[0] < 0) {
+                            if (a.step(onAnswer) == 0) {
+                                if (System.nanoTime() - limit > 0) {
+                                    throw new IOException("no Pupa echo of message " + k + " (" + size + " B) within"
+                                        + " 10 s: " + a + "; " + pair.node(1) + "; " + pair.cardStatistics());
+                                }
+                                a.idle();
+                            }
+                        }
+                        long elapsed = System.nanoTime() - start;
+                        if (got[0] != size || MemorySegment.mismatch(answer, 0, size, message, 0, size) != -1) {
+                            throw new IOException("Pupa echo of message " + k + " differs: " + got[0] + " bytes for "
+                                + size);
+                        }
+                        if (k >= warmup) {
+                            rtt[i].recordValue(elapsed);
+                        }
+                    }
+                }
+            } finally {
+                if (cpuA >= 0) {
+                    CpuAffinity.unpinCurrentThread();
+                }
+                echo.stop = true;
+                LockSupport.unpark(echoThread);
+                echoThread.join(10_000);
+            }
+            if (echo.failure != null) {
+                throw new IOException("the Pupa echo node failed", echo.failure);
+            }
+        }
+    }
+
+    /** Node B: sends every message back as it came, until stopped. */
+    private static final class Echo implements Runnable {
+        private final Node node;
+        private final int cpu;
+        private final MemorySegment buffer;
+        private int pending = -1;
+        private int tag;
+        volatile boolean stop;
+        volatile Throwable failure;
+
+        Echo(Node node, int cpu, int maxMessage) {
+            this.node = node;
+            this.cpu = cpu;
+            this.buffer = MemorySegment.ofArray(new byte[maxMessage]);
+        }
+
+        @Override
+        public void run() {
+            try {
+                node.attach();
+                if (cpu >= 0) {
+                    CpuAffinity.pinCurrentThread(cpu);
+                }
+                MessageHandler keep = (peer, data, off, len) -> {
+                    MemorySegment.copy(data, off, buffer, 0, len);
+                    pending = len;
+                    tag = node.core().lastTag();
+                };
+                while (!stop) {
+                    int work = node.step(keep);
+                    if (pending >= 0 && node.core().send(0, buffer, 0, pending, tag, true) == MessageChannel.OK) {
+                        pending = -1;
+                        work++;
+                    }
+                    if (work == 0) {
+                        node.idle();
+                    }
+                }
+            } catch (Throwable t) {
+                failure = t;
+            }
+        }
+    }
+}
