@@ -41,7 +41,15 @@ public final class PcapReader {
      *     (the message says where)
      */
     public static PcapReader read(Path file) throws IOException {
-        byte[] bytes = Files.readAllBytes(file);
+        return parse(file.toString(), Files.readAllBytes(file));
+    }
+
+    /**
+     * Parses the bytes of a pcap file; {@code file} only names it in messages.
+     *
+     * @throws IOException if they are not a classic pcap file or are truncated (the message says where)
+     */
+    public static PcapReader parse(String file, byte[] bytes) throws IOException {
         if (bytes.length < PcapWriter.FILE_HEADER_BYTES) {
             throw new IOException(file + ": " + bytes.length + " bytes is too short for a pcap header ("
                     + PcapWriter.FILE_HEADER_BYTES + ")");
