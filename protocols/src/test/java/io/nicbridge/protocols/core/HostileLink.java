@@ -29,6 +29,7 @@ public final class HostileLink implements Link {
     private final MemorySegment tx;
     private int claimed = NONE;
     private long sent;
+    private final PortCounters counters = new PortCounters();
 
     /**
      * @param peers     nodes on the link (this is node 0; frames come from any other)
@@ -60,6 +61,7 @@ public final class HostileLink implements Link {
             }
         }
         if (slot < 0) {
+            counters.recordRxDrop();
             return false;
         }
         int length = Math.min(frame.length, mtu);
@@ -67,6 +69,7 @@ public final class HostileLink implements Link {
         rxLength[slot] = length;
         rxFrom[slot] = from;
         state[slot] = 1;
+        counters.recordRx(length);
         queue[tail++ % SLOTS] = slot;
         return true;
     }
@@ -136,6 +139,7 @@ public final class HostileLink implements Link {
         }
         claimed = NONE;
         sent++;
+        counters.recordTx(length);
     }
 
     @Override
@@ -203,7 +207,7 @@ public final class HostileLink implements Link {
 
     @Override
     public PortCounters counters() {
-        return null;
+        return counters;
     }
 
     @Override
