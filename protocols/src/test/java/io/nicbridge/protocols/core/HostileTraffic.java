@@ -10,6 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * Drives one {@link MessageCore} (node 0 of a {@link HostileLink}) with a script the fuzzer writes: frames of any
@@ -27,6 +28,7 @@ import java.util.function.LongSupplier;
  */
 public final class HostileTraffic {
     private final HostileLink link;
+    private final UnaryOperator<byte[]> seal;
     private final MessageCore core;
     private final long[] now = {1};
     private final long step;
@@ -41,6 +43,16 @@ public final class HostileTraffic {
      * @param step    the longest time step the script may take (e.g. twice the retransmission timeout)
      */
     public HostileTraffic(HostileLink link, Function<LongSupplier, MessageCore> newCore, long step) {
+        this(link, newCore, step, UnaryOperator.identity());
+    }
+
+    /**
+     * @param seal makes the fuzzer's bytes pass the core's integrity check (e.g. writes the right CRC), applied to
+     *             the frames the script marks, so the fuzzer reaches the state machine behind that check
+     */
+    public HostileTraffic(HostileLink link, Function<LongSupplier, MessageCore> newCore, long step,
+                          UnaryOperator<byte[]> seal) {
+        this.seal = seal;
         this.link = link;
         this.core = newCore.apply(() -> now[0]);
         this.step = step;
@@ -64,8 +76,12 @@ public final class HostileTraffic {
     public void run(FuzzedDataProvider script, int maxSteps) {
         for (int i = 0; i < maxSteps && script.remainingBytes() > 0; i++) {
             switch (script.consumeInt(0, 4)) {
-                case 0 -> link.inject(script.consumeInt(1, link.peers() - 1),
-                        script.consumeBytes(script.consumeInt(0, link.mtu())));
+                case 0 -> {
+                    int from = script.consumeInt(1, link.peers() - 1);
+                    boolean sealed = script.consumeBoolean();
+                    byte[] frame = script.consumeBytes(script.consumeInt(0, link.mtu()));
+                    link.inject(from, sealed ? seal.apply(frame) : frame);
+                }
                 case 1 -> offer(script.consumeInt(1, link.peers() - 1), script.consumeInt(0, core.maxMessage()));
                 case 2 -> link.poll(core, 64);
                 case 3 -> advance(script.consumeLong(0, step));
