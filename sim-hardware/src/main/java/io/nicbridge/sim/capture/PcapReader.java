@@ -41,7 +41,16 @@ public final class PcapReader {
      *     (the message says where)
      */
     public static PcapReader read(Path file) throws IOException {
-        byte[] bytes = Files.readAllBytes(file);
+        return parse(file.toString(), Files.readAllBytes(file));
+    }
+
+    /**
+     * Parses the bytes of a pcap file; {@code file} only names it in messages.
+     *
+     * @throws IOException if they are not a classic pcap file, are truncated, or a record keeps more bytes than its
+     *     original length (the message says where)
+     */
+    public static PcapReader parse(String file, byte[] bytes) throws IOException {
         if (bytes.length < PcapWriter.FILE_HEADER_BYTES) {
             throw new IOException(file + ": " + bytes.length + " bytes is too short for a pcap header ("
                     + PcapWriter.FILE_HEADER_BYTES + ")");
@@ -77,6 +86,13 @@ public final class PcapReader {
             if (incl < 0 || incl > bytes.length - at - PcapWriter.RECORD_HEADER_BYTES) {
                 throw new IOException(file + ": record " + (packets.size() + 1) + " at offset " + at + " claims "
                         + Integer.toUnsignedString(incl) + " bytes but " + (bytes.length - at - 16) + " remain");
+            }
+            // A record keeps at most what was on the link: an original length below the bytes kept (or past 2^31,
+            // read unsigned) is a damaged header, not a packet to hand on.
+            if (orig < incl) {
+                throw new IOException(file + ": record " + (packets.size() + 1) + " at offset " + at
+                        + " keeps " + incl + " bytes of a packet whose original length is "
+                        + Integer.toUnsignedString(orig));
             }
             byte[] data = new byte[incl];
             System.arraycopy(bytes, at + PcapWriter.RECORD_HEADER_BYTES, data, 0, incl);
