@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.nicbridge.bridge.cost.HostCpu;
-import io.nicbridge.protocols.core.LoopLink;
+import io.nicbridge.protocols.core.LoopbackLink;
 import io.nicbridge.protocols.core.MessageChannel;
 import io.nicbridge.protocols.gbn.GoBackNConfig;
 import io.nicbridge.protocols.gbn.GoBackNCore;
@@ -36,7 +36,7 @@ class AmFuzzTest {
     void hostileMessages(FuzzedDataProvider script) throws Exception {
         AmConfig config = AmConfig.paper(64 * 1024);
         long[] now = {1};
-        LoopLink[] pair = LoopLink.pair(config.linkMtu());
+        LoopbackLink[] pair = LoopbackLink.pair(config.linkMtu());
         AmCore am = new AmCore(pair[0], () -> now[0], config, HostCpu.uncharged("am"));
         GoBackNCore peer = new GoBackNCore(pair[1], () -> now[0], new GoBackNConfig(config.window(),
                 config.maxMessage(), config.rtoNanos(), config.ackDelayNanos()), HostCpu.uncharged("peer"));
