@@ -75,6 +75,8 @@ final class Dec21140Core {
     private static final int SUMMARY_BITS = CSR5_NIS | CSR5_AIS;
     private static final int RX_KEEP_ON_TRUNCATION = RDES0_MF | RDES0_FF | RDES0_FT;
     private static final ValueLayout.OfInt FCS_LAYOUT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** TDES0 of a frame sent while the PHY had no carrier (A.6): no carrier, loss of carrier, error summary. */
+    static final int TDES0_NO_CARRIER = TDES0_NC | TDES0_LO | TDES0_ES;
 
     /** CSR6.TR thresholds in bytes, at 100 Mb/s and with CSR6.TTM (10 Mb/s) (docs/hardware-facts.md A.4). */
     private static final int[] TX_THRESHOLDS_100MB = {128, 256, 512, 1024};
@@ -143,6 +145,8 @@ final class Dec21140Core {
     private int gpioDirection;
     private int gpioOutputs;
     private int gpioInputs = CSR12_RESET & CSR12_PINS_MASK;
+    /** The PHY's carrier: a cable to a live segment (a wire state, not reset by CSR0.SWR). */
+    private boolean carrier = true;
     private int gpCount;
     private boolean gpContinuous;
     private long gpTick;
@@ -188,7 +192,7 @@ final class Dec21140Core {
      * The TDES0 status bits of a frame the half-duplex wire finished (docs/hardware-facts.md A.7 TDES0): CC (6:3)
      * counts its collisions (a 4-bit counter: 16 reads as 0, and the 21140 leaves it invalid with EC); a late
      * collision abandons the frame with LC|ES, the 16th collision with EC|ES. No carrier (NC) and loss of carrier
-     * (LO) need a broken cable or link, which the hub does not model: never set.
+     * (LO) come from the card's own PHY, not from the wire's report: see {@link #TDES0_NO_CARRIER}.
      */
     static int transmitStatus(io.nicbridge.sim.ethernet.TransmitListener.Result result, int collisions) {
         int cc = (collisions << TDES0_CC_SHIFT) & TDES0_CC_MASK;
@@ -224,8 +228,12 @@ final class Dec21140Core {
         gpioInputs = pins & CSR12_PINS_MASK;
     }
 
-    /** The signal-detect inputs follow the carrier; the other input pins keep their levels. */
+    /**
+     * The signal-detect inputs follow the carrier; the other input pins keep their levels. Without carrier a frame
+     * still goes out (into a cable that leads nowhere) and its descriptor is closed with {@link #TDES0_NO_CARRIER}.
+     */
     void carrier(boolean up) {
+        carrier = up;
         int sense = SMC9332_GPIO_SD_100MB | SMC9332_GPIO_SD_10MB;
         gpioInputs = up ? gpioInputs | (CSR12_RESET & sense) : gpioInputs & ~sense;
     }
@@ -493,6 +501,7 @@ final class Dec21140Core {
         }
         counters.txFrames++;
         counters.txBytes += txLength;
+        noCarrier();
         if (onWire == WirePort.PENDING) {
             txPhase = TX_WAIT_WIRE; // deferring, colliding, backing off: EVENT_TX_WIRE ends it
             return;
@@ -511,7 +520,7 @@ final class Dec21140Core {
      * collision; the transmit process closes the descriptor with ES and goes on with the next, as the 21140 does).
      */
     private void wireDone(int status) {
-        txStatus = status;
+        txStatus = status | (txStatus & TDES0_NO_CARRIER);
         long close = timing.transmitCloseNanos();
         if (close > 0) {
             txPhase = TX_WAIT_END;
@@ -519,6 +528,18 @@ final class Dec21140Core {
             return;
         }
         closeTransmitFrame();
+    }
+
+    /**
+     * The frame just went out: without carrier the transmitter never heard its own signal back, so TDES0 reports no
+     * carrier and loss of carrier (A.6; Linux counts either as tx_carrier_errors). Loopback frames never reach the
+     * PHY and are not checked.
+     */
+    private void noCarrier() {
+        if (!carrier) {
+            counters.txNoCarrier++;
+            txStatus |= TDES0_NO_CARRIER;
+        }
     }
 
     private void loopBack(int length) {
@@ -712,6 +733,7 @@ final class Dec21140Core {
         int written = 0;
         int used = 0;
         boolean first = true;
+        boolean early = false;
         while (true) {
             used++;
             int size1 = rxWalker.buffer1Size();
@@ -727,6 +749,7 @@ final class Dec21140Core {
                         return;
                     }
                     written += n1;
+                    early = earlyReceive(early, written, len);
                 }
                 int n2 = Math.min(len - written, size2);
                 if (n2 > 0) {
@@ -734,6 +757,7 @@ final class Dec21140Core {
                         return;
                     }
                     written += n2;
+                    early = earlyReceive(early, written, len);
                 }
                 status = first ? RDES0_FS : 0;
                 first = false;
@@ -786,6 +810,29 @@ final class Dec21140Core {
         }
     }
 
+    /**
+     * ERI (A.3): the frame's first data buffer is full and more of the frame follows. Set after the copy that filled
+     * the first buffer the frame went into; RI, raised when the frame is closed, clears it again (see {@link
+     * #raiseReceived}). The model moves a frame into host memory in one step, so the two coincide and the line is
+     * evaluated once, after RI: ERI is seen only when the frame never closes (a bus error in a later buffer stops
+     * the receive process with FBE), which is where it tells the host that part of the frame landed.
+     *
+     * @return whether ERI was set for this frame
+     */
+    private boolean earlyReceive(boolean already, int written, int len) {
+        if (already || written == len) {
+            return already;
+        }
+        registers.getAndBitwiseOrRaw(CSR5, CSR5_ERI); // the summary and the line follow with RI or FBE
+        return true;
+    }
+
+    /** RI (with {@code also}): the frame is closed; RI clears ERI on the 21140A. */
+    private void raiseReceived(int also) {
+        registers.getAndBitwiseAndRaw(CSR5, ~CSR5_ERI);
+        raise(CSR5_RI | also);
+    }
+
     private static int truncated(int status, int written, int flags) {
         return status | RDES0_LS | RDES0_DE | RDES0_ES | (written << RDES0_FL_SHIFT) | (flags & RX_KEEP_ON_TRUNCATION);
     }
@@ -832,7 +879,7 @@ final class Dec21140Core {
             counters.rxOversize.incrementAndGet();
             counters.rxBytes += len;
             rxStaged = false;
-            raise(CSR5_RI | CSR5_RWT);
+            raiseReceived(CSR5_RWT);
             return;
         }
         counters.rxDescriptors++;
@@ -845,14 +892,14 @@ final class Dec21140Core {
             counters.rxTooLong++;
         }
         rxStaged = false;
-        raise(CSR5_RI);
+        raiseReceived(0);
     }
 
     private void frameTruncated(int written) {
         counters.rxTruncated++;
         counters.rxBytes += written;
         rxStaged = false;
-        raise(CSR5_RI);
+        raiseReceived(0);
     }
 
     private void dropHead() {
@@ -1126,6 +1173,7 @@ final class Dec21140Core {
             counters.txFrames++;
             counters.txBytes += txLength;
             port.transmit(txFifoSegment, 0, txLength);
+            noCarrier();
         }
         closeTransmitFrame();
     }

@@ -24,6 +24,7 @@ public final class Dec21140Counters {
     volatile long txAbortedFrames;
     volatile long txUnderflowSuspends;
     volatile long txUnderflows;
+    volatile long txNoCarrier;
     volatile long txDescriptors;
     volatile long txLoopback;
 
@@ -100,6 +101,14 @@ public final class Dec21140Counters {
      */
     public long txUnderflows() {
         return txUnderflows;
+    }
+
+    /**
+     * Frames (and underflow fragments) sent while the PHY had no carrier (cable unplugged, segment down): lost on the
+     * wire, TDES0 = NC|LO|ES.
+     */
+    public long txNoCarrier() {
+        return txNoCarrier;
     }
 
     /** Transmit descriptors consumed (OWN cleared). */
@@ -229,6 +238,7 @@ public final class Dec21140Counters {
         m.put("txAbortedFrames", txAbortedFrames);
         m.put("txUnderflowSuspends", txUnderflowSuspends);
         m.put("txUnderflows", txUnderflows);
+        m.put("txNoCarrier", txNoCarrier);
         m.put("txDescriptors", txDescriptors);
         m.put("txLoopback", txLoopback);
         m.put("rxFrames", rxFrames);

@@ -92,6 +92,8 @@ final class LinuxTulip implements AutoCloseable {
     long txPackets;
     long txErrors;
     long txFifoErrors;
+    long txCarrierErrors;
+    long txWindowErrors;
     long txAbortedErrors;
     // what the test looks at
     long interrupts;
@@ -468,6 +470,12 @@ final class LinuxTulip implements AutoCloseable {
                 txErrors++;
                 if ((status & LINUX_TDES0_ABORTED) != 0) {
                     txAbortedErrors++;
+                }
+                if ((status & LINUX_TDES0_CARRIER) != 0) {
+                    txCarrierErrors++;
+                }
+                if ((status & LINUX_TDES0_WINDOW) != 0) {
+                    txWindowErrors++;
                 }
                 if ((status & LINUX_TDES0_FIFO) != 0) {
                     txFifoErrors++;

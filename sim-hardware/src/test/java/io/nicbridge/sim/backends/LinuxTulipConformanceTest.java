@@ -318,6 +318,40 @@ class LinuxTulipConformanceTest {
     }
 
     /**
+     * tulip_tx_interrupt on a pulled cable: frames the driver queued before its media timer noticed go out without
+     * carrier; each descriptor comes back with NC|LO|ES, which Linux counts as tx_errors and tx_carrier_errors (0x0C00)
+     * and not as packets. Nothing reaches b; with the cable back the same driver sends again.
+     */
+    @ParameterizedTest
+    @EnumSource(LinuxWorld.Backend.class)
+    void transmitWithoutCarrierCountsCarrierErrors(LinuxWorld.Backend backend) {
+        try {
+            open(backend);
+            Registers csr = a.card().registers();
+            assertEquals(2000, a.mediaTimer());
+            assertTrue(a.carrier, "link beat");
+            world.plug(0, false);
+            assertTrue(world.runUntil(() -> (csr.read(CSR12) & SMC9332_GPIO_SD_100MB) == 0, WAIT), "signal lost");
+            // the media timer's next tick is 2 s away: Linux still believes in its carrier and sends
+            send(0, 3);
+            assertTrue(until(() -> a.dirtyTx == a.curTx), "every descriptor came back");
+            assertEquals(3, a.txErrors);
+            assertEquals(3, a.txCarrierErrors);
+            assertEquals(0, a.txPackets);
+            assertEquals(0, b.received.size(), "nothing crossed the pulled cable");
+            world.plug(0, true);
+            assertTrue(world.runUntil(() -> (csr.read(CSR12) & SMC9332_GPIO_SD_100MB) != 0, WAIT), "signal back");
+            send(3, 2);
+            assertTrue(until(() -> b.received.size() == 2 && a.dirtyTx == a.curTx));
+            assertEquals(List.of(3, 4), seqsReceivedByB());
+            assertEquals(2, a.txPackets);
+            assertEquals(3, a.txCarrierErrors);
+        } finally {
+            close();
+        }
+    }
+
+    /**
      * The transmit timeout: the transmitter stopped and its interrupt never reached the driver (the test stops it
      * behind the driver's back and acknowledges TPS), so queued frames sit card-owned. The watchdog's
      * tulip_tx_timeout hands the recovery to the media task, whose tulip_tx_timeout_complete stops and restarts the

@@ -59,6 +59,35 @@ class Dec21140TransmitTest {
         assertArrayEquals(f, h.wire.frames.get(2), "AC|DPD: as given");
     }
 
+    /**
+     * No carrier (A.6): with the cable pulled the frame still goes out, into a wire that leads nowhere, and its
+     * descriptor is closed with NC|LO|ES (Linux's 0x0C00 carrier errors); TI as asked, the process goes on. Loopback
+     * frames never reach the PHY; with the carrier back the status is clean again.
+     */
+    @Test
+    void withoutCarrierTheDescriptorReportsNoCarrierAndLossOfCarrier() {
+        byte[] f = frame(PEER, MAC, 0x0800, 60);
+        h.card.carrier(false);
+        post(d(0), TDES1_FS | TDES1_LS | TDES1_IC, f, TX_BUF);
+        post(d(1), TDES1_FS | TDES1_LS, f, TX_BUF);
+        h.start(0);
+        assertEquals(TDES0_NC | TDES0_LO | TDES0_ES, h.word(d(0)));
+        assertEquals(LINUX_TDES0_CARRIER, h.word(d(1)) & LINUX_TDES0_CARRIER);
+        assertEquals(CSR5_TI, h.read(CSR5) & CSR5_TI);
+        assertEquals(TS_SUSPENDED, h.ts());
+        assertEquals(2, h.card.counters().txNoCarrier());
+        h.write(CSR6, h.read(CSR6) | (OM_INTERNAL_LOOPBACK << CSR6_OM_SHIFT));
+        post(d(2), TDES1_FS | TDES1_LS, f, TX_BUF);
+        h.write(CSR1, 0);
+        assertEquals(0, h.word(d(2)), "loopback: the PHY is not involved");
+        h.write(CSR6, h.read(CSR6) & ~CSR6_OM_MASK);
+        h.card.carrier(true);
+        post(d(3), TDES1_FS | TDES1_LS, f, TX_BUF);
+        h.write(CSR1, 0);
+        assertEquals(0, h.word(d(3)));
+        assertEquals(2, h.card.counters().txNoCarrier());
+    }
+
     @Test
     void noInterruptBitNoTi() {
         post(d(0), TDES1_FS | TDES1_LS, frame(PEER, MAC, 0x0800, 60), TX_BUF);
