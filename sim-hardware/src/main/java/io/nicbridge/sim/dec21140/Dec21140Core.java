@@ -87,6 +87,10 @@ final class Dec21140Core {
     private static final int TX_WAIT_END = 2;
     /** On a half-duplex hub: the MAC is deferring, colliding, backing off; the wire tells when it is done. */
     private static final int TX_WAIT_WIRE = 3;
+    /** Threshold mode, a frame that will underflow: waiting for the wire to start on its fragment. */
+    private static final int TX_UNDERFLOW = 4;
+    /** TDES0 bits the transmit process set before the half-duplex wire reports its own. */
+    private static final int TX_STATUS_KEPT_BY_WIRE = TDES0_NO_CARRIER | TDES0_UF;
     private static final int RX_IDLE = 0;
     private static final int RX_WAIT_DMA = 1;
 
@@ -137,6 +141,10 @@ final class Dec21140Core {
     private int txReadBytes;
     private int txFrameDescriptors;
     private int txStatus;
+    /** An underflowing frame: the bytes that reach the wire before the FIFO runs dry, and when it runs dry. */
+    private int txFragmentBytes;
+    private long txFragmentStartNanos;
+    private long txFragmentDryNanos;
     private boolean rxFilterFailed;
     /** The staged frame is what the receive watchdog let in of a longer one: RDES0.RW, CSR5.RWT, no CRC check. */
     private boolean rxWatchdogCut;
@@ -269,6 +277,8 @@ final class Dec21140Core {
                 putOnWire();
             } else if (txPhase == TX_WAIT_END) {
                 closeTransmitFrame();
+            } else if (txPhase == TX_UNDERFLOW) {
+                putFragmentOnWire();
             }
         }
         if (events.take(EVENT_TX_WIRE) && txPhase == TX_WAIT_WIRE) {
@@ -436,13 +446,12 @@ final class Dec21140Core {
         }
         txStatus = 0;
         long start = timing.transmitStartNanos(txFrameDescriptors, txReadBytes);
-        long dry = underflowNanos(start);
-        if (dry >= 0) { // the FIFO runs dry mid-frame: UF, and closeTransmitFrame suspends the process with UNF
+        if (underflows(start)) { // the FIFO runs dry mid-frame: a fragment, UF, and closeTransmitFrame suspends (UNF)
             counters.txUnderflows++;
             txStatus = TDES0_UF | TDES0_ES;
             setTxState(TS_WAIT_END);
-            txPhase = TX_WAIT_END;
-            txTimer.armAfter(dry);
+            txPhase = TX_UNDERFLOW;
+            txTimer.armAfter(txFragmentStartNanos);
             return;
         }
         if (start > 0) {
@@ -461,15 +470,16 @@ final class Dec21140Core {
      * k * w; the deficit is worst at the last byte, so the frame underflows when dmaNanos * (R - thr) &gt; R * R * w,
      * running dry at byte k* = dmaNanos * thr / (dmaNanos - R * w). Store-and-forward (SF) never underflows, nor does
      * a frame no longer than the threshold; real time has no DMA rate to compare, so it never underflows either.
-     * The fragment that reached the wire before the FIFO ran dry is not sent (a receiver drops it as a runt or CRC
-     * error).
+     * The k* bytes that reached the wire before the FIFO ran dry go out as a fragment ({@link #putFragmentOnWire}).
      *
-     * @return nanoseconds from now until the FIFO runs dry, or -1 when the frame does not underflow
+     * @return whether the frame underflows; if so {@link #txFragmentBytes}, {@link #txFragmentStartNanos} (from now
+     *     to the wire's start, when the fragment is put on the wire) and {@link #txFragmentDryNanos} (from now to the
+     *     moment the FIFO runs dry, when the descriptor is closed) are set
      */
-    private long underflowNanos(long dmaNanos) {
+    private boolean underflows(long dmaNanos) {
         int csr6 = registers.loadRaw(CSR6);
         if (!virtual || (csr6 & CSR6_SF) != 0) {
-            return -1;
+            return false;
         }
         int tr = (csr6 & CSR6_TR_MASK) >>> CSR6_TR_SHIFT;
         long threshold = ((csr6 & CSR6_TTM) != 0 ? TX_THRESHOLDS_10MB : TX_THRESHOLDS_100MB)[tr];
@@ -477,10 +487,55 @@ final class Dec21140Core {
         long byteNanos = (csr6 & CSR6_PS) != 0 ? ETH_BYTE_TIME_NS_100MB : ETH_BYTE_TIME_NS_10MB;
         long wireNanos = bytes * byteNanos;
         if (bytes <= threshold || dmaNanos * (bytes - threshold) <= bytes * wireNanos) {
-            return -1;
+            return false;
         }
         double dryByte = (double) dmaNanos * threshold / (dmaNanos - wireNanos);
-        return Math.max(1, (long) Math.ceil(dmaNanos * dryByte / bytes));
+        txFragmentBytes = (int) Math.min(Math.floor(dryByte), Dec21140Model.TX_FIFO_BYTES - ETH_FCS_LEN);
+        txFragmentStartNanos = Math.ceilDiv(dmaNanos * threshold, bytes);
+        txFragmentDryNanos = Math.max(txFragmentStartNanos, (long) Math.ceil(dmaNanos * dryByte / bytes));
+        return true;
+    }
+
+    /**
+     * The wire starts on an underflowing frame: what the FIFO held before it ran dry goes out as a fragment, ended
+     * with an FCS that cannot match (the inverted CRC of its bytes), so every receiver drops it as a CRC error (a runt
+     * under 64 bytes). The model's wire carries a frame whole, so the fragment is put on it at the wire's start, and
+     * the descriptor is closed (UF|ES, UNF) when the FIFO runs dry. In loopback it comes back into our own receiver.
+     */
+    private void putFragmentOnWire() {
+        txPhase = TX_IDLE;
+        int length = buildFragment();
+        int om = (registers.loadRaw(CSR6) & CSR6_OM_MASK) >>> CSR6_OM_SHIFT;
+        if (om != OM_NORMAL) {
+            loopBack(length);
+        } else {
+            int gen = generation;
+            long onWire = port.transmit(txFifoSegment, 0, length);
+            if (gen != generation) {
+                return; // the host reset the chip from inside the wire's delivery (inline engines)
+            }
+            noCarrier();
+            if (onWire == WirePort.PENDING) {
+                txPhase = TX_WAIT_WIRE; // the hub ends it; the descriptor is closed after that (wireDone)
+                return;
+            }
+        }
+        long dry = txFragmentDryNanos - txFragmentStartNanos;
+        if (dry > 0) {
+            txPhase = TX_WAIT_END;
+            txTimer.armAfter(dry);
+            return;
+        }
+        closeTransmitFrame();
+    }
+
+    /** Ends the fragment in the FIFO with the inverted CRC of its bytes. @return its length on the wire */
+    private int buildFragment() {
+        int sent = txFragmentBytes;
+        crc.reset();
+        crc.update(txFifo, 0, sent);
+        txFifoSegment.set(FCS_LAYOUT, sent, ~(int) crc.getValue());
+        return sent + ETH_FCS_LEN;
     }
 
     private void putOnWire() {
@@ -520,7 +575,7 @@ final class Dec21140Core {
      * collision; the transmit process closes the descriptor with ES and goes on with the next, as the 21140 does).
      */
     private void wireDone(int status) {
-        txStatus = status | (txStatus & TDES0_NO_CARRIER);
+        txStatus = status | (txStatus & TX_STATUS_KEPT_BY_WIRE);
         long close = timing.transmitCloseNanos();
         if (close > 0) {
             txPhase = TX_WAIT_END;
@@ -1173,6 +1228,10 @@ final class Dec21140Core {
             counters.txFrames++;
             counters.txBytes += txLength;
             port.transmit(txFifoSegment, 0, txLength);
+            noCarrier();
+        } else if (txPhase == TX_UNDERFLOW) {
+            txPhase = TX_IDLE;
+            port.transmit(txFifoSegment, 0, buildFragment());
             noCarrier();
         }
         closeTransmitFrame();

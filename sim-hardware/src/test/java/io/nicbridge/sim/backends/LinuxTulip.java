@@ -89,6 +89,7 @@ final class LinuxTulip implements AutoCloseable {
     long rxDropped;
     long rxMissedErrors;
     long rxLengthErrors;
+    long rxCrcErrors;
     long txPackets;
     long txErrors;
     long txFifoErrors;
@@ -511,8 +512,14 @@ final class LinuxTulip implements AutoCloseable {
                     if ((status & 0xffff) != 0x7fff) {
                         rxLengthErrors++; // oversized frame spanned multiple buffers
                     }
-                } else if ((status & RDES0_ES) != 0) {
+                } else if ((status & RDES0_ES) != 0) { // there was a fatal error
                     rxErrors++;
+                    if (((status >>> 16) & 0x7ff) > 1518 || (status & RDES0_RF) != 0) {
+                        rxLengthErrors++;
+                    }
+                    if ((status & RDES0_CE) != 0) {
+                        rxCrcErrors++;
+                    }
                 }
             } else {
                 int pktLen = ((status >>> 16) & 0x7ff) - 4; // omit the four-byte CRC
