@@ -96,8 +96,9 @@ public final class Dec21140Counters {
     }
 
     /**
-     * Frames whose transmit FIFO ran dry in threshold mode (virtual time): TDES0 = UF|ES, CSR5.UNF, the transmit
-     * process suspended.
+     * Frames whose transmit FIFO ran dry in threshold mode (virtual time): the bytes sent before it ran dry went on
+     * the wire as a fragment with a bad FCS (not counted in {@link #txFrames()}), TDES0 = UF|ES, CSR5.UNF, the
+     * transmit process suspended.
      */
     public long txUnderflows() {
         return txUnderflows;
