@@ -198,7 +198,7 @@
 #define DEC21140_CSR5_GTE (1u << 11) /* general-purpose timer expired - abnormal (not QEMU, A.3) */
 #define DEC21140_CSR5_LNF (1u << 12) /* 21041/21143 link fail; unused on 21140 */
 #define DEC21140_CSR5_FBE (1u << 13) /* fatal bus error, code in EB - abnormal */
-#define DEC21140_CSR5_ERI (1u << 14) /* early receive (21140A): first RX buffer full, more follows; RI clears it - normal */
+#define DEC21140_CSR5_ERI (1u << 14) /* early receive interrupt (21140A) - normal */
 #define DEC21140_CSR5_AIS (1u << 15) /* abnormal interrupt summary */
 #define DEC21140_CSR5_NIS (1u << 16) /* normal interrupt summary */
 #define DEC21140_CSR5_RS_SHIFT 17    /* receive process state */
