@@ -51,6 +51,8 @@
  *    kernel/NIC always appends a correct FCS), so that frame is dropped and counted in card_errors while TDES0
  *    reports success, as the chip would report for a frame whose bad FCS only the receiver notices.
  *    A frame shorter than 14 bytes (DPD) cannot be sent either: dropped, card_errors, TDES0 success.
+ *  - Without carrier (the interface is not IFF_RUNNING: cable pulled, peer down) a frame is not handed to the
+ *    kernel: TDES0 = NC|LO|ES as in the model (which sends it into its dead wire), counted in card_errors.
  *  - A frame longer than the interface allows (MTU + 14, + 4 with an 802.1Q tag): not sent, TDES0 = TO|ES
  *    (the model's jabber status; no CSR5.TJT, since the chip sends 1519..2048-byte frames), counted in
  *    tx_drop_too_long. Over 2048 bytes with FCS it is the model's jabber: TO|ES, CSR5.TJT, and the transmit
@@ -77,7 +79,7 @@
  * first 2048 bytes are received with RDES0.RW, and CSR5.RWT), not counted as rx_frames; rx_drop_bad_frame: runts
  * (loopback only, without CSR6.PB); tx_bad_descriptor: empty FS..LS frames and setup frames with TBS1 != 192
  * (TDES0.ES); bus_errors: fatal bus errors; card_errors: frames truncated by the host's descriptors (RDES0.DE)
- * and transmit frames the link cannot carry (above). Loopback frames are not counted as tx_frames (the model
+ * and transmit frames the link cannot carry or that found no carrier (above). Loopback frames are not counted as tx_frames (the model
  * counts them separately).
  *
  * The FCS is the zlib CRC-32, by PCLMULQDQ folding on x86-64 (constants derived at create) or slicing-by-8
@@ -202,6 +204,7 @@ typedef struct dec_card {
     uint32_t gpio_direction;
     uint32_t gpio_outputs;
     uint32_t gpio_inputs;
+    bool carrier; /* the link runs (the platform's IFF_RUNNING); a wire state, not reset by CSR0.SWR */
 
     /* CSR11 and transmit auto-poll timers (absolute CLOCK_MONOTONIC ns) */
     uint32_t gp_count;
@@ -864,10 +867,29 @@ static uint32_t truncated_status(uint32_t status, uint32_t written, uint32_t fla
            (written << DEC21140_RDES0_FL_SHIFT) | (flags & RX_KEEP_ON_TRUNCATION);
 }
 
+/** RI (with `also`): the frame is closed; RI clears ERI on the 21140A (early_receive). */
+static void raise_received(dec_card_t *c, uint32_t also) {
+    csr_store(c, DEC21140_CSR5, csr_load(c, DEC21140_CSR5) & ~DEC21140_CSR5_ERI);
+    raise_bits(c, DEC21140_CSR5_RI | also);
+}
+
+/**
+ * ERI (A.3): the frame's first data buffer is full and more of the frame follows. Set after the copy that filled the
+ * first buffer the frame went into, without re-evaluating the line: the frame is moved in one step, so RI (which
+ * clears ERI) or a bus error (FBE) follows at once, as in the model's earlyReceive. Returns whether ERI was set.
+ */
+static bool early_receive(dec_card_t *c, bool already, uint32_t written, uint32_t len) {
+    if (already || written == len) {
+        return already;
+    }
+    csr_store(c, DEC21140_CSR5, csr_load(c, DEC21140_CSR5) | DEC21140_CSR5_ERI);
+    return true;
+}
+
 static void frame_truncated(dec_card_t *c) {
     shim_count(c->shim, SHIM_STAT_CARD_ERRORS, 1);
     c->events |= NICSHIM_EV_RX;
-    raise_bits(c, DEC21140_CSR5_RI);
+    raise_received(c, 0);
 }
 
 /**
@@ -934,6 +956,7 @@ static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fi
     uint32_t written = 0;
     uint32_t used = 0;
     bool first = true;
+    bool early = false;
     for (;;) {
         used++;
         uint32_t size1 = walker_size1(w);
@@ -948,6 +971,7 @@ static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fi
                     return;
                 }
                 written += n1;
+                early = early_receive(c, early, written, len);
             }
             uint32_t n2 = len - written < size2 ? len - written : size2;
             if (n2 > 0) {
@@ -955,6 +979,7 @@ static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fi
                     return;
                 }
                 written += n2;
+                early = early_receive(c, early, written, len);
             }
             status = first ? DEC21140_RDES0_FS : 0;
             first = false;
@@ -966,14 +991,15 @@ static void rx_deliver(dec_card_t *c, const rx_src_t *src, uint32_t len, bool fi
             }
             walker_complete(w, fin);
             walker_advance(w);
+            uint32_t also = 0;
             if (flags & DEC21140_RDES0_RW) {
-                raise_bits(c, DEC21140_CSR5_RWT); /* counted as too long when it arrived */
+                also = DEC21140_CSR5_RWT; /* counted as too long when it arrived */
             } else {
                 shim_count(c->shim, SHIM_STAT_RX_FRAMES, 1);
                 shim_count(c->shim, SHIM_STAT_RX_BYTES, len);
             }
             c->events |= NICSHIM_EV_RX;
-            raise_bits(c, DEC21140_CSR5_RI);
+            raise_received(c, also);
             set_rx_state(c, DEC21140_RS_WAIT_PACKET);
             return;
         }
@@ -1124,6 +1150,17 @@ static bool tx_put_on_wire(dec_card_t *c) {
     }
     if ((!c->tx_add_fcs && !fcs_valid(c, c->tx_fifo, c->tx_length)) || len < DEC21140_ETH_HEADER_LEN) {
         shim_count(c->shim, SHIM_STAT_CARD_ERRORS, 1); /* the link cannot carry it; the chip reports success */
+        tx_close_frame(c);
+        return true;
+    }
+    if (!c->carrier) {
+        /* No carrier (A.6, as the model's noCarrier): the frame would go into a cable that leads nowhere. It is not
+           handed to the kernel; TDES0 = NC|LO|ES, which Linux counts as tx_carrier_errors. */
+        shim_count(c->shim, SHIM_STAT_CARD_ERRORS, 1);
+        c->tx_status |= DEC21140_TDES0_NC | DEC21140_TDES0_LO | DEC21140_TDES0_ES;
+        if (c->tx_state != DEC21140_TS_STOPPED) {
+            set_tx_state(c, DEC21140_TS_WAIT_END);
+        }
         tx_close_frame(c);
         return true;
     }
@@ -1496,6 +1533,7 @@ static void *dec_create(shim_t *shim, const nicshim_options_t *options) {
     c->shim = shim;
     c->csr = c->own_window;
     c->gpio_inputs = DEC21140_CSR12_RESET & DEC21140_CSR12_PINS_MASK;
+    c->carrier = true;
     c->rx_mode = 0; /* the platform's default: no PROMISC / ALLMULTI membership */
     crc_init(c);
     srom_build(c, shim_mac(shim));
@@ -1611,6 +1649,7 @@ static int32_t dec_reg_read(void *card, uint32_t range, uint32_t offset, uint32_
 static void dec_link(void *card, int up) {
     dec_card_t *c = card;
     uint32_t sense = DEC21140_SMC9332_GPIO_SD_100MB | DEC21140_SMC9332_GPIO_SD_10MB;
+    c->carrier = up != 0;
     c->gpio_inputs = up ? c->gpio_inputs | (DEC21140_CSR12_RESET & sense) : c->gpio_inputs & ~sense;
     csr_store(c, DEC21140_CSR12, read_csr12(c));
 }

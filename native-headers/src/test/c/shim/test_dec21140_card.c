@@ -1160,9 +1160,64 @@ static void test_link_sense_and_mii(void) {
     end();
 }
 
+/* ERI (A.3): first buffer full with more of the frame to come; RI clears it; left set when the frame never closes. */
+static void test_early_receive(void) {
+    begin("ERI: the first receive buffer filled, cleared by RI, left beside FBE");
+    start_chip(0, DEC21140_CSR6_PR);
+    desc_set(RX_RING, DEC21140_RDES0_OWN, 1536, RX_BUF, 0);
+    desc_set(RX_RING + 16, DEC21140_RDES0_OWN, 64 | (1024u << 11), RX_BUF + 0x800, RX_BUF + 0x1000);
+    desc_set(RX_RING + 32, DEC21140_RDES0_OWN, 64 | (1024u << 11) | DEC21140_RDES1_RER, RX_BUF + 0x1800,
+             MEM_BUS + MEM_SIZE + 0x1000);
+    uint8_t f[400];
+    make_frame(f, OWN_MAC, 100, 1);
+    ops->receive(card, f, 100);
+    CHECK_EQ(rd(DEC21140_CSR5) & (DEC21140_CSR5_RI | DEC21140_CSR5_ERI), DEC21140_CSR5_RI); /* fits: no ERI */
+    wr(DEC21140_CSR5, DEC21140_LINUX_CSR5_ACK_MASK);
+    make_frame(f, OWN_MAC, 400, 2);
+    ops->receive(card, f, 400);
+    CHECK_EQ(rd(DEC21140_CSR5) & (DEC21140_CSR5_RI | DEC21140_CSR5_ERI), DEC21140_CSR5_RI); /* RI cleared ERI */
+    wr(DEC21140_CSR5, DEC21140_LINUX_CSR5_ACK_MASK);
+    ops->receive(card, f, 400); /* buffer 2 lies outside every region */
+    uint32_t csr5 = rd(DEC21140_CSR5);
+    CHECK_EQ(csr5 & (DEC21140_CSR5_ERI | DEC21140_CSR5_FBE | DEC21140_CSR5_RI | DEC21140_CSR5_NIS | DEC21140_CSR5_AIS),
+             DEC21140_CSR5_ERI | DEC21140_CSR5_FBE | DEC21140_CSR5_NIS | DEC21140_CSR5_AIS);
+    CHECK(memcmp(host(RX_BUF + 0x1800), f, 64) == 0);
+    end();
+}
+
+/* No carrier (A.6): a frame finds the link down: not sent, TDES0 = NC|LO|ES; the link back, frames flow again. */
+static void test_no_carrier(void) {
+    begin("transmit without carrier: NC|LO|ES, nothing on the link");
+    start_chip(0, 0);
+    uint8_t f[60];
+    make_frame(f, PEER_MAC, 60, 5);
+    memcpy(host(TX_BUF), f, 60);
+    desc_set(TX_RING, DEC21140_TDES0_OWN, DEC21140_TDES1_FS | DEC21140_TDES1_LS | DEC21140_TDES1_IC | 60, TX_BUF, 0);
+    desc_set(TX_RING + 16, DEC21140_TDES0_OWN, DEC21140_TDES1_FS | DEC21140_TDES1_LS | 60, TX_BUF, 0);
+    ops->link(card, 0);
+    wr(DEC21140_CSR1, 0);
+    ops->work(card, NICSHIM_KICK_TX, 64);
+    CHECK_EQ(des0(TX_RING), DEC21140_TDES0_NC | DEC21140_TDES0_LO | DEC21140_TDES0_ES);
+    CHECK_EQ(des0(TX_RING) & DEC21140_LINUX_TDES0_CARRIER, DEC21140_LINUX_TDES0_CARRIER);
+    CHECK_EQ(S.tx_count, 0);
+    CHECK_EQ(S.stats[SHIM_STAT_TX_FRAMES], 0);
+    CHECK_EQ(S.stats[SHIM_STAT_CARD_ERRORS], 2);
+    CHECK(rd(DEC21140_CSR5) & DEC21140_CSR5_TI);
+    CHECK_EQ(csr5_ts(), DEC21140_TS_SUSPENDED);
+    ops->link(card, 1);
+    desc_set(TX_RING + 32, DEC21140_TDES0_OWN, DEC21140_TDES1_FS | DEC21140_TDES1_LS | 60, TX_BUF, 0);
+    wr(DEC21140_CSR1, 0);
+    ops->work(card, NICSHIM_KICK_TX, 64);
+    CHECK_EQ(des0(TX_RING + 32), 0);
+    CHECK_EQ(S.tx_count, 1);
+    end();
+}
+
 int main(void) {
     test_reset_values();
     test_link_sense_and_mii();
+    test_early_receive();
+    test_no_carrier();
     test_srom();
     test_setup_perfect_filter_rx();
     test_hash_filter();

@@ -5,6 +5,11 @@ import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.cost.CostTable;
+import io.nicbridge.protocols.am.AmConfig;
+import io.nicbridge.protocols.careful.CarefulConfig;
+import io.nicbridge.protocols.gbn.GoBackNConfig;
+import io.nicbridge.protocols.pupa.PupaConfig;
+import io.nicbridge.protocols.traditional.TraditionalConfig;
 import io.nicbridge.protocols.dst.CoreFactory;
 import io.nicbridge.protocols.dst.Schedule;
 import io.nicbridge.protocols.dst.ScheduleGenerator;
@@ -117,9 +122,8 @@ public final class SimTestCommand implements Callable<Integer> {
         SimTest tester = new SimTest(protocol, cores, settings, new ScheduleGenerator(settings, families),
                 media);
         CheckLog checks = new CheckLog(out::println);
-        out.printf(Locale.ROOT, "simtest: protocol %s, window %d, %d-byte messages, RTO %d us; progress bound %d us%n",
-                protocol, settings.window(), settings.maxMessage(), settings.rtoNanos() / 1000,
-                settings.progressBoundNanos() / 1000);
+        out.printf(Locale.ROOT, "simtest: protocol %s (%s); progress bound %d us%n", protocol,
+                protocolSettings(protocol, settings), settings.progressBoundNanos() / 1000);
         out.println("medium: " + media);
         if (media.name().equals("memory")) {
             out.printf(Locale.ROOT, "  %d-byte frames, %d tx / %d rx buffers per node, %d ns latency, %d ns/byte%n",
@@ -168,6 +172,50 @@ public final class SimTestCommand implements Callable<Integer> {
                         + " losses counted above) over "
                 : " kept exactly-once, per-peer order, progress and bounded memory over ") + s.schedules() + " fault schedules on " + media.name(), s.passed());
         return checks.finish(false);
+    }
+
+    /**
+     * What the core under test runs with, in its own terms (from the configuration {@link SimProtocols} builds):
+     * the window of the windowed cores, Pupa's buffers and timers, the C* cores' descriptors and buffers.
+     */
+    static String protocolSettings(String protocol, SimSettings s) {
+        long rtoUs = s.rtoNanos() / 1000;
+        return switch (protocol) {
+            case "gbn" -> {
+                GoBackNConfig c = new GoBackNConfig(s.window(), s.maxMessage(), s.rtoNanos());
+                yield String.format(Locale.ROOT, "go-back-N: window %d, %d-byte messages, RTO %d us, ACK delay %d us",
+                        c.window(), c.maxMessage(), c.rtoNanos() / 1000, c.ackDelayNanos() / 1000);
+            }
+            case "am" -> {
+                AmConfig c = SimProtocols.am(s);
+                yield String.format(Locale.ROOT, "Active Messages over go-back-N: window %d, %d-byte messages in"
+                        + " %d-byte buffers, RTO %d us, ACK delay %d us", c.window(), s.maxMessage(), c.bufferBytes(),
+                        c.rtoNanos() / 1000, c.ackDelayNanos() / 1000);
+            }
+            case "pupa" -> {
+                PupaConfig c = SimProtocols.pupa(s);
+                yield String.format(Locale.ROOT, "Pupa: %d-byte messages, %d send buffers of %d bytes, %d receive"
+                        + " buffers of %d bytes, %d mbufs, RTO %d us, ACK timer %d us, packing delay %d us, flow"
+                        + " control %s, %s, software frame check %s", c.maxMessage(), c.sendBuffers(),
+                        c.sendBufferSize(), c.receiveBuffers(), c.receiveBufferSize(), c.mbufs(), c.rtoNanos() / 1000,
+                        c.ackTimerNanos() / 1000, c.packDelayNanos() / 1000, c.flowControl() ? "on" : "off",
+                        c.ackEveryMessage() ? "an ACK per message" : "sender-controlled ACKs",
+                        c.frameCheck() ? "on" : "off");
+            }
+            case "traditional" -> {
+                TraditionalConfig c = SimProtocols.traditional(s);
+                yield String.format(Locale.ROOT, "traditional C*: %d-byte fragments, %d descriptors (an ACK asked for"
+                        + " at %d or fewer free), up to %d receive buffers held, copy-out beyond %d into %d host buffers, low priority"
+                        + " refused from %d held, receiver timeout %d us", c.maxFragment(), c.descriptors(),
+                        c.ackLowWater(), c.receiveBuffers(), c.copyOutThreshold(), c.hostBuffers(), c.highLoad(),
+                        c.timeoutNanos() / 1000);
+            }
+            case "careful" -> String.format(Locale.ROOT, "careful C*: %d-byte fragments, of %d receive buffers per node"
+                    + " R = %d - (P - 1) as static windows of floor(R/P) frames (P = 2..4 nodes a schedule), %d event"
+                    + " slots, no timers", s.maxMessage(), s.rxSlots(), s.rxSlots(),
+                    CarefulConfig.defaults().eventSlots());
+            default -> String.format(Locale.ROOT, "%d-byte messages, RTO %d us", s.maxMessage(), rtoUs);
+        };
     }
 
     private static Set<ScheduleGenerator.Family> families(String text, SimMedium.Factory media) {

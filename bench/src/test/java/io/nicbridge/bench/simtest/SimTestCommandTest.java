@@ -1,6 +1,7 @@
 package io.nicbridge.bench.simtest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -39,6 +40,28 @@ class SimTestCommandTest {
         assertTrue(r.out().lines().anyMatch(l -> l.startsWith("integrity check: gbn kept exactly-once, per-peer order,"
                 + " progress and bounded memory over 300 fault schedules") && l.endsWith("-> PASS")), r.out());
         assertTrue(r.out().contains("checks: 1 passed, 0 failed, 0 inconclusive -> exit code 0"), r.out());
+    }
+
+    /** The header names what each core runs with: a window only where the protocol has one. */
+    @Test
+    void theHeaderPrintsEachProtocolsOwnSettings() {
+        assertTrue(SimTestCommand.protocolSettings("gbn", io.nicbridge.protocols.dst.SimProtocols.settings("gbn"))
+                .startsWith("go-back-N: window 4, 48-byte messages, RTO 200 us"));
+        assertTrue(SimTestCommand.protocolSettings("am", io.nicbridge.protocols.dst.SimProtocols.settings("am"))
+                .contains("window 4"));
+        for (String p : new String[] {"pupa", "traditional", "careful"}) {
+            String line = SimTestCommand.protocolSettings(p, io.nicbridge.protocols.dst.SimProtocols.settings(p));
+            assertFalse(line.contains("window 4"), line);
+        }
+        assertTrue(SimTestCommand.protocolSettings("pupa", io.nicbridge.protocols.dst.SimProtocols.settings("pupa"))
+                .contains("mbufs, RTO 200 us, ACK timer 100 us, packing delay 20 us"));
+        assertTrue(SimTestCommand.protocolSettings("traditional",
+                io.nicbridge.protocols.dst.SimProtocols.settings("traditional")).contains("64-byte fragments, 16 descriptors"));
+        assertTrue(SimTestCommand.protocolSettings("careful", io.nicbridge.protocols.dst.SimProtocols.settings("careful"))
+                .contains("R = 16 - (P - 1) as static windows of floor(R/P) frames"));
+        Run r = run("--protocol", "pupa", "--seeds", "5");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().startsWith("simtest: protocol pupa (Pupa: 48-byte messages, "), r.out());
     }
 
     @Test

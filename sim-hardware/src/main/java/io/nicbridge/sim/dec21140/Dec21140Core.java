@@ -75,6 +75,8 @@ final class Dec21140Core {
     private static final int SUMMARY_BITS = CSR5_NIS | CSR5_AIS;
     private static final int RX_KEEP_ON_TRUNCATION = RDES0_MF | RDES0_FF | RDES0_FT;
     private static final ValueLayout.OfInt FCS_LAYOUT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** TDES0 of a frame sent while the PHY had no carrier (A.6): no carrier, loss of carrier, error summary. */
+    static final int TDES0_NO_CARRIER = TDES0_NC | TDES0_LO | TDES0_ES;
 
     /** CSR6.TR thresholds in bytes, at 100 Mb/s and with CSR6.TTM (10 Mb/s) (docs/hardware-facts.md A.4). */
     private static final int[] TX_THRESHOLDS_100MB = {128, 256, 512, 1024};
@@ -85,6 +87,10 @@ final class Dec21140Core {
     private static final int TX_WAIT_END = 2;
     /** On a half-duplex hub: the MAC is deferring, colliding, backing off; the wire tells when it is done. */
     private static final int TX_WAIT_WIRE = 3;
+    /** Threshold mode, a frame that will underflow: waiting for the wire to start on its fragment. */
+    private static final int TX_UNDERFLOW = 4;
+    /** TDES0 bits the transmit process set before the half-duplex wire reports its own. */
+    private static final int TX_STATUS_KEPT_BY_WIRE = TDES0_NO_CARRIER | TDES0_UF;
     private static final int RX_IDLE = 0;
     private static final int RX_WAIT_DMA = 1;
 
@@ -135,6 +141,10 @@ final class Dec21140Core {
     private int txReadBytes;
     private int txFrameDescriptors;
     private int txStatus;
+    /** An underflowing frame: the bytes that reach the wire before the FIFO runs dry, and when it runs dry. */
+    private int txFragmentBytes;
+    private long txFragmentStartNanos;
+    private long txFragmentDryNanos;
     private boolean rxFilterFailed;
     /** The staged frame is what the receive watchdog let in of a longer one: RDES0.RW, CSR5.RWT, no CRC check. */
     private boolean rxWatchdogCut;
@@ -143,6 +153,8 @@ final class Dec21140Core {
     private int gpioDirection;
     private int gpioOutputs;
     private int gpioInputs = CSR12_RESET & CSR12_PINS_MASK;
+    /** The PHY's carrier: a cable to a live segment (a wire state, not reset by CSR0.SWR). */
+    private boolean carrier = true;
     private int gpCount;
     private boolean gpContinuous;
     private long gpTick;
@@ -188,7 +200,7 @@ final class Dec21140Core {
      * The TDES0 status bits of a frame the half-duplex wire finished (docs/hardware-facts.md A.7 TDES0): CC (6:3)
      * counts its collisions (a 4-bit counter: 16 reads as 0, and the 21140 leaves it invalid with EC); a late
      * collision abandons the frame with LC|ES, the 16th collision with EC|ES. No carrier (NC) and loss of carrier
-     * (LO) need a broken cable or link, which the hub does not model: never set.
+     * (LO) come from the card's own PHY, not from the wire's report: see {@link #TDES0_NO_CARRIER}.
      */
     static int transmitStatus(io.nicbridge.sim.ethernet.TransmitListener.Result result, int collisions) {
         int cc = (collisions << TDES0_CC_SHIFT) & TDES0_CC_MASK;
@@ -224,8 +236,12 @@ final class Dec21140Core {
         gpioInputs = pins & CSR12_PINS_MASK;
     }
 
-    /** The signal-detect inputs follow the carrier; the other input pins keep their levels. */
+    /**
+     * The signal-detect inputs follow the carrier; the other input pins keep their levels. Without carrier a frame
+     * still goes out (into a cable that leads nowhere) and its descriptor is closed with {@link #TDES0_NO_CARRIER}.
+     */
     void carrier(boolean up) {
+        carrier = up;
         int sense = SMC9332_GPIO_SD_100MB | SMC9332_GPIO_SD_10MB;
         gpioInputs = up ? gpioInputs | (CSR12_RESET & sense) : gpioInputs & ~sense;
     }
@@ -261,6 +277,8 @@ final class Dec21140Core {
                 putOnWire();
             } else if (txPhase == TX_WAIT_END) {
                 closeTransmitFrame();
+            } else if (txPhase == TX_UNDERFLOW) {
+                putFragmentOnWire();
             }
         }
         if (events.take(EVENT_TX_WIRE) && txPhase == TX_WAIT_WIRE) {
@@ -428,13 +446,12 @@ final class Dec21140Core {
         }
         txStatus = 0;
         long start = timing.transmitStartNanos(txFrameDescriptors, txReadBytes);
-        long dry = underflowNanos(start);
-        if (dry >= 0) { // the FIFO runs dry mid-frame: UF, and closeTransmitFrame suspends the process with UNF
+        if (underflows(start)) { // the FIFO runs dry mid-frame: a fragment, UF, and closeTransmitFrame suspends (UNF)
             counters.txUnderflows++;
             txStatus = TDES0_UF | TDES0_ES;
             setTxState(TS_WAIT_END);
-            txPhase = TX_WAIT_END;
-            txTimer.armAfter(dry);
+            txPhase = TX_UNDERFLOW;
+            txTimer.armAfter(txFragmentStartNanos);
             return;
         }
         if (start > 0) {
@@ -453,15 +470,16 @@ final class Dec21140Core {
      * k * w; the deficit is worst at the last byte, so the frame underflows when dmaNanos * (R - thr) &gt; R * R * w,
      * running dry at byte k* = dmaNanos * thr / (dmaNanos - R * w). Store-and-forward (SF) never underflows, nor does
      * a frame no longer than the threshold; real time has no DMA rate to compare, so it never underflows either.
-     * The fragment that reached the wire before the FIFO ran dry is not sent (a receiver drops it as a runt or CRC
-     * error).
+     * The k* bytes that reached the wire before the FIFO ran dry go out as a fragment ({@link #putFragmentOnWire}).
      *
-     * @return nanoseconds from now until the FIFO runs dry, or -1 when the frame does not underflow
+     * @return whether the frame underflows; if so {@link #txFragmentBytes}, {@link #txFragmentStartNanos} (from now
+     *     to the wire's start, when the fragment is put on the wire) and {@link #txFragmentDryNanos} (from now to the
+     *     moment the FIFO runs dry, when the descriptor is closed) are set
      */
-    private long underflowNanos(long dmaNanos) {
+    private boolean underflows(long dmaNanos) {
         int csr6 = registers.loadRaw(CSR6);
         if (!virtual || (csr6 & CSR6_SF) != 0) {
-            return -1;
+            return false;
         }
         int tr = (csr6 & CSR6_TR_MASK) >>> CSR6_TR_SHIFT;
         long threshold = ((csr6 & CSR6_TTM) != 0 ? TX_THRESHOLDS_10MB : TX_THRESHOLDS_100MB)[tr];
@@ -469,10 +487,55 @@ final class Dec21140Core {
         long byteNanos = (csr6 & CSR6_PS) != 0 ? ETH_BYTE_TIME_NS_100MB : ETH_BYTE_TIME_NS_10MB;
         long wireNanos = bytes * byteNanos;
         if (bytes <= threshold || dmaNanos * (bytes - threshold) <= bytes * wireNanos) {
-            return -1;
+            return false;
         }
         double dryByte = (double) dmaNanos * threshold / (dmaNanos - wireNanos);
-        return Math.max(1, (long) Math.ceil(dmaNanos * dryByte / bytes));
+        txFragmentBytes = (int) Math.min(Math.floor(dryByte), Dec21140Model.TX_FIFO_BYTES - ETH_FCS_LEN);
+        txFragmentStartNanos = Math.ceilDiv(dmaNanos * threshold, bytes);
+        txFragmentDryNanos = Math.max(txFragmentStartNanos, (long) Math.ceil(dmaNanos * dryByte / bytes));
+        return true;
+    }
+
+    /**
+     * The wire starts on an underflowing frame: what the FIFO held before it ran dry goes out as a fragment, ended
+     * with an FCS that cannot match (the inverted CRC of its bytes), so every receiver drops it as a CRC error (a runt
+     * under 64 bytes). The model's wire carries a frame whole, so the fragment is put on it at the wire's start, and
+     * the descriptor is closed (UF|ES, UNF) when the FIFO runs dry. In loopback it comes back into our own receiver.
+     */
+    private void putFragmentOnWire() {
+        txPhase = TX_IDLE;
+        int length = buildFragment();
+        int om = (registers.loadRaw(CSR6) & CSR6_OM_MASK) >>> CSR6_OM_SHIFT;
+        if (om != OM_NORMAL) {
+            loopBack(length);
+        } else {
+            int gen = generation;
+            long onWire = port.transmit(txFifoSegment, 0, length);
+            if (gen != generation) {
+                return; // the host reset the chip from inside the wire's delivery (inline engines)
+            }
+            noCarrier();
+            if (onWire == WirePort.PENDING) {
+                txPhase = TX_WAIT_WIRE; // the hub ends it; the descriptor is closed after that (wireDone)
+                return;
+            }
+        }
+        long dry = txFragmentDryNanos - txFragmentStartNanos;
+        if (dry > 0) {
+            txPhase = TX_WAIT_END;
+            txTimer.armAfter(dry);
+            return;
+        }
+        closeTransmitFrame();
+    }
+
+    /** Ends the fragment in the FIFO with the inverted CRC of its bytes. @return its length on the wire */
+    private int buildFragment() {
+        int sent = txFragmentBytes;
+        crc.reset();
+        crc.update(txFifo, 0, sent);
+        txFifoSegment.set(FCS_LAYOUT, sent, ~(int) crc.getValue());
+        return sent + ETH_FCS_LEN;
     }
 
     private void putOnWire() {
@@ -493,6 +556,7 @@ final class Dec21140Core {
         }
         counters.txFrames++;
         counters.txBytes += txLength;
+        noCarrier();
         if (onWire == WirePort.PENDING) {
             txPhase = TX_WAIT_WIRE; // deferring, colliding, backing off: EVENT_TX_WIRE ends it
             return;
@@ -511,7 +575,7 @@ final class Dec21140Core {
      * collision; the transmit process closes the descriptor with ES and goes on with the next, as the 21140 does).
      */
     private void wireDone(int status) {
-        txStatus = status;
+        txStatus = status | (txStatus & TX_STATUS_KEPT_BY_WIRE);
         long close = timing.transmitCloseNanos();
         if (close > 0) {
             txPhase = TX_WAIT_END;
@@ -519,6 +583,18 @@ final class Dec21140Core {
             return;
         }
         closeTransmitFrame();
+    }
+
+    /**
+     * The frame just went out: without carrier the transmitter never heard its own signal back, so TDES0 reports no
+     * carrier and loss of carrier (A.6; Linux counts either as tx_carrier_errors). Loopback frames never reach the
+     * PHY and are not checked.
+     */
+    private void noCarrier() {
+        if (!carrier) {
+            counters.txNoCarrier++;
+            txStatus |= TDES0_NO_CARRIER;
+        }
     }
 
     private void loopBack(int length) {
@@ -712,6 +788,7 @@ final class Dec21140Core {
         int written = 0;
         int used = 0;
         boolean first = true;
+        boolean early = false;
         while (true) {
             used++;
             int size1 = rxWalker.buffer1Size();
@@ -727,6 +804,7 @@ final class Dec21140Core {
                         return;
                     }
                     written += n1;
+                    early = earlyReceive(early, written, len);
                 }
                 int n2 = Math.min(len - written, size2);
                 if (n2 > 0) {
@@ -734,6 +812,7 @@ final class Dec21140Core {
                         return;
                     }
                     written += n2;
+                    early = earlyReceive(early, written, len);
                 }
                 status = first ? RDES0_FS : 0;
                 first = false;
@@ -786,6 +865,29 @@ final class Dec21140Core {
         }
     }
 
+    /**
+     * ERI (A.3): the frame's first data buffer is full and more of the frame follows. Set after the copy that filled
+     * the first buffer the frame went into; RI, raised when the frame is closed, clears it again (see {@link
+     * #raiseReceived}). The model moves a frame into host memory in one step, so the two coincide and the line is
+     * evaluated once, after RI: ERI is seen only when the frame never closes (a bus error in a later buffer stops
+     * the receive process with FBE), which is where it tells the host that part of the frame landed.
+     *
+     * @return whether ERI was set for this frame
+     */
+    private boolean earlyReceive(boolean already, int written, int len) {
+        if (already || written == len) {
+            return already;
+        }
+        registers.getAndBitwiseOrRaw(CSR5, CSR5_ERI); // the summary and the line follow with RI or FBE
+        return true;
+    }
+
+    /** RI (with {@code also}): the frame is closed; RI clears ERI on the 21140A. */
+    private void raiseReceived(int also) {
+        registers.getAndBitwiseAndRaw(CSR5, ~CSR5_ERI);
+        raise(CSR5_RI | also);
+    }
+
     private static int truncated(int status, int written, int flags) {
         return status | RDES0_LS | RDES0_DE | RDES0_ES | (written << RDES0_FL_SHIFT) | (flags & RX_KEEP_ON_TRUNCATION);
     }
@@ -832,7 +934,7 @@ final class Dec21140Core {
             counters.rxOversize.incrementAndGet();
             counters.rxBytes += len;
             rxStaged = false;
-            raise(CSR5_RI | CSR5_RWT);
+            raiseReceived(CSR5_RWT);
             return;
         }
         counters.rxDescriptors++;
@@ -845,14 +947,14 @@ final class Dec21140Core {
             counters.rxTooLong++;
         }
         rxStaged = false;
-        raise(CSR5_RI);
+        raiseReceived(0);
     }
 
     private void frameTruncated(int written) {
         counters.rxTruncated++;
         counters.rxBytes += written;
         rxStaged = false;
-        raise(CSR5_RI);
+        raiseReceived(0);
     }
 
     private void dropHead() {
@@ -1126,6 +1228,11 @@ final class Dec21140Core {
             counters.txFrames++;
             counters.txBytes += txLength;
             port.transmit(txFifoSegment, 0, txLength);
+            noCarrier();
+        } else if (txPhase == TX_UNDERFLOW) {
+            txPhase = TX_IDLE;
+            port.transmit(txFifoSegment, 0, buildFragment());
+            noCarrier();
         }
         closeTransmitFrame();
     }

@@ -24,6 +24,7 @@ public final class Dec21140Counters {
     volatile long txAbortedFrames;
     volatile long txUnderflowSuspends;
     volatile long txUnderflows;
+    volatile long txNoCarrier;
     volatile long txDescriptors;
     volatile long txLoopback;
 
@@ -95,11 +96,20 @@ public final class Dec21140Counters {
     }
 
     /**
-     * Frames whose transmit FIFO ran dry in threshold mode (virtual time): TDES0 = UF|ES, CSR5.UNF, the transmit
-     * process suspended.
+     * Frames whose transmit FIFO ran dry in threshold mode (virtual time): the bytes sent before it ran dry went on
+     * the wire as a fragment with a bad FCS (not counted in {@link #txFrames()}), TDES0 = UF|ES, CSR5.UNF, the
+     * transmit process suspended.
      */
     public long txUnderflows() {
         return txUnderflows;
+    }
+
+    /**
+     * Frames (and underflow fragments) sent while the PHY had no carrier (cable unplugged, segment down): lost on the
+     * wire, TDES0 = NC|LO|ES.
+     */
+    public long txNoCarrier() {
+        return txNoCarrier;
     }
 
     /** Transmit descriptors consumed (OWN cleared). */
@@ -229,6 +239,7 @@ public final class Dec21140Counters {
         m.put("txAbortedFrames", txAbortedFrames);
         m.put("txUnderflowSuspends", txUnderflowSuspends);
         m.put("txUnderflows", txUnderflows);
+        m.put("txNoCarrier", txNoCarrier);
         m.put("txDescriptors", txDescriptors);
         m.put("txLoopback", txLoopback);
         m.put("rxFrames", rxFrames);

@@ -65,6 +65,11 @@ final class EmulatedTulipPair implements TulipPair {
     }
 
     @Override
+    public void plug(int i, boolean plugged) {
+        bed.wire().plug(bed.card(i).name(), plugged);
+    }
+
+    @Override
     public void close() {
         bed.close();
     }

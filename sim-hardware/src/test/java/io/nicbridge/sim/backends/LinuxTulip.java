@@ -89,9 +89,12 @@ final class LinuxTulip implements AutoCloseable {
     long rxDropped;
     long rxMissedErrors;
     long rxLengthErrors;
+    long rxCrcErrors;
     long txPackets;
     long txErrors;
     long txFifoErrors;
+    long txCarrierErrors;
+    long txWindowErrors;
     long txAbortedErrors;
     // what the test looks at
     long interrupts;
@@ -469,6 +472,12 @@ final class LinuxTulip implements AutoCloseable {
                 if ((status & LINUX_TDES0_ABORTED) != 0) {
                     txAbortedErrors++;
                 }
+                if ((status & LINUX_TDES0_CARRIER) != 0) {
+                    txCarrierErrors++;
+                }
+                if ((status & LINUX_TDES0_WINDOW) != 0) {
+                    txWindowErrors++;
+                }
                 if ((status & LINUX_TDES0_FIFO) != 0) {
                     txFifoErrors++;
                 }
@@ -503,8 +512,14 @@ final class LinuxTulip implements AutoCloseable {
                     if ((status & 0xffff) != 0x7fff) {
                         rxLengthErrors++; // oversized frame spanned multiple buffers
                     }
-                } else if ((status & RDES0_ES) != 0) {
+                } else if ((status & RDES0_ES) != 0) { // there was a fatal error
                     rxErrors++;
+                    if (((status >>> 16) & 0x7ff) > 1518 || (status & RDES0_RF) != 0) {
+                        rxLengthErrors++;
+                    }
+                    if ((status & RDES0_CE) != 0) {
+                        rxCrcErrors++;
+                    }
                 }
             } else {
                 int pktLen = ((status >>> 16) & 0x7ff) - 4; // omit the four-byte CRC

@@ -7,10 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.bridge.regs.Registers;
+import io.nicbridge.sim.dec21140.Dec21140Timing;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -312,6 +314,83 @@ class LinuxTulipConformanceTest {
             send(0, 3);
             assertTrue(until(() -> b.received.size() == 3));
             assertEquals(range(0, 3), seqsReceivedByB());
+        } finally {
+            close();
+        }
+    }
+
+    /**
+     * Transmit underflow with Linux's threshold mode (CSR6 0x03840000: TR 0, 128 bytes) on a bus slower than the wire
+     * (100 ns a byte against 80): a's FIFO runs dry in the first 1000-byte frame. Only a fragment with a bad FCS
+     * reaches b, whose tulip_rx counts an rx_error and an rx_crc_error; a's descriptor says UF (tx_fifo_errors), and
+     * its TxFIFOUnderflow branch raises TR to 256 bytes and restarts, after which the next frame goes out whole.
+     * Only virtual time has a DMA rate for the FIFO to lose against: in real time the emulator's card and the shim's
+     * read host memory at once, so threshold mode behaves as store-and-forward there (skipped with that reason).
+     */
+    @ParameterizedTest
+    @EnumSource(LinuxWorld.Backend.class)
+    void underflowSendsAFragmentThatTheReceiverCountsAsACrcError(LinuxWorld.Backend backend) {
+        Assumptions.assumeTrue(backend == LinuxWorld.Backend.EMU_VIRTUAL, "underflow needs the virtual-time DMA model;"
+            + " in real time the card reads host memory at once and threshold mode never underflows");
+        try {
+            world = backend.open(new Dec21140Timing(240, 100_000, 120));
+            a = new LinuxTulip("a", world.card(0));
+            b = new LinuxTulip("b", world.card(1));
+            a.stopWait(c -> world.runUntil(c, 1_300_000));
+            b.stopWait(c -> world.runUntil(c, 1_300_000));
+            a.open();
+            b.open();
+            assertTrue(world.runUntil(() -> (a.txStatus(0) & TDES0_OWN) == 0 && (b.txStatus(0) & TDES0_OWN) == 0,
+                WAIT));
+            for (int seq = 0; seq < 2; seq++) {
+                ByteBuffer f = ByteBuffer.allocate(1000);
+                f.put(b.mac().toBytes()).put(a.mac().toBytes()).putShort((short) ETHERTYPE).putInt(seq);
+                assertTrue(a.startXmit(f.array()));
+                final int sent = seq + 1;
+                assertTrue(until(() -> a.dirtyTx == a.curTx && b.rxErrors + b.received.size() == sent),
+                    () -> "frame " + sent + ": b saw " + b.rxErrors + " errors and " + b.received.size() + " frames");
+            }
+            assertEquals(1, b.rxCrcErrors, "the fragment");
+            assertEquals(0, b.rxLengthErrors, "longer than a runt");
+            assertEquals(List.of(1), seqsReceivedByB());
+            assertEquals(1, a.txFifoErrors);
+            assertEquals(1, a.txErrors);
+            assertEquals(1, a.txPackets);
+            assertEquals(1 << CSR6_TR_SHIFT, a.csr6 & CSR6_TR_MASK, "Linux raised the threshold once");
+        } finally {
+            close();
+        }
+    }
+
+    /**
+     * tulip_tx_interrupt on a pulled cable: frames the driver queued before its media timer noticed go out without
+     * carrier; each descriptor comes back with NC|LO|ES, which Linux counts as tx_errors and tx_carrier_errors (0x0C00)
+     * and not as packets. Nothing reaches b; with the cable back the same driver sends again.
+     */
+    @ParameterizedTest
+    @EnumSource(LinuxWorld.Backend.class)
+    void transmitWithoutCarrierCountsCarrierErrors(LinuxWorld.Backend backend) {
+        try {
+            open(backend);
+            Registers csr = a.card().registers();
+            assertEquals(2000, a.mediaTimer());
+            assertTrue(a.carrier, "link beat");
+            world.plug(0, false);
+            assertTrue(world.runUntil(() -> (csr.read(CSR12) & SMC9332_GPIO_SD_100MB) == 0, WAIT), "signal lost");
+            // the media timer's next tick is 2 s away: Linux still believes in its carrier and sends
+            send(0, 3);
+            assertTrue(until(() -> a.dirtyTx == a.curTx), "every descriptor came back");
+            assertEquals(3, a.txErrors);
+            assertEquals(3, a.txCarrierErrors);
+            assertEquals(0, a.txPackets);
+            assertEquals(0, b.received.size(), "nothing crossed the pulled cable");
+            world.plug(0, true);
+            assertTrue(world.runUntil(() -> (csr.read(CSR12) & SMC9332_GPIO_SD_100MB) != 0, WAIT), "signal back");
+            send(3, 2);
+            assertTrue(until(() -> b.received.size() == 2 && a.dirtyTx == a.curTx));
+            assertEquals(List.of(3, 4), seqsReceivedByB());
+            assertEquals(2, a.txPackets);
+            assertEquals(3, a.txCarrierErrors);
         } finally {
             close();
         }

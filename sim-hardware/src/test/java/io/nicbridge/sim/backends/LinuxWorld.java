@@ -27,10 +27,15 @@ abstract class LinuxWorld implements AutoCloseable {
         EMU_INLINE, EMU_THREADED, EMU_VIRTUAL, SHIM_THREADED, SHIM_INLINE;
 
         LinuxWorld open() {
+            return open(Dec21140Timing.PCI_33MHZ);
+        }
+
+        /** @param virtualTiming the emulated cards' bus in virtual time (the other backends have their own) */
+        LinuxWorld open(Dec21140Timing virtualTiming) {
             return switch (this) {
-                case EMU_INLINE -> new Emulated(EngineMode.INLINE);
-                case EMU_THREADED -> new Emulated(EngineMode.THREADED);
-                case EMU_VIRTUAL -> new Emulated(EngineMode.VIRTUAL);
+                case EMU_INLINE -> new Emulated(EngineMode.INLINE, virtualTiming);
+                case EMU_THREADED -> new Emulated(EngineMode.THREADED, virtualTiming);
+                case EMU_VIRTUAL -> new Emulated(EngineMode.VIRTUAL, virtualTiming);
                 case SHIM_THREADED -> {
                     TulipBackend.assumeShim();
                     yield new Shim("threaded");
@@ -93,10 +98,10 @@ abstract class LinuxWorld implements AutoCloseable {
         private final Card[] cards = new Card[2];
         private final EngineMode mode;
 
-        Emulated(EngineMode mode) {
+        Emulated(EngineMode mode, Dec21140Timing virtualTiming) {
             this.mode = mode;
             this.world = EmulatedTestbed.create(mode, 1);
-            world.cardTiming(Dec21140Timing.PCI_33MHZ);
+            world.cardTiming(virtualTiming);
             this.segment = world.ethernet("segment");
             cards[0] = world.dec21140("a", segment, new byte[] {2, 0, 0, 0, 0, 1});
             cards[1] = world.dec21140("b", segment, new byte[] {2, 0, 0, 0, 0, 2});

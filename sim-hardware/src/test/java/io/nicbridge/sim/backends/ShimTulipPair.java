@@ -82,6 +82,15 @@ public final class ShimTulipPair implements TulipPair {
         return cards[i];
     }
 
+    @Override
+    public void plug(int i, boolean plugged) {
+        try {
+            veth.setUp(i != 0, plugged);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     VethPair veth() {
         return veth;
     }

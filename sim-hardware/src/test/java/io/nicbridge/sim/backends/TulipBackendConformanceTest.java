@@ -363,6 +363,50 @@ class TulipBackendConformanceTest {
         }
     }
 
+    /**
+     * A pulled cable: the card's signal detect drops, and frames sent meanwhile come back with NC|LO|ES, which the
+     * driver counts as Linux does (tx_errors and tx_carrier_errors, not packets); nothing reaches the peer. With the
+     * cable back frames flow again.
+     */
+    @ParameterizedTest
+    @EnumSource(TulipBackend.class)
+    void framesSentWithoutCarrierAreCarrierErrors(TulipBackend backend) throws Exception {
+        try (TulipPair p = pair(backend, usual(backend))) {
+            TulipDriver a = p.driver(0);
+            TulipDriver b = p.driver(1);
+            Registers csr = p.card(0).registers();
+            p.plug(0, false);
+            awaitCsr12(p, csr, 0);
+            long seenBefore = p.framesSeen(1);
+            for (int seq = 0; seq < 3; seq++) {
+                sendOrFail(p, 0, 1, seq, 64);
+            }
+            long deadline = System.nanoTime() + TIMEOUT;
+            while (a.statistics().get(Counter.TX_CARRIER) < 3) {
+                assertTrue(System.nanoTime() < deadline, a.statistics().toString());
+                a.transmitInFlight(); // reclaims
+                p.idle();
+            }
+            assertEquals(3, a.statistics().get(Counter.TX_ERRORS));
+            assertEquals(seenBefore, p.framesSeen(1), "nothing crossed the pulled cable");
+            p.plug(0, true);
+            awaitCsr12(p, csr, SMC9332_GPIO_SD_100MB);
+            sendOrFail(p, 0, 1, 7, 64);
+            int h = receive(b);
+            checkFrame(b, h, 7, 64);
+            b.release(h);
+            assertEquals(3, a.statistics().get(Counter.TX_CARRIER));
+        }
+    }
+
+    private static void awaitCsr12(TulipPair p, Registers csr, int signalDetect) {
+        long deadline = System.nanoTime() + TIMEOUT;
+        while ((csr.read(CSR12) & SMC9332_GPIO_SD_100MB) != signalDetect) {
+            assertTrue(System.nanoTime() < deadline, "CSR12 signal detect never became " + signalDetect);
+            p.idle();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(TulipBackend.class)
     void receiveBufferOutsideTheDmaSpaceIsAFatalBusError(TulipBackend backend) throws Exception {

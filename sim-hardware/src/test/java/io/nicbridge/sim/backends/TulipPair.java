@@ -33,6 +33,12 @@ interface TulipPair extends AutoCloseable {
     long busErrors(int i);
 
     /**
+     * Unplugs card {@code i}'s cable ({@code plugged} false) or plugs it back: the emulator's segment station, or
+     * the far end of the shim's veth pair going down (card {@code i}'s interface loses its carrier).
+     */
+    void plug(int i, boolean plugged);
+
+    /**
      * What a test does while it waits for the cards: lets them work. Backends whose cards have threads just yield; an
      * inline shim card does its pending work on this thread (its progress hook), as a waiting driver would.
      */

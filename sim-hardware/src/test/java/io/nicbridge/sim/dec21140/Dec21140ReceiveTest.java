@@ -99,6 +99,36 @@ class Dec21140ReceiveTest {
         assertEquals(RS_SUSPENDED, h.rs());
     }
 
+    /**
+     * ERI (A.3): set when the frame's first data buffer is full and more of the frame follows; RI, raised when the
+     * frame is closed, clears it. A frame that fits its first buffer never sets it; a spanning frame that closes
+     * leaves only RI; a spanning frame whose second buffer is gone (bus error) leaves ERI set beside FBE, under the
+     * normal summary with CSR7.ERE, and never RI.
+     */
+    @Test
+    void earlyReceiveMarksAFilledFirstBufferAndRiClearsIt() {
+        h.desc(d(0), OWN, 1536, h.bus(buf(0)), 0);
+        h.desc(d(1), OWN, 64 | (1024 << RDES1_RBS2_SHIFT), h.bus(buf(1)), h.bus(buf(2)));
+        h.desc(d(2), OWN, 64 | RDES1_RER | (1024 << RDES1_RBS2_SHIFT), h.bus(buf(3)), h.bus(MEM_BYTES + 0x1000));
+        h.write(CSR7, CSR7_MASK_ALL);
+        h.start(CSR6_PR);
+        h.arrive(withFcs(frame(MAC, PEER, 0x0800, 100)));
+        assertEquals(CSR5_RI, h.read(CSR5) & (CSR5_RI | CSR5_ERI), "fits its first buffer: no ERI");
+        h.write(CSR5, LINUX_CSR5_ACK_MASK);
+        h.arrive(withFcs(frame(MAC, PEER, 0x0800, 400))); // 64 bytes in buffer 1, the rest in buffer 2
+        assertEquals(CSR5_RI, h.read(CSR5) & (CSR5_RI | CSR5_ERI), "RI cleared the ERI of the closed frame");
+        h.write(CSR5, LINUX_CSR5_ACK_MASK);
+        h.arrive(withFcs(frame(MAC, PEER, 0x0800, 400))); // buffer 2's address is outside every region
+        int csr5 = h.read(CSR5);
+        assertEquals(CSR5_ERI | CSR5_FBE | CSR5_NIS | CSR5_AIS, csr5 & (CSR5_ERI | CSR5_FBE | CSR5_RI | CSR5_NIS
+            | CSR5_AIS), Integer.toHexString(csr5));
+        assertEquals(h.get(buf(3), 64)[0], MAC[0], "the first buffer holds the frame's start");
+        h.write(CSR5, CSR5_FBE);
+        h.write(CSR7, CSR7_MASK_ALL & ~CSR5_ERI);
+        assertEquals(CSR5_ERI, h.read(CSR5) & (CSR5_ERI | CSR5_NIS), "ERE clear: ERI stays, no normal summary");
+        assertFalse(h.card.interrupt().isAsserted());
+    }
+
     @Test
     void runtsAreDroppedUnlessPassBadFramesAndThenFlaggedRf() {
         linuxRing(4);

@@ -59,6 +59,35 @@ class Dec21140TransmitTest {
         assertArrayEquals(f, h.wire.frames.get(2), "AC|DPD: as given");
     }
 
+    /**
+     * No carrier (A.6): with the cable pulled the frame still goes out, into a wire that leads nowhere, and its
+     * descriptor is closed with NC|LO|ES (Linux's 0x0C00 carrier errors); TI as asked, the process goes on. Loopback
+     * frames never reach the PHY; with the carrier back the status is clean again.
+     */
+    @Test
+    void withoutCarrierTheDescriptorReportsNoCarrierAndLossOfCarrier() {
+        byte[] f = frame(PEER, MAC, 0x0800, 60);
+        h.card.carrier(false);
+        post(d(0), TDES1_FS | TDES1_LS | TDES1_IC, f, TX_BUF);
+        post(d(1), TDES1_FS | TDES1_LS, f, TX_BUF);
+        h.start(0);
+        assertEquals(TDES0_NC | TDES0_LO | TDES0_ES, h.word(d(0)));
+        assertEquals(LINUX_TDES0_CARRIER, h.word(d(1)) & LINUX_TDES0_CARRIER);
+        assertEquals(CSR5_TI, h.read(CSR5) & CSR5_TI);
+        assertEquals(TS_SUSPENDED, h.ts());
+        assertEquals(2, h.card.counters().txNoCarrier());
+        h.write(CSR6, h.read(CSR6) | (OM_INTERNAL_LOOPBACK << CSR6_OM_SHIFT));
+        post(d(2), TDES1_FS | TDES1_LS, f, TX_BUF);
+        h.write(CSR1, 0);
+        assertEquals(0, h.word(d(2)), "loopback: the PHY is not involved");
+        h.write(CSR6, h.read(CSR6) & ~CSR6_OM_MASK);
+        h.card.carrier(true);
+        post(d(3), TDES1_FS | TDES1_LS, f, TX_BUF);
+        h.write(CSR1, 0);
+        assertEquals(0, h.word(d(3)));
+        assertEquals(2, h.card.counters().txNoCarrier());
+    }
+
     @Test
     void noInterruptBitNoTi() {
         post(d(0), TDES1_FS | TDES1_LS, frame(PEER, MAC, 0x0800, 60), TX_BUF);
@@ -227,7 +256,9 @@ class Dec21140TransmitTest {
 
     /**
      * Threshold mode (SF clear, TR = 128 bytes) on a bus slower than the wire (100 ns a byte against 80): the FIFO runs
-     * dry mid-frame. TDES0 = UF|ES, CSR5.UNF, the process suspends (TS 6); nothing whole reaches the wire. Linux's
+     * dry mid-frame. TDES0 = UF|ES, CSR5.UNF, the process suspends (TS 6); only a fragment reaches the wire: the bytes
+     * sent before the FIFO ran dry (more than the threshold, fewer than the frame), ended by an FCS that does not
+     * match, which a receiving 21140 flags as a CRC error (RDES0 CE|ES, counted) and Linux drops. Linux's
      * TxFIFOUnderflow branch then raises TR (csr6 += 0x4000) or sets SF and restarts: at TR = 3 (1024 bytes) or with
      * SF the same frame goes out. Store-and-forward never underflows.
      */
@@ -250,8 +281,20 @@ class Dec21140TransmitTest {
             assertEquals(CSR5_UNF | CSR5_AIS, v.read(CSR5) & (CSR5_UNF | CSR5_AIS));
             assertEquals(TS_SUSPENDED, v.ts());
             assertEquals(OWN, v.word(d(1)) & OWN, "suspended: d1 waits");
-            assertEquals(0, v.wire.frames.size());
+            assertEquals(1, v.wire.frames.size(), "the fragment");
+            byte[] fragment = v.wire.frames.get(0);
+            assertTrue(fragment.length > 128 + ETH_FCS_LEN && fragment.length < f.length, "" + fragment.length);
+            assertArrayEquals(Arrays.copyOf(f, fragment.length - ETH_FCS_LEN),
+                Arrays.copyOf(fragment, fragment.length - ETH_FCS_LEN), "the frame's first bytes");
             assertEquals(1, v.card.counters().txUnderflows());
+            assertEquals(0, v.card.counters().txFrames(), "no whole frame left");
+            try (CardHarness receiver = new CardHarness()) {
+                receiver.desc(RX_RING, RDES0_OWN, LINUX_RX_BUF_SIZE | RDES1_RER, receiver.bus(RX_BUF), 0);
+                receiver.start(CSR6_PR);
+                receiver.arrive(fragment);
+                assertEquals(RDES0_CE | RDES0_ES, receiver.word(RX_RING) & (RDES0_CE | RDES0_ES | RDES0_OWN));
+                assertEquals(1, receiver.card.counters().rxCrcErrors());
+            }
             // Linux: raise the threshold to the top (TR = 3), restart (stop, start), CSR1
             v.write(CSR5, v.read(CSR5) & LINUX_CSR5_ACK_MASK);
             csr6 |= 3 << CSR6_TR_SHIFT;
@@ -260,14 +303,15 @@ class Dec21140TransmitTest {
             v.write(CSR1, 0);
             v.time.advance(1_000_000);
             assertEquals(0, v.word(d(1)), "1024-byte threshold: the whole frame is in the FIFO before it starts");
-            assertEquals(1, v.wire.frames.size());
+            assertEquals(2, v.wire.frames.size());
+            assertArrayEquals(withFcs(f), v.wire.frames.get(1));
             // store-and-forward at the lowest threshold: no underflow either
             v.write(CSR6, (csr6 & ~CSR6_TR_MASK) | CSR6_SF);
             v.desc(d(2), OWN, TDES1_FS | TDES1_LS | TDES1_TER | f.length, v.bus(TX_BUF), 0);
             v.write(CSR1, 0);
             v.time.advance(1_000_000);
             assertEquals(0, v.word(d(2)));
-            assertEquals(2, v.wire.frames.size());
+            assertEquals(3, v.wire.frames.size());
             assertEquals(1, v.card.counters().txUnderflows());
         }
     }

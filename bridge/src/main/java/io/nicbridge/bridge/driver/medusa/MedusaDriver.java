@@ -17,6 +17,7 @@ import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.bridge.spi.NonReentrantInterruptHandler;
 import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
+import io.nicbridge.bridge.time.DriverWaits;
 import io.nicbridge.bridge.time.WaitClock;
 import io.nicbridge.contract.Medusa;
 import io.nicbridge.contract.MedusaBufStatus;
@@ -171,10 +172,8 @@ public final class MedusaDriver implements FramePort {
     private int ctrl;
     private Timer watchdog;
     private long watchdogNanos;
-    /** The clock of every wait and timeout ({@link #timeOn}); the wall clock until then. */
-    private WaitClock clock = WaitClock.WALL;
-    /** In virtual time, an event at the pending wait's deadline; {@code null} in real time. */
-    private Timer waitDeadline;
+    /** Every wait and timeout, on the driver's clock ({@link #timeOn}; the wall clock until then). */
+    private final DriverWaits waits;
     /** At the last watchdog tick: TXDONEs so far, and whether a frame was outstanding. */
     private long completedAtTick;
     private boolean pendingAtTick;
@@ -213,6 +212,7 @@ public final class MedusaDriver implements FramePort {
         this.frameOffset = config.frameOffset();
         this.stationAddress = config.stationAddress();
         this.name = "medusa-driver[" + card.name() + "]";
+        this.waits = new DriverWaits(name);
         this.maxFrame = config.maxFrameLength();
         this.stats = new MedusaStatistics(regs, R);
         this.freeTx = new int[config.transmitBuffers()];
@@ -295,15 +295,15 @@ public final class MedusaDriver implements FramePort {
     /** Init steps 1 and 2: RESET (waited for), station address, T_Req, receive checksum start. */
     private void resetAndAddress() {
         regs.write(REG_CTRL, Medusa.CTRL_RESET);
-        long start = clock.nanoTime();
+        long start = waits.nanoTime();
         IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // bring-up: allocating here is fine
         while ((regs.read(REG_CTRL) & Medusa.CTRL_RESET) != 0) {
-            if (clock.nanoTime() - start > RESET_TIMEOUT_NANOS) {
+            if (waits.nanoTime() - start > RESET_TIMEOUT_NANOS) {
                 throw new IllegalStateException(card.name() + ": CTRL.RESET did not self-clear within 1 s");
             }
-            pause(idle, start + RESET_TIMEOUT_NANOS + 1);
+            waits.pause(idle, start + RESET_TIMEOUT_NANOS + 1);
         }
-        endWait();
+        waits.end();
         long mac = config.stationAddress();
         regs.write(R + Medusa.REG_MACADDR_HI, (int) (mac >>> 32) & Medusa.MACADDR_HI_MASK);
         regs.write(R + Medusa.REG_MACADDR_LO, (int) mac);
@@ -692,9 +692,9 @@ public final class MedusaDriver implements FramePort {
     @Override
     public int await(long timeout, TimeUnit unit) throws InterruptedException {
         try {
-            return awaitOn(clock.nanoTime() + unit.toNanos(timeout));
+            return awaitOn(waits.nanoTime() + unit.toNanos(timeout));
         } finally {
-            endWait();
+            waits.end();
         }
     }
 
@@ -709,38 +709,14 @@ public final class MedusaDriver implements FramePort {
      */
     public void timeOn(Scheduler scheduler, Runnable progress) {
         ensureOpen();
-        if (clock != WaitClock.WALL) {
-            throw new IllegalStateException(name + ": the driver's clock is already set");
-        }
-        clock = WaitClock.on(scheduler, progress);
-        waitDeadline = clock.newDeadlineTimer(name + ".wait-deadline");
+        waits.timeOn(scheduler, progress);
     }
 
     /** The clock of this driver's waits and timeouts. */
     public WaitClock clock() {
-        return clock;
+        return waits.clock();
     }
 
-    /**
-     * Between two looks of a wait ending at {@code deadline}: one event of the virtual world (an event at the
-     * deadline is armed first, so the steps reach it), or the idle strategy's back-off in real time.
-     */
-    private void pause(IdleStrategy idle, long deadline) {
-        if (clock.isVirtual()) {
-            if (!waitDeadline.isArmed()) {
-                waitDeadline.armAt(deadline);
-            }
-            clock.advance();
-        } else {
-            idle.idle();
-        }
-    }
-
-    private void endWait() {
-        if (waitDeadline != null) {
-            waitDeadline.cancel();
-        }
-    }
 
     private int awaitOn(long deadline) throws InterruptedException {
         rxWaitIdle.reset();
@@ -749,14 +725,14 @@ public final class MedusaDriver implements FramePort {
             if (h != NONE) {
                 return h;
             }
-            long remaining = deadline - clock.nanoTime();
+            long remaining = deadline - waits.nanoTime();
             if (remaining <= 0) {
                 return NONE;
             }
-            if (clock.isVirtual()) {
+            if (waits.isVirtual()) {
                 // The card moves only as the world runs: step it (up to the deadline's own event), never park.
                 line.checkCard();
-                pause(rxWaitIdle, deadline);
+                waits.pause(rxWaitIdle, deadline);
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }

@@ -23,6 +23,7 @@ import io.nicbridge.bridge.spi.InterruptLine;
 import io.nicbridge.bridge.spi.NonReentrantInterruptHandler;
 import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
+import io.nicbridge.bridge.time.DriverWaits;
 import io.nicbridge.bridge.time.WaitClock;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -207,10 +208,8 @@ public final class TulipDriver implements FramePort {
     // ---- watchdog (the scheduler's thread = the sending and receiving thread)
     private Timer watchdog;
     private long watchdogNanos;
-    /** The clock of every wait and timeout ({@link #timeOn}); the wall clock until then. */
-    private WaitClock clock = WaitClock.WALL;
-    /** In virtual time, an event at the pending wait's deadline; {@code null} in real time. */
-    private Timer waitDeadline;
+    /** Every wait and timeout, on the driver's clock ({@link #timeOn}; the wall clock until then). */
+    private final DriverWaits waits;
     /** At the last tick: descriptors reclaimed so far, and whether a transmission was pending. */
     private long reclaimedAtTick;
     private boolean pendingAtTick;
@@ -260,6 +259,7 @@ public final class TulipDriver implements FramePort {
         this.card = card;
         this.config = config;
         this.name = "tulip(" + card.name() + ")";
+        this.waits = new DriverWaits(name);
         this.regs = card.registers();
         this.dma = card.dma();
         this.line = card.interrupt();
@@ -348,16 +348,16 @@ public final class TulipDriver implements FramePort {
 
     private void resetChip() {
         regs.write(CSR0, CSR0_SWR);
-        long deadline = clock.nanoTime() + config.resetTimeoutNanos();
+        long deadline = waits.nanoTime() + config.resetTimeoutNanos();
         IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // bring-up: allocating here is fine
         while ((regs.read(CSR0) & CSR0_SWR) != 0) {
-            if (clock.nanoTime() - deadline > 0) {
+            if (waits.nanoTime() - deadline > 0) {
                 throw new IllegalStateException(card.name() + ": CSR0.SWR still set " + config.resetTimeoutNanos()
                     + " ns after a software reset; the chip did not come out of reset");
             }
-            pause(idle, deadline);
+            waits.pause(idle, deadline);
         }
-        endWait();
+        waits.end();
         int busMode = config.burstLength() << CSR0_PBL_SHIFT & CSR0_PBL_MASK
             | config.cacheAlignment() << CSR0_CAL_SHIFT & CSR0_CAL_MASK
             | config.skipLongwords() << CSR0_DSL_SHIFT & CSR0_DSL_MASK;
@@ -484,22 +484,22 @@ public final class TulipDriver implements FramePort {
      * @return false when the timeout passed first
      */
     public boolean awaitFilterLoaded(long timeoutNanos, Runnable progress) {
-        long deadline = clock.nanoTime() + timeoutNanos;
+        long deadline = waits.nanoTime() + timeoutNanos;
         IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // once per filter load
         try {
             while (!isFilterLoaded()) {
-                if (clock.nanoTime() - deadline > 0) {
+                if (waits.nanoTime() - deadline > 0) {
                     return false;
                 }
                 if (progress != null) {
                     progress.run();
                 }
                 line.checkCard(); // a wait on memory: a failed card throws here instead of running into the timeout
-                pause(idle, deadline);
+                waits.pause(idle, deadline);
             }
             return true;
         } finally {
-            endWait();
+            waits.end();
         }
     }
 
@@ -514,38 +514,14 @@ public final class TulipDriver implements FramePort {
      */
     public void timeOn(Scheduler scheduler, Runnable progress) {
         checkOpen();
-        if (clock != WaitClock.WALL) {
-            throw new IllegalStateException(name + ": the driver's clock is already set");
-        }
-        clock = WaitClock.on(scheduler, progress);
-        waitDeadline = clock.newDeadlineTimer(name + ".wait-deadline");
+        waits.timeOn(scheduler, progress);
     }
 
     /** The clock of this driver's waits and timeouts. */
     public WaitClock clock() {
-        return clock;
+        return waits.clock();
     }
 
-    /**
-     * Between two looks of a wait ending at {@code deadline}: one event of the virtual world (an event at the
-     * deadline is armed first, so the steps reach it), or the idle strategy's back-off in real time.
-     */
-    private void pause(IdleStrategy idle, long deadline) {
-        if (clock.isVirtual()) {
-            if (!waitDeadline.isArmed()) {
-                waitDeadline.armAt(deadline);
-            }
-            clock.advance();
-        } else {
-            idle.idle();
-        }
-    }
-
-    private void endWait() {
-        if (waitDeadline != null) {
-            waitDeadline.cancel();
-        }
-    }
 
     // ------------------------------------------------------------------ transmit
 
@@ -757,9 +733,9 @@ public final class TulipDriver implements FramePort {
     @Override
     public int await(long timeout, TimeUnit unit) throws InterruptedException {
         try {
-            return awaitOn(clock.nanoTime() + unit.toNanos(timeout));
+            return awaitOn(waits.nanoTime() + unit.toNanos(timeout));
         } finally {
-            endWait();
+            waits.end();
         }
     }
 
@@ -770,14 +746,14 @@ public final class TulipDriver implements FramePort {
             if (h != NONE) {
                 return h;
             }
-            long remaining = deadline - clock.nanoTime();
+            long remaining = deadline - waits.nanoTime();
             if (remaining <= 0) {
                 return NONE;
             }
-            if (clock.isVirtual()) {
+            if (waits.isVirtual()) {
                 // The card moves only as the world runs: step it (up to the deadline's own event), never park.
                 line.checkCard();
-                pause(rxWaitIdle, deadline);
+                waits.pause(rxWaitIdle, deadline);
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
@@ -1113,15 +1089,15 @@ public final class TulipDriver implements FramePort {
     public boolean stop() {
         csr6 &= ~(CSR6_SR | CSR6_ST);
         regs.write(CSR6, csr6);
-        long deadline = clock.nanoTime() + config.stopTimeoutNanos();
+        long deadline = waits.nanoTime() + config.stopTimeoutNanos();
         IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // teardown: allocating here is fine
         boolean stopped;
         try {
-            while (!(stopped = (regs.read(CSR5) & CSR5_RS_TS_MASK) == 0) && clock.nanoTime() - deadline < 0) {
-                pause(idle, deadline);
+            while (!(stopped = (regs.read(CSR5) & CSR5_RS_TS_MASK) == 0) && waits.nanoTime() - deadline < 0) {
+                waits.pause(idle, deadline);
             }
         } finally {
-            endWait();
+            waits.end();
         }
         regs.write(CSR7, 0);
         regs.write(CSR5, CSR5_W1C_MASK);
