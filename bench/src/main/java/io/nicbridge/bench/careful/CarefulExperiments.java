@@ -245,6 +245,13 @@ public final class CarefulExperiments {
                 + " Ethernet frame), " + warmup + " warm-up + " + rounds + " measured rounds per point");
         CheckLog log = new CheckLog(out::println);
         List<String> failures = new ArrayList<>();
+        // The first rings of a JVM run interpreted and compiling code (per hop several times the later figures):
+        // one untimed ring of each core first, its delivery checked like the others.
+        for (Protocol pr : Protocol.values()) {
+            latencyOnShim(s, s.nodes()[0], pr, SHIM_LATENCY_WORDS[1], 0, 4 * (warmup + rounds), failures);
+        }
+        out.println("(after one untimed JIT warm-up ring of each core, " + 4 * (warmup + rounds) + " rounds, P="
+                + s.nodes()[0] + ")");
         out.println(" P  words |    trad     care      d%");
         double[][][] us = new double[2][s.nodes().length][SHIM_LATENCY_WORDS.length];
         for (int pi = 0; pi < s.nodes().length; pi++) {
