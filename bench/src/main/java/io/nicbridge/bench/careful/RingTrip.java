@@ -1,19 +1,28 @@
 package io.nicbridge.bench.careful;
 
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.protocols.cstar.CStarNetwork;
 import io.nicbridge.protocols.cstar.FragmentHandler;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.RunnerNode;
+import io.nicbridge.protocols.runner.ThreadPerNodeRunner;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
 
 /**
  * The paper's latency test (TR 94-14 section 6.1, Table 1) as a C* program: the P nodes form a logical ring and one
  * message of {@code bytes} goes around it; round r is event r, node i receives it from i - 1 and sends it to
  * i + 1, node 0 starts every round when the previous one came back. The per-hop latency is the round's time
  * (node 0's CPU time from before the send to after the receipt) over P. Each node receives the message into its own
- * buffer (the receive copy is the link's to charge: the Medusa's PIO read) and sends it on from there.
+ * buffer (the receive copy is the link's to charge: the Medusa's PIO read) and sends it on from there. The same
+ * program runs in virtual time on a {@link CStarRing} and in real time on a {@link ShimRing}, where the node threads
+ * call it under its own lock.
  */
 final class RingTrip implements NodeApplication, FragmentHandler {
+    /** How often the real-time run looks whether the rounds are done. */
+    private static final long POLL_NANOS = 1_000_000;
     private final int nodes;
     private final int bytes;
     private final int rounds;
@@ -23,7 +32,8 @@ final class RingTrip implements NodeApplication, FragmentHandler {
     private final boolean[] pending;
     private final long[] started;
     private final long[] ended;
-    private CStarRing ring;
+    /** Each node's CPU: its clock (the round's times) and what it is charged for processing. */
+    private IntFunction<HostCpu> cpus;
     private int receiver;
     private String wrong;
 
@@ -44,19 +54,63 @@ final class RingTrip implements NodeApplication, FragmentHandler {
 
     /** Plays {@code rounds} rounds on {@code ring} (whose application is this), at most {@code limitNanos}. */
     boolean run(CStarRing ring, long limitNanos) {
-        this.ring = ring;
-        pending[0] = true;
-        started[0] = ring.cpu(0).now();
-        if (processing) {
-            Processing.write(ring.cpu(0), buffer[0], bytes, 0);
-        }
+        begin(ring::cpu);
         ring.kick(0, this);
         return ring.time().runUntil(() -> expect[0] == rounds || wrong != null, ring.time().nanoTime() + limitNanos)
                 && wrong == null;
     }
 
+    /**
+     * Plays {@code rounds} rounds in real time on {@code ring}, whose application is this serialised on this object
+     * ({@link ShimRing}): starts its node threads (node 0 sends the first round at once) and waits, at most
+     * {@code limitNanos} of wall time.
+     */
+    boolean run(ShimRing ring, long limitNanos) {
+        ThreadPerNodeRunner runner = ring.runner();
+        synchronized (this) {
+            begin(runner::cpu);
+        }
+        runner.start();
+        long deadline = System.nanoTime() + limitNanos;
+        for (;;) {
+            synchronized (this) {
+                if (expect[0] == rounds || wrong != null) {
+                    return wrong == null;
+                }
+            }
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+    }
+
+    private void begin(IntFunction<HostCpu> nodeCpus) {
+        cpus = nodeCpus;
+        pending[0] = true;
+        started[0] = cpus.apply(0).now();
+        if (processing) {
+            Processing.write(cpus.apply(0), buffer[0], bytes, 0);
+        }
+    }
+
     String wrong() {
         return wrong;
+    }
+
+    /**
+     * @return the median round's time per hop, ns, over rounds {@code from ..}: in real time a round the scheduler
+     *         delayed (a node thread descheduled on a shared machine) moves the mean, not the median
+     */
+    double medianPerHopNanos(int from) {
+        long[] round = new long[rounds - from];
+        for (int r = from; r < rounds; r++) {
+            round[r - from] = ended[r] - started[r];
+        }
+        Arrays.sort(round);
+        int n = round.length;
+        double median = n % 2 == 1 ? round[n / 2] : (round[n / 2 - 1] + round[n / 2]) / 2.0;
+        return median / nodes;
     }
 
     /** @return the mean time per hop, ns, over rounds {@code from ..} */
@@ -99,17 +153,17 @@ final class RingTrip implements NodeApplication, FragmentHandler {
             }
             moved = true;
             if (p == 0) {
-                ended[expect[0]] = ring.cpu(0).now();
+                ended[expect[0]] = cpus.apply(0).now();
                 if (++expect[0] < rounds) {
-                    started[expect[0]] = ring.cpu(0).now();
+                    started[expect[0]] = cpus.apply(0).now();
                     if (processing) {
-                        Processing.write(ring.cpu(0), buffer[0], bytes, expect[0]);
+                        Processing.write(cpus.apply(0), buffer[0], bytes, expect[0]);
                     }
                     pending[0] = true;
                 }
             } else {
                 if (processing) {
-                    Processing.write(ring.cpu(p), buffer[p], bytes, expect[p]);
+                    Processing.write(cpus.apply(p), buffer[p], bytes, expect[p]);
                 }
                 pending[p] = true;
             }
@@ -124,7 +178,7 @@ final class RingTrip implements NodeApplication, FragmentHandler {
             return;
         }
         MemorySegment.copy(data, offset, buffer[p], 0, length);
-        if (processing && Processing.read(ring.cpu(p), buffer[p], 0, length) != Processing.expectedSum(length, event)) {
+        if (processing && Processing.read(cpus.apply(p), buffer[p], 0, length) != Processing.expectedSum(length, event)) {
             wrong = "node " + p + " round " + event + ": the payload read is not what was written";
         }
     }

@@ -47,7 +47,7 @@ final class CarefulCommands extends GroupCommand {
                 error("--costs: " + e.getMessage());
                 return ExitCodes.USAGE;
             }
-            int[] p = nodes == null ? CarefulExperiments.NODES.clone() : SizeList.parse("--nodes", nodes);
+            int[] p = nodes == null ? defaultNodes() : SizeList.parse("--nodes", nodes);
             CarefulExperiments.Settings settings;
             try {
                 settings = new CarefulExperiments.Settings(table, p, seed.seed, quick);
@@ -64,7 +64,12 @@ final class CarefulCommands extends GroupCommand {
             }
         }
 
-        private void error(String message) {
+        /** The ring sizes without {@code --nodes}: the paper's. */
+        int[] defaultNodes() {
+            return CarefulExperiments.NODES.clone();
+        }
+
+        void error(String message) {
             spec.commandLine().getErr().println("nic careful " + spec.name() + ": " + message);
         }
 
@@ -72,11 +77,36 @@ final class CarefulCommands extends GroupCommand {
     }
 
     @Command(name = "latency", mixinStandardHelpOptions = true, description = "Table 1 / Figure 1: one message"
-        + " around the ring, time per hop, 1 / 1000 / 2000 words, both protocols, without and with processing.")
+        + " around the ring, time per hop, 1 / 1000 / 2000 words, both protocols, without and with processing."
+        + " With --medium shim: the same test and the same two cores in real time on native-shim 21140s on a Linux"
+        + " bridge of veth pairs (1 / 100 / 350 words, P = 2,3,4 by default; needs root).")
     static final class Latency extends Experiment {
+        @Option(names = "--medium", defaultValue = "medusa", paramLabel = "medusa|shim", description = "medusa: the"
+            + " emulated Medusa ring in virtual time, beside the paper; shim: native-shim 21140s on a bridged veth"
+            + " segment in real time (default: ${DEFAULT-VALUE}).")
+        String medium;
+
+        @Override
+        int[] defaultNodes() {
+            return "shim".equals(medium) ? CarefulExperiments.SHIM_NODES.clone() : super.defaultNodes();
+        }
+
         @Override
         int run(CarefulExperiments.Settings s) {
-            return CarefulExperiments.latency(System.out, s);
+            switch (medium) {
+                case "medusa":
+                    return CarefulExperiments.latency(System.out, s);
+                case "shim":
+                    String missing = CarefulExperiments.missingShimPrerequisite();
+                    if (missing != null) {
+                        error("--medium shim cannot run here: " + missing);
+                        return ExitCodes.USAGE;
+                    }
+                    return CarefulExperiments.latencyOnShim(System.out, s);
+                default:
+                    error("--medium: medusa or shim, not '" + medium + "'");
+                    return ExitCodes.USAGE;
+            }
         }
     }
 

@@ -47,7 +47,7 @@ public final class VethPair implements AutoCloseable {
     public static final int DEFAULT_MTU = 1500;
 
     private static final Logger LOG = LoggerFactory.getLogger(VethPair.class);
-    private static final long PID = ProcessHandle.current().pid();
+    static final long PID = ProcessHandle.current().pid();
     private static final AtomicInteger COUNTER = new AtomicInteger();
     /** 10.X.Y.0/30 with X in [200, 255]: the pair index fills X (high part) and Y. */
     private static final int FIRST_SECOND_OCTET = 200;
@@ -279,7 +279,7 @@ public final class VethPair implements AutoCloseable {
      * A namespace with our name can only be left over by a dead process that had our pid (names carry the pid and
      * this JVM's counter never repeats): remove it so the name can be used.
      */
-    private static void removeStale(String name) throws IOException {
+    static void removeStale(String name) throws IOException {
         if (NetworkNamespace.exists(name)) {
             LOG.warn("removing stale network namespace {} left by an earlier process with pid {}", name, PID);
             IpCommand.check("netns", "del", name);
@@ -301,7 +301,7 @@ public final class VethPair implements AutoCloseable {
      * namespace of the thread that opens it, so the write runs on the namespace's thread. A kernel without IPv6 has
      * no such file and nothing to disable.
      */
-    private static void disableIpv6(NetworkNamespace ns, String which) throws IOException {
+    static void disableIpv6(NetworkNamespace ns, String which) throws IOException {
         Path sysctl = Path.of("/proc/sys/net/ipv6/conf", which, "disable_ipv6");
         try {
             ns.call(() -> {
@@ -318,7 +318,7 @@ public final class VethPair implements AutoCloseable {
     }
 
     /** Waits for operstate UP (the kernel attaches the qdisc a moment after "link set up") and reads the MAC. */
-    private static MacAddress waitUntilUp(String namespace, String ifname) throws IOException {
+    static MacAddress waitUntilUp(String namespace, String ifname) throws IOException {
         long deadline = System.nanoTime() + LINK_UP_TIMEOUT_NANOS;
         while (true) {
             String out = IpCommand.check("-n", namespace, "-o", "link", "show", "dev", ifname);
@@ -487,7 +487,7 @@ public final class VethPair implements AutoCloseable {
         LOG.debug("closed {}", this);
     }
 
-    private static void deleteQuietly(NetworkNamespace ns, String name) {
+    static void deleteQuietly(NetworkNamespace ns, String name) {
         try {
             if (ns != null) {
                 ns.delete();

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
-import io.nicbridge.bridge.driver.tulip.MacAddress;
-import io.nicbridge.bridge.driver.tulip.TulipConfig;
-import io.nicbridge.bridge.driver.tulip.TulipLink;
 import io.nicbridge.bridge.link.Link;
+import io.nicbridge.bridge.platform.VethBridge;
+import io.nicbridge.bridge.shim.ShimTulipLinks;
+import io.nicbridge.bridge.spi.Availability;
 import io.nicbridge.bridge.time.EventLoop;
 import io.nicbridge.protocols.dst.CStarWorkload;
 import io.nicbridge.protocols.careful.CarefulConfig;
@@ -26,17 +26,20 @@ import io.nicbridge.sim.backends.ShimTulipPair;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.fault.FaultPlan;
 import io.nicbridge.sim.testbed.TulipTestbed;
-import java.util.List;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Requirements;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Both C* cores of the careful-protocols paper, and the same C* application ({@link CStarWorkload}: ring,
  * one-to-all and crowd events, every fragment and every receive status checked), on the DEC 21140 instead of the
- * Medusa: two emulated 21140s on a simulated Ethernet segment in real time (one event loop, inline cards), and two
- * 21140s served by the native shim on the ends of a veth pair in two network namespaces. The careful core uses the
+ * Medusa: two emulated 21140s on a simulated Ethernet segment in real time (one event loop, inline cards), and two to
+ * four 21140s served by the native shim on the stations of a Linux bridge of veth pairs ({@link VethBridge},
+ * {@link ShimTulipLinks}), one thread per node. The careful core uses the
  * 21140 link's Ethernet broadcast and its plain copy-and-sum send (no single-copy capability off the Medusa). The
  * virtual-time runs on the emulated 21140 are the simulation tester's ({@code nic simtest --medium ethernet}, bench's
  * CStarCardMediaSimulationTest).
@@ -54,12 +57,13 @@ class CStarOnTulipTest {
         };
     }
 
-    static CStarWorkload program() {
+    /** Ring, one-to-all and crowd events in turn, 3 fragments of 64 bytes per sender and event. */
+    static CStarWorkload program(int nodes) {
         CStarWorkload.Pattern[] mix = new CStarWorkload.Pattern[EVENTS];
         for (int e = 0; e < EVENTS; e++) {
             mix[e] = CStarWorkload.Pattern.values()[e % 3];
         }
-        return new CStarWorkload(2, EVENTS, 3, 64, 2, mix, true);
+        return new CStarWorkload(nodes, EVENTS, 3, 64, 2, mix, true);
     }
 
     /**
@@ -67,8 +71,8 @@ class CStarOnTulipTest {
      * for cards whose readiness fires on that loop, or one thread per node for the shim (whose card threads signal
      * readiness), the program's steps then serialised on the program (its checks are one object).
      */
-    static void runRealTime(String protocol, Link[] links, boolean threadPerNode) throws Exception {
-        CStarWorkload app = program();
+    static void runRealTime(String protocol, CStarWorkload app, Link[] links, boolean threadPerNode)
+            throws Exception {
         CStarNetwork[] cores = new CStarNetwork[links.length];
         CoreBuilder build = cores(protocol);
         CoreBuilder keep = (l, clock, cpu) -> cores[l.self()] = (CStarNetwork) build.build(l, clock, cpu);
@@ -127,28 +131,24 @@ class CStarOnTulipTest {
     void onTwoEmulated21140sInRealTime(String protocol) throws Exception {
         try (TulipTestbed bed = TulipTestbed.builder().mode(EngineMode.INLINE).faults(FaultPlan.NONE).build()) {
             bed.awaitFiltersLoaded(TimeUnit.SECONDS.toNanos(5));
-            runRealTime(protocol, TulipGoBackNTest.links(bed), false);
+            runRealTime(protocol, program(2), TulipGoBackNTest.links(bed), false);
         }
     }
 
+    /**
+     * N = 2, 3, 4 native-shim 21140s on the stations of a Linux bridge of veth pairs in one namespace: the careful
+     * core's broadcasts are Ethernet broadcasts the bridge floods, its unicasts go to one station; every fragment of
+     * the program is delivered exactly once (the workload counts each, by source, event and index) with no violation.
+     */
     @ParameterizedTest
-    @ValueSource(strings = {"careful", "traditional"})
-    void acrossAVethPairThroughTheShim(String protocol) throws Exception {
+    @CsvSource({"careful, 2", "traditional, 2", "careful, 3", "traditional, 3", "careful, 4", "traditional, 4"})
+    void onABridgedSegmentThroughTheShim(String protocol, int nodes) throws Exception {
         ShimTulipPair.assumeAvailable();
-        try (ShimTulipPair pair = new ShimTulipPair("threaded", i -> TulipConfig.defaults())) {
-            for (int i = 0; i < 2; i++) {
-                assertTrue(pair.driver(i).awaitFilterLoaded(TimeUnit.SECONDS.toNanos(10), null));
-            }
-            List<MacAddress> macs = List.of(pair.mac(0), pair.mac(1));
-            TulipLink[] links = {new TulipLink(pair.driver(0), macs, TulipLink.LOCAL_EXPERIMENTAL_ETHERTYPE),
-                    new TulipLink(pair.driver(1), macs, TulipLink.LOCAL_EXPERIMENTAL_ETHERTYPE)};
-            try {
-                runRealTime(protocol, links.clone(), true);
-            } finally {
-                for (TulipLink l : links) {
-                    l.close();
-                }
-            }
+        Availability segments = VethBridge.availability();
+        Requirements.assume(Capability.NET, segments.available(), segments::reason);
+        try (VethBridge segment = VethBridge.create(nodes, 1600);
+             ShimTulipLinks stations = ShimTulipLinks.on(segment, ShimTulipLinks.Mode.THREADED)) {
+            runRealTime(protocol, program(nodes), stations.links(), true);
         }
     }
 }

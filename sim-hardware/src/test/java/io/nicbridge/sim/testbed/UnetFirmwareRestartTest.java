@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * An SBA-200's i960 firmware restarts behind its kernel driver's back ({@link UnetLinkTestbed#resetCard}): the
  * driver's periodic check finds it, replays what it had set up through the command queue, and the endpoint resumes;
- * what was lost is reported, and the link works again.
+ * what was lost is reported, the link counts the restart as a card reset ({@code PortCounters.cardResets()}), and it
+ * works again.
  */
 class UnetFirmwareRestartTest {
     static final long PERIOD = TimeUnit.MICROSECONDS.toNanos(200);
@@ -92,6 +93,8 @@ class UnetFirmwareRestartTest {
             assertEquals(4, ep.sendCompletions(7), "lost sends counted as failed completions");
             assertEquals(48, ep.freeBuffersPosted(), "every receive buffer the link owns is the card's again");
             kernel.nop(); // and the kernel's command queue works after the replay
+            assertEquals(1, a.counters().cardResets(), "the restart is a card reset of node 0's link");
+            assertEquals(0, b.counters().cardResets(), "node 1's card ran on");
         }
     }
 
@@ -169,6 +172,8 @@ class UnetFirmwareRestartTest {
             assertEquals(List.of(7), atB);
             assertEquals(List.of(8), atA, "the card holds receive buffers again after the second re-creation");
             assertEquals(48, ep.freeBuffersPosted());
+            assertEquals(2, a.counters().cardResets(), "each restart counts, the one during the replay too");
+            assertEquals(0, b.counters().cardResets());
         }
     }
 }

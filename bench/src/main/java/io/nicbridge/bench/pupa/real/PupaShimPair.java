@@ -1,18 +1,13 @@
 package io.nicbridge.bench.pupa.real;
 
 import io.nicbridge.bridge.cost.HostCpu;
-import io.nicbridge.bridge.driver.tulip.MacAddress;
-import io.nicbridge.bridge.driver.tulip.TulipConfig;
-import io.nicbridge.bridge.driver.tulip.TulipDriver;
 import io.nicbridge.bridge.driver.tulip.TulipLink;
 import io.nicbridge.bridge.platform.VethPair;
-import io.nicbridge.bridge.shim.ShimCard;
-import io.nicbridge.bridge.spi.Backends;
+import io.nicbridge.bridge.shim.ShimTulipLinks;
 import io.nicbridge.protocols.core.MessageHandler;
 import io.nicbridge.protocols.core.ProtocolCore;
 import io.nicbridge.protocols.pupa.PupaConfig;
 import io.nicbridge.protocols.pupa.PupaCore;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -39,37 +34,25 @@ final class PupaShimPair implements AutoCloseable {
     /** How a node waits for its card. */
     enum Wait { BLOCK, SPIN }
 
-    static final int ETHERTYPE = TulipLink.LOCAL_EXPERIMENTAL_ETHERTYPE;
     static final int SPINS_BEFORE_YIELD = 64;
     /** A blocked node wakes at least this often (its core's deadline may come sooner). */
     static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final Wait wait;
-    private final ShimCard[] cards = new ShimCard[2];
-    private final TulipDriver[] drivers = new TulipDriver[2];
-    private final TulipLink[] links = new TulipLink[2];
+    private final ShimTulipLinks stations;
     private final Node[] nodes = new Node[2];
 
     PupaShimPair(VethPair veth, Wait wait, PupaConfig config) {
         this.wait = wait;
-        String[] ifs = {veth.interfaceA(), veth.interfaceB()};
-        String[] nss = {veth.namespaceA().name(), veth.namespaceB().name()};
-        List<MacAddress> macs = List.of(veth.macA(), veth.macB());
+        stations = ShimTulipLinks.on(veth, wait == Wait.SPIN ? ShimTulipLinks.Mode.INLINE
+            : ShimTulipLinks.Mode.THREADED);
         try {
             for (int i = 0; i < 2; i++) {
-                cards[i] = (ShimCard) Backends.open("shim:afpacket?if=" + ifs[i] + "&card=dec21140&netns=" + nss[i]
-                    + "&mode=" + (wait == Wait.SPIN ? "inline" : "threaded") + "&tx=send");
-                drivers[i] = TulipDriver.open(cards[i], TulipConfig.defaults());
-            }
-            for (int i = 0; i < 2; i++) {
-                if (!drivers[i].awaitFilterLoaded(TimeUnit.SECONDS.toNanos(5), cards[i].progress())) {
-                    throw new IllegalStateException(drivers[i].name() + ": the setup frame was not taken within 5 s");
-                }
-                links[i] = new TulipLink(drivers[i], macs, ETHERTYPE);
+                TulipLink link = stations.link(i);
                 HostCpu cpu = HostCpu.uncharged("pupa-real-node" + i);
-                links[i].hostCpu(cpu);
-                nodes[i] = new Node(links[i], new PupaCore(links[i], System::nanoTime, config, cpu),
-                    wait == Wait.SPIN ? cards[i].progress() : null);
+                link.hostCpu(cpu);
+                nodes[i] = new Node(link, new PupaCore(link, System::nanoTime, config, cpu),
+                    wait == Wait.SPIN ? stations.card(i).progress() : null);
             }
         } catch (RuntimeException | Error e) {
             close();
@@ -87,22 +70,12 @@ final class PupaShimPair implements AutoCloseable {
 
     /** @return the cards' statistics, for the report */
     String cardStatistics() {
-        return cards[0].statistics() + "; " + cards[1].statistics();
+        return stations.cardStatistics();
     }
 
     @Override
     public void close() {
-        for (int i = 0; i < 2; i++) {
-            if (links[i] != null) {
-                links[i].close();
-            }
-            if (drivers[i] != null) {
-                drivers[i].close();
-            }
-            if (cards[i] != null) {
-                cards[i].close();
-            }
-        }
+        stations.close();
     }
 
     /** One end: its core, driven by whichever thread calls {@link #step} and {@link #idle}. */

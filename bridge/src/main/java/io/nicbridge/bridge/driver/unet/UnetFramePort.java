@@ -160,6 +160,7 @@ public final class UnetFramePort implements FramePort {
     @Override
     public int poll() {
         checkOpen();
+        tx.countRestarts();
         if (rxFreeCount == 0) {
             return NONE; // the application holds every handle: it is the back-pressure
         }
@@ -170,10 +171,12 @@ public final class UnetFramePort implements FramePort {
     @Override
     public int await(long timeout, TimeUnit unit) throws InterruptedException {
         checkOpen();
+        tx.countRestarts();
         if (rxFreeCount == 0) {
             return NONE;
         }
         long d = ep.await(timeout, unit);
+        tx.countRestarts();
         return d < 0 ? NONE : take(d);
     }
 

@@ -154,7 +154,8 @@ public final class UnetKernelDriver implements AutoCloseable {
      * @param bcr                 the Board Control Register (its own 4-byte range), through which the interrupt is
      *                            acknowledged ({@code BCR_CLEAR_INTR}); {@code null} when the card lowers its line
      *                            when the pending mask is cleared
-     * @param commandTimeoutNanos how long (wall clock) a command may take
+     * @param commandTimeoutNanos how long a command may take, on the clock of {@link #timeOn} (the wall clock until
+     *                            then)
      */
     public UnetKernelDriver(String name, Registers ram, Registers bcr, DmaSpace dma, InterruptLine line,
                             Runnable progress, long commandTimeoutNanos) {
@@ -643,12 +644,16 @@ public final class UnetKernelDriver implements AutoCloseable {
                 }
                 return w1;
             }
-            progress.run();
             if (nanoTime() - deadline > 0) {
                 throw new UnetCommandException(opcode & CMD_OPCODE_MASK, -1, name + " command slot 0x" + Integer.toHexString(slot)
                         + " still has status " + status + " after " + commandTimeoutNanos + " ns");
             }
-            commandIdle.idle();
+            // Virtual time: one event of the world, never a park (the firmware answers only as the world runs, and
+            // the deadline timer is an event too). Real time: the inline card's poll, then back off.
+            if (!clock.advance()) {
+                progress.run();
+                commandIdle.idle();
+            }
         }
     }
 

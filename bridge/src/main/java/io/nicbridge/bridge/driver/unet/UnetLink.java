@@ -54,6 +54,12 @@ import java.util.Objects;
  * - by an optional {@link #writableProbe probe timer} that calls the listener while a claim waits. A runner that
  * polls every pass (one event loop per node) needs no probe.
  *
+ * <h2>Firmware restarts</h2>
+ * When the kernel driver's watchdog finds that the card's firmware restarted ({@link UnetKernelDriver#watchdog}), the
+ * endpoint's sends in flight complete as lost ({@code txErrors}) and the link counts the restart as a card reset
+ * ({@link PortCounters#cardResets()}, at its next poll or claim): a protocol that relies on the card losing nothing
+ * reads that as the evidence, as it does for the 21140's and the Medusa's resets.
+ *
  * <h2>Host cost</h2>
  * Given its node's CPU ({@link #hostCpu}), the link charges per {@link io.nicbridge.bridge.cost}: a successful
  * claim reclaims a send descriptor ({@code DESCRIPTOR_RECLAIM}); a commit posts one send descriptor
@@ -340,6 +346,7 @@ public final class UnetLink implements Link {
         checkOpen();
         Objects.requireNonNull(handler, "handler");
         progress.run();
+        tx.countRestarts(); // before the frames: a core reading the count in onFrame sees the restart first
         int n = 0;
         while (n < limit && rx.heldCount() == 0) {
             long d = ep.poll();

@@ -41,10 +41,13 @@ final class UnetSendBuffers {
     private final int[] fifo = new int[SQ_LEN];
     private int fifoHead;
     private int fifoCount;
+    /** The endpoint's firmware restarts already counted as card resets ({@link #countRestarts}). */
+    private long restartsCounted;
 
     /**
      * @param owner    names the owner in exception messages
-     * @param counters where failed completions are counted ({@code txErrors})
+     * @param counters where failed completions ({@code txErrors}) and the card's firmware restarts
+     *                 ({@code cardResets}) are counted
      * @param base     segment offset of buffer 0; buffer i lies at {@code base + i * stride}, {@code size} bytes
      */
     UnetSendBuffers(String owner, UnetEndpoint endpoint, PortCounters counters, int base, int stride, int count,
@@ -124,6 +127,7 @@ final class UnetSendBuffers {
 
     /** Collects the card's completions, oldest first, freeing their buffers; a failed one is a {@code txError}. */
     void reclaim() {
+        countRestarts();
         while (fifoCount > 0) {
             int status = ep.pollSendCompletion();
             if (status == QueueCode.PEER_CORRUPT) {
@@ -146,6 +150,21 @@ final class UnetSendBuffers {
             if (status != TX_STATUS_SENT) {
                 counters.recordTxError();
             }
+        }
+    }
+
+    /**
+     * Counts the firmware restarts the kernel found since the last look as card resets of the owner's port
+     * ({@link PortCounters#recordCardReset}): the card lost what it held - sends in flight (completed as lost),
+     * messages it was receiving - and a protocol that relies on it losing nothing reads the count as the evidence.
+     * The kernel's watchdog tells the endpoint on this thread; the owner calls this on every claim and poll, so a
+     * node that only receives counts the restart at its next poll (the endpoint signals once it is re-created).
+     */
+    void countRestarts() {
+        long restarts = ep.restarts();
+        while (restartsCounted < restarts) {
+            restartsCounted++;
+            counters.recordCardReset();
         }
     }
 
