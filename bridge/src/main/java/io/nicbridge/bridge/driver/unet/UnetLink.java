@@ -349,6 +349,9 @@ public final class UnetLink implements Link {
         checkOpen();
         Objects.requireNonNull(handler, "handler");
         progress.run();
+        if (tx.tokensInFlight()) {
+            tx.reclaim(); // gathered ranges are referenced until their send completes: give them back promptly
+        }
         int n = 0;
         while (n < limit && rx.heldCount() == 0) {
             long d = ep.poll();

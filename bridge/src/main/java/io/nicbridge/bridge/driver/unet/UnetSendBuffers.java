@@ -53,6 +53,8 @@ final class UnetSendBuffers {
     private final int[] gatherLength;
     private final int[] gatherToken;
     private IntConsumer tokens = t -> { };
+    /** Committed buffers that carry attached ranges: their tokens wait for a completion. */
+    private int gatheredInFlight;
 
     /**
      * @param owner    names the owner in exception messages
@@ -150,6 +152,7 @@ final class UnetSendBuffers {
             total += gatherLength[k];
         }
         ep.commitSend(d, total, channel, n + 1);
+        gatheredInFlight++;
         return true;
     }
 
@@ -184,6 +187,11 @@ final class UnetSendBuffers {
     /** Sets who is told each attached range's token when the card is done with it (setup-time). */
     void tokens(IntConsumer listener) {
         this.tokens = listener;
+    }
+
+    /** @return true while a committed send carries attached ranges whose tokens have not come back */
+    boolean tokensInFlight() {
+        return gatheredInFlight > 0;
     }
 
     /** Hands buffer {@code h}'s attached tokens back, oldest first, and forgets them. */
@@ -221,6 +229,9 @@ final class UnetSendBuffers {
             fifoHead = (fifoHead + 1) & (SQ_LEN - 1);
             fifoCount--;
             if (h != INLINE) {
+                if (gatherCount[h] > 0) {
+                    gatheredInFlight--;
+                }
                 returnTokens(h); // before the buffer is free: a listener that sends cannot get it yet
                 state[h] = FREE;
                 free[freeCount++] = h;
