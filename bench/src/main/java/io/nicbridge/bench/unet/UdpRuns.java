@@ -176,7 +176,7 @@ public final class UdpRuns {
     }
 
     /** What a stream delivered: datagrams sent and received, payload bytes per datagram, and the receive time. */
-    public record Stream(int size, int sent, int received, long nanos) {
+    public record Stream(int size, int sent, int received, long nanos, long cardDrops, String receiverDrops) {
         /** @return received payload Mbit/s, first send to the last arrival */
         public double mbits() {
             return (double) size * received * 8 / nanos * 1e3;
@@ -229,7 +229,13 @@ public final class UdpRuns {
             if (received[0] == 0) {
                 throw new IllegalStateException("the UDP stream of " + size + " B delivered nothing: " + w.core(1).ip);
             }
-            return new Stream(size, sent[0], received[0], last[0] - first[0]);
+            var st = w.tb.kernel(1).readStatistics();
+            String drops = String.format(java.util.Locale.ROOT, "receiving card: cell FIFO overflow %d, no free buffer"
+                    + " %d, receive queue full %d, CRC %d", st.dropFifoOverflow(), st.dropNoFreeBuffer(),
+                    st.dropReceiveQueueFull(), st.aal5CrcErrors());
+            long counted = st.dropFifoOverflow() + st.dropNoFreeBuffer() + st.dropReceiveQueueFull()
+                    + st.aal5CrcErrors();
+            return new Stream(size, sent[0], received[0], last[0] - first[0], counted, drops);
         }
     }
 
