@@ -88,7 +88,8 @@ public final class UdpRealLatency {
     public int run() throws Exception {
         CheckLog checks = new CheckLog(out::println);
         long roundTrips = 0;
-        try (VethPair veth = VethPair.builder().ipv4(true).create()) {
+        // 8 bytes over Ethernet's 1500: U-Net over Ethernet's tag, so that U-Net carries the kernel's 1500-byte IP MTU.
+        try (VethPair veth = VethPair.builder().ipv4(true).mtu(VethPair.DEFAULT_MTU + UnetUdpShimPair.TAG).create()) {
             out.printf(Locale.ROOT, "unet udp-real-latency: UDP round trips over %s, U-Net UDP (the one Ipv4Stack on"
                 + " U-Net over Ethernet, two native-shim SBA-200 contracts) vs kernel UDP (DatagramChannel); %d trials"
                 + " x %d round trips (+%d warm-up) per size and stack%n", veth, trials, count, warmup);

@@ -35,6 +35,7 @@ final class UnetUdpShimPair implements AutoCloseable {
     static final int CHANNEL = 0;
     static final int VCI_A_TO_B = 117;
     static final int VCI_B_TO_A = 118;
+    /** U-Net over Ethernet's tag in front of each PDU (nicshim.h): the IP MTU is the veth's less this. */
     static final int TAG = 8;
     static final int SPINS_BEFORE_YIELD = 64;
     static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
