@@ -311,4 +311,101 @@ class UdpOverUnetTest {
         poolA.release(blk);
         assertEquals(BLOCKS, poolA.available());
     }
+
+    @Test
+    void gatherMisuseIsRefusedAndChangesNothing() {
+        var gather = tb.link(0).capability(io.nicbridge.bridge.driver.unet.UnetGather.class);
+        int h = tb.link(0).claim(1);
+        long size = gather.segment().byteSize();
+        assertThrows(IllegalArgumentException.class, () -> gather.attach(h, (int) size - 10, 20, 0), "past the segment");
+        assertThrows(IllegalArgumentException.class, () -> gather.attach(h, 0, 0, 0), "empty");
+        assertThrows(IllegalArgumentException.class, () -> gather.attach(h, 0, Ipv4Stack.UNET_MTU, 0), "past the mtu");
+        for (int i = 0; i < io.nicbridge.bridge.driver.unet.UnetGather.MAX_ATTACHED; i++) {
+            gather.attach(h, 64 * i, 64, i);
+        }
+        assertEquals(5 * 64, gather.attachedBytes(h));
+        assertThrows(IllegalStateException.class, () -> gather.attach(h, 0, 64, 9), "a sixth range");
+        assertThrows(IllegalArgumentException.class, () -> tb.link(0).commit(h, Ipv4Stack.UNET_MTU),
+                "head and ranges past the mtu");
+        List<Integer> back = new ArrayList<>();
+        gather.completionListener(back::add);
+        tb.link(0).abort(h);
+        assertEquals(List.of(0, 1, 2, 3, 4), back, "an abort hands every token back at once");
+        assertThrows(IllegalStateException.class, () -> gather.attach(h, 0, 64, 0), "not claimed any more");
+    }
+
+    @Test
+    void onEthernetSendBlocksCopiesTheBlocksAndKeepsNoReference() {
+        io.nicbridge.bridge.memory.CommSegment comm = io.nicbridge.bridge.memory.CommSegment.allocate("eth",
+                io.nicbridge.bridge.port.LoopbackFramePort.requiredBytes(16, 1514));
+        var pair = io.nicbridge.bridge.port.LoopbackFramePort.pair("eth", comm, 16, 1514);
+        try (Arena arena = Arena.ofConfined()) {
+            Ipv4Stack ea = new Ipv4Stack(pair.a(), 0x02_00_00_00_00_0AL, IP_A, 24, Ipv4Stack.ETHERNET_MTU);
+            Ipv4Stack eb = new Ipv4Stack(pair.b(), 0x02_00_00_00_00_0BL, IP_B, 24, Ipv4Stack.ETHERNET_MTU);
+            SharedBuffers pool = new SharedBuffers("eth", arena.allocate(SharedBuffers.bytesNeeded(4, 512), 64), 0, 4,
+                    512);
+            assertEquals(0, ea.link().gatherLimit(pool), "Ethernet has no scatter-gather");
+            List<byte[]> got = new ArrayList<>();
+            new Udp(eb).bind(4000, (pcb, src, sp, d, off, len, t) -> got.add(copy(d, off, len)), true);
+            UdpPcb pe = new Udp(ea).bind(4000, (p, s, sp, d, o, l, t) -> { }, true);
+            int x = pool.allocate();
+            int y = pool.allocate();
+            MemorySegment.copy(MemorySegment.ofArray(pattern(512, 1)), 0, pool.buffer(x), 0, 512);
+            MemorySegment.copy(MemorySegment.ofArray(pattern(512, 2)), 0, pool.buffer(y), 0, 512);
+            int[] blocks = {x, y, x};
+            int[] lengths = {7, 512, 300};
+            assertEquals(Ipv4Stack.ARP_PENDING, pe.sendBlocks(IP_B, 4000, pool, blocks, lengths, 3, 0));
+            for (int i = 0; i < 10; i++) {
+                ea.poll(64, i);
+                eb.poll(64, i);
+            }
+            assertEquals(0, pe.sendBlocks(IP_B, 4000, pool, blocks, lengths, 3, 20));
+            assertEquals(1, pool.referenceCount(x), "copied: no reference kept");
+            for (int i = 0; i < 10; i++) {
+                ea.poll(64, 30 + i);
+                eb.poll(64, 30 + i);
+            }
+            byte[] expected = new byte[7 + 512 + 300];
+            System.arraycopy(pattern(512, 1), 0, expected, 0, 7);
+            System.arraycopy(pattern(512, 2), 0, expected, 7, 512);
+            System.arraycopy(pattern(512, 1), 0, expected, 519, 300);
+            assertEquals(1, got.size());
+            assertArrayEquals(expected, got.get(0));
+            assertEquals(0, eb.counters().get(Counter.UDP_BAD_CHECKSUM));
+        } finally {
+            pair.close();
+            comm.close();
+        }
+    }
+
+    /** Random bytes as U-Net datagrams: never a throw, and every frame ends in exactly one counter. */
+    @Test
+    void randomDatagramsFromAChannelAreDroppedAndCountedNeverThrown() {
+        udpB.bind(6000, (pcb, src, sp, d, off, len, t) -> { }, true);
+        SplittableRandom rnd = new SplittableRandom(17);
+        MemorySegment frame = Arena.ofAuto().allocate(2048);
+        var u16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+        for (int i = 0; i < 20_000; i++) {
+            int length = rnd.nextInt(200);
+            for (int k = 0; k < length; k++) {
+                frame.set(ValueLayout.JAVA_BYTE, k, (byte) rnd.nextInt(256));
+            }
+            if (length >= 20 && rnd.nextBoolean()) { // plausible headers, so the deeper parsers get exercised
+                frame.set(ValueLayout.JAVA_BYTE, 0, (byte) (0x45 + rnd.nextInt(3)));
+                frame.set(u16, 2, (short) (rnd.nextBoolean() ? length : rnd.nextInt(300)));
+                frame.set(u16, 6, (short) 0);
+                frame.set(ValueLayout.JAVA_BYTE, 9, (byte) (rnd.nextBoolean() ? 17 : 1));
+                frame.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 16, IP_B);
+                frame.set(u16, 10, (short) 0);
+                frame.set(u16, 10, (short) InternetChecksum.finish(InternetChecksum.sum(frame, 0, 20, 0)));
+                if (length >= 28) {
+                    frame.set(u16, 22, (short) 6000);
+                }
+            }
+            b.receive(frame, length, i);
+        }
+        assertEquals(b.counters().get(Counter.RX_FRAMES), b.counters().outcomes(), b.counters().toString());
+        assertTrue(b.counters().get(Counter.UDP_BAD_CHECKSUM) + b.counters().get(Counter.UDP_BAD_LENGTH) > 0,
+                b.counters().toString());
+    }
 }
