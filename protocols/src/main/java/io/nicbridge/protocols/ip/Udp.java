@@ -74,6 +74,10 @@ public final class Udp {
                 throw new IllegalArgumentException("capacity must be >= 1, was " + capacity);
             }
             Objects.checkFromIndexSize(offset, capacity, area.byteSize());
+            if (offset > Integer.MAX_VALUE - capacity) {
+                throw new IllegalArgumentException("the receive area must lie in the first 2 GiB of its segment (the"
+                    + " receiver is handed an int offset), was at " + offset);
+            }
         }
         if (pcbs[port] != null) {
             throw new IllegalArgumentException("UDP port " + port + " is already bound");
