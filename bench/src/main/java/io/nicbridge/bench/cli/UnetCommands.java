@@ -1,6 +1,8 @@
 package io.nicbridge.bench.cli;
 
 import io.nicbridge.bench.unet.UamReport;
+import io.nicbridge.bench.unet.UdpReport;
+import io.nicbridge.bench.verdict.PaperPoints;
 import io.nicbridge.bench.unet.UnetReport;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.cost.CostTable;
@@ -16,7 +18,8 @@ import picocli.CommandLine.Option;
         description = "U-Net on two emulated Fore SBA-200 ATM cards through an ATM switch, driven through the"
             + " bridge's U-Net API, in virtual time beside the U-Net paper's figures.",
         subcommands = {UnetCommands.PingPong.class, UnetCommands.Throughput.class, UnetCommands.AmLatency.class,
-            UnetCommands.AmBandwidth.class})
+            UnetCommands.AmBandwidth.class, UnetCommands.UdpLatency.class, UnetCommands.UdpBandwidth.class,
+            io.nicbridge.bench.unet.real.UdpRealLatencyCommand.class})
 final class UnetCommands extends GroupCommand {
     /** Virtual-time round trips per size: the simulation is deterministic, so a few suffice. */
     static final int VIRTUAL_WARMUP = 2;
@@ -132,6 +135,74 @@ final class UnetCommands extends GroupCommand {
                         Sba200Timing.I960_25MHZ, CostTable.named(costs.costs));
             } catch (IllegalArgumentException e) {
                 System.err.println("nic unet am-bandwidth: " + e.getMessage());
+                return ExitCodes.USAGE;
+            }
+        }
+    }
+
+    /** {@code nic unet udp-latency}: {@link UdpReport#latency}. */
+    @Command(name = "udp-latency", mixinStandardHelpOptions = true,
+            description = "UDP over U-Net round trips in virtual time with the host cost model: the one IPv4 stack on a"
+                + " U-Net channel (MTU 9 KB, no ARP) on two emulated SBA-200s, beside raw U-Net on the same card and"
+                + " Table 3's UDP row (138 us), then the round trip vs message size (Figure 9's U-Net UDP curve)."
+                + " --sizes: UDP data bytes, 0..9188 (default: 4 .. 8192).")
+    static final class UdpLatency implements Callable<Integer> {
+        @Mixin
+        SizesOption sizes = new SizesOption();
+
+        @Mixin
+        CostsOption costs = new CostsOption();
+
+        @Option(names = "--count", defaultValue = "10", description = "Measured round trips per point (default:"
+                + " ${DEFAULT-VALUE}; virtual time is deterministic).")
+        int count;
+
+        @Override
+        public Integer call() {
+            try {
+                for (int s : sizes.orDefault(UdpReport.RTT_SIZES)) {
+                    if (s < 0 || s > 9188) {
+                        throw new IllegalArgumentException("--sizes: UDP data bytes must be 0..9188, was " + s);
+                    }
+                }
+                if (count < 1) {
+                    throw new IllegalArgumentException("--count must be >= 1, was " + count);
+                }
+                return UdpReport.latency(System.out, sizes.orDefault(UdpReport.RTT_SIZES), 2, count,
+                        Sba200Timing.I960_25MHZ, CostTable.named(costs.costs), PaperPoints.NONE);
+            } catch (IllegalArgumentException e) {
+                System.err.println("nic unet udp-latency: " + e.getMessage());
+                return ExitCodes.USAGE;
+            }
+        }
+    }
+
+    /** {@code nic unet udp-bandwidth}: {@link UdpReport#bandwidth}. */
+    @Command(name = "udp-bandwidth", mixinStandardHelpOptions = true,
+            description = "UDP over U-Net bandwidth vs datagram size in virtual time with the host cost model, beside"
+                + " the AAL5 limit (Figure 7) and Table 3's 120 Mbit/s with 4 KB packets. --sizes: UDP data bytes,"
+                + " 1..9188 (default: 64 .. 9188).")
+    static final class UdpBandwidth implements Callable<Integer> {
+        @Mixin
+        SizesOption sizes = new SizesOption();
+
+        @Mixin
+        CostsOption costs = new CostsOption();
+
+        @Option(names = "--bytes", defaultValue = "262144", description = "Payload bytes streamed per size, at least 30"
+                + " datagrams (default: ${DEFAULT-VALUE}).")
+        int bytes;
+
+        @Override
+        public Integer call() {
+            try {
+                if (bytes < 1) {
+                    throw new IllegalArgumentException("--bytes must be >= 1, was " + bytes);
+                }
+                return UdpReport.bandwidth(System.out, sizes.orDefault(UdpReport.BANDWIDTH_SIZES), bytes,
+                        Sba200Timing.I960_25MHZ, CostTable.named(costs.costs), PaperPoints.NONE);
+            } catch (IllegalArgumentException e) {
+                System.err.println("nic unet udp-bandwidth: " + e.getMessage());
                 return ExitCodes.USAGE;
             }
         }

@@ -3,6 +3,7 @@ package io.nicbridge.bench.reproduce;
 import io.nicbridge.bench.careful.CarefulExperiments;
 import io.nicbridge.bench.cli.NicCommand;
 import io.nicbridge.bench.medusa.MedusaRingExperiments;
+import io.nicbridge.bench.unet.UdpReport;
 import io.nicbridge.bench.unet.UnetReport;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.sim.sba200.Sba200Timing;
@@ -62,6 +63,8 @@ public final class Experiments {
         all.add(command("unet-am-bandwidth", Paper.UNET, "Figure 4 / Table 3: Active Messages block store and get"
                         + " bandwidth, the 4164-byte dip", "the command's default sizes", "the command's default sizes",
                 10, List.of(), new String[] {"unet", "am-bandwidth"}, new String[] {"unet", "am-bandwidth"}));
+        all.add(udpLatency());
+        all.add(udpBandwidth());
         // ------------------------------------------------------------------------------------------------- Pupa
         all.add(command("tulip-pingpong", Paper.PUPA, "the 21140 card model: round trip on one segment beside TCP"
                         + " loopback", "2000+200 round trips of 64-byte frames", "50000+50000", 10, List.of(),
@@ -218,5 +221,47 @@ public final class Experiments {
             }
             return code;
         });
+    }
+
+    /**
+     * The host cost table of the UDP experiments: the run's, or the measured one when the run's is the zero table
+     * (as {@code nic unet udp-*} and the UAM commands default to): UDP over U-Net differs from raw U-Net only by host
+     * work, which the zero table does not charge. The report prints the table used.
+     */
+    static CostTable hostModel(Run run) {
+        return run.costs().name().equals("zero") ? CostTable.named("measured") : run.costs();
+    }
+
+    /** U-Net section 7.6: UDP over a U-Net channel, Table 3's UDP round trip and the round trip vs size. */
+    private static Experiment udpLatency() {
+        int[] quick = {4, 64, 1024, 4096};
+        return new Experiment("unet-udp-latency", Paper.UNET, "Table 3 (UDP row) / Figure 9: UDP over U-Net round"
+                + " trip beside raw U-Net", "nic unet udp-latency", "4 sizes 4..4096 B, 2+10 virtual round trips, measured host costs unless --costs names a table",
+                "8 sizes 4..8192 B, 2+10 virtual round trips", 10, List.of(),
+                List.of(Figure.shape("table3-udp-rtt", "U-Net Table 3: round-trip latency, UDP and raw AAL5",
+                                "message size (bytes)", "round-trip latency (us)", "us", false,
+                                UdpReport.WHY_NOT_LIKE_FOR_LIKE),
+                        Figure.shape("fig9-udp", "U-Net Figure 9: UDP round trip vs message size (U-Net UDP)",
+                                "message size (bytes)", "round-trip time (us)", "us", true, "the paper's curve is a"
+                                        + " plot without figures in the text; ours is shown alone")),
+                run -> UdpReport.latency(run.out(), run.quick() ? quick : UdpReport.RTT_SIZES, 2, 10,
+                        Sba200Timing.I960_25MHZ, hostModel(run), run.points()));
+    }
+
+    /** U-Net section 7.6: UDP bandwidth vs datagram size (Figure 7) and Table 3's 4 KB bandwidth. */
+    private static Experiment udpBandwidth() {
+        int[] quick = {128, 512, 1024, 2048, 4096, 8192};
+        return new Experiment("unet-udp-bandwidth", Paper.UNET, "Figure 7 / Table 3 (UDP row): UDP over U-Net"
+                + " bandwidth vs datagram size", "nic unet udp-bandwidth", "6 sizes 128..8192 B, 64 KB each, measured host costs unless --costs names a table",
+                "13 sizes 64..9188 B, 256 KB each", 10, List.of(),
+                List.of(Figure.shape("fig7", "U-Net Figure 7: UDP bandwidth vs message size", "message size (bytes)",
+                                "bandwidth (Mbit/s)", "Mbit/s", true, "the paper's Figure 7 gives no figures in the"
+                                        + " text; ours is set against the AAL5 limit of each datagram's PDU, whose"
+                                        + " sawtooth it should follow"),
+                        Figure.anchor("table3-udp-bw", "U-Net Table 3: UDP bandwidth with 4 KB packets",
+                                "message size (bytes)", "bandwidth (Mbit/s)", "Mbit/s", false, 0.15,
+                                "Table 3: UDP 120 Mbit/s with 4 KB packets; the 140 Mbit/s fibre is the limit at 4 KB")),
+                run -> UdpReport.bandwidth(run.out(), run.quick() ? quick : UdpReport.BANDWIDTH_SIZES,
+                        run.quick() ? 65_536 : 262_144, Sba200Timing.I960_25MHZ, hostModel(run), run.points()));
     }
 }

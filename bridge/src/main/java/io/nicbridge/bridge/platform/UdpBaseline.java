@@ -57,6 +57,18 @@ public final class UdpBaseline {
      */
     public static Histogram roundTrip(VethPair pair, int payloadBytes, int warmup, int roundTrips)
         throws IOException {
+        return roundTrip(pair, payloadBytes, warmup, roundTrips, false);
+    }
+
+    /**
+     * {@link #roundTrip(VethPair, int, int, int)} with a choice of how both ends wait: blocking in {@code read}
+     * ({@code spin} false), or busy polling ({@code spin} true): both channels non-blocking, each end calling
+     * {@code read} until a datagram is there, with {@link Thread#onSpinWait()} between empty reads and a
+     * {@link Thread#yield()} after {@value #SPINS_BEFORE_YIELD} of them - a user-level poller's wait, on the kernel's
+     * socket.
+     */
+    public static Histogram roundTrip(VethPair pair, int payloadBytes, int warmup, int roundTrips, boolean spin)
+        throws IOException {
         checkPayload(pair, payloadBytes);
         if (warmup < 0 || roundTrips <= 0) {
             throw new IllegalArgumentException("warmup must be >= 0 and roundTrips > 0, got " + warmup + " and "
@@ -64,6 +76,10 @@ public final class UdpBaseline {
         }
         Histogram rtt = new Histogram(HISTOGRAM_MAX_NANOS, 3);
         try (Endpoints ends = Endpoints.open(pair)) {
+            if (spin) {
+                ends.client.configureBlocking(false);
+                ends.server.configureBlocking(false);
+            }
             Echo echo = new Echo(ends.server, payloadBytes);
             Thread echoThread = pair.namespaceB().newThread("udp-echo-" + pair.interfaceB(), echo);
             echoThread.start();
@@ -79,7 +95,7 @@ public final class UdpBaseline {
                     long start = System.nanoTime();
                     ends.client.write(out);
                     in.clear();
-                    int n = ends.client.read(in);
+                    int n = read(ends.client, in);
                     long elapsed = System.nanoTime() - start;
                     watchdog.progress = i + 1;
                     if (n != payloadBytes || !in.flip().equals(out.flip())) {
@@ -104,6 +120,22 @@ public final class UdpBaseline {
             }
         }
         return rtt;
+    }
+
+    private static final int SPINS_BEFORE_YIELD = 64;
+
+    /** One datagram: a blocking channel's read, or a non-blocking one's repeated with a backing-off spin. */
+    private static int read(DatagramChannel channel, ByteBuffer in) throws IOException {
+        int n = channel.read(in);
+        for (int idle = 0; n == 0 && !channel.isBlocking(); idle++) {
+            if (idle < SPINS_BEFORE_YIELD) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+            n = channel.read(in);
+        }
+        return n;
     }
 
     /** Fills the payload with a pattern that changes per round trip, so a stale echo would not match. */
@@ -324,7 +356,7 @@ public final class UdpBaseline {
             try {
                 while (true) {
                     buffer.clear();
-                    channel.read(buffer);
+                    read(channel, buffer);
                     buffer.flip();
                     channel.write(buffer);
                 }

@@ -75,6 +75,17 @@ public final class InternetChecksum {
         return s;
     }
 
+    /**
+     * The sum of one piece of a message that starts at byte {@code oddStart ? odd : even} position of the whole (a
+     * scatter-gather datagram whose earlier pieces have an odd length in all): the piece's bytes are summed as if
+     * aligned and, when the piece starts at an odd position, the folded sum's two bytes are swapped - RFC 1071
+     * section 2 (B), byte order independence. Add the result to the running sum.
+     */
+    public static long sumAt(MemorySegment segment, long offset, int length, boolean oddStart) {
+        int folded = fold(sum(segment, offset, length, 0));
+        return oddStart ? ((folded & 0xFF) << 8 | folded >>> 8) : folded;
+    }
+
     /** @return the sum folded to 16 bits (end-around carries added back) */
     public static int fold(long sum) {
         long s = sum;

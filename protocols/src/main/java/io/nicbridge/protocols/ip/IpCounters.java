@@ -50,7 +50,9 @@ public final class IpCounters {
         /** Datagrams to a port with no pcb. */
         UDP_NO_PORT,
         UDP_DELIVERED,
-        UDP_SENT
+        UDP_SENT,
+        /** Datagrams longer than the receive area of the pcb they were for (nothing copied, nothing delivered). */
+        UDP_TOO_LONG
     }
 
     private static final Counter[] ALL = Counter.values();
@@ -75,7 +77,7 @@ public final class IpCounters {
     public long dropped() {
         return malformed() + get(Counter.RX_OTHER_STATION) + get(Counter.RX_OTHER_ETHERTYPE)
             + get(Counter.IP_FRAGMENTS) + get(Counter.IP_NOT_FOR_US) + get(Counter.IP_UNKNOWN_PROTOCOL)
-            + get(Counter.ICMP_OTHER) + get(Counter.UDP_NO_PORT);
+            + get(Counter.ICMP_OTHER) + get(Counter.UDP_NO_PORT) + get(Counter.UDP_TOO_LONG);
     }
 
     /**

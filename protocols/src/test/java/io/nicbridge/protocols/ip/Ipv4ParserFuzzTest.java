@@ -124,7 +124,7 @@ class Ipv4ParserFuzzTest {
             if (b.length >= 14) {
                 if (ours) {
                     MemorySegment s = MemorySegment.ofArray(b);
-                    Ipv4Stack.writeMac(s, 0, Ipv4StackTest.MAC_B);
+                    EthernetIpLink.writeMac(s, 0, Ipv4StackTest.MAC_B);
                 }
                 b[12] = (byte) (t >>> 8);
                 b[13] = (byte) (int) t;

@@ -41,6 +41,7 @@ public final class UnetLinkTestbed implements AutoCloseable {
     private final CommSegment[] segments;
     private final UnetEndpoint[] endpoints;
     private final UnetLink[] links;
+    private final long linkArea;
 
     private UnetLinkTestbed(Builder o) {
         int n = o.nodes;
@@ -57,10 +58,11 @@ public final class UnetLinkTestbed implements AutoCloseable {
             }).timing(o.timing);
             this.network = net;
             long area = (long) ((o.mtu + 63) & -64) * (o.txBuffers + o.rxBuffers);
+            this.linkArea = area;
             int[][] channels = new int[n][n];
             for (int i = 0; i < n; i++) {
                 cards[i] = net.addCard("card" + i);
-                segments[i] = CommSegment.allocate("node" + i + " segment", area);
+                segments[i] = CommSegment.allocate("node" + i + " segment", area + o.extraSegment);
                 endpoints[i] = net.kernel(cards[i]).createEndpoint(0, segments[i], o.rqLen);
             }
             for (int i = 0; i < n; i++) {
@@ -93,6 +95,14 @@ public final class UnetLinkTestbed implements AutoCloseable {
             closeAll(net);
             throw e;
         }
+    }
+
+    /**
+     * @return the bytes each link takes from the start of its endpoint's segment (64-byte aligned): what lies beyond,
+     *     {@link Builder#extraSegment} bytes, is the application's (e.g. its shared send buffers)
+     */
+    public long linkArea() {
+        return linkArea;
     }
 
     public static Builder builder(EngineMode mode) {
@@ -187,6 +197,7 @@ public final class UnetLinkTestbed implements AutoCloseable {
         private Sba200Timing timing = Sba200Timing.I960_25MHZ;
         private int rqLen = 64;
         private int mtu = 256;
+        private long extraSegment;
         private int txBuffers = 16;
         private int rxBuffers = 48;
         private long probeNanos = 20_000;
@@ -224,6 +235,15 @@ public final class UnetLinkTestbed implements AutoCloseable {
 
         public Builder receiveQueue(int rqLen) {
             this.rqLen = rqLen;
+            return this;
+        }
+
+        /** Bytes of each endpoint's segment beyond the link's buffers, from {@link #linkArea()} on (default 0). */
+        public Builder extraSegment(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("extraSegment must be >= 0, was " + bytes);
+            }
+            this.extraSegment = bytes;
             return this;
         }
 

@@ -14,6 +14,7 @@ import io.nicbridge.bridge.time.Timer;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.function.IntConsumer;
 
 /**
  * The U-Net framing of {@link Link} (SBA-200 and U-Net over Ethernet alike: both are a {@link UnetEndpoint}): peer
@@ -35,7 +36,8 @@ import java.util.Objects;
  * copied into the descriptor, one cell, no DMA; the buffer is free again at once), longer frames are sent from the
  * buffer, which stays in flight until the card completes the descriptor (completions come back in send-queue order,
  * so the in-flight buffers form a FIFO). No free buffer or descriptor: {@link #NONE}, and
- * {@link LinkHandler#onWritable} follows once a completion freed one.
+ * {@link LinkHandler#onWritable} follows once a completion freed one. A frame may also gather ranges of the
+ * segment after its buffer's bytes ({@link UnetGather}, the capability): one descriptor of up to six buffers.
  *
  * <h2>Receive</h2>
  * In place, straight from the receive queue: {@link #poll} takes the next descriptor and hands it to the handler as
@@ -98,6 +100,7 @@ public final class UnetLink implements Link {
     private final PortCounters counters = new PortCounters();
 
     private final UnetSendBuffers tx;
+    private final Gather gather = new Gather();
     /** Per TX buffer: the peer named at claim, or {@link #COMMITTED} while a commit waits for the CPU. */
     private final int[] txPeer;
     private boolean wantWritable;
@@ -308,19 +311,25 @@ public final class UnetLink implements Link {
         return tx.buffer(txHandle);
     }
 
+    /**
+     * {@inheritDoc} With ranges {@link UnetGather#attach attached}, {@code length} is the head's (the bytes in the
+     * buffer) and the frame is the head and the ranges, at most {@link #mtu()} in all.
+     */
     @Override
     public void commit(int txHandle, int length) {
         checkClaimed(txHandle);
-        if (length < 1 || length > mtu) {
-            throw new IllegalArgumentException(name + ": frame length must be in [1, " + mtu + "], was " + length);
+        int attached = tx.attachedBytes(txHandle);
+        if (length < 1 || length > mtu - attached) {
+            throw new IllegalArgumentException(name + ": frame length must be in [1, " + (mtu - attached) + "] (mtu "
+                    + mtu + " less " + attached + " attached bytes), was " + length);
         }
-        if (length <= INLINE_MAX) {
+        if (length <= INLINE_MAX && attached == 0) {
             cpu.charge(CostItem.COPY, length); // into the descriptor: one cell, no DMA
         }
         cpu.charge(CostItem.DESCRIPTOR_POST);
         int channel = channelOf[txPeer[txHandle]];
         txPeer[txHandle] = COMMITTED;
-        counters.recordTx(length);
+        counters.recordTx(length + attached);
         transmits.commit(txHandle, length, channel);
     }
 
@@ -347,6 +356,9 @@ public final class UnetLink implements Link {
         Objects.requireNonNull(handler, "handler");
         progress.run();
         tx.countRestarts(); // before the frames: a core reading the count in onFrame sees the restart first
+        if (tx.tokensInFlight()) {
+            tx.reclaim(); // gathered ranges are referenced until their send completes: give them back promptly
+        }
         int n = 0;
         while (n < limit && rx.heldCount() == 0) {
             long d = ep.poll();
@@ -462,9 +474,45 @@ public final class UnetLink implements Link {
         }
     }
 
+    /** @return the {@link UnetGather} of this link for {@code UnetGather.class}, else {@code null} */
     @Override
     public <C> C capability(Class<C> type) {
-        return null;
+        return type == UnetGather.class ? type.cast(gather) : null;
+    }
+
+    /** The scatter-gather send of this link's frames: ranges of the endpoint's segment after a claimed head. */
+    private final class Gather implements UnetGather {
+        @Override
+        public MemorySegment segment() {
+            return ep.segment();
+        }
+
+        @Override
+        public void attach(int txHandle, int offset, int length, int token) {
+            checkClaimed(txHandle);
+            long size = ep.segment().byteSize();
+            if (length < 1 || offset < 0 || offset > size - length) {
+                throw new IllegalArgumentException(name + ": an attached range must be non-empty and inside the "
+                        + size + "-byte segment, was [" + offset + ", +" + length + ")");
+            }
+            int room = mtu - 1 - tx.attachedBytes(txHandle); // the head has at least one byte
+            if (length > room) {
+                throw new IllegalArgumentException(name + ": attaching " + length + " bytes would take the frame past"
+                        + " the mtu " + mtu + " (room for " + room + " beside a head of at least 1 byte)");
+            }
+            tx.attach(txHandle, offset, length, token);
+        }
+
+        @Override
+        public int attachedBytes(int txHandle) {
+            checkClaimed(txHandle);
+            return tx.attachedBytes(txHandle);
+        }
+
+        @Override
+        public void completionListener(IntConsumer listener) {
+            tx.tokens(Objects.requireNonNull(listener, "listener"));
+        }
     }
 
     @Override

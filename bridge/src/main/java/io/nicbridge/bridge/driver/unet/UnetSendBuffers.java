@@ -5,6 +5,7 @@ import static io.nicbridge.contract.Sba200Unet.*;
 import io.nicbridge.bridge.port.PortCounters;
 import io.nicbridge.bridge.queue.QueueCode;
 import java.lang.foreign.MemorySegment;
+import java.util.function.IntConsumer;
 
 /**
  * The send side that {@link UnetFramePort} and {@link UnetLink} share: TX buffers of an endpoint's segment handed
@@ -19,6 +20,11 @@ import java.lang.foreign.MemorySegment;
  *                     |  \--commit (&lt;= 40 B, inline)-------------------------&gt; FREE
  *                     \--abort--------------------------------------------------&gt; FREE
  * </pre>
+ * A claimed buffer may also carry up to {@link UnetGather#MAX_ATTACHED} ranges of the segment after its own bytes
+ * ({@link #attach}): its commit is then one gather send (the buffer as the descriptor's first buffer, the ranges as
+ * the next), never inline, and each range's token goes to the {@link #tokens token listener} when the send
+ * completes - or at once on {@link #abort}.
+ *
  * The owner must be its endpoint's only sender. One thread; nothing allocates after construction.
  */
 final class UnetSendBuffers {
@@ -43,6 +49,14 @@ final class UnetSendBuffers {
     private int fifoCount;
     /** The endpoint's firmware restarts already counted as card resets ({@link #countRestarts}). */
     private long restartsCounted;
+    /** Per buffer: ranges attached ({@code gatherCount[h]}), each at {@code h * MAX_ATTACHED + i} of the three. */
+    private final int[] gatherCount;
+    private final int[] gatherOffset;
+    private final int[] gatherLength;
+    private final int[] gatherToken;
+    private IntConsumer tokens = t -> { };
+    /** Committed buffers that carry attached ranges: their tokens wait for a completion. */
+    private int gatheredInFlight;
 
     /**
      * @param owner    names the owner in exception messages
@@ -58,6 +72,10 @@ final class UnetSendBuffers {
         this.base = base;
         this.stride = stride;
         slices = new MemorySegment[count];
+        gatherCount = new int[count];
+        gatherOffset = new int[count * UnetGather.MAX_ATTACHED];
+        gatherLength = new int[count * UnetGather.MAX_ATTACHED];
+        gatherToken = new int[count * UnetGather.MAX_ATTACHED];
         state = new byte[count];
         free = new int[count];
         MemorySegment seg = endpoint.segment();
@@ -99,8 +117,13 @@ final class UnetSendBuffers {
      */
     void commit(int h, int channel, int length) {
         check(h);
-        boolean inline = length <= INLINE_MAX;
-        boolean sent = inline ? ep.sendInline(channel, slices[h], 0, length) : ep.send(channel, base + stride * h, length);
+        boolean inline = length <= INLINE_MAX && gatherCount[h] == 0;
+        boolean sent;
+        if (gatherCount[h] > 0) {
+            sent = sendGathered(h, channel, length);
+        } else {
+            sent = inline ? ep.sendInline(channel, slices[h], 0, length) : ep.send(channel, base + stride * h, length);
+        }
         if (!sent) {
             // claim reserved a descriptor and the owner is the endpoint's only sender, and the endpoint takes a send
             // that meets a page its firmware wiped as one lost in the restart: cannot happen.
@@ -118,8 +141,74 @@ final class UnetSendBuffers {
         fifoCount++;
     }
 
+    /** One descriptor: the buffer's {@code length} bytes, then the attached ranges. @return false when none was free */
+    private boolean sendGathered(int h, int channel, int length) {
+        long d = ep.claimSend();
+        if (d < 0) {
+            return false;
+        }
+        int n = gatherCount[h];
+        int total = length;
+        ep.putSendBuffer(d, 0, base + stride * h, length);
+        for (int i = 0, k = h * UnetGather.MAX_ATTACHED; i < n; i++, k++) {
+            ep.putSendBuffer(d, i + 1, gatherOffset[k], gatherLength[k]);
+            total += gatherLength[k];
+        }
+        ep.commitSend(d, total, channel, n + 1);
+        gatheredInFlight++;
+        return true;
+    }
+
+    /**
+     * Appends a segment range to claimed buffer {@code h} (the caller checked the range and the frame's length).
+     *
+     * @throws IllegalStateException when {@code h} carries {@link UnetGather#MAX_ATTACHED} ranges already
+     */
+    void attach(int h, int offset, int length, int token) {
+        check(h);
+        int n = gatherCount[h];
+        if (n == UnetGather.MAX_ATTACHED) {
+            throw new IllegalStateException(owner + ": TX handle " + h + " carries " + n + " ranges already, the most a"
+                    + " send descriptor takes after the head");
+        }
+        int k = h * UnetGather.MAX_ATTACHED + n;
+        gatherOffset[k] = offset;
+        gatherLength[k] = length;
+        gatherToken[k] = token;
+        gatherCount[h] = n + 1;
+    }
+
+    /** @return the bytes attached to buffer {@code h} */
+    int attachedBytes(int h) {
+        int sum = 0;
+        for (int i = 0, k = h * UnetGather.MAX_ATTACHED; i < gatherCount[h]; i++, k++) {
+            sum += gatherLength[k];
+        }
+        return sum;
+    }
+
+    /** Sets who is told each attached range's token when the card is done with it (setup-time). */
+    void tokens(IntConsumer listener) {
+        this.tokens = listener;
+    }
+
+    /** @return true while a committed send carries attached ranges whose tokens have not come back */
+    boolean tokensInFlight() {
+        return gatheredInFlight > 0;
+    }
+
+    /** Hands buffer {@code h}'s attached tokens back, oldest first, and forgets them. */
+    private void returnTokens(int h) {
+        int n = gatherCount[h];
+        gatherCount[h] = 0;
+        for (int i = 0, k = h * UnetGather.MAX_ATTACHED; i < n; i++, k++) {
+            tokens.accept(gatherToken[k]);
+        }
+    }
+
     void abort(int h) {
         check(h);
+        returnTokens(h);
         state[h] = FREE;
         free[freeCount++] = h;
         claimed--;
@@ -144,6 +233,10 @@ final class UnetSendBuffers {
             fifoHead = (fifoHead + 1) & (SQ_LEN - 1);
             fifoCount--;
             if (h != INLINE) {
+                if (gatherCount[h] > 0) {
+                    gatheredInFlight--;
+                }
+                returnTokens(h); // before the buffer is free: a listener that sends cannot get it yet
                 state[h] = FREE;
                 free[freeCount++] = h;
             }

@@ -1,0 +1,165 @@
+package io.nicbridge.bench.unet.real;
+
+import io.nicbridge.bridge.driver.unet.UnetEndpoint;
+import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
+import io.nicbridge.bridge.driver.unet.UnetLink;
+import io.nicbridge.bridge.memory.CommSegment;
+import io.nicbridge.bridge.platform.VethPair;
+import io.nicbridge.bridge.shim.ShimCard;
+import io.nicbridge.bridge.spi.Backends;
+import io.nicbridge.protocols.ip.Ipv4Address;
+import io.nicbridge.protocols.ip.Ipv4Stack;
+import io.nicbridge.protocols.ip.Udp;
+import io.nicbridge.protocols.ip.UnetIpLink;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * UDP over U-Net over Ethernet at the two ends of a {@link VethPair}: on each end a shim-served SBA-200 contract
+ * (each AAL5 PDU one Ethernet frame, nicshim.h), the U-Net kernel driver, one endpoint with one channel to the other
+ * end, a {@link UnetLink} on it and the one {@link Ipv4Stack} on a {@link UnetIpLink} with {@link Udp} above it - the
+ * same stack that runs on the emulated SBA-200. One {@link Node} per end, driven by the thread that calls it.
+ * <pre>
+ *   netns A: Udp - Ipv4Stack - UnetIpLink - UnetLink - endpoint - shim SBA-200 - vethA ===== vethB - ... - Udp :netns B
+ * </pre>
+ * How a node waits ({@link Wait}): {@link Wait#BLOCK} - a threaded shim card whose thread sleeps in epoll and whose
+ * receive signal unparks the node; {@link Wait#SPIN} - an inline card that the node's own thread polls, spinning
+ * ({@link Thread#onSpinWait()}) and then yielding, never sleeping. The IP MTU is the link's: the veth's MTU less
+ * U-Net over Ethernet's 8-byte tag, at most {@link Ipv4Stack#UNET_MTU}.
+ */
+final class UnetUdpShimPair implements AutoCloseable {
+    enum Wait { BLOCK, SPIN }
+
+    static final int IP_A = Ipv4Address.parse("10.117.0.1");
+    static final int IP_B = Ipv4Address.parse("10.117.0.2");
+    static final int CHANNEL = 0;
+    static final int VCI_A_TO_B = 117;
+    static final int VCI_B_TO_A = 118;
+    /** U-Net over Ethernet's tag in front of each PDU (nicshim.h): the IP MTU is the veth's less this. */
+    static final int TAG = 8;
+    static final int SPINS_BEFORE_YIELD = 64;
+    static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final ShimCard[] cards = new ShimCard[2];
+    private final UnetKernelDriver[] kernels = new UnetKernelDriver[2];
+    private final CommSegment[] segments = new CommSegment[2];
+    private final UnetLink[] links = new UnetLink[2];
+    private final Node[] nodes = new Node[2];
+    private final int mtu;
+
+    UnetUdpShimPair(VethPair veth, Wait wait) {
+        String[] ifs = {veth.interfaceA(), veth.interfaceB()};
+        String[] nss = {veth.namespaceA().name(), veth.namespaceB().name()};
+        String[] peers = {veth.macB().toString().replace(':', '-'), veth.macA().toString().replace(':', '-')};
+        this.mtu = Math.min(veth.mtu() - TAG, Ipv4Stack.UNET_MTU);
+        int stride = (mtu + 63) & -64;
+        try {
+            UnetEndpoint[] eps = new UnetEndpoint[2];
+            for (int i = 0; i < 2; i++) {
+                cards[i] = (ShimCard) Backends.open("shim:afpacket?if=" + ifs[i] + "&card=sba200&netns=" + nss[i]
+                    + "&mode=" + (wait == Wait.SPIN ? "inline" : "threaded") + "&peer=" + peers[i]);
+                kernels[i] = UnetKernelDriver.open(cards[i], cards[i].bcr(), cards[i].progress());
+                segments[i] = CommSegment.allocate("udp-real-" + i, (long) stride * 48);
+                eps[i] = kernels[i].createEndpoint(0, segments[i], 64);
+            }
+            kernels[0].openChannel(eps[0], CHANNEL, 0, VCI_A_TO_B, VCI_B_TO_A);
+            kernels[1].openChannel(eps[1], CHANNEL, 0, VCI_B_TO_A, VCI_A_TO_B);
+            for (int i = 0; i < 2; i++) {
+                links[i] = new UnetLink("udp-real-" + i, eps[i], i, new int[] {CHANNEL, CHANNEL}, 0, mtu, 16, 32);
+                if (wait == Wait.SPIN) {
+                    links[i].progress(cards[i].progress());
+                }
+                UnetIpLink ipLink = new UnetIpLink(links[i]).route(i == 0 ? IP_B : IP_A, 1 - i);
+                Ipv4Stack ip = new Ipv4Stack(ipLink, i == 0 ? IP_A : IP_B, 24, mtu);
+                nodes[i] = new Node(links[i], ip, new Udp(ip), wait);
+            }
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        }
+    }
+
+    Node node(int i) {
+        return nodes[i];
+    }
+
+    /** @return the IP MTU over this pair */
+    int mtu() {
+        return mtu;
+    }
+
+    String cardStatistics() {
+        return cards[0].statistics() + "; " + cards[1].statistics();
+    }
+
+    @Override
+    public void close() {
+        for (int i = 0; i < 2; i++) {
+            if (links[i] != null) {
+                links[i].close();
+            }
+            if (kernels[i] != null) {
+                kernels[i].close();
+            }
+            if (cards[i] != null) {
+                cards[i].close();
+            }
+            if (segments[i] != null) {
+                segments[i].close();
+            }
+        }
+    }
+
+    /** One end: its stack, driven by whichever thread calls {@link #step} and {@link #idle}. */
+    static final class Node {
+        final Ipv4Stack ip;
+        final Udp udp;
+        private final Wait wait;
+        private volatile Thread waiter;
+        private int idle;
+
+        Node(UnetLink link, Ipv4Stack ip, Udp udp, Wait wait) {
+            this.ip = ip;
+            this.udp = udp;
+            this.wait = wait;
+            link.readinessListener(() -> {
+                Thread t = waiter;
+                if (t != null) {
+                    LockSupport.unpark(t);
+                }
+            });
+        }
+
+        /** Makes the calling thread the one a blocked node's receive signal wakes. */
+        void attach() {
+            waiter = Thread.currentThread();
+        }
+
+        /** Polls the link (and an inline card) into the stack. @return frames taken */
+        int step() {
+            int n = ip.poll(16, System.nanoTime());
+            if (n > 0) {
+                idle = 0;
+            }
+            return n;
+        }
+
+        /** Waits a little after a step that took nothing: spin then yield (inline card) or park (threaded card). */
+        void idle() {
+            if (wait == Wait.SPIN) {
+                if (++idle < SPINS_BEFORE_YIELD) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
+                return;
+            }
+            LockSupport.parkNanos(MAX_PARK_NANOS);
+        }
+
+        @Override
+        public String toString() {
+            return ip.toString();
+        }
+    }
+}
