@@ -316,7 +316,6 @@ _Static_assert(offsetof(nicshim_xdp_info_t, rx_dropped) == 0xC8, "rx_dropped at 
 
 #define NICSHIM_XDP_INFO_RUNNING     (1u << 0) /* the socket is open (between start and stop) */
 #define NICSHIM_XDP_INFO_BUSY_POLL   (1u << 1) /* SO_BUSY_POLL was accepted on the socket */
-#define NICSHIM_XDP_INFO_NEED_WAKEUP (1u << 2) /* bound with XDP_USE_NEED_WAKEUP */
 
 /* ============================================================================================
  * Interface information
