@@ -19,6 +19,11 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/bpf.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
@@ -1089,6 +1094,106 @@ static void test_xdp_kernel_drops_counted(void) {
     nicshim_close(shim);
 }
 
+/* A one-instruction-pair XDP program (return XDP_PASS) named `name`, loaded by bpf(): another tool's program. */
+static int load_pass_prog(const char *name) {
+    struct bpf_insn insns[] = {
+        {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = XDP_PASS},
+        {.code = BPF_JMP | BPF_EXIT},
+    };
+    union bpf_attr a;
+    memset(&a, 0, sizeof(a));
+    a.prog_type = BPF_PROG_TYPE_XDP;
+    a.insn_cnt = 2;
+    a.insns = (uint64_t)(uintptr_t)insns;
+    a.license = (uint64_t)(uintptr_t) "GPL";
+    strncpy(a.prog_name, name, sizeof(a.prog_name) - 1);
+    return (int)syscall(__NR_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+}
+
+/** Netlink attach (fd >= 0) or detach (fd -1) in driver mode, as `ip link set dev X xdpdrv` does: it outlives us. */
+static int netlink_xdp(const char *ifname, int fd) {
+    struct {
+        struct nlmsghdr nh;
+        struct ifinfomsg ifi;
+        uint8_t attrs[64];
+    } req;
+    memset(&req, 0, sizeof(req));
+    req.nh.nlmsg_type = RTM_SETLINK;
+    req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+    req.ifi.ifi_family = AF_UNSPEC;
+    req.ifi.ifi_index = (int)if_nametoindex(ifname);
+    struct rtattr *xdp = (struct rtattr *)req.attrs;
+    xdp->rta_type = IFLA_XDP | NLA_F_NESTED;
+    struct rtattr *fa = (struct rtattr *)((uint8_t *)xdp + RTA_LENGTH(0));
+    fa->rta_type = IFLA_XDP_FD;
+    fa->rta_len = RTA_LENGTH(4);
+    memcpy(RTA_DATA(fa), &fd, 4);
+    struct rtattr *fl = (struct rtattr *)((uint8_t *)fa + RTA_ALIGN(fa->rta_len));
+    fl->rta_type = IFLA_XDP_FLAGS;
+    fl->rta_len = RTA_LENGTH(4);
+    uint32_t flags = XDP_FLAGS_DRV_MODE;
+    memcpy(RTA_DATA(fl), &flags, 4);
+    xdp->rta_len = (unsigned short)(RTA_LENGTH(0) + RTA_ALIGN(fa->rta_len) + RTA_ALIGN(fl->rta_len));
+    req.nh.nlmsg_len = (uint32_t)(NLMSG_LENGTH(sizeof(struct ifinfomsg)) + RTA_ALIGN(xdp->rta_len));
+    int nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
+    uint8_t buf[1024];
+    int rc = -1;
+    if (nl >= 0 && sendto(nl, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) > 0 &&
+        recv(nl, buf, sizeof(buf), 0) > 0) {
+        struct nlmsgerr *e = NLMSG_DATA((struct nlmsghdr *)buf);
+        rc = e->error;
+    }
+    if (nl >= 0) {
+        close(nl);
+    }
+    return rc;
+}
+
+/* A program of ours attached the old way (netlink) by a process that died: detected by its name and replaced. */
+static void test_xdp_stale_program_replaced(void) {
+    int stale = load_pass_prog(NICSHIM_XDP_PROG_NAME);
+    CHECK(stale >= 0);
+    CHECK_EQ(netlink_xdp(if_a, stale), 0);
+    close(stale); /* as if its process died: the netlink attachment keeps the program alive */
+    CHECK_EQ(xdp_prog_attached(), 1);
+    nicshim_t *shim = xdp_shim_up(0);
+    if (shim == NULL) {
+        netlink_xdp(if_a, -1);
+        return;
+    }
+    nicshim_xdp_info_t info;
+    CHECK_EQ(nicshim_get_xdp_info(shim, &info), NICSHIM_OK);
+    CHECK_EQ(info.attach_mode, NICSHIM_XDP_ATTACHED_NATIVE);
+    uint8_t f[60];
+    make_frame(f, mac_a, mac_b, 7, sizeof(f));
+    peer_send(f, sizeof(f));
+    poll_until_received(shim, 1, 2000); /* frames reach our socket, not the stale program's XDP_PASS */
+    nicshim_close(shim);
+    CHECK_EQ(xdp_prog_attached(), 0); /* the stale program is gone too */
+}
+
+/* Someone else's program: left attached, and start says why it cannot attach. */
+static void test_xdp_foreign_program_left_alone(void) {
+    int foreign = load_pass_prog("not_ours");
+    CHECK(foreign >= 0);
+    CHECK_EQ(netlink_xdp(if_a, foreign), 0);
+    nicshim_options_t o = xdp_options(0);
+    int32_t err = 1;
+    nicshim_t *shim = nicshim_open(if_a, NICSHIM_CARD_DEC21140, &o, &err);
+    CHECK_EQ(err, NICSHIM_OK);
+    if (shim != NULL) {
+        CHECK_EQ(nicshim_attach_window(shim, 0, window, TC_WINDOW_SIZE), NICSHIM_OK);
+        CHECK_EQ(nicshim_set_umem(shim, xdp_umem, (uint64_t)(XDP_RX + XDP_TX) * 2048), NICSHIM_OK);
+        CHECK_EQ(nicshim_start(shim), NICSHIM_ERR_XDP_BUSY);
+        nicshim_close(shim);
+    }
+    CHECK_EQ(xdp_prog_attached(), 1); /* still there */
+    CHECK_EQ(netlink_xdp(if_a, -1), 0);
+    close(foreign);
+    CHECK_EQ(xdp_prog_attached(), 0);
+}
+
 int main(int argc, char **argv) {
     if (argc != 4) {
         fprintf(stderr, "usage (inside namespace A): shim_veth_test IF_A NETNS_B IF_B\n");
@@ -1133,6 +1238,8 @@ int main(int argc, char **argv) {
     RUN(test_xdp_frames_cross_and_detach);
     RUN(test_xdp_tx_back_pressure);
     RUN(test_xdp_kernel_drops_counted);
+    RUN(test_xdp_stale_program_replaced);
+    RUN(test_xdp_foreign_program_left_alone);
     free(xdp_umem);
     free(tx_mem);
     close(peer_fd);

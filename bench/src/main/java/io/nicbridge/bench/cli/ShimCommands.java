@@ -24,8 +24,9 @@ final class ShimCommands extends GroupCommand {
         @Option(names = "--backend", defaultValue = "shim:afpacket", paramLabel = "SPEC",
                 description = "The shim backend of the node(s) (default: ${DEFAULT-VALUE}):"
                     + " shim:afpacket[?mode=inline|threaded&rx-ring=N&tx-ring=N&frame-size=N&budget=N&tx=ring|send"
-                    + "&qdisc-bypass=true&promisc=true]; pingpong fills in if= and netns= per side, echo and client"
-                    + " need if=IFACE[&netns=NS].")
+                    + "&qdisc-bypass=true&promisc=true] or shim:afxdp[?mode=..&rx-ring=N&tx-ring=N&frame-size=2048|4096"
+                    + "&queue=N&bind=auto|copy|zerocopy&attach=auto|native|generic&busy-poll=MICROS]; pingpong fills in"
+                    + " if= and netns= per side, echo and client need if=IFACE[&netns=NS].")
         String backend;
 
         @Option(names = "--mode", description = "How the shim card runs: inline (default; no card thread, the"

@@ -88,6 +88,8 @@ public final class ShimPingPong {
 
     private final PrintWriter out;
     private final Role role;
+    /** The shim target: afpacket or afxdp. */
+    private final String target;
     private final Map<String, String> params;
     private final int[] sizes;
     private final int count;
@@ -183,10 +185,13 @@ public final class ShimPingPong {
         this.acceptInconclusive = acceptInconclusive;
         this.role = role;
         DeviceSpec spec = DeviceSpec.parse(backend);
-        if (!ShimBackendProvider.TARGET.equals(spec.target())) {
-            throw new IllegalArgumentException("backend '" + backend + "': the shim's target is '"
-                + ShimBackendProvider.TARGET + "', e.g. shim:afpacket or shim:afpacket?if=eth1");
+        if (!ShimBackendProvider.TARGET.equals(spec.target())
+            && !ShimBackendProvider.TARGET_AF_XDP.equals(spec.target())) {
+            throw new IllegalArgumentException("backend '" + backend + "': the shim's targets are '"
+                + ShimBackendProvider.TARGET + "' and '" + ShimBackendProvider.TARGET_AF_XDP
+                + "', e.g. shim:afpacket, shim:afxdp or shim:afpacket?if=eth1");
         }
+        this.target = spec.target();
         this.params = new LinkedHashMap<>(spec.params());
         String specCard = params.putIfAbsent("card", "dec21140");
         if (specCard != null && !specCard.equals("dec21140")) {
@@ -212,7 +217,8 @@ public final class ShimPingPong {
         // Role both always runs on a veth pair, where one send() per frame beats the PACKET_MMAP TX ring (whose
         // zero-copy pages the veth copies again for the peer's packet socket); the library keeps the ring as its
         // default for real NICs and batches (echo and client run there), and tx=ring in the backend still asks for it.
-        txDefaulted = role == Role.BOTH && params.putIfAbsent("tx", "send") == null;
+        // AF_XDP has no send() path: its frames always leave through the XSK TX ring.
+        txDefaulted = role == Role.BOTH && !afXdp() && params.putIfAbsent("tx", "send") == null;
         InterruptMode irq = switch (driver.trim().toLowerCase(Locale.ROOT)) {
             case "auto", "interrupt" -> InterruptMode.INTERRUPT;
             case "polling" -> InterruptMode.POLLING;
@@ -384,13 +390,17 @@ public final class ShimPingPong {
             p.put("netns", netns);
         }
         params.forEach(p::putIfAbsent);
-        StringBuilder sb = new StringBuilder(ShimBackendProvider.SCHEME + ":" + ShimBackendProvider.TARGET);
+        StringBuilder sb = new StringBuilder(ShimBackendProvider.SCHEME + ":" + target);
         char sep = '?';
         for (Map.Entry<String, String> e : p.entrySet()) {
             sb.append(sep).append(e.getKey()).append('=').append(e.getValue());
             sep = '&';
         }
         return sb.toString();
+    }
+
+    private boolean afXdp() {
+        return ShimBackendProvider.TARGET_AF_XDP.equals(target);
     }
 
     private String param(String key) {
@@ -404,15 +414,21 @@ public final class ShimPingPong {
         out.printf(Locale.ROOT, "machine: %s %s (%s), %d CPUs%s, JDK %s, load average %.2f at the start%n",
             System.getProperty("os.name"), System.getProperty("os.version"), System.getProperty("os.arch"),
             Runtime.getRuntime().availableProcessors(), cpuModel(), Runtime.version(), loadAverage());
-        out.printf(Locale.ROOT, "shim: mode %s, AF_PACKET PACKET_MMAP rings rx-ring %s, tx-ring %s frames of %s B,"
-                + " budget %s frames/poll, qdisc-bypass %s, promisc %s, tx %s%n", params.get("mode"), !rxRingDefaulted
+        out.printf(Locale.ROOT, "shim: mode %s, %s rx-ring %s, tx-ring %s frames of %s B,"
+                + " budget %s frames/poll, qdisc-bypass %s, promisc %s, tx %s%n", params.get("mode"), afXdp()
+                ? "AF_XDP (shim:afxdp, queue " + params.getOrDefault("queue", "0") + ", bind "
+                    + params.getOrDefault("bind", "auto") + ", attach " + params.getOrDefault("attach", "auto")
+                    + ", busy-poll " + params.getOrDefault("busy-poll", "0") + " us; modes obtained: see stations)"
+                    + " XSK rings and UMEM chunks:"
+                : "AF_PACKET PACKET_MMAP rings", !rxRingDefaulted
                 ? params.get("rx-ring") : role == Role.BOTH ? "256 (the library's) for the round trips and "
                     + PINGPONG_RX_RING + " for the flood (pingpong default, like UDP: default socket buffers for its"
                     + " round trips, 4 MiB for its flood)"
                 : PINGPONG_RX_RING + " (pingpong default, about what UDP's 4 MiB socket buffer holds; the library's is"
                     + " 256)",
-            param("tx-ring"), param("frame-size"), param("budget"), param("qdisc-bypass"), param("promisc"),
-            txDefaulted ? "send (pingpong default on its veth pair; the library's is ring)" : param("tx"));
+            param("tx-ring"), param("frame-size"), param("budget"), afXdp() ? "always (AF_XDP)" : param("qdisc-bypass"),
+            param("promisc"), afXdp() ? "the XSK TX ring (AF_XDP)"
+                : txDefaulted ? "send (pingpong default on its veth pair; the library's is ring)" : param("tx"));
         out.printf(Locale.ROOT, "driver: TulipDriver (unchanged), %s, RX ring %d / TX ring %d descriptors, RX"
                 + " buffers %d B%n", driverConfig.interruptMode().name().toLowerCase(Locale.ROOT),
             driverConfig.rxRingSize(), driverConfig.txRingSize(), driverConfig.rxBufferSize());
@@ -593,8 +609,8 @@ public final class ShimPingPong {
              TulipDriver a = open(cardA);
              TulipDriver b = open(cardB)) {
             if (first) {
-                out.printf("stations: A %s (%s, spec %s) <-> B %s (%s)%n", a.stationAddress(), cardA.name(),
-                    cardA.spec(), b.stationAddress(), cardB.name());
+                out.printf("stations: A %s (%s, spec %s) <-> B %s (%s); transport %s%n", a.stationAddress(),
+                    cardA.name(), cardA.spec(), b.stationAddress(), cardB.name(), cardA.transportText());
             }
             Progress progress = new Progress("pingpong shim " + size + " B", (long) warmup + count, System.err);
             InterfaceCapture tap = startCapture();
