@@ -40,7 +40,10 @@
 #define SO_BUSY_POLL_BUDGET 70
 #endif
 
-#define XSK_BIND_RETRIES 50 /* x 2 ms: the previous pool on the queue is freed asynchronously (facts §1.6) */
+/* The previous socket's pool on the queue is freed asynchronously (a work item): about 20 ms on an idle machine (facts
+ * §1.6), but a loaded machine's workqueues take longer (seen: over 100 ms at load 13 on 2 CPUs). Bind retries EBUSY
+ * every 2 ms for up to this long before it reports the queue as taken. */
+#define XSK_BIND_BUSY_WAIT_NS (2000ull * 1000000ull)
 
 /* ---------------------------------------------------------------------------------------------
  * bpf()
@@ -409,9 +412,19 @@ static int32_t xsk_socket(shim_xsk_t *x, uint32_t ifindex, const nicshim_options
                       : bind_req == NICSHIM_XDP_BIND_ZEROCOPY ? XDP_ZEROCOPY
                                                               : 0;
     int bound = -1;
-    for (int attempt = 0; attempt < XSK_BIND_RETRIES; attempt++) {
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
         bound = bind(x->fd, (struct sockaddr *)&sxdp, sizeof(sxdp));
         if (bound == 0 || errno != EBUSY) {
+            break;
+        }
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        uint64_t waited = (uint64_t)(now.tv_sec - start.tv_sec) * 1000000000ull + (uint64_t)now.tv_nsec -
+                          (uint64_t)start.tv_nsec;
+        if (waited >= XSK_BIND_BUSY_WAIT_NS) {
+            errno = EBUSY;
             break;
         }
         struct timespec two_ms = {0, 2000000};

@@ -102,10 +102,17 @@ final class ShimCommands extends GroupCommand {
          */
         double targetRatio = ShimPingPong.TARGET_RATIO;
 
+        @Option(names = "--compare", paramLabel = "SPEC", description = "A second shim backend measured in the same"
+            + " trials (e.g. --backend shim:afxdp --compare shim:afpacket): the tested backend, the compared one and"
+            + " kernel UDP rotate within each trial on the same link; the compared one is reported beside the tested"
+            + " one with per-trial ratios (comparisons; the targets stay the tested backend's against UDP).")
+        String compare;
+
         @Override
         public Integer call() throws Exception {
             return ShimPingPong.pingpong(out(), node.node(), sizes.orDefault(ShimPingPong.DEFAULT_SIZES),
-                roundTrips.count, roundTrips.warmup, duration, veth, trials, acceptInconclusive, targetRatio).run();
+                roundTrips.count, roundTrips.warmup, duration, veth, trials, acceptInconclusive, targetRatio, compare)
+                .run();
         }
     }
 
