@@ -11,7 +11,7 @@ import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
 import io.nicbridge.bridge.platform.RawPacketSocket;
 import io.nicbridge.bridge.platform.VethPair;
-import io.nicbridge.bridge.spi.Backends;
+import io.nicbridge.bridge.spi.DeviceSpec;
 import io.nicbridge.contract.NicShim;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -148,8 +148,10 @@ class AfXdpShimTest {
         assertMessage("shim:afxsk?if=veth0&card=dec21140", "targets are 'afpacket' and 'afxdp'");
     }
 
+    /** Straight to the provider, which checks the spec before it needs the library or any privilege. */
     private static void assertMessage(String spec, String expected) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Backends.open(spec));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> new ShimBackendProvider().open(DeviceSpec.parse(spec)));
         assertTrue(e.getMessage().contains(expected), e.getMessage());
     }
 
