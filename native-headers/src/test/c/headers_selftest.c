@@ -267,7 +267,8 @@ static void check_nicshim(void) {
                                NICSHIM_ERR_PERMISSION, NICSHIM_ERR_SYSTEM, NICSHIM_ERR_CARD_KIND,
                                NICSHIM_ERR_ABI, NICSHIM_ERR_STATE, NICSHIM_ERR_WINDOW,
                                NICSHIM_ERR_DMA_OVERLAP, NICSHIM_ERR_DMA_FULL, NICSHIM_ERR_NOT_FOUND,
-                               NICSHIM_ERR_MTU, NICSHIM_ERR_REGISTER, NICSHIM_ERR_IFACE_DOWN};
+                               NICSHIM_ERR_MTU, NICSHIM_ERR_REGISTER, NICSHIM_ERR_IFACE_DOWN,
+                               NICSHIM_ERR_XDP_BUSY, NICSHIM_ERR_XDP_UNSUPPORTED, NICSHIM_ERR_UMEM};
     int n = (int)(sizeof errs / sizeof errs[0]);
     CHECK(n == -NICSHIM_ERR_MIN);
     for (int i = 0; i < n; i++) {
@@ -278,7 +279,10 @@ static void check_nicshim(void) {
     nicshim_options_t o;
     memset(&o, 0, sizeof o);
     o.size = (uint32_t)sizeof o;
-    CHECK(o.size == 40);
+    CHECK(o.size == 56);
+    CHECK(offsetof(nicshim_options_t, backend) == NICSHIM_OPTIONS_SIZE_V1_1); /* the 1.1 layout is a prefix */
+    CHECK((NICSHIM_XDP_BIND_MASK & NICSHIM_XDP_ATTACH_MASK) == 0);
+    CHECK((NICSHIM_XDP_BIND_MASK | NICSHIM_XDP_ATTACH_MASK) == NICSHIM_XDP_FLAGS_ALL);
 }
 
 int main(void) {

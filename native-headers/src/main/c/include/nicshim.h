@@ -5,7 +5,8 @@
  * real Linux network interface: Java allocates the card's register window and every DMA-able
  * region as pinned off-heap memory, hands them to the shim, and from then on both sides work on
  * the same bytes - Java as the driver, the shim as the card. Frames move through AF_PACKET with
- * PACKET_MMAP rings (see ARCHITECTURE.md, "Backends"). This header only defines the API; the
+ * PACKET_MMAP rings, or (ABI 1.2) through an AF_XDP socket whose UMEM is Java's memory (see "AF_XDP" below;
+ * ARCHITECTURE.md, "Backends"). This header only defines the API; the
  * implementation lives next to it in native-headers.
  *
  * Rules of the API
@@ -40,8 +41,8 @@
  * ========================================================================================== */
 
 #define NICSHIM_ABI_VERSION_MAJOR 1
-#define NICSHIM_ABI_VERSION_MINOR 1
-#define NICSHIM_ABI_VERSION       (0x00010001u)
+#define NICSHIM_ABI_VERSION_MINOR 2
+#define NICSHIM_ABI_VERSION       (0x00010002u)
 #define NICSHIM_ABI_MAJOR_SHIFT   16
 #define NICSHIM_ABI_MAJOR_MASK    (0xFFFFu << 16)
 #define NICSHIM_ABI_MINOR_SHIFT   0
@@ -67,8 +68,11 @@
 #define NICSHIM_ERR_MTU           (-13) /* interface MTU too small for the card's largest frame */
 #define NICSHIM_ERR_REGISTER      (-14) /* register offset outside the window or not 4-aligned */
 #define NICSHIM_ERR_IFACE_DOWN    (-15) /* the interface is administratively down */
+#define NICSHIM_ERR_XDP_BUSY      (-16) /* AF_XDP: another XDP program (not ours) is attached, or the queue is taken */
+#define NICSHIM_ERR_XDP_UNSUPPORTED (-17) /* AF_XDP: the kernel or driver refuses the requested mode or the socket */
+#define NICSHIM_ERR_UMEM          (-18) /* AF_XDP: no UMEM set, or it is misaligned / too small for the rings */
 /** The most negative code defined; codes below it are unknown to this ABI version. */
-#define NICSHIM_ERR_MIN           (-15)
+#define NICSHIM_ERR_MIN           (-18)
 
 /* ============================================================================================
  * Card kinds
@@ -125,17 +129,23 @@
 /* ============================================================================================
  * Options for nicshim_open()
  *
- *   0x00 size            sizeof(nicshim_options_t): the ABI check
+ *   0x00 size            sizeof(nicshim_options_t): the ABI check (40, the ABI 1.1 layout without the
+ *                        fields from 0x28 on, is accepted too and means AF_PACKET)
  *   0x04 flags           NICSHIM_OPT_*
- *   0x08 rx_ring_frames  PACKET_MMAP RX ring frames (0 = 256; power of two)
- *   0x0C tx_ring_frames  PACKET_MMAP TX ring frames (0 = 256; power of two)
- *   0x10 frame_size      PACKET_MMAP frame size in bytes (0 = 2048; multiple of 16)
+ *   0x08 rx_ring_frames  RX ring frames (0 = 256; power of two). AF_XDP: the RX and FILL ring size
+ *   0x0C tx_ring_frames  TX ring frames (0 = 256; power of two). AF_XDP: the TX and COMPLETION ring size
+ *   0x10 frame_size      PACKET_MMAP frame size in bytes (0 = 2048; multiple of 16).
+ *                        AF_XDP: the UMEM chunk size, 2048 or 4096 (0 = 2048)
  *   0x14 poll_budget     max frames moved per direction per nicshim_poll() (0 = 64)
  *   0x18 unet_ethertype  SBA200_UNET_ETH: tag EtherType (0 = NICSHIM_UNET_ETHERTYPE_DEFAULT)
  *   0x1A reserved0       must be 0
  *   0x1C unet_dst_mac    SBA200_UNET_ETH: destination MAC (all zero = broadcast)
  *   0x22 reserved1       must be 0
- *   0x28 (size)
+ *   0x28 backend         NICSHIM_BACKEND_* (ABI 1.2; 0 = AF_PACKET)
+ *   0x2C xdp_queue       AF_XDP: the interface's queue id the socket binds to
+ *   0x30 xdp_flags       AF_XDP: NICSHIM_XDP_BIND_* | NICSHIM_XDP_ATTACH_*
+ *   0x34 busy_poll_us    AF_XDP: SO_BUSY_POLL on the socket, microseconds (0 = off)
+ *   0x38 (size)
  * ========================================================================================== */
 
 typedef struct nicshim_options {
@@ -149,14 +159,23 @@ typedef struct nicshim_options {
     uint16_t reserved0;
     uint8_t unet_dst_mac[6];
     uint8_t reserved1[6];
+    uint32_t backend;
+    uint32_t xdp_queue;
+    uint32_t xdp_flags;
+    uint32_t busy_poll_us;
 } nicshim_options_t;
 
-_Static_assert(sizeof(nicshim_options_t) == 40, "nicshim_options_t must be 40 bytes");
+_Static_assert(sizeof(nicshim_options_t) == 56, "nicshim_options_t must be 56 bytes");
 _Static_assert(offsetof(nicshim_options_t, flags) == 4, "flags at 0x04");
 _Static_assert(offsetof(nicshim_options_t, poll_budget) == 0x14, "poll_budget at 0x14");
 _Static_assert(offsetof(nicshim_options_t, unet_ethertype) == 0x18, "unet_ethertype at 0x18");
 _Static_assert(offsetof(nicshim_options_t, unet_dst_mac) == 0x1C, "unet_dst_mac at 0x1C");
 _Static_assert(offsetof(nicshim_options_t, reserved1) == 0x22, "reserved1 at 0x22");
+_Static_assert(offsetof(nicshim_options_t, backend) == 0x28, "backend at 0x28");
+_Static_assert(offsetof(nicshim_options_t, busy_poll_us) == 0x34, "busy_poll_us at 0x34");
+
+/** options.size of the ABI 1.1 layout (no backend fields): still accepted, as AF_PACKET. */
+#define NICSHIM_OPTIONS_SIZE_V1_1 40
 
 #define NICSHIM_OPT_PROMISC        (1u << 0) /* put the interface in promiscuous mode while open */
 #define NICSHIM_OPT_QDISC_BYPASS   (1u << 1) /* PACKET_QDISC_BYPASS on the TX socket */
@@ -175,6 +194,128 @@ _Static_assert(offsetof(nicshim_options_t, reserved1) == 0x22, "reserved1 at 0x2
 #define NICSHIM_DEFAULT_RING_FRAMES 256
 #define NICSHIM_DEFAULT_FRAME_SIZE  2048
 #define NICSHIM_DEFAULT_POLL_BUDGET 64
+
+/* ============================================================================================
+ * AF_XDP (ABI 1.2)
+ *
+ * With options.backend = NICSHIM_BACKEND_AF_XDP the card's frames move through one AF_XDP socket bound to
+ * (interface, options.xdp_queue) instead of PACKET_MMAP rings. The UMEM - the memory every frame lives in,
+ * U-Net's communication segment - is the caller's: nicshim_set_umem() hands over a page-aligned region before
+ * nicshim_start(), which registers it with the kernel (XDP_UMEM_REG; the kernel pins its pages). It is cut into
+ * chunks of options.frame_size bytes:
+ *
+ *   chunk 0 .. rx_ring_frames-1                       receive chunks: on the FILL ring, the RX ring, or in the card
+ *   chunk rx_ring_frames .. +tx_ring_frames-1         transmit chunks: free, on the TX ring, or on COMPLETION
+ *
+ * so it must hold at least (rx_ring_frames + tx_ring_frames) chunks. A received frame is read by the card in place
+ * (XDP delivers it at chunk + 256: XDP_PACKET_HEADROOM), a transmitted one is assembled by the card in place; no
+ * frame is copied between a shim buffer and the UMEM.
+ *
+ * nicshim_start() loads a six-instruction XDP program through the bpf() syscall -
+ *   return bpf_redirect_map(&xsks, ctx->rx_queue_index, XDP_PASS);
+ * named "nicshim_xsk", with a one-slot-per-queue XSKMAP - and attaches it with a BPF link (BPF_LINK_CREATE): the
+ * kernel detaches it when the link's last fd closes, so nicshim_stop(), nicshim_close() and a killed process all
+ * remove it. A program named "nicshim_xsk" attached the old way (netlink: it outlives its process) is stale and is
+ * replaced; any other program already on the interface is left alone and start fails with NICSHIM_ERR_XDP_BUSY.
+ * Native (driver) XDP is tried first and generic (SKB) XDP where the driver has none (NICSHIM_XDP_ATTACH_AUTO);
+ * the bind asks for zero-copy and takes copy mode where the driver has none (NICSHIM_XDP_BIND_AUTO).
+ * nicshim_get_xdp_info() reports what was obtained and where the four rings are mapped.
+ * Needs CAP_NET_RAW (the socket), CAP_BPF + CAP_NET_ADMIN or CAP_SYS_ADMIN (map and program), and
+ * RLIMIT_MEMLOCK room for the UMEM unless CAP_IPC_LOCK.
+ * ========================================================================================== */
+
+#define NICSHIM_BACKEND_AF_PACKET 0u
+#define NICSHIM_BACKEND_AF_XDP    1u
+
+/* options.xdp_flags: how the socket binds (bits 1:0) and how the program attaches (bits 3:2). */
+#define NICSHIM_XDP_BIND_MASK      (0x3u)
+#define NICSHIM_XDP_BIND_AUTO      (0x0u)  /* zero-copy where the driver has it, else copy */
+#define NICSHIM_XDP_BIND_COPY      (0x1u)  /* XDP_COPY */
+#define NICSHIM_XDP_BIND_ZEROCOPY  (0x2u)  /* XDP_ZEROCOPY: NICSHIM_ERR_XDP_UNSUPPORTED where the driver has none */
+#define NICSHIM_XDP_ATTACH_MASK    (0xCu)
+#define NICSHIM_XDP_ATTACH_AUTO    (0x0u)  /* native (driver) XDP, else generic */
+#define NICSHIM_XDP_ATTACH_NATIVE  (0x4u)  /* XDP_FLAGS_DRV_MODE only */
+#define NICSHIM_XDP_ATTACH_GENERIC (0x8u)  /* XDP_FLAGS_SKB_MODE only */
+#define NICSHIM_XDP_FLAGS_ALL      (0xFu)
+
+/* nicshim_xdp_info_t.attach_mode / bind_mode: what was obtained (0 = not running). */
+#define NICSHIM_XDP_ATTACHED_NATIVE  1u
+#define NICSHIM_XDP_ATTACHED_GENERIC 2u
+#define NICSHIM_XDP_BOUND_COPY       1u
+#define NICSHIM_XDP_BOUND_ZEROCOPY   2u
+
+/** The XDP program's name (BPF_OBJ_NAME_LEN 16 with the NUL). */
+#define NICSHIM_XDP_PROG_NAME "nicshim_xsk"
+/** Where a received frame starts inside its chunk (XDP_PACKET_HEADROOM; the UMEM headroom is 0). */
+#define NICSHIM_XDP_RX_OFFSET 256
+
+/* ============================================================================================
+ * One mapped AF_XDP ring, as the kernel lays it out (offsets from XDP_MMAP_OFFSETS, host addresses here):
+ *
+ *   0x00 producer  address of the u32 producer index (free-running; slot = index & (size - 1))
+ *   0x08 consumer  address of the u32 consumer index
+ *   0x10 flags     address of the u32 flags word (XDP_RING_NEED_WAKEUP)
+ *   0x18 desc      address of entry 0: struct xdp_desc {u64 addr; u32 len; u32 options} (RX, TX) or u64 addr
+ *                  (FILL, COMPLETION)
+ *   0x20 size      entries (a power of two)
+ *   0x24 entry_size 16 (RX, TX) or 8 (FILL, COMPLETION)
+ *
+ * The producer side writes entries, then stores the producer index with release; the consumer loads it with
+ * acquire, reads the entries, then stores the consumer index with release. While the shim runs the card it is
+ * the user-space side of all four rings: these addresses are for observation (tests, diagnostics) only.
+ * ========================================================================================== */
+
+typedef struct nicshim_xsk_ring {
+    uint64_t producer;
+    uint64_t consumer;
+    uint64_t flags;
+    uint64_t desc;
+    uint32_t size;
+    uint32_t entry_size;
+} nicshim_xsk_ring_t;
+
+_Static_assert(sizeof(nicshim_xsk_ring_t) == 40, "nicshim_xsk_ring_t must be 40 bytes");
+
+/* ============================================================================================
+ * AF_XDP state (nicshim_get_xdp_info)
+ *
+ *   0x00 attach_mode  NICSHIM_XDP_ATTACHED_*     0x18 umem_base     host address of the UMEM
+ *   0x04 bind_mode    NICSHIM_XDP_BOUND_*        0x20 umem_length   bytes
+ *   0x08 queue        queue id bound             0x28 fill, 0x50 rx, 0x78 tx, 0xA0 completion (nicshim_xsk_ring_t)
+ *   0x0C prog_id      the program's kernel id    0xC8 rx_dropped .. 0xF0 tx_ring_empty_descs: XDP_STATISTICS
+ *   0x10 chunk_size   UMEM chunk bytes           0xF8 (size)
+ *   0x14 flags        NICSHIM_XDP_INFO_*
+ * ========================================================================================== */
+
+typedef struct nicshim_xdp_info {
+    uint32_t attach_mode;
+    uint32_t bind_mode;
+    uint32_t queue;
+    uint32_t prog_id;
+    uint32_t chunk_size;
+    uint32_t flags;
+    uint64_t umem_base;
+    uint64_t umem_length;
+    nicshim_xsk_ring_t fill;
+    nicshim_xsk_ring_t rx;
+    nicshim_xsk_ring_t tx;
+    nicshim_xsk_ring_t completion;
+    uint64_t rx_dropped;
+    uint64_t rx_invalid_descs;
+    uint64_t tx_invalid_descs;
+    uint64_t rx_ring_full;
+    uint64_t rx_fill_ring_empty_descs;
+    uint64_t tx_ring_empty_descs;
+} nicshim_xdp_info_t;
+
+_Static_assert(sizeof(nicshim_xdp_info_t) == 0xF8, "nicshim_xdp_info_t must be 248 bytes");
+_Static_assert(offsetof(nicshim_xdp_info_t, umem_base) == 0x18, "umem_base at 0x18");
+_Static_assert(offsetof(nicshim_xdp_info_t, fill) == 0x28, "fill at 0x28");
+_Static_assert(offsetof(nicshim_xdp_info_t, completion) == 0xA0, "completion at 0xA0");
+_Static_assert(offsetof(nicshim_xdp_info_t, rx_dropped) == 0xC8, "rx_dropped at 0xC8");
+
+#define NICSHIM_XDP_INFO_RUNNING     (1u << 0) /* the socket is open (between start and stop) */
+#define NICSHIM_XDP_INFO_BUSY_POLL   (1u << 1) /* SO_BUSY_POLL was accepted on the socket */
 
 /* ============================================================================================
  * Interface information
@@ -354,6 +495,20 @@ int32_t nicshim_kick(nicshim_t *shim, uint32_t what);
  * that work too. Returns the NICSHIM_EV_* bits that occurred (0 = none), or a negative error.
  */
 int32_t nicshim_poll(nicshim_t *shim, int64_t timeout_ns);
+
+/**
+ * AF_XDP (ABI 1.2): the UMEM, `length` bytes at `base` (page-aligned; a multiple of the chunk size and at least
+ * (rx_ring_frames + tx_ring_frames) chunks). The memory must stay valid until nicshim_close(). Only while stopped
+ * (else NICSHIM_ERR_STATE) and only for the AF_XDP backend (else NICSHIM_ERR_INVALID); misaligned or too small is
+ * NICSHIM_ERR_UMEM. The kernel registers it at nicshim_start().
+ */
+int32_t nicshim_set_umem(nicshim_t *shim, void *base, uint64_t length);
+
+/**
+ * AF_XDP (ABI 1.2): the modes obtained, the program id, where the rings are mapped and the socket's
+ * XDP_STATISTICS. Zero modes and ring addresses while stopped. NICSHIM_ERR_INVALID for an AF_PACKET shim.
+ */
+int32_t nicshim_get_xdp_info(nicshim_t *shim, nicshim_xdp_info_t *out);
 
 /** Copy a consistent-per-counter snapshot of the statistics into *out. Thread-safe. */
 int32_t nicshim_get_stats(const nicshim_t *shim, nicshim_stats_t *out);

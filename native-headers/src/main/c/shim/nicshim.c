@@ -67,13 +67,27 @@
  * the only candidate. Adding is allowed while running (under the lock, so the card sees the new region whole);
  * removing is not (the card may hold addresses into it).
  *
+ * AF_XDP (options.backend = NICSHIM_BACKEND_AF_XDP, ABI 1.2). The same platform over an AF_XDP socket (xsk.c): the
+ * card's frames live in the caller's UMEM. RX: the receive loop takes frames off the XSK RX ring and hands the card a
+ * pointer into the UMEM (no copy; the card's own DMA copies into its driver's buffers), then puts the chunk back on
+ * FILL. TX: shim_tx_reserve hands the card a free transmit chunk of the UMEM to assemble the frame in, commit puts
+ * it on the TX ring, and the flush kicks the kernel (sendto MSG_DONTWAIT: copy mode transmits in the call, at most
+ * 32 descriptors per call, so the flush repeats while it says EAGAIN) and reaps COMPLETION. No free chunk is
+ * back-pressure like a full PACKET_MMAP ring; it is retried after SHIM_TX_RETRY_SOON_NS, since completions on a
+ * veth arrive when the peer frees the frame and raise no POLLOUT. The socket is rx_fd; tx_fd is a dup() of it, so
+ * that the epoll set can hold it a second time with its own events. rx_drop_kernel comes from XDP_STATISTICS
+ * (rx_dropped + rx_ring_full), with the same "may be stale" rule as PACKET_STATISTICS: FILL and RX share the
+ * rx_ring_frames receive chunks, so the kernel drops only when all of them sit unread on RX.
+ *
  * Memory. Everything is allocated in nicshim_open() (state, scratch frame for VLAN re-insertion) and
  * nicshim_start() (the rings, by the kernel); the data path (poll, kick, reg access, reserve/commit) allocates
  * nothing.
  */
 #include "shim_internal.h"
+#include "shim_xsk.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <net/if.h>
 #include <poll.h>
@@ -216,6 +230,11 @@ struct nicshim {
     int kicked;     /* the last work() round handled a kick: poll returns even without events */
 
     uint64_t stats[SHIM_STAT_COUNT]; /* atomic (relaxed) */
+
+    int xdp;             /* options.backend == NICSHIM_BACKEND_AF_XDP */
+    uint8_t *umem;       /* nicshim_set_umem: the caller's memory */
+    uint64_t umem_len;
+    shim_xsk_t xsk;      /* between start and stop */
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -320,10 +339,13 @@ static void shim_wake(shim_t *shim) {
 static int32_t shim_resolve_options(const nicshim_options_t *in, nicshim_options_t *out) {
     memset(out, 0, sizeof(*out));
     if (in != NULL) {
-        if (in->size != sizeof(nicshim_options_t)) {
+        if (in->size == NICSHIM_OPTIONS_SIZE_V1_1) {
+            memcpy(out, in, NICSHIM_OPTIONS_SIZE_V1_1); /* ABI 1.1 caller: the backend fields stay 0 (AF_PACKET) */
+        } else if (in->size == sizeof(nicshim_options_t)) {
+            *out = *in;
+        } else {
             return NICSHIM_ERR_ABI;
         }
-        *out = *in;
     }
     out->size = sizeof(nicshim_options_t);
     if ((out->flags & ~NICSHIM_OPT_ALL) != 0 || out->reserved0 != 0) {
@@ -358,6 +380,22 @@ static int32_t shim_resolve_options(const nicshim_options_t *in, nicshim_options
     }
     /* Values below 0x0600 are 802.3 lengths, not EtherTypes: such a tag would be misread by every receiver. */
     if (out->unet_ethertype < 0x0600) {
+        return NICSHIM_ERR_INVALID;
+    }
+    if (out->backend > NICSHIM_BACKEND_AF_XDP || (out->xdp_flags & ~NICSHIM_XDP_FLAGS_ALL) != 0 ||
+        (out->xdp_flags & NICSHIM_XDP_BIND_MASK) == NICSHIM_XDP_BIND_MASK ||
+        (out->xdp_flags & NICSHIM_XDP_ATTACH_MASK) == NICSHIM_XDP_ATTACH_MASK) {
+        return NICSHIM_ERR_INVALID;
+    }
+    if (out->backend == NICSHIM_BACKEND_AF_PACKET) {
+        /* The AF_XDP fields mean nothing here: a caller that sets them asked for something it will not get. */
+        if (out->xdp_queue != 0 || out->xdp_flags != 0 || out->busy_poll_us != 0) {
+            return NICSHIM_ERR_INVALID;
+        }
+    } else if ((out->frame_size != 2048 && out->frame_size != 4096) || (out->flags & NICSHIM_OPT_TX_SEND) != 0 ||
+               (out->flags & NICSHIM_OPT_QDISC_BYPASS) != 0) {
+        /* UMEM chunks in aligned mode: a power of two in [2048, page] (facts §1.2); AF_XDP copy mode always
+         * bypasses the qdisc and has no send() path. */
         return NICSHIM_ERR_INVALID;
     }
     return NICSHIM_OK;
@@ -508,7 +546,7 @@ static int32_t shim_open_tx(shim_t *shim) {
  * ------------------------------------------------------------------------------------------- */
 
 static uint32_t shim_tx_capacity(const shim_t *shim) {
-    return shim->tx.frame_size - (uint32_t)SHIM_TX_DATA_OFFSET;
+    return shim->xdp ? shim->opt.frame_size : shim->tx.frame_size - (uint32_t)SHIM_TX_DATA_OFFSET;
 }
 
 /** Send mode: hands `frame` to the kernel with one send(). On EAGAIN (no room in the socket: wait for POLLOUT) or a
@@ -569,6 +607,19 @@ uint8_t *shim_tx_reserve(shim_t *shim, uint32_t max_len) {
     if (shim->tx_fd < 0 || shim->tx_reserved || max_len > shim_tx_capacity(shim)) {
         return NULL;
     }
+    if (shim->xdp) {
+        uint8_t *chunk = shim_xsk_tx_reserve(&shim->xsk);
+        if (chunk == NULL) {
+            /* Every transmit chunk is queued or waiting for its completion: kick and reap again soon. */
+            if (!shim->tx_retry) {
+                shim->tx_retry = 1;
+                shim->tx_retry_at = shim_now_ns() + SHIM_TX_RETRY_SOON_NS;
+            }
+            return NULL;
+        }
+        shim->tx_reserved = 1;
+        return chunk;
+    }
     if (shim->tx_send) {
         if (shim->tx_held != 0) {
             shim->tx_blocked = !shim->tx_retry; /* room in the socket, or the retry timer, ends the wait */
@@ -598,6 +649,15 @@ void shim_tx_commit(shim_t *shim, uint32_t len) {
         return;
     }
     shim->tx_reserved = 0;
+    if (shim->xdp) {
+        if (!shim_tx_length_ok(shim, shim->xsk.umem + shim->xsk.tx_reserved_addr, len)) {
+            shim_xsk_tx_abort(&shim->xsk);
+            return;
+        }
+        shim_xsk_tx_commit(&shim->xsk, len);
+        shim->tx_committed = 1;
+        return;
+    }
     if (len < ETH_HLEN || len > shim_tx_capacity(shim)) {
         shim_count(shim, SHIM_STAT_TX_DROP_KERNEL, 1);
         return;
@@ -637,7 +697,34 @@ int shim_tx_frame(shim_t *shim, const uint8_t *frame, uint32_t len) {
 }
 
 void shim_tx_abort(shim_t *shim) {
+    if (shim->xdp && shim->tx_reserved) {
+        shim_xsk_tx_abort(&shim->xsk);
+    }
     shim->tx_reserved = 0;
+}
+
+/** AF_XDP flush: kick until the kernel has consumed every TX descriptor (or refuses), reaping COMPLETION between
+ * kicks (a full COMPLETION ring stalls copy-mode TX: facts §7.3). What is left is retried like a failed flush. */
+static void shim_xsk_flush(shim_t *shim) {
+    shim->tx_committed = 0;
+    shim->tx_retry = 0;
+    int err = 0;
+    /* Copy mode sends at most 32 descriptors per call and says EAGAIN with the rest queued (facts §2). */
+    uint32_t tries = shim->xsk.tx_frames / 32 + 2;
+    for (uint32_t i = 0; i < tries && shim_xsk_tx_pending(&shim->xsk) != 0; i++) {
+        err = sendto(shim->tx_fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 ? errno : 0;
+        shim_xsk_reap(&shim->xsk);
+        if (err != 0 && err != EAGAIN && err != EBUSY && err != EINTR) {
+            break;
+        }
+    }
+    shim_xsk_reap(&shim->xsk);
+    if (shim_xsk_tx_pending(&shim->xsk) != 0 || shim->xsk.tx_free_count == 0) {
+        shim->tx_retry = 1;
+        shim->tx_retry_at = shim_now_ns() + (err == 0 || err == EAGAIN || err == EBUSY || err == EINTR
+                                                 ? SHIM_TX_RETRY_SOON_NS
+                                                 : SHIM_TX_RETRY_LATER_NS);
+    }
 }
 
 /** Hands committed frames to the kernel (one sendto walks every SEND_REQUEST slot from the kernel's head). Send mode:
@@ -648,6 +735,10 @@ static void shim_tx_flush(shim_t *shim) {
     }
     if (shim->tx_send) {
         shim_tx_send_held(shim);
+        return;
+    }
+    if (shim->xdp) {
+        shim_xsk_flush(shim);
         return;
     }
     shim->tx_committed = 0;
@@ -883,8 +974,11 @@ static int32_t shim_open_checked(shim_t *shim, const char *ifname, uint32_t card
     if (shim->ops == NULL) {
         return NICSHIM_ERR_CARD_KIND;
     }
-    /* Every frame the card can send or receive must fit one ring slot whole. */
-    if (shim->opt.frame_size < SHIM_RX_MAC_OFFSET + shim->ops->max_frame) {
+    shim->xdp = shim->opt.backend == NICSHIM_BACKEND_AF_XDP;
+    /* Every frame the card can send or receive must fit one ring slot (AF_XDP: one chunk after the XDP headroom)
+     * whole. */
+    uint32_t slot_overhead = shim->xdp ? NICSHIM_XDP_RX_OFFSET : (uint32_t)SHIM_RX_MAC_OFFSET;
+    if (shim->opt.frame_size < slot_overhead + shim->ops->max_frame) {
         return NICSHIM_ERR_INVALID;
     }
     memcpy(shim->ifname, ifname, strlen(ifname) + 1);
@@ -952,6 +1046,7 @@ nicshim_t *nicshim_open(const char *ifname, uint32_t card_kind, const nicshim_op
         shim->rx_fd = -1;
         shim->tx_fd = -1;
         shim->last_hit = -1;
+        shim_xsk_init(&shim->xsk);
         if (pthread_mutex_init(&shim->lock, NULL) != 0) {
             free(shim);
             shim = NULL;
@@ -1042,6 +1137,12 @@ const char *nicshim_strerror(int32_t error) {
         return "register offset outside the window or not 4-byte aligned";
     case NICSHIM_ERR_IFACE_DOWN:
         return "network interface is administratively down";
+    case NICSHIM_ERR_XDP_BUSY:
+        return "AF_XDP: another XDP program is attached to the interface, or its queue is bound by another socket";
+    case NICSHIM_ERR_XDP_UNSUPPORTED:
+        return "AF_XDP: the kernel or the driver does not support the requested socket, bind or attach mode";
+    case NICSHIM_ERR_UMEM:
+        return "AF_XDP: no UMEM set, or it is misaligned, too small for the rings, or over RLIMIT_MEMLOCK";
     default:
         return "unknown error";
     }
@@ -1135,6 +1236,76 @@ int32_t nicshim_reg_read(nicshim_t *shim, uint32_t range, uint32_t offset, uint3
  * Start / stop
  * ------------------------------------------------------------------------------------------- */
 
+/** AF_XDP: the socket, its rings and the program (xsk.c); rx_fd is the socket, tx_fd a dup of it (see the top). */
+static int32_t shim_open_xsk(shim_t *shim) {
+    if (shim->umem == NULL) {
+        return NICSHIM_ERR_UMEM;
+    }
+    int32_t rc = shim_xsk_open(&shim->xsk, shim->ifindex, &shim->opt, shim->umem, shim->umem_len);
+    if (rc != NICSHIM_OK) {
+        return rc;
+    }
+    shim->rx_fd = shim->xsk.fd;
+    shim->tx_fd = fcntl(shim->xsk.fd, F_DUPFD_CLOEXEC, 0);
+    if (shim->tx_fd < 0) {
+        rc = shim_errno_code(errno);
+        shim->rx_fd = -1;
+        shim_xsk_close(&shim->xsk);
+    }
+    return rc;
+}
+
+/** Closes whichever transport start opened. */
+static void shim_close_transport(shim_t *shim) {
+    if (shim->xdp) {
+        shim_close_fd(&shim->tx_fd);
+        shim->rx_fd = -1; /* the socket itself: closed by shim_xsk_close */
+        shim_xsk_close(&shim->xsk);
+        return;
+    }
+    shim_ring_close(&shim->rx, &shim->rx_fd);
+    shim_ring_close(&shim->tx, &shim->tx_fd);
+}
+
+int32_t nicshim_set_umem(nicshim_t *shim, void *base, uint64_t length) {
+    if (shim == NULL || base == NULL || length == 0 || !shim->xdp) {
+        return NICSHIM_ERR_INVALID;
+    }
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t chunk = shim->opt.frame_size;
+    uint64_t needed = ((uint64_t)shim->opt.rx_ring_frames + shim->opt.tx_ring_frames) * chunk;
+    if ((uintptr_t)base % page != 0 || length % chunk != 0 || length < needed) {
+        return NICSHIM_ERR_UMEM;
+    }
+    pthread_mutex_lock(&shim->lock);
+    int32_t rc = NICSHIM_OK;
+    if (__atomic_load_n(&shim->running, __ATOMIC_RELAXED)) {
+        rc = NICSHIM_ERR_STATE;
+    } else {
+        shim->umem = base;
+        shim->umem_len = length;
+    }
+    pthread_mutex_unlock(&shim->lock);
+    return rc;
+}
+
+int32_t nicshim_get_xdp_info(nicshim_t *shim, nicshim_xdp_info_t *out) {
+    if (shim == NULL || out == NULL || !shim->xdp) {
+        return NICSHIM_ERR_INVALID;
+    }
+    memset(out, 0, sizeof(*out));
+    pthread_mutex_lock(&shim->lock);
+    out->umem_base = (uint64_t)(uintptr_t)shim->umem;
+    out->umem_length = shim->umem_len;
+    out->queue = shim->opt.xdp_queue;
+    out->chunk_size = shim->opt.frame_size;
+    if (__atomic_load_n(&shim->running, __ATOMIC_RELAXED)) {
+        shim_xsk_info(&shim->xsk, out);
+    }
+    pthread_mutex_unlock(&shim->lock);
+    return NICSHIM_OK;
+}
+
 int32_t nicshim_start(nicshim_t *shim) {
     if (shim == NULL) {
         return NICSHIM_ERR_INVALID;
@@ -1149,13 +1320,15 @@ int32_t nicshim_start(nicshim_t *shim) {
             rc = NICSHIM_ERR_STATE;
         }
     }
-    if (rc == NICSHIM_OK) {
+    if (rc == NICSHIM_OK && shim->xdp) {
+        rc = shim_open_xsk(shim);
+    } else if (rc == NICSHIM_OK) {
         rc = shim_open_rx(shim);
-    }
-    if (rc == NICSHIM_OK) {
-        rc = shim_open_tx(shim);
-        if (rc != NICSHIM_OK) {
-            shim_ring_close(&shim->rx, &shim->rx_fd);
+        if (rc == NICSHIM_OK) {
+            rc = shim_open_tx(shim);
+            if (rc != NICSHIM_OK) {
+                shim_ring_close(&shim->rx, &shim->rx_fd);
+            }
         }
     }
     if (rc == NICSHIM_OK) {
@@ -1165,8 +1338,7 @@ int32_t nicshim_start(nicshim_t *shim) {
         if (epoll_ctl(shim->ep_fd, EPOLL_CTL_ADD, shim->rx_fd, &rx_ev) < 0 ||
             epoll_ctl(shim->ep_fd, EPOLL_CTL_ADD, shim->tx_fd, &tx_ev) < 0) {
             rc = shim_errno_code(errno);
-            shim_ring_close(&shim->rx, &shim->rx_fd); /* closing removes a registered fd from the set */
-            shim_ring_close(&shim->tx, &shim->tx_fd);
+            shim_close_transport(shim); /* closing removes a registered fd from the set */
         }
         shim->ep_rx = EPOLLIN | EPOLLET;
         shim->ep_tx = 0;
@@ -1186,10 +1358,12 @@ int32_t nicshim_start(nicshim_t *shim) {
         shim->rx_more = 0;
         shim->kstats_taken = 0;
         shim->kstats_held = 0;
-        /* Discard what the kernel counted for the new socket so far (nothing: it was just bound). */
-        struct tpacket_stats kst;
-        socklen_t kst_len = sizeof(kst);
-        (void)getsockopt(shim->rx_fd, SOL_PACKET, PACKET_STATISTICS, &kst, &kst_len);
+        if (!shim->xdp) {
+            /* Discard what the kernel counted for the new socket so far (nothing: it was just bound). */
+            struct tpacket_stats kst;
+            socklen_t kst_len = sizeof(kst);
+            (void)getsockopt(shim->rx_fd, SOL_PACKET, PACKET_STATISTICS, &kst, &kst_len);
+        }
         shim->ops->start(shim->card);
         if (shim->ops->link != NULL) {
             shim->ops->link(shim->card, shim->link_up);
@@ -1208,6 +1382,20 @@ static void shim_kernel_stats(shim_t *shim, uint64_t now, int force) {
         return;
     }
     shim->next_kstats = now + SHIM_KSTATS_NS;
+    if (shim->xdp) {
+        uint64_t drops[2];
+        if (shim_xsk_kernel_drops(&shim->xsk, drops) == 0) {
+            shim->kstats_taken = 0;
+            shim->kstats_held = 0;
+            if (drops[0] != 0) {
+                shim_count(shim, SHIM_STAT_RX_DROP_KERNEL, drops[0]);
+            }
+            if (drops[1] != 0) {
+                shim_count(shim, SHIM_STAT_TX_DROP_KERNEL, drops[1]);
+            }
+        }
+        return;
+    }
     struct tpacket_stats kst;
     socklen_t kst_len = sizeof(kst);
     if (getsockopt(shim->rx_fd, SOL_PACKET, PACKET_STATISTICS, &kst, &kst_len) == 0) {
@@ -1238,8 +1426,7 @@ int32_t nicshim_stop(nicshim_t *shim) {
         shim_kernel_stats(shim, shim_coarse_ns(), 1);
         (void)epoll_ctl(shim->ep_fd, EPOLL_CTL_DEL, shim->rx_fd, NULL);
         (void)epoll_ctl(shim->ep_fd, EPOLL_CTL_DEL, shim->tx_fd, NULL);
-        shim_ring_close(&shim->rx, &shim->rx_fd);
-        shim_ring_close(&shim->tx, &shim->tx_fd);
+        shim_close_transport(shim);
         shim->tx_reserved = 0;
         shim->tx_committed = 0;
         shim->tx_retry = 0;
@@ -1272,8 +1459,38 @@ int32_t nicshim_kick(nicshim_t *shim, uint32_t what) {
     return NICSHIM_OK;
 }
 
+/** AF_XDP: received frames into the card straight from the UMEM, at most `budget`. */
+static uint32_t shim_receive_xsk(shim_t *shim, uint32_t budget) {
+    uint32_t events = 0;
+    for (uint32_t n = 0; n < budget && shim_xsk_rx_ready(&shim->xsk) != 0; n++) {
+        if (shim->ops->can_receive != NULL && !shim->ops->can_receive(shim->card)) {
+            shim->rx_held = 1; /* frames stay on RX; the kernel drops (and counts) once every receive chunk is there */
+            shim->kstats_held = 1;
+            break;
+        }
+        uint32_t len;
+        const uint8_t *frame = shim_xsk_rx_peek(&shim->xsk, &len);
+        if (len == 0) {
+            shim_count(shim, SHIM_STAT_RX_DROP_BAD_FRAME, 1);
+        } else {
+            events |= shim->ops->receive(shim->card, frame, len);
+        }
+        shim_xsk_rx_release(&shim->xsk);
+        if (shim->kstats_taken < UINT32_MAX) {
+            shim->kstats_taken++;
+        }
+        if (n + 1 == budget) {
+            shim->rx_more = shim_xsk_rx_ready(&shim->xsk) != 0;
+        }
+    }
+    return events;
+}
+
 /** Received frames into the card, at most `budget` ring slots. */
 static uint32_t shim_receive(shim_t *shim, uint32_t budget) {
+    if (shim->xdp) {
+        return shim_receive_xsk(shim, budget);
+    }
     uint32_t events = 0;
     shim_ring_t *ring = &shim->rx;
     for (uint32_t n = 0; n < budget; n++) {
@@ -1405,6 +1622,10 @@ static int shim_ep_set(shim_t *shim, int fd, uint32_t events, uint32_t *current)
 static int shim_kstats_may_be_stale(const shim_t *shim) {
     if (shim->rx_fd < 0) {
         return 0;
+    }
+    if (shim->xdp) {
+        return shim->kstats_held || shim->kstats_taken >= shim->xsk.rx_frames
+            || (shim->kstats_taken != 0 && shim_xsk_rx_ready(&shim->xsk) != 0);
     }
     const shim_ring_t *ring = &shim->rx;
     if (shim->kstats_held || shim->kstats_taken >= ring->frames) {

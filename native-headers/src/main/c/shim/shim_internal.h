@@ -4,7 +4,8 @@
  *   nicshim.h API  -->  nicshim.c (the platform)            <-->  card models (one per card kind)
  *                       - state lock, kicks, poll/wait           dec21140_card.c  (NICSHIM_CARD_DEC21140)
  *                       - DMA region table + translation         sba200_eth_card.c (NICSHIM_CARD_SBA200_UNET_ETH)
- *                       - AF_PACKET + PACKET_MMAP RX/TX rings
+ *                       - AF_PACKET + PACKET_MMAP RX/TX rings, or AF_XDP
+ *                         (xsk.c, shim_xsk.h: the same calls below, over XSK rings in the caller's UMEM)
  *                       - statistics, link state
  *
  * Threads: every card entry point below is called with the shim's state lock held (nicshim.c takes it in
@@ -67,8 +68,9 @@ void *shim_dma(shim_t *shim, uint64_t bus, uint64_t len, shim_bus_fault_t *fault
  * ------------------------------------------------------------------------------------------- */
 
 /**
- * Space for one outgoing frame of up to `max_len` bytes in the PACKET_MMAP TX ring, or NULL when the ring is
- * full (back-pressure: the card keeps its descriptor and retries on a later poll, which waits for POLLOUT).
+ * Space for one outgoing frame of up to `max_len` bytes in the PACKET_MMAP TX ring (AF_XDP: a free transmit chunk of
+ * the UMEM), or NULL when the ring is full (back-pressure: the card keeps its descriptor and retries on a later poll,
+ * which waits for POLLOUT, or for AF_XDP a short retry timer while completions come back).
  * At most one reservation is open at a time.
  */
 uint8_t *shim_tx_reserve(shim_t *shim, uint32_t max_len);

@@ -19,6 +19,11 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/bpf.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
@@ -884,6 +889,311 @@ static int enter_peer(const char *netns) {
     return ok ? 0 : -1;
 }
 
+/* ------------------------------------------------------------------------------------------- AF_XDP */
+
+#define XDP_RX 64
+#define XDP_TX 64
+
+static uint8_t *xdp_umem; /* page-aligned, (XDP_RX + XDP_TX) chunks of 2048 */
+
+static nicshim_options_t xdp_options(uint32_t xdp_flags) {
+    nicshim_options_t o = options();
+    o.backend = NICSHIM_BACKEND_AF_XDP;
+    o.rx_ring_frames = XDP_RX;
+    o.tx_ring_frames = XDP_TX;
+    o.xdp_flags = xdp_flags;
+    return o;
+}
+
+/** Whether `ip link` shows an XDP program on IF_A (this namespace). */
+static int xdp_prog_attached(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "ip -d link show dev %s", if_a);
+    FILE *p = popen(cmd, "r");
+    CHECK(p != NULL);
+    if (p == NULL) {
+        return -1;
+    }
+    char line[512];
+    int found = 0;
+    while (fgets(line, sizeof(line), p) != NULL) {
+        found |= strstr(line, "prog/xdp") != NULL || strstr(line, "xdpgeneric") != NULL;
+    }
+    pclose(p);
+    return found;
+}
+
+static nicshim_t *xdp_shim_up(uint32_t xdp_flags) {
+    nicshim_options_t o = xdp_options(xdp_flags);
+    int32_t err = 1;
+    nicshim_t *shim = nicshim_open(if_a, NICSHIM_CARD_DEC21140, &o, &err);
+    CHECK_EQ(err, NICSHIM_OK);
+    if (shim == NULL) {
+        return NULL;
+    }
+    CHECK_EQ(nicshim_attach_window(shim, 0, window, TC_WINDOW_SIZE), NICSHIM_OK);
+    CHECK_EQ(nicshim_add_dma_region(shim, TX_BUS, tx_mem, (uint64_t)TX_SLOTS * TX_SLOT_BYTES), 0);
+    CHECK_EQ(nicshim_start(shim), NICSHIM_ERR_UMEM); /* no UMEM yet */
+    CHECK_EQ(nicshim_set_umem(shim, xdp_umem + 64, (uint64_t)(XDP_RX + XDP_TX) * 2048), NICSHIM_ERR_UMEM);
+    CHECK_EQ(nicshim_set_umem(shim, xdp_umem, (uint64_t)(XDP_RX + XDP_TX - 1) * 2048), NICSHIM_ERR_UMEM);
+    CHECK_EQ(nicshim_set_umem(shim, xdp_umem, (uint64_t)(XDP_RX + XDP_TX) * 2048), NICSHIM_OK);
+    int32_t rc = nicshim_start(shim);
+    CHECK_EQ(rc, NICSHIM_OK);
+    if (rc != NICSHIM_OK) {
+        fprintf(stderr, "  AF_XDP start: %s\n", nicshim_strerror(rc));
+        nicshim_close(shim);
+        return NULL;
+    }
+    peer_drain();
+    return shim;
+}
+
+/* Options: an AF_PACKET shim refuses the AF_XDP fields and calls; the ABI 1.1 size still opens; bad modes refused. */
+static void test_xdp_options_checked(void) {
+    int32_t err = 0;
+    nicshim_options_t o = options();
+    o.xdp_queue = 1;
+    CHECK(nicshim_open(if_a, NICSHIM_CARD_DEC21140, &o, &err) == NULL);
+    CHECK_EQ(err, NICSHIM_ERR_INVALID);
+    o = xdp_options(NICSHIM_XDP_BIND_MASK);
+    CHECK(nicshim_open(if_a, NICSHIM_CARD_DEC21140, &o, &err) == NULL);
+    CHECK_EQ(err, NICSHIM_ERR_INVALID);
+    o = xdp_options(0);
+    o.frame_size = 3072; /* not a power of two */
+    CHECK(nicshim_open(if_a, NICSHIM_CARD_DEC21140, &o, &err) == NULL);
+    CHECK_EQ(err, NICSHIM_ERR_INVALID);
+    o = options();
+    o.size = NICSHIM_OPTIONS_SIZE_V1_1;
+    nicshim_t *shim = nicshim_open(if_a, NICSHIM_CARD_DEC21140, &o, &err);
+    CHECK_EQ(err, NICSHIM_OK);
+    nicshim_xdp_info_t info;
+    CHECK_EQ(nicshim_get_xdp_info(shim, &info), NICSHIM_ERR_INVALID);
+    CHECK_EQ(nicshim_set_umem(shim, xdp_umem, 4096), NICSHIM_ERR_INVALID);
+    nicshim_close(shim);
+}
+
+/* Frames cross both ways through the XSK rings; the program is native on veth, the socket copy mode; the rings
+ * are reported and their indices moved; close removes the program. */
+static void test_xdp_frames_cross_and_detach(void) {
+    CHECK_EQ(xdp_prog_attached(), 0);
+    nicshim_t *shim = xdp_shim_up(0);
+    if (shim == NULL) {
+        return;
+    }
+    CHECK_EQ(xdp_prog_attached(), 1);
+    nicshim_xdp_info_t info;
+    CHECK_EQ(nicshim_get_xdp_info(shim, &info), NICSHIM_OK);
+    CHECK_EQ(info.attach_mode, NICSHIM_XDP_ATTACHED_NATIVE); /* veth has native XDP (facts §4) */
+    CHECK_EQ(info.bind_mode, NICSHIM_XDP_BOUND_COPY);        /* and no zero-copy */
+    CHECK(info.prog_id != 0);
+    CHECK_EQ(info.umem_base, (uint64_t)(uintptr_t)xdp_umem);
+    CHECK_EQ(info.rx.size, XDP_RX);
+    CHECK_EQ(info.fill.entry_size, 8);
+    CHECK_EQ(info.tx.entry_size, 16);
+    CHECK_EQ(*(uint32_t *)(uintptr_t)info.fill.producer, XDP_RX); /* every receive chunk primed on FILL */
+    /* Send: a 60-byte and a full-size frame, each the bytes the card took from host memory. */
+    queue_tx(shim, 0, 2, 60, 300);
+    CHECK_EQ(nicshim_kick(shim, NICSHIM_KICK_TX), NICSHIM_OK);
+    poll_until_sent(shim, 2, 2000);
+    queue_tx(shim, 4, 2, 1514, 400);
+    CHECK_EQ(nicshim_kick(shim, NICSHIM_KICK_TX), NICSHIM_OK);
+    poll_until_sent(shim, 4, 2000);
+    uint8_t buf[4096];
+    for (uint32_t i = 0; i < 4; i++) {
+        uint32_t len = peer_recv(buf, sizeof(buf), 2000);
+        uint32_t want = i < 2 ? 60 : 1514;
+        CHECK_EQ(len, want);
+        CHECK(len == want && memcmp(buf, tx_mem + (size_t)(i < 2 ? i : 4 + i - 2) * TX_SLOT_BYTES, len) == 0);
+    }
+    /* Receive: eight frames of every size class, byte for byte. */
+    static const uint32_t lens[] = {14, 42, 60, 61, 64, 200, 1000, 1514};
+    uint8_t frames[8][1514];
+    for (uint32_t i = 0; i < 8; i++) {
+        make_frame(frames[i], mac_a, mac_b, i, lens[i]);
+        peer_send(frames[i], lens[i]);
+    }
+    poll_until_received(shim, 8, 2000);
+    test_card_t *c = test_card_last;
+    for (uint32_t i = 0; i < 8 && i < c->rx_count; i++) {
+        CHECK_EQ(c->frame_len[i], lens[i]);
+        CHECK(memcmp(c->frames[i], frames[i], lens[i]) == 0);
+    }
+    CHECK_EQ(nicshim_get_xdp_info(shim, &info), NICSHIM_OK);
+    CHECK_EQ(*(uint32_t *)(uintptr_t)info.rx.consumer, 8);
+    CHECK_EQ(*(uint32_t *)(uintptr_t)info.fill.producer, XDP_RX + 8); /* each chunk went back on FILL */
+    CHECK_EQ(*(uint32_t *)(uintptr_t)info.tx.producer, 4);
+    CHECK_EQ(info.rx_dropped, 0);
+    nicshim_stats_t s = stats_of(shim);
+    CHECK_EQ(s.tx_frames, 4);
+    CHECK_EQ(s.rx_frames, 8);
+    CHECK_EQ(s.rx_drop_kernel, 0);
+    CHECK_EQ(s.tx_drop_kernel, 0);
+    /* stop detaches; a restart binds and attaches again (the queue's old pool is freed asynchronously). */
+    CHECK_EQ(nicshim_stop(shim), NICSHIM_OK);
+    CHECK_EQ(xdp_prog_attached(), 0);
+    CHECK_EQ(nicshim_start(shim), NICSHIM_OK);
+    CHECK_EQ(xdp_prog_attached(), 1);
+    make_frame(frames[0], mac_a, mac_b, 99, 60);
+    peer_send(frames[0], 60);
+    poll_until_received(shim, 9, 2000);
+    nicshim_close(shim);
+    CHECK_EQ(xdp_prog_attached(), 0);
+}
+
+/* More frames than transmit chunks in one batch: back-pressure, then every frame leaves, in order. */
+static void test_xdp_tx_back_pressure(void) {
+    nicshim_t *shim = xdp_shim_up(NICSHIM_XDP_ATTACH_GENERIC);
+    if (shim == NULL) {
+        return;
+    }
+    nicshim_xdp_info_t info;
+    CHECK_EQ(nicshim_get_xdp_info(shim, &info), NICSHIM_OK);
+    CHECK_EQ(info.attach_mode, NICSHIM_XDP_ATTACHED_GENERIC);
+    uint32_t total = 0;
+    uint8_t buf[4096];
+    for (uint32_t round = 0; round < 3; round++) {
+        queue_tx(shim, 0, TX_SLOTS, 100, 1000 + round * TX_SLOTS);
+        CHECK_EQ(nicshim_kick(shim, NICSHIM_KICK_TX), NICSHIM_OK);
+        total += TX_SLOTS;
+        poll_until_sent(shim, total, 5000);
+    }
+    for (uint32_t i = 0; i < total; i++) {
+        uint32_t len = peer_recv(buf, sizeof(buf), 2000);
+        uint32_t seq = 0;
+        memcpy(&seq, buf + 14, 4);
+        CHECK_EQ(len, 100);
+        CHECK_EQ(seq, 1000 + i);
+        if (len != 100 || seq != 1000 + i) {
+            break;
+        }
+    }
+    CHECK_EQ(stats_of(shim).tx_drop_kernel, 0);
+    nicshim_close(shim);
+}
+
+/* The card cannot take frames: they stay on RX, the kernel drops (and the shim counts) what no chunk holds. */
+static void test_xdp_kernel_drops_counted(void) {
+    nicshim_t *shim = xdp_shim_up(0);
+    if (shim == NULL) {
+        return;
+    }
+    reg(shim, TC_CTRL, 0); /* can_receive: no */
+    uint8_t f[60];
+    for (uint32_t i = 0; i < XDP_RX + 10; i++) {
+        make_frame(f, mac_a, mac_b, i, sizeof(f));
+        peer_send(f, sizeof(f));
+    }
+    sleep_ms(50);
+    CHECK(nicshim_poll(shim, 0) >= 0);
+    reg(shim, TC_CTRL, TC_CTRL_CAN_RECEIVE);
+    poll_until_received(shim, XDP_RX, 2000);
+    CHECK(nicshim_poll(shim, 20 * MS) >= 0);
+    nicshim_stats_t s = stats_of(shim);
+    CHECK_EQ(s.rx_frames, XDP_RX);
+    CHECK_EQ(s.rx_drop_kernel, 10);
+    nicshim_close(shim);
+}
+
+/* A one-instruction-pair XDP program (return XDP_PASS) named `name`, loaded by bpf(): another tool's program. */
+static int load_pass_prog(const char *name) {
+    struct bpf_insn insns[] = {
+        {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = XDP_PASS},
+        {.code = BPF_JMP | BPF_EXIT},
+    };
+    union bpf_attr a;
+    memset(&a, 0, sizeof(a));
+    a.prog_type = BPF_PROG_TYPE_XDP;
+    a.insn_cnt = 2;
+    a.insns = (uint64_t)(uintptr_t)insns;
+    a.license = (uint64_t)(uintptr_t) "GPL";
+    strncpy(a.prog_name, name, sizeof(a.prog_name) - 1);
+    return (int)syscall(__NR_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+}
+
+/** Netlink attach (fd >= 0) or detach (fd -1) in driver mode, as `ip link set dev X xdpdrv` does: it outlives us. */
+static int netlink_xdp(const char *ifname, int fd) {
+    struct {
+        struct nlmsghdr nh;
+        struct ifinfomsg ifi;
+        uint8_t attrs[64];
+    } req;
+    memset(&req, 0, sizeof(req));
+    req.nh.nlmsg_type = RTM_SETLINK;
+    req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+    req.ifi.ifi_family = AF_UNSPEC;
+    req.ifi.ifi_index = (int)if_nametoindex(ifname);
+    struct rtattr *xdp = (struct rtattr *)req.attrs;
+    xdp->rta_type = IFLA_XDP | NLA_F_NESTED;
+    struct rtattr *fa = (struct rtattr *)((uint8_t *)xdp + RTA_LENGTH(0));
+    fa->rta_type = IFLA_XDP_FD;
+    fa->rta_len = RTA_LENGTH(4);
+    memcpy(RTA_DATA(fa), &fd, 4);
+    struct rtattr *fl = (struct rtattr *)((uint8_t *)fa + RTA_ALIGN(fa->rta_len));
+    fl->rta_type = IFLA_XDP_FLAGS;
+    fl->rta_len = RTA_LENGTH(4);
+    uint32_t flags = XDP_FLAGS_DRV_MODE;
+    memcpy(RTA_DATA(fl), &flags, 4);
+    xdp->rta_len = (unsigned short)(RTA_LENGTH(0) + RTA_ALIGN(fa->rta_len) + RTA_ALIGN(fl->rta_len));
+    req.nh.nlmsg_len = (uint32_t)(NLMSG_LENGTH(sizeof(struct ifinfomsg)) + RTA_ALIGN(xdp->rta_len));
+    int nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
+    uint8_t buf[1024];
+    int rc = -1;
+    if (nl >= 0 && sendto(nl, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) > 0 &&
+        recv(nl, buf, sizeof(buf), 0) > 0) {
+        struct nlmsgerr *e = NLMSG_DATA((struct nlmsghdr *)buf);
+        rc = e->error;
+    }
+    if (nl >= 0) {
+        close(nl);
+    }
+    return rc;
+}
+
+/* A program of ours attached the old way (netlink) by a process that died: detected by its name and replaced. */
+static void test_xdp_stale_program_replaced(void) {
+    int stale = load_pass_prog(NICSHIM_XDP_PROG_NAME);
+    CHECK(stale >= 0);
+    CHECK_EQ(netlink_xdp(if_a, stale), 0);
+    close(stale); /* as if its process died: the netlink attachment keeps the program alive */
+    CHECK_EQ(xdp_prog_attached(), 1);
+    nicshim_t *shim = xdp_shim_up(0);
+    if (shim == NULL) {
+        netlink_xdp(if_a, -1);
+        return;
+    }
+    nicshim_xdp_info_t info;
+    CHECK_EQ(nicshim_get_xdp_info(shim, &info), NICSHIM_OK);
+    CHECK_EQ(info.attach_mode, NICSHIM_XDP_ATTACHED_NATIVE);
+    uint8_t f[60];
+    make_frame(f, mac_a, mac_b, 7, sizeof(f));
+    peer_send(f, sizeof(f));
+    poll_until_received(shim, 1, 2000); /* frames reach our socket, not the stale program's XDP_PASS */
+    nicshim_close(shim);
+    CHECK_EQ(xdp_prog_attached(), 0); /* the stale program is gone too */
+}
+
+/* Someone else's program: left attached, and start says why it cannot attach. */
+static void test_xdp_foreign_program_left_alone(void) {
+    int foreign = load_pass_prog("not_ours");
+    CHECK(foreign >= 0);
+    CHECK_EQ(netlink_xdp(if_a, foreign), 0);
+    nicshim_options_t o = xdp_options(0);
+    int32_t err = 1;
+    nicshim_t *shim = nicshim_open(if_a, NICSHIM_CARD_DEC21140, &o, &err);
+    CHECK_EQ(err, NICSHIM_OK);
+    if (shim != NULL) {
+        CHECK_EQ(nicshim_attach_window(shim, 0, window, TC_WINDOW_SIZE), NICSHIM_OK);
+        CHECK_EQ(nicshim_set_umem(shim, xdp_umem, (uint64_t)(XDP_RX + XDP_TX) * 2048), NICSHIM_OK);
+        CHECK_EQ(nicshim_start(shim), NICSHIM_ERR_XDP_BUSY);
+        nicshim_close(shim);
+    }
+    CHECK_EQ(xdp_prog_attached(), 1); /* still there */
+    CHECK_EQ(netlink_xdp(if_a, -1), 0);
+    close(foreign);
+    CHECK_EQ(xdp_prog_attached(), 0);
+}
+
 int main(int argc, char **argv) {
     if (argc != 4) {
         fprintf(stderr, "usage (inside namespace A): shim_veth_test IF_A NETNS_B IF_B\n");
@@ -920,6 +1230,17 @@ int main(int argc, char **argv) {
     RUN(test_bus_error_sends_nothing);
     RUN(test_tx_commit_checks);
     RUN(test_restart_keeps_working);
+    xdp_umem = aligned_alloc(4096, (size_t)(XDP_RX + XDP_TX) * 2048);
+    /* Zeroed as Java's segments are; the kernel's writes into it are invisible to memcheck, which would otherwise
+     * call every received byte uninitialised. */
+    memset(xdp_umem, 0, (size_t)(XDP_RX + XDP_TX) * 2048);
+    RUN(test_xdp_options_checked);
+    RUN(test_xdp_frames_cross_and_detach);
+    RUN(test_xdp_tx_back_pressure);
+    RUN(test_xdp_kernel_drops_counted);
+    RUN(test_xdp_stale_program_replaced);
+    RUN(test_xdp_foreign_program_left_alone);
+    free(xdp_umem);
     free(tx_mem);
     close(peer_fd);
     close(ctl_a);

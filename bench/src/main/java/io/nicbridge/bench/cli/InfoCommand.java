@@ -63,6 +63,7 @@ final class InfoCommand implements Callable<Integer> {
         } else {
             line(out, "native shim", "unavailable: " + lib.reason());
         }
+        line(out, "AF_XDP (shim:afxdp)", skipNetnsProbe ? "not probed (--no-netns-probe)" : afXdpProbe());
 
         section(out, "Host");
         line(out, "memory pinning", MemoryLocking.probe().describe());
@@ -78,6 +79,31 @@ final class InfoCommand implements Callable<Integer> {
         line(out, "valgrind", tool("valgrind", "memcheck of the C code"));
         line(out, "cpus", Runtime.getRuntime().availableProcessors() + " available to the JVM");
         return 0;
+    }
+
+    /**
+     * What AF_XDP gives here: an AF_XDP 21140 opened for a moment on a fresh veth pair reports the attach and bind
+     * modes the kernel granted (a real NIC's driver may grant more: native XDP with zero-copy).
+     */
+    private static String afXdpProbe() {
+        Availability xdp = io.nicbridge.bridge.shim.ShimBackendProvider.xdpAvailability();
+        if (!xdp.available()) {
+            return "unavailable: " + xdp.reason();
+        }
+        Availability veth = io.nicbridge.bridge.platform.VethPair.availability();
+        if (!veth.available()) {
+            return "not probed: no veth pair to try it on (" + veth.reason() + ")";
+        }
+        try (var pair = io.nicbridge.bridge.platform.VethPair.builder().ipv4(false).create();
+             var card = (io.nicbridge.bridge.shim.ShimCard) Backends.open("shim:afxdp?if=" + pair.interfaceA()
+                 + "&card=dec21140&netns=" + pair.namespaceA().name())) {
+            io.nicbridge.bridge.shim.XdpInfo info = card.xdpInfo();
+            return "available; on a veth pair: " + info.attachText() + " XDP, " + info.bindText() + " mode"
+                + (info.bindMode() == io.nicbridge.contract.NicShim.XDP_BOUND_COPY
+                    ? " (veth has no zero-copy; a NIC whose driver has it binds zero-copy with bind=auto)" : "");
+        } catch (java.io.IOException | RuntimeException e) {
+            return "unavailable: opening it on a veth pair failed: " + e.getMessage();
+        }
     }
 
     private static String describe(LinuxCapabilities.Probe probe) {

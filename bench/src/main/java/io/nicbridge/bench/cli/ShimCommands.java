@@ -24,8 +24,9 @@ final class ShimCommands extends GroupCommand {
         @Option(names = "--backend", defaultValue = "shim:afpacket", paramLabel = "SPEC",
                 description = "The shim backend of the node(s) (default: ${DEFAULT-VALUE}):"
                     + " shim:afpacket[?mode=inline|threaded&rx-ring=N&tx-ring=N&frame-size=N&budget=N&tx=ring|send"
-                    + "&qdisc-bypass=true&promisc=true]; pingpong fills in if= and netns= per side, echo and client"
-                    + " need if=IFACE[&netns=NS].")
+                    + "&qdisc-bypass=true&promisc=true] or shim:afxdp[?mode=..&rx-ring=N&tx-ring=N&frame-size=2048|4096"
+                    + "&queue=N&bind=auto|copy|zerocopy&attach=auto|native|generic&busy-poll=MICROS]; pingpong fills in"
+                    + " if= and netns= per side, echo and client need if=IFACE[&netns=NS].")
         String backend;
 
         @Option(names = "--mode", description = "How the shim card runs: inline (default; no card thread, the"
@@ -101,10 +102,17 @@ final class ShimCommands extends GroupCommand {
          */
         double targetRatio = ShimPingPong.TARGET_RATIO;
 
+        @Option(names = "--compare", paramLabel = "SPEC", description = "A second shim backend measured in the same"
+            + " trials (e.g. --backend shim:afxdp --compare shim:afpacket): the tested backend, the compared one and"
+            + " kernel UDP rotate within each trial on the same link; the compared one is reported beside the tested"
+            + " one with per-trial ratios (comparisons; the targets stay the tested backend's against UDP).")
+        String compare;
+
         @Override
         public Integer call() throws Exception {
             return ShimPingPong.pingpong(out(), node.node(), sizes.orDefault(ShimPingPong.DEFAULT_SIZES),
-                roundTrips.count, roundTrips.warmup, duration, veth, trials, acceptInconclusive, targetRatio).run();
+                roundTrips.count, roundTrips.warmup, duration, veth, trials, acceptInconclusive, targetRatio, compare)
+                .run();
         }
     }
 

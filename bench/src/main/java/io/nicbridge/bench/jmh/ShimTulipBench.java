@@ -33,8 +33,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * baseline in the same run, through kernel UDP sockets on the same pair:
  * <ul>
  *   <li>{@code shimRoundTrip}: two shim-served 21140s in inline mode with interrupt-driven Tulip drivers. A commits
- *   a frame (the CSR1 doorbell runs the transmit process on this thread: descriptor, DMA, PACKET_MMAP TX ring,
- *   sendto); B waits on its interrupt line, which runs B's card on this thread (epoll wait on the RX ring, the frame into
+ *   a frame (the CSR1 doorbell runs the transmit process on this thread: descriptor, DMA, PACKET_MMAP TX ring or
+ *   send(), or with {@code transport=afxdp} the XSK TX ring in the UMEM and a sendto kick); B waits on its interrupt line, which runs B's card on this thread (epoll wait on the RX ring, the frame into
  *   B's descriptor, RI); B echoes; A receives the same way. Frames are {@code length} bytes without FCS.</li>
  *   <li>{@code udpRoundTrip}: connected blocking {@link DatagramChannel}s, one per namespace, with the UDP payload
  *   that makes the same Ethernet frame ({@code length - 42}, at least 18): write, read on the other side, write
@@ -55,9 +55,12 @@ public class ShimTulipBench {
     @Param({"64", "1514"})
     public int length;
 
-    /** The shim's transmit path: one send() per frame, or the PACKET_MMAP TX ring (the backend's {@code tx=}). */
-    @Param({"send", "ring"})
-    public String tx;
+    /**
+     * The shim's transport: AF_PACKET with one send() per frame or with the PACKET_MMAP TX ring (the backend's
+     * {@code tx=}), or AF_XDP ({@code shim:afxdp}: both cards' frames through the XSK rings and their UMEMs).
+     */
+    @Param({"afpacket-send", "afpacket-ring", "afxdp"})
+    public String transport;
 
     private VethPair veth;
     private ShimCard cardA;
@@ -78,8 +81,8 @@ public class ShimTulipBench {
             throw new IllegalStateException("veth pairs unavailable: " + pair.reason());
         }
         veth = VethPair.create();
-        cardA = open(veth.interfaceA(), veth.namespaceA(), tx);
-        cardB = open(veth.interfaceB(), veth.namespaceB(), tx);
+        cardA = open(veth.interfaceA(), veth.namespaceA(), transport);
+        cardB = open(veth.interfaceB(), veth.namespaceB(), transport);
         a = driver(cardA);
         b = driver(cardB);
         macA = a.stationAddress().value();
@@ -93,8 +96,14 @@ public class ShimTulipBench {
         udpIn = ByteBuffer.allocateDirect(payload);
     }
 
-    private static ShimCard open(String ifname, NetworkNamespace ns, String tx) {
-        return (ShimCard) Backends.open("shim:afpacket?if=" + ifname + "&card=dec21140&mode=inline&tx=" + tx + "&netns="
+    private static ShimCard open(String ifname, NetworkNamespace ns, String transport) {
+        String target = switch (transport) {
+            case "afpacket-send" -> "afpacket?tx=send&";
+            case "afpacket-ring" -> "afpacket?tx=ring&";
+            case "afxdp" -> "afxdp?";
+            default -> throw new IllegalArgumentException("transport " + transport);
+        };
+        return (ShimCard) Backends.open("shim:" + target + "if=" + ifname + "&card=dec21140&mode=inline&netns="
             + ns.name());
     }
 

@@ -88,6 +88,8 @@ public final class ShimPingPong {
 
     private final PrintWriter out;
     private final Role role;
+    /** The shim target: afpacket or afxdp. */
+    private final String target;
     private final Map<String, String> params;
     private final int[] sizes;
     private final int count;
@@ -107,6 +109,8 @@ public final class ShimPingPong {
     /** With --pcap: the file, open for the whole run, and the taps of the link (set by the role). */
     private PcapWriter pcap;
     private List<InterfaceCapture.Tap> taps = List.of();
+    /** Role both with --compare: the second backend, measured in every trial (null: none). */
+    private ShimPingPong compared;
     private long tapDrops;
 
     /**
@@ -133,8 +137,32 @@ public final class ShimPingPong {
     public static ShimPingPong pingpong(PrintWriter out, Node node, int[] sizes, int count, int warmup,
                                         String duration, String veth, int trials, boolean acceptInconclusive,
                                         double targetRatio) {
-        return new ShimPingPong(out, Role.BOTH, node, sizes, count, warmup, 0, duration, veth, null, trials,
+        return pingpong(out, node, sizes, count, warmup, duration, veth, trials, acceptInconclusive, targetRatio,
+            null);
+    }
+
+    /**
+     * Role both with a second shim backend measured in the same trials: per trial the first backend, the compared
+     * one and kernel UDP run in a rotating order (ABC, BCA, CAB, ...) on the same link, each with its share; the
+     * targets stay those of the first backend against UDP, the compared backend is reported beside it with its
+     * per-trial ratios (median and bootstrap interval, as comparisons, not targets).
+     *
+     * @param compare the compared backend's spec, e.g. {@code shim:afpacket} (null: none)
+     */
+    public static ShimPingPong pingpong(PrintWriter out, Node node, int[] sizes, int count, int warmup,
+                                        String duration, String veth, int trials, boolean acceptInconclusive,
+                                        double targetRatio, String compare) {
+        ShimPingPong p = new ShimPingPong(out, Role.BOTH, node, sizes, count, warmup, 0, duration, veth, null, trials,
             acceptInconclusive, targetRatio);
+        if (compare != null) {
+            p.compared = new ShimPingPong(out, Role.BOTH, new Node(compare, node.mode(), node.driver(),
+                node.waitMode(), CaptureFile.NONE), sizes, count, warmup, 0, duration, veth, null, trials,
+                acceptInconclusive, targetRatio);
+            if (p.compared.specFor(null, null).equals(p.specFor(null, null))) {
+                throw new IllegalArgumentException("--compare " + compare + " is the backend under test itself");
+            }
+        }
+        return p;
     }
 
     /**
@@ -183,10 +211,13 @@ public final class ShimPingPong {
         this.acceptInconclusive = acceptInconclusive;
         this.role = role;
         DeviceSpec spec = DeviceSpec.parse(backend);
-        if (!ShimBackendProvider.TARGET.equals(spec.target())) {
-            throw new IllegalArgumentException("backend '" + backend + "': the shim's target is '"
-                + ShimBackendProvider.TARGET + "', e.g. shim:afpacket or shim:afpacket?if=eth1");
+        if (!ShimBackendProvider.TARGET.equals(spec.target())
+            && !ShimBackendProvider.TARGET_AF_XDP.equals(spec.target())) {
+            throw new IllegalArgumentException("backend '" + backend + "': the shim's targets are '"
+                + ShimBackendProvider.TARGET + "' and '" + ShimBackendProvider.TARGET_AF_XDP
+                + "', e.g. shim:afpacket, shim:afxdp or shim:afpacket?if=eth1");
         }
+        this.target = spec.target();
         this.params = new LinkedHashMap<>(spec.params());
         String specCard = params.putIfAbsent("card", "dec21140");
         if (specCard != null && !specCard.equals("dec21140")) {
@@ -212,7 +243,8 @@ public final class ShimPingPong {
         // Role both always runs on a veth pair, where one send() per frame beats the PACKET_MMAP TX ring (whose
         // zero-copy pages the veth copies again for the peer's packet socket); the library keeps the ring as its
         // default for real NICs and batches (echo and client run there), and tx=ring in the backend still asks for it.
-        txDefaulted = role == Role.BOTH && params.putIfAbsent("tx", "send") == null;
+        // AF_XDP has no send() path: its frames always leave through the XSK TX ring.
+        txDefaulted = role == Role.BOTH && !afXdp() && params.putIfAbsent("tx", "send") == null;
         InterruptMode irq = switch (driver.trim().toLowerCase(Locale.ROOT)) {
             case "auto", "interrupt" -> InterruptMode.INTERRUPT;
             case "polling" -> InterruptMode.POLLING;
@@ -384,13 +416,17 @@ public final class ShimPingPong {
             p.put("netns", netns);
         }
         params.forEach(p::putIfAbsent);
-        StringBuilder sb = new StringBuilder(ShimBackendProvider.SCHEME + ":" + ShimBackendProvider.TARGET);
+        StringBuilder sb = new StringBuilder(ShimBackendProvider.SCHEME + ":" + target);
         char sep = '?';
         for (Map.Entry<String, String> e : p.entrySet()) {
             sb.append(sep).append(e.getKey()).append('=').append(e.getValue());
             sep = '&';
         }
         return sb.toString();
+    }
+
+    private boolean afXdp() {
+        return ShimBackendProvider.TARGET_AF_XDP.equals(target);
     }
 
     private String param(String key) {
@@ -404,15 +440,21 @@ public final class ShimPingPong {
         out.printf(Locale.ROOT, "machine: %s %s (%s), %d CPUs%s, JDK %s, load average %.2f at the start%n",
             System.getProperty("os.name"), System.getProperty("os.version"), System.getProperty("os.arch"),
             Runtime.getRuntime().availableProcessors(), cpuModel(), Runtime.version(), loadAverage());
-        out.printf(Locale.ROOT, "shim: mode %s, AF_PACKET PACKET_MMAP rings rx-ring %s, tx-ring %s frames of %s B,"
-                + " budget %s frames/poll, qdisc-bypass %s, promisc %s, tx %s%n", params.get("mode"), !rxRingDefaulted
+        out.printf(Locale.ROOT, "shim: mode %s, %s rx-ring %s, tx-ring %s frames of %s B,"
+                + " budget %s frames/poll, qdisc-bypass %s, promisc %s, tx %s%n", params.get("mode"), afXdp()
+                ? "AF_XDP (shim:afxdp, queue " + params.getOrDefault("queue", "0") + ", bind "
+                    + params.getOrDefault("bind", "auto") + ", attach " + params.getOrDefault("attach", "auto")
+                    + ", busy-poll " + params.getOrDefault("busy-poll", "0") + " us; modes obtained: see stations)"
+                    + " XSK rings and UMEM chunks:"
+                : "AF_PACKET PACKET_MMAP rings", !rxRingDefaulted
                 ? params.get("rx-ring") : role == Role.BOTH ? "256 (the library's) for the round trips and "
                     + PINGPONG_RX_RING + " for the flood (pingpong default, like UDP: default socket buffers for its"
                     + " round trips, 4 MiB for its flood)"
                 : PINGPONG_RX_RING + " (pingpong default, about what UDP's 4 MiB socket buffer holds; the library's is"
                     + " 256)",
-            param("tx-ring"), param("frame-size"), param("budget"), param("qdisc-bypass"), param("promisc"),
-            txDefaulted ? "send (pingpong default on its veth pair; the library's is ring)" : param("tx"));
+            param("tx-ring"), param("frame-size"), param("budget"), afXdp() ? "always (AF_XDP)" : param("qdisc-bypass"),
+            param("promisc"), afXdp() ? "the XSK TX ring (AF_XDP)"
+                : txDefaulted ? "send (pingpong default on its veth pair; the library's is ring)" : param("tx"));
         out.printf(Locale.ROOT, "driver: TulipDriver (unchanged), %s, RX ring %d / TX ring %d descriptors, RX"
                 + " buffers %d B%n", driverConfig.interruptMode().name().toLowerCase(Locale.ROOT),
             driverConfig.rxRingSize(), driverConfig.txRingSize(), driverConfig.rxBufferSize());
@@ -488,6 +530,10 @@ public final class ShimPingPong {
 
     private int both() throws Exception {
         header();
+        if (compared != null) {
+            out.printf(Locale.ROOT, "compare: %s in the same trials (tested %s, compared, kernel UDP rotating: ABC,"
+                + " BCA, CAB)%n", compared.specFor(null, null), specFor(null, null));
+        }
         VethPair pair;
         if (veth == null) {
             Availability a = VethPair.availability();
@@ -533,6 +579,13 @@ public final class ShimPingPong {
                 Histogram trialRtt = RttSummary.newHistogram();
                 double[] rttRatios = new double[udp ? rounds : 0];
                 double[] rateRatios = new double[udp ? rounds : 0];
+                Histogram cmpRtt = compared == null ? null : RttSummary.newHistogram();
+                Histogram cmpTrialRtt = compared == null ? null : RttSummary.newHistogram();
+                double[] cmpRttRatios = new double[compared == null ? 0 : rounds];
+                double[] cmpRateRatios = new double[compared == null ? 0 : rounds];
+                double[] cmpUdpRttRatios = new double[compared == null || !udp ? 0 : rounds];
+                double[] cmpUdpRateRatios = new double[compared == null || !udp ? 0 : rounds];
+                Row cmpSum = null;
                 Row sum = null;
                 UdpBaseline.FrameRate rate = null;
                 int payload = size - UDP_FRAME_OVERHEAD;
@@ -540,22 +593,46 @@ public final class ShimPingPong {
                     int share = count / rounds + (round < count % rounds ? 1 : 0);
                     int warm = round == 0 ? warmup : Math.min(warmup, REWARM_ROUND_TRIPS);
                     long floodNanos = durationNanos / rounds;
-                    // ABBA: every other trial runs UDP first, so neither stack always has the fresher machine.
-                    boolean udpFirst = udp && round % 2 == 1;
+                    // ABBA: every other trial runs UDP first, so neither stack always has the fresher machine. With
+                    // --compare, the three rotate (shim, compared, UDP; compared, UDP, shim; UDP, shim, compared).
+                    boolean udpFirst = udp && (compared == null ? round % 2 == 1 : round % 3 == 2);
                     Histogram udpTrial = null;
                     UdpBaseline.FrameRate udpTrialRate = null;
+                    Row cmp = null;
                     if (udpFirst) {
                         udpTrial = UdpBaseline.roundTrip(pair, payload, warm, share);
                         udpTrialRate = UdpBaseline.frameRate(pair, payload, Duration.ofNanos(floodNanos));
+                    }
+                    if (compared != null && round % 3 == 1) {
+                        cmpTrialRtt.reset();
+                        cmp = compared.shimSize(ends, size, seen, rows.isEmpty() && round == 1, warm, share,
+                            floodNanos, cmpTrialRtt);
                     }
                     trialRtt.reset();
                     Row r = shimSize(ends, size, seen, rows.isEmpty() && round == 0, warm, share, floodNanos,
                         trialRtt);
                     shimRtt.add(trialRtt);
                     sum = sum == null ? r : sum.plus(r);
+                    if (compared != null && round % 3 != 1) {
+                        cmpTrialRtt.reset();
+                        cmp = compared.shimSize(ends, size, seen, rows.isEmpty() && round == 0, warm, share,
+                            floodNanos, cmpTrialRtt);
+                    }
                     if (udp && !udpFirst) {
                         udpTrial = UdpBaseline.roundTrip(pair, payload, warm, share);
                         udpTrialRate = UdpBaseline.frameRate(pair, payload, Duration.ofNanos(floodNanos));
+                    }
+                    if (cmp != null) {
+                        cmpRtt.add(cmpTrialRtt);
+                        cmpSum = cmpSum == null ? cmp : cmpSum.plus(cmp);
+                        cmpRttRatios[round] = (double) cmpTrialRtt.getValueAtPercentile(50)
+                            / trialRtt.getValueAtPercentile(50);
+                        cmpRateRatios[round] = r.flood.framesPerSecond() / cmp.flood.framesPerSecond();
+                        if (udp) {
+                            cmpUdpRttRatios[round] = (double) udpTrial.getValueAtPercentile(50)
+                                / cmpTrialRtt.getValueAtPercentile(50);
+                            cmpUdpRateRatios[round] = cmp.flood.framesPerSecond() / udpTrialRate.receivedPerSecond();
+                        }
                     }
                     if (udp) {
                         boolean shimNone = !(r.flood.framesPerSecond() > 0);
@@ -574,6 +651,10 @@ public final class ShimPingPong {
                 }
                 rows.add(new Row(size, RttSummary.of("shim " + size + " B", shimRtt), sum.flood, sum.kernelDrops,
                     sum.missed, udpRtt, rate, rttRatios, rateRatios));
+                if (compared != null) {
+                    comparedRows.add(new Compared(size, RttSummary.of("compared " + size + " B", cmpRtt), cmpSum,
+                        cmpRttRatios, cmpRateRatios, cmpUdpRttRatios, cmpUdpRateRatios));
+                }
             }
             return report(rows);
         } finally {
@@ -593,8 +674,8 @@ public final class ShimPingPong {
              TulipDriver a = open(cardA);
              TulipDriver b = open(cardB)) {
             if (first) {
-                out.printf("stations: A %s (%s, spec %s) <-> B %s (%s)%n", a.stationAddress(), cardA.name(),
-                    cardA.spec(), b.stationAddress(), cardB.name());
+                out.printf("stations: A %s (%s, spec %s) <-> B %s (%s); transport %s%n", a.stationAddress(),
+                    cardA.name(), cardA.spec(), b.stationAddress(), cardB.name(), cardA.transportText());
             }
             Progress progress = new Progress("pingpong shim " + size + " B", (long) warmup + count, System.err);
             InterfaceCapture tap = startCapture();
@@ -639,6 +720,53 @@ public final class ShimPingPong {
     }
 
     /** The Tulip driver on a freshly opened card, its filter loaded and the MTU checked. */
+    /**
+     * --compare: one size's figures of the compared backend, and per trial its ratios to the backend under test
+     * (compared p50 RTT / tested p50 RTT; tested frames/s / compared frames/s: above 1 favours the tested one) and to
+     * UDP (UDP p50 / compared p50; compared frames/s / UDP frames/s).
+     */
+    private record Compared(int size, RttSummary rtt, Row flood, double[] rttRatios, double[] rateRatios,
+                            double[] udpRttRatios, double[] udpRateRatios) {
+    }
+
+    private final List<Compared> comparedRows = new ArrayList<>();
+
+    /** --compare: the compared backend's table and its ratios, printed as comparisons (the targets are the tested one's). */
+    private void reportCompared(CheckLog checks) {
+        String name = compared.specFor(null, null);
+        String tested = specFor(null, null);
+        out.println();
+        out.printf(Locale.ROOT, "compared in the same trials: %s (tested: %s)%n", name, tested);
+        out.println(" frame | compared RTT (us)   | compared one-way at B  | compared flood: sent, lost (kernel drops,"
+            + " missed, unexplained), dup, reordered");
+        for (Compared c : comparedRows) {
+            OneWayFlood.Result f = c.flood.flood;
+            out.printf(Locale.ROOT, " %5d | %9.3f %9.3f | %10.0f %10.1f | %d, %d (%d, %d, %d), %d, %d%n", c.size,
+                c.rtt.p50() / 1e3, c.rtt.p99() / 1e3, f.framesPerSecond(), f.megabitsPerSecond(), f.sent(), f.lost(),
+                c.flood.kernelDrops, c.flood.missed, c.flood.unexplained(), f.duplicates(), f.reordered());
+        }
+        for (Compared c : comparedRows) {
+            out.println(c.rtt.line());
+            out.printf(Locale.ROOT, "trials %d B: RTT compared/tested %s; rate tested/compared %s%n", c.size,
+                ratios(c.rttRatios), ratios(c.rateRatios));
+            comparison(checks, "RTT at " + c.size + " B, tested vs compared (compared p50 / tested p50)", c.rttRatios);
+            comparison(checks, "frame rate at " + c.size + " B, tested vs compared (tested frames/s / compared"
+                + " frames/s)", c.rateRatios);
+            if (c.udpRttRatios.length > 0) {
+                comparison(checks, "RTT at " + c.size + " B, compared vs kernel UDP (UDP p50 / compared p50)",
+                    c.udpRttRatios);
+                comparison(checks, "frame rate at " + c.size + " B, compared vs kernel UDP (compared frames/s / UDP"
+                    + " frames/s)", c.udpRateRatios);
+            }
+        }
+    }
+
+    private void comparison(CheckLog checks, String what, double[] trials) {
+        BootstrapInterval ci = BootstrapInterval.ofMedian(trials, CONFIDENCE, BootstrapInterval.DEFAULT_RESAMPLES,
+            BOOTSTRAP_SEED);
+        checks.comparison(what + ": " + ci.describe("x"));
+    }
+
     private TulipDriver open(ShimCard card) {
         TulipDriver d = TulipDriver.open(card, driverConfig);
         try {
@@ -701,6 +829,17 @@ public final class ShimPingPong {
                 ? "every shim frame arrived once and in order, or was dropped by the kernel's ring and counted"
                 : "FRAMES LOST, DUPLICATED OR REORDERED beyond what the kernel counted (see the table)")
             + (foreign == 0 ? "" : "; " + foreign + " foreign frames ignored"), clean);
+        if (compared != null) {
+            boolean cmpClean = true;
+            for (Compared c : comparedRows) {
+                cmpClean &= c.flood.unexplained() == 0 && c.flood.flood.duplicates() == 0
+                    && c.flood.flood.reordered() == 0;
+            }
+            checks.check(CheckKind.INTEGRITY_CHECK, "compared flood: " + (cmpClean
+                ? "every frame arrived once and in order, or was dropped by the kernel and counted"
+                : "FRAMES LOST, DUPLICATED OR REORDERED beyond what the kernel counted"), cmpClean);
+            reportCompared(checks);
+        }
         if (udp) {
             judgeTargets(rows, checks);
         } else {

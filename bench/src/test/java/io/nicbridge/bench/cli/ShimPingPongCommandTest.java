@@ -71,6 +71,37 @@ class ShimPingPongCommandTest {
     private static final String INTERVAL = "median [0-9.]+x, 95% CI \\[[0-9.]+x, [0-9.]+x\\]"
         + "( \\(exact coverage [0-9.]+%\\))?, ";
 
+    /** AF_XDP under test, the AF_PACKET shim compared in the same trials, kernel UDP as the anchor. */
+    @Test
+    void afXdpAgainstTheAfPacketShimAndUdpInTheSameTrials() {
+        assumeRealLinks();
+        Availability xdp = ShimBackendProvider.xdpAvailability();
+        Requirements.assume(Capability.SHIM, xdp.available(), xdp::reason);
+        Run r = run(new StringWriter(), "shim", "pingpong", "--backend", "shim:afxdp", "--compare", "shim:afpacket",
+            "--sizes", "64", "--count", "300", "--warmup", "100", "--duration", "300ms", "--trials", "6");
+        String out = r.text();
+        assertTrue(out.contains("shim: mode inline, AF_XDP (shim:afxdp, queue 0, bind auto, attach auto"), out);
+        assertTrue(out.contains("tx the XSK TX ring (AF_XDP)"), out);
+        assertTrue(out.contains("compare: shim:afpacket?card=dec21140&mode=inline&tx=send in the same trials"), out);
+        assertTrue(out.contains("transport AF_XDP queue 0: native XDP (prog "), out);
+        assertTrue(out.contains(", copy mode, UMEM "), out);
+        assertTrue(out.contains("transport AF_PACKET PACKET_MMAP"), out);
+        assertTrue(out.contains("integrity check: compared flood: every frame arrived once and in order"), out);
+        Matcher compared = Pattern.compile("(?m)^ +64 \\| +[0-9.]+ +[0-9.]+ \\| +[0-9]+ +[0-9.]+ \\| (\\d+), (\\d+)"
+            + " \\((\\d+), (\\d+), (\\d+)\\), (\\d+), (\\d+)$").matcher(out);
+        assertTrue(compared.find(), "compared row:\n" + out);
+        assertTrue(Long.parseLong(compared.group(1)) > 0, compared.group());
+        assertEquals("0", compared.group(5), "no unexplained loss: " + compared.group());
+        assertTrue(Pattern.compile("(?m)^trials 64 B: RTT compared/tested( [0-9.]+){6}; rate tested/compared"
+            + "( [0-9.]+){6}$").matcher(out).find(), out);
+        assertTrue(Pattern.compile("(?m)^comparison \\(not a check\\): RTT at 64 B, tested vs compared \\(compared p50"
+            + " / tested p50\\): " + INTERVAL + "6 trials$").matcher(out).find(), out);
+        assertTrue(Pattern.compile("(?m)^anchor check: RTT at 64 B, shim no worse than kernel UDP .* 6 trials ->"
+            + " (MET|NOT MET|INCONCLUSIVE)$").matcher(out).find(), out);
+        assertEquals(out.contains("NOT MET") ? ExitCodes.CHECK_FAILED : out.contains("-> INCONCLUSIVE")
+            ? ExitCodes.INCONCLUSIVE : ExitCodes.OK, r.exit(), out + r.err());
+    }
+
     @Test
     void bothRolesOnOneHostPrintTheTableTheIntervalsAndAVerdictTheExitCodeBacks() {
         assumeRealLinks();

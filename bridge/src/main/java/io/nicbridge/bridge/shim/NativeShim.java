@@ -4,6 +4,9 @@ import io.nicbridge.contract.NicShim;
 import io.nicbridge.contract.NicShimInfo;
 import io.nicbridge.contract.NicShimOptions;
 import io.nicbridge.contract.NicShimStats;
+import io.nicbridge.contract.NicShimXdpInfo;
+import io.nicbridge.contract.NicShimXskRing;
+import java.util.List;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -78,6 +81,8 @@ public final class NativeShim implements AutoCloseable {
     /** Set once by close(), before it looks at inFlight; every later enter() refuses. */
     private volatile boolean closing;
     private volatile CloseOutcome outcome = CloseOutcome.OPEN;
+    /** AF_XDP: the scope of the ring views handed out since the last start; closed before the rings are unmapped. */
+    private Arena ringScope;
     private final ThreadLocal<MemorySegment> readBuffer =
         ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(ValueLayout.JAVA_INT));
 
@@ -185,6 +190,80 @@ public final class NativeShim implements AutoCloseable {
         return out.get(ValueLayout.JAVA_INT, 0);
     }
 
+    /**
+     * AF_XDP: hands the shim its UMEM ({@code nicshim_set_umem}): native, page-aligned, at least
+     * {@link ShimOptions#umemBytes()}, valid until this shim is closed. Only while stopped.
+     */
+    public void setUmem(MemorySegment umem) {
+        enter();
+        int rc;
+        try {
+            rc = NicShim.setUmem(handle, umem, umem.byteSize());
+        } finally {
+            leave();
+        }
+        check(rc, "nicshim_set_umem(" + umem.byteSize() + " B at 0x" + Long.toHexString(umem.address()) + ")", 0);
+    }
+
+    /** AF_XDP: the modes obtained, the program id and the socket's XDP_STATISTICS. */
+    public XdpInfo xdpInfo() {
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment out = call.allocate(NicShimXdpInfo.LAYOUT);
+            getXdpInfo(out);
+            return new XdpInfo(NicShimXdpInfo.attachMode(out, 0), NicShimXdpInfo.bindMode(out, 0),
+                NicShimXdpInfo.queue(out, 0), NicShimXdpInfo.progId(out, 0), NicShimXdpInfo.chunkSize(out, 0),
+                NicShimXdpInfo.flags(out, 0), NicShimXdpInfo.umemBase(out, 0), NicShimXdpInfo.umemLength(out, 0),
+                NicShimXdpInfo.rxDropped(out, 0), NicShimXdpInfo.rxRingFull(out, 0),
+                NicShimXdpInfo.txInvalidDescs(out, 0));
+        }
+    }
+
+    /**
+     * AF_XDP: the four mapped rings, FILL, RX, TX, COMPLETION, as segments (see {@link XskRing}). Valid until the shim
+     * stops; afterwards every access throws {@link IllegalStateException}.
+     *
+     * @throws IllegalStateException when the shim is not running
+     */
+    public synchronized List<XskRing> xskRings() {
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment out = call.allocate(NicShimXdpInfo.LAYOUT);
+            getXdpInfo(out);
+            if ((NicShimXdpInfo.flags(out, 0) & NicShim.XDP_INFO_RUNNING) == 0) {
+                throw new IllegalStateException("native shim on " + ifname + ": the AF_XDP rings exist only while it runs");
+            }
+            if (ringScope == null) {
+                ringScope = Arena.ofShared();
+            }
+            return List.of(ring("fill", out, NicShimXdpInfo.fillBase(0)), ring("rx", out, NicShimXdpInfo.rxBase(0)),
+                ring("tx", out, NicShimXdpInfo.txBase(0)), ring("completion", out, NicShimXdpInfo.completionBase(0)));
+        }
+    }
+
+    private XskRing ring(String name, MemorySegment info, long base) {
+        return new XskRing(name, NicShimXskRing.producer(info, base), NicShimXskRing.consumer(info, base),
+            NicShimXskRing.flags(info, base), NicShimXskRing.desc(info, base), NicShimXskRing.size(info, base),
+            NicShimXskRing.entrySize(info, base), ringScope);
+    }
+
+    private void getXdpInfo(MemorySegment out) {
+        enter();
+        int rc;
+        try {
+            rc = NicShim.getXdpInfo(handle, out);
+        } finally {
+            leave();
+        }
+        check(rc, "nicshim_get_xdp_info", 0);
+    }
+
+    /** Ring views die before the mappings do. */
+    private synchronized void closeRingViews() {
+        if (ringScope != null) {
+            ringScope.close();
+            ringScope = null;
+        }
+    }
+
     public void start() {
         enter();
         int rc;
@@ -197,6 +276,7 @@ public final class NativeShim implements AutoCloseable {
     }
 
     public void stop() {
+        closeRingViews();
         enter();
         int rc;
         try {
@@ -292,6 +372,7 @@ public final class NativeShim implements AutoCloseable {
                 return outcome;
             }
             closing = true; // volatile store, then the volatile reads of inFlight below: see the class comment
+            closeRingViews();
             if (inFlight > 0) {
                 NicShim.stop(handle); // thread-safe in C: a poll waiting now returns NICSHIM_ERR_STATE at once
                 long deadline = System.nanoTime() + DRAIN_TIMEOUT_NANOS;

@@ -13,7 +13,9 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * The native driver shim as a backend: {@code shim:afpacket?if=IFACE&card=dec21140|sba200[&...]}.
+ * The native driver shim as a backend: {@code shim:afpacket?if=IFACE&card=dec21140|sba200[&...]}, or the same card
+ * contracts over AF_XDP: {@code shim:afxdp?if=IFACE&card=...[&queue=N][&bind=copy|zerocopy|auto]
+ * [&attach=native|generic|auto][&busy-poll=MICROS]} (nicshim.h "AF_XDP": the UMEM is a segment this card allocates).
  * <ul>
  *   <li>{@code if} (required): the Linux interface, e.g. {@code eth1} or one end of a veth pair;</li>
  *   <li>{@code card} (required): {@code dec21140} (the 21140 descriptor rings) or {@code sba200} (U-Net endpoints,
@@ -31,14 +33,24 @@ import java.util.Set;
  *       NICSHIM_OPT_TX_SEND);</li>
  *   <li>{@code ethertype} (sba200; default 0x88b5) and {@code peer} (sba200: the destination MAC, written
  *       {@code 02-00-00-00-00-02}; default broadcast).</li>
+ *   <li>afxdp only: {@code queue} (the queue id to bind, default 0), {@code bind} ({@code auto}: zero-copy where the
+ *       driver has it, else copy; {@code copy}; {@code zerocopy}: fails where the driver has none), {@code attach}
+ *       ({@code auto}: native XDP, else generic; {@code native}; {@code generic}), {@code busy-poll} (SO_BUSY_POLL
+ *       microseconds, default 0 = off). {@code rx-ring}/{@code tx-ring} size the XSK rings, {@code frame-size} is the
+ *       UMEM chunk (2048 or 4096); {@code tx} and {@code qdisc-bypass} do not apply. ({@code mode} keeps its meaning,
+ *       threaded or inline, on both targets.)</li>
  * </ul>
  * Needs CAP_NET_RAW (AF_PACKET) and the library built by the native-headers module ({@link ShimLibrary}).
  */
 public final class ShimBackendProvider implements BackendProvider {
     public static final String SCHEME = "shim";
     public static final String TARGET = "afpacket";
+    /** The AF_XDP target. */
+    public static final String TARGET_AF_XDP = "afxdp";
     private static final Set<String> PARAMS = Set.of("if", "card", "mode", "netns", "rx-ring", "tx-ring",
         "frame-size", "budget", "promisc", "qdisc-bypass", "tx", "ethertype", "peer");
+    private static final Set<String> XDP_PARAMS = Set.of("if", "card", "mode", "netns", "rx-ring", "tx-ring",
+        "frame-size", "budget", "promisc", "ethertype", "peer", "queue", "bind", "attach", "busy-poll");
 
     /** For {@link java.util.ServiceLoader}. */
     public ShimBackendProvider() {
@@ -67,23 +79,47 @@ public final class ShimBackendProvider implements BackendProvider {
         return Availability.ok();
     }
 
+    /**
+     * Whether {@code shim:afxdp} can run here: the shim's own needs, plus what the XSKMAP and the XDP program need
+     * (CAP_SYS_ADMIN, or CAP_BPF with CAP_NET_ADMIN: shared/reference/afxdp-facts.md §6).
+     */
+    public static Availability xdpAvailability() {
+        Availability shim = new ShimBackendProvider().availability();
+        if (!shim.available()) {
+            return shim;
+        }
+        boolean bpf = LinuxCapabilities.has(LinuxCapabilities.CAP_SYS_ADMIN)
+            || (LinuxCapabilities.has(CAP_BPF) && LinuxCapabilities.has(LinuxCapabilities.CAP_NET_ADMIN));
+        if (!bpf) {
+            return Availability.unavailable("AF_XDP needs an XSKMAP and an XDP program: CAP_SYS_ADMIN, or CAP_BPF"
+                + " with CAP_NET_ADMIN (run as root)");
+        }
+        return Availability.ok();
+    }
+
+    /** {@code CAP_BPF} (Linux 5.8). */
+    private static final int CAP_BPF = 39;
+
     @Override
     public List<String> exampleSpecs() {
         return List.of("shim:afpacket?if=<iface>&card=dec21140",
             "shim:afpacket?if=<iface>&card=dec21140&mode=inline&netns=<ns>",
-            "shim:afpacket?if=<iface>&card=sba200&peer=02-00-00-00-00-02");
+            "shim:afpacket?if=<iface>&card=sba200&peer=02-00-00-00-00-02",
+            "shim:afxdp?if=<iface>&card=dec21140&queue=0&bind=auto&attach=auto");
     }
 
     @Override
     public Card open(DeviceSpec spec) {
-        if (!TARGET.equals(spec.target())) {
-            throw new IllegalArgumentException("device spec '" + spec + "': the shim's only target is '" + TARGET
-                + "', e.g. " + exampleSpecs().getFirst());
+        boolean xdp = TARGET_AF_XDP.equals(spec.target());
+        if (!TARGET.equals(spec.target()) && !xdp) {
+            throw new IllegalArgumentException("device spec '" + spec + "': the shim's targets are '" + TARGET
+                + "' and '" + TARGET_AF_XDP + "', e.g. " + exampleSpecs().getFirst());
         }
+        Set<String> allowed = xdp ? XDP_PARAMS : PARAMS;
         for (String key : spec.params().keySet()) {
-            if (!PARAMS.contains(key)) {
+            if (!allowed.contains(key)) {
                 throw new IllegalArgumentException("device spec '" + spec + "': unknown parameter '" + key
-                    + "'; the shim takes " + PARAMS.stream().sorted().toList());
+                    + "'; shim:" + spec.target() + " takes " + allowed.stream().sorted().toList());
             }
         }
         String ifname = spec.param("if").orElseThrow(() -> new IllegalArgumentException("device spec '" + spec
@@ -99,7 +135,7 @@ public final class ShimBackendProvider implements BackendProvider {
             default -> throw new IllegalArgumentException("device spec '" + spec + "': mode must be threaded or"
                 + " inline, was '" + spec.param("mode", "") + "'");
         };
-        ShimOptions options = options(spec, kind);
+        ShimOptions options = xdp ? xdpOptions(spec, options(spec, kind)) : options(spec, kind);
         ShimLibrary.require();
         String netns = spec.param("netns").orElse(null);
         if (netns == null) {
@@ -142,6 +178,32 @@ public final class ShimBackendProvider implements BackendProvider {
         int ethertype = spec.param("ethertype").map(t -> number(spec, "ethertype", t)).orElse(0);
         return new ShimOptions(flags, number(spec, "rx-ring"), number(spec, "tx-ring"), number(spec, "frame-size"),
             number(spec, "budget"), ethertype, peer);
+    }
+
+    /** The AF_XDP fields on top of the common ones. */
+    private static ShimOptions xdpOptions(DeviceSpec spec, ShimOptions common) {
+        int bind = switch (spec.param("bind", "auto")) {
+            case "auto" -> NicShim.XDP_BIND_AUTO;
+            case "copy" -> NicShim.XDP_BIND_COPY;
+            case "zerocopy" -> NicShim.XDP_BIND_ZEROCOPY;
+            default -> throw new IllegalArgumentException("device spec '" + spec + "': bind must be auto, copy or"
+                + " zerocopy, was '" + spec.param("bind", "") + "'");
+        };
+        int attach = switch (spec.param("attach", "auto")) {
+            case "auto" -> NicShim.XDP_ATTACH_AUTO;
+            case "native" -> NicShim.XDP_ATTACH_NATIVE;
+            case "generic" -> NicShim.XDP_ATTACH_GENERIC;
+            default -> throw new IllegalArgumentException("device spec '" + spec + "': attach must be auto, native or"
+                + " generic, was '" + spec.param("attach", "") + "'");
+        };
+        int frameSize = common.frameSize();
+        if (frameSize != 0 && frameSize != 2048 && frameSize != 4096) {
+            throw new IllegalArgumentException("device spec '" + spec + "': frame-size is the UMEM chunk on afxdp and"
+                + " must be 2048 or 4096, was " + frameSize);
+        }
+        return new ShimOptions(common.flags(), common.rxRingFrames(), common.txRingFrames(), frameSize,
+            common.pollBudget(), common.unetEthertype(), common.unetPeerMac(), NicShim.BACKEND_AF_XDP,
+            number(spec, "queue"), bind | attach, number(spec, "busy-poll"));
     }
 
     private static boolean bool(DeviceSpec spec, String key) {

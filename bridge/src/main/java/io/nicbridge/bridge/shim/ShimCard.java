@@ -66,6 +66,7 @@ public final class ShimCard implements Card {
     private final ShimCardKind kind;
     private final Mode mode;
     private final NativeShim shim;
+    private final boolean afXdp;
     private final Arena arena = Arena.ofShared();
     private final Registers[] ranges;
     private final DmaSpace dma;
@@ -95,7 +96,13 @@ public final class ShimCard implements Card {
         this.name = "shim-" + kind.cardName() + "@" + ifname;
         this.inNamespace = Objects.requireNonNull(inNamespace, "inNamespace");
         this.shim = inNamespace.run(() -> NativeShim.open(ifname, kind.code(), options));
+        this.afXdp = options != null && options.afXdp();
         try {
+            if (afXdp) {
+                // The UMEM: every frame of the link lives here, registered with (and pinned by) the kernel at start.
+                // Page-aligned as XDP_UMEM_REG demands; freed with the windows, after the shim (and its socket).
+                shim.setUmem(arena.allocate(options.umemBytes(), 4096));
+            }
             this.ranges = new Registers[kind.rangeCount()];
             for (int r = 0; r < ranges.length; r++) {
                 MemorySegment window = arena.allocate(kind.rangeSize(r), NicShim.WINDOW_ALIGN);
@@ -200,6 +207,24 @@ public final class ShimCard implements Card {
 
     public ShimStatistics statistics() {
         return shim.statistics();
+    }
+
+    /** Whether frames move through AF_XDP ({@code shim:afxdp}) rather than AF_PACKET. */
+    public boolean afXdp() {
+        return afXdp;
+    }
+
+    /** AF_XDP: what the kernel granted (attach and bind modes, program, drops). */
+    public XdpInfo xdpInfo() {
+        if (!afXdp) {
+            throw new IllegalStateException(name + " moves frames through AF_PACKET, not AF_XDP");
+        }
+        return shim.xdpInfo();
+    }
+
+    /** One line for run headers: the transport and, for AF_XDP, the modes obtained. */
+    public String transportText() {
+        return afXdp ? xdpInfo().describe() : "AF_PACKET PACKET_MMAP";
     }
 
     /** Times the link had to be restarted because memory the card still used was unmapped (a driver bug). */

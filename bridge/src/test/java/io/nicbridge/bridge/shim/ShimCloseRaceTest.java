@@ -21,7 +21,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Closing a shim card while other threads are inside the shim: waiting on the interrupt line (in INLINE mode that
@@ -36,24 +37,26 @@ class ShimCloseRaceTest {
     static final int DEFAULT_ROUNDS = 15;
     static final int ROUNDS = Integer.getInteger("nicbridge.shim.closeRaceRounds", DEFAULT_ROUNDS);
 
-    @Test
-    void threadedCardClosedUnderBlockedCallers() throws Exception {
-        ShimTestSupport.assumeShimAndVeth();
-        rounds("mode=threaded", 1);
+    @ParameterizedTest
+    @ValueSource(strings = {"afpacket", "afxdp"})
+    void threadedCardClosedUnderBlockedCallers(String target) throws Exception {
+        ShimTestSupport.assumeShimAndVeth(target);
+        rounds(target, "mode=threaded", 1);
     }
 
-    @Test
-    void inlineCardClosedUnderBlockedCallers() throws Exception {
-        ShimTestSupport.assumeShimAndVeth();
-        rounds("mode=inline", 2);
+    @ParameterizedTest
+    @ValueSource(strings = {"afpacket", "afxdp"})
+    void inlineCardClosedUnderBlockedCallers(String target) throws Exception {
+        ShimTestSupport.assumeShimAndVeth(target);
+        rounds(target, "mode=inline", 2);
     }
 
-    private static void rounds(String params, long seed) throws Exception {
+    private static void rounds(String target, String params, long seed) throws Exception {
         Random random = new Random(seed);
         try (VethPair veth = VethPair.builder().ipv4(false).create()) {
             for (int round = 0; round < ROUNDS; round++) {
-                closeUnderLoad(ShimTestSupport.card(veth, true, params), random.nextInt(3_000),
-                    random.nextBoolean(), "round " + round + " (" + params + ")");
+                closeUnderLoad(ShimTestSupport.card(target, veth, true, params), random.nextInt(3_000),
+                    random.nextBoolean(), "round " + round + " (" + target + ", " + params + ")");
             }
         }
     }

@@ -21,11 +21,25 @@ final class ShimTestSupport {
         Requirements.assume(Capability.NET, pair.available(), pair::reason);
     }
 
-    /** A shim 21140 on end {@code a} (true) or {@code b} of the pair. */
+    /** {@link #assumeShimAndVeth()}, and for {@code afxdp} what the XDP program needs. */
+    static void assumeShimAndVeth(String target) {
+        assumeShimAndVeth();
+        if (ShimBackendProvider.TARGET_AF_XDP.equals(target)) {
+            Availability xdp = ShimBackendProvider.xdpAvailability();
+            Requirements.assume(Capability.SHIM, xdp.available(), xdp::reason);
+        }
+    }
+
+    /** A shim 21140 on end {@code a} (true) or {@code b} of the pair, over AF_PACKET. */
     static ShimCard card(VethPair veth, boolean a, String params) {
+        return card(ShimBackendProvider.TARGET, veth, a, params);
+    }
+
+    /** A shim 21140 on end {@code a} (true) or {@code b} of the pair, on {@code target} (afpacket or afxdp). */
+    static ShimCard card(String target, VethPair veth, boolean a, String params) {
         String ifname = a ? veth.interfaceA() : veth.interfaceB();
         String ns = (a ? veth.namespaceA() : veth.namespaceB()).name();
-        return (ShimCard) Backends.open("shim:afpacket?if=" + ifname + "&card=dec21140&netns=" + ns
+        return (ShimCard) Backends.open("shim:" + target + "?if=" + ifname + "&card=dec21140&netns=" + ns
             + (params.isEmpty() ? "" : "&" + params));
     }
 

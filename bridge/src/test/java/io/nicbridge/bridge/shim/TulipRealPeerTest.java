@@ -23,8 +23,8 @@ import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The shim against a peer that is not ours: a plain Linux raw socket at the other end of the veth pair. What our
@@ -41,11 +41,11 @@ class TulipRealPeerTest {
     Arena arena;
     MemorySegment buf;
 
-    @BeforeEach
-    void open() throws Exception {
-        ShimTestSupport.assumeShimAndVeth();
+    /** Opens the card on {@code target}: {@code afpacket} or {@code afxdp} (the same contract, another transport). */
+    void open(String target) throws Exception {
+        ShimTestSupport.assumeShimAndVeth(target);
         veth = VethPair.builder().ipv4(false).create();
-        card = ShimTestSupport.card(veth, true, "");
+        card = ShimTestSupport.card(target, veth, true, "");
         driver = ShimTestSupport.driver(card, TulipConfig.defaults());
         peer = RawPacketSocket.open(veth.namespaceB(), veth.interfaceB());
         arena = Arena.ofConfined();
@@ -84,8 +84,10 @@ class TulipRealPeerTest {
         return f;
     }
 
-    @Test
-    void framesTheDriverSendsReachAPlainRawSocketByteForByte() {
+    @ParameterizedTest
+    @ValueSource(strings = {"afpacket", "afxdp"})
+    void framesTheDriverSendsReachAPlainRawSocketByteForByte(String target) throws Exception {
+        open(target);
         for (int length : new int[] {20, 59, 60, 64, 100, 1000, 1514}) {
             byte[] expected = frame(veth.macB(), veth.macA(), length, length);
             int h = driver.claim();
@@ -110,8 +112,10 @@ class TulipRealPeerTest {
         assertEquals(7, card.statistics().txFrames());
     }
 
-    @Test
-    void framesARawSocketSendsArriveWithTheStatusA21140Gives() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"afpacket", "afxdp"})
+    void framesARawSocketSendsArriveWithTheStatusA21140Gives(String target) throws Exception {
+        open(target);
         MacAddress other = MacAddress.parse("02:00:00:00:77:77");
         MacAddress group = MacAddress.parse("01:00:5e:00:00:42");
         long filteredBefore = card.statistics().rxDropFilter();

@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Many frames both ways at once through two shim-served 21140s on a veth pair, every frame's sequence number and
@@ -62,20 +63,22 @@ class TulipShimStressTest {
         return 60 + (int) ((seq * 7919L) % (1514 - 60 + 1)); // every length from 60 to 1514, scattered
     }
 
-    @Test
-    void windowedTrafficBothWaysLosesNothing() throws Exception {
-        ShimTestSupport.assumeShimAndVeth();
-        Result r = run(32, true);
+    @ParameterizedTest
+    @ValueSource(strings = {"afpacket", "afxdp"})
+    void windowedTrafficBothWaysLosesNothing(String target) throws Exception {
+        ShimTestSupport.assumeShimAndVeth(target);
+        Result r = run(target, 32, true);
         for (int dir = 0; dir < 2; dir++) {
             assertEquals(FRAMES, r.received[dir], r.describe(dir));
             assertEquals(0, r.gaps[dir], r.describe(dir));
         }
     }
 
-    @Test
-    void floodBothWaysLosesOnlyWhatTheCountersAccountFor() throws Exception {
-        ShimTestSupport.assumeShimAndVeth();
-        Result r = run(Integer.MAX_VALUE, false);
+    @ParameterizedTest
+    @ValueSource(strings = {"afpacket", "afxdp"})
+    void floodBothWaysLosesOnlyWhatTheCountersAccountFor(String target) throws Exception {
+        ShimTestSupport.assumeShimAndVeth(target);
+        Result r = run(target, Integer.MAX_VALUE, false);
         for (int dir = 0; dir < 2; dir++) {
             assertEquals(FRAMES, r.received[dir] + r.gaps[dir], r.describe(dir));
             assertEquals(r.gaps[dir], r.countedLosses[dir], "every lost frame is counted: " + r.describe(dir));
@@ -96,11 +99,11 @@ class TulipShimStressTest {
         }
     }
 
-    private Result run(int window, boolean windowed) throws Exception {
+    private Result run(String target, int window, boolean windowed) throws Exception {
         Result r = new Result();
         try (VethPair veth = VethPair.builder().ipv4(false).create();
-             ShimCard cardA = ShimTestSupport.card(veth, true, "rx-ring=1024");
-             ShimCard cardB = ShimTestSupport.card(veth, false, "rx-ring=1024");
+             ShimCard cardA = ShimTestSupport.card(target, veth, true, "rx-ring=1024");
+             ShimCard cardB = ShimTestSupport.card(target, veth, false, "rx-ring=1024");
              TulipDriver a = ShimTestSupport.driver(cardA, TulipConfig.defaults());
              TulipDriver b = ShimTestSupport.driver(cardB, TulipConfig.defaults())) {
             AtomicReference<Throwable> failure = new AtomicReference<>();

@@ -24,7 +24,7 @@ import java.util.function.BooleanSupplier;
 abstract class LinuxWorld implements AutoCloseable {
     /** The backends the Linux-sequence scenario runs on. */
     enum Backend {
-        EMU_INLINE, EMU_THREADED, EMU_VIRTUAL, SHIM_THREADED, SHIM_INLINE;
+        EMU_INLINE, EMU_THREADED, EMU_VIRTUAL, SHIM_THREADED, SHIM_INLINE, SHIM_AFXDP_THREADED, SHIM_AFXDP_INLINE;
 
         LinuxWorld open() {
             return open(Dec21140Timing.PCI_33MHZ);
@@ -43,6 +43,14 @@ abstract class LinuxWorld implements AutoCloseable {
                 case SHIM_INLINE -> {
                     TulipBackend.assumeShim();
                     yield new Shim("inline");
+                }
+                case SHIM_AFXDP_THREADED -> {
+                    TulipBackend.assumeXdp();
+                    yield new Shim("afxdp", "threaded");
+                }
+                case SHIM_AFXDP_INLINE -> {
+                    TulipBackend.assumeXdp();
+                    yield new Shim("afxdp", "inline");
                 }
             };
         }
@@ -166,7 +174,11 @@ abstract class LinuxWorld implements AutoCloseable {
         private final String mode;
 
         Shim(String mode) {
-            this.mode = mode;
+            this("afpacket", mode);
+        }
+
+        Shim(String target, String mode) {
+            this.mode = target + "/" + mode;
             try {
                 this.veth = VethPair.builder().ipv4(false).create();
             } catch (IOException e) {
@@ -176,7 +188,7 @@ abstract class LinuxWorld implements AutoCloseable {
                 String[] ifs = {veth.interfaceA(), veth.interfaceB()};
                 String[] nss = {veth.namespaceA().name(), veth.namespaceB().name()};
                 for (int i = 0; i < 2; i++) {
-                    cards[i] = (ShimCard) Backends.open("shim:afpacket?if=" + ifs[i] + "&card=dec21140&netns="
+                    cards[i] = (ShimCard) Backends.open("shim:" + target + "?if=" + ifs[i] + "&card=dec21140&netns="
                         + nss[i] + "&mode=" + mode);
                 }
             } catch (RuntimeException | Error e) {

@@ -5,6 +5,7 @@ import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
 import io.nicbridge.bridge.platform.RawPacketSocket;
 import io.nicbridge.bridge.platform.VethPair;
+import io.nicbridge.bridge.shim.ShimBackendProvider;
 import io.nicbridge.bridge.shim.ShimCard;
 import io.nicbridge.bridge.shim.ShimStatistics;
 import io.nicbridge.bridge.spi.Backends;
@@ -45,7 +46,16 @@ public final class ShimTulipPair implements TulipPair {
      * @param configs driver configuration of card 0 and 1
      */
     public ShimTulipPair(String mode, IntFunction<TulipConfig> configs) {
-        this.mode = mode;
+        this(ShimBackendProvider.TARGET, mode, configs);
+    }
+
+    /**
+     * @param target  the shim target, {@code "afpacket"} or {@code "afxdp"}
+     * @param mode    the shim card mode, {@code "threaded"} or {@code "inline"}
+     * @param configs driver configuration of card 0 and 1
+     */
+    public ShimTulipPair(String target, String mode, IntFunction<TulipConfig> configs) {
+        this.mode = target + "/" + mode;
         try {
             this.veth = VethPair.builder().mtu(MTU).ipv4(false).create();
         } catch (java.io.IOException e) {
@@ -56,8 +66,8 @@ public final class ShimTulipPair implements TulipPair {
             String[] ifs = {veth.interfaceA(), veth.interfaceB()};
             String[] nss = {veth.namespaceA().name(), veth.namespaceB().name()};
             for (int i = 0; i < 2; i++) {
-                cards[i] = (ShimCard) Backends.open("shim:afpacket?if=" + ifs[i] + "&card=dec21140&netns=" + nss[i]
-                    + "&mode=" + mode);
+                cards[i] = (ShimCard) Backends.open("shim:" + target + "?if=" + ifs[i] + "&card=dec21140&netns="
+                    + nss[i] + "&mode=" + mode);
             }
             for (int i = 0; i < 2; i++) {
                 drivers[i] = TulipDriver.open(cards[i], configs.apply(i));

@@ -43,6 +43,27 @@ enum TulipBackend {
         boolean needsInterruptDriver() {
             return true;
         }
+    },
+    /** The native shim over AF_XDP (shim:afxdp), a card thread per card. */
+    SHIM_AFXDP_THREADED {
+        @Override
+        TulipPair open(IntFunction<TulipConfig> configs) {
+            assumeXdp();
+            return new ShimTulipPair(ShimBackendProvider.TARGET_AF_XDP, "threaded", configs);
+        }
+    },
+    /** The native shim over AF_XDP with the card work on the driver's threads. */
+    SHIM_AFXDP_INLINE {
+        @Override
+        TulipPair open(IntFunction<TulipConfig> configs) {
+            assumeXdp();
+            return new ShimTulipPair(ShimBackendProvider.TARGET_AF_XDP, "inline", configs);
+        }
+
+        @Override
+        boolean needsInterruptDriver() {
+            return true;
+        }
     };
 
     abstract TulipPair open(IntFunction<TulipConfig> configs);
@@ -58,5 +79,12 @@ enum TulipBackend {
         Requirements.assume(Capability.SHIM, shim.available(), shim::reason);
         Availability veth = VethPair.availability();
         Requirements.assume(Capability.NET, veth.available(), veth::reason);
+    }
+
+    /** {@link #assumeShim()}, plus what AF_XDP needs (the map and the program: root). */
+    static void assumeXdp() {
+        assumeShim();
+        Availability xdp = ShimBackendProvider.xdpAvailability();
+        Requirements.assume(Capability.SHIM, xdp.available(), xdp::reason);
     }
 }
