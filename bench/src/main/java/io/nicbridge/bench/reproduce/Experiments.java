@@ -1,8 +1,11 @@
 package io.nicbridge.bench.reproduce;
 
+import io.nicbridge.bench.careful.AppendixARows;
 import io.nicbridge.bench.careful.CarefulExperiments;
 import io.nicbridge.bench.cli.NicCommand;
 import io.nicbridge.bench.medusa.MedusaRingExperiments;
+import io.nicbridge.bench.pupa.PupaOperationsTable;
+import io.nicbridge.bench.unet.AmOperationsTable;
 import io.nicbridge.bench.unet.UnetReport;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.sim.sba200.Sba200Timing;
@@ -62,6 +65,17 @@ public final class Experiments {
         all.add(command("unet-am-bandwidth", Paper.UNET, "Figure 4 / Table 3: Active Messages block store and get"
                         + " bandwidth, the 4164-byte dip", "the command's default sizes", "the command's default sizes",
                 10, List.of(), new String[] {"unet", "am-bandwidth"}, new String[] {"unet", "am-bandwidth"}));
+        all.add(new Experiment("unet-am-operations", Paper.UNET, "sec. 5.2: Active Messages per operation (JMH),"
+                + " the layer's work per round trip beside the paper's 6 us", "nic bench ActiveMessagesBench",
+                "JMH, forked JVM, zero cost table, 3 warm-ups + 5 iterations of 1 s per operation (fewer leave its"
+                        + " world unwarmed)", "zero and measured cost tables", 30,
+                List.of(Need.JVM_FORK, Need.JMH_LOCK),
+                List.of(Figure.shape("uam-overhead", "U-Net sec. 5.2: UAM overhead per single-cell round trip",
+                        "request data (bytes)", "time per round trip (us)", "us", false, "the paper's 6 us is a 60 MHz"
+                                + " SPARCstation 20's software in 1995 (71 us UAM less 65 us raw U-Net); ours is this"
+                                + " CPU's, the in-memory world's dispatch included, so one point is shown with its"
+                                + " ratio and not judged")),
+                run -> AmOperationsTable.run(run.out(), run.quick(), run.points())));
         // ------------------------------------------------------------------------------------------------- Pupa
         all.add(command("tulip-pingpong", Paper.PUPA, "the 21140 card model: round trip on one segment beside TCP"
                         + " loopback", "2000+200 round trips of 64-byte frames", "50000+50000", 10, List.of(),
@@ -84,6 +98,28 @@ public final class Experiments {
                         + " and 48 KB send pools", "scale 0.1 problems", "the command's full problems", 20, List.of(),
                 new String[] {"pupa", "apps", "--quick", "--seed", "@seed"},
                 new String[] {"pupa", "apps", "--seed", "@seed"}));
+        all.add(new Experiment("pupa-operations", Paper.PUPA, "Table 2: host operations and per-message paths (JMH)",
+                "nic calibrate --operations-only --suite pupa", "JMH, forked JVM, 1 warm-up + 3 iterations of 200 ms"
+                        + " per operation", "3 warm-ups + 5 iterations of 1 s", 40,
+                List.of(Need.JVM_FORK, Need.JMH_LOCK),
+                List.of(Figure.shape("table2-software", "Pupa Table 2: protocol processing + data copy + buffer and"
+                        + " header management, per message", "message size (bytes)", "time per message (us)", "us",
+                        false, "the paper's rows are a 90 MHz Pentium's software in 1996 (read between Table 2's sizes"
+                                + " at our paths' 16, 100 and 1000 bytes); ours is this CPU's, the same work by the"
+                                + " same rules")),
+                run -> PupaOperationsTable.run(run.out(), run.quick(), run.points())));
+        all.add(command("pupa-real-latency", Paper.PUPA, "Table 1 / Figure 3 in real time: Pupa on native-shim 21140s"
+                        + " beside kernel TCP on one veth pair", "sizes 4, 256, 1436 B; 200+50 round trips, 3 trials,"
+                        + " spinning, unpinned", "8 sizes, 2000+300 round trips, 5 trials, blocking and spinning, unpinned"
+                        + " and pinned", 30, List.of(Need.NET, Need.SHIM),
+                new String[] {"pupa", "real-latency", "--quick", "--count", "200", "--warmup", "50", "--trials", "3",
+                    "--waits", "spin", "--pinning", "unpinned"},
+                new String[] {"pupa", "real-latency"}));
+        all.add(command("pupa-real-bandwidth", Paper.PUPA, "Figure 4 in real time: Pupa's two ACK modes beside kernel"
+                        + " TCP on one veth pair", "sizes 64, 1024, 4096 B; 2000 messages, 3 trials per setting",
+                "8 sizes, 100000 messages (the paper's), 3 trials", 40, List.of(Need.NET, Need.SHIM, Need.ETHTOOL),
+                new String[] {"pupa", "real-bandwidth", "--quick", "--count", "2000"},
+                new String[] {"pupa", "real-bandwidth"}));
         // -------------------------------------------------------------------------------------- careful protocols
         int[] rings = CarefulExperiments.NODES;
         all.add(new Experiment("careful-latency", Paper.CAREFUL, "Table 1 / Figure 1: latency around the ring, both"
@@ -116,9 +152,12 @@ public final class Experiments {
                 run -> CarefulExperiments.flooding(run.out(), new CarefulExperiments.Settings(run.costs(),
                         run.quick() ? floodQuick : rings, run.seed(), run.quick()), run.points())));
         all.add(new Experiment("careful-jacobi", Paper.CAREFUL, "Table 4: 2-D Jacobi iteration", "nic careful jacobi",
-                "grids 8..64, P = 1, 2, 4, 8; 5 iterations", "20 iterations", 4, List.of(), List.of(),
+                "grids 8..64, P = 1, 2, 4, 8; 5 iterations", "20 iterations", 4, List.of(),
+                List.of(Figure.shape("table4", "TR 94-14 Table 4: Jacobi iteration time", "grid side (points)",
+                        "time (s)", "s", true, HOST_NOT_MODELLED + " (the grid's arithmetic included), and the paper"
+                                + " does not say how many iterations it ran")),
                 run -> CarefulExperiments.jacobi(run.out(), new CarefulExperiments.Settings(run.costs(), rings,
-                        run.seed(), run.quick()))));
+                        run.seed(), run.quick()), run.points())));
         all.add(new Experiment("medusa-latency", Paper.CAREFUL, "the Medusa card model: ring latency vs payload",
                 "nic medusa latency", "P = 2, 4, 8; 7 payloads 1..2000 words; 1+3 rounds", "2+10 rounds", 3,
                 List.of(), List.of(Figure.shape("table1", "TR 94-14 Table 1 beside the bare card: latency per hop",
@@ -130,17 +169,33 @@ public final class Experiments {
                         null, run.points())));
         all.add(new Experiment("medusa-throughput", Paper.CAREFUL, "the Medusa card model: ring throughput",
                 "nic medusa throughput", "P = 2, 4, 8; 4 payloads; 100 messages", "400 messages", 4, List.of(),
-                List.of(), run -> MedusaRingExperiments.throughput(run.out(), MedusaRingExperiments.NODES,
-                        MedusaRingExperiments.THROUGHPUT_WORDS, run.quick() ? 100 : 400, run.seed())));
+                List.of(Figure.shape("table2", "TR 94-14 Table 2 beside the bare card: ring throughput",
+                        "payload (words)", "throughput (Mb/s)", "Mb/s", false, "the paper's careful protocol without"
+                                + " processing includes its hosts' software; this run passes raw frames on with no"
+                                + " host time")),
+                run -> MedusaRingExperiments.throughput(run.out(), MedusaRingExperiments.NODES,
+                        MedusaRingExperiments.THROUGHPUT_WORDS, run.quick() ? 100 : 400, run.seed(), null,
+                        run.points())));
         Experiment appendixA = command("careful-appendix-a", Paper.CAREFUL, "Appendix A: per-operation costs of"
                         + " both protocols (JMH)", "JMH, forked JVM, 1 warm-up + 3 iterations of 200 ms per operation",
-                "3 warm-up + 5 iterations of 1 s", 65, List.of(Need.JVM_FORK),
-                new String[] {"calibrate", "--operations-only", "--quick", "--out", "@dir/" + CostTable.MEASURED_RESOURCE},
-                new String[] {"calibrate", "--operations-only", "--out", "@dir/" + CostTable.MEASURED_RESOURCE});
+                "3 warm-up + 5 iterations of 1 s", 30, List.of(Need.JVM_FORK, Need.JMH_LOCK),
+                new String[] {"calibrate", "--operations-only", "--suite", "appendix-a", "--quick", "--out",
+                    "@dir/" + CostTable.MEASURED_RESOURCE},
+                new String[] {"calibrate", "--operations-only", "--suite", "appendix-a", "--out",
+                    "@dir/" + CostTable.MEASURED_RESOURCE});
         // --operations-only adds the operations to a table: a copy of the built-in one, never the committed file
+        String appendixABasis = "the paper's cycles are a 50 MHz PA-RISC's in 1994 (20 ns each), ours this CPU's, so"
+                + " only their order is compared";
         all.add(new Experiment(appendixA.id(), appendixA.paper(), appendixA.title(), appendixA.command(),
                 appendixA.quickSizes(), appendixA.fullSizes(), appendixA.estimateSeconds(), appendixA.needs(),
-                List.of(), run -> {
+                List.of(Figure.shape("appendix-a", "TR 94-14 Appendix A: each extra operation, in the paper's order",
+                                "operation (place in the paper's list)", "time per call (ns)", "ns", false,
+                                appendixABasis + ": between neighbouring operations of the list, ours must rise and"
+                                        + " fall as the paper's"),
+                        Figure.shape("appendix-a-totals", "TR 94-14 Appendix A: extra work per protocol (1:"
+                                        + " traditional, 2: careful)", "protocol", "time per round (ns)", "ns", false,
+                                appendixABasis + ": the careful protocol's extra work must be the smaller")),
+                run -> {
                     try (InputStream in = CostTable.class.getResourceAsStream(CostTable.MEASURED_RESOURCE)) {
                         if (in == null) {
                             throw new IllegalStateException("no built-in " + CostTable.MEASURED_RESOURCE);
@@ -148,7 +203,10 @@ public final class Experiments {
                         Files.copy(in, run.dir().resolve(CostTable.MEASURED_RESOURCE),
                                 StandardCopyOption.REPLACE_EXISTING);
                     }
-                    return appendixA.body().run(run);
+                    int code = appendixA.body().run(run);
+                    AppendixARows.print(run.out(), CostTable.load(run.dir().resolve(CostTable.MEASURED_RESOURCE)),
+                            run.points());
+                    return code;
                 }));
         // ------------------------------------------------------------------------------------------------- NIFDY
         all.add(command("nifdy-heavy", Paper.NIFDY, "heavy phased traffic on an 8x8 mesh", "20000 cycles",
