@@ -255,4 +255,25 @@ class ReproductionTest {
         assertEquals(ExitCodes.OK, ReproduceCommand.exitCode(new Report(report.meta(), report.results().subList(1, 2),
                 List.of(), true)));
     }
+
+    @Test
+    void anExperimentWithoutAPaperFigureSaysWhyInTheSummaryAndTheParagraph(@TempDir Path dir) throws Exception {
+        Experiment bare = new Experiment("bare", Paper.NIFDY, "figures only", "nic none", "-", "-", 1, List.of(),
+                List.of(), run -> {
+                    CheckLog log = new CheckLog(run.out()::println);
+                    log.check(CheckKind.MODEL_SELF_CHECK, "the model adds up", true);
+                    return log.finish(false);
+                }).withoutPaperFigure("its Figure 9 is a bar chart without values");
+        Report report = new Reproduction(meta(1), List.of(bare), true, CostTable.zero(), dir)
+                .run(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), false);
+        Result r = report.results().get(0);
+        assertEquals(Result.Verdict.NO_ANCHOR, r.verdict());
+        assertEquals("1 of 1 self/integrity checks pass; no figure in the paper to compare: its Figure 9 is a bar chart"
+                + " without values", r.basis());
+        assertTrue(Explanation.of(r).contains("The paper gives no figure to set beside this run's: its Figure 9 is a"
+                + " bar chart without values."), Explanation.of(r));
+        assertThrows(IllegalArgumentException.class, () -> bare.withoutPaperFigure(" "));
+        assertThrows(IllegalArgumentException.class, () -> synthetic("s", Paper.UNET, true).withoutPaperFigure("x"),
+                "an experiment with figures of the paper's has one to compare");
+    }
 }
