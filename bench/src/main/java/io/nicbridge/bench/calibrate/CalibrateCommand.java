@@ -108,7 +108,7 @@ public final class CalibrateCommand implements Callable<Integer> {
         Map<String, Double> pupa = new HashMap<>();
         Iterable<RunResult> results;
         try {
-            results = JmhRuns.run(include, quick);
+            results = JmhRuns.run(include, quick ? JmhRuns.QUICK : JmhRuns.REGULAR);
         } catch (JmhLock.Held e) {
             spec.commandLine().getErr().println("nic calibrate: " + e.getMessage() + "; nothing measured (run it again"
                     + " when that run has finished)");

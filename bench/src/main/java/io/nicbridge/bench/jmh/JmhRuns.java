@@ -1,6 +1,7 @@
 package io.nicbridge.bench.jmh;
 
 import java.util.Collection;
+import java.util.Locale;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
@@ -9,31 +10,63 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
- * The two JMH settings the commands that run JMH in this JVM use ({@code nic calibrate}, the per-operation tables of
- * {@code nic reproduce}): one fork each, and either the quick or the regular iterations.
+ * How the commands that run JMH in this JVM run it ({@code nic calibrate}, the per-operation tables of
+ * {@code nic reproduce}): silently, under JMH's lock ({@link JmhLock}), with one of a few settings.
  */
 public final class JmhRuns {
+    /** {@code nic calibrate}'s regular run: one fork per benchmark, 3 warm-ups and 5 iterations of 1 s. */
+    public static final Settings REGULAR = new Settings(1, 3, 1_000, 5, 1_000);
+    /** {@code nic calibrate --quick}: one fork per benchmark, 1 warm-up and 3 iterations of 200 ms. */
+    public static final Settings QUICK = new Settings(1, 1, 200, 3, 200);
+
     private JmhRuns() {
     }
 
     /**
-     * Runs the benchmarks {@code include} matches, one fork each, silently, under JMH's lock.
+     * One JMH setting.
      *
-     * @param include a JMH include pattern (a regular expression over benchmark names)
-     * @param quick   1 warm-up and 3 measurement iterations of 200 ms instead of 3 and 5 of 1 s
-     * @param params  {@code name=value,value...} to restrict a {@code @Param}; none: every value the benchmark lists
+     * @param forks           JVMs forked per benchmark; 0 runs in this JVM (no JVM start per benchmark, which is
+     *                        most of a short run's time, but the benchmark shares this JVM's compiled code and heap)
+     * @param warmups         warm-up iterations
+     * @param warmupMillis    each warm-up's length
+     * @param iterations      measurement iterations
+     * @param iterationMillis each measurement's length
+     */
+    public record Settings(int forks, int warmups, int warmupMillis, int iterations, int iterationMillis) {
+        public Settings {
+            if (forks < 0 || warmups < 0 || warmupMillis < 1 || iterations < 1 || iterationMillis < 1) {
+                throw new IllegalArgumentException("forks and warm-ups >= 0, iterations and lengths >= 1, was "
+                        + this);
+            }
+        }
+
+        /** @return e.g. {@code one fork per benchmark, 3 warm-ups + 5 iterations of 1000 ms} */
+        public String describe() {
+            return String.format(Locale.ROOT, "%s, %d warm-up%s of %d ms + %d iterations of %d ms",
+                    forks == 0 ? "in this JVM (not forked)" : forks + " fork" + (forks == 1 ? "" : "s")
+                            + " per benchmark", warmups, warmups == 1 ? "" : "s", warmupMillis, iterations,
+                    iterationMillis);
+        }
+    }
+
+    /**
+     * Runs the benchmarks {@code include} matches.
+     *
+     * @param include  a JMH include pattern (a regular expression over benchmark names)
+     * @param settings forks and iterations
+     * @param params   {@code name=value,value...} to restrict a {@code @Param}; none: every value the benchmark lists
      * @throws JmhLock.Held    when another JMH run holds JMH's lock: nothing measured
      * @throws RunnerException when JMH fails otherwise
      */
-    public static Collection<RunResult> run(String include, boolean quick, String... params)
+    public static Collection<RunResult> run(String include, Settings settings, String... params)
             throws JmhLock.Held, RunnerException {
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include(include)
-                .forks(1)
-                .warmupIterations(quick ? 1 : 3)
-                .warmupTime(quick ? TimeValue.milliseconds(200) : TimeValue.seconds(1))
-                .measurementIterations(quick ? 3 : 5)
-                .measurementTime(quick ? TimeValue.milliseconds(200) : TimeValue.seconds(1))
+                .forks(settings.forks())
+                .warmupIterations(settings.warmups())
+                .warmupTime(TimeValue.milliseconds(settings.warmupMillis()))
+                .measurementIterations(settings.iterations())
+                .measurementTime(TimeValue.milliseconds(settings.iterationMillis()))
                 .verbosity(VerboseMode.SILENT);
         for (String p : params) {
             int eq = p.indexOf('=');

@@ -29,16 +29,20 @@ public final class PupaOperationsTable {
     private PupaOperationsTable() {
     }
 
+    /** {@code --quick}: in this JVM, since forking a JVM for each of the 30 benchmarks is most of a short run. */
+    public static final JmhRuns.Settings QUICK = new JmhRuns.Settings(0, 1, 200, 3, 200);
+
     /**
-     * @param quick JMH's quick iterations ({@link JmhRuns})
+     * @param quick {@link #QUICK}, else {@link JmhRuns#REGULAR}
      * @return 0 (the table has no check of its own: its rows are judged against the paper by the report)
      * @throws JmhLock.Held when another JMH run holds JMH's lock: nothing measured
      */
     public static int run(PrintStream out, boolean quick, PaperPoints points) throws JmhLock.Held, RunnerException {
-        out.println("Pupa's host operations and paths with JMH (" + PupaBench.class.getSimpleName() + ", one fork, "
-                + (quick ? "1 warm-up + 3 iterations of 200 ms" : "3 warm-ups + 5 iterations of 1 s") + " each)");
+        JmhRuns.Settings settings = quick ? QUICK : JmhRuns.REGULAR;
+        out.println("Pupa's host operations and paths with JMH (" + PupaBench.class.getSimpleName() + ", "
+                + settings.describe() + ")");
         Map<String, Double> ns = new HashMap<>();
-        for (RunResult r : JmhRuns.run(PupaBench.class.getName() + "\\.", quick)) {
+        for (RunResult r : JmhRuns.run(PupaBench.class.getName() + "\\.", settings)) {
             String full = r.getParams().getBenchmark();
             ns.put(full.substring(full.lastIndexOf('.') + 1), r.getPrimaryResult().getScore());
         }

@@ -68,8 +68,8 @@ public final class Experiments {
                 10, List.of(), new String[] {"unet", "am-bandwidth"}, new String[] {"unet", "am-bandwidth"}));
         all.add(new Experiment("unet-am-operations", Paper.UNET, "sec. 5.2: Active Messages per operation (JMH),"
                 + " the layer's work per round trip beside the paper's 6 us", "nic bench ActiveMessagesBench",
-                "JMH, forked JVM, zero cost table, 3 warm-ups + 5 iterations of 1 s per operation (fewer leave its"
-                        + " world unwarmed)", "zero and measured cost tables", 30,
+                "JMH in this JVM, zero cost table, 2 warm-ups of 1 s + 3 iterations of 500 ms per operation",
+                "zero and measured cost tables, one fork per benchmark, 3 warm-ups + 5 iterations of 1 s", 15,
                 List.of(Need.JVM_FORK, Need.JMH_LOCK),
                 List.of(Figure.shape("uam-overhead", "U-Net sec. 5.2: UAM overhead per single-cell round trip",
                         "request data (bytes)", "time per round trip (us)", "us", false, "the paper's 6 us is a 60 MHz"
@@ -106,8 +106,9 @@ public final class Experiments {
                 new String[] {"pupa", "apps", "--quick", "--seed", "@seed"},
                 new String[] {"pupa", "apps", "--seed", "@seed"}));
         all.add(new Experiment("pupa-operations", Paper.PUPA, "Table 2: host operations and per-message paths (JMH)",
-                "nic calibrate --operations-only --suite pupa", "JMH, forked JVM, 1 warm-up + 3 iterations of 200 ms"
-                        + " per operation", "3 warm-ups + 5 iterations of 1 s", 40,
+                "nic calibrate --operations-only --suite pupa", "JMH in this JVM (not forked), 1 warm-up + 3"
+                        + " iterations of 200 ms per benchmark", "one fork per benchmark, 3 warm-ups + 5 iterations of"
+                        + " 1 s", 30,
                 List.of(Need.JVM_FORK, Need.JMH_LOCK),
                 List.of(Figure.shape("table2-software", "Pupa Table 2: protocol processing + data copy + buffer and"
                         + " header management, per message", "message size (bytes)", "time per message (us)", "us",

@@ -21,19 +21,24 @@ public final class AmOperationsTable {
     }
 
     /**
-     * @param quick the zero cost table only (the full run also measures with the measured table, whose charging the
-     *              benchmark then pays too); JMH's regular iterations either way: JMH's quick ones leave the world's
-     *              many classes unwarmed (about 100x the warmed figure on a loaded machine)
+     * {@code --quick}: in this JVM, and 2 warm-ups of 1 s: with 200 ms ones the world's many classes are still
+     * unwarmed (about 100x the warmed figure on a loaded machine).
+     */
+    public static final JmhRuns.Settings QUICK = new JmhRuns.Settings(0, 2, 1_000, 3, 500);
+
+    /**
+     * @param quick {@link #QUICK} with the zero cost table only; else {@link JmhRuns#REGULAR} with both tables (the
+     *              measured one's charging the benchmark then pays too)
      * @return 0 (no check of its own: its row is set beside the paper's by the report)
      * @throws JmhLock.Held when another JMH run holds JMH's lock: nothing measured
      */
     public static int run(PrintStream out, boolean quick, PaperPoints points) throws JmhLock.Held, RunnerException {
+        JmhRuns.Settings settings = quick ? QUICK : JmhRuns.REGULAR;
         out.println("U-Net Active Messages per operation with JMH (" + ActiveMessagesBench.class.getSimpleName()
-                + ", one fork per benchmark and cost table, 3 warm-ups + 5 iterations of 1 s): ns per exchange, the"
-                + " world run until idle");
+                + ", " + settings.describe() + "): ns per exchange, the world run until idle");
         out.printf(Locale.ROOT, "  %-14s %-10s %12s%n", "benchmark", "costs", "ns/op");
         double requestReply = Double.NaN;
-        for (RunResult r : JmhRuns.run(ActiveMessagesBench.class.getName() + "\\.", false,
+        for (RunResult r : JmhRuns.run(ActiveMessagesBench.class.getName() + "\\.", settings,
                 quick ? new String[] {"costs=zero"} : new String[0])) {
             String full = r.getParams().getBenchmark();
             String bench = full.substring(full.lastIndexOf('.') + 1);
