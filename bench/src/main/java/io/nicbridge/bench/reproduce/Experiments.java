@@ -26,7 +26,8 @@ import java.util.List;
  * its paper, the sizes of its quick and full runs, a rough quick estimate, its needs, the figures it fills (with the
  * paper's axes and how a row is judged) and a body that calls it with {@link Run#seed()}, {@link Run#quick()},
  * {@link Run#costs()} and, for its points, {@link Run#points()} ({@link io.nicbridge.bench.verdict.PaperPoints}: one
- * call where it prints a row). An experiment that exists only as a command is {@link #command}.
+ * call where it prints a row). An experiment that exists only as a command is {@link #command}. When the paper gives no
+ * figure to set beside the experiment's, {@link Experiment#withoutPaperFigure} says why (the report prints it).
  */
 public final class Experiments {
     /** Why our virtual-time values are not like for like with the papers' (zero cost table): one reason, one place. */
@@ -163,7 +164,7 @@ public final class Experiments {
                 "grids 8..64, P = 1, 2, 4, 8; 5 iterations", "20 iterations", 4, List.of(),
                 List.of(Figure.shape("table4", "TR 94-14 Table 4: Jacobi iteration time", "grid side (points)",
                         "time (s)", "s", true, HOST_NOT_MODELLED + " (the grid's arithmetic included), and the paper"
-                                + " does not say how many iterations it ran")),
+                                + " does not say how many iterations it ran").withLogY()),
                 run -> CarefulExperiments.jacobi(run.out(), new CarefulExperiments.Settings(run.costs(), rings,
                         run.seed(), run.quick()), run.points())));
         all.add(new Experiment("medusa-latency", Paper.CAREFUL, "the Medusa card model: ring latency vs payload",
@@ -199,10 +200,11 @@ public final class Experiments {
                 List.of(Figure.shape("appendix-a", "TR 94-14 Appendix A: each extra operation, in the paper's order",
                                 "operation (place in the paper's list)", "time per call (ns)", "ns", false,
                                 appendixABasis + ": between neighbouring operations of the list, ours must rise and"
-                                        + " fall as the paper's"),
+                                        + " fall as the paper's").withLogY(),
                         Figure.shape("appendix-a-totals", "TR 94-14 Appendix A: extra work per protocol (1:"
                                         + " traditional, 2: careful)", "protocol", "time per round (ns)", "ns", false,
-                                appendixABasis + ": the careful protocol's extra work must be the smaller")),
+                                appendixABasis + ": the careful protocol's extra work must be the smaller")
+                                .withLogY()),
                 run -> {
                     try (InputStream in = CostTable.class.getResourceAsStream(CostTable.MEASURED_RESOURCE)) {
                         if (in == null) {

@@ -276,4 +276,24 @@ class ReproductionTest {
         assertThrows(IllegalArgumentException.class, () -> synthetic("s", Paper.UNET, true).withoutPaperFigure("x"),
                 "an experiment with figures of the paper's has one to compare");
     }
+
+    @Test
+    void aLogYPlotShowsValuesOrdersOfMagnitudeApartAndLeavesOutZeros(@TempDir Path dir) throws Exception {
+        Figure era = Figure.shape("era", "Table 9: another era", "size", "time (ns)", "ns", false,
+                "a 1994 CPU against this one").withLogY();
+        assertTrue(era.logY() && !era.isAnchor());
+        Experiment e = new Experiment("era", Paper.CAREFUL, "orders apart", "nic none", "-", "-", 1, List.of(),
+                List.of(era), run -> {
+                    run.points().point("era", "s", 1, 0, 140);
+                    run.points().point("era", "s", 2, 9.7, 2180);
+                    run.points().point("era", "s", 3, 5.2, 480);
+                    return ExitCodes.OK;
+                });
+        Report report = new Reproduction(meta(1), List.of(e), true, CostTable.zero(), dir)
+                .run(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), false);
+        assertEquals(3, report.results().get(0).rows().size(), "the zero stays in the table");
+        String svg = Files.readString(dir.resolve("plots/era-era.svg"));
+        assertTrue(svg.contains("<svg"), "drawn on a log axis despite the zero");
+        assertTrue(Files.readString(dir.resolve("index.html")).contains("id=\"fig-era-era\""));
+    }
 }
