@@ -1,6 +1,8 @@
 package io.nicbridge.bench.calibrate;
 
 import io.nicbridge.bench.jmh.AppendixABench;
+import io.nicbridge.bench.jmh.JmhLock;
+import io.nicbridge.bench.jmh.JmhRuns;
 import io.nicbridge.bench.jmh.PupaBench;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.cost.CostItem;
@@ -23,12 +25,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
-import org.openjdk.jmh.runner.options.Options;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
-import org.openjdk.jmh.runner.options.VerboseMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -107,18 +104,17 @@ public final class CalibrateCommand implements Callable<Integer> {
         String include = (appendixA ? AppendixABench.class.getName() + "\\." : "")
                 + (appendixA && pupaOps ? "|" : "") + (pupaOps ? PupaBench.class.getName() + "\\." : "")
                 + (operationsOnly ? "" : "|" + HostCostCalibrationBench.class.getName() + "\\.");
-        Options options = new OptionsBuilder()
-                .include(include)
-                .forks(1)
-                .warmupIterations(quick ? 1 : 3)
-                .warmupTime(quick ? TimeValue.milliseconds(200) : TimeValue.seconds(1))
-                .measurementIterations(quick ? 3 : 5)
-                .measurementTime(quick ? TimeValue.milliseconds(200) : TimeValue.seconds(1))
-                .verbosity(VerboseMode.SILENT)
-                .build();
         Map<String, Double> ns = new HashMap<>();
         Map<String, Double> pupa = new HashMap<>();
-        for (RunResult r : new Runner(options).run()) {
+        Iterable<RunResult> results;
+        try {
+            results = JmhRuns.run(include, quick ? JmhRuns.QUICK : JmhRuns.REGULAR);
+        } catch (JmhLock.Held e) {
+            spec.commandLine().getErr().println("nic calibrate: " + e.getMessage() + "; nothing measured (run it again"
+                    + " when that run has finished)");
+            return ExitCodes.USAGE;
+        }
+        for (RunResult r : results) {
             String full = r.getParams().getBenchmark();
             String bench = full.substring(full.lastIndexOf('.') + 1);
             (full.startsWith(PupaBench.class.getName() + ".") ? pupa : ns).put(bench, r.getPrimaryResult().getScore());
@@ -219,7 +215,7 @@ public final class CalibrateCommand implements Callable<Integer> {
      * Prices each Appendix A operation: its benchmark less {@code baseline} (the harness's own cost per call), at
      * least 0; {@code traditional.maintain-buffer-counter}, which the core charges without code of its own, at 0.
      */
-    static void operations(Map<String, Double> ns, Map<String, Long> ps, Map<String, String> rules, String where) {
+    public static void operations(Map<String, Double> ns, Map<String, Long> ps, Map<String, String> rules, String where) {
         Double baseline = ns.get("baseline");
         if (baseline == null) {
             throw new IllegalStateException("JMH returned no AppendixABench.baseline; got " + ns.keySet());
@@ -250,7 +246,7 @@ public final class CalibrateCommand implements Callable<Integer> {
      * and NACK benchmarks run the whole acknowledgement call, whose credit part the core charges as
      * {@code pupa.credit-process}, so theirs are less {@code op_credit_process} (less the baseline).
      */
-    static void pupaOperations(Map<String, Double> ns, Map<String, Long> ps, Map<String, String> rules,
+    public static void pupaOperations(Map<String, Double> ns, Map<String, Long> ps, Map<String, String> rules,
                                String where) {
         Double baseline = ns.get("baseline");
         Double credit = ns.get("op_credit_process");

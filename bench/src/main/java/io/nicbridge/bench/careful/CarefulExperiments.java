@@ -524,6 +524,14 @@ public final class CarefulExperiments {
 
     /** {@code nic careful jacobi}: Table 4. */
     public static int jacobi(PrintStream out, Settings s) {
+        return jacobi(out, s, PaperPoints.NONE);
+    }
+
+    /**
+     * As above, each point also handed to {@code points}: figure {@code "table4"}, series {@code "one node"} and
+     * {@code "trad P=n"} / {@code "care P=n"}, x the grid's side, ours and the paper's in seconds.
+     */
+    public static int jacobi(PrintStream out, Settings s, PaperPoints points) {
         int iterations = s.quick() ? 5 : 20;
         header(out, "TR 94-14 Table 4: 2-D Jacobi iteration, rows exchanged with the neighbours every iteration;"
                 + " time [ms] ours, [s] paper", s, "grids 8x8..64x64, P = 1 and the rings, " + iterations
@@ -544,6 +552,7 @@ public final class CarefulExperiments {
             double[] paper1 = PaperTables.jacobi(1, g);
             out.println(String.format(Locale.ROOT, " 1 | %2dx%-2d %9.3f %9.3f   n/a  %9.2f %5.2f", g, g, serialMs,
                     serialMs, paper1[0], paper1[1]));
+            points.point("table4", "one node", g, serialMs / 1e3, paper1[0]);
             for (int p : s.nodes()) {
                 if (g % p != 0) {
                     continue;
@@ -563,6 +572,10 @@ public final class CarefulExperiments {
                     }
                 }
                 double[] paper = PaperTables.jacobi(p, g);
+                for (Protocol pr : Protocol.values()) {
+                    points.point("table4", pr.column + " P=" + p, g, ms[pr.ordinal()] / 1e3,
+                            paper == null ? Double.NaN : paper[pr.ordinal()]);
+                }
                 out.println(String.format(Locale.ROOT, "%2d | %2dx%-2d %9.3f %9.3f %6s %9s %5s", p, g, g, ms[0],
                         ms[1], pct(ms[1], ms[0]), paper == null ? "n/a" : num(paper[0], "%.2f"),
                         paper == null ? "n/a" : num(paper[1], "%.2f")));

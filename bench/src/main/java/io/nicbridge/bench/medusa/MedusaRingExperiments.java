@@ -202,11 +202,26 @@ public final class MedusaRingExperiments {
      */
     public static int throughput(PrintStream out, int[] nodeCounts, int[] words, int messages, long seed,
                                  PcapWriter capture) {
+        return throughput(out, nodeCounts, words, messages, seed, capture, PaperPoints.NONE);
+    }
+
+    /**
+     * As above, each point also handed to {@code points}: figure {@code "table2"}, series {@code "P=n"}, x in words,
+     * ours in Mb/s beside Table 2's careful protocol without processing (the bare card has no protocol of its own;
+     * the careful one adds the least to it).
+     */
+    public static int throughput(PrintStream out, int[] nodeCounts, int[] words, int messages, long seed,
+                                 PcapWriter capture, PaperPoints points) {
         requireRings(nodeCounts, words);
         if (messages < 1) {
             throw new IllegalArgumentException("--messages must be at least 1, was " + messages);
         }
-        return throughput(out, nodeCounts, words, messages, seed, capture, 1e9 / NS_PER_BIT);
+        return throughput(out, nodeCounts, words, messages, seed, capture, 1e9 / NS_PER_BIT, points);
+    }
+
+    static int throughput(PrintStream out, int[] nodeCounts, int[] words, int messages, long seed,
+                          PcapWriter capture, double modelBitsPerSecond) {
+        return throughput(out, nodeCounts, words, messages, seed, capture, modelBitsPerSecond, PaperPoints.NONE);
     }
 
     /**
@@ -214,7 +229,7 @@ public final class MedusaRingExperiments {
      *                           model deliberately wrong to see the check fail
      */
     static int throughput(PrintStream out, int[] nodeCounts, int[] words, int messages, long seed,
-                          PcapWriter capture, double modelBitsPerSecond) {
+                          PcapWriter capture, double modelBitsPerSecond, PaperPoints points) {
         out.println("Ring throughput test (careful-protocols paper, section 6.1): node 0 sends " + messages
             + " messages to node P-1 through nodes 1..P-2 (each passes the buffer on in place); throughput = payload"
             + " per sender / time x (P - 1) senders, the total seen by the ring; careful-protocol static windows of R - 4"
@@ -245,6 +260,7 @@ public final class MedusaRingExperiments {
                         RingLatency.frameBytesWithFcs(w), mbps, share,
                         paper == null ? "-" : String.format(Locale.ROOT, "%6.2f %6.2f ; %6.2f %6.2f", paper[2],
                             paper[3], paper[4], paper[5]));
+                    points.point("table2", "P=" + p, w, mbps, paper == null ? Double.NaN : paper[3]);
                     if (w >= largestWords[pIndex]) {
                         largestWords[pIndex] = w;
                         largest[pIndex] = mbps;

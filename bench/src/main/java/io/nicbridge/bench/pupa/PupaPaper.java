@@ -40,6 +40,26 @@ final class PupaPaper {
         return -1;
     }
 
+    /**
+     * @return Table 2's host software on Pupa's own path at {@code size} bytes, us: protocol processing + data copy +
+     *         buffer and header management (rows 1, 4, 5; not the OS and driver, nor transmission and DMA), linear
+     *         between the table's sizes
+     * @throws IllegalArgumentException outside the table's 4..1436 bytes
+     */
+    static double softwareMicros(int size) {
+        if (size < SIZES[0] || size > SIZES[SIZES.length - 1]) {
+            throw new IllegalArgumentException("Table 2 covers " + SIZES[0] + ".." + SIZES[SIZES.length - 1]
+                    + " bytes, not " + size);
+        }
+        int i = 0;
+        while (SIZES[i + 1] < size) {
+            i++;
+        }
+        double at = PROTOCOL[i] + COPY[i] + BUFFER[i];
+        double next = PROTOCOL[i + 1] + COPY[i + 1] + BUFFER[i + 1];
+        return at + (next - at) * (size - SIZES[i]) / (SIZES[i + 1] - SIZES[i]);
+    }
+
     /** @return Table 1's transmission and DMA slope from 4 to 1436 bytes, ns per byte: (193 - 20) us / 1432 B */
     static double transmissionSlopeNanosPerByte() {
         int last = SIZES.length - 1;

@@ -18,9 +18,12 @@ import java.util.regex.Pattern;
  * @param needs           what the machine must offer, else "not run" with the reason
  * @param figures         the paper's tables and figures its {@link Run#points()} fill
  * @param body            the run
+ * @param noPaperFigure   why the paper gives no figure to set beside this experiment's, in a clause (empty: it
+ *                        gives one, or the experiment's own checks compare with it)
  */
 public record Experiment(String id, Paper paper, String title, String command, String quickSizes, String fullSizes,
-                         double estimateSeconds, List<Need> needs, List<Figure> figures, Body body) {
+                         double estimateSeconds, List<Need> needs, List<Figure> figures, Body body,
+                         String noPaperFigure) {
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]*");
 
     public Experiment {
@@ -39,6 +42,29 @@ public record Experiment(String id, Paper paper, String title, String command, S
         needs = List.copyOf(needs);
         figures = List.copyOf(figures);
         Objects.requireNonNull(body, "body");
+        Objects.requireNonNull(noPaperFigure, "noPaperFigure");
+    }
+
+    /** An experiment with figures of the paper's, or whose checks compare with the paper themselves. */
+    public Experiment(String id, Paper paper, String title, String command, String quickSizes, String fullSizes,
+                      double estimateSeconds, List<Need> needs, List<Figure> figures, Body body) {
+        this(id, paper, title, command, quickSizes, fullSizes, estimateSeconds, needs, figures, body, "");
+    }
+
+    /**
+     * @param why why the paper gives no figure to set beside this one's, in a clause (the report says so, with it)
+     * @return this experiment, saying so
+     * @throws IllegalArgumentException when {@code why} is blank or the experiment declares figures
+     */
+    public Experiment withoutPaperFigure(String why) {
+        if (why == null || why.isBlank()) {
+            throw new IllegalArgumentException("say why the paper gives no figure for " + id);
+        }
+        if (!figures.isEmpty()) {
+            throw new IllegalArgumentException(id + " declares figures of the paper's: " + figures.get(0).id());
+        }
+        return new Experiment(id, paper, title, command, quickSizes, fullSizes, estimateSeconds, needs, figures, body,
+                why);
     }
 
     /** @return the figure the experiment's points name {@code id}, or null */

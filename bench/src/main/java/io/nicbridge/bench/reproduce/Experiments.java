@@ -1,8 +1,12 @@
 package io.nicbridge.bench.reproduce;
 
+import io.nicbridge.bench.careful.AppendixARows;
 import io.nicbridge.bench.careful.CarefulExperiments;
 import io.nicbridge.bench.cli.NicCommand;
+import io.nicbridge.bench.fabric.IdempotentAddTable;
 import io.nicbridge.bench.medusa.MedusaRingExperiments;
+import io.nicbridge.bench.pupa.PupaOperationsTable;
+import io.nicbridge.bench.unet.AmOperationsTable;
 import io.nicbridge.bench.unet.UdpReport;
 import io.nicbridge.bench.unet.UnetReport;
 import io.nicbridge.bench.verdict.ExitCodes;
@@ -23,7 +27,8 @@ import java.util.List;
  * its paper, the sizes of its quick and full runs, a rough quick estimate, its needs, the figures it fills (with the
  * paper's axes and how a row is judged) and a body that calls it with {@link Run#seed()}, {@link Run#quick()},
  * {@link Run#costs()} and, for its points, {@link Run#points()} ({@link io.nicbridge.bench.verdict.PaperPoints}: one
- * call where it prints a row). An experiment that exists only as a command is {@link #command}.
+ * call where it prints a row). An experiment that exists only as a command is {@link #command}. When the paper gives no
+ * figure to set beside the experiment's, {@link Experiment#withoutPaperFigure} says why (the report prints it).
  */
 public final class Experiments {
     /** Why our virtual-time values are not like for like with the papers' (zero cost table): one reason, one place. */
@@ -65,16 +70,33 @@ public final class Experiments {
                 10, List.of(), new String[] {"unet", "am-bandwidth"}, new String[] {"unet", "am-bandwidth"}));
         all.add(udpLatency());
         all.add(udpBandwidth());
+        all.add(new Experiment("unet-am-operations", Paper.UNET, "sec. 5.2: Active Messages per operation (JMH),"
+                + " the layer's work per round trip beside the paper's 6 us", "nic bench ActiveMessagesBench",
+                "JMH in this JVM, zero cost table, 2 warm-ups of 1 s + 3 iterations of 500 ms per operation",
+                "zero and measured cost tables, one fork per benchmark, 3 warm-ups + 5 iterations of 1 s", 15,
+                List.of(Need.JVM_FORK, Need.JMH_LOCK),
+                List.of(Figure.shape("uam-overhead", "U-Net sec. 5.2: UAM overhead per single-cell round trip",
+                        "request data (bytes)", "time per round trip (us)", "us", false, "the paper's 6 us is a 60 MHz"
+                                + " SPARCstation 20's software in 1995 (71 us UAM less 65 us raw U-Net); ours is this"
+                                + " CPU's, the in-memory world's dispatch included, so one point is shown with its"
+                                + " ratio and not judged")),
+                run -> AmOperationsTable.run(run.out(), run.quick(), run.points())));
         // ------------------------------------------------------------------------------------------------- Pupa
         all.add(command("tulip-pingpong", Paper.PUPA, "the 21140 card model: round trip on one segment beside TCP"
                         + " loopback", "2000+200 round trips of 64-byte frames", "50000+50000", 10, List.of(),
                 new String[] {"tulip", "pingpong", "--mode", "virtual", "--count", "2000", "--warmup", "200"},
-                new String[] {"tulip", "pingpong", "--mode", "virtual"}));
+                new String[] {"tulip", "pingpong", "--mode", "virtual"})
+                .withoutPaperFigure("the Pupa paper times no bare 21140 round trip without Pupa; its nearest figure,"
+                        + " Table 1's transmission and DMA, includes Pupa's frames, the interrupt and the context switch,"
+                        + " and is set beside the same card model in pupa-latency"));
         all.add(command("shim-pingpong", Paper.PUPA, "the 21140 contract on a real veth pair (native shim) beside"
                         + " kernel UDP", "3 trials of 100 ms floods per size", "9 trials of 1 s", 40,
                 List.of(Need.NET, Need.SHIM),
                 new String[] {"shim", "pingpong", "--duration", "100ms", "--trials", "3"},
-                new String[] {"shim", "pingpong"}));
+                new String[] {"shim", "pingpong"})
+                .withoutPaperFigure("the Pupa paper measures no kernel UDP; its kernel comparison (TCP with"
+                        + " TCP_NODELAY, Table 1 and Figure 4) is run on the shim by pupa-real-latency and"
+                        + " pupa-real-bandwidth"));
         all.add(command("pupa-latency", Paper.PUPA, "Tables 1-2 / Figure 3: one-way latency and its breakdown,"
                         + " two emulated 21140s", "the command's --quick sizes", "4 .. 1436 B", 10, List.of(),
                 new String[] {"pupa", "latency", "--quick", "--seed", "@seed"},
@@ -87,6 +109,29 @@ public final class Experiments {
                         + " and 48 KB send pools", "scale 0.1 problems", "the command's full problems", 20, List.of(),
                 new String[] {"pupa", "apps", "--quick", "--seed", "@seed"},
                 new String[] {"pupa", "apps", "--seed", "@seed"}));
+        all.add(new Experiment("pupa-operations", Paper.PUPA, "Table 2: host operations and per-message paths (JMH)",
+                "nic calibrate --operations-only --suite pupa", "JMH in this JVM (not forked), 1 warm-up + 3"
+                        + " iterations of 200 ms per benchmark", "one fork per benchmark, 3 warm-ups + 5 iterations of"
+                        + " 1 s", 30,
+                List.of(Need.JVM_FORK, Need.JMH_LOCK),
+                List.of(Figure.shape("table2-software", "Pupa Table 2: protocol processing + data copy + buffer and"
+                        + " header management, per message", "message size (bytes)", "time per message (us)", "us",
+                        false, "the paper's rows are a 90 MHz Pentium's software in 1996 (read between Table 2's sizes"
+                                + " at our paths' 16, 100 and 1000 bytes); ours is this CPU's, the same work by the"
+                                + " same rules")),
+                run -> PupaOperationsTable.run(run.out(), run.quick(), run.points())));
+        all.add(command("pupa-real-latency", Paper.PUPA, "Table 1 / Figure 3 in real time: Pupa on native-shim 21140s"
+                        + " beside kernel TCP on one veth pair", "sizes 4, 256, 1436 B; 200+50 round trips, 3 trials,"
+                        + " spinning, unpinned", "8 sizes, 2000+300 round trips, 5 trials, blocking and spinning, unpinned"
+                        + " and pinned", 30, List.of(Need.NET, Need.SHIM),
+                new String[] {"pupa", "real-latency", "--quick", "--count", "200", "--warmup", "50", "--trials", "3",
+                    "--waits", "spin", "--pinning", "unpinned"},
+                new String[] {"pupa", "real-latency"}));
+        all.add(command("pupa-real-bandwidth", Paper.PUPA, "Figure 4 in real time: Pupa's two ACK modes beside kernel"
+                        + " TCP on one veth pair", "sizes 64, 1024, 4096 B; 2000 messages, 3 trials per setting",
+                "8 sizes, 100000 messages (the paper's), 3 trials", 40, List.of(Need.NET, Need.SHIM, Need.ETHTOOL),
+                new String[] {"pupa", "real-bandwidth", "--quick", "--count", "2000"},
+                new String[] {"pupa", "real-bandwidth"}));
         // -------------------------------------------------------------------------------------- careful protocols
         int[] rings = CarefulExperiments.NODES;
         all.add(new Experiment("careful-latency", Paper.CAREFUL, "Table 1 / Figure 1: latency around the ring, both"
@@ -119,9 +164,12 @@ public final class Experiments {
                 run -> CarefulExperiments.flooding(run.out(), new CarefulExperiments.Settings(run.costs(),
                         run.quick() ? floodQuick : rings, run.seed(), run.quick()), run.points())));
         all.add(new Experiment("careful-jacobi", Paper.CAREFUL, "Table 4: 2-D Jacobi iteration", "nic careful jacobi",
-                "grids 8..64, P = 1, 2, 4, 8; 5 iterations", "20 iterations", 4, List.of(), List.of(),
+                "grids 8..64, P = 1, 2, 4, 8; 5 iterations", "20 iterations", 4, List.of(),
+                List.of(Figure.shape("table4", "TR 94-14 Table 4: Jacobi iteration time", "grid side (points)",
+                        "time (s)", "s", true, HOST_NOT_MODELLED + " (the grid's arithmetic included), and the paper"
+                                + " does not say how many iterations it ran").withLogY()),
                 run -> CarefulExperiments.jacobi(run.out(), new CarefulExperiments.Settings(run.costs(), rings,
-                        run.seed(), run.quick()))));
+                        run.seed(), run.quick()), run.points())));
         all.add(new Experiment("medusa-latency", Paper.CAREFUL, "the Medusa card model: ring latency vs payload",
                 "nic medusa latency", "P = 2, 4, 8; 7 payloads 1..2000 words; 1+3 rounds", "2+10 rounds", 3,
                 List.of(), List.of(Figure.shape("table1", "TR 94-14 Table 1 beside the bare card: latency per hop",
@@ -133,17 +181,34 @@ public final class Experiments {
                         null, run.points())));
         all.add(new Experiment("medusa-throughput", Paper.CAREFUL, "the Medusa card model: ring throughput",
                 "nic medusa throughput", "P = 2, 4, 8; 4 payloads; 100 messages", "400 messages", 4, List.of(),
-                List.of(), run -> MedusaRingExperiments.throughput(run.out(), MedusaRingExperiments.NODES,
-                        MedusaRingExperiments.THROUGHPUT_WORDS, run.quick() ? 100 : 400, run.seed())));
+                List.of(Figure.shape("table2", "TR 94-14 Table 2 beside the bare card: ring throughput",
+                        "payload (words)", "throughput (Mb/s)", "Mb/s", false, "the paper's careful protocol without"
+                                + " processing includes its hosts' software; this run passes raw frames on with no"
+                                + " host time")),
+                run -> MedusaRingExperiments.throughput(run.out(), MedusaRingExperiments.NODES,
+                        MedusaRingExperiments.THROUGHPUT_WORDS, run.quick() ? 100 : 400, run.seed(), null,
+                        run.points())));
         Experiment appendixA = command("careful-appendix-a", Paper.CAREFUL, "Appendix A: per-operation costs of"
                         + " both protocols (JMH)", "JMH, forked JVM, 1 warm-up + 3 iterations of 200 ms per operation",
-                "3 warm-up + 5 iterations of 1 s", 65, List.of(Need.JVM_FORK),
-                new String[] {"calibrate", "--operations-only", "--quick", "--out", "@dir/" + CostTable.MEASURED_RESOURCE},
-                new String[] {"calibrate", "--operations-only", "--out", "@dir/" + CostTable.MEASURED_RESOURCE});
+                "3 warm-up + 5 iterations of 1 s", 30, List.of(Need.JVM_FORK, Need.JMH_LOCK),
+                new String[] {"calibrate", "--operations-only", "--suite", "appendix-a", "--quick", "--out",
+                    "@dir/" + CostTable.MEASURED_RESOURCE},
+                new String[] {"calibrate", "--operations-only", "--suite", "appendix-a", "--out",
+                    "@dir/" + CostTable.MEASURED_RESOURCE});
         // --operations-only adds the operations to a table: a copy of the built-in one, never the committed file
+        String appendixABasis = "the paper's cycles are a 50 MHz PA-RISC's in 1994 (20 ns each), ours this CPU's, so"
+                + " only their order is compared";
         all.add(new Experiment(appendixA.id(), appendixA.paper(), appendixA.title(), appendixA.command(),
                 appendixA.quickSizes(), appendixA.fullSizes(), appendixA.estimateSeconds(), appendixA.needs(),
-                List.of(), run -> {
+                List.of(Figure.shape("appendix-a", "TR 94-14 Appendix A: each extra operation, in the paper's order",
+                                "operation (place in the paper's list)", "time per call (ns)", "ns", false,
+                                appendixABasis + ": between neighbouring operations of the list, ours must rise and"
+                                        + " fall as the paper's").withLogY(),
+                        Figure.shape("appendix-a-totals", "TR 94-14 Appendix A: extra work per protocol (1:"
+                                        + " traditional, 2: careful)", "protocol", "time per round (ns)", "ns", false,
+                                appendixABasis + ": the careful protocol's extra work must be the smaller")
+                                .withLogY()),
+                run -> {
                     try (InputStream in = CostTable.class.getResourceAsStream(CostTable.MEASURED_RESOURCE)) {
                         if (in == null) {
                             throw new IllegalStateException("no built-in " + CostTable.MEASURED_RESOURCE);
@@ -151,7 +216,10 @@ public final class Experiments {
                         Files.copy(in, run.dir().resolve(CostTable.MEASURED_RESOURCE),
                                 StandardCopyOption.REPLACE_EXISTING);
                     }
-                    return appendixA.body().run(run);
+                    int code = appendixA.body().run(run);
+                    AppendixARows.print(run.out(), CostTable.load(run.dir().resolve(CostTable.MEASURED_RESOURCE)),
+                            run.points());
+                    return code;
                 }));
         // ------------------------------------------------------------------------------------------------- NIFDY
         all.add(command("nifdy-heavy", Paper.NIFDY, "heavy phased traffic on an 8x8 mesh", "20000 cycles",
@@ -159,27 +227,39 @@ public final class Experiments {
                 new String[] {"fabric", "run", "-c", "configs/fabric/mesh8x8.cfg", "workload=nifdy_heavy",
                     "cycles=20000", "@seed"},
                 new String[] {"fabric", "run", "-c", "configs/fabric/mesh8x8.cfg", "workload=nifdy_heavy",
-                    "cycles=200000", "@seed"}));
+                    "cycles=200000", "@seed"})
+                .withoutPaperFigure("Figure 2 (packets delivered in 10^6 cycles, heavy traffic) is a bar chart whose"
+                        + " values the text does not give, and it compares no NIFDY, buffering only and NIFDY; the"
+                        + " NIFDY unit is not built yet, so this runs the first bar's network only"));
         all.add(command("nifdy-light", Paper.NIFDY, "light phased traffic (33 % senders, long messages)",
                 "20000 cycles", "200000 cycles", 4, List.of(),
                 new String[] {"fabric", "run", "-c", "configs/fabric/mesh8x8.cfg", "workload=nifdy_light",
                     "cycles=20000", "@seed"},
                 new String[] {"fabric", "run", "-c", "configs/fabric/mesh8x8.cfg", "workload=nifdy_light",
-                    "cycles=200000", "@seed"}));
+                    "cycles=200000", "@seed"})
+                .withoutPaperFigure("Figure 3 (light traffic) is, like Figure 2, a bar chart without values in the"
+                        + " text, comparing with and without the NIFDY unit, which is not built yet"));
         all.add(command("fabric-sweep", Paper.NIFDY, "latency vs offered load, 8x8 mesh with BookSim's router",
                 "3 loads 0.1 / 0.3 / 0.5, no saturation search", "0.05..1.0 by 0.05 and the saturation search", 15,
                 List.of(),
                 new String[] {"fabric", "sweep", "-c", "configs/fabric/mesh8x8-booksim.cfg", "sweep_loads={0.1,0.3,0.5}",
                     "--no-saturation", "--plot", "@dir/mesh8x8-booksim", "@seed"},
                 new String[] {"fabric", "sweep", "-c", "configs/fabric/mesh8x8-booksim.cfg", "--plot",
-                    "@dir/mesh8x8-booksim", "@seed"}));
+                    "@dir/mesh8x8-booksim", "@seed"})
+                .withoutPaperFigure("the NIFDY paper has no latency-vs-load curve, and its Table 3 leaves the 8x8"
+                        + " mesh's latency formula blank; the sweep follows BookSim's measurement method"
+                        + " (docs/interconnect-facts.md) as the fabric's own calibration"));
         // --------------------------------------------------------------------------------- idempotent messaging
-        all.add(command("idempotent-add", Paper.IDEMPOTENT, "the 'add' micro-benchmark trace (one element per node)",
-                "64 elements on a 64-node fat tree", "4096 elements on a 64x64 mesh", 5, List.of(),
-                new String[] {"fabric", "run", "-c", "configs/fabric/fattree64.cfg", "workload=trace",
-                    "trace_program=add", "trace_size=64", "@seed"},
-                new String[] {"fabric", "run", "topology=mesh", "k=64", "n=2", "workload=trace", "trace_program=add",
-                    "@seed"}));
+        all.add(new Experiment("idempotent-add", Paper.IDEMPOTENT, "Table 2a, buffered column: the 'add'"
+                + " micro-benchmark on 4096 nodes, three topologies", "nic fabric run topology=mesh k=64 n=2"
+                + " workload=trace trace_program=add (and k=16 n=3; topology=fattree k=4 n=6)",
+                "the paper's size: 4096 elements on each of the 2-D grid, 3-D grid and fat tree", "the same", 12,
+                List.of(), List.of(Figure.shape("table2a-buffered", "Idempotent messaging Table 2a: 'add' with"
+                        + " buffered wormhole routing (1: 2-D grid, 2: 3-D grid, 3: fat tree)", "topology",
+                        "execution time (cycles)", "cycles", false, "the trace is our own coding of the paper's"
+                                + " program (section 3's library) and our router's buffers and pipeline are not"
+                                + " the paper's simulator's, so only the order across topologies is compared")),
+                run -> IdempotentAddTable.run(run.out(), run.seed(), run.points())));
         // ------------------------------------------------------------------------------------ the project's own
         for (String protocol : new String[] {"gbn", "pupa", "traditional", "careful", "am"}) {
             all.add(command("simtest-" + protocol, Paper.PROJECT, "deterministic simulation testing of the " + protocol

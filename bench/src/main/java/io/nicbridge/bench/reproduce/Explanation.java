@@ -56,7 +56,10 @@ final class Explanation {
         for (CheckLine c : failed) {
             b.append("Failed ").append(c.kind().label()).append(": ").append(c.what()).append(". ");
         }
-        if (r.rows().isEmpty() && r.checks().isEmpty()) {
+        if (!r.experiment().noPaperFigure().isEmpty()) {
+            b.append("The paper gives no figure to set beside this run's: ").append(r.experiment().noPaperFigure())
+                    .append(". ");
+        } else if (r.rows().isEmpty() && r.checks().isEmpty()) {
             b.append("No check and no figure of the paper's to set beside this run's: its figures are in its log,"
                     + " for the reader to compare. ");
         }

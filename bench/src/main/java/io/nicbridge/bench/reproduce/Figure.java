@@ -23,9 +23,12 @@ import java.util.Objects;
  * @param logX      whether the x axis is logarithmic (as in the paper's plot)
  * @param tolerance for an anchor, the allowed relative deviation of the ratio from 1; NaN for a shape comparison
  * @param basis     for an anchor, the source it is compared with; for a shape, why the values are not like for like
+ * @param logY      whether the plot's y axis is logarithmic: for a shape comparison whose values and the paper's lie
+ *                  orders of magnitude apart (another era's CPU), so that both curves show; values of 0 are then
+ *                  left out of the plot (never out of the table)
  */
 public record Figure(String id, String title, String xAxis, String yAxis, String unit, boolean logX,
-                     double tolerance, String basis) {
+                     double tolerance, String basis, boolean logY) {
     public Figure {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(title, "title");
@@ -36,6 +39,17 @@ public record Figure(String id, String title, String xAxis, String yAxis, String
         if (!Double.isNaN(tolerance) && !(tolerance > 0)) {
             throw new IllegalArgumentException("tolerance must be > 0 or NaN (a shape comparison), was " + tolerance);
         }
+    }
+
+    /** A figure with a linear y axis. */
+    public Figure(String id, String title, String xAxis, String yAxis, String unit, boolean logX, double tolerance,
+                  String basis) {
+        this(id, title, xAxis, yAxis, unit, logX, tolerance, basis, false);
+    }
+
+    /** @return this figure with a logarithmic y axis */
+    public Figure withLogY() {
+        return new Figure(id, title, xAxis, yAxis, unit, logX, tolerance, basis, true);
     }
 
     /** A like-for-like figure: each row's ratio must be within {@code 1 +- tolerance} of the paper's. */

@@ -1,5 +1,6 @@
 package io.nicbridge.bench.reproduce;
 
+import io.nicbridge.bench.jmh.JmhLock;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.shim.ShimLibrary;
 import io.nicbridge.bridge.spi.Availability;
@@ -16,7 +17,14 @@ public enum Need {
     /** The native driver shim, libnicshim.so, loadable here. */
     SHIM("the native driver shim libnicshim.so"),
     /** A second JVM for JMH's forks: the {@code java} launcher of the running JDK. */
-    JVM_FORK("a JDK launcher to fork JMH's benchmark JVMs");
+    JVM_FORK("a JDK launcher to fork JMH's benchmark JVMs"),
+    /**
+     * JMH's lock free ({@link JmhLock}): while another JMH run holds it, JMH refuses to start, and a run beside it
+     * would share the CPUs anyway.
+     */
+    JMH_LOCK("JMH's lock, which no other JMH run may hold"),
+    /** {@code ethtool}, to turn a veth pair's offloads off and on (Debian package ethtool). */
+    ETHTOOL("ethtool (Debian package ethtool)");
 
     private final String description;
 
@@ -26,6 +34,26 @@ public enum Need {
 
     public String description() {
         return description;
+    }
+
+    /** @return whether {@code tool} is an executable on {@code PATH} or in the system folders root's PATH has */
+    private static Availability onPath(String tool) {
+        String path = System.getenv().getOrDefault("PATH", "") + ":/usr/sbin:/sbin";
+        for (String dir : path.split(":")) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
+                return Availability.ok();
+            }
+        }
+        return Availability.unavailable("no " + tool + " on PATH or in /usr/sbin, /sbin");
+    }
+
+    /**
+     * @param why what {@link #check()} said
+     * @return the report's reason for not running, e.g. {@code needs network namespaces and veth pairs: ...}; for
+     *         the JMH lock, the lock's own words: {@code another JMH run holds /tmp/jmh.lock}
+     */
+    public String unmet(Availability why) {
+        return this == JMH_LOCK ? why.reason() : "needs " + description + ": " + why.reason();
     }
 
     /** @return whether this machine offers it, and why not */
@@ -38,6 +66,8 @@ public enum Need {
                 yield Files.isExecutable(java) ? Availability.ok()
                         : Availability.unavailable("no executable " + java + " to fork JMH's benchmark JVMs");
             }
+            case JMH_LOCK -> JmhLock.availability();
+            case ETHTOOL -> onPath("ethtool");
         };
     }
 }

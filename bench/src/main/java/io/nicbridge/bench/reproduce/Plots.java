@@ -50,12 +50,13 @@ final class Plots {
         chart.getStyler().setMarkerSize(7);
         boolean positive = rows.stream().allMatch(r -> r.x() > 0);
         chart.getStyler().setXAxisLogarithmic(figure.logX() && positive);
+        chart.getStyler().setYAxisLogarithmic(figure.logY());
         int colour = 0;
         int drawn = 0;
         for (Map.Entry<String, List<Row>> e : bySeries.entrySet()) {
             Color c = PALETTE[colour++ % PALETTE.length];
-            double[][] ours = xy(e.getValue(), true);
-            double[][] paper = xy(e.getValue(), false);
+            double[][] ours = xy(e.getValue(), true, figure.logY());
+            double[][] paper = xy(e.getValue(), false, figure.logY());
             if (ours[0].length > 0) {
                 XYSeries s = chart.addSeries(e.getKey() + " (ours)", ours[0], ours[1]);
                 s.setMarker(SeriesMarkers.CIRCLE);
@@ -92,11 +93,12 @@ final class Plots {
         return text.substring(start);
     }
 
-    private static double[][] xy(List<Row> rows, boolean ours) {
+    /** @return the series' points with a value, sorted by x; on a log y axis, only those above 0 */
+    private static double[][] xy(List<Row> rows, boolean ours, boolean logY) {
         List<double[]> pts = new ArrayList<>();
         for (Row r : rows) {
             double y = ours ? r.ours() : r.paper();
-            if (!Double.isNaN(y) && !Double.isNaN(r.x())) {
+            if (!Double.isNaN(y) && !Double.isNaN(r.x()) && (!logY || y > 0)) {
                 pts.add(new double[] {r.x(), y});
             }
         }

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Runs a list of experiments one after the other in this JVM, each with its output captured (standard output and
@@ -30,6 +31,7 @@ public final class Reproduction {
     private final boolean quick;
     private final CostTable costs;
     private final Path out;
+    private final Function<Need, Availability> machine;
     private final List<Result> results = Collections.synchronizedList(new ArrayList<>());
     private volatile Running running;
 
@@ -45,6 +47,16 @@ public final class Reproduction {
      * @param out         the report's directory
      */
     public Reproduction(Report.Meta meta, List<Experiment> experiments, boolean quick, CostTable costs, Path out) {
+        this(meta, experiments, quick, costs, out, Need::check);
+    }
+
+    /**
+     * As above, with what the machine offers given by {@code machine} instead of {@link Need#check()} (for tests:
+     * a JMH lock elsewhere than JMH's own).
+     */
+    Reproduction(Report.Meta meta, List<Experiment> experiments, boolean quick, CostTable costs, Path out,
+                 Function<Need, Availability> machine) {
+        this.machine = Objects.requireNonNull(machine, "machine");
         this.meta = Objects.requireNonNull(meta, "meta");
         this.experiments = List.copyOf(experiments);
         this.quick = quick;
@@ -108,12 +120,9 @@ public final class Reproduction {
 
     private Result runOne(Experiment e) throws IOException {
         long start = System.nanoTime();
-        for (Need n : e.needs()) {
-            Availability a = n.check();
-            if (!a.available()) {
-                return new Result(e, Result.Status.NOT_RUN, "needs " + n.description() + ": " + a.reason(), -1,
-                        List.of(), List.of(), "", Duration.ZERO);
-            }
+        String unmet = unmetNeed(e);
+        if (unmet != null) {
+            return new Result(e, Result.Status.NOT_RUN, unmet, -1, List.of(), List.of(), "", Duration.ZERO);
         }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream capture = new PrintStream(bytes, true, StandardCharsets.UTF_8);
@@ -144,6 +153,12 @@ public final class Reproduction {
             StringWriter trace = new StringWriter();
             ex.printStackTrace(new PrintWriter(trace));
             capture.println(trace);
+            String gone = unmetNeed(e);
+            if (gone != null) {
+                status = Result.Status.NOT_RUN;
+                reason = gone;
+                capture.println("reproduce: not run after all: " + gone + " (the error above is its consequence)");
+            }
         } finally {
             System.setOut(stdout);
             System.setErr(stderr);
@@ -158,6 +173,17 @@ public final class Reproduction {
                 Duration.ofNanos(System.nanoTime() - start));
         running = null;
         return r;
+    }
+
+    /** @return why the machine does not meet one of {@code e}'s needs now, or null when it meets them all */
+    private String unmetNeed(Experiment e) {
+        for (Need n : e.needs()) {
+            Availability a = machine.apply(n);
+            if (!a.available()) {
+                return n.unmet(a);
+            }
+        }
+        return null;
     }
 
     private static String logOf(ByteArrayOutputStream bytes) {

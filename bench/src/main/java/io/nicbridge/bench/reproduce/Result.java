@@ -114,11 +114,20 @@ public record Result(Experiment experiment, Status status, String reason, int ex
                     b.append(b.isEmpty() ? "" : "; ").append(good).append(" of ").append(judged)
                             .append(" rows reproduce the paper");
                 }
+                long beside = rows.stream().filter(r -> !Double.isNaN(r.ratio())).count();
+                if (judged == 0 && beside > 0) {
+                    b.append(b.isEmpty() ? "" : "; ").append(beside).append(beside == 1 ? " point" : " points")
+                            .append(" beside the paper's, not judged (no neighbour to compare its direction with)");
+                }
                 long self = count(null, null) - anchors;
                 if (self > 0) {
                     b.append(b.isEmpty() ? "" : "; ").append(self - count(null, Outcome.FAIL)
                             + count(CheckKind.ANCHOR_CHECK, Outcome.FAIL)).append(" of ").append(self)
                             .append(" self/integrity checks pass");
+                }
+                if (!experiment.noPaperFigure().isEmpty()) {
+                    b.append(b.isEmpty() ? "" : "; ").append("no figure in the paper to compare: ")
+                            .append(experiment.noPaperFigure());
                 }
                 yield b.isEmpty() ? "no checks printed" : b.toString();
             }

@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nicbridge.bench.jmh.JmhLock;
+import io.nicbridge.bench.jmh.LockHolder;
 import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.cost.CostTable;
+import io.nicbridge.bridge.spi.Availability;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +21,9 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -188,5 +193,107 @@ class ReproductionTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> SummaryTable.updateReadme(readme, report));
         assertTrue(e.getMessage().contains("no '" + SummaryTable.BEGIN + "'"), e.getMessage());
+    }
+
+    @Test
+    void anExperimentNeedingJmhsLockIsNotRunWhileAnotherJmhRunHoldsIt(@TempDir Path dir) throws Exception {
+        Path lock = dir.resolve("jmh.lock");
+        AtomicBoolean ran = new AtomicBoolean();
+        Experiment table = new Experiment("jmh-table", Paper.PROJECT, "a JMH table", "nic none", "-", "-", 1,
+                List.of(Need.JMH_LOCK), List.of(), run -> {
+                    ran.set(true);
+                    return ExitCodes.OK;
+                });
+        Function<Need, Availability> machine = n -> n == Need.JMH_LOCK ? JmhLock.availability(lock) : n.check();
+        Report report;
+        try (LockHolder other = LockHolder.start(lock)) {
+            report = new Reproduction(meta(1), List.of(table, synthetic("after", Paper.UNET, true)), true,
+                    CostTable.zero(), dir.resolve("run"), machine).run(new PrintStream(new ByteArrayOutputStream(), true,
+                    StandardCharsets.UTF_8), false);
+        }
+        assertFalse(ran.get(), "JMH was not started beside the other run");
+        Result r = report.results().get(0);
+        assertEquals(Result.Verdict.NOT_RUN, r.verdict());
+        assertEquals("another JMH run holds " + lock, r.basis());
+        assertEquals("Not run: another JMH run holds " + lock + ".", Explanation.of(r));
+        assertEquals(Result.Verdict.SHAPE_REPRODUCED, report.results().get(1).verdict(), "the run goes on");
+        assertEquals(ExitCodes.OK, ReproduceCommand.exitCode(report), "a busy lock is not a broken run");
+        assertTrue(Files.readString(dir.resolve("run/summary.md")).contains("| `jmh-table` a JMH table | **not run** |"
+                + " another JMH run holds " + lock + " |"));
+
+        ran.set(false);
+        Report free = new Reproduction(meta(1), List.of(table), true, CostTable.zero(), dir.resolve("free"), machine)
+                .run(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), false);
+        assertTrue(ran.get(), "runs once the other run has let the lock go");
+        assertEquals(Result.Status.RAN, free.results().get(0).status());
+    }
+
+    @Test
+    void anExperimentThatBreaksBecauseANeedWentWhileItRanIsNotRunNotAnError(@TempDir Path dir) throws Exception {
+        // another JMH run takes the lock between the look and JMH's own attempt: the command then fails on it
+        AtomicBoolean taken = new AtomicBoolean();
+        Experiment table = new Experiment("jmh-table", Paper.PROJECT, "a JMH table", "nic none", "-", "-", 1,
+                List.of(Need.JMH_LOCK), List.of(), run -> {
+                    taken.set(true);
+                    throw new IllegalStateException("nic calibrate exited with 2 (see its log)");
+                });
+        Experiment broken = new Experiment("broken", Paper.PROJECT, "breaks on its own", "nic none", "-", "-", 1,
+                List.of(Need.JMH_LOCK), List.of(), run -> {
+                    throw new IllegalStateException("deliberately broken");
+                });
+        Function<Need, Availability> machine = n -> n == Need.JMH_LOCK && taken.get()
+                ? Availability.unavailable("another JMH run holds /somewhere/jmh.lock") : Availability.ok();
+        Report report = new Reproduction(meta(1), List.of(broken, table), true, CostTable.zero(), dir, machine)
+                .run(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), false);
+        assertEquals(Result.Verdict.ERROR, report.results().get(0).verdict(), "its needs still met: a real error");
+        Result r = report.results().get(1);
+        assertEquals(Result.Verdict.NOT_RUN, r.verdict());
+        assertEquals("another JMH run holds /somewhere/jmh.lock", r.reason());
+        assertTrue(r.log().contains("reproduce: not run after all: another JMH run holds /somewhere/jmh.lock"),
+                r.log());
+        assertTrue(r.log().contains("nic calibrate exited with 2"), "the error stays in its log");
+        assertEquals(ExitCodes.OK, ReproduceCommand.exitCode(new Report(report.meta(), report.results().subList(1, 2),
+                List.of(), true)));
+    }
+
+    @Test
+    void anExperimentWithoutAPaperFigureSaysWhyInTheSummaryAndTheParagraph(@TempDir Path dir) throws Exception {
+        Experiment bare = new Experiment("bare", Paper.NIFDY, "figures only", "nic none", "-", "-", 1, List.of(),
+                List.of(), run -> {
+                    CheckLog log = new CheckLog(run.out()::println);
+                    log.check(CheckKind.MODEL_SELF_CHECK, "the model adds up", true);
+                    return log.finish(false);
+                }).withoutPaperFigure("its Figure 9 is a bar chart without values");
+        Report report = new Reproduction(meta(1), List.of(bare), true, CostTable.zero(), dir)
+                .run(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), false);
+        Result r = report.results().get(0);
+        assertEquals(Result.Verdict.NO_ANCHOR, r.verdict());
+        assertEquals("1 of 1 self/integrity checks pass; no figure in the paper to compare: its Figure 9 is a bar chart"
+                + " without values", r.basis());
+        assertTrue(Explanation.of(r).contains("The paper gives no figure to set beside this run's: its Figure 9 is a"
+                + " bar chart without values."), Explanation.of(r));
+        assertThrows(IllegalArgumentException.class, () -> bare.withoutPaperFigure(" "));
+        assertThrows(IllegalArgumentException.class, () -> synthetic("s", Paper.UNET, true).withoutPaperFigure("x"),
+                "an experiment with figures of the paper's has one to compare");
+    }
+
+    @Test
+    void aLogYPlotShowsValuesOrdersOfMagnitudeApartAndLeavesOutZeros(@TempDir Path dir) throws Exception {
+        Figure era = Figure.shape("era", "Table 9: another era", "size", "time (ns)", "ns", false,
+                "a 1994 CPU against this one").withLogY();
+        assertTrue(era.logY() && !era.isAnchor());
+        Experiment e = new Experiment("era", Paper.CAREFUL, "orders apart", "nic none", "-", "-", 1, List.of(),
+                List.of(era), run -> {
+                    run.points().point("era", "s", 1, 0, 140);
+                    run.points().point("era", "s", 2, 9.7, 2180);
+                    run.points().point("era", "s", 3, 5.2, 480);
+                    return ExitCodes.OK;
+                });
+        Report report = new Reproduction(meta(1), List.of(e), true, CostTable.zero(), dir)
+                .run(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), false);
+        assertEquals(3, report.results().get(0).rows().size(), "the zero stays in the table");
+        String svg = Files.readString(dir.resolve("plots/era-era.svg"));
+        assertTrue(svg.contains("<svg"), "drawn on a log axis despite the zero");
+        assertTrue(Files.readString(dir.resolve("index.html")).contains("id=\"fig-era-era\""));
     }
 }
