@@ -117,7 +117,7 @@ public final class Network {
     private final int[] vcCount;
     private final byte[] vcState;
     private final int[] vcOutVc;     // go*V+v granted
-    private final int[] vcFlitsLeft; // flits of the packet holding the output VC still to cross (0 after the tail)
+    private final int[] vcFlitsLeft; // flits of the front packet still to cross: its length once routed, 0 after the tail
     private final int[] vcCandPort;  // candidates (go) per input VC
     private final int[] vcCandSub;
     private final byte[] vcCandN;
@@ -938,12 +938,11 @@ public final class Network {
             int gi = base + (local >> vcShift);
             int v = local & vcMask;
             int ivc = (gi << vcShift) + v;
-            int pkt = bufPkt(ivc * depth + vcHead[ivc]);
             if (va.grant(i)) {
-                grantVc(ivc, va.outputVc(i), pool.len[pkt]);
+                grantVc(ivc, va.outputVc(i));
                 requestSwitchLate(r, gi - base, gi, ivc, v, now); // may replace its port's choice
-            } else if (dropMode && now - headEligibleAt(ivc, pool.len[pkt]) >= dropTimeout) {
-                drop(r, gi, ivc, pkt, vcCandPort[ivc * maxCand], now);
+            } else if (dropMode && now - headEligibleAt(ivc, vcFlitsLeft[ivc]) >= dropTimeout) {
+                drop(r, gi, ivc, bufPkt(ivc * depth + vcHead[ivc]), vcCandPort[ivc * maxCand], now);
             }
         }
         for (int i = 0, saRequests = sa.requests(); i < saRequests; i++) {
@@ -1034,7 +1033,7 @@ public final class Network {
 
     /** A routed head asks for an output VC (store-and-forward: once its tail is in and eligible too). */
     private void requestVc(int r, int gi, int ivc, int pkt, int localIvc, long now) {
-        int len = pool.len[pkt];
+        int len = vcFlitsLeft[ivc];
         if (storeAndForward && vcCount[ivc] < len) {
             return;
         }
@@ -1042,7 +1041,7 @@ public final class Network {
         if (eligible > now) {
             return;
         }
-        int ovc = chooseVc(ivc, pkt, len);
+        int ovc = chooseVc(ivc, len);
         if (ovc >= 0) {
             vcAllocator.request(localIvc, ovc);
         } else if (dropMode && now - eligible >= dropTimeout) {
@@ -1116,7 +1115,7 @@ public final class Network {
         long eligible = bufTime(slot) + routerDelay;
         int seq = bufSeq(slot);
         if (vcState[ivc] == ROUTED) {
-            int len = pool.len[pkt];
+            int len = vcFlitsLeft[ivc];
             if (storeAndForward) {
                 if (vcCount[ivc] < len) {
                     return false;
@@ -1126,14 +1125,14 @@ public final class Network {
                     return false;
                 }
             }
-            int ovc = chooseVc(ivc, pkt, len);
+            int ovc = chooseVc(ivc, len);
             if (ovc < 0) {
                 if (dropMode && now - eligible >= dropTimeout) {
                     drop(r, gi, ivc, pkt, vcCandPort[ivc * maxCand], now);
                 }
                 return false;
             }
-            grantVc(ivc, ovc, len);
+            grantVc(ivc, ovc);
         }
         int ovc = vcOutVc[ivc];
         int go = ovc >> vcShift;
@@ -1183,6 +1182,8 @@ public final class Network {
                 vcCandSub[cb + c] = candSubs[c];
             }
             vcCandN[ivc] = (byte) count;
+            // the count kept from here spares the allocation retries and every flit a load from the pool
+            vcFlitsLeft[ivc] = pool.len[pkt];
             vcState[ivc] = ROUTED;
         }
         return pkt;
@@ -1200,13 +1201,12 @@ public final class Network {
         return bufTime(ivc * depth + h) + routerDelay;
     }
 
-    /** VC allocation's grant to the {@code len}-flit packet whose head is at the front of {@code ivc}. */
-    private void grantVc(int ivc, int ovc, int len) {
+    /** VC allocation's grant to the packet whose head is at the front of {@code ivc}. */
+    private void grantVc(int ivc, int ovc) {
         assert vcState[ivc] == ROUTED : broken("input VC", ivc, "granted an output VC while not routed");
         assert !ovcBusy[ovc] : broken("output VC", ovc, "granted twice");
         ovcBusy[ovc] = true;
         vcOutVc[ivc] = ovc;
-        vcFlitsLeft[ivc] = len;
         vcState[ivc] = ACTIVE;
     }
 
@@ -1228,7 +1228,6 @@ public final class Network {
         if (seq == 0) {
             pool.hops[pkt]++;
         }
-        // the count kept since VC allocation spares every flit a load from the pool to recognise the tail
         if (--vcFlitsLeft[ivc] == 0) {
             assert seq == pool.len[pkt] - 1 : broken("input VC", ivc, "tail count disagrees with the packet length");
             ovcBusy[ovc] = false;
@@ -1241,10 +1240,11 @@ public final class Network {
      * candidates, in the route's order of preference (on tori, in the dateline halves each candidate allows), or
      * -1. Cut-through and store-and-forward also need credits for the whole packet.
      */
-    private int chooseVc(int ivc, int pkt, int len) {
+    private int chooseVc(int ivc, int len) {
         int cb = ivc * maxCand;
         int count = vcCandN[ivc];
-        int clsBase = pool.cls[pkt] * vcsPerClass;
+        // a packet stays in its class's VCs from injection on, so the input VC names the class
+        int clsBase = (ivc & vcMask) >= vcsPerClass ? vcsPerClass : 0;
         if (subclasses == 2) {
             return chooseDatelineVc(ivc, clsBase, len);
         }
