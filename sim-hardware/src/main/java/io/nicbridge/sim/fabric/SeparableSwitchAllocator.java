@@ -19,22 +19,21 @@ import java.util.Arrays;
  * <h2>Why the output stage is a running leader per output</h2>
  * A round-robin arbiter grants the requester nearest its pointer in cyclic order. Which requester that is does not
  * depend on the order the requests arrive in, so each output keeps the round's nearest requester so far (its
- * leader) and a new request only compares itself with that leader: the usual case, one requester per output,
- * costs one load and one store and never reads the pointer. The round's state is router-local (indexed by local
- * port, a few cache lines), and {@link #begin} clears only the entries the previous round set. A replaced choice
- * (rare) re-elects its old output's leader from the remaining requests, which gives the grants a fresh
- * arbitration of the final requests would give. The pointers are the fabric's persistent state: one per input
+ * leader) and a new request only compares itself with that leader ({@link RoundRobinArbiters#prefers}): the usual
+ * case, one requester per output, costs one load and one store and never reads the pointer. The round's state is
+ * router-local (indexed by local port, a few cache lines), and {@link #begin} clears only the entries the previous
+ * round set. A replaced choice (rare) re-elects its old output's leader from the remaining requests, which gives
+ * the grants a fresh arbitration of the final requests would give ({@code SeparableAllocatorsTest} checks both
+ * allocators against such a reference). The arbiters' pointers are the fabric's persistent state: one per input
  * port (over its VCs) and one per output port (over the router's input ports).
  */
 final class SeparableSwitchAllocator {
     private static final int NONE = -1;
 
-    private final int ports;
-    private final int vcs;
-    /** Per global input port {@code gi}: the VC its input arbiter favours. */
-    private final int[] inputPointer;
-    /** Per global output port {@code go}: the router-local input port its output arbiter favours. */
-    private final int[] outputPointer;
+    /** Per global input port {@code gi}, over its VCs. */
+    private final RoundRobinArbiters inputArbiters;
+    /** Per global output port {@code go}, over the router-local input ports. */
+    private final RoundRobinArbiters outputArbiters;
 
     // ---- this round, router-local
     /** Input ports that requested, in request order (the order {@link #grant} is asked in). */
@@ -60,10 +59,8 @@ final class SeparableSwitchAllocator {
             throw new IllegalArgumentException("switch allocation needs ports >= 1 and vcs >= 1, got " + ports
                 + " x " + vcs);
         }
-        this.ports = ports;
-        this.vcs = vcs;
-        inputPointer = new int[inputs];
-        outputPointer = new int[outputs];
+        inputArbiters = new RoundRobinArbiters(inputs, vcs);
+        outputArbiters = new RoundRobinArbiters(outputs, ports);
         order = new int[ports];
         chosenVc = new int[ports];
         chosenOut = new int[ports];
@@ -88,7 +85,7 @@ final class SeparableSwitchAllocator {
 
     /** The VC input {@code gi}'s arbiter favours: scan the port's VCs cyclically from here. */
     int firstVc(int gi) {
-        return inputPointer[gi];
+        return inputArbiters.pointer(gi);
     }
 
     /**
@@ -113,8 +110,7 @@ final class SeparableSwitchAllocator {
             request(p, v, go);
             return;
         }
-        int ptr = inputPointer[base + p];
-        if (distance(v, ptr, vcs) < distance(old, ptr, vcs)) {
+        if (inputArbiters.prefers(base + p, v, old)) {
             int oldOut = chosenOut[p];
             int out = go - base;
             chosenVc[p] = v;
@@ -131,11 +127,8 @@ final class SeparableSwitchAllocator {
         int l = leader[out];
         if (l == NONE) {
             leader[out] = p; // the first request leads; the pointer matters only once a second one arrives
-        } else {
-            int ptr = outputPointer[base + out];
-            if (distance(p, ptr, ports) < distance(l, ptr, ports)) {
-                leader[out] = p;
-            }
+        } else if (outputArbiters.prefers(base + out, p, l)) {
+            leader[out] = p;
         }
     }
 
@@ -150,12 +143,6 @@ final class SeparableSwitchAllocator {
         }
     }
 
-    /** Cyclic distance from {@code ptr} to {@code x} among {@code width} requesters. */
-    private static int distance(int x, int ptr, int width) {
-        int d = x - ptr;
-        return d < 0 ? d + width : d;
-    }
-
     /**
      * Output stage for request {@code i}: true if its output's arbiter grants it; the grant is used, so both stages'
      * pointers move past it.
@@ -166,9 +153,8 @@ final class SeparableSwitchAllocator {
         if (leader[out] != p) {
             return false;
         }
-        outputPointer[base + out] = p + 1 == ports ? 0 : p + 1;
-        int v = chosenVc[p];
-        inputPointer[base + p] = v + 1 == vcs ? 0 : v + 1;
+        outputArbiters.granted(base + out, p);
+        inputArbiters.granted(base + p, chosenVc[p]);
         return true;
     }
 

@@ -21,9 +21,8 @@ import java.util.Arrays;
 final class SeparableVcAllocator {
     private static final int NONE = -1;
 
-    private final int width;
-    /** Per global output VC: the router-local input VC its arbiter favours. */
-    private final int[] pointer;
+    /** Per global output VC, over the router-local input VCs. */
+    private final RoundRobinArbiters outputVcArbiters;
 
     // ---- this round, router-local
     private final int[] requester;
@@ -43,8 +42,7 @@ final class SeparableVcAllocator {
         if (localInputVcs < 1) {
             throw new IllegalArgumentException("VC allocation needs >= 1 input VC per router, got " + localInputVcs);
         }
-        this.width = localInputVcs;
-        pointer = new int[outputVcs];
+        outputVcArbiters = new RoundRobinArbiters(outputVcs, localInputVcs);
         requester = new int[localInputVcs];
         outputVc = new int[localInputVcs];
         leader = new int[localInputVcs];
@@ -75,17 +73,9 @@ final class SeparableVcAllocator {
         int l = leader[o];
         if (l == NONE) {
             leader[o] = localIvc;
-        } else {
-            int ptr = pointer[ovc];
-            if (distance(localIvc, ptr) < distance(l, ptr)) {
-                leader[o] = localIvc;
-            }
+        } else if (outputVcArbiters.prefers(ovc, localIvc, l)) {
+            leader[o] = localIvc;
         }
-    }
-
-    private int distance(int x, int ptr) {
-        int d = x - ptr;
-        return d < 0 ? d + width : d;
     }
 
     /**
@@ -98,7 +88,7 @@ final class SeparableVcAllocator {
         if (leader[ovc - base] != req) {
             return false;
         }
-        pointer[ovc] = req + 1 == width ? 0 : req + 1;
+        outputVcArbiters.granted(ovc, req);
         return true;
     }
 
