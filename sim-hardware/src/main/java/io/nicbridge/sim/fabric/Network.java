@@ -50,7 +50,9 @@ import org.slf4j.LoggerFactory;
  * ejection sinks; global output index {@code go}: router outputs {@code r * P + p}, then NI injection links.
  * VC index = {@code g * V + v}. Flits and credits in flight sit in an {@link EventWheel}; endpoint wake-ups in a
  * {@link WakeHeap}; packets in a {@link PacketPool} of recycled handles. Only routers holding flits (an active
- * list in deterministic insertion order) and nodes with work are visited each cycle. Nothing is allocated per
+ * list in deterministic insertion order) and nodes with work are visited each cycle, and within a router only its
+ * occupied input ports and VCs: one bit per VC of a port and one per port of a router, kept as flits arrive and
+ * leave, so the separable scan walks set bits in the arbiters' order instead of testing every VC. Nothing is allocated per
  * cycle once the pool, wheel buckets and heap have grown to the load's peak.
  *
  * <h2>Determinism</h2>
