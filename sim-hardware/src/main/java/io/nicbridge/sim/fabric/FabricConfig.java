@@ -9,7 +9,7 @@ package io.nicbridge.sim.fabric;
  * demand-multiplexed over the same physical links (as the NIFDY paper does on all its networks but the CM-5).
  * On tori each class is split again into two dateline halves, so tori need an even {@code vcsPerClass >= 2}.
  *
- * @param vcsPerClass        virtual channels per message class per port (>= 1)
+ * @param vcsPerClass        virtual channels per message class per port (1 to 32: at most 64 VCs per port)
  * @param bufferDepth        flits of buffer per VC at every router input and NI ejection port (>= 1)
  * @param linkLatency        cycles from a flit leaving a switch (or the NI) to its arrival in the next buffer;
  *                           also the credit return latency (>= 1)
@@ -57,7 +57,8 @@ public record FabricConfig(int vcsPerClass, int bufferDepth, int linkLatency, in
     }
 
     public FabricConfig {
-        require(vcsPerClass >= 1 && vcsPerClass <= 64, "vcsPerClass must be in [1, 64]", vcsPerClass);
+        // at most 64 VCs per port: the router keeps a port's occupied VCs in one 64-bit word
+        require(vcsPerClass >= 1 && vcsPerClass <= 32, "vcsPerClass must be in [1, 32]", vcsPerClass);
         require(bufferDepth >= 1 && bufferDepth <= 1 << 16, "bufferDepth must be in [1, 65536]", bufferDepth);
         require(linkLatency >= 1 && linkLatency <= 1 << 16, "linkLatency must be in [1, 65536]", linkLatency);
         require(routerDelay >= 0 && routerDelay <= 1 << 16, "routerDelay must be in [0, 65536]", routerDelay);

@@ -50,7 +50,9 @@ import org.slf4j.LoggerFactory;
  * ejection sinks; global output index {@code go}: router outputs {@code r * P + p}, then NI injection links.
  * VC index = {@code g * V + v}. Flits and credits in flight sit in an {@link EventWheel}; endpoint wake-ups in a
  * {@link WakeHeap}; packets in a {@link PacketPool} of recycled handles. Only routers holding flits (an active
- * list in deterministic insertion order) and nodes with work are visited each cycle. Nothing is allocated per
+ * list in deterministic insertion order) and nodes with work are visited each cycle, and within a router only its
+ * occupied input ports and VCs: one bit per VC of a port and one per port of a router, kept as flits arrive and
+ * leave, so the separable scan walks set bits in the arbiters' order instead of testing every VC. Nothing is allocated per
  * cycle once the pool, wheel buckets and heap have grown to the load's peak.
  *
  * <h2>Determinism</h2>
@@ -95,6 +97,7 @@ public final class Network {
     private final int portShift;
     private final int vcShift;
     private final int vcMask;
+    private final int portMask;
 
     // wiring
     private final int[] outTarget;   // per go: gi downstream
@@ -116,12 +119,16 @@ public final class Network {
     private final int[] vcCount;
     private final byte[] vcState;
     private final int[] vcOutVc;     // go*V+v granted
-    private final int[] vcFlitsLeft; // flits of the packet holding the output VC still to cross (0 after the tail)
+    private final int[] vcFlitsLeft; // flits of the front packet still to cross: its length once routed, 0 after the tail
     private final int[] vcCandPort;  // candidates (go) per input VC
     private final int[] vcCandSub;
     private final byte[] vcCandN;
     private final int maxCand;
-    private final int[] portFlits;   // per gi
+    /**
+     * Per gi: bit v set while VC v holds a flit ({@code vcCount > 0}), so a port scan visits occupied VCs only and
+     * an empty port is one zero word ({@link FabricConfig} allows at most 64 VCs per port).
+     */
+    private final long[] vcOccupied;
     private final int[] rrVc;        // per gi
 
     // output VCs, per go*V+v
@@ -135,7 +142,8 @@ public final class Network {
     private final int serialization;
 
     // routers
-    private final int[] routerFlits;
+    /** Per router: bit p set while input port p holds a flit (a router stays on the active list while non-zero). */
+    private final long[] portsOccupied;
     private final int[] rrIn;
     private final boolean[] routerListed;
     private int[] activeRouters;
@@ -229,6 +237,7 @@ public final class Network {
         this.portShift = 32 - Integer.numberOfLeadingZeros(Math.max(1, ports - 1));
         this.vcShift = 32 - Integer.numberOfLeadingZeros(Math.max(1, vcs - 1));
         this.vcMask = (1 << vcShift) - 1;
+        this.portMask = (1 << portShift) - 1;
         if ((long) routers << portShift > Integer.MAX_VALUE / 1024) {
             throw new IllegalArgumentException("fabric too large: " + routers + " routers");
         }
@@ -310,7 +319,7 @@ public final class Network {
         vcCandPort = new int[(inputs << vcShift) * maxCand];
         vcCandSub = new int[(inputs << vcShift) * maxCand];
         vcCandN = new byte[(inputs << vcShift)];
-        portFlits = new int[inputs];
+        vcOccupied = new long[inputs];
         rrVc = new int[inputs];
         credits = new int[outputs << vcShift];
         ovcBusy = new boolean[outputs << vcShift];
@@ -321,7 +330,7 @@ public final class Network {
                 Arrays.fill(credits, go << vcShift, (go << vcShift) + vcs, depth);
             }
         }
-        routerFlits = new int[routers];
+        portsOccupied = new long[routers];
         rrIn = new int[routers];
         routerListed = new boolean[routers];
         activeRouters = new int[routers];
@@ -716,10 +725,10 @@ public final class Network {
         buf[(slot << 1) + 1] = ((long) pkt << 32) | (seq & 0xFFFF_FFFFL);
         vcCount[ivc] = count + 1;
         int gi = ivc >> vcShift;
-        portFlits[gi]++;
+        vcOccupied[gi] |= 1L << (ivc & vcMask);
         if (gi < routerPorts) {
             int r = gi >> portShift;
-            routerFlits[r]++;
+            portsOccupied[r] |= 1L << (gi & portMask);
             if (!routerListed[r]) {
                 routerListed[r] = true;
                 activeRouters[activeRouterCount++] = r;
@@ -782,8 +791,13 @@ public final class Network {
         flitsBuffered--;
         int h = vcHead[ivc] + 1;
         vcHead[ivc] = h == depth ? 0 : h;
-        vcCount[ivc]--;
-        portFlits[gi]--;
+        if (--vcCount[ivc] == 0) {
+            long occupied = vcOccupied[gi] & ~(1L << (ivc & vcMask));
+            vcOccupied[gi] = occupied;
+            if (occupied == 0 && gi < routerPorts) {
+                portsOccupied[gi >> portShift] &= ~(1L << (gi & portMask));
+            }
+        }
         int up = inSource[gi];
         wheel.scheduleCredit(now + linkLatency, (up << vcShift) + (ivc & vcMask));
     }
@@ -884,7 +898,7 @@ public final class Network {
         int kept = 0;
         for (int i = 0; i < n; i++) {
             int r = list[i];
-            if (routerFlits[r] > 0) {
+            if (portsOccupied[r] != 0) {
                 list[kept++] = r;
             } else {
                 routerListed[r] = false;
@@ -907,43 +921,32 @@ public final class Network {
         int base = r << portShift;
         SeparableVcAllocator va = vcAllocator;
         SeparableSwitchAllocator sa = switchAllocator;
-        va.begin();
-        sa.begin();
-        for (int p = 0; p < ports; p++) {
+        va.begin(base << vcShift);
+        sa.begin(base);
+        for (long ports = portsOccupied[r]; ports != 0; ports &= ports - 1) {
+            int p = Long.numberOfTrailingZeros(ports);
             int gi = base + p;
-            if (portFlits[gi] == 0) {
-                continue;
-            }
-            // the port's VCs from the switch input arbiter's pointer round, so the first VC that offers is the
-            // arbiter's choice; later active VCs lost the input arbitration (drop mode still checks timeouts)
-            int ivcBase = gi << vcShift;
-            boolean chosen = false;
-            for (int j = 0, v = sa.firstVc(gi); j < vcs; j++, v = v + 1 == vcs ? 0 : v + 1) {
-                int ivc = ivcBase + v;
-                if (vcCount[ivc] == 0) {
-                    continue; // empty, or emptied by a drop
-                }
-                if (vcState[ivc] != ACTIVE) {
-                    requestVcOf(r, p, gi, ivc, v, now); // RC and VA requests: never the switch yet
-                } else if (!chosen || dropMode) {
-                    chosen |= requestSwitchActive(r, p, gi, ivc, v, chosen, now);
-                }
-            }
+            // the port's occupied VCs from the switch input arbiter's pointer round (those at or after it, then
+            // those before it), so the first VC that offers is the arbiter's choice; later active VCs lost the
+            // input arbitration (drop mode still checks timeouts). A visit changes no other VC's occupancy.
+            long occupied = vcOccupied[gi];
+            int first = sa.firstVc(gi);
+            long fromFirst = occupied & (-1L << first);
+            boolean chosen = scanVcs(r, p, gi, fromFirst, false, now);
+            scanVcs(r, p, gi, occupied ^ fromFirst, chosen, now);
         }
         for (int i = 0, vaRequests = va.requests(); i < vaRequests; i++) {
             int local = va.requester(i);
             int gi = base + (local >> vcShift);
             int v = local & vcMask;
             int ivc = (gi << vcShift) + v;
-            int pkt = bufPkt(ivc * depth + vcHead[ivc]);
             if (va.grant(i)) {
-                grantVc(ivc, va.outputVc(i), pool.len[pkt]);
+                grantVc(ivc, va.outputVc(i));
                 requestSwitchLate(r, gi - base, gi, ivc, v, now); // may replace its port's choice
-            } else if (dropMode && now - headEligibleAt(ivc, pool.len[pkt]) >= dropTimeout) {
-                drop(r, gi, ivc, pkt, vcCandPort[ivc * maxCand], now);
+            } else if (dropMode && now - headEligibleAt(ivc, vcFlitsLeft[ivc]) >= dropTimeout) {
+                drop(r, gi, ivc, bufPkt(ivc * depth + vcHead[ivc]), vcCandPort[ivc * maxCand], now);
             }
         }
-        sa.allocate();
         for (int i = 0, saRequests = sa.requests(); i < saRequests; i++) {
             int gi = sa.input(i);
             int ivc = (gi << vcShift) + sa.vc(i);
@@ -953,6 +956,25 @@ public final class Network {
                 dropBlockedHead(r, gi, ivc, now);
             }
         }
+    }
+
+    /**
+     * Visits the occupied VCs {@code vcsToVisit} (a bit per VC) of input port {@code p} in ascending order: RC and VA
+     * requests for VCs without an output VC, the switch request of the first active VC that can cross (unless the
+     * port has {@code chosen} already); returns whether the port has chosen.
+     */
+    private boolean scanVcs(int r, int p, int gi, long vcsToVisit, boolean chosen, long now) {
+        int ivcBase = gi << vcShift;
+        for (long m = vcsToVisit; m != 0; m &= m - 1) {
+            int v = Long.numberOfTrailingZeros(m);
+            int ivc = ivcBase + v;
+            if (vcState[ivc] != ACTIVE) {
+                requestVcOf(r, p, gi, ivc, v, now); // RC and VA requests: never the switch yet
+            } else if (!chosen || dropMode) {
+                chosen |= requestSwitchActive(r, p, gi, ivc, v, chosen, now);
+            }
+        }
+        return chosen;
     }
 
     /**
@@ -981,7 +1003,7 @@ public final class Network {
             return false;
         }
         if (!chosen) {
-            switchAllocator.request(p, gi, v, go);
+            switchAllocator.request(p, v, go);
         }
         return true;
     }
@@ -1013,7 +1035,7 @@ public final class Network {
 
     /** A routed head asks for an output VC (store-and-forward: once its tail is in and eligible too). */
     private void requestVc(int r, int gi, int ivc, int pkt, int localIvc, long now) {
-        int len = pool.len[pkt];
+        int len = vcFlitsLeft[ivc];
         if (storeAndForward && vcCount[ivc] < len) {
             return;
         }
@@ -1021,7 +1043,7 @@ public final class Network {
         if (eligible > now) {
             return;
         }
-        int ovc = chooseVc(ivc, pkt, len);
+        int ovc = chooseVc(ivc, len);
         if (ovc >= 0) {
             vcAllocator.request(localIvc, ovc);
         } else if (dropMode && now - eligible >= dropTimeout) {
@@ -1036,7 +1058,7 @@ public final class Network {
     private void requestSwitchLate(int r, int p, int gi, int ivc, int v, long now) {
         int go = freeOutput(r, gi, ivc, ivc * depth + vcHead[ivc], now);
         if (go >= 0) {
-            switchAllocator.offer(p, gi, v, go);
+            switchAllocator.offer(p, v, go);
         }
     }
 
@@ -1066,7 +1088,7 @@ public final class Network {
                 p -= ports;
             }
             int gi = base + p;
-            if (portFlits[gi] == 0) {
+            if (vcOccupied[gi] == 0) {
                 continue;
             }
             int vs = rrVc[gi];
@@ -1095,7 +1117,7 @@ public final class Network {
         long eligible = bufTime(slot) + routerDelay;
         int seq = bufSeq(slot);
         if (vcState[ivc] == ROUTED) {
-            int len = pool.len[pkt];
+            int len = vcFlitsLeft[ivc];
             if (storeAndForward) {
                 if (vcCount[ivc] < len) {
                     return false;
@@ -1105,14 +1127,14 @@ public final class Network {
                     return false;
                 }
             }
-            int ovc = chooseVc(ivc, pkt, len);
+            int ovc = chooseVc(ivc, len);
             if (ovc < 0) {
                 if (dropMode && now - eligible >= dropTimeout) {
                     drop(r, gi, ivc, pkt, vcCandPort[ivc * maxCand], now);
                 }
                 return false;
             }
-            grantVc(ivc, ovc, len);
+            grantVc(ivc, ovc);
         }
         int ovc = vcOutVc[ivc];
         int go = ovc >> vcShift;
@@ -1162,6 +1184,8 @@ public final class Network {
                 vcCandSub[cb + c] = candSubs[c];
             }
             vcCandN[ivc] = (byte) count;
+            // the count kept from here spares the allocation retries and every flit a load from the pool
+            vcFlitsLeft[ivc] = pool.len[pkt];
             vcState[ivc] = ROUTED;
         }
         return pkt;
@@ -1179,13 +1203,12 @@ public final class Network {
         return bufTime(ivc * depth + h) + routerDelay;
     }
 
-    /** VC allocation's grant to the {@code len}-flit packet whose head is at the front of {@code ivc}. */
-    private void grantVc(int ivc, int ovc, int len) {
+    /** VC allocation's grant to the packet whose head is at the front of {@code ivc}. */
+    private void grantVc(int ivc, int ovc) {
         assert vcState[ivc] == ROUTED : broken("input VC", ivc, "granted an output VC while not routed");
         assert !ovcBusy[ovc] : broken("output VC", ovc, "granted twice");
         ovcBusy[ovc] = true;
         vcOutVc[ivc] = ovc;
-        vcFlitsLeft[ivc] = len;
         vcState[ivc] = ACTIVE;
     }
 
@@ -1200,7 +1223,6 @@ public final class Network {
         assert credits[ovc] > 0 : broken("output VC", ovc, "sends without a credit");
         int port = timeMux ? go * 2 + pool.cls[pkt] : go * 2;
         popFront(ivc, gi, now);
-        routerFlits[r]--;
         credits[ovc]--;
         outFreeAt[port] = now + serialization;
         wheel.scheduleFlit(now + linkLatency, (outTarget[go] << vcShift) + (ovc & vcMask), pkt, seq);
@@ -1208,7 +1230,6 @@ public final class Network {
         if (seq == 0) {
             pool.hops[pkt]++;
         }
-        // the count kept since VC allocation spares every flit a load from the pool to recognise the tail
         if (--vcFlitsLeft[ivc] == 0) {
             assert seq == pool.len[pkt] - 1 : broken("input VC", ivc, "tail count disagrees with the packet length");
             ovcBusy[ovc] = false;
@@ -1221,10 +1242,11 @@ public final class Network {
      * candidates, in the route's order of preference (on tori, in the dateline halves each candidate allows), or
      * -1. Cut-through and store-and-forward also need credits for the whole packet.
      */
-    private int chooseVc(int ivc, int pkt, int len) {
+    private int chooseVc(int ivc, int len) {
         int cb = ivc * maxCand;
         int count = vcCandN[ivc];
-        int clsBase = pool.cls[pkt] * vcsPerClass;
+        // a packet stays in its class's VCs from injection on, so the input VC names the class
+        int clsBase = (ivc & vcMask) >= vcsPerClass ? vcsPerClass : 0;
         if (subclasses == 2) {
             return chooseDatelineVc(ivc, clsBase, len);
         }
@@ -1319,8 +1341,7 @@ public final class Network {
                 return;
             }
             popFront(ivc, gi, now);
-            routerFlits[r]--;
-            flitsDropped++;
+                flitsDropped++;
             if (--pool.left[pkt] == 0) {
                 pool.release(pkt);
             }
@@ -1348,7 +1369,7 @@ public final class Network {
 
     /** The NI takes one flit per cycle from an ejection buffer; the tail completes the packet. */
     private void consume(int node, int gi, long now) {
-        if (portFlits[gi] == 0) {
+        if (vcOccupied[gi] == 0) {
             return;
         }
         int vs = rrVc[gi];

@@ -1,7 +1,5 @@
 package io.nicbridge.sim.fabric;
 
-import java.util.Arrays;
-
 /**
  * A bank of round-robin arbiters of the same width, as struct-of-arrays (one pointer per arbiter). Each arbiter
  * grants the requester at or after its pointer in cyclic order; {@link #granted} moves the pointer one past the
@@ -9,18 +7,13 @@ import java.util.Arrays;
  * only an accepted grant moves the pointer, so a grant the other stage of a separable allocator throws away leaves
  * the priority where it was).
  *
- * <p>Usage per allocation round: {@link #beginRound}, {@link #request} for every requester of an arbiter (each
- * request is compared with the arbiter's best so far as it arrives, so there is no separate arbitration pass),
- * {@link #winner}, and {@link #granted} if the grant was accepted. An arbiter belongs to the current round once
- * asked, recognised by a round stamp, so a round costs nothing for the arbiters nobody asked. No allocation.
+ * <p>The bank holds the priorities only. Who asked in a round is the allocator's: since the winner is the requester
+ * nearest the pointer whatever the order the requests arrive in, an allocator keeps a running leader per arbiter
+ * and asks {@link #prefers} when a second requester arrives. No allocation.
  */
 final class RoundRobinArbiters {
     private final int width;
     private final int[] pointer;
-    private final int[] best;
-    /** The round in which each arbiter was last asked; {@link #best} is this round's winner only if it matches. */
-    private final int[] askedIn;
-    private int round = 1;
 
     RoundRobinArbiters(int count, int width) {
         if (count < 0 || width < 1) {
@@ -28,46 +21,18 @@ final class RoundRobinArbiters {
         }
         this.width = width;
         this.pointer = new int[count];
-        this.best = new int[count];
-        this.askedIn = new int[count];
     }
 
     int width() {
         return width;
     }
 
-    /** Starts a new allocation round: every arbiter is unasked (pointers stay). */
-    void beginRound() {
-        if (++round == Integer.MAX_VALUE) {
-            Arrays.fill(askedIn, 0); // stamps restart; no stale stamp may equal a future round
-            round = 1;
-        }
-    }
-
-    /**
-     * Adds {@code requester} (in [0, width)) to arbiter {@code arb}'s current round; true if it is the round's
-     * first request (it leads until a requester nearer the pointer asks).
-     */
-    boolean request(int arb, int requester) {
-        assert requester >= 0 && requester < width : requester;
-        if (askedIn[arb] != round) {
-            askedIn[arb] = round;
-            best[arb] = requester;
-            return true;
-        }
+    /** True if arbiter {@code arb} would grant requester {@code a} rather than {@code b} (both in [0, width)). */
+    boolean prefers(int arb, int a, int b) {
         int ptr = pointer[arb];
-        int b = best[arb];
-        int d = requester - ptr;
+        int da = a - ptr;
         int db = b - ptr;
-        if ((d < 0 ? d + width : d) < (db < 0 ? db + width : db)) {
-            best[arb] = requester;
-        }
-        return false;
-    }
-
-    /** The requester arbiter {@code arb} grants this round, or -1 if nobody asked. */
-    int winner(int arb) {
-        return askedIn[arb] == round ? best[arb] : -1;
+        return (da < 0 ? da + width : da) < (db < 0 ? db + width : db);
     }
 
     /** The grant to {@code requester} was used: it gets the lowest priority next time. */

@@ -1,5 +1,7 @@
 package io.nicbridge.sim.fabric;
 
+import java.util.Arrays;
+
 /**
  * Separable input-first switch allocation for one router at a time (BookSim's {@code separable_input_first}
  * switch allocator with round-robin arbiters). Input stage: each input port's round-robin arbiter picks one of its
@@ -11,21 +13,40 @@ package io.nicbridge.sim.fabric;
  * <p>The router scans each input port's VCs in its arbiter's priority order ({@link #firstVc}), so the first ready
  * VC of a port is the input arbiter's choice and the scan {@link #request}s it directly; a VC that becomes ready
  * later in the same round (it just won VC allocation) is {@link #offer}ed and replaces its port's choice if the
- * arbiter prefers it. Each request goes to its output's arbiter as it is made, so {@link #allocate} only reads the
- * winners (unless an offer replaced a choice, which re-arbitrates the round). Per round: {@link #begin}, requests,
- * offers, {@link #allocate}, then {@link #grant} for each of the {@link #requests}. No allocation.
+ * arbiter prefers it. Per round: {@link #begin}, requests, offers, then {@link #grant} for each of the
+ * {@link #requests} in request order. No allocation.
+ *
+ * <h2>Why the output stage is a running leader per output</h2>
+ * A round-robin arbiter grants the requester nearest its pointer in cyclic order. Which requester that is does not
+ * depend on the order the requests arrive in, so each output keeps the round's nearest requester so far (its
+ * leader) and a new request only compares itself with that leader ({@link RoundRobinArbiters#prefers}): the usual
+ * case, one requester per output, costs one load and one store and never reads the pointer. The round's state is
+ * router-local (indexed by local port, a few cache lines), and {@link #begin} clears only the entries the previous
+ * round set. A replaced choice (rare) re-elects its old output's leader from the remaining requests, which gives
+ * the grants a fresh arbitration of the final requests would give ({@code SeparableAllocatorsTest} checks both
+ * allocators against such a reference). The arbiters' pointers are the fabric's persistent state: one per input
+ * port (over its VCs) and one per output port (over the router's input ports).
  */
 final class SeparableSwitchAllocator {
-    private final int vcs;
+    private static final int NONE = -1;
+
+    /** Per global input port {@code gi}, over its VCs. */
     private final RoundRobinArbiters inputArbiters;
+    /** Per global output port {@code go}, over the router-local input ports. */
     private final RoundRobinArbiters outputArbiters;
-    private final int[] inPort;
-    private final int[] input;
-    private final int[] vc;
-    private final int[] output;
+
+    // ---- this round, router-local
+    /** Input ports that requested, in request order (the order {@link #grant} is asked in). */
+    private final int[] order;
+    /** Per local input port: its chosen VC, or NONE. */
+    private final int[] chosenVc;
+    /** Per local input port with a choice: the local output port it asks for. */
+    private final int[] chosenOut;
+    /** Per local output port: the requesting input port nearest its arbiter's pointer so far, or NONE. */
+    private final int[] leader;
     private int count;
-    /** An offer replaced a port's choice after its request reached the output arbiters: arbitrate afresh. */
-    private boolean replaced;
+    /** Global index of the round's router's port 0 (input and output indices share it). */
+    private int base;
 
     /**
      * @param inputs  router input ports of the whole fabric (global input index {@code gi} below this)
@@ -34,19 +55,32 @@ final class SeparableSwitchAllocator {
      * @param vcs     VCs per port (the input arbiters' requesters)
      */
     SeparableSwitchAllocator(int inputs, int outputs, int ports, int vcs) {
-        this.vcs = vcs;
+        if (ports < 1 || vcs < 1) {
+            throw new IllegalArgumentException("switch allocation needs ports >= 1 and vcs >= 1, got " + ports
+                + " x " + vcs);
+        }
         inputArbiters = new RoundRobinArbiters(inputs, vcs);
         outputArbiters = new RoundRobinArbiters(outputs, ports);
-        inPort = new int[ports];
-        input = new int[ports];
-        vc = new int[ports];
-        output = new int[ports];
+        order = new int[ports];
+        chosenVc = new int[ports];
+        chosenOut = new int[ports];
+        leader = new int[ports];
+        Arrays.fill(chosenVc, NONE);
+        Arrays.fill(leader, NONE);
     }
 
-    void begin() {
+    /**
+     * Starts the round of the router whose ports have global indices {@code base .. base + ports - 1}, clearing what
+     * the previous round set.
+     */
+    void begin(int base) {
+        for (int i = 0; i < count; i++) {
+            int p = order[i];
+            chosenVc[p] = NONE;
+            leader[chosenOut[p]] = NONE;
+        }
         count = 0;
-        replaced = false;
-        outputArbiters.beginRound();
+        this.base = base;
     }
 
     /** The VC input {@code gi}'s arbiter favours: scan the port's VCs cyclically from here. */
@@ -55,67 +89,72 @@ final class SeparableSwitchAllocator {
     }
 
     /**
-     * Input stage, during the port scan: VC {@code v} of input port {@code p} (global {@code gi}), the first ready VC
-     * of the port from its arbiter's pointer, asks for output {@code go} (at most once per port per round).
+     * Input stage, during the port scan: VC {@code v} of input port {@code p}, the first ready VC of the port from
+     * its arbiter's pointer, asks for output {@code go} (global; at most once per port per round).
      */
-    void request(int p, int gi, int v, int go) {
-        int s = count++;
-        inPort[s] = p;
-        input[s] = gi;
-        vc[s] = v;
-        output[s] = go;
-        outputArbiters.request(go, p); // the output stage weighs it against the requests before it at once
+    void request(int p, int v, int go) {
+        order[count++] = p;
+        chosenVc[p] = v;
+        int out = go - base;
+        chosenOut[p] = out;
+        contend(out, p);
     }
 
     /**
-     * Input stage, after the scan: VC {@code v} of input port {@code p} (global {@code gi}), which has just won an
-     * output VC, can cross to output {@code go}. Kept if the port has no choice yet or its arbiter prefers
-     * {@code v} to the current one. (A linear search: a round has at most one request per port of one router.)
+     * Input stage, after the scan: VC {@code v} of input port {@code p}, which has just won an output VC, can cross
+     * to output {@code go}. Kept if the port has no choice yet or its arbiter prefers {@code v} to the current one.
      */
-    void offer(int p, int gi, int v, int go) {
-        int s = 0;
-        while (s < count && inPort[s] != p) {
-            s++;
-        }
-        if (s == count) {
-            request(p, gi, v, go);
+    void offer(int p, int v, int go) {
+        int old = chosenVc[p];
+        if (old == NONE) {
+            request(p, v, go);
             return;
         }
-        int ptr = inputArbiters.pointer(gi);
-        int dNew = v - ptr < 0 ? v - ptr + vcs : v - ptr;
-        int old = vc[s];
-        int dOld = old - ptr < 0 ? old - ptr + vcs : old - ptr;
-        if (dNew < dOld) {
-            vc[s] = v;
-            output[s] = go;
-            replaced = true; // rare: its old output's arbiter still counts the old request
+        if (inputArbiters.prefers(base + p, v, old)) {
+            int oldOut = chosenOut[p];
+            int out = go - base;
+            chosenVc[p] = v;
+            chosenOut[p] = out;
+            if (leader[oldOut] == p) {
+                reelect(oldOut);
+            }
+            contend(out, p);
         }
     }
 
-    /** Closes the round's requests: re-arbitrates if an offer replaced a choice after its request was weighed. */
-    void allocate() {
-        if (replaced) {
-            RoundRobinArbiters out = outputArbiters;
-            out.beginRound();
-            for (int i = 0; i < count; i++) {
-                out.request(output[i], inPort[i]);
+    /** Output stage: input port {@code p}'s request joins output {@code out}'s round. */
+    private void contend(int out, int p) {
+        int l = leader[out];
+        if (l == NONE) {
+            leader[out] = p; // the first request leads; the pointer matters only once a second one arrives
+        } else if (outputArbiters.prefers(base + out, p, l)) {
+            leader[out] = p;
+        }
+    }
+
+    /** Output {@code out} lost its leader to a replaced choice: its leader among the requests that remain. */
+    private void reelect(int out) {
+        leader[out] = NONE;
+        for (int i = 0; i < count; i++) {
+            int p = order[i];
+            if (chosenOut[p] == out) {
+                contend(out, p);
             }
-            replaced = false;
         }
     }
 
     /**
-     * Output stage for request {@code i} (after {@link #allocate}): true if its output's arbiter grants it; the
-     * grant is used, so both stages' pointers move past it.
+     * Output stage for request {@code i}: true if its output's arbiter grants it; the grant is used, so both stages'
+     * pointers move past it.
      */
     boolean grant(int i) {
-        int go = output[i];
-        int p = inPort[i];
-        if (outputArbiters.winner(go) != p) {
+        int p = order[i];
+        int out = chosenOut[p];
+        if (leader[out] != p) {
             return false;
         }
-        outputArbiters.granted(go, p);
-        inputArbiters.granted(input[i], vc[i]);
+        outputArbiters.granted(base + out, p);
+        inputArbiters.granted(base + p, chosenVc[p]);
         return true;
     }
 
@@ -124,11 +163,13 @@ final class SeparableSwitchAllocator {
         return count;
     }
 
+    /** The global input port of request {@code i}. */
     int input(int i) {
-        return input[i];
+        return base + order[i];
     }
 
+    /** The VC of request {@code i}. */
     int vc(int i) {
-        return vc[i];
+        return chosenVc[order[i]];
     }
 }

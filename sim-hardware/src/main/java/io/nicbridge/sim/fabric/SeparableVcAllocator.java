@@ -1,5 +1,7 @@
 package io.nicbridge.sim.fabric;
 
+import java.util.Arrays;
+
 /**
  * Separable input-first VC allocation for one router at a time (BookSim's {@code separable_input_first} VC
  * allocator). The input stage is the router's: each input VC holding a routed head asks for one output VC, the
@@ -8,39 +10,72 @@ package io.nicbridge.sim.fabric;
  * for it with a round-robin arbiter over the router's input VCs, whose pointer moves past the winner.
  *
  * <p>Requesters are router-local input VC numbers {@code (inPort << vcShift) | vc}; output VCs are the fabric's
- * global output VC indices. Per round: {@link #begin}, {@link #request} per input VC, then {@link #grant} for each of the
- * {@link #requests}. No allocation.
+ * global output VC indices. Per round: {@link #begin}, {@link #request} per input VC, then {@link #grant} for each
+ * of the {@link #requests}. No allocation.
+ *
+ * <p>As in {@link SeparableSwitchAllocator}, each requested output VC keeps the round's requester nearest its
+ * arbiter's pointer so far (the grant does not depend on the order requests arrive in), in router-local state that
+ * {@link #begin} clears entry by entry: a round with one request per output VC, the usual case, never reads a
+ * pointer, and a round without requests touches nothing.
  */
 final class SeparableVcAllocator {
+    private static final int NONE = -1;
+
+    /** Per global output VC, over the router-local input VCs. */
     private final RoundRobinArbiters outputVcArbiters;
+
+    // ---- this round, router-local
     private final int[] requester;
     private final int[] outputVc;
+    /** Per router-local output VC: the requester nearest its arbiter's pointer so far, or NONE. */
+    private final int[] leader;
     private int count;
+    /** Global index of the round's router's output VC 0. */
+    private int base;
 
     /**
      * @param outputVcs     number of output VCs that can be requested (global indices below this)
-     * @param localInputVcs input VCs per router ({@code ports << vcShift}), the requesters of one round
+     * @param localInputVcs input VCs per router ({@code ports << vcShift}), the requesters of one round; also the
+     *                      number of a router's output VCs (same port count and VC stride)
      */
     SeparableVcAllocator(int outputVcs, int localInputVcs) {
+        if (localInputVcs < 1) {
+            throw new IllegalArgumentException("VC allocation needs >= 1 input VC per router, got " + localInputVcs);
+        }
         outputVcArbiters = new RoundRobinArbiters(outputVcs, localInputVcs);
         requester = new int[localInputVcs];
         outputVc = new int[localInputVcs];
-    }
-
-    void begin() {
-        count = 0;
-        outputVcArbiters.beginRound();
+        leader = new int[localInputVcs];
+        Arrays.fill(leader, NONE);
     }
 
     /**
-     * Input VC {@code localIvc} asks for output VC {@code ovc} (at most one request per input VC per round); the
-     * output VC's arbiter weighs it against the requests before it at once.
+     * Starts the round of the router whose output VCs have global indices from {@code base} on, clearing what the
+     * previous round set.
+     */
+    void begin(int base) {
+        for (int i = 0; i < count; i++) {
+            leader[outputVc[i] - this.base] = NONE;
+        }
+        count = 0;
+        this.base = base;
+    }
+
+    /**
+     * Input VC {@code localIvc} asks for output VC {@code ovc} of this router (at most one request per input VC per
+     * round); the output VC's arbiter weighs it against the requests before it at once.
      */
     void request(int localIvc, int ovc) {
         requester[count] = localIvc;
         outputVc[count] = ovc;
         count++;
-        outputVcArbiters.request(ovc, localIvc);
+        int o = ovc - base;
+        int l = leader[o];
+        if (l == NONE) {
+            leader[o] = localIvc;
+        } else if (outputVcArbiters.prefers(ovc, localIvc, l)) {
+            leader[o] = localIvc;
+        }
     }
 
     /**
@@ -48,12 +83,12 @@ final class SeparableVcAllocator {
      * VC); the grant is used, so the arbiter's pointer moves past it.
      */
     boolean grant(int i) {
-        int o = outputVc[i];
+        int ovc = outputVc[i];
         int req = requester[i];
-        if (outputVcArbiters.winner(o) != req) {
+        if (leader[ovc - base] != req) {
             return false;
         }
-        outputVcArbiters.granted(o, req);
+        outputVcArbiters.granted(ovc, req);
         return true;
     }
 

@@ -18,7 +18,8 @@
  *       router stages (RC, VA, SA, ST). Its parts: {@code PacketPool} (packets as struct-of-arrays behind
  *       recycled handles), {@code EventWheel} (flits and credits on links), {@code WakeHeap} (endpoint
  *       wake-ups), {@code SeparableVcAllocator} and {@code SeparableSwitchAllocator} built from
- *       {@code RoundRobinArbiters} (BookSim's allocators/ and arbiters/ split).</li>
+ *       {@code RoundRobinArbiters} (BookSim's allocators/ and arbiters/ split; the arbiters hold the priorities,
+ *       the allocators a round's requests).</li>
  *   <li>{@link io.nicbridge.sim.fabric.NodePort} / {@link io.nicbridge.sim.fabric.Endpoint} - the
  *       network-interface port of each node and what sits behind it (traffic generator, trace engine, protocol
  *       core); {@link io.nicbridge.sim.fabric.PacketRecord} per-packet data on delivery;

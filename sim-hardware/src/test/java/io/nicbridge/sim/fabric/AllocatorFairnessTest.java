@@ -196,26 +196,14 @@ class AllocatorFairnessTest {
     @Test
     void arbiterPointerMovesPastTheWinner() {
         RoundRobinArbiters a = new RoundRobinArbiters(2, 4);
-        a.beginRound();
-        assertEquals(-1, a.winner(0), "nobody asked");
-        assertTrue(a.request(0, 1));
-        assertFalse(a.request(0, 3));
-        assertEquals(1, a.winner(0));
+        assertTrue(a.prefers(0, 1, 3), "pointer at 0: 1 comes before 3");
         a.granted(0, 1);
-        a.beginRound();
-        assertEquals(-1, a.winner(0), "a new round forgets the last one's requests");
-        a.request(0, 1);
-        a.request(0, 3);
-        assertEquals(3, a.winner(0), "the last winner has the lowest priority");
-        a.beginRound();
-        // a grant that was not used leaves the priority where it was
-        a.request(0, 3);
-        a.request(0, 1);
-        assertEquals(3, a.winner(0));
-        assertEquals(-1, a.winner(1), "arbiters of a bank are independent");
-        a.beginRound();
-        a.request(0, 1);
-        a.request(0, 3);
-        assertEquals(3, a.winner(0));
+        assertEquals(2, a.pointer(0));
+        assertTrue(a.prefers(0, 3, 1), "the last winner has the lowest priority");
+        assertTrue(a.prefers(0, 2, 3));
+        assertFalse(a.prefers(0, 2, 2));
+        assertTrue(a.prefers(1, 1, 3), "arbiters of a bank are independent");
+        a.granted(0, 3);
+        assertEquals(0, a.pointer(0), "the pointer wraps");
     }
 }
