@@ -124,6 +124,13 @@ public final class FddiRing implements AutoCloseable {
     private long parkReleaseNanos;
     private long idleCountedUntil;
     private int pendingCount;
+    /**
+     * Bumped by every membership change. A station may call its port from inside a MAC callback (the Medusa on an
+     * inline engine joins, leaves and asks for the token from {@code ringStateChanged}), which restarts the claim
+     * under the feet of the ring operation that made the call: after each callout that operation compares the epoch
+     * and, when it moved, leaves the token to the new claim instead of going on with a stale member list.
+     */
+    private long membershipEpoch;
     private boolean sending;
     private boolean closed;
 
@@ -385,6 +392,7 @@ public final class FddiRing implements AutoCloseable {
     }
 
     private void membershipChanged() {
+        membershipEpoch++;
         rebuildMembers();
         if (virtual) {
             tokenTimer.cancel();
@@ -429,11 +437,17 @@ public final class FddiRing implements AutoCloseable {
         ttrtNanos = Math.min(Math.max(winner.bid, ttrtFloorNanos(memberCount)), T_MAX_NANOS);
         state = STATE_OPERATIONAL;
         long now = timeBase.nanoTime();
+        long epoch = membershipEpoch;
         for (int i = 0; i < memberCount; i++) {
             Station st = stations[members[i]];
             st.trtStart = now;
             st.lastArrival = NONE;
-            st.mac.ringStateChanged(STATE_OPERATIONAL, ttrtNanos);
+        }
+        for (int i = 0; i < memberCount && membershipEpoch == epoch; i++) {
+            stations[members[i]].mac.ringStateChanged(STATE_OPERATIONAL, ttrtNanos);
+        }
+        if (membershipEpoch != epoch) {
+            return; // a station joined or left from its callback: the claim that started then issues the token
         }
         LOG.debug("ring {}: operational with {} stations, TTRT {} ns (lowest bid {} by {})", name, memberCount,
             ttrtNanos, winner.bid, winner.mac.name());
@@ -464,7 +478,11 @@ public final class FddiRing implements AutoCloseable {
         long from = Math.max(now, idleCountedUntil);
         long k = Math.max(1, ceilDiv(from - parkReleaseNanos, p));
         long resumeAt = parkReleaseNanos + k * p;
+        long epoch = membershipEpoch;
         catchUpParked(resumeAt);
+        if (membershipEpoch != epoch) {
+            return; // a station joined or left from tokensSeen: the claim that started then issues the token
+        }
         holder = members[(int) ((parkedAt + k) % memberCount)];
         tokenPhase = TOKEN_ARRIVING;
         tokenTimer.armAfter(resumeAt - now);
@@ -478,7 +496,8 @@ public final class FddiRing implements AutoCloseable {
         int n = memberCount;
         long p = FddiTiming.TOKEN_NANOS + hopNanos;
         long rotation = n * p;
-        for (int q = 0; q < n; q++) {
+        long epoch = membershipEpoch;
+        for (int q = 0; q < n && membershipEpoch == epoch; q++) {
             int d = Math.floorMod(q - parkedAt, n);
             long first = parkReleaseNanos + (d == 0 ? n : d) * p; // this member's first arrival after the park
             long mStart = ceilDiv(idleCountedUntil - first, rotation);
@@ -524,7 +543,11 @@ public final class FddiRing implements AutoCloseable {
             Station st = stations[holder];
             if (tokenPhase == TOKEN_ARRIVING) {
                 tokenPasses++;
+                long epoch = membershipEpoch;
                 st.mac.tokensSeen(1);
+                if (membershipEpoch != epoch) {
+                    return; // a station joined or left from tokensSeen: the claim that started then issues the token
+                }
                 arrivalTiming(st, now);
             }
             if (st.joined && st.wantsToken && now < st.asyncDeadline) {
