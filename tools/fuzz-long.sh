@@ -9,8 +9,9 @@
 # tests and libFuzzer harnesses of native-headers run) with nicbridge.fuzz.duration = DURATION. A finding fails the
 # run and Jazzer writes the input into the test's corpus folder; the script goes on with the next test and exits
 # non-zero at the end. Then it prints one Markdown table row per test from libFuzzer's final statistics line (the
-# "DONE" line of <module>/target/fuzz-reports/<class>-output.txt): executions, exec/s, edge coverage ("cov"), and
-# the corpus size Jazzer kept in .cifuzz-corpus.
+# "DONE" line; libFuzzer writes it to the fork's stderr, past surefire's redirect, so the script keeps each run's
+# console in <module>/target/fuzz-reports/<Class>-long.log): executions, exec/s, edge coverage ("cov"), and the
+# corpus entries libFuzzer kept.
 set -u
 cd "$(dirname "$0")/.."
 duration=${1:-120s}
@@ -40,14 +41,13 @@ for class in "${classes[@]}"; do
         failed=1
         continue
     fi
-    fqcn=$(sed -e 's|^[^/]*/src/test/java/||' -e 's|\.java$||' -e 's|/|.|g' <<<"$file")
-    report="$module/target/fuzz-reports/$fqcn-output.txt"
-    rm -f "$report"
-    echo "fuzz-long: $class ($module) for $duration" >&2
-    if ! nice -n 10 ./mvnw -B -q -pl "$module" -am test-compile "surefire:test@fuzz-$class" -Dtest=NONE \
+    mkdir -p "$module/target/fuzz-reports"
+    report="$module/target/fuzz-reports/$class-long.log"
+    echo "fuzz-long: $class ($module) for $duration, console in $report" >&2
+    if ! nice -n 10 ./mvnw -B -pl "$module" -am test-compile "surefire:test@fuzz-$class" -Dtest=NONE \
             -Dsurefire.failIfNoSpecifiedTests=false -Dnicbridge.fuzz.skip=false \
-            -Dnicbridge.fuzz.duration="$duration" >&2; then
-        echo "fuzz-long: $class FAILED (a finding is in its corpus folder; see $report)" >&2
+            -Dnicbridge.fuzz.duration="$duration" > "$report" 2>&1; then
+        echo "fuzz-long: $class FAILED (a finding is in its corpus folder; see $report and $module/target/fuzz-reports)" >&2
         failed=1
     fi
     done_line=$(grep -h ' DONE ' "$report" 2>/dev/null | tail -1)
