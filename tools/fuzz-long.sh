@@ -50,7 +50,7 @@ for class in "${classes[@]}"; do
         echo "fuzz-long: $class FAILED (a finding is in its corpus folder; see $report and $module/target/fuzz-reports)" >&2
         failed=1
     fi
-    done_line=$(grep -h ' DONE ' "$report" 2>/dev/null | tail -1)
+    done_line=$(grep -hE '^#[0-9]+[[:space:]]+DONE' "$report" 2>/dev/null | tail -1)
     execs=$(sed -n 's/^#\([0-9]*\).*/\1/p' <<<"$done_line")
     rate=$(sed -n 's/.*exec\/s: \([0-9]*\).*/\1/p' <<<"$done_line")
     cov=$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<<"$done_line")
