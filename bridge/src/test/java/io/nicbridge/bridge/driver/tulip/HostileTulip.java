@@ -52,10 +52,6 @@ final class HostileTulip implements Card, RegisterSideEffects {
         lostState = true;
     }
 
-    boolean hasLostState() {
-        return lostState;
-    }
-
     /** Writes {@code value} at bus address {@code bus} as the chip's DMA would (release), in the list's byte order. */
     void write(long bus, int value, ByteOrder order) {
         dma.writeIntRelease(bus, value, order);

@@ -12,8 +12,6 @@ import io.nicbridge.bridge.port.FrameStatus;
 import io.nicbridge.bridge.port.PortCounters;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing.ListMode;
-import io.nicbridge.bridge.time.Scheduler;
-import io.nicbridge.bridge.time.Timer;
 import java.util.BitSet;
 
 /**
@@ -28,6 +26,8 @@ import java.util.BitSet;
  *       {@code [0, rxBufferSize]} inside its buffer, and a status that is OK only for a one-buffer frame the Linux
  *       accept test passes with a length an Ethernet frame can have;</li>
  *   <li>every claimed transmit buffer is one the host does not hold already;</li>
+ *   <li>after a reset, every frame the driver re-posts has a length a transmit buffer holds (never a TDES1 the card
+ *       wrote), and no buffer is posted twice;</li>
  *   <li>no buffer leaks: once the card behaves (hands every descriptor back) and the host gives back what it holds,
  *       every receive descriptor is the card's again after the frames are taken, each frame once, and the host can
  *       claim as many transmit buffers as on a fresh driver.</li>
@@ -51,7 +51,7 @@ class TulipDriverFuzzTest {
             host.behave(); // the card sends the setup frame
             int freshClaims = host.countClaims(); // what a driver whose card behaves gives: the reference
             if (script.consumeBoolean()) {
-                d.watchdog(scheduler, 1_000_000);
+                d.watchdog(scheduler, scheduler.period());
             }
             for (int step = 0; step < 64 && script.remainingBytes() > 0; step++) {
                 switch (script.consumeInt(0, 11)) {
@@ -69,13 +69,10 @@ class TulipDriverFuzzTest {
                     case 8 -> host.releaseOne(script.consumeInt(0, rx - 1));
                     case 9 -> d.acknowledge();
                     case 10 -> {
-                        // Known driver bug, reported and not fixed on this branch (the driver is being changed on
-                        // another): a second chip reset while frames still wait to be re-posted after the first posts
-                        // them twice (reinitialise's programChip reclaims with the old requeue books), and a third
-                        // overruns the requeue array. Input: src/test/fuzz-findings/TulipDriverFuzzTest/. Until the
-                        // fix lands, the watchdog only ticks into a lost chip when nothing waits.
-                        if (!(card.hasLostState() && host.framesWaitingForRepost() > 0)) {
-                            scheduler.fire();
+                        long resets = d.statistics().get(TulipStatistics.Counter.CARD_RESETS);
+                        scheduler.fire();
+                        if (d.statistics().get(TulipStatistics.Counter.CARD_RESETS) != resets) {
+                            host.checkRepost();
                         }
                     }
                     default -> d.transmitInFlight();
@@ -104,20 +101,26 @@ class TulipDriverFuzzTest {
             this.txCount = txCount;
         }
 
-        /** Frames the driver keeps for re-posting after a reset: in flight by its count, not in the ring. */
-        int framesWaitingForRepost() {
-            return d.transmitInFlight() - d.transmitRing().inFlight();
-        }
-
         void cardWrite(Dec21140DescriptorRing ring, int index, int word, int value) {
-            // Known driver bug, reported (see case 10): a card that sets OWN on a receive descriptor the host holds
-            // makes the host's release() throw IllegalStateException from the ring's arm check. Until the fix, the
-            // hostile card leaves held descriptors alone.
-            if (ring == d.receiveRing() && rxHeld.get(index)) {
-                return;
-            }
             if (index < ring.count()) {
                 card.write(ring.busAddress(index) + 4L * word, value, ring.order());
+            }
+        }
+
+        /** Right after a reset: the transmit ring as re-posted, before the card can write into it. */
+        void checkRepost() {
+            Dec21140DescriptorRing t = d.transmitRing();
+            java.util.Set<Long> buffers = new java.util.HashSet<>();
+            for (int i = 0; i < t.count(); i++) {
+                int control = t.control(i);
+                if ((t.status(i) & TDES0_OWN) == 0 || (control & (TDES1_FS | TDES1_SET)) != TDES1_FS) {
+                    continue; // not a frame the driver posted (free, setup or dummy)
+                }
+                int length = (control & TDES1_TBS1_MASK) >>> TDES1_TBS1_SHIFT;
+                assertTrue(length >= 1 && length <= TulipDriver.MAX_FRAME, "re-posted descriptor " + i + " has length "
+                    + length + " (TDES1 0x" + Integer.toHexString(control) + ")");
+                assertTrue(buffers.add(t.buffer1Address(i)), "buffer 0x" + Long.toHexString(t.buffer1Address(i))
+                    + " re-posted twice");
             }
         }
 
@@ -236,66 +239,6 @@ class TulipDriverFuzzTest {
                     + c + ", " + d.statistics());
             }
             System.arraycopy(now, 0, last, 0, now.length);
-        }
-    }
-
-    /** A scheduler whose one timer (the watchdog's) fires when the test says: time is whatever the test makes it. */
-    private static final class ManualScheduler implements Scheduler {
-        private long now;
-        private Runnable action;
-        private boolean armed;
-
-        @Override
-        public long nanoTime() {
-            return now;
-        }
-
-        @Override
-        public boolean isVirtual() {
-            return true;
-        }
-
-        @Override
-        public Timer newTimer(String name, Runnable action) {
-            this.action = action;
-            return new Timer() {
-                private long deadline;
-
-                @Override
-                public void armAfter(long delayNanos) {
-                    armAt(now + delayNanos);
-                }
-
-                @Override
-                public void armAt(long deadlineNanos) {
-                    deadline = deadlineNanos;
-                    armed = true;
-                }
-
-                @Override
-                public void cancel() {
-                    armed = false;
-                }
-
-                @Override
-                public boolean isArmed() {
-                    return armed;
-                }
-
-                @Override
-                public long deadline() {
-                    return deadline;
-                }
-            };
-        }
-
-        /** Runs the timer's action if it is armed (a watchdog period has passed). */
-        void fire() {
-            if (armed) {
-                armed = false;
-                now += 1_000_000;
-                action.run();
-            }
         }
     }
 }
