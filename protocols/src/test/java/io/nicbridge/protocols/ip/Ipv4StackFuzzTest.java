@@ -85,7 +85,7 @@ class Ipv4StackFuzzTest {
 
     private static void receive(Ipv4Stack target, MemorySegment buffer, byte[] frame, FuzzedDataProvider script) {
         if (frame.length >= 14 && script.consumeBoolean()) {
-            Ipv4Stack.writeMac(MemorySegment.ofArray(frame), 0, script.consumeBoolean() ? MAC_B : 0xFFFF_FFFF_FFFFL);
+            EthernetIpLink.writeMac(MemorySegment.ofArray(frame), 0, script.consumeBoolean() ? MAC_B : 0xFFFF_FFFF_FFFFL);
         }
         MemorySegment.copy(frame, 0, buffer, ValueLayout.JAVA_BYTE, 0, frame.length);
         current = frame;
