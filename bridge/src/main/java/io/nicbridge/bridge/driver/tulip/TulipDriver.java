@@ -68,8 +68,8 @@ import org.slf4j.LoggerFactory;
  * {@code (RDES0 & }{@link io.nicbridge.contract.Dec21140#LINUX_RX_ACCEPT_MASK LINUX_RX_ACCEPT_MASK}{@code ) == }
  * {@link io.nicbridge.contract.Dec21140#LINUX_RX_ACCEPT_VALUE LINUX_RX_ACCEPT_VALUE}; its length is FL - 4 (the chip
  * stores and counts the FCS); a frame failing the test is still delivered, with {@link FrameStatus} error bits, and
- * counted. Handles are ring indices, so nothing allocates per frame. The driver's books, not the descriptors, say who holds what: a chip that sets OWN on a
- * descriptor the host holds (a chip only clears it) is counted as
+ * counted. Handles are ring indices, so nothing allocates per frame. The driver's books, not the descriptors, say
+ * who holds what: a chip that sets OWN on a descriptor the host holds (a chip only clears it) is counted as
  * {@link TulipStatistics.Counter#CARD_PROTOCOL_VIOLATIONS}, and {@link #release(int)} takes the descriptor back and
  * re-arms it; the host's call never fails for it.
  *

@@ -8,6 +8,7 @@ import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
 import io.nicbridge.bridge.driver.tulip.TulipStatistics.Counter;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -33,12 +34,11 @@ class TulipDriverHostileCardTest {
     }
 
     /** Claims a buffer, marks it with {@code tag} in its first byte and commits {@code length} bytes. */
-    private static long send(TulipDriver d, int tag, int length) {
+    private static void send(TulipDriver d, int tag, int length) {
         int h = d.claim();
         assertNotEquals(FramePort.NONE, h, "claim refused");
-        d.txBuffer(h).set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) tag);
+        d.txBuffer(h).set(ValueLayout.JAVA_BYTE, 0, (byte) tag);
         d.commit(h, length);
-        return h;
     }
 
     /** The chip loses its state (a bus reset) and the watchdog's next tick finds it. */
@@ -55,7 +55,7 @@ class TulipDriverHostileCardTest {
      */
     private List<Long> completeTransmit(TulipDriver d) {
         List<Long> sent = new ArrayList<>();
-        for (int round = 0; round < 2 * TX_RING; round++) { // frames waiting in the driver are posted as these come back
+        for (int round = 0; round < 2 * TX_RING; round++) { // waiting frames are posted as these come back
             Dec21140DescriptorRing t = d.transmitRing();
             int moved = 0;
             for (int i = 0; i < t.count(); i++) {
