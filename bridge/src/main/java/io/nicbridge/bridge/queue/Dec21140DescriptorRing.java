@@ -510,11 +510,6 @@ public final class Dec21140DescriptorRing {
         IntWords.setRelease(segment, offsetOf(i) + WORD0, be, 0);
     }
 
-    /** TBS1/RBS1 of descriptor {@code i} as the host wrote it (the length of a one-buffer transmit frame). */
-    public int buffer1Length(int i) {
-        return buffer1Size(control(i));
-    }
-
     /** Descriptors posted through the cursor API and not yet reclaimed. */
     public int inFlight() {
         return posted;

@@ -1,7 +1,9 @@
 package io.nicbridge.sim.atm;
 
 import java.util.BitSet;
+import java.util.HashSet;
 import java.util.Objects;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +23,8 @@ public final class AtmNetworkService {
     private final AtmSwitch sw;
     /** Per port: VCIs in use on that port's fibers (either direction). */
     private final BitSet[] used;
+    /** The paths set up and not yet disconnected. */
+    private final Set<AtmPath> live = new HashSet<>();
 
     public AtmNetworkService(AtmSwitch sw) {
         this.sw = Objects.requireNonNull(sw, "switch");
@@ -39,40 +43,70 @@ public final class AtmNetworkService {
      * Sets up a duplex path between the stations on {@code portA} and {@code portB} (equal ports give a loop
      * through the switch) on VPI 0.
      *
-     * @throws IllegalStateException when a port has no free VCI left
+     * @throws IllegalStateException when a port has no free VCI left (then nothing was taken)
      */
     public synchronized AtmPath connect(int portA, int portB) {
         checkPort(portA);
         checkPort(portB);
+        // All four VCIs or none: a refusal half way must not leave VCIs that no path owns.
         int aTx = allocate(portA);
-        int bRx = allocate(portB);
-        int bTx = allocate(portB);
-        int aRx = allocate(portA);
+        int bRx = allocate(portB, aTx);
+        int bTx = allocate(portB, aTx, bRx);
+        int aRx = allocate(portA, aTx, bRx, bTx);
+        AtmPath path = new AtmPath(0, portA, aTx, aRx, portB, bTx, bRx);
+        markUsed(path, true);
         sw.route(portA, 0, aTx, portB, 0, bRx);
         sw.route(portB, 0, bTx, portA, 0, aRx);
-        AtmPath path = new AtmPath(0, portA, aTx, aRx, portB, bTx, bRx);
+        live.add(path);
         LOG.debug("{}: path {}", sw.name(), path);
         return path;
     }
 
-    /** Removes both directions of {@code path} and frees its VCIs. */
+    /**
+     * Removes both directions of {@code path} and frees its VCIs.
+     *
+     * @throws IllegalArgumentException when {@code path} is not connected (never was, or was disconnected already:
+     *                                  its VCIs may belong to another path by now, whose routes must stay)
+     */
     public synchronized void disconnect(AtmPath path) {
         Objects.requireNonNull(path, "path");
+        if (!live.remove(path)) {
+            throw new IllegalArgumentException("switch " + sw.name() + ": path " + path + " is not connected");
+        }
         sw.unroute(path.portA(), path.aTxVci());
         sw.unroute(path.portB(), path.bTxVci());
-        used[path.portA()].clear(path.aTxVci());
-        used[path.portA()].clear(path.aRxVci());
-        used[path.portB()].clear(path.bTxVci());
-        used[path.portB()].clear(path.bRxVci());
+        markUsed(path, false);
     }
 
-    private int allocate(int port) {
+    private void markUsed(AtmPath path, boolean inUse) {
+        used[path.portA()].set(path.aTxVci(), inUse);
+        used[path.portA()].set(path.aRxVci(), inUse);
+        used[path.portB()].set(path.bTxVci(), inUse);
+        used[path.portB()].set(path.bRxVci(), inUse);
+    }
+
+    /**
+     * The lowest free VCI of {@code port} other than {@code taken} (VCIs this set-up already chose, not yet marked:
+     * with equal ports they are on the same fibers).
+     */
+    private int allocate(int port, int... taken) {
         int v = used[port].nextClearBit(FIRST_VCI);
+        while (contains(taken, v)) {
+            v = used[port].nextClearBit(v + 1);
+        }
         if (v >= AtmSwitch.VCI_SPACE) {
             throw new IllegalStateException("switch " + sw.name() + ": port " + port + " has no free VCI");
         }
-        used[port].set(v);
         return v;
+    }
+
+    private static boolean contains(int[] values, int v) {
+        for (int x : values) {
+            if (x == v) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void checkPort(int p) {

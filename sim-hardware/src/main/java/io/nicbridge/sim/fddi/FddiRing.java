@@ -42,7 +42,9 @@ import org.slf4j.LoggerFactory;
  *   frame    a station sends frames back to back: frameNanos(LEN) = (LEN + 15) x 80 ns each, then releases
  *            the token. The frame's last bit reaches the k-th station downstream at start + frameNanos + k x H,
  *            where that station's MAC sees it ({@link FddiMac#frameArrived}: sets A, C, E); after n hops it is
- *            back at the sender, which strips it ({@link FddiMac#frameReturned} with the indicators).
+ *            back at the sender, which strips it ({@link FddiMac#frameReturned} with the indicators). A frame whose
+ *            sender left the ring meanwhile finishes its lap and is purged (the claim that follows the leave
+ *            purges the ring): it goes home with the indicators set on the way and passes no station twice.
  *   floor    D + F_max, D = n x (880 + H) the idle token rotation, F_max = frameNanosWithFcs(maxFrameBytes).
  *            With TTRT at least that, every rotation takes at most 2 x TTRT (Johnson's bound with the
  *            asynchronous overrun inside the budget); {@link #maxRotationNanos()} and
@@ -124,6 +126,13 @@ public final class FddiRing implements AutoCloseable {
     private long parkReleaseNanos;
     private long idleCountedUntil;
     private int pendingCount;
+    /**
+     * Bumped by every membership change. A station may call its port from inside a MAC callback (the Medusa on an
+     * inline engine joins, leaves and asks for the token from {@code ringStateChanged}), which restarts the claim
+     * under the feet of the ring operation that made the call: after each callout that operation compares the epoch
+     * and, when it moved, leaves the token to the new claim instead of going on with a stale member list.
+     */
+    private long membershipEpoch;
     private boolean sending;
     private boolean closed;
 
@@ -385,6 +394,7 @@ public final class FddiRing implements AutoCloseable {
     }
 
     private void membershipChanged() {
+        membershipEpoch++;
         rebuildMembers();
         if (virtual) {
             tokenTimer.cancel();
@@ -429,11 +439,17 @@ public final class FddiRing implements AutoCloseable {
         ttrtNanos = Math.min(Math.max(winner.bid, ttrtFloorNanos(memberCount)), T_MAX_NANOS);
         state = STATE_OPERATIONAL;
         long now = timeBase.nanoTime();
+        long epoch = membershipEpoch;
         for (int i = 0; i < memberCount; i++) {
             Station st = stations[members[i]];
             st.trtStart = now;
             st.lastArrival = NONE;
-            st.mac.ringStateChanged(STATE_OPERATIONAL, ttrtNanos);
+        }
+        for (int i = 0; i < memberCount && membershipEpoch == epoch; i++) {
+            stations[members[i]].mac.ringStateChanged(STATE_OPERATIONAL, ttrtNanos);
+        }
+        if (membershipEpoch != epoch) {
+            return; // a station joined or left from its callback: the claim that started then issues the token
         }
         LOG.debug("ring {}: operational with {} stations, TTRT {} ns (lowest bid {} by {})", name, memberCount,
             ttrtNanos, winner.bid, winner.mac.name());
@@ -464,7 +480,11 @@ public final class FddiRing implements AutoCloseable {
         long from = Math.max(now, idleCountedUntil);
         long k = Math.max(1, ceilDiv(from - parkReleaseNanos, p));
         long resumeAt = parkReleaseNanos + k * p;
+        long epoch = membershipEpoch;
         catchUpParked(resumeAt);
+        if (membershipEpoch != epoch) {
+            return; // a station joined or left from tokensSeen: the claim that started then issues the token
+        }
         holder = members[(int) ((parkedAt + k) % memberCount)];
         tokenPhase = TOKEN_ARRIVING;
         tokenTimer.armAfter(resumeAt - now);
@@ -478,7 +498,8 @@ public final class FddiRing implements AutoCloseable {
         int n = memberCount;
         long p = FddiTiming.TOKEN_NANOS + hopNanos;
         long rotation = n * p;
-        for (int q = 0; q < n; q++) {
+        long epoch = membershipEpoch;
+        for (int q = 0; q < n && membershipEpoch == epoch; q++) {
             int d = Math.floorMod(q - parkedAt, n);
             long first = parkReleaseNanos + (d == 0 ? n : d) * p; // this member's first arrival after the park
             long mStart = ceilDiv(idleCountedUntil - first, rotation);
@@ -524,7 +545,11 @@ public final class FddiRing implements AutoCloseable {
             Station st = stations[holder];
             if (tokenPhase == TOKEN_ARRIVING) {
                 tokenPasses++;
+                long epoch = membershipEpoch;
                 st.mac.tokensSeen(1);
+                if (membershipEpoch != epoch) {
+                    return; // a station joined or left from tokensSeen: the claim that started then issues the token
+                }
                 arrivalTiming(st, now);
             }
             if (st.joined && st.wantsToken && now < st.asyncDeadline) {
@@ -592,7 +617,7 @@ public final class FddiRing implements AutoCloseable {
             }
             Station next = memberCount == 0 ? null : nextMember(stations[f.at]);
             f.hops++;
-            if (next == null || next.index == f.source || f.hops > stations.length) {
+            if (next == null || lapDone(f.source, f.at, next.index) || f.hops > stations.length) {
                 stations[f.source].mac.frameReturned(f.tag, f.fs);
                 freeFlights[freeCount++] = f;
                 return;
@@ -603,6 +628,17 @@ public final class FddiRing implements AutoCloseable {
             f.at = next.index;
             f.timer.armAfter(hopNanos);
         }
+    }
+
+    /**
+     * Whether a frame from the station at {@code source}, now at {@code at}, has finished its lap when it would go on
+     * to {@code next}: it travels in station order, so it is home when the next station is the sender or one it
+     * passed already. The latter happens only when the sender left the ring meanwhile (nobody strips the frame in
+     * FDDI then; the claim that the leave started purges it): without this rule it would pass the others again.
+     */
+    private boolean lapDone(int source, int at, int next) {
+        int n = stations.length;
+        return Math.floorMod(next - source, n) <= Math.floorMod(at - source, n);
     }
 
     private Station nextMember(Station from) {
@@ -694,10 +730,13 @@ public final class FddiRing implements AutoCloseable {
                         int length = launch(st, realTimeFrame, pulled, timeBase.nanoTime());
                         int fs = 0;
                         if (!lastLaunchLost) {
-                            // at most one lap, even if a callback changes the membership meanwhile
+                            // one lap at most, even if a callback changes the membership meanwhile (lapDone)
                             Station next = nextMember(st);
-                            for (int hop = 0; next != null && next != st && hop < stations.length; hop++) {
+                            int at = st.index;
+                            for (int hop = 0; next != null && !lapDone(st.index, at, next.index)
+                                 && hop < stations.length; hop++) {
                                 fs |= next.mac.frameArrived(realTimeFrame, length, fs);
+                                at = next.index;
                                 next = nextMember(next);
                             }
                         }

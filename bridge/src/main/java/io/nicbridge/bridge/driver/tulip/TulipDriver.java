@@ -67,8 +67,11 @@ import org.slf4j.LoggerFactory;
  * {@link #release(int)} re-arms that descriptor (RDES1..3 then RDES0 := OWN with release). A frame passes when
  * {@code (RDES0 & }{@link io.nicbridge.contract.Dec21140#LINUX_RX_ACCEPT_MASK LINUX_RX_ACCEPT_MASK}{@code ) == }
  * {@link io.nicbridge.contract.Dec21140#LINUX_RX_ACCEPT_VALUE LINUX_RX_ACCEPT_VALUE}; its length is FL - 4 (the chip
- * stores and counts the FCS); a frame failing the test is still delivered, with {@link FrameStatus} error bits, and counted. Handles are ring indices, so nothing
- * allocates per frame.
+ * stores and counts the FCS); a frame failing the test is still delivered, with {@link FrameStatus} error bits, and
+ * counted. Handles are ring indices, so nothing allocates per frame. The driver's books, not the descriptors, say
+ * who holds what: a chip that sets OWN on a descriptor the host holds (a chip only clears it) is counted as
+ * {@link TulipStatistics.Counter#CARD_PROTOCOL_VIOLATIONS}, and {@link #release(int)} takes the descriptor back and
+ * re-arms it; the host's call never fails for it.
  *
  * <h2>Transmit interrupts and reclaim: our choice, not quite Linux's</h2>
  * <ul>
@@ -109,8 +112,10 @@ import org.slf4j.LoggerFactory;
  *       to it for ever). A chip that runs always reads back the driver's SR/ST, so a healthy chip is never reset.
  *       The driver re-initialises it as {@link #open} did (SWR, bus mode, both rings, CSR3/4/5/7, a setup
  *       frame with the current filter, CSR6) and re-posts, in their order and behind the setup frame, every frame it
- *       had accepted that the chip had not handed back: a reset loses frames the chip held, and the chip may have
- *       sent the last one before the reset, so a peer can see it twice (the protocol above tolerates duplicates).
+ *       had accepted that the chip had not handed back, each with the length {@link #commit} accepted (kept by the
+ *       driver: TDES1 is within the chip's reach, and a length read back from it could send past the buffer): a
+ *       reset loses frames the chip held, and the chip may have sent the last one before the reset, so a peer can
+ *       see it twice (the protocol above tolerates duplicates).
  *       Frames that do not fit the ring beside the setup frame wait in the driver and are posted, first, as
  *       descriptors come back ({@link #claim} refuses meanwhile), so no accepted frame is lost. Received frames the
  *       chip had handed back but the host had not polled yet go with the chip's list: counted as
@@ -197,6 +202,12 @@ public final class TulipDriver implements FramePort {
     private int txFreeTop;
     private int txClaimed;
     private final int[] txOwner;
+    /**
+     * The length {@link #commit} accepted for each transmit buffer, by buffer: what a re-post after a reset sends.
+     * Kept here because every descriptor word is within the card's reach (a broken or hostile chip may rewrite
+     * TDES1), and a length read back from it could make the chip read past the buffer.
+     */
+    private final int[] txLength;
     private int txNext;
     private volatile int setupPending = -1;
 
@@ -218,8 +229,6 @@ public final class TulipDriver implements FramePort {
      * the setup frame wait here until descriptors come back. Made once (txCount entries): recovery allocates nothing.
      */
     private final int[] requeue;
-    /** The frame length of each transmit buffer waiting in {@link #requeue}, by buffer. */
-    private final int[] requeueLength;
     private int requeueHead;
     private int requeueCount;
 
@@ -312,6 +321,7 @@ public final class TulipDriver implements FramePort {
             this.txState = new byte[txCount];
             this.txFree = new int[txCount];
             this.txOwner = new int[txCount];
+            this.txLength = new int[txCount];
             for (int i = 0; i < txCount; i++) {
                 txSlices[i] = txPool.buffer(i);
                 txBus[i] = dma.busAddress(txSlices[i]);
@@ -320,7 +330,6 @@ public final class TulipDriver implements FramePort {
             }
             this.txFreeTop = txCount;
             this.requeue = new int[txCount];
-            this.requeueLength = new int[txCount];
         } catch (RuntimeException e) {
             comm.close();
             throw e;
@@ -561,6 +570,7 @@ public final class TulipDriver implements FramePort {
         // claim(), so this cannot be refused.
         int d = txRing.transmit(txBus[handle], length, 0, 0, flags);
         txOwner[d] = handle;
+        txLength[handle] = length;
         txNext = next(d, txCount);
         txState[handle] = TX_IN_FLIGHT;
         txClaimed--;
@@ -607,7 +617,7 @@ public final class TulipDriver implements FramePort {
             int b = requeue[requeueHead++];
             requeueCount--;
             int flags = requeueCount == 0 ? TDES1_IC : 0; // a TI once the last one is out
-            int d = txRing.transmit(txBus[b], requeueLength[b], 0, 0, flags);
+            int d = txRing.transmit(txBus[b], txLength[b], 0, 0, flags); // the committed length, never TDES1
             txOwner[d] = b;
             txNext = next(d, txCount);
         }
@@ -812,6 +822,12 @@ public final class TulipDriver implements FramePort {
 
     private void rearm(int i) {
         boolean starved = rxArmed == 0;
+        if (!rxRing.isHostOwned(i)) {
+            // The chip set OWN on a descriptor the host held (the driver's books say so: rxState): a chip may only
+            // clear OWN. Count it, take the descriptor back and arm it as intended; the host's call goes on.
+            stats.increment(Counter.CARD_PROTOCOL_VIOLATIONS);
+            rxRing.takeBack(i);
+        }
         rxRing.arm(i, rxBus[i], rxBufferSize); // handoff: RDES1..3, then RDES0 := OWN with release
         rxState[i] = RX_CARD;
         rxArmed++;
@@ -1024,21 +1040,31 @@ public final class TulipDriver implements FramePort {
     private void reinitialise() {
         stats.increment(Counter.CARD_RESETS);
         counters.recordCardReset();
-        // Transmit: the frames posted and not handed back, oldest first (setup and dummy descriptors are redone).
+        // Transmit: the frames posted and not handed back, oldest first (setup and dummy descriptors are redone),
+        // then the frames still waiting from an earlier reset. Those are younger than every frame in the ring: they
+        // wait because the ring was full, they are posted oldest first as descriptors come back, and claim() refuses
+        // while any waits. Each buffer is in at most one of the two, so together they fit the array: the waiting ones
+        // move to its end while the ring's are collected at its start, then close up behind them.
+        int waiting = requeueCount;
+        System.arraycopy(requeue, requeueHead, requeue, txCount - waiting, waiting);
         int posted = txRing.inFlight();
         int oldest = txNext - posted < 0 ? txNext - posted + txCount : txNext - posted;
         int frames = 0;
-        for (int k = 0; k < requeueCount; k++) { // still waiting from an earlier reset: they are the oldest
-            requeue[frames++] = requeue[requeueHead + k];
-        }
         for (int k = 0, d = oldest; k < posted; k++, d = next(d, txCount)) {
             int owner = txOwner[d];
             txOwner[d] = DESC_UNUSED;
             if (owner >= 0) {
-                requeue[frames++] = owner;
-                requeueLength[owner] = txRing.buffer1Length(d);
+                requeue[frames++] = owner; // its length is txLength[owner]: TDES1 is the card's to scribble on
             }
         }
+        System.arraycopy(requeue, txCount - waiting, requeue, frames, waiting);
+        frames += waiting;
+        // The books say nothing waits until the setup frame is queued: programChip() queues it through
+        // reclaimTransmit(), which posts whatever waits. With the old head and count it would post entries the
+        // collection above has just overwritten, ahead of the setup frame, and the re-post below would post them
+        // again: one buffer in two descriptors, and the next reset would collect more frames than there are buffers.
+        requeueHead = 0;
+        requeueCount = 0;
         setupPending = -1;
         txRing.restart();
         txNext = 0;
@@ -1067,7 +1093,6 @@ public final class TulipDriver implements FramePort {
         }
         programChip();
         // Re-post behind the setup frame; claimed buffers keep their reservation, the rest wait for descriptors.
-        requeueHead = 0;
         requeueCount = frames;
         postRequeued();
         regs.writeRelease(CSR1, 0);

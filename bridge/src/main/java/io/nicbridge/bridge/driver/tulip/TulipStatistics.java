@@ -75,7 +75,12 @@ public final class TulipStatistics {
          */
         CARD_RESETS,
         /** Frames the chip had received and handed back before a reset but the host had not polled yet: lost. */
-        RX_LOST_IN_RESET;
+        RX_LOST_IN_RESET,
+        /**
+         * Descriptor handoffs the chip broke: OWN set on a receive descriptor the host held (a chip only ever clears
+         * OWN). The driver takes the descriptor back and re-arms it as the host asked.
+         */
+        CARD_PROTOCOL_VIOLATIONS;
 
         private static final Counter[] ALL = values();
     }

@@ -126,6 +126,13 @@ public final class UnetEndpoint implements Endpoint {
     private long receivedBytes;
     private long freeQueueFull;
     private long unrecyclableBuffers;
+    private long malformedDescriptors;
+    /**
+     * The held descriptor (from {@link #poll}) that the card handed over as a good message although its words do not
+     * describe one (see {@link #describesGoodMessage}); -1 when none. Such a message is shown to the process as an
+     * {@code RX_ERR_LENGTH} error, so nothing malformed goes up as good. Receive thread.
+     */
+    private long malformedHeld = -1;
     /**
      * Receive buffers the card holds (posted to the free queue and not yet seen in a received descriptor), one bit per
      * 64-byte unit of the segment: what must be posted again after a firmware restart. Owner's receive thread.
@@ -609,14 +616,49 @@ public final class UnetEndpoint implements Endpoint {
      */
     public long poll() {
         checkLive("poll");
+        boolean fresh = receiveQueue.held() < 0;
         long d = receiveQueue.poll();
-        if (d >= 0 && !receiveQueue.isInline(d)) {
-            int n = Math.min(receiveQueue.nbufs(d), MAX_BUFS);
-            for (int i = 0; i < n; i++) {
-                markCardHolds(receiveQueue.bufferOffset(d, i), false); // the card handed it back
+        if (d >= 0 && fresh) {
+            if (!receiveQueue.isError(d) && !describesGoodMessage(d)) {
+                malformedDescriptors++;
+                malformedHeld = d;
+            }
+            if (!receiveQueue.isInline(d)) {
+                int n = Math.min(receiveQueue.nbufs(d), MAX_BUFS);
+                for (int i = 0; i < n; i++) {
+                    markCardHolds(receiveQueue.bufferOffset(d, i), false); // the card handed it back
+                }
             }
         }
         return d;
+    }
+
+    /**
+     * Whether the card's words describe a good message it may hand up: inline, at most {@code INLINE_MAX} bytes; or
+     * in 1 to {@code MAX_BUFS} buffers that lie inside the segment and hold exactly the message's length. The real
+     * card never writes anything else without the error flag; a faulty or hostile one may, and the process must not
+     * receive that as a good message (it would loop over more buffers than exist, or copy out fewer bytes than the
+     * length it was told).
+     */
+    private boolean describesGoodMessage(long d) {
+        int length = receiveQueue.length(d);
+        if (receiveQueue.isInline(d)) {
+            return length <= INLINE_MAX;
+        }
+        int n = receiveQueue.nbufs(d);
+        if (n < 1 || n > MAX_BUFS) {
+            return false;
+        }
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            long off = Integer.toUnsignedLong(receiveQueue.bufferOffset(d, i));
+            long len = Integer.toUnsignedLong(receiveQueue.bufferLength(d, i));
+            if (off + len > segment.byteSize()) {
+                return false;
+            }
+            sum += len;
+        }
+        return sum == length;
     }
 
     /**
@@ -697,10 +739,14 @@ public final class UnetEndpoint implements Endpoint {
         return receiveQueue.isInline(descriptor);
     }
 
-    /** True when the card delivered the message with an error code. Checks {@code descriptor} like {@link #length}. */
+    /**
+     * True when the card delivered the message with an error code, or handed over as good a descriptor that does not
+     * describe a message (counted in {@link #malformedDescriptors()}, reported as {@code RX_ERR_LENGTH}). Checks
+     * {@code descriptor} like {@link #length}.
+     */
     public boolean isError(long descriptor) {
         checkHeld(descriptor, "isError");
-        return receiveQueue.isError(descriptor);
+        return receiveQueue.isError(descriptor) || descriptor == malformedHeld;
     }
 
     /**
@@ -709,13 +755,20 @@ public final class UnetEndpoint implements Endpoint {
      */
     public int errorCode(long descriptor) {
         checkHeld(descriptor, "errorCode");
-        return receiveQueue.errorCode(descriptor);
+        if (descriptor == malformedHeld) {
+            return RX_ERR_LENGTH;
+        }
+        // w1's error field means something only with RX_ERROR set: a good message has none, whatever the card left
+        return receiveQueue.isError(descriptor) ? receiveQueue.errorCode(descriptor) : 0;
     }
 
-    /** Receive buffers the message occupies (0 for an inline message). Checks {@code descriptor} like {@link #length}. */
+    /**
+     * Receive buffers the message occupies (0 for an inline message; at most {@code MAX_BUFS}, the most a descriptor
+     * names, whatever count the card wrote). Checks {@code descriptor} like {@link #length}.
+     */
     public int bufferCount(long descriptor) {
         checkHeld(descriptor, "bufferCount");
-        return receiveQueue.nbufs(descriptor);
+        return receiveQueue.isInline(descriptor) ? 0 : Math.min(receiveQueue.nbufs(descriptor), MAX_BUFS);
     }
 
     /**
@@ -938,8 +991,10 @@ public final class UnetEndpoint implements Endpoint {
 
     private void account(long descriptor) {
         received++;
-        if (receiveQueue.isError(descriptor)) {
-            int code = receiveQueue.errorCode(descriptor);
+        boolean malformed = descriptor == malformedHeld;
+        malformedHeld = -1; // the descriptor goes back to the card now
+        if (receiveQueue.isError(descriptor) || malformed) {
+            int code = malformed ? RX_ERR_LENGTH : receiveQueue.errorCode(descriptor);
             receiveErrors[code >= 0 && code <= RX_ERR_DMA ? code : receiveErrors.length - 1]++;
         } else {
             receivedBytes += receiveQueue.length(descriptor);
@@ -975,6 +1030,15 @@ public final class UnetEndpoint implements Endpoint {
      */
     public long peerProtocolErrors() {
         return sendQueue.protocolErrors() + freeQueue.protocolErrors();
+    }
+
+    /**
+     * Descriptors the card handed over as good messages that did not describe one (an inline length over
+     * {@code INLINE_MAX}, a buffer count outside 1..{@code MAX_BUFS}, a buffer outside the segment, buffers that do
+     * not hold the length): each was shown to the process as an {@code RX_ERR_LENGTH} error.
+     */
+    public long malformedDescriptors() {
+        return malformedDescriptors;
     }
 
     /** Receive buffers {@link #release} could not re-post because the card named them at a misaligned offset. */
@@ -1451,7 +1515,7 @@ public final class UnetEndpoint implements Endpoint {
     }
 
     private void checkBuffer(long descriptor, int i) {
-        int n = Math.min(receiveQueue.nbufs(descriptor), MAX_BUFS);
+        int n = receiveQueue.isInline(descriptor) ? 0 : Math.min(receiveQueue.nbufs(descriptor), MAX_BUFS);
         if (i < 0 || i >= n) {
             throw new IndexOutOfBoundsException("endpoint " + id + ": buffer index " + i + " of descriptor " + descriptor
                     + " must be below its buffer count " + n);

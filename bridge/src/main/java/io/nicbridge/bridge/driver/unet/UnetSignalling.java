@@ -33,6 +33,11 @@ public interface UnetSignalling {
      */
     Path connect(UnetKernelDriver a, UnetKernelDriver b);
 
-    /** Tears {@code path} down and frees its tags. */
+    /**
+     * Tears {@code path} down and frees its tags.
+     *
+     * @throws IllegalArgumentException when {@code path} is not one this service set up and has not torn down yet
+     *                                  (its tags may belong to another path by now)
+     */
     void disconnect(Path path);
 }

@@ -1,0 +1,166 @@
+package io.nicbridge.bridge.driver.tulip;
+
+import static io.nicbridge.contract.Dec21140.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
+import io.nicbridge.bridge.driver.tulip.TulipStatistics.Counter;
+import io.nicbridge.bridge.port.FramePort;
+import io.nicbridge.bridge.queue.Dec21140DescriptorRing;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The three driver bugs {@link TulipDriverFuzzTest} found (issue 22), each as a plain scenario on {@link HostileTulip}:
+ * the card does exactly what the test writes, so each test states the chip's misbehaviour and what the driver must do.
+ */
+class TulipDriverHostileCardTest {
+    private static final MacAddress STATION = MacAddress.parse("02:00:00:00:00:42");
+    private static final int TX_RING = 4;
+
+    private final HostileTulip card = new HostileTulip(STATION);
+    private final ManualScheduler scheduler = new ManualScheduler();
+
+    private TulipDriver open() {
+        TulipDriver d = TulipDriver.open(card, TulipConfig.builder().interruptMode(InterruptMode.POLLING)
+            .rxRingSize(4).txRingSize(TX_RING).build());
+        d.watchdog(scheduler, scheduler.period());
+        completeTransmit(d); // the setup frame of open()
+        assertEquals(0, d.transmitInFlight());
+        return d;
+    }
+
+    /** Claims a buffer, marks it with {@code tag} in its first byte and commits {@code length} bytes. */
+    private static void send(TulipDriver d, int tag, int length) {
+        int h = d.claim();
+        assertNotEquals(FramePort.NONE, h, "claim refused");
+        d.txBuffer(h).set(ValueLayout.JAVA_BYTE, 0, (byte) tag);
+        d.commit(h, length);
+    }
+
+    /** The chip loses its state (a bus reset) and the watchdog's next tick finds it. */
+    private void resetAndTick(TulipDriver d) {
+        long before = d.statistics().get(Counter.CARD_RESETS);
+        card.loseState();
+        scheduler.fire();
+        assertEquals(before + 1, d.statistics().get(Counter.CARD_RESETS), "the watchdog found the reset");
+    }
+
+    /**
+     * The chip sends what it owns, in ring order, until it meets a descriptor it does not own (as a transmit process
+     * that suspends), handing each back; returns the buffer addresses of the frames (not setup or dummy) it sent.
+     */
+    private List<Long> completeTransmit(TulipDriver d) {
+        List<Long> sent = new ArrayList<>();
+        for (int round = 0; round < 2 * TX_RING; round++) { // waiting frames are posted as these come back
+            Dec21140DescriptorRing t = d.transmitRing();
+            int moved = 0;
+            for (int i = 0; i < t.count(); i++) {
+                if (!t.isHostOwned(i)) {
+                    int control = t.control(i);
+                    if ((control & (TDES1_FS | TDES1_SET)) == TDES1_FS) {
+                        sent.add(t.buffer1Address(i));
+                    }
+                    card.write(t.busAddress(i), 0, t.order());
+                    moved++;
+                }
+            }
+            d.transmitInFlight(); // reclaims, and posts what waits
+            if (moved == 0) {
+                break;
+            }
+        }
+        return sent;
+    }
+
+    /** Bug 1: the length of a re-posted frame came from TDES1, which the card can write. */
+    @Test
+    void aFrameRepostedAfterAResetHasItsCommittedLengthNotTheOneTheCardWroteIntoTdes1() {
+        try (TulipDriver d = open()) {
+            send(d, 1, TulipDriver.MAX_FRAME);
+            Dec21140DescriptorRing t = d.transmitRing();
+            int posted = 1; // entry 0 held the setup frame
+            assertEquals(TulipDriver.MAX_FRAME, t.control(posted) & TDES1_TBS1_MASK);
+            // The chip scribbles a 2000-byte length into TDES1 (a buffer holds 1514), then loses its state.
+            card.write(t.busAddress(posted) + 4, t.control(posted) & ~TDES1_TBS1_MASK | 2000, t.order());
+            resetAndTick(d);
+            // Re-posted behind the setup frame, at entry 1 again, with the length commit() was given.
+            assertEquals(TDES1_SET, t.control(0) & TDES1_SET, "entry 0 is the new setup frame");
+            assertEquals(TDES1_FS | TDES1_LS | TulipDriver.MAX_FRAME,
+                t.control(1) & (TDES1_FS | TDES1_LS | TDES1_TBS1_MASK), "TDES1 of the re-posted frame");
+            assertEquals(1, completeTransmit(d).size());
+        }
+    }
+
+    /**
+     * Bug 2: a second reset while frames still waited to be re-posted posted one of them twice (programChip's
+     * reclaim ran the re-post with the books of the first reset over a compacted array), and a third overran the
+     * array: ArrayIndexOutOfBoundsException out of the watchdog's tick.
+     */
+    @Test
+    void repeatedResetsRepostEveryAcceptedFrameOnceInCommitOrder() {
+        try (TulipDriver d = open()) {
+            List<Long> committed = new ArrayList<>();
+            Dec21140DescriptorRing t = d.transmitRing();
+            for (int k = 0; k < TX_RING; k++) { // the whole ring: after a reset one frame has to wait beside the setup
+                int d0 = (1 + k) % TX_RING;
+                send(d, k, 100 + k);
+                committed.add(t.buffer1Address(d0));
+            }
+            assertEquals(FramePort.NONE, d.claim(), "ring full");
+            for (int reset = 1; reset <= 3; reset++) {
+                resetAndTick(d);
+                assertEquals(TX_RING + 1, d.transmitInFlight(), "after reset " + reset + ": the setup frame and "
+                    + TX_RING + " frames, in the ring or waiting");
+                assertEquals(TDES1_SET, t.control(0) & TDES1_SET, "after reset " + reset + ": setup frame at entry 0");
+                for (int i = 1; i < TX_RING; i++) {
+                    assertEquals(committed.get(i - 1), t.buffer1Address(i), "after reset " + reset + ", entry " + i);
+                    assertEquals(100 + i - 1, t.control(i) & TDES1_TBS1_MASK, "after reset " + reset + ", entry " + i);
+                }
+            }
+            assertEquals(committed, completeTransmit(d), "each accepted frame sent once, in commit order");
+            assertEquals(0, d.transmitInFlight());
+            List<Integer> claimed = new ArrayList<>();
+            for (int h; claimed.size() <= TX_RING && (h = d.claim()) != FramePort.NONE; ) {
+                claimed.add(h);
+            }
+            assertEquals(TX_RING, claimed.size(), "transmit buffers the host can claim again: all of them, once each");
+            assertEquals(TX_RING, claimed.stream().distinct().count());
+            claimed.forEach(d::abort);
+            assertEquals(3, d.statistics().get(Counter.CARD_RESETS));
+        }
+    }
+
+    /**
+     * Bug 3: a card that set OWN on a receive descriptor the host held made release() throw IllegalStateException.
+     * Now the driver counts a protocol violation, takes the descriptor back and re-arms it.
+     */
+    @Test
+    void aCardThatSetsOwnOnADescriptorTheHostHoldsIsCountedAndReleaseRearmsIt() {
+        try (TulipDriver d = open()) {
+            Dec21140DescriptorRing r = d.receiveRing();
+            card.write(r.busAddress(0), RDES0_FS | RDES0_LS | (64 + ETH_FCS_LEN) << RDES0_FL_SHIFT, r.order());
+            int h = d.poll();
+            assertEquals(0, h);
+            assertEquals(64, d.rxLength(h));
+            card.write(r.busAddress(0), RDES0_OWN, r.order()); // the card takes back what it had handed over
+            d.release(h);
+            assertEquals(1, d.statistics().get(Counter.CARD_PROTOCOL_VIOLATIONS));
+            assertEquals(RDES0_OWN, r.status(0), "re-armed: the card's again");
+            assertEquals(d.config().rxBufferSize(), r.control(0) & RDES1_RBS1_MASK);
+            // And the ring works on: the next frames arrive at entries 1 and 0 after a wrap.
+            for (int i = 1; i < r.count(); i++) {
+                card.write(r.busAddress(i), RDES0_FS | RDES0_LS | (64 + ETH_FCS_LEN) << RDES0_FL_SHIFT, r.order());
+                assertEquals(i, d.poll());
+                d.release(i);
+            }
+            card.write(r.busAddress(0), RDES0_FS | RDES0_LS | (64 + ETH_FCS_LEN) << RDES0_FL_SHIFT, r.order());
+            assertEquals(0, d.poll());
+            d.release(0);
+            assertEquals(1, d.statistics().get(Counter.CARD_PROTOCOL_VIOLATIONS), "honest releases count nothing");
+        }
+    }
+}
