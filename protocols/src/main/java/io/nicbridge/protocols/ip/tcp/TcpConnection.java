@@ -123,6 +123,8 @@ public final class TcpConnection {
 
     // ------------------------------------------------------------------ output and events
     private boolean ackNow;
+    /** The persist timer expired on a small window: the next output may send a runt (the SWS override). */
+    private boolean swsOverride;
     private boolean outputPending;
     private int unackedSegments;
     private boolean evEstablished;
@@ -410,6 +412,7 @@ public final class TcpConnection {
         persistShift = 0;
         delackArmed = false;
         ackNow = false;
+        swsOverride = false;
         outputPending = false;
         unackedSegments = 0;
         evEstablished = false;
@@ -440,6 +443,8 @@ public final class TcpConnection {
         } else if (state != TcpState.CLOSED) {
             synchronizedInput(f, dataAt, dataLength, seq, ack, flags, window, now);
         }
+        // The application hears first, so its reads open the window and its writes ride on the ACK owed.
+        dispatchEvents(now);
         output(now);
         dispatchEvents(now);
     }
@@ -943,8 +948,13 @@ public final class TcpConnection {
 
     private void persistTimeout(long now) {
         persistArmed = false;
-        if (sndWnd != 0 || sndWritten - streamPosition(sndNxt) <= 0) {
+        if (sndWritten - streamPosition(sndNxt) <= 0) {
             persistShift = 0;
+            return;
+        }
+        if (sndWnd != 0) { // a window too small for a full segment: send what fits now
+            swsOverride = true;
+            output(now);
             return;
         }
         if (emit(sndUna - 1, 0, 0, ACK, now)) {
@@ -1024,10 +1034,14 @@ public final class TcpConnection {
             long usable = Math.min((long) sndWnd, cwnd) - flight;
             int length = state == TcpState.SYN_RECEIVED ? 0 : (int) Math.max(0, Math.min(Math.min(available, usable),
                 mss));
-            // Sender SWS avoidance (RFC 9293 3.8.6.2.1): no runt while more data waits and the window is the limit.
-            if (length > 0 && length < mss && length < available && usable < maxSndWnd / 2) {
+            // Sender SWS avoidance (RFC 9293 3.8.6.2.1): no runt while more data waits and the window is the limit,
+            // unless the persist timer ran out (the override timeout) with nothing in flight.
+            boolean withheld = false;
+            if (length > 0 && length < mss && length < available && usable < maxSndWnd / 2 && !swsOverride) {
                 length = 0;
+                withheld = true;
             }
+            swsOverride = false;
             boolean fin = finQueued && state != TcpState.SYN_RECEIVED && next <= sndWritten
                 && next + length == sndWritten;
             if (length > 0 || fin) {
@@ -1056,7 +1070,7 @@ public final class TcpConnection {
             if (ackNow && !emit(sndNxt, 0, 0, ACK, now)) {
                 return;
             }
-            if (sndWnd == 0 && available > 0 && sndMax == sndUna && !persistArmed && !rexmtArmed) {
+            if ((sndWnd == 0 || withheld) && available > 0 && sndMax == sndUna && !persistArmed && !rexmtArmed) {
                 persistArmed = true;
                 persistAt = now + Math.min(rto << persistShift, config.maxRtoNanos());
             }
