@@ -530,6 +530,11 @@ public final class TcpConnection {
         // Second, RST (RFC 5961 3.2): only one at exactly RCV.NXT resets; others in the window draw a challenge.
         if (rst) {
             counters.increment(Counter.RESETS_RECEIVED);
+            if (state == TcpState.TIME_WAIT) {
+                // RFC 1337 ("TIME-WAIT assassination"): ignored. Both FINs are through; a RST here comes from an old
+                // duplicate (the peer, already CLOSED, answering a duplicated last ACK) and must not cut TIME-WAIT.
+                return;
+            }
             if (seq == rcvNxt) {
                 if (state == TcpState.SYN_RECEIVED && passive) { // back to LISTEN: the application never saw it
                     state = TcpState.CLOSED;
