@@ -50,7 +50,7 @@ public final class Tcp {
      */
     public static Tcp over(Ipv4Stack ip, TcpConfig config, Arena arena) {
         Objects.requireNonNull(ip, "ip");
-        Tcp tcp = new Tcp(new IpSegmentSink(ip), ip.address(), config, arena);
+        Tcp tcp = new Tcp(new Ipv4SegmentSink(ip), ip.address(), config, arena);
         ip.register(Ipv4Stack.PROTOCOL_TCP, tcp::onSegment);
         return tcp;
     }
@@ -344,33 +344,5 @@ public final class Tcp {
         sink.send(h, remoteAddress, header);
         counters.increment(Counter.SEGMENTS_SENT);
         counters.increment(Counter.RESETS_SENT);
-    }
-
-    /** The sink over an {@link Ipv4Stack}: its claim (ARP and buffer back-pressure), its TX buffer, its send. */
-    private record IpSegmentSink(Ipv4Stack ip) implements SegmentSink {
-        @Override
-        public int claim(int destination, long nowNanos) {
-            return ip.claim(destination, nowNanos);
-        }
-
-        @Override
-        public MemorySegment buffer(int handle) {
-            return ip.txBuffer(handle);
-        }
-
-        @Override
-        public int offset() {
-            return Ipv4Stack.TRANSPORT_OFFSET;
-        }
-
-        @Override
-        public int maxSegment() {
-            return ip.mtu() - Ipv4Stack.IPV4_HEADER;
-        }
-
-        @Override
-        public void send(int handle, int destination, int length) {
-            ip.send(handle, Ipv4Stack.PROTOCOL_TCP, destination, length);
-        }
     }
 }
