@@ -145,7 +145,7 @@ class TcpKernelInteropTest {
 
     private void exchange(int bytes, boolean faulty) throws Exception {
         Path pcap = dir.resolve("capture.pcap");
-        KernelPeer capture = new KernelPeer(kernelNamespace, "tshark", "-q", "-i", veth.interfaceB(),
+        KernelPeer capture = new KernelPeer(kernelNamespace, "tshark", "-q", "-B", "64", "-i", veth.interfaceB(),
             "-w", pcap.toString());
         try {
             pollUntil(() -> Files.exists(pcap) || !capture.alive(), "tshark to start capturing: " + capture.output());
@@ -159,7 +159,12 @@ class TcpKernelInteropTest {
         } finally {
             capture.close();
         }
-        checkCapture(pcap, faulty);
+        // A loaded machine can make the capture itself drop frames (tshark says "N packets dropped"); tshark then
+        // sees ACKs of segments it never saw, which is the capture's gap, not the connection's.
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) packets? dropped")
+            .matcher(capture.output());
+        boolean captureDropped = m.find() && Long.parseLong(m.group(1)) > 0;
+        checkCapture(pcap, faulty, captureDropped);
         System.out.println("TCP interop " + bytes + " B each way" + (faulty ? " with " + faults : "") + ": "
             + tcp.counters());
     }
@@ -350,9 +355,14 @@ class TcpKernelInteropTest {
 
     // ------------------------------------------------------------------------------------------- the capture
 
-    private void checkCapture(Path pcap, boolean faulty) throws Exception {
+    private void checkCapture(Path pcap, boolean faulty, boolean captureDropped) throws Exception {
         String ours = "ip.src==" + Ipv4Address.toString(stack.address());
-        assertEquals("", tshark(pcap, "_ws.malformed || _ws.expert.severity == error"), "malformed or error packets");
+        // A retransmission that overlaps data the capture already holds is an expert "error" of tshark's stream
+        // reassembly, an injected fault's consequence: those packets are judged by the analysis flags below.
+        String retransmitted = "tcp.analysis.retransmission || tcp.analysis.fast_retransmission"
+            + " || tcp.analysis.spurious_retransmission";
+        assertEquals("", tshark(pcap, "(_ws.malformed || _ws.expert.severity == error)"
+            + (faulty ? " && !(" + retransmitted + ")" : "")), "malformed or error packets");
         assertEquals("", tshark(pcap, ours + " && (ip.checksum.status == 0 || tcp.checksum.status == 0)"),
             "bad checksums on what our stack sent");
         assertTrue(tshark(pcap, ours + " && tcp.checksum.status == 1").lines().count() > 1000,
@@ -360,7 +370,11 @@ class TcpKernelInteropTest {
         // Window-full/update and zero-window notes are flow control at work, not errors.
         String flow = "tcp.analysis.window_full || tcp.analysis.window_update || tcp.analysis.zero_window"
             + " || tcp.analysis.zero_window_probe || tcp.analysis.zero_window_probe_ack";
+        if (captureDropped) {
+            flow += " || tcp.analysis.ack_lost_segment || tcp.analysis.lost_segment";
+        }
         String flagged = tshark(pcap, "tcp.analysis.flags && !(" + flow + ")");
+        assertTrue(faulty || tshark(pcap, retransmitted).isEmpty(), "no retransmission without faults");
         if (!faulty) {
             assertEquals("", flagged.lines().limit(30).collect(java.util.stream.Collectors.joining("\n")),
                 "TCP analysis flags in a run without faults");

@@ -61,6 +61,8 @@ public final class TcpConnection {
     private TcpState state = TcpState.CLOSED;
     private boolean released = true;
     private boolean passive;
+    /** The handshake completed: a passive connection the application never saw frees itself when it fails. */
+    private boolean wasEstablished;
     private TcpHandler handler;
     private int localPort;
     private int remoteAddress;
@@ -373,6 +375,7 @@ public final class TcpConnection {
 
     private void reset(int port, int address, int peerPort, TcpHandler h, int initialSequence, boolean isPassive) {
         passive = isPassive;
+        wasEstablished = false;
         handler = h;
         localPort = port;
         remoteAddress = address;
@@ -487,6 +490,7 @@ public final class TcpConnection {
     }
 
     private void establish() {
+        wasEstablished = true;
         state = finQueued ? TcpState.FIN_WAIT_1 : TcpState.ESTABLISHED;
         evEstablished = true;
         if (passive) {
@@ -870,6 +874,10 @@ public final class TcpConnection {
         }
         state = TcpState.CLOSED;
         closeReason = reason;
+        if (passive && !wasEstablished) { // back to LISTEN: no event for a connection the application never had
+            released = true;
+            handler = null;
+        }
         rexmtArmed = false;
         persistArmed = false;
         delackArmed = false;

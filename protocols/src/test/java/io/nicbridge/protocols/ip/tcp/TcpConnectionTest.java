@@ -451,6 +451,24 @@ class TcpConnectionTest {
     }
 
     @Test
+    void aHalfOpenPassiveConnectionThatTimesOutFreesItsSlot() {
+        pipe = new SegmentPipe(SegmentPipe.testConfig(), SegmentPipe.testConfig().withConnections(1)
+            .withMaxRetransmissions(2), 1);
+        StreamApp app = new StreamApp();
+        pipe.b.listen(PORT, app);
+        pipe.rule = s -> !s.fromA(); // B's SYN-ACKs never arrive
+        pipe.inject(true, Segments.build(A_ADDRESS, B_ADDRESS, 40000, PORT, 1000, 0, TcpHeader.SYN, 1000,
+            new byte[0]));
+        pipe.run(5 * SECOND);
+        assertEquals(3, pipe.sentBy(false).stream().filter(s -> s.has(TcpHeader.SYN)).count(), "SYN-ACK and 2 more");
+        assertTrue(app.events.isEmpty(), "the application never heard of it: " + app.events);
+        pipe.inject(true, Segments.build(A_ADDRESS, B_ADDRESS, 40001, PORT, 5000, 0, TcpHeader.SYN, 1000,
+            new byte[0]));
+        pipe.run(1_000_000L);
+        assertEquals(0, pipe.b.counters().get(Counter.LISTEN_OVERFLOW), "the slot came back");
+    }
+
+    @Test
     void misuseIsRefusedWithTheArgumentNamed() {
         pipe = new SegmentPipe(SegmentPipe.testConfig(), SegmentPipe.testConfig(), 1);
         StreamApp app = new StreamApp();
