@@ -1,0 +1,1198 @@
+package io.nicbridge.protocols.ip.tcp;
+
+import static io.nicbridge.protocols.ip.tcp.TcpHeader.ACK;
+import static io.nicbridge.protocols.ip.tcp.TcpHeader.FIN;
+import static io.nicbridge.protocols.ip.tcp.TcpHeader.PSH;
+import static io.nicbridge.protocols.ip.tcp.TcpHeader.RST;
+import static io.nicbridge.protocols.ip.tcp.TcpHeader.SYN;
+
+import io.nicbridge.protocols.ip.tcp.TcpCounters.Counter;
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+/**
+ * One TCP connection (its transmission control block) as a sans-I/O state machine: segments in
+ * ({@link #onSegment}, from {@link Tcp}), the application's calls ({@link #write}, {@link #read}, {@link #close},
+ * {@link #abort}) and the clock ({@link #onTick}) move it; segments go out through the {@link Tcp}'s
+ * {@link SegmentSink}, and events to the {@link TcpHandler}. No thread, no socket, no allocation after setup: the
+ * connection object and its two off-heap rings are made once per slot and reused.
+ *
+ * <h2>What it implements</h2>
+ * RFC 9293's state machine (three-way handshake, simultaneous open and close, TIME-WAIT, the segment acceptability
+ * test and trimming, RST generation), RFC 5961's blind-attack checks (exact-RCV.NXT RST, challenge ACKs for in-window
+ * RSTs and SYNs, the ACK acceptability range), RFC 6298 RTT estimation with Karn's rule and exponential backoff at a
+ * 1 ms granularity, RFC 5681 slow start and congestion avoidance with fast retransmit on the third duplicate ACK and
+ * RFC 6582 NewReno recovery, receiver and sender silly-window avoidance (RFC 9293 3.8.6.2), the persist timer for a
+ * zero window, out-of-order data kept in the receive ring ahead of its gap, and an immediate ACK for every segment
+ * with data unless {@link TcpConfig#delayedAckNanos} asks otherwise.
+ *
+ * <h2>Sequence space and the rings</h2>
+ * <pre>
+ *   send:    ISS  SYN | data byte 0 at ISS+1 ...                                   FIN at ISS+1+written
+ *            ring positions   [sndAcked ............. sndWritten)     stream position k = seq - (ISS + 1)
+ *            sequence         SND.UNA ...... SND.NXT ...... SND.MAX (highest sent)
+ *   receive: ring positions   [rcvRead ..... rcvIn)  gap  [ooo ranges ...)    rcvIn &lt;-&gt; RCV.NXT
+ *            window = ring free space (capacity - (rcvIn - rcvRead)), at most 65535
+ * </pre>
+ * The receive window is exactly the application's free buffer space, so every acceptable byte has a place in the
+ * ring; the window's right edge never moves left (it is {@code rcvRead + capacity} or {@code RCV.NXT + 65535}, both
+ * non-decreasing).
+ *
+ * <h2>Zero-window probes</h2>
+ * The persist timer sends Linux's probe, a bare ACK with SEQ = SND.UNA - 1 (docs: tcpip-gam-facts B8): it lies outside
+ * the receiver's window, so RFC 9293's acceptability test makes every receiver answer it with an ACK carrying its
+ * current window, and it consumes no sequence space. Probing backs off exponentially and never gives up (MUST-37).
+ */
+public final class TcpConnection {
+    /** Gap-tracking ranges of out-of-order data; a segment needing one more is dropped (and retransmitted later). */
+    static final int OUT_OF_ORDER_RANGES = 8;
+    /** The MSS assumed when the peer's SYN has none (RFC 9293 MUST-15). */
+    static final int DEFAULT_PEER_MSS = 536;
+    private static final int MAX_PERSIST_SHIFT = 12;
+
+    private final Tcp tcp;
+    private final TcpConfig config;
+    private final TcpCounters counters;
+    private final ByteRing sendRing;
+    private final ByteRing receiveRing;
+    private final int slot;
+
+    // ------------------------------------------------------------------ identity and life
+    private TcpState state = TcpState.CLOSED;
+    private boolean released = true;
+    private boolean passive;
+    /** The handshake completed: a passive connection the application never saw frees itself when it fails. */
+    private boolean wasEstablished;
+    private TcpHandler handler;
+    private int localPort;
+    private int remoteAddress;
+    private int remotePort;
+    private TcpCloseReason closeReason;
+
+    // ------------------------------------------------------------------ send sequence space (RFC 9293 3.3.1)
+    private int iss;
+    private int sndUna;
+    private int sndNxt;
+    private int sndMax;
+    private int sndWnd;
+    private int sndWl1;
+    private int sndWl2;
+    private int maxSndWnd;
+    private long sndAcked;
+    private long sndWritten;
+    private boolean finQueued;
+    private int mss;
+
+    // ------------------------------------------------------------------ receive sequence space
+    private int irs;
+    private int rcvNxt;
+    private int rcvAdv;
+    private long rcvRead;
+    private long rcvIn;
+    private final long[] oooStart = new long[OUT_OF_ORDER_RANGES];
+    private final long[] oooEnd = new long[OUT_OF_ORDER_RANGES];
+    private int oooCount;
+    private boolean finReceived;
+    private boolean finPending;
+    private long finPosition;
+
+    // ------------------------------------------------------------------ congestion control (RFC 5681, RFC 6582)
+    private int cwnd;
+    private int ssthresh;
+    private int dupAcks;
+    private boolean inRecovery;
+    private int recover;
+
+    // ------------------------------------------------------------------ RTT (RFC 6298), in nanoseconds
+    private boolean hasRttSample;
+    private long srtt;
+    private long rttvar;
+    private long rto;
+    private boolean rttTiming;
+    private int rttSeq;
+    private long rttStart;
+    private int retries;
+
+    // ------------------------------------------------------------------ timers (deadlines on the caller's clock)
+    private boolean rexmtArmed;
+    private long rexmtAt;
+    private boolean persistArmed;
+    private long persistAt;
+    private int persistShift;
+    private boolean delackArmed;
+    private long delackAt;
+    private long timeWaitAt;
+
+    // ------------------------------------------------------------------ output and events
+    private boolean ackNow;
+    /** The persist timer expired on a small window: the next output may send a runt (the SWS override). */
+    private boolean swsOverride;
+    private boolean outputPending;
+    private int unackedSegments;
+    private boolean evEstablished;
+    private boolean evReadable;
+    private boolean evWritable;
+    private boolean evClosed;
+    private boolean dispatching;
+
+    TcpConnection(Tcp tcp, int slot, TcpConfig config, MemorySegment sendMemory, MemorySegment receiveMemory) {
+        this.tcp = tcp;
+        this.slot = slot;
+        this.config = config;
+        this.counters = tcp.counters();
+        this.sendRing = new ByteRing(sendMemory);
+        this.receiveRing = new ByteRing(receiveMemory);
+    }
+
+    // =================================================================================================== queries
+
+    public TcpState state() {
+        return state;
+    }
+
+    public int localPort() {
+        return localPort;
+    }
+
+    public int remoteAddress() {
+        return remoteAddress;
+    }
+
+    public int remotePort() {
+        return remotePort;
+    }
+
+    /** @return why the connection closed, or null while it is not CLOSED */
+    public TcpCloseReason closeReason() {
+        return state == TcpState.CLOSED ? closeReason : null;
+    }
+
+    /** @return in-order bytes waiting for {@link #read} */
+    public int readable() {
+        return (int) (rcvIn - rcvRead);
+    }
+
+    /** @return bytes {@link #write} accepts now (free send-ring space), 0 once the application closed */
+    public int writable() {
+        return finQueued || state == TcpState.CLOSED ? 0 : (int) (sendRing.capacity() - (sndWritten - sndAcked));
+    }
+
+    /** @return true when the peer sent its FIN and every byte before it has been read */
+    public boolean endOfStream() {
+        return finReceived && rcvIn == rcvRead;
+    }
+
+    /** @return bytes written and not yet acknowledged by the peer */
+    public long unacknowledged() {
+        return sndWritten - sndAcked;
+    }
+
+    /** @return the MSS this connection sends with: the smaller of ours and the peer's */
+    public int mss() {
+        return mss;
+    }
+
+    /** @return the congestion window in bytes */
+    public int congestionWindow() {
+        return cwnd;
+    }
+
+    /** @return the slow-start threshold in bytes */
+    public int slowStartThreshold() {
+        return ssthresh;
+    }
+
+    /** @return the peer's last advertised window */
+    public int sendWindow() {
+        return sndWnd;
+    }
+
+    /** @return the current retransmission timeout in nanoseconds */
+    public long rtoNanos() {
+        return rto;
+    }
+
+    /** @return the smoothed RTT in nanoseconds, 0 before the first sample */
+    public long smoothedRttNanos() {
+        return srtt;
+    }
+
+    boolean free() {
+        return state == TcpState.CLOSED && released;
+    }
+
+    boolean matches(int port, int address, int peerPort) {
+        return state != TcpState.CLOSED && localPort == port && remoteAddress == address && remotePort == peerPort;
+    }
+
+    boolean usesLocalPort(int port) {
+        return !free() && localPort == port;
+    }
+
+    // =================================================================================================== application
+
+    /**
+     * Copies up to {@code length} bytes into the send ring; they go out as the windows allow.
+     *
+     * @return the bytes accepted (0 when the ring is full: back-pressure; {@link TcpHandler#onWritable} tells when
+     *     space came free), or -1 when the connection is CLOSED (reset, timed out, aborted)
+     * @throws IllegalArgumentException when the range lies outside {@code src}
+     * @throws IllegalStateException    after the application's own {@link #close}, or on a released connection
+     */
+    public int write(MemorySegment src, long offset, int length, long nowNanos) {
+        Objects.requireNonNull(src, "src");
+        Objects.checkFromIndexSize(offset, length, src.byteSize());
+        checkHeld();
+        if (finQueued) {
+            throw new IllegalStateException("write after close() on " + this);
+        }
+        if (state == TcpState.CLOSED) {
+            return -1;
+        }
+        int n = Math.min(length, writable());
+        if (n > 0) {
+            sendRing.write(sndWritten, src, offset, n);
+            sndWritten += n;
+            output(nowNanos);
+        }
+        dispatchEvents(nowNanos);
+        return n;
+    }
+
+    /**
+     * Copies up to {@code length} in-order received bytes out of the receive ring, opening the window by as much.
+     *
+     * @return the bytes read, 0 when none are waiting, or -1 at the end of the stream (the peer's FIN, after every
+     *     byte before it) or when the connection was reset with nothing left to read
+     * @throws IllegalArgumentException when the range lies outside {@code dst}
+     * @throws IllegalStateException    on a released connection
+     */
+    public int read(MemorySegment dst, long offset, int length, long nowNanos) {
+        Objects.requireNonNull(dst, "dst");
+        Objects.checkFromIndexSize(offset, length, dst.byteSize());
+        checkHeld();
+        int n = (int) Math.min(length, rcvIn - rcvRead);
+        if (n == 0) {
+            return finReceived || (state == TcpState.CLOSED && closeReason != TcpCloseReason.ORDERLY) ? -1 : 0;
+        }
+        int before = receiveWindow();
+        receiveRing.read(rcvRead, dst, offset, n);
+        rcvRead += n;
+        if (state.receivesData() && windowUpdateDue(before)) {
+            ackNow = true;
+            output(nowNanos);
+        }
+        dispatchEvents(nowNanos);
+        return n;
+    }
+
+    /**
+     * Closes the sending direction: a FIN follows the data already written (RFC 9293 CLOSE). Reading continues until
+     * the peer's FIN. In SYN-SENT the connection just ends. Idempotent.
+     */
+    public void close(long nowNanos) {
+        checkHeld();
+        switch (state) {
+            case SYN_SENT -> closeWith(TcpCloseReason.ORDERLY);
+            case SYN_RECEIVED -> finQueued = true; // the FIN follows once ESTABLISHED
+            case ESTABLISHED -> {
+                finQueued = true;
+                state = TcpState.FIN_WAIT_1;
+            }
+            case CLOSE_WAIT -> {
+                finQueued = true;
+                state = TcpState.LAST_ACK;
+            }
+            default -> {
+                // closing already, or closed
+            }
+        }
+        output(nowNanos);
+        dispatchEvents(nowNanos);
+    }
+
+    /** Resets the connection (RFC 9293 ABORT): a RST at SND.NXT goes out, unsent and unread data is discarded. */
+    public void abort(long nowNanos) {
+        checkHeld();
+        if (state == TcpState.CLOSED) {
+            return;
+        }
+        if (state != TcpState.SYN_SENT && state != TcpState.TIME_WAIT) {
+            tcp.sendReset(remoteAddress, localPort, remotePort, sndMax, 0, RST, nowNanos);
+        }
+        closeWith(TcpCloseReason.ABORTED);
+        dispatchEvents(nowNanos);
+    }
+
+    /**
+     * Gives the connection back: the application will not touch it again. A connection still open is closed first
+     * ({@link #close}); the slot is reused once the connection reaches CLOSED (after TIME-WAIT for the side that
+     * closed first).
+     */
+    public void release(long nowNanos) {
+        if (released) {
+            return;
+        }
+        if (state == TcpState.ESTABLISHED || state == TcpState.CLOSE_WAIT || state == TcpState.SYN_SENT
+            || state == TcpState.SYN_RECEIVED) {
+            close(nowNanos);
+        }
+        released = true;
+        handler = null;
+    }
+
+    private void checkHeld() {
+        if (released) {
+            throw new IllegalStateException("connection slot " + slot + " was released");
+        }
+    }
+
+    // =================================================================================================== open
+
+    void openActive(int port, int address, int peerPort, TcpHandler h, int initialSequence, long now) {
+        reset(port, address, peerPort, h, initialSequence, false);
+        released = false;
+        state = TcpState.SYN_SENT;
+        mss = Math.min(tcp.mss(), DEFAULT_PEER_MSS);
+        output(now);
+    }
+
+    void openPassive(int port, int address, int peerPort, TcpHandler h, int initialSequence, int seq, int window,
+                     int peerMss, long now) {
+        reset(port, address, peerPort, h, initialSequence, true);
+        released = false; // the application holds it from onEstablished on; until then the TCP does
+        state = TcpState.SYN_RECEIVED;
+        irs = seq;
+        rcvNxt = seq + 1;
+        rcvAdv = rcvNxt;
+        setPeerMss(peerMss);
+        sndWnd = window;
+        maxSndWnd = window;
+        sndWl1 = seq;
+        sndWl2 = initialSequence;
+        output(now);
+    }
+
+    private void reset(int port, int address, int peerPort, TcpHandler h, int initialSequence, boolean isPassive) {
+        passive = isPassive;
+        wasEstablished = false;
+        handler = h;
+        localPort = port;
+        remoteAddress = address;
+        remotePort = peerPort;
+        closeReason = null;
+        iss = initialSequence;
+        sndUna = iss;
+        sndNxt = iss;
+        sndMax = iss;
+        sndWnd = 0;
+        sndWl1 = 0;
+        sndWl2 = 0;
+        maxSndWnd = 0;
+        sndAcked = 0;
+        sndWritten = 0;
+        finQueued = false;
+        irs = 0;
+        rcvNxt = 0;
+        rcvAdv = 0;
+        rcvRead = 0;
+        rcvIn = 0;
+        oooCount = 0;
+        finReceived = false;
+        finPending = false;
+        finPosition = 0;
+        dupAcks = 0;
+        inRecovery = false;
+        recover = iss;
+        hasRttSample = false;
+        srtt = 0;
+        rttvar = 0;
+        rto = config.initialRtoNanos();
+        rttTiming = false;
+        retries = 0;
+        rexmtArmed = false;
+        persistArmed = false;
+        persistShift = 0;
+        delackArmed = false;
+        ackNow = false;
+        swsOverride = false;
+        outputPending = false;
+        unackedSegments = 0;
+        evEstablished = false;
+        evReadable = false;
+        evWritable = false;
+        evClosed = false;
+    }
+
+    private void setPeerMss(int peerMss) {
+        mss = Math.min(tcp.mss(), peerMss == TcpHeader.NO_MSS ? DEFAULT_PEER_MSS : peerMss);
+        // RFC 5681 3.1's initial window: 2, 3 or 4 segments by the SMSS.
+        cwnd = mss > 2190 ? 2 * mss : mss > 1095 ? 3 * mss : 4 * mss;
+        ssthresh = Integer.MAX_VALUE;
+    }
+
+    // =================================================================================================== input
+
+    /**
+     * One segment for this connection; {@link Tcp} has checked its length, offset, options and checksum.
+     *
+     * @param dataAt  where its data starts in {@code f}
+     * @param peerMss the MSS option's value, or {@link TcpHeader#NO_MSS}
+     */
+    void onSegment(MemorySegment f, int dataAt, int dataLength, int seq, int ack, int flags, int window, int peerMss,
+                   long now) {
+        if (state == TcpState.SYN_SENT) {
+            synSent(seq, ack, flags, window, peerMss, now);
+        } else if (state != TcpState.CLOSED) {
+            synchronizedInput(f, dataAt, dataLength, seq, ack, flags, window, now);
+        }
+        // The application hears first, so its reads open the window and its writes ride on the ACK owed.
+        dispatchEvents(now);
+        output(now);
+        dispatchEvents(now);
+    }
+
+    /** RFC 9293 3.10.7.3, SYN-SENT. */
+    private void synSent(int seq, int ack, int flags, int window, int peerMss, long now) {
+        boolean hasAck = (flags & ACK) != 0;
+        if (hasAck && (ack - iss <= 0 || ack - sndMax > 0)) {
+            if ((flags & RST) == 0) {
+                tcp.sendReset(remoteAddress, localPort, remotePort, ack, 0, RST, now);
+            }
+            return;
+        }
+        if ((flags & RST) != 0) {
+            if (hasAck) { // the connection was refused
+                counters.increment(Counter.RESETS_RECEIVED);
+                closeWith(TcpCloseReason.RESET);
+            }
+            return;
+        }
+        if ((flags & SYN) == 0) {
+            return;
+        }
+        irs = seq;
+        rcvNxt = seq + 1;
+        rcvAdv = rcvNxt;
+        setPeerMss(peerMss);
+        sndWnd = window;
+        maxSndWnd = window;
+        sndWl1 = seq;
+        sndWl2 = ack;
+        if (hasAck) {
+            acknowledge(ack, now);
+            establish();
+        } else { // simultaneous open: our SYN goes again, now with the ACK of theirs
+            state = TcpState.SYN_RECEIVED;
+            sndNxt = iss;
+        }
+        ackNow = true;
+    }
+
+    private void establish() {
+        wasEstablished = true;
+        state = finQueued ? TcpState.FIN_WAIT_1 : TcpState.ESTABLISHED;
+        evEstablished = true;
+        if (passive) {
+            counters.increment(Counter.CONNECTIONS_ACCEPTED);
+        }
+    }
+
+    /** RFC 9293 3.10.7.4: every state from SYN-RECEIVED on. */
+    private void synchronizedInput(MemorySegment f, int dataAt, int dataLength, int seq, int ack, int flags,
+                                   int window, long now) {
+        boolean syn = (flags & SYN) != 0;
+        boolean fin = (flags & FIN) != 0;
+        boolean rst = (flags & RST) != 0;
+        int segLength = dataLength + (syn ? 1 : 0) + (fin ? 1 : 0);
+        int rcvWnd = receiveWindow();
+
+        // First, the sequence number: the acceptability test (Table 6).
+        boolean acceptable;
+        if (segLength == 0) {
+            acceptable = rcvWnd == 0 ? seq == rcvNxt : inWindow(seq, rcvWnd);
+        } else {
+            acceptable = rcvWnd != 0 && (inWindow(seq, rcvWnd) || inWindow(seq + segLength - 1, rcvWnd));
+        }
+        // MUST-66: with a zero window still take a segment's ACK and RST when it sits at RCV.NXT.
+        boolean zeroWindowAtEdge = !acceptable && rcvWnd == 0 && seq == rcvNxt;
+        if (!acceptable && !zeroWindowAtEdge) {
+            if (!rst) {
+                if (dataLength > 0 && seq + dataLength - rcvNxt <= 0) {
+                    counters.increment(Counter.DUPLICATE_SEGMENTS);
+                } else {
+                    counters.increment(Counter.OUT_OF_WINDOW);
+                }
+                ackNow = true;
+                if (state == TcpState.TIME_WAIT && fin) { // a retransmitted FIN: ACK it and restart 2 MSL
+                    timeWaitAt = now + config.timeWaitNanos();
+                }
+            }
+            return;
+        }
+
+        // Second, RST (RFC 5961 3.2): only one at exactly RCV.NXT resets; others in the window draw a challenge.
+        if (rst) {
+            counters.increment(Counter.RESETS_RECEIVED);
+            if (state == TcpState.TIME_WAIT) {
+                // RFC 1337 ("TIME-WAIT assassination"): ignored. Both FINs are through; a RST here comes from an old
+                // duplicate (the peer, already CLOSED, answering a duplicated last ACK) and must not cut TIME-WAIT.
+                return;
+            }
+            if (seq == rcvNxt) {
+                if (state == TcpState.SYN_RECEIVED && passive) { // back to LISTEN: the application never saw it
+                    state = TcpState.CLOSED;
+                    released = true;
+                    handler = null;
+                } else {
+                    closeWith(TcpCloseReason.RESET);
+                }
+            } else {
+                challengeAck();
+            }
+            return;
+        }
+
+        // Trim to the window: old bytes off the front (an old SYN with them), bytes past the window off the end.
+        int dataStart = dataAt;
+        int length = dataLength;
+        int s = seq;
+        if (syn && s - rcvNxt < 0) {
+            syn = false;
+            s++;
+        }
+        int front = rcvNxt - s;
+        if (front > 0) {
+            if (front >= length) {
+                if (fin && s + length - rcvNxt < 0) {
+                    fin = false; // a FIN we already have
+                }
+                if (length > 0) {
+                    counters.increment(Counter.DUPLICATE_SEGMENTS);
+                }
+                length = 0;
+            } else {
+                dataStart += front;
+                length -= front;
+            }
+            s = rcvNxt;
+        }
+        int over = s + length - (rcvNxt + rcvWnd);
+        if (over > 0) {
+            length = Math.max(0, length - over);
+            fin = false;
+        }
+        if (zeroWindowAtEdge) {
+            length = 0;
+            fin = false;
+            ackNow = true;
+        }
+
+        // Third, SYN in a synchronized state (RFC 5961 4.2): a challenge ACK, never a reset.
+        if (syn) {
+            challengeAck();
+            return;
+        }
+
+        // Fourth, ACK.
+        if ((flags & ACK) == 0) {
+            return;
+        }
+        if (state == TcpState.SYN_RECEIVED) {
+            if (ack - sndUna > 0 && ack - sndMax <= 0) {
+                sndWnd = window;
+                sndWl1 = seq;
+                sndWl2 = ack;
+                maxSndWnd = Math.max(maxSndWnd, window);
+                establish();
+            } else {
+                tcp.sendReset(remoteAddress, localPort, remotePort, ack, 0, RST, now);
+                return;
+            }
+        }
+        if (ack - sndMax > 0) { // acknowledges something never sent
+            ackNow = true;
+            return;
+        }
+        if (ack - (sndUna - maxSndWnd) < 0) { // RFC 5961 5.2: too old to be acceptable
+            ackNow = true;
+            return;
+        }
+        if (ack - sndUna > 0) {
+            acknowledge(ack, now);
+        } else if (ack == sndUna && length == 0 && dataLength == 0 && !fin && window == sndWnd && sndMax != sndUna) {
+            duplicateAck(now);
+        }
+        if (sndWl1 - seq < 0 || (sndWl1 == seq && sndWl2 - ack <= 0)) { // the window update (3.10.7.4)
+            sndWnd = window;
+            sndWl1 = seq;
+            sndWl2 = ack;
+            maxSndWnd = Math.max(maxSndWnd, window);
+            if (window > 0 && persistArmed) {
+                persistArmed = false;
+                persistShift = 0;
+            }
+        }
+        boolean finAcked = finQueued && sndUna == finSequence() + 1;
+        switch (state) {
+            case FIN_WAIT_1 -> {
+                if (finAcked) {
+                    state = TcpState.FIN_WAIT_2;
+                }
+            }
+            case CLOSING -> {
+                if (finAcked) {
+                    enterTimeWait(now);
+                }
+            }
+            case LAST_ACK -> {
+                if (finAcked) {
+                    closeWith(TcpCloseReason.ORDERLY);
+                    return;
+                }
+            }
+            default -> {
+            }
+        }
+
+        // Sixth (no URG: urgent data is ordinary inline data, facts B12), the text.
+        if (length > 0 && state.receivesData()) {
+            receiveText(f, dataStart, length, s, fin, now);
+        }
+
+        // Eighth, FIN: processed when every byte before it has arrived; an early one waits for the gap to fill.
+        if (fin) {
+            int finSeq = s + length;
+            if (finSeq == rcvNxt) {
+                receiveFin(now);
+            } else if (state.receivesData()) {
+                finPending = true;
+                finPosition = rcvIn + (finSeq - rcvNxt);
+            }
+        }
+    }
+
+    private boolean inWindow(int seq, int window) {
+        return seq - rcvNxt >= 0 && seq - (rcvNxt + window) < 0;
+    }
+
+    private void challengeAck() {
+        counters.increment(Counter.CHALLENGE_ACKS);
+        ackNow = true;
+    }
+
+    /** New data acknowledged (SND.UNA < SEG.ACK <= SND.MAX). */
+    private void acknowledge(int ack, long now) {
+        long position = sndAcked + (ack - (iss + 1 + (int) sndAcked));
+        long newAcked = Math.min(Math.max(position, 0), sndWritten);
+        int bytes = (int) (newAcked - sndAcked);
+        sndAcked = newAcked;
+        sndUna = ack;
+        if (sndNxt - sndUna < 0) {
+            sndNxt = sndUna;
+        }
+        if (rttTiming && ack - rttSeq >= 0) {
+            rttSample(now - rttStart);
+            rttTiming = false;
+        }
+        retries = 0;
+        if (state.synchronized_()) {
+            if (inRecovery) {
+                if (ack - recover >= 0) { // a full ACK ends recovery (RFC 6582 3.2 step 3)
+                    inRecovery = false;
+                    dupAcks = 0;
+                    cwnd = Math.max(Math.min(ssthresh, (sndMax - sndUna) + mss), mss);
+                } else { // a partial ACK: the next hole goes at once, the window deflates by what was acked
+                    retransmitFirst(now);
+                    counters.increment(Counter.FAST_RETRANSMISSIONS);
+                    cwnd = Math.max(cwnd - bytes + mss, mss);
+                }
+            } else {
+                dupAcks = 0;
+                if (cwnd < ssthresh) {
+                    cwnd = saturatedAdd(cwnd, Math.min(bytes, mss));
+                } else {
+                    cwnd = saturatedAdd(cwnd, Math.max(1, (int) ((long) mss * mss / cwnd)));
+                }
+            }
+        }
+        if (sndUna == sndMax) {
+            rexmtArmed = false;
+        } else {
+            armRetransmit(now);
+        }
+        if (bytes > 0) {
+            evWritable = true;
+        }
+    }
+
+    private void duplicateAck(long now) {
+        counters.increment(Counter.DUPLICATE_ACKS_RECEIVED);
+        dupAcks++;
+        if (inRecovery) {
+            cwnd = saturatedAdd(cwnd, mss); // each further duplicate: a segment has left the network
+        } else if (dupAcks == 3 && sndUna - 1 - recover >= 0) {
+            // RFC 5681 3.2 / RFC 6582 3.2: fast retransmit and enter fast recovery.
+            int flight = sndMax - sndUna;
+            ssthresh = Math.max(flight / 2, 2 * mss);
+            recover = sndMax;
+            inRecovery = true;
+            rttTiming = false;
+            retransmitFirst(now);
+            counters.increment(Counter.FAST_RETRANSMISSIONS);
+            cwnd = ssthresh + 3 * mss;
+            armRetransmit(now);
+        }
+    }
+
+    /** Sends the segment at SND.UNA again (data, or the FIN when only it is outstanding), without moving SND.NXT. */
+    private void retransmitFirst(long now) {
+        long outstanding = sndWritten - sndAcked;
+        int length = (int) Math.min(outstanding, mss);
+        int flags = ACK;
+        if (length == outstanding && finQueued && sndMax - (finSequence() + 1) >= 0) {
+            flags |= FIN;
+        }
+        if (length > 0 || (flags & FIN) != 0) {
+            emit(sndUna, sndAcked, length, flags, now);
+        }
+    }
+
+    private void receiveText(MemorySegment f, int dataStart, int length, int s, boolean fin, long now) {
+        long at = rcvIn + (s - rcvNxt);
+        receiveRing.write(at, f, dataStart, length);
+        if (s == rcvNxt) {
+            long before = rcvIn;
+            rcvIn += length;
+            mergeOutOfOrder();
+            rcvNxt += (int) (rcvIn - before);
+            counters.add(Counter.DATA_BYTES_RECEIVED, rcvIn - before);
+            evReadable = true;
+            if (finPending && rcvIn == finPosition) {
+                finPending = false;
+                receiveFin(now);
+            }
+            if (config.delayedAckNanos() > 0 && oooCount == 0 && !fin && !finReceived) {
+                if (++unackedSegments >= 2) {
+                    ackNow = true;
+                } else if (!delackArmed) {
+                    delackArmed = true;
+                    delackAt = now + config.delayedAckNanos();
+                }
+            } else {
+                ackNow = true;
+            }
+        } else {
+            if (addOutOfOrder(at, at + length)) {
+                counters.increment(Counter.OUT_OF_ORDER_SEGMENTS);
+            } else {
+                counters.increment(Counter.OUT_OF_ORDER_DROPPED);
+            }
+            ackNow = true; // an immediate duplicate ACK tells the sender about the gap (RFC 5681 4.2)
+        }
+    }
+
+    /** Records {@code [start, end)} ahead of the gap, merging with overlapping ranges; false when no range is free. */
+    private boolean addOutOfOrder(long start, long end) {
+        long s = start;
+        long e = end;
+        int i = 0;
+        while (i < oooCount) {
+            if (oooStart[i] <= e && s <= oooEnd[i]) { // overlaps or touches: absorb it
+                s = Math.min(s, oooStart[i]);
+                e = Math.max(e, oooEnd[i]);
+                oooCount--;
+                oooStart[i] = oooStart[oooCount];
+                oooEnd[i] = oooEnd[oooCount];
+            } else {
+                i++;
+            }
+        }
+        if (oooCount == OUT_OF_ORDER_RANGES) {
+            return false;
+        }
+        oooStart[oooCount] = s;
+        oooEnd[oooCount] = e;
+        oooCount++;
+        return true;
+    }
+
+    /** Moves rcvIn over every range the arrival made contiguous. */
+    private void mergeOutOfOrder() {
+        boolean moved = true;
+        while (moved && oooCount > 0) {
+            moved = false;
+            for (int i = 0; i < oooCount; i++) {
+                if (oooStart[i] <= rcvIn) {
+                    rcvIn = Math.max(rcvIn, oooEnd[i]);
+                    oooCount--;
+                    oooStart[i] = oooStart[oooCount];
+                    oooEnd[i] = oooEnd[oooCount];
+                    moved = true;
+                    break;
+                }
+            }
+        }
+    }
+
+    private void receiveFin(long now) {
+        if (finReceived) {
+            ackNow = true;
+            return;
+        }
+        finReceived = true;
+        rcvNxt++;
+        ackNow = true;
+        evReadable = true;
+        switch (state) {
+            case SYN_RECEIVED, ESTABLISHED -> state = TcpState.CLOSE_WAIT;
+            case FIN_WAIT_1 -> {
+                if (finQueued && sndUna == finSequence() + 1) {
+                    enterTimeWait(now);
+                } else {
+                    state = TcpState.CLOSING;
+                }
+            }
+            case FIN_WAIT_2 -> enterTimeWait(now);
+            case TIME_WAIT -> timeWaitAt = now + config.timeWaitNanos();
+            default -> {
+            }
+        }
+    }
+
+    private void enterTimeWait(long now) {
+        state = TcpState.TIME_WAIT;
+        timeWaitAt = now + config.timeWaitNanos();
+        rexmtArmed = false;
+        persistArmed = false;
+        delackArmed = false;
+    }
+
+    private void closeWith(TcpCloseReason reason) {
+        if (reason == TcpCloseReason.TIMED_OUT) {
+            counters.increment(Counter.CONNECTIONS_TIMED_OUT);
+        }
+        state = TcpState.CLOSED;
+        closeReason = reason;
+        if (passive && !wasEstablished) { // back to LISTEN: no event for a connection the application never had
+            released = true;
+            handler = null;
+        }
+        rexmtArmed = false;
+        persistArmed = false;
+        delackArmed = false;
+        ackNow = false;
+        outputPending = false;
+        evClosed = true;
+    }
+
+    // =================================================================================================== timers
+
+    /** Runs the timers that are due and any output the sink refused before. */
+    void onTick(long now) {
+        if (state == TcpState.TIME_WAIT) {
+            if (now - timeWaitAt >= 0) {
+                closeWith(TcpCloseReason.ORDERLY);
+            }
+        } else if (state != TcpState.CLOSED) {
+            if (rexmtArmed && now - rexmtAt >= 0) {
+                retransmitTimeout(now);
+            }
+            if (persistArmed && now - persistAt >= 0) {
+                persistTimeout(now);
+            }
+            if (delackArmed && now - delackAt >= 0) {
+                delackArmed = false;
+                ackNow = true;
+            }
+            if (ackNow || outputPending) {
+                output(now);
+            }
+        }
+        dispatchEvents(now);
+    }
+
+    /** @return the earliest armed deadline, or {@code Long.MAX_VALUE} when none is */
+    long nextDeadline() {
+        long d = Long.MAX_VALUE;
+        if (state == TcpState.TIME_WAIT) {
+            return timeWaitAt;
+        }
+        if (rexmtArmed) {
+            d = Math.min(d, rexmtAt);
+        }
+        if (persistArmed) {
+            d = Math.min(d, persistAt);
+        }
+        if (delackArmed) {
+            d = Math.min(d, delackAt);
+        }
+        return d;
+    }
+
+    boolean outputPending() {
+        return outputPending;
+    }
+
+    private void retransmitTimeout(long now) {
+        rexmtArmed = false;
+        if (sndMax == sndUna) {
+            return;
+        }
+        if (++retries > config.maxRetransmissions()) {
+            if (state != TcpState.SYN_SENT) {
+                tcp.sendReset(remoteAddress, localPort, remotePort, sndMax, 0, RST, now);
+            }
+            closeWith(TcpCloseReason.TIMED_OUT);
+            return;
+        }
+        rto = Math.min(rto * 2, config.maxRtoNanos()); // RFC 6298 5.5: back off
+        if (state.synchronized_()) { // RFC 5681 3.1 (4): the loss window
+            ssthresh = Math.max((sndMax - sndUna) / 2, 2 * mss);
+            cwnd = mss;
+        }
+        inRecovery = false;
+        dupAcks = 0;
+        recover = sndMax;
+        rttTiming = false; // Karn: no sample from a retransmitted segment
+        sndNxt = state == TcpState.SYN_SENT || state == TcpState.SYN_RECEIVED ? iss : sndUna;
+        output(now);
+    }
+
+    private void persistTimeout(long now) {
+        persistArmed = false;
+        if (sndWritten - streamPosition(sndNxt) <= 0) {
+            persistShift = 0;
+            return;
+        }
+        if (sndWnd != 0) { // a window too small for a full segment: send what fits now
+            swsOverride = true;
+            output(now);
+            return;
+        }
+        if (emit(sndUna - 1, 0, 0, ACK, now)) {
+            counters.increment(Counter.WINDOW_PROBES);
+        }
+        persistShift = Math.min(persistShift + 1, MAX_PERSIST_SHIFT);
+    }
+
+    private void armRetransmit(long now) {
+        rexmtArmed = true;
+        rexmtAt = now + rto;
+    }
+
+    private void rttSample(long r) {
+        long sample = Math.max(r, 0);
+        if (!hasRttSample) {
+            hasRttSample = true;
+            srtt = sample;
+            rttvar = sample / 2;
+        } else {
+            rttvar = (3 * rttvar + Math.abs(srtt - sample)) / 4;
+            srtt = (7 * srtt + sample) / 8;
+        }
+        long g = TcpConfig.GRANULARITY_NANOS;
+        long v = srtt + Math.max(g, 4 * rttvar);
+        v = (v + g - 1) / g * g; // whole ticks of the 1 ms clock
+        rto = Math.clamp(v, config.minRtoNanos(), config.maxRtoNanos());
+    }
+
+    // =================================================================================================== output
+
+    /** The stream position of sequence number {@code s} (-1 for the SYN). */
+    private long streamPosition(int s) {
+        return sndAcked + (s - (iss + 1 + (int) sndAcked));
+    }
+
+    private int finSequence() {
+        return iss + 1 + (int) sndWritten;
+    }
+
+    /**
+     * Sends what the state, the windows and the data allow: the SYN, data segments, the FIN, or else a pure ACK when
+     * one is owed. Stops at the sink's back-pressure and leaves the rest for the next {@link #onTick}.
+     */
+    private void output(long now) {
+        if (state == TcpState.CLOSED) {
+            return;
+        }
+        outputPending = false;
+        while (true) {
+            if ((state == TcpState.SYN_SENT || state == TcpState.SYN_RECEIVED) && sndNxt == iss) {
+                int flags = state == TcpState.SYN_SENT ? SYN : SYN | ACK;
+                if (sndMax != iss) {
+                    counters.increment(Counter.TIMEOUT_RETRANSMISSIONS);
+                }
+                if (!emit(iss, 0, 0, flags, now)) {
+                    return;
+                }
+                sndNxt = iss + 1;
+                if (sndMax == iss) {
+                    sndMax = sndNxt;
+                    rttTiming = true;
+                    rttSeq = sndNxt;
+                    rttStart = now;
+                }
+                if (!rexmtArmed) {
+                    armRetransmit(now);
+                }
+                continue;
+            }
+            if (state == TcpState.SYN_SENT) {
+                return;
+            }
+            long next = streamPosition(sndNxt);
+            long available = Math.max(0, sndWritten - next);
+            int flight = sndNxt - sndUna;
+            long usable = Math.min((long) sndWnd, cwnd) - flight;
+            int length = state == TcpState.SYN_RECEIVED ? 0 : (int) Math.max(0, Math.min(Math.min(available, usable),
+                mss));
+            // Sender SWS avoidance (RFC 9293 3.8.6.2.1): no runt while more data waits and the window is the limit,
+            // unless the persist timer ran out (the override timeout) with nothing in flight.
+            boolean withheld = false;
+            if (length > 0 && length < mss && length < available && usable < maxSndWnd / 2 && !swsOverride) {
+                length = 0;
+                withheld = true;
+            }
+            swsOverride = false;
+            boolean fin = finQueued && state != TcpState.SYN_RECEIVED && next <= sndWritten
+                && next + length == sndWritten;
+            if (length > 0 || fin) {
+                int flags = ACK | (fin ? FIN : 0) | (length > 0 && next + length == sndWritten ? PSH : 0);
+                boolean again = sndNxt - sndMax < 0;
+                if (!emit(sndNxt, next, length, flags, now)) {
+                    return;
+                }
+                if (again) {
+                    counters.increment(Counter.TIMEOUT_RETRANSMISSIONS);
+                }
+                sndNxt += length + (fin ? 1 : 0);
+                if (sndNxt - sndMax > 0) {
+                    sndMax = sndNxt;
+                    if (!rttTiming) {
+                        rttTiming = true;
+                        rttSeq = sndNxt;
+                        rttStart = now;
+                    }
+                }
+                if (!rexmtArmed) {
+                    armRetransmit(now);
+                }
+                continue;
+            }
+            if (ackNow && !emit(sndNxt, 0, 0, ACK, now)) {
+                return;
+            }
+            if ((sndWnd == 0 || withheld) && available > 0 && sndMax == sndUna && !persistArmed && !rexmtArmed) {
+                persistArmed = true;
+                persistAt = now + Math.min(rto << persistShift, config.maxRtoNanos());
+            }
+            return;
+        }
+    }
+
+    /** Builds and sends one segment; false (and output left pending) when the sink has no buffer. */
+    private boolean emit(int seq, long position, int length, int flags, long now) {
+        SegmentSink sink = tcp.sink();
+        int h = sink.claim(remoteAddress, now);
+        if (h < 0) {
+            counters.increment(Counter.SEND_BACKPRESSURE);
+            outputPending = true;
+            return false;
+        }
+        MemorySegment b = sink.buffer(h);
+        int at = sink.offset();
+        int window = (flags & SYN) != 0 ? receiveWindow() : advertise();
+        int header = TcpHeader.write(b, at, localPort, remotePort, seq, (flags & ACK) != 0 ? rcvNxt : 0, flags,
+            window, (flags & SYN) != 0 ? tcp.mss() : 0);
+        if (length > 0) {
+            sendRing.read(position, b, at + header, length);
+        }
+        TcpHeader.checksum(b, at, header + length, tcp.localAddress(), remoteAddress);
+        sink.send(h, remoteAddress, header + length);
+        counters.increment(Counter.SEGMENTS_SENT);
+        counters.add(Counter.DATA_BYTES_SENT, length);
+        if ((flags & ACK) != 0) {
+            ackNow = false;
+            delackArmed = false;
+            unackedSegments = 0;
+        }
+        return true;
+    }
+
+    /** @return the receive window: the ring's free space, at most 65535 (no window scaling) */
+    private int receiveWindow() {
+        long free = receiveRing.capacity() - (rcvIn - rcvRead);
+        return (int) Math.min(free, TcpConfig.MAX_WINDOW);
+    }
+
+    /**
+     * The window to put in a segment, with receiver SWS avoidance (RFC 9293 3.8.6.2.2): the right edge moves only
+     * by at least min(half the buffer, one MSS); it never moves left, since the free space behind it only grows.
+     */
+    private int advertise() {
+        int actual = receiveWindow();
+        int current = Math.max(rcvAdv - rcvNxt, 0);
+        int w = actual - current >= Math.min(receiveRing.capacity() / 2, mss) ? actual : Math.min(current, actual);
+        rcvAdv = rcvNxt + w;
+        return w;
+    }
+
+    /** After a read: is the opening worth an ACK of its own (it reaches the SWS threshold and at least 2 MSS)? */
+    private boolean windowUpdateDue(int windowBefore) {
+        int current = Math.max(rcvAdv - rcvNxt, 0);
+        int actual = receiveWindow();
+        return actual > windowBefore && actual - current >= Math.min(receiveRing.capacity() / 2, 2 * mss);
+    }
+
+    private static int saturatedAdd(int a, int b) {
+        long v = (long) a + b;
+        return v > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) v;
+    }
+
+    // =================================================================================================== events
+
+    private void dispatchEvents(long now) {
+        if (dispatching) {
+            return;
+        }
+        dispatching = true;
+        try {
+            while (evEstablished || evReadable || evWritable || evClosed) {
+                TcpHandler h = handler;
+                if (evEstablished) {
+                    evEstablished = false;
+                    if (h != null) {
+                        h.onEstablished(this, now);
+                    }
+                } else if (evReadable) {
+                    evReadable = false;
+                    if (h != null) {
+                        h.onReadable(this, now);
+                    }
+                } else if (evWritable) {
+                    evWritable = false;
+                    if (h != null) {
+                        h.onWritable(this, now);
+                    }
+                } else {
+                    evClosed = false;
+                    if (h != null) {
+                        h.onClosed(this, closeReason, now);
+                    }
+                    if (passive && h != null && released) {
+                        handler = null;
+                    }
+                }
+            }
+        } finally {
+            dispatching = false;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TcpConnection[" + slot + " " + state + " :" + localPort + " -> "
+            + io.nicbridge.protocols.ip.Ipv4Address.toString(remoteAddress) + ":" + remotePort + "]";
+    }
+}

@@ -1,0 +1,519 @@
+package io.nicbridge.protocols.ip.tcp;
+
+import static io.nicbridge.protocols.ip.tcp.SegmentPipe.A_ADDRESS;
+import static io.nicbridge.protocols.ip.tcp.SegmentPipe.B_ADDRESS;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nicbridge.protocols.ip.tcp.SegmentPipe.Seg;
+import io.nicbridge.protocols.ip.tcp.TcpCounters.Counter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The state machine's nasty cases, two TCPs over an in-memory pipe in virtual time. */
+class TcpConnectionTest {
+    private static final int PORT = 80;
+    private static final long SECOND = 1_000_000_000L;
+
+    private SegmentPipe pipe;
+    private StreamApp client;
+    private StreamApp server;
+    private TcpConnection c;
+
+    @AfterEach
+    void tearDown() {
+        if (pipe != null) {
+            pipe.close();
+        }
+    }
+
+    /** A connected pair: A's client to B's listener on port 80. */
+    private void connect(TcpConfig a, TcpConfig b) {
+        connect(a, b, s -> false);
+    }
+
+    private void connect(TcpConfig a, TcpConfig b, SegmentPipe.DropRule rule) {
+        pipe = new SegmentPipe(a, b, 42);
+        pipe.rule = rule;
+        client = new StreamApp();
+        server = new StreamApp();
+        pipe.b.listen(PORT, server);
+        c = pipe.a.connect(B_ADDRESS, PORT, client, pipe.now);
+        assertNotNull(c);
+    }
+
+    private void connected() {
+        pipe.runUntil(() -> server.connection != null && c.state() == TcpState.ESTABLISHED, SECOND, "the handshake");
+    }
+
+    private static byte[] bytes(StreamApp app) {
+        return app.received.toByteArray();
+    }
+
+    @Test
+    void threeWayHandshakeOffersTheMssFromTheMtuAndOnlyThatOption() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        Seg syn = pipe.log.get(0);
+        Seg synAck = pipe.log.get(1);
+        Seg ack = pipe.log.get(2);
+        assertEquals(TcpHeader.SYN, syn.flags(), syn.toString());
+        assertEquals(1460, syn.mss());
+        assertEquals(TcpHeader.SYN | TcpHeader.ACK, synAck.flags(), synAck.toString());
+        assertEquals(syn.seq() + 1, synAck.ack());
+        assertEquals(1460, synAck.mss());
+        assertEquals(TcpHeader.ACK, ack.flags());
+        assertEquals(synAck.seq() + 1, ack.ack());
+        assertEquals(8192, ack.window(), "the receive window is the receive ring's free space");
+        assertEquals(TcpState.ESTABLISHED, server.connection.state());
+        assertEquals(1460, c.mss());
+        assertEquals(List.of("established"), client.events);
+    }
+
+    @Test
+    void configuredMssIsOfferedAndTheSmallerOneIsUsed() {
+        connect(SegmentPipe.testConfig().withMss(1024), SegmentPipe.testConfig());
+        connected();
+        assertEquals(1024, pipe.log.get(0).mss());
+        assertEquals(1024, c.mss());
+        assertEquals(1024, server.connection.mss());
+        client.send(StreamApp.pattern(5000, 1), false).pump(pipe.now);
+        pipe.runUntil(() -> server.received.size() == 5000, SECOND, "the data");
+        assertTrue(pipe.sentBy(true).stream().allMatch(s -> s.dataLength() <= 1024));
+    }
+
+    @Test
+    void dataBothWaysAndOrderlyCloseActiveSideInTimeWait() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        byte[] up = StreamApp.pattern(50_000, 1);
+        byte[] down = StreamApp.pattern(30_000, 2);
+        client.send(up, true).pump(pipe.now);
+        server.send(down, false).pump(pipe.now);
+        pipe.runUntil(() -> server.endOfStream && client.received.size() == down.length
+            && c.state() == TcpState.FIN_WAIT_2, 5 * SECOND, "the data");
+        assertArrayEquals(up, bytes(server));
+        assertArrayEquals(down, bytes(client));
+        assertEquals(TcpState.FIN_WAIT_2, c.state());
+        assertEquals(TcpState.CLOSE_WAIT, server.connection.state());
+        server.connection.close(pipe.now);
+        pipe.runUntil(() -> c.state() == TcpState.TIME_WAIT && server.closed != null, SECOND, "the close");
+        assertEquals(TcpCloseReason.ORDERLY, server.closed);
+        assertTrue(client.endOfStream);
+        pipe.run(150_000_000L); // TIME-WAIT is 100 ms in the test config
+        assertEquals(TcpState.CLOSED, c.state());
+        assertEquals(TcpCloseReason.ORDERLY, client.closed);
+        assertEquals(0, pipe.a.counters().get(Counter.TIMEOUT_RETRANSMISSIONS));
+    }
+
+    @Test
+    void lostSynIsRetransmittedAfterTheInitialRto() {
+        int[] syns = {0};
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig(),
+            s -> s.has(TcpHeader.SYN) && !s.has(TcpHeader.ACK) && syns[0]++ == 0);
+        connected();
+        List<Seg> sent = pipe.sentBy(true);
+        assertEquals(TcpHeader.SYN, sent.get(0).flags(), pipe.log.toString());
+        assertEquals(TcpHeader.SYN, sent.get(1).flags());
+        assertEquals(sent.get(0).seq(), sent.get(1).seq());
+        long gap = sent.get(1).sentAt() - sent.get(0).sentAt();
+        assertTrue(gap >= 20_000_000L && gap < 21_000_000L, "the second SYN after the 20 ms initial RTO: " + gap);
+        assertEquals(1, pipe.a.counters().get(Counter.TIMEOUT_RETRANSMISSIONS));
+    }
+
+    @Test
+    void lostSynAckIsRetransmittedByTheListener() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        int[] n = {0};
+        pipe.rule = s -> s.has(TcpHeader.SYN) && s.has(TcpHeader.ACK) && n[0]++ == 0;
+        connected();
+        assertTrue(pipe.b.counters().get(Counter.TIMEOUT_RETRANSMISSIONS) >= 1, pipe.b.counters().toString());
+    }
+
+    @Test
+    void lostFinIsRetransmittedAndBothSidesClose() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        int[] fins = {0};
+        pipe.rule = s -> s.fromA() && s.has(TcpHeader.FIN) && fins[0]++ == 0;
+        c.close(pipe.now);
+        pipe.runUntil(() -> server.endOfStream, SECOND, "the retransmitted FIN");
+        assertEquals(2, fins[0]);
+        server.connection.close(pipe.now);
+        pipe.runUntil(() -> server.closed != null && c.state() == TcpState.TIME_WAIT, SECOND, "the close");
+    }
+
+    @Test
+    void lostLastAckLeavesTheFinToBeRetransmittedAndAnsweredFromTimeWait() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        c.close(pipe.now);
+        pipe.runUntil(() -> server.endOfStream, SECOND, "A's FIN");
+        int[] acks = {0};
+        // A's ACK of B's FIN is lost once: B retransmits its FIN, A (in TIME-WAIT) ACKs it again.
+        pipe.rule = s -> s.fromA() && !s.has(TcpHeader.FIN) && c.state() == TcpState.TIME_WAIT && acks[0]++ == 0;
+        server.connection.close(pipe.now);
+        pipe.runUntil(() -> server.closed != null, SECOND, "B's close");
+        assertEquals(TcpCloseReason.ORDERLY, server.closed);
+        assertTrue(acks[0] >= 2, "A acknowledged the FIN twice");
+        assertEquals(TcpState.TIME_WAIT, c.state());
+    }
+
+    @Test
+    void simultaneousCloseGoesThroughClosingToTimeWaitOnBothSides() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        TcpConnection s = server.connection;
+        c.close(pipe.now);
+        s.close(pipe.now);
+        assertEquals(TcpState.FIN_WAIT_1, c.state());
+        assertEquals(TcpState.FIN_WAIT_1, s.state());
+        pipe.run(pipe.delayNanos + 1_000); // both FINs arrive before either ACK
+        assertEquals(TcpState.CLOSING, c.state());
+        assertEquals(TcpState.CLOSING, s.state());
+        pipe.runUntil(() -> c.state() == TcpState.TIME_WAIT && s.state() == TcpState.TIME_WAIT, SECOND, "TIME-WAIT");
+        pipe.run(200_000_000L);
+        assertEquals(TcpCloseReason.ORDERLY, client.closed);
+        assertEquals(TcpCloseReason.ORDERLY, server.closed);
+    }
+
+    @Test
+    void simultaneousOpenWithoutListeners() {
+        pipe = new SegmentPipe(SegmentPipe.testConfig(), SegmentPipe.testConfig(), 7);
+        StreamApp x = new StreamApp();
+        StreamApp y = new StreamApp();
+        TcpConnection cx = pipe.a.connect(5000, B_ADDRESS, 6000, x, pipe.now);
+        TcpConnection cy = pipe.b.connect(6000, A_ADDRESS, 5000, y, pipe.now);
+        pipe.runUntil(() -> cx.state() == TcpState.ESTABLISHED && cy.state() == TcpState.ESTABLISHED, SECOND,
+            "the simultaneous open");
+        x.connection = cx;
+        y.connection = cy;
+        x.send(StreamApp.pattern(3000, 3), true).pump(pipe.now);
+        pipe.runUntil(() -> y.endOfStream, SECOND, "data after a simultaneous open");
+        assertArrayEquals(StreamApp.pattern(3000, 3), bytes(y));
+    }
+
+    @Test
+    void zeroWindowIsProbedUntilTheReceiverReadsAgain() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        server.reading = false;
+        byte[] data = StreamApp.pattern(40_000, 4);
+        client.send(data, true).pump(pipe.now);
+        pipe.run(2 * SECOND);
+        assertEquals(0, c.sendWindow(), "B's ring is full");
+        assertEquals(8192, server.connection.readable());
+        long probes = pipe.a.counters().get(Counter.WINDOW_PROBES);
+        assertTrue(probes >= 3, "persist probes were sent: " + pipe.a.counters());
+        assertEquals(TcpState.ESTABLISHED, c.state(), "no give-up on a zero window (MUST-37)");
+        // The probes (A's bare ACKs once B's window is shut) back off: each gap is at least the one before.
+        List<Seg> p = pipe.sentBy(true).stream().filter(s -> s.flags() == TcpHeader.ACK && s.dataLength() == 0
+            && s.sentAt() > pipe.now - 2 * SECOND + 100_000_000L).toList();
+        assertTrue(p.size() >= 3, p.toString());
+        for (int i = 2; i < p.size(); i++) {
+            long before = p.get(i - 1).sentAt() - p.get(i - 2).sentAt();
+            long gap = p.get(i).sentAt() - p.get(i - 1).sentAt();
+            assertTrue(gap >= before, "persist backoff: " + p);
+        }
+        server.reading = true;
+        // Lose B's window updates for 300 ms: only the answer to A's next probe can reopen the window.
+        long until = pipe.now + 300_000_000L;
+        pipe.rule = s -> !s.fromA() && s.window() > 0 && s.sentAt() < until;
+        server.drain(pipe.now);
+        pipe.runUntil(() -> server.endOfStream, 30 * SECOND, "the rest of the data");
+        assertArrayEquals(data, bytes(server));
+        assertTrue(pipe.a.counters().get(Counter.WINDOW_PROBES) > probes);
+    }
+
+    @Test
+    void duplicatedSegmentsAreDeliveredOnce() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        pipe.duplication = 0.5;
+        byte[] data = StreamApp.pattern(100_000, 5);
+        client.send(data, true).pump(pipe.now);
+        pipe.runUntil(() -> server.endOfStream, 10 * SECOND, "the data");
+        assertArrayEquals(data, bytes(server));
+        assertTrue(pipe.b.counters().get(Counter.DUPLICATE_SEGMENTS) > 10, pipe.b.counters().toString());
+    }
+
+    @Test
+    void reorderedSegmentsAreQueuedAheadOfTheGap() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        pipe.reordering = 0.3;
+        byte[] data = StreamApp.pattern(100_000, 6);
+        client.send(data, true).pump(pipe.now);
+        pipe.runUntil(() -> server.endOfStream, 10 * SECOND, "the data");
+        assertArrayEquals(data, bytes(server));
+        assertTrue(pipe.b.counters().get(Counter.OUT_OF_ORDER_SEGMENTS) > 5, pipe.b.counters().toString());
+    }
+
+    @Test
+    void oneLostSegmentIsFastRetransmittedOnTheThirdDuplicateAck() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig().withBuffers(65536, 65536));
+        connected();
+        int[] n = {0};
+        pipe.rule = s -> s.fromA() && s.dataLength() > 0 && n[0]++ == 10;
+        byte[] data = StreamApp.pattern(60_000, 7);
+        client.send(data, false).pump(pipe.now);
+        pipe.runUntil(() -> server.received.size() == data.length, 5 * SECOND, "the data");
+        assertArrayEquals(data, bytes(server));
+        assertEquals(1, pipe.a.counters().get(Counter.FAST_RETRANSMISSIONS), pipe.a.counters().toString());
+        assertEquals(0, pipe.a.counters().get(Counter.TIMEOUT_RETRANSMISSIONS), pipe.a.counters().toString());
+        assertTrue(pipe.a.counters().get(Counter.DUPLICATE_ACKS_RECEIVED) >= 3);
+        assertTrue(c.slowStartThreshold() < Integer.MAX_VALUE, "fast recovery set ssthresh");
+    }
+
+    @Test
+    void rttEstimateFollowsThePathAndRtoKeepsItsFloor() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        client.send(StreamApp.pattern(20_000, 8), false).pump(pipe.now);
+        pipe.runUntil(() -> server.received.size() == 20_000, SECOND, "the data");
+        long srtt = c.smoothedRttNanos();
+        assertTrue(srtt >= 100_000 && srtt < 200_000, "SRTT near the 100 us round trip: " + srtt);
+        assertEquals(10_000_000L, c.rtoNanos(), "RTO = max(floor, SRTT + max(G, 4 RTTVAR)) = the 10 ms floor");
+    }
+
+    @Test
+    void slowStartGrowsTheWindowAndATimeoutCollapsesItToOneSegment() {
+        TcpConfig big = SegmentPipe.testConfig().withBuffers(65536, 65536);
+        connect(big, big);
+        connected();
+        assertEquals(3 * 1460, c.congestionWindow(), "RFC 5681's initial window for SMSS 1460");
+        client.send(StreamApp.pattern(40_000, 9), false).pump(pipe.now);
+        pipe.runUntil(() -> server.received.size() == 40_000, SECOND, "the data");
+        int grown = c.congestionWindow();
+        assertTrue(grown >= 3 * 1460 + 20_000, "slow start added an SMSS per ACK: " + grown);
+        // Now the path goes dead for a while: the RTO fires, cwnd drops to one segment.
+        pipe.rule = s -> true;
+        client.send(StreamApp.pattern(20_000, 10), false).pump(pipe.now);
+        pipe.run(15_000_000L);
+        assertEquals(1460, c.congestionWindow());
+        assertTrue(c.slowStartThreshold() >= 2 * 1460);
+        pipe.rule = s -> false;
+        pipe.runUntil(() -> server.received.size() == 60_000, 10 * SECOND, "recovery");
+    }
+
+    @Test
+    void exactResetClosesTheConnection() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        c.abort(pipe.now);
+        assertEquals(TcpCloseReason.ABORTED, client.closed);
+        pipe.run(1_000_000L);
+        assertEquals(TcpCloseReason.RESET, server.closed);
+        assertEquals(TcpState.CLOSED, server.connection.state());
+        assertEquals(-1, server.connection.read(MemorySegment.ofArray(new byte[10]), 0, 10, pipe.now));
+        assertEquals(-1, server.connection.write(MemorySegment.ofArray(new byte[10]), 0, 10, pipe.now));
+    }
+
+    @Test
+    void inWindowResetNotAtRcvNxtDrawsAChallengeAckAndOutOfWindowResetIsIgnored() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        TcpConnection s = server.connection;
+        Seg last = pipe.sentBy(true).getLast();
+        int rcvNxt = last.seq(); // A's next sequence number = B's RCV.NXT
+        int before = pipe.sentBy(false).size();
+        pipe.inject(true, Segments.build(A_ADDRESS, B_ADDRESS, c.localPort(), PORT, rcvNxt + 100, 0, TcpHeader.RST,
+            0, new byte[0]));
+        pipe.run(10_000);
+        assertEquals(TcpState.ESTABLISHED, s.state());
+        assertEquals(1, pipe.b.counters().get(Counter.CHALLENGE_ACKS));
+        Seg challenge = pipe.sentBy(false).get(before);
+        assertEquals(TcpHeader.ACK, challenge.flags());
+        assertEquals(rcvNxt, challenge.ack());
+        pipe.inject(true, Segments.build(A_ADDRESS, B_ADDRESS, c.localPort(), PORT, rcvNxt + 100_000, 0,
+            TcpHeader.RST, 0, new byte[0]));
+        pipe.run(10_000);
+        assertEquals(TcpState.ESTABLISHED, s.state());
+        assertEquals(1, pipe.b.counters().get(Counter.CHALLENGE_ACKS), "an out-of-window RST is dropped silently");
+        pipe.inject(true, Segments.build(A_ADDRESS, B_ADDRESS, c.localPort(), PORT, rcvNxt, 0, TcpHeader.RST, 0,
+            new byte[0]));
+        pipe.run(10_000);
+        assertEquals(TcpState.CLOSED, s.state());
+        assertEquals(TcpCloseReason.RESET, server.closed);
+    }
+
+    @Test
+    void synInEstablishedDrawsAChallengeAck() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        int rcvNxt = pipe.sentBy(true).getLast().seq();
+        pipe.inject(true, Segments.build(A_ADDRESS, B_ADDRESS, c.localPort(), PORT, rcvNxt + 10, 0, TcpHeader.SYN,
+            1000, new byte[0]));
+        pipe.run(10_000);
+        assertEquals(TcpState.ESTABLISHED, server.connection.state());
+        assertEquals(1, pipe.b.counters().get(Counter.CHALLENGE_ACKS));
+    }
+
+    @Test
+    void connectionRefusedByResetInSynSent() {
+        pipe = new SegmentPipe(SegmentPipe.testConfig(), SegmentPipe.testConfig(), 1);
+        StreamApp app = new StreamApp();
+        TcpConnection x = pipe.a.connect(B_ADDRESS, 81, app, pipe.now); // nobody listens on 81
+        pipe.run(1_000_000L);
+        assertEquals(TcpState.CLOSED, x.state());
+        assertEquals(TcpCloseReason.RESET, app.closed);
+        Seg rst = pipe.sentBy(false).getFirst();
+        assertEquals(TcpHeader.RST | TcpHeader.ACK, rst.flags());
+        assertEquals(pipe.sentBy(true).getFirst().seq() + 1, rst.ack());
+        assertEquals(1, pipe.b.counters().get(Counter.NO_CONNECTION));
+    }
+
+    @Test
+    void unreachablePeerTimesOutAfterTheConfiguredRetries() {
+        pipe = new SegmentPipe(SegmentPipe.testConfig().withMaxRetransmissions(3), SegmentPipe.testConfig(), 1);
+        pipe.rule = s -> true;
+        StreamApp app = new StreamApp();
+        TcpConnection x = pipe.a.connect(B_ADDRESS, PORT, app, pipe.now);
+        pipe.run(20 * SECOND);
+        assertEquals(TcpState.CLOSED, x.state());
+        assertEquals(TcpCloseReason.TIMED_OUT, app.closed);
+        assertEquals(4, pipe.sentBy(true).size(), "the SYN and three retransmissions: " + pipe.log);
+        List<Seg> s = pipe.sentBy(true);
+        long g1 = s.get(2).sentAt() - s.get(1).sentAt();
+        long g0 = s.get(1).sentAt() - s.get(0).sentAt();
+        assertTrue(g1 >= 2 * g0 - 1_000_000L, "exponential backoff: " + g0 + " then " + g1);
+    }
+
+    @Test
+    void delayedAckWhenConfiguredAcksEverySecondSegment() {
+        TcpConfig delayed = SegmentPipe.testConfig().withBuffers(65536, 65536).withDelayedAck(5_000_000L);
+        connect(SegmentPipe.testConfig().withBuffers(65536, 65536), delayed);
+        connected();
+        int before = pipe.sentBy(false).size();
+        client.send(StreamApp.pattern(1460 * 20, 11), false).pump(pipe.now);
+        pipe.runUntil(() -> server.received.size() == 1460 * 20, SECOND, "the data");
+        pipe.run(10_000_000L);
+        int acks = pipe.sentBy(false).size() - before;
+        assertTrue(acks <= 11 && acks >= 10, "one ACK per two segments: " + acks);
+    }
+
+    @Test
+    void noDelayedAckByDefaultEverySegmentIsAcked() {
+        TcpConfig big = SegmentPipe.testConfig().withBuffers(65536, 65536);
+        connect(big, big);
+        connected();
+        int acksBefore = pipe.sentBy(false).size();
+        int dataBefore = pipe.sentBy(true).size();
+        client.send(StreamApp.pattern(1460 * 20, 12), false).pump(pipe.now);
+        pipe.runUntil(() -> server.received.size() == 1460 * 20, SECOND, "the data");
+        long dataSegments = pipe.sentBy(true).stream().skip(dataBefore).filter(s -> s.dataLength() > 0).count();
+        assertTrue(dataSegments >= 20);
+        assertEquals(dataSegments, pipe.sentBy(false).size() - acksBefore, "one ACK per data segment");
+    }
+
+    @Test
+    void segmentsForNobodyAreAnsweredWithResetsAndResetsAreNot() {
+        pipe = new SegmentPipe(SegmentPipe.testConfig(), SegmentPipe.testConfig(), 1);
+        pipe.inject(true, Segments.build(A_ADDRESS, B_ADDRESS, 1234, 99, 1000, 5000, TcpHeader.ACK, 100,
+            new byte[10]));
+        pipe.inject(true, Segments.build(A_ADDRESS, B_ADDRESS, 1234, 99, 1000, 0, TcpHeader.RST, 0, new byte[0]));
+        pipe.run(1_000_000L);
+        List<Seg> out = pipe.sentBy(false);
+        assertEquals(1, out.size(), out.toString());
+        assertEquals(TcpHeader.RST, out.getFirst().flags());
+        assertEquals(5000, out.getFirst().seq(), "<SEQ=SEG.ACK><CTL=RST>");
+    }
+
+    @Test
+    void listenerAnswersAStrayAckWithAReset() {
+        pipe = new SegmentPipe(SegmentPipe.testConfig(), SegmentPipe.testConfig(), 1);
+        pipe.b.listen(PORT, new StreamApp());
+        pipe.inject(true, Segments.build(A_ADDRESS, B_ADDRESS, 1234, PORT, 1000, 777, TcpHeader.ACK, 100,
+            new byte[0]));
+        pipe.run(1_000_000L);
+        assertEquals(TcpHeader.RST, pipe.sentBy(false).getFirst().flags());
+        assertEquals(777, pipe.sentBy(false).getFirst().seq());
+    }
+
+    @Test
+    void slotsRunOutAsBackPressureAndComeBackOnRelease() {
+        pipe = new SegmentPipe(SegmentPipe.testConfig().withConnections(1), SegmentPipe.testConfig(), 1);
+        StreamApp app = new StreamApp();
+        TcpConnection x = pipe.a.connect(B_ADDRESS, PORT, app, pipe.now);
+        assertNull(pipe.a.connect(B_ADDRESS, PORT, app, pipe.now), "no free slot");
+        x.abort(pipe.now);
+        assertNull(pipe.a.connect(B_ADDRESS, PORT, app, pipe.now), "closed but not released");
+        x.release(pipe.now);
+        assertThrows(IllegalStateException.class, () -> x.read(MemorySegment.ofArray(new byte[1]), 0, 1, 0));
+        assertNotNull(pipe.a.connect(B_ADDRESS, PORT, app, pipe.now));
+    }
+
+    @Test
+    void aHalfOpenPassiveConnectionThatTimesOutFreesItsSlot() {
+        pipe = new SegmentPipe(SegmentPipe.testConfig(), SegmentPipe.testConfig().withConnections(1)
+            .withMaxRetransmissions(2), 1);
+        StreamApp app = new StreamApp();
+        pipe.b.listen(PORT, app);
+        pipe.rule = s -> !s.fromA(); // B's SYN-ACKs never arrive
+        pipe.inject(true, Segments.build(A_ADDRESS, B_ADDRESS, 40000, PORT, 1000, 0, TcpHeader.SYN, 1000,
+            new byte[0]));
+        pipe.run(5 * SECOND);
+        assertEquals(3, pipe.sentBy(false).stream().filter(s -> s.has(TcpHeader.SYN)).count(), "SYN-ACK and 2 more");
+        assertTrue(app.events.isEmpty(), "the application never heard of it: " + app.events);
+        pipe.inject(true, Segments.build(A_ADDRESS, B_ADDRESS, 40001, PORT, 5000, 0, TcpHeader.SYN, 1000,
+            new byte[0]));
+        pipe.run(1_000_000L);
+        assertEquals(0, pipe.b.counters().get(Counter.LISTEN_OVERFLOW), "the slot came back");
+    }
+
+    @Test
+    void misuseIsRefusedWithTheArgumentNamed() {
+        pipe = new SegmentPipe(SegmentPipe.testConfig(), SegmentPipe.testConfig(), 1);
+        StreamApp app = new StreamApp();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> pipe.a.connect(B_ADDRESS, 0, app, 0));
+        assertTrue(e.getMessage().contains("remotePort"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> pipe.a.listen(70000, app));
+        TcpConnection x = pipe.a.connect(B_ADDRESS, PORT, app, pipe.now);
+        assertThrows(IndexOutOfBoundsException.class, () -> x.write(MemorySegment.ofArray(new byte[4]), 2, 4, 0));
+        x.close(pipe.now);
+        e = assertThrows(IllegalArgumentException.class, () -> new TcpConfig(0, 1000, 4096, 1, 1_000_000_000L,
+            1_000_000L, 2_000_000_000L, 3, 0, 0, 0));
+        assertTrue(e.getMessage().contains("sendBuffer"), e.getMessage());
+        try (Arena arena = Arena.ofConfined()) {
+            e = assertThrows(IllegalArgumentException.class, () -> new Tcp(new SegmentSinkStub(), 1,
+                TcpConfig.defaults().withMss(4000), arena));
+            assertTrue(e.getMessage().contains("mss"), e.getMessage());
+        }
+    }
+
+    /** A sink that carries 1480-byte segments and never sends. */
+    private static final class SegmentSinkStub implements SegmentSink {
+        @Override
+        public int claim(int destination, long nowNanos) {
+            return -1;
+        }
+
+        @Override
+        public MemorySegment buffer(int handle) {
+            throw new IllegalStateException();
+        }
+
+        @Override
+        public int offset() {
+            return 0;
+        }
+
+        @Override
+        public int maxSegment() {
+            return 1480;
+        }
+
+        @Override
+        public void send(int handle, int destination, int length) {
+            throw new IllegalStateException();
+        }
+    }
+}
