@@ -6,8 +6,8 @@ import java.util.Objects;
 
 /**
  * The {@link SegmentSink} over an {@link Ipv4Stack}: its claim (with the stack's back-pressure: no TX buffer, an ARP
- * resolution under way), its TX buffer with the segment at {@link Ipv4Stack#TRANSPORT_OFFSET}, and its send as
- * protocol 6. Segments up to the MTU less the IPv4 header.
+ * resolution under way), its TX buffer with the segment at the stack's {@link Ipv4Stack#transportOffset()} (34 on
+ * Ethernet, 20 on a U-Net channel), and its send as protocol 6. Segments up to the MTU less the IPv4 header.
  */
 public record Ipv4SegmentSink(Ipv4Stack ip) implements SegmentSink {
     public Ipv4SegmentSink {
@@ -26,7 +26,7 @@ public record Ipv4SegmentSink(Ipv4Stack ip) implements SegmentSink {
 
     @Override
     public int offset() {
-        return Ipv4Stack.TRANSPORT_OFFSET;
+        return ip.transportOffset();
     }
 
     @Override
