@@ -81,6 +81,16 @@ public final class Experiments {
                                 + " CPU's, the in-memory world's dispatch included, so one point is shown with its"
                                 + " ratio and not judged")),
                 run -> AmOperationsTable.run(run.out(), run.quick(), run.points())));
+        all.add(command("shim-afxdp-pingpong", Paper.UNET, "U-Net thirty years on: the 21140 contract on AF_XDP"
+                        + " (shim:afxdp) beside the AF_PACKET shim and kernel UDP, interleaved on one veth pair",
+                "64-byte frames only, 3 trials of 100 ms floods, 2000+200 round trips", "9 trials of 1 s", 40,
+                List.of(Need.NET, Need.SHIM, Need.AFXDP),
+                new String[] {"shim", "pingpong", "--backend", "shim:afxdp", "--compare", "shim:afpacket",
+                        "--sizes", "64", "--duration", "100ms", "--trials", "3", "--count", "2000",
+                        "--warmup", "200"},
+                new String[] {"shim", "pingpong", "--backend", "shim:afxdp", "--compare", "shim:afpacket"})
+                .withoutPaperFigure("AF_XDP did not exist in 1995; the U-Net paper's claim it tests - a user-level"
+                        + " path ahead of the kernel's - is issue 18's targets, printed by the command"));
         // ------------------------------------------------------------------------------------------------- Pupa
         all.add(command("tulip-pingpong", Paper.PUPA, "the 21140 card model: round trip on one segment beside TCP"
                         + " loopback", "2000+200 round trips of 64-byte frames", "50000+50000", 10, List.of(),

@@ -2,6 +2,7 @@ package io.nicbridge.bench.reproduce;
 
 import io.nicbridge.bench.jmh.JmhLock;
 import io.nicbridge.bridge.platform.VethPair;
+import io.nicbridge.bridge.shim.ShimBackendProvider;
 import io.nicbridge.bridge.shim.ShimLibrary;
 import io.nicbridge.bridge.spi.Availability;
 import java.nio.file.Files;
@@ -24,7 +25,9 @@ public enum Need {
      */
     JMH_LOCK("JMH's lock, which no other JMH run may hold"),
     /** {@code ethtool}, to turn a veth pair's offloads off and on (Debian package ethtool). */
-    ETHTOOL("ethtool (Debian package ethtool)");
+    ETHTOOL("ethtool (Debian package ethtool)"),
+    /** AF_XDP sockets with an XSKMAP and an XDP program ({@code shim:afxdp}: CAP_SYS_ADMIN, or CAP_BPF + CAP_NET_ADMIN). */
+    AFXDP("AF_XDP sockets and an XDP program (shim:afxdp)");
 
     private final String description;
 
@@ -68,6 +71,7 @@ public enum Need {
             }
             case JMH_LOCK -> JmhLock.availability();
             case ETHTOOL -> onPath("ethtool");
+            case AFXDP -> ShimBackendProvider.xdpAvailability();
         };
     }
 }
