@@ -153,6 +153,49 @@ class XskUnetEndpointTest {
     }
 
     @Test
+    void roundTripsAllocateNothingOnTheHotPath() throws Exception {
+        ShimTestSupport.assumeShimAndVeth("afxdp");
+        veth = VethPair.builder().ipv4(false).create();
+        directA = direct(true);
+        directB = direct(false);
+        com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long self = Thread.currentThread().threadId();
+        roundTrips(200); // warm-up: class loading, the JIT
+        long before = threads.getThreadAllocatedBytes(self);
+        roundTrips(2000);
+        long allocated = threads.getThreadAllocatedBytes(self) - before;
+        assertTrue(allocated < 2000, allocated + " bytes allocated over 2000 round trips (send, poll, copy, release,"
+            + " reap on both endpoints)");
+    }
+
+    /** A sends 64 B, B takes it and sends it back, A takes the echo: all on this thread, spinning on poll. */
+    void roundTrips(int n) {
+        MemorySegment dst = MemorySegment.ofArray(new byte[2048]);
+        for (int i = 0; i < n; i++) {
+            oneWay(directA, directB, dst);
+            oneWay(directB, directA, dst);
+        }
+    }
+
+    static void oneWay(XskUnetEndpoint from, XskUnetEndpoint to, MemorySegment dst) {
+        if (!from.send(CHANNEL, 0, 64)) {
+            throw new AssertionError("send queue full");
+        }
+        long deadline = System.nanoTime() + TIMEOUT_NANOS;
+        long d;
+        while ((d = to.poll()) < 0) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("a round trip was lost");
+            }
+            Thread.onSpinWait();
+        }
+        to.copyTo(d, dst, 0);
+        to.release(d);
+        from.reapSends();
+    }
+
+    @Test
     void aDirectEndpointAndAShimSba200EndpointInteroperateByteForByte() throws Exception {
         ShimTestSupport.assumeShimAndVeth("afxdp");
         veth = VethPair.builder().ipv4(false).create();
