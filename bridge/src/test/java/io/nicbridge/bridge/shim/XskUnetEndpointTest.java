@@ -161,12 +161,14 @@ class XskUnetEndpointTest {
         com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         long self = Thread.currentThread().threadId();
-        roundTrips(200); // warm-up: class loading, the JIT
+        roundTrips(15_000); // warm-up: past C2's compile thresholds, so escape analysis has done its work
         long before = threads.getThreadAllocatedBytes(self);
-        roundTrips(2000);
+        roundTrips(5_000);
         long allocated = threads.getThreadAllocatedBytes(self) - before;
-        assertTrue(allocated < 2000, allocated + " bytes allocated over 2000 round trips (send, poll, copy, release,"
-            + " reap on both endpoints)");
+        // Any object allocated per round trip is at least 16 bytes, 80 000 over 5000; what is left below one byte
+        // per round trip is the JIT's own (an OSR transition, a deoptimisation), not the path's: seen 2-4 KB here.
+        assertTrue(allocated < 5_000, allocated + " bytes allocated over 5000 round trips (send, poll, copy,"
+            + " release, reap on both endpoints)");
     }
 
     /** A sends 64 B, B takes it and sends it back, A takes the echo: all on this thread, spinning on poll. */
