@@ -43,7 +43,7 @@ public class XskUnetBench {
     private XskUnetEndpoint b;
 
     @Setup(Level.Trial)
-    public void setUp() {
+    public void setUp() throws Exception {
         Availability xdp = ShimBackendProvider.xdpAvailability();
         Availability pair = VethPair.availability();
         if (!pair.available() || !xdp.available()) {
