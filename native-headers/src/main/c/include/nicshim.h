@@ -41,8 +41,8 @@
  * ========================================================================================== */
 
 #define NICSHIM_ABI_VERSION_MAJOR 1
-#define NICSHIM_ABI_VERSION_MINOR 2
-#define NICSHIM_ABI_VERSION       (0x00010002u)
+#define NICSHIM_ABI_VERSION_MINOR 3
+#define NICSHIM_ABI_VERSION       (0x00010003u)
 #define NICSHIM_ABI_MAJOR_SHIFT   16
 #define NICSHIM_ABI_MAJOR_MASK    (0xFFFFu << 16)
 #define NICSHIM_ABI_MINOR_SHIFT   0
@@ -86,6 +86,18 @@
  * Ethernet" below). Two register ranges: BCR (4 bytes) and board RAM (0x40000 bytes).
  */
 #define NICSHIM_CARD_SBA200_UNET_ETH 2u
+/**
+ * (ABI 1.3) No card: the caller is the user-space side of the AF_XDP socket's four rings itself - a direct-access
+ * U-Net endpoint whose free / receive / send queues are FILL / RX / TX and whose send completions are COMPLETION
+ * (AF_XDP backend only, else NICSHIM_ERR_CARD_KIND). No register ranges. nicshim_start() opens the socket with
+ * every ring empty (the caller posts its receive chunks on FILL) and the shim never touches a ring again:
+ * nicshim_kick(NICSHIM_KICK_TX) makes the kernel transmit what the caller put on TX (sendto MSG_DONTWAIT, in the
+ * calling thread; copy mode sends there and then), and nicshim_poll() only waits (poll() on the socket, without the
+ * state lock) until RX holds a frame, returning NICSHIM_EV_RX, or 0 at the timeout. Since one thread owns the rings,
+ * kick and poll on this kind must not race nicshim_stop() (as no call may race nicshim_close()). Frames are whatever
+ * the caller writes: the U-Net over Ethernet format below is the caller's business.
+ */
+#define NICSHIM_CARD_XSK_DIRECT      3u
 
 /* Register window ranges, per card kind (the `range` argument of nicshim_attach_window). */
 #define NICSHIM_RANGE_DEC21140_CSR   0u

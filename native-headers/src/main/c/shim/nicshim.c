@@ -117,8 +117,37 @@
 extern const shim_card_ops_t shim_dec21140_card __attribute__((weak));
 extern const shim_card_ops_t shim_sba200_eth_card __attribute__((weak));
 
+/*
+ * NICSHIM_CARD_XSK_DIRECT (ABI 1.3): no card model at all. The caller is the user side of the four AF_XDP rings; the
+ * platform opens the socket and afterwards only kicks the kernel (nicshim_kick) and waits for RX (nicshim_poll), both
+ * of which branch off before any card entry point. So this entry has no work, receive or register functions; what
+ * the platform calls on every kind (create, destroy, start, stop, irq_level) has nothing to do.
+ */
+static void *shim_direct_create(shim_t *shim, const nicshim_options_t *options) {
+    (void)options;
+    return shim; /* no state of its own; non-NULL means "created" */
+}
+static void shim_direct_nothing(void *card) {
+    (void)card;
+}
+static int shim_direct_irq_level(void *card) {
+    (void)card;
+    return 0; /* no interrupt line: the caller waits in nicshim_poll */
+}
+static const shim_card_ops_t shim_xsk_direct = {
+    .kind = NICSHIM_CARD_XSK_DIRECT,
+    .name = "xsk-direct",
+    .range_count = 0,
+    .max_frame = ETH_FRAME_LEN,
+    .create = shim_direct_create,
+    .destroy = shim_direct_nothing,
+    .start = shim_direct_nothing,
+    .stop = shim_direct_nothing,
+    .irq_level = shim_direct_irq_level,
+};
+
 static const shim_card_ops_t *shim_find_card(uint32_t kind) {
-    const shim_card_ops_t *const cards[] = {&shim_dec21140_card, &shim_sba200_eth_card};
+    const shim_card_ops_t *const cards[] = {&shim_dec21140_card, &shim_sba200_eth_card, &shim_xsk_direct};
     for (size_t i = 0; i < sizeof(cards) / sizeof(cards[0]); i++) {
         if (cards[i] != NULL && cards[i]->kind == kind) {
             return cards[i];
@@ -235,6 +264,7 @@ struct nicshim {
     uint8_t *umem;       /* nicshim_set_umem: the caller's memory */
     uint64_t umem_len;
     shim_xsk_t xsk;      /* between start and stop */
+    int direct;          /* NICSHIM_CARD_XSK_DIRECT: the caller owns the rings; kick and poll only wake and wait */
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -975,6 +1005,10 @@ static int32_t shim_open_checked(shim_t *shim, const char *ifname, uint32_t card
         return NICSHIM_ERR_CARD_KIND;
     }
     shim->xdp = shim->opt.backend == NICSHIM_BACKEND_AF_XDP;
+    shim->direct = shim->ops->kind == NICSHIM_CARD_XSK_DIRECT;
+    if (shim->direct && !shim->xdp) {
+        return NICSHIM_ERR_CARD_KIND; /* direct access is to AF_XDP rings; AF_PACKET has none to give */
+    }
     /* Every frame the card can send or receive must fit one ring slot (AF_XDP: one chunk after the XDP headroom)
      * whole. */
     uint32_t slot_overhead = shim->xdp ? NICSHIM_XDP_RX_OFFSET : (uint32_t)SHIM_RX_MAC_OFFSET;
@@ -1241,7 +1275,7 @@ static int32_t shim_open_xsk(shim_t *shim) {
     if (shim->umem == NULL) {
         return NICSHIM_ERR_UMEM;
     }
-    int32_t rc = shim_xsk_open(&shim->xsk, shim->ifindex, &shim->opt, shim->umem, shim->umem_len);
+    int32_t rc = shim_xsk_open(&shim->xsk, shim->ifindex, &shim->opt, shim->umem, shim->umem_len, shim->direct);
     if (rc != NICSHIM_OK) {
         return rc;
     }
@@ -1443,6 +1477,55 @@ int32_t nicshim_stop(nicshim_t *shim) {
  * Kick and poll
  * ------------------------------------------------------------------------------------------- */
 
+/*
+ * Direct access: the kick is the kernel's doorbell itself. TX: sendto(MSG_DONTWAIT) makes the kernel take what the
+ * caller released on TX (copy mode transmits in the call, up to 32 descriptors, so it repeats while EAGAIN says more
+ * is left - bounded, as the card mode's flush is); EAGAIN / EBUSY / ENOBUFS with entries still on TX is back-pressure
+ * the caller sees as a TX ring that drains later. RX and CMD need no kernel call (the kernel fills RX by itself).
+ */
+static int32_t shim_direct_kick(shim_t *shim, uint32_t what) {
+    if (!__atomic_load_n(&shim->running, __ATOMIC_ACQUIRE)) {
+        return NICSHIM_ERR_STATE;
+    }
+    if ((what & NICSHIM_KICK_TX) == 0) {
+        return NICSHIM_OK;
+    }
+    uint32_t tries = shim->xsk.tx_frames / 32 + 2;
+    for (uint32_t i = 0; i < tries; i++) {
+        if (sendto(shim->xsk.fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN && errno != EBUSY &&
+            errno != ENOBUFS && errno != ENETDOWN) {
+            return shim_errno_code(errno);
+        }
+        const shim_xsk_ring_t *tx = &shim->xsk.tx;
+        if (__atomic_load_n(tx->consumer, __ATOMIC_ACQUIRE) == __atomic_load_n(tx->producer, __ATOMIC_ACQUIRE)) {
+            break;
+        }
+    }
+    return NICSHIM_OK;
+}
+
+/* Direct access: waits (poll() on the socket, no lock: the caller's thread owns the rings) until RX is not empty. */
+static int32_t shim_direct_poll(shim_t *shim, int64_t timeout_ns) {
+    if (!__atomic_load_n(&shim->running, __ATOMIC_ACQUIRE)) {
+        return NICSHIM_ERR_STATE;
+    }
+    shim_count(shim, SHIM_STAT_POLLS, 1);
+    const shim_xsk_ring_t *rx = &shim->xsk.rx;
+    if (__atomic_load_n(rx->producer, __ATOMIC_ACQUIRE) != __atomic_load_n(rx->consumer, __ATOMIC_ACQUIRE)) {
+        return NICSHIM_EV_RX;
+    }
+    if (timeout_ns == 0) {
+        return 0;
+    }
+    struct pollfd p = {.fd = shim->xsk.fd, .events = POLLIN};
+    struct timespec ts = {.tv_sec = timeout_ns / 1000000000, .tv_nsec = timeout_ns % 1000000000};
+    int n = ppoll(&p, 1, &ts, NULL);
+    if (n < 0) {
+        return errno == EINTR ? 0 : shim_errno_code(errno);
+    }
+    return n > 0 && (p.revents & POLLIN) != 0 ? (int32_t)NICSHIM_EV_RX : 0;
+}
+
 int32_t nicshim_kick(nicshim_t *shim, uint32_t what) {
     if (shim == NULL || (what & ~NICSHIM_KICK_ALL) != 0) {
         return NICSHIM_ERR_INVALID;
@@ -1451,6 +1534,9 @@ int32_t nicshim_kick(nicshim_t *shim, uint32_t what) {
         return NICSHIM_OK;
     }
     shim_count(shim, SHIM_STAT_KICKS, 1);
+    if (shim->direct) {
+        return shim_direct_kick(shim, what);
+    }
     /* Dekker, kicker side: publish the kick, then look for a sleeper (both seq_cst). */
     __atomic_fetch_or(&shim->kicks, what, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&shim->sleeping, __ATOMIC_SEQ_CST) > 0) {
@@ -1734,6 +1820,9 @@ static int32_t shim_wait(shim_t *shim, uint64_t until, uint64_t now) {
 int32_t nicshim_poll(nicshim_t *shim, int64_t timeout_ns) {
     if (shim == NULL || timeout_ns < 0 || timeout_ns > NICSHIM_POLL_MAX_TIMEOUT_NS) {
         return NICSHIM_ERR_INVALID;
+    }
+    if (shim->direct) {
+        return shim_direct_poll(shim, timeout_ns);
     }
     pthread_mutex_lock(&shim->lock);
     if (!__atomic_load_n(&shim->running, __ATOMIC_RELAXED)) {

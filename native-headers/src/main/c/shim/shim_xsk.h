@@ -54,6 +54,7 @@ typedef struct shim_xsk {
     uint32_t tx_free_count;
     uint64_t tx_reserved_addr; /* the chunk the card is filling (valid while the platform's tx_reserved) */
     uint64_t kstats_seen[6];   /* XDP_STATISTICS already counted (the kernel's counters never reset) */
+    int direct;                /* NICSHIM_CARD_XSK_DIRECT: the caller is the user side of every ring; none primed */
 } shim_xsk_t;
 
 /** Empty state (fds -1). */
@@ -61,11 +62,11 @@ void shim_xsk_init(shim_xsk_t *x);
 
 /**
  * Opens the socket on (ifindex, queue) with `umem` registered, maps and primes the rings (every receive chunk on
- * FILL), loads and attaches the program and puts the socket in its map. Returns NICSHIM_OK or an error; on error
- * everything opened is closed again.
+ * FILL; with `direct` none: the caller owns the rings), loads and attaches the program and puts the socket in its
+ * map. Returns NICSHIM_OK or an error; on error everything opened is closed again.
  */
 int32_t shim_xsk_open(shim_xsk_t *x, uint32_t ifindex, const nicshim_options_t *opt, uint8_t *umem,
-                      uint64_t umem_len);
+                      uint64_t umem_len, int direct);
 
 /** Detaches (closes the link), closes the socket, unmaps the rings. Idempotent. */
 void shim_xsk_close(shim_xsk_t *x);

@@ -382,15 +382,16 @@ static int32_t xsk_socket(shim_xsk_t *x, uint32_t ifindex, const nicshim_options
         return rc;
     }
     /* Every receive chunk on FILL before the first frame can arrive (copy mode drops a frame that finds FILL
-     * empty: facts §7.1). The rings are fresh: our cached indices start at 0 like the kernel's. */
-    for (uint32_t i = 0; i < x->rx_frames; i++) {
+     * empty: facts §7.1). The rings are fresh: our cached indices start at 0 like the kernel's. Direct access
+     * (NICSHIM_CARD_XSK_DIRECT): the caller owns FILL and the transmit chunks, so nothing is primed. */
+    for (uint32_t i = 0; !x->direct && i < x->rx_frames; i++) {
         uint64_t addr = (uint64_t)i * x->chunk;
         memcpy(x->fill.desc + (size_t)i * 8, &addr, 8);
     }
-    x->fill.cached = x->rx_frames;
+    x->fill.cached = x->direct ? 0 : x->rx_frames;
     xsk_release(x->fill.producer, x->fill.cached);
     x->tx_free_count = 0;
-    for (uint32_t i = 0; i < x->tx_frames; i++) {
+    for (uint32_t i = 0; !x->direct && i < x->tx_frames; i++) {
         x->tx_free[x->tx_free_count++] = (uint64_t)(x->rx_frames + i) * x->chunk;
     }
     if (opt->busy_poll_us != 0) {
@@ -482,8 +483,9 @@ static int32_t xsk_attach(shim_xsk_t *x, uint32_t ifindex, uint32_t attach_req) 
 }
 
 int32_t shim_xsk_open(shim_xsk_t *x, uint32_t ifindex, const nicshim_options_t *opt, uint8_t *umem,
-                      uint64_t umem_len) {
+                      uint64_t umem_len, int direct) {
     shim_xsk_init(x);
+    x->direct = direct;
     x->umem = umem;
     x->umem_len = umem_len;
     x->chunk = opt->frame_size;

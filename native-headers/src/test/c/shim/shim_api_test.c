@@ -106,7 +106,8 @@ static void test_open_bad_arguments(void) {
 static void test_open_unknown_interface_and_card(void) {
     CHECK_EQ(open_error("nbnosuch0", NICSHIM_CARD_DEC21140, NULL), NICSHIM_ERR_NO_DEVICE);
     CHECK_EQ(open_error("lo", 0, NULL), NICSHIM_ERR_CARD_KIND);
-    CHECK_EQ(open_error("lo", 3, NULL), NICSHIM_ERR_CARD_KIND);
+    CHECK_EQ(open_error("lo", 4, NULL), NICSHIM_ERR_CARD_KIND);
+    CHECK_EQ(open_error("lo", NICSHIM_CARD_XSK_DIRECT, NULL), NICSHIM_ERR_CARD_KIND); /* AF_XDP only */
     CHECK_EQ(open_error("lo", UINT32_MAX, NULL), NICSHIM_ERR_CARD_KIND);
     /* The SBA-200 model is not linked into this test: its weak reference is NULL, so the kind is unknown. */
     CHECK_EQ(open_error("lo", NICSHIM_CARD_SBA200_UNET_ETH, NULL), NICSHIM_ERR_CARD_KIND);

@@ -948,6 +948,45 @@ static nicshim_t *xdp_shim_up(uint32_t xdp_flags) {
     return shim;
 }
 
+/* NICSHIM_CARD_XSK_DIRECT (ABI 1.3): AF_XDP only, no register ranges; start primes no ring (the caller owns FILL and
+ * the transmit chunks), poll only waits and kick(TX) only wakes the kernel; close removes the program. */
+static void test_xdp_direct_leaves_the_rings_to_the_caller(void) {
+    int32_t err = 0;
+    nicshim_options_t packet = options();
+    CHECK(nicshim_open(if_a, NICSHIM_CARD_XSK_DIRECT, &packet, &err) == NULL);
+    CHECK_EQ(err, NICSHIM_ERR_CARD_KIND); /* AF_PACKET has no rings to hand over */
+    nicshim_options_t o = xdp_options(0);
+    nicshim_t *shim = nicshim_open(if_a, NICSHIM_CARD_XSK_DIRECT, &o, &err);
+    CHECK_EQ(err, NICSHIM_OK);
+    if (shim == NULL) {
+        return;
+    }
+    CHECK_EQ(nicshim_attach_window(shim, 0, window, TC_WINDOW_SIZE), NICSHIM_ERR_WINDOW);
+    CHECK_EQ(nicshim_poll(shim, 0), NICSHIM_ERR_STATE); /* not running */
+    CHECK_EQ(nicshim_set_umem(shim, xdp_umem, (uint64_t)(XDP_RX + XDP_TX) * 2048), NICSHIM_OK);
+    int32_t rc = nicshim_start(shim);
+    CHECK_EQ(rc, NICSHIM_OK);
+    if (rc != NICSHIM_OK) {
+        fprintf(stderr, "  AF_XDP direct start: %s\n", nicshim_strerror(rc));
+        nicshim_close(shim);
+        return;
+    }
+    CHECK_EQ(xdp_prog_attached(), 1);
+    nicshim_xdp_info_t info;
+    CHECK_EQ(nicshim_get_xdp_info(shim, &info), NICSHIM_OK);
+    const uint32_t *fill_prod = (const uint32_t *)(uintptr_t)info.fill.producer;
+    const uint32_t *tx_prod = (const uint32_t *)(uintptr_t)info.tx.producer;
+    CHECK_EQ(__atomic_load_n(fill_prod, __ATOMIC_ACQUIRE), 0u); /* nothing primed */
+    CHECK_EQ(__atomic_load_n(tx_prod, __ATOMIC_ACQUIRE), 0u);
+    CHECK_EQ(nicshim_kick(shim, NICSHIM_KICK_TX), NICSHIM_OK); /* an empty TX: the kernel has nothing to send */
+    CHECK_EQ(nicshim_poll(shim, 1000000), 0);                /* RX empty: times out with no event */
+    CHECK_EQ(__atomic_load_n(fill_prod, __ATOMIC_ACQUIRE), 0u); /* and neither touched a ring */
+    CHECK_EQ(nicshim_stop(shim), NICSHIM_OK);
+    CHECK_EQ(nicshim_kick(shim, NICSHIM_KICK_TX), NICSHIM_ERR_STATE);
+    nicshim_close(shim);
+    CHECK_EQ(xdp_prog_attached(), 0);
+}
+
 /* Options: an AF_PACKET shim refuses the AF_XDP fields and calls; the ABI 1.1 size still opens; bad modes refused. */
 static void test_xdp_options_checked(void) {
     int32_t err = 0;
@@ -1235,6 +1274,7 @@ int main(int argc, char **argv) {
      * call every received byte uninitialised. */
     memset(xdp_umem, 0, (size_t)(XDP_RX + XDP_TX) * 2048);
     RUN(test_xdp_options_checked);
+    RUN(test_xdp_direct_leaves_the_rings_to_the_caller);
     RUN(test_xdp_frames_cross_and_detach);
     RUN(test_xdp_tx_back_pressure);
     RUN(test_xdp_kernel_drops_counted);

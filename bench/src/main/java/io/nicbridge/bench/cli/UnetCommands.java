@@ -19,7 +19,8 @@ import picocli.CommandLine.Option;
             + " bridge's U-Net API, in virtual time beside the U-Net paper's figures.",
         subcommands = {UnetCommands.PingPong.class, UnetCommands.Throughput.class, UnetCommands.AmLatency.class,
             UnetCommands.AmBandwidth.class, UnetCommands.UdpLatency.class, UnetCommands.UdpBandwidth.class,
-            io.nicbridge.bench.unet.real.UdpRealLatencyCommand.class})
+            io.nicbridge.bench.unet.real.UdpRealLatencyCommand.class,
+            io.nicbridge.bench.unet.real.UnetRealPingPongCommand.class})
 final class UnetCommands extends GroupCommand {
     /** Virtual-time round trips per size: the simulation is deterministic, so a few suffice. */
     static final int VIRTUAL_WARMUP = 2;

@@ -157,6 +157,54 @@ public final class ShimBackendProvider implements BackendProvider {
         }
     }
 
+    /** What {@link #openUnetEndpoint} takes: the AF_XDP socket's parameters and U-Net over Ethernet's. */
+    private static final Set<String> DIRECT_PARAMS = Set.of("if", "card", "netns", "rx-ring", "tx-ring",
+        "frame-size", "ethertype", "peer", "queue", "bind", "attach", "busy-poll");
+    /** The card name of a direct-access U-Net endpoint: none is modelled, the endpoint's queues are the XSK rings. */
+    public static final String CARD_UNET_DIRECT = "unet-direct";
+
+    /**
+     * A direct-access U-Net endpoint ({@link XskUnetEndpoint}) on {@code shim:afxdp?if=IFACE&card=unet-direct[&netns=NS]
+     * [&peer=MAC][&ethertype=T][&queue=N][&bind=..][&attach=..][&busy-poll=US][&rx-ring=N][&tx-ring=N][&frame-size=C]}:
+     * the same parameters as the afxdp card backend, with no card model.
+     *
+     * @param segmentBytes the process's part of the communication segment (see {@link XskUnetEndpoint#open})
+     * @throws IllegalArgumentException for another target or card, an unknown parameter or a bad value
+     */
+    public static XskUnetEndpoint openUnetEndpoint(String deviceSpec, long segmentBytes) {
+        DeviceSpec spec = DeviceSpec.parse(deviceSpec);
+        if (!SCHEME.equals(spec.scheme()) || !TARGET_AF_XDP.equals(spec.target())
+            || !CARD_UNET_DIRECT.equals(spec.card())) {
+            throw new IllegalArgumentException("device spec '" + spec + "': a direct-access U-Net endpoint is shim:"
+                + TARGET_AF_XDP + "?if=<iface>&card=" + CARD_UNET_DIRECT);
+        }
+        for (String key : spec.params().keySet()) {
+            if (!DIRECT_PARAMS.contains(key)) {
+                throw new IllegalArgumentException("device spec '" + spec + "': unknown parameter '" + key
+                    + "'; a direct-access U-Net endpoint takes " + DIRECT_PARAMS.stream().sorted().toList());
+            }
+        }
+        String ifname = spec.param("if").orElseThrow(() -> new IllegalArgumentException("device spec '" + spec
+            + "': the interface is missing, e.g. shim:afxdp?if=veth0&card=" + CARD_UNET_DIRECT));
+        ShimOptions options = xdpOptions(spec, options(spec, ShimCardKind.SBA200));
+        ShimLibrary.require();
+        String netns = spec.param("netns").orElse(null);
+        if (netns == null) {
+            return XskUnetEndpoint.open(ifname, options, segmentBytes, ShimCard.NamespaceRunner.CURRENT);
+        }
+        NetworkNamespace ns;
+        try {
+            ns = NetworkNamespace.open(netns);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("device spec '" + spec + "': cannot enter network namespace '" + netns
+                + "': " + e.getMessage(), e);
+        }
+        // The namespace's thread is needed only while the socket opens.
+        try (InNamespace in = new InNamespace(ns)) {
+            return XskUnetEndpoint.open(ifname, options, segmentBytes, in);
+        }
+    }
+
     private static ShimOptions options(DeviceSpec spec, ShimCardKind kind) {
         int flags = 0;
         if (bool(spec, "promisc")) {

@@ -18,8 +18,12 @@ import java.lang.invoke.VarHandle;
  *
  * The indices are read with acquire (the side that produced entries stored the index with release after them), as
  * {@code SpscDescriptorQueue}'s are. While the shim runs its card, the shim is the user-space side of every ring and
- * this view is for observation; the segments belong to an arena the shim closes before it unmaps the rings, so a
- * stale view throws {@link IllegalStateException} instead of touching unmapped memory.
+ * this view is for observation. With no card ({@code NICSHIM_CARD_XSK_DIRECT}, {@link XskUnetEndpoint}) Java is that
+ * side: it produces FILL and TX entries ({@link #putAddress}, {@link #putDescriptor}, then {@link #publishProducer}
+ * with release, so the kernel's acquire of the producer sees the entries) and consumes RX and COMPLETION entries
+ * (read them, then {@link #publishConsumer} with release, after which the kernel may reuse the slots). The segments
+ * belong to an arena the shim closes before it unmaps the rings, so a stale view throws
+ * {@link IllegalStateException} instead of touching unmapped memory.
  */
 public final class XskRing {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
@@ -88,6 +92,32 @@ public final class XskRing {
             throw new IllegalStateException(name + " entries carry no length");
         }
         return entries.get(ValueLayout.JAVA_INT_UNALIGNED, (long) (index & (size - 1)) * entrySize + 8);
+    }
+
+    /** FILL: entry {@code index} holds UMEM address {@code address} (visible to the kernel at the next publish). */
+    public void putAddress(int index, long address) {
+        entries.set(ValueLayout.JAVA_LONG_UNALIGNED, (long) (index & (size - 1)) * entrySize, address);
+    }
+
+    /** TX: entry {@code index} is {@code {address, length, options 0}} (visible at the next publish). */
+    public void putDescriptor(int index, long address, int length) {
+        if (entrySize != 16) {
+            throw new IllegalStateException(name + " entries carry no length");
+        }
+        long at = (long) (index & (size - 1)) * entrySize;
+        entries.set(ValueLayout.JAVA_LONG_UNALIGNED, at, address);
+        entries.set(ValueLayout.JAVA_INT_UNALIGNED, at + 8, length);
+        entries.set(ValueLayout.JAVA_INT_UNALIGNED, at + 12, 0);
+    }
+
+    /** A ring we produce into (FILL, TX): the entries up to {@code producer} are ready; release store. */
+    public void publishProducer(int producer) {
+        INT.setRelease(this.producer, 0L, producer);
+    }
+
+    /** A ring we consume from (RX, COMPLETION): the slots up to {@code consumer} are free again; release store. */
+    public void publishConsumer(int consumer) {
+        INT.setRelease(this.consumer, 0L, consumer);
     }
 
     @Override
