@@ -62,8 +62,10 @@ import org.slf4j.LoggerFactory;
  * Transmit: {@link #claim()} takes a free TX buffer in the comm segment (reclaiming finished descriptors first:
  * TDES0 errors are counted like Linux's), the caller fills it in place, {@link #commit} posts one descriptor (FS|LS,
  * IC as chosen below) whose OWN bit is written last with release, then rings CSR1 (release).
- * No free buffer or descriptor is back-pressure: {@link #NONE}. Receive: {@link #poll()} reads RDES0 of the next
- * descriptor with acquire; once the card has cleared OWN the frame is the caller's, in place, until
+ * No free buffer or descriptor is back-pressure: {@link #NONE}; so is a claim beyond {@link #claimLimit()} (ring - 1)
+ * buffers held at once, which keeps entry 0 of the ring a reset starts afresh for the setup frame. Receive:
+ * {@link #poll()} reads RDES0 of the next descriptor with acquire; once the card has cleared OWN the frame is the
+ * caller's, in place, until
  * {@link #release(int)} re-arms that descriptor (RDES1..3 then RDES0 := OWN with release). A frame passes when
  * {@code (RDES0 & }{@link io.nicbridge.contract.Dec21140#LINUX_RX_ACCEPT_MASK LINUX_RX_ACCEPT_MASK}{@code ) == }
  * {@link io.nicbridge.contract.Dec21140#LINUX_RX_ACCEPT_VALUE LINUX_RX_ACCEPT_VALUE}; its length is FL - 4 (the chip
@@ -201,6 +203,17 @@ public final class TulipDriver implements FramePort {
     private final int[] txFree;
     private int txFreeTop;
     private int txClaimed;
+    /**
+     * How many buffers the host may hold claimed at once: one fewer than the ring. A claim reserves a descriptor for
+     * its commit, and a card reset ({@link #reinitialise}) starts the ring afresh with those reservations kept and
+     * the setup frame, which the chip needs before it filters anything, at entry 0 (no dummy there: the erratum is
+     * about a setup frame behind a frame). With every descriptor reserved there would be no entry for it, and the
+     * watchdog's tick could neither program the chip nor refuse: so claims never reserve the last descriptor. This
+     * is Linux's slack (tulip_start_xmit stops the queue short of a full ring, "leave room for set_rx_mode()")
+     * placed where it costs nothing: it limits only buffers held unposted; the ring still carries txCount frames in
+     * flight, one claim and commit at a time. The hot path pays one int compare.
+     */
+    private final int claimLimit;
     private final int[] txOwner;
     /**
      * The length {@link #commit} accepted for each transmit buffer, by buffer: what a re-post after a reset sends.
@@ -329,6 +342,7 @@ public final class TulipDriver implements FramePort {
                 txOwner[i] = DESC_UNUSED;
             }
             this.txFreeTop = txCount;
+            this.claimLimit = txCount - 1; // TulipConfig.MIN_TX_RING (3) leaves the host two
             this.requeue = new int[txCount];
         } catch (RuntimeException e) {
             comm.close();
@@ -404,7 +418,9 @@ public final class TulipDriver implements FramePort {
         regs.write(CSR5, LINUX_VALID_INTRS);     // clear anything left from before the reset
         regs.write(CSR7, interrupts ? LINUX_VALID_INTRS : 0);
         if (!queueSetupFrame(multicast)) {
-            throw new IllegalStateException("a fresh TX ring of " + txCount + " entries has no room for a setup frame");
+            // Cannot happen: the ring is empty, nothing is pending, and claims reserve at most claimLimit entries.
+            throw new IllegalStateException(name + ": a fresh TX ring of " + txCount + " entries with " + txClaimed
+                + " claimed buffers has no room for a setup frame (claim limit " + claimLimit + ")");
         }
         csr6 |= CSR6_SR | CSR6_ST;
         regs.write(CSR6, csr6);
@@ -534,11 +550,17 @@ public final class TulipDriver implements FramePort {
 
     // ------------------------------------------------------------------ transmit
 
+    /**
+     * {@inheritDoc} Refused ({@link #NONE}, counted as back-pressure) while frames wait to be re-posted after a
+     * reset, when no buffer or descriptor is free (a TI or TU follows: see the class comment), and when the host
+     * already holds {@link #claimLimit()} claims (nothing from the chip follows: commit or abort one).
+     */
     @Override
     public int claim() {
         checkOpen();
         reclaimTransmit();
-        if (requeueCount > 0 || txFreeTop == 0 || txRing.freeDescriptors() - txClaimed < 1) {
+        if (requeueCount > 0 || txClaimed == claimLimit || txFreeTop == 0
+            || txRing.freeDescriptors() - txClaimed < 1) {
             counters.recordTxBackPressure();
             return NONE;
         }
@@ -648,6 +670,14 @@ public final class TulipDriver implements FramePort {
         } else {
             stats.add(Counter.TX_COLLISIONS, (tdes0 & TDES0_CC_MASK) >>> TDES0_CC_SHIFT);
         }
+    }
+
+    /**
+     * Transmit buffers the host may hold claimed at once: the ring size less the one descriptor kept for the setup
+     * frame of a card reset (see {@code claimLimit}). Frames in flight are not limited by it.
+     */
+    public int claimLimit() {
+        return claimLimit;
     }
 
     /** Frames committed and not yet reclaimed, plus setup and dummy descriptors. Sending thread. */

@@ -18,16 +18,18 @@ import java.util.BitSet;
  * The Tulip driver against a hostile card ({@link HostileTulip}): whatever the chip writes into the descriptors it
  * was given (any RDES0 and TDES0, OWN cleared or set, on any descriptor, in any order, and any other descriptor
  * word), whatever CSR5 sources and CSR8 counts it reports and whenever it loses its state (the watchdog's reset
- * path), interleaved with the host's claims, commits, aborts, polls, releases, acknowledgements and watchdog ticks:
+ * path), interleaved with the host's claims (kept across steps, so across resets, or settled at once), commits,
+ * aborts, polls, releases, acknowledgements and watchdog ticks:
  * <ul>
  *   <li>no exception escapes the driver;</li>
  *   <li>its port counters and statistics never go back;</li>
  *   <li>every received frame it hands up is a handle the host does not hold already, with a length in
  *       {@code [0, rxBufferSize]} inside its buffer, and a status that is OK only for a one-buffer frame the Linux
  *       accept test passes with a length an Ethernet frame can have;</li>
- *   <li>every claimed transmit buffer is one the host does not hold already;</li>
+ *   <li>every claimed transmit buffer is one the host does not hold already, and the host never holds more than
+ *       {@link TulipDriver#claimLimit()};</li>
  *   <li>after a reset, every frame the driver re-posts has a length a transmit buffer holds (never a TDES1 the card
- *       wrote), and no buffer is posted twice;</li>
+ *       wrote), no buffer is posted twice and none the host holds claimed; the claims it holds still commit;</li>
  *   <li>no buffer leaks: once the card behaves (hands every descriptor back) and the host gives back what it holds,
  *       every receive descriptor is the card's again after the frames are taken, each frame once, and the host can
  *       claim as many transmit buffers as on a fresh driver.</li>
@@ -54,7 +56,7 @@ class TulipDriverFuzzTest {
                 d.watchdog(scheduler, scheduler.period());
             }
             for (int step = 0; step < 64 && script.remainingBytes() > 0; step++) {
-                switch (script.consumeInt(0, 11)) {
+                switch (script.consumeInt(0, 12)) {
                     case 0 -> host.cardWrite(d.receiveRing(), script.consumeInt(0, rx - 1), 0,
                         script.consumeInt() & (script.consumeBoolean() ? ~RDES0_OWN : -1));
                     case 1 -> host.cardWrite(d.transmitRing(), script.consumeInt(0, tx - 1), 0,
@@ -64,7 +66,7 @@ class TulipDriverFuzzTest {
                     case 3 -> card.raise(script.consumeInt());
                     case 4 -> card.missed(script.consumeInt());
                     case 5 -> card.loseState();
-                    case 6 -> host.send(script.consumeInt(1, TulipDriver.MAX_FRAME), script.consumeBoolean());
+                    case 6 -> host.send(script.consumeInt(1, TulipDriver.MAX_FRAME), script.consumeInt(0, 2));
                     case 7 -> host.receive(script.consumeBoolean());
                     case 8 -> host.releaseOne(script.consumeInt(0, rx - 1));
                     case 9 -> d.acknowledge();
@@ -75,6 +77,8 @@ class TulipDriverFuzzTest {
                             host.checkRepost();
                         }
                     }
+                    case 11 -> host.settleClaim(script.consumeInt(0, tx - 1), script.consumeBoolean(),
+                        script.consumeInt(1, TulipDriver.MAX_FRAME));
                     default -> d.transmitInFlight();
                 }
                 host.checkCounters();
@@ -122,15 +126,41 @@ class TulipDriverFuzzTest {
                 assertTrue(buffers.add(t.buffer1Address(i)), "buffer 0x" + Long.toHexString(t.buffer1Address(i))
                     + " re-posted twice");
             }
+            for (int h = txClaimed.nextSetBit(0); h >= 0; h = txClaimed.nextSetBit(h + 1)) {
+                long bus = d.card().dma().busAddress(d.txBuffer(h)); // still the host's: txBuffer does not throw
+                assertTrue(!buffers.contains(bus), "TX buffer " + h + " is claimed by the host and re-posted");
+            }
         }
 
-        void send(int length, boolean commit) {
+        /** Claims a buffer and commits it ({@code settle} 0), aborts it (1) or keeps it claimed (2). */
+        void send(int length, int settle) {
             int h = d.claim();
             if (h == FramePort.NONE) {
                 return;
             }
             assertTrue(h >= 0 && h < txCount && !txClaimed.get(h), "claim handed out TX handle " + h + " twice");
             assertTrue(d.txBuffer(h).byteSize() >= length);
+            switch (settle) {
+                case 0 -> d.commit(h, length);
+                case 1 -> d.abort(h);
+                default -> {
+                    txClaimed.set(h);
+                    assertTrue(txClaimed.cardinality() <= d.claimLimit(), "the host holds " + txClaimed
+                        + ", more than the claim limit " + d.claimLimit());
+                }
+            }
+        }
+
+        /** Commits (with {@code length}) or aborts one of the claims the host keeps, if it keeps any. */
+        void settleClaim(int which, boolean commit, int length) {
+            int h = txClaimed.nextSetBit(which);
+            if (h < 0) {
+                h = txClaimed.nextSetBit(0);
+            }
+            if (h < 0) {
+                return;
+            }
+            txClaimed.clear(h);
             if (commit) {
                 d.commit(h, length);
             } else {
@@ -173,15 +203,19 @@ class TulipDriverFuzzTest {
         }
 
         /**
-         * The card turns honest: the host gives back what it holds, every transmit descriptor comes back sent and
-         * every receive descriptor with a good 64-byte frame; then each receive descriptor yields one frame and all
-         * are the card's again.
+         * The card turns honest: the host gives back what it holds (the claims it kept it commits), every transmit
+         * descriptor comes back sent and every receive descriptor with a good 64-byte frame; then each receive
+         * descriptor yields one frame and all are the card's again.
          */
         void behave() {
             for (int h = rxHeld.nextSetBit(0); h >= 0; h = rxHeld.nextSetBit(h + 1)) {
                 d.release(h);
             }
             rxHeld.clear();
+            for (int h = txClaimed.nextSetBit(0); h >= 0; h = txClaimed.nextSetBit(h + 1)) {
+                d.commit(h, 64); // a claim kept across a reset still commits
+            }
+            txClaimed.clear();
             for (int round = 0; round < 4; round++) { // frames re-posted after a reset go out in later rounds
                 Dec21140DescriptorRing t = d.transmitRing();
                 for (int i = 0; i < t.count(); i++) {

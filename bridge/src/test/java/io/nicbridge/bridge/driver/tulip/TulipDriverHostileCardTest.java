@@ -14,7 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The three driver bugs {@link TulipDriverFuzzTest} found (issue 22), each as a plain scenario on {@link HostileTulip}:
+ * The driver bugs {@link TulipDriverFuzzTest} found (issue 22), each as a plain scenario on {@link HostileTulip}:
  * the card does exactly what the test writes, so each test states the chip's misbehaviour and what the driver must do.
  */
 class TulipDriverHostileCardTest {
@@ -25,8 +25,12 @@ class TulipDriverHostileCardTest {
     private final ManualScheduler scheduler = new ManualScheduler();
 
     private TulipDriver open() {
+        return open(TX_RING);
+    }
+
+    private TulipDriver open(int txRing) {
         TulipDriver d = TulipDriver.open(card, TulipConfig.builder().interruptMode(InterruptMode.POLLING)
-            .rxRingSize(4).txRingSize(TX_RING).build());
+            .rxRingSize(4).txRingSize(txRing).build());
         d.watchdog(scheduler, scheduler.period());
         completeTransmit(d); // the setup frame of open()
         assertEquals(0, d.transmitInFlight());
@@ -127,10 +131,48 @@ class TulipDriverHostileCardTest {
             for (int h; claimed.size() <= TX_RING && (h = d.claim()) != FramePort.NONE; ) {
                 claimed.add(h);
             }
-            assertEquals(TX_RING, claimed.size(), "transmit buffers the host can claim again: all of them, once each");
-            assertEquals(TX_RING, claimed.stream().distinct().count());
+            assertEquals(TX_RING - 1, claimed.size(), "transmit buffers the host can claim again: as many as on a fresh"
+                + " driver (the ring less the setup frame's entry), once each");
+            assertEquals(TX_RING - 1, claimed.stream().distinct().count());
             claimed.forEach(d::abort);
             assertEquals(3, d.statistics().get(Counter.CARD_RESETS));
+        }
+    }
+
+    /**
+     * Bug 4: with every transmit buffer claimed (each claim reserves a descriptor for its commit) a reset left the
+     * fresh ring no entry for the setup frame, and the watchdog's tick threw IllegalStateException out of programChip.
+     * Now claims stop one short of the ring, so the chip is programmed and the claims the host holds still commit.
+     */
+    @Test
+    void aResetWhileTheHostHoldsEveryBufferItCanClaimReprogramsTheChipAndTheClaimsStillCommit() {
+        int ring = TulipConfig.MIN_TX_RING;
+        try (TulipDriver d = open(ring)) {
+            List<Integer> held = new ArrayList<>();
+            for (int h; held.size() < ring && (h = d.claim()) != FramePort.NONE; ) {
+                held.add(h);
+            }
+            resetAndTick(d); // threw IllegalStateException with `ring` claims held
+            Dec21140DescriptorRing t = d.transmitRing();
+            assertEquals(TDES1_SET, t.control(0) & TDES1_SET, "entry 0 is the new setup frame");
+            assertEquals(1, d.transmitInFlight(), "only the setup frame: nothing had been committed");
+            assertEquals(ring - 1, held.size(), "claims held at once: the ring less the setup frame's entry");
+            assertEquals(d.claimLimit(), held.size());
+            List<Long> committed = new ArrayList<>();
+            for (int k = 0; k < held.size(); k++) {
+                d.txBuffer(held.get(k)).set(ValueLayout.JAVA_BYTE, 0, (byte) k);
+                d.commit(held.get(k), 60 + k);
+                committed.add(t.buffer1Address(1 + k)); // behind the setup frame, in commit order
+                assertEquals(60 + k, t.control(1 + k) & TDES1_TBS1_MASK);
+            }
+            assertEquals(committed, completeTransmit(d), "each claimed frame sent once, in commit order");
+            assertEquals(0, d.transmitInFlight());
+            assertEquals(1, d.statistics().get(Counter.CARD_RESETS));
+            // And the ring turns on: three frames, one at a time, through the wrap.
+            for (int k = 0; k < ring; k++) {
+                send(d, k, 64);
+                assertEquals(1, completeTransmit(d).size());
+            }
         }
     }
 
