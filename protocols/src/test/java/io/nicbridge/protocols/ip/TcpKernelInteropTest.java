@@ -3,7 +3,6 @@ package io.nicbridge.protocols.ip;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
@@ -18,6 +17,8 @@ import io.nicbridge.protocols.ip.tcp.TcpConfig;
 import io.nicbridge.protocols.ip.tcp.TcpConnection;
 import io.nicbridge.protocols.ip.tcp.TcpCounters.Counter;
 import io.nicbridge.protocols.ip.tcp.TcpHandler;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Requirements;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -68,9 +69,10 @@ class TcpKernelInteropTest {
     @BeforeEach
     void setUp() throws Exception {
         io.nicbridge.sim.backends.ShimTulipPair.assumeAvailable();
-        for (String tool : new String[] {"python3", "curl", "ethtool", "tshark"}) {
-            assumeTrue(onPath(tool), tool + " is not on PATH (needed for the kernel-side peer or the capture)");
+        for (String tool : new String[] {"python3", "curl", "ethtool"}) { // the kernel-side peer and its offloads
+            Requirements.assume(Capability.NET, onPath(tool), () -> tool + " is not on PATH (the kernel-side peer)");
         }
+        Requirements.assume(Capability.TSHARK, onPath("tshark"), () -> "tshark is not on PATH (the capture's check)");
         veth = VethPair.builder().mtu(1500).ipv4(true).create();
         kernelAddress = Ipv4Address.of(veth.addressB());
         kernelNamespace = veth.namespaceB().name();

@@ -3,10 +3,12 @@ package io.nicbridge.bench.unet.real;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.shim.ShimBackendProvider;
+import io.nicbridge.bridge.spi.Availability;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Requirements;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.regex.Matcher;
@@ -18,8 +20,9 @@ class UnetRealPingPongTest {
     @Test
     void everyBackendsRoundTripsPrintBesideTheOthers() throws Exception {
         String missing = UdpRealLatencyCommand.missingPrerequisite();
-        assumeTrue(missing == null, missing);
-        assumeTrue(ShimBackendProvider.xdpAvailability().available(), ShimBackendProvider.xdpAvailability().reason());
+        Requirements.assume(Capability.NET, missing == null, () -> missing);
+        Availability xdp = ShimBackendProvider.xdpAvailability();
+        Requirements.assume(Capability.SHIM, xdp.available(), xdp::reason);
         StringWriter text = new StringWriter();
         int rc = new UnetRealPingPong(new PrintWriter(text), new int[] {40, 1000}, 50, 10, 1).run();
         String out = text.toString();
