@@ -39,6 +39,8 @@ public final class RealBandwidth {
     static final int TARGET_SIZE = 4096;
     static final double TARGET_RATIO = 1.4;
     static final long BOOTSTRAP_SEED = 1;
+    /** Messages of the unmeasured warm-up stream of each stack. */
+    static final long WARMUP_MESSAGES = 20_000;
     static final String[] STACKS = {"Pupa per-message ACK", "Pupa sender-controlled", "kernel TCP"};
 
     private final PrintWriter out;
@@ -74,6 +76,11 @@ public final class RealBandwidth {
             out.printf(Locale.ROOT, "pupa real-bandwidth: %d messages one way per size and stack over %s, %d trials;"
                 + " Mb/s = message bytes x 8 / (last - first arrival); the veth moves frames at memory speed, not"
                 + " 100 Mb/s%n", count, veth, trials);
+            // One unmeasured stream of each stack first: the first trial would otherwise carry the JIT's compilation
+            // of Pupa's paths (3x the CPU per message of a warm one here) and make the first ratio an outlier.
+            long warm = Math.min(count, WARMUP_MESSAGES);
+            pupaStream(veth, sizes[sizes.length - 1], false, warm);
+            tcp.stream(sizes[sizes.length - 1], warm);
             for (boolean offloads : new boolean[] {false, true}) {
                 String state = offloads(veth, offloads);
                 out.printf(Locale.ROOT, "%noffloads %s (ethtool -K tso/gso/gro %s on both ends): %s%n",
@@ -94,7 +101,7 @@ public final class RealBandwidth {
                             if (stack == 2) {
                                 nanos = tcp.stream(size, count);
                             } else {
-                                PupaCounters c = pupaStream(veth, size, stack == 0);
+                                PupaCounters c = pupaStream(veth, size, stack == 0, count);
                                 nanos = c == null ? 0 : lastWindow;
                                 ackOnly[stack] += c == null ? 0 : lastAckOnly;
                             }
@@ -147,17 +154,17 @@ public final class RealBandwidth {
      * @return the receiver's counters; {@link #lastWindow} = first to last arrival, {@link #lastAckOnly} = ACK-only
      *     frames the receiver sent
      */
-    private PupaCounters pupaStream(VethPair veth, int size, boolean ackEveryMessage) throws Exception {
+    private PupaCounters pupaStream(VethPair veth, int size, boolean ackEveryMessage, long messages) throws Exception {
         PupaConfig config = PupaConfig.defaults().withAckEveryMessage(ackEveryMessage);
         try (PupaShimPair pair = new PupaShimPair(veth, Wait.BLOCK, config)) {
-            Sink sink = new Sink(pair.node(1), size, count);
+            Sink sink = new Sink(pair.node(1), size, messages);
             Thread sinkThread = Thread.ofPlatform().name("pupa-sink").start(sink);
             Node a = pair.node(0);
             MemorySegment message = MemorySegment.ofArray(new byte[size]);
             MessageHandler none = (peer, data, off, len) -> { };
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             try {
-                for (long i = 0; i < count; i++) {
+                for (long i = 0; i < messages; i++) {
                     message.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
                     message.set(ValueLayout.JAVA_BYTE, size - 1, (byte) i);
                     while (a.core().send(1, message, 0, size, (int) i, false) != MessageChannel.OK) {
@@ -165,7 +172,7 @@ public final class RealBandwidth {
                             a.idle();
                         }
                         if (System.nanoTime() - deadline > 0 || sink.failure != null) {
-                            throw new IOException("Pupa stream stuck at message " + i + " of " + count + ": " + a
+                            throw new IOException("Pupa stream stuck at message " + i + " of " + messages + ": " + a
                                 + "; " + pair.node(1) + "; " + pair.cardStatistics(), sink.failure);
                         }
                     }
@@ -175,7 +182,7 @@ public final class RealBandwidth {
                         a.idle();
                     }
                     if (System.nanoTime() - deadline > 0 || sink.failure != null) {
-                        throw new IOException("Pupa stream: " + sink.received + " of " + count + " arrived: " + a
+                        throw new IOException("Pupa stream: " + sink.received + " of " + messages + " arrived: " + a
                             + "; " + pair.node(1) + "; " + pair.cardStatistics(), sink.failure);
                     }
                 }
