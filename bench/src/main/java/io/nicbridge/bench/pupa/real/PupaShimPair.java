@@ -37,8 +37,23 @@ final class PupaShimPair implements AutoCloseable {
     enum Wait { BLOCK, SPIN }
 
     static final int SPINS_BEFORE_YIELD = 64;
-    /** A blocked node wakes at least this often (its core's deadline may come sooner). */
-    static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * A blocked node wakes at least this often (its core's deadline may come sooner; a frame or a doorbell ends the
+     * wait at once): only so that a stopped node notices. A 1 ms cap cost a timer wake-up per millisecond per node.
+     */
+    static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /**
+     * Pupa's retransmission timeout in real time: Linux TCP's minimum RTO (200 ms), the stack Pupa is compared with
+     * here. The core's 20 ms default took scheduler stalls on a shared, loaded machine for losses - 25 to 98 timeouts
+     * (and as many duplicates) per pinned blocking trial of 4 x 2300 round trips at load 16, where TCP resent nothing
+     * - and so measured the machine's stalls twice. The paper gives no RTO.
+     */
+    static final long REAL_TIME_RTO_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    /** @return {@code base} with the {@link #REAL_TIME_RTO_NANOS real-time retransmission timeout} */
+    static PupaConfig realTime(PupaConfig base) {
+        return base.withTimers(REAL_TIME_RTO_NANOS, base.ackTimerNanos(), base.packDelayNanos());
+    }
 
     private final Wait wait;
     private final ShimTulipLinks stations;

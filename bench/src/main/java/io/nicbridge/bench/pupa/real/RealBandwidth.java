@@ -155,7 +155,7 @@ public final class RealBandwidth {
      *     frames the receiver sent
      */
     private PupaCounters pupaStream(VethPair veth, int size, boolean ackEveryMessage, long messages) throws Exception {
-        PupaConfig config = PupaConfig.defaults().withAckEveryMessage(ackEveryMessage);
+        PupaConfig config = PupaShimPair.realTime(PupaConfig.defaults().withAckEveryMessage(ackEveryMessage));
         try (PupaShimPair pair = new PupaShimPair(veth, Wait.BLOCK, config)) {
             Sink sink = new Sink(pair.node(1), size, messages);
             Thread sinkThread = Thread.ofPlatform().name("pupa-sink").start(sink);

@@ -211,7 +211,7 @@ public final class RealLatency {
 
     /** One Pupa trial: fresh (inline) cards, every size, then closed. */
     private void pupaTrial(VethPair veth, Setting s, int cpuA, int cpuB, Histogram[] rtt) throws Exception {
-        PupaConfig config = PupaConfig.defaults();
+        PupaConfig config = PupaShimPair.realTime(PupaConfig.defaults());
         try (PupaShimPair pair = new PupaShimPair(veth, s.waitMode(), config)) {
             Echo echo = new Echo(pair.node(1), cpuB, config.maxMessage());
             Thread echoThread = Thread.ofPlatform().name("pupa-echo").start(echo);
