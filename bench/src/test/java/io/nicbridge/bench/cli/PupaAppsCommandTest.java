@@ -41,13 +41,14 @@ class PupaAppsCommandTest {
         int causes = 0;
         while (cause.find()) {
             causes++;
-            assertTrue(Long.parseLong(cause.group(3)) >= 0, "requested + timer ACKs within the total: " + cause.group());
+            assertTrue(Long.parseLong(cause.group(3)) >= 0, "requested + timer ACKs within the total: "
+                    + cause.group());
         }
         assertEquals(8, causes, "a breakdown per program and pool: " + out);
         for (String app : new String[] {"LES", "LRS", "SRS", "GEL"}) {
-            assertTrue(out.contains("anchor check: Table 3 shape, " + app + " 64K: the send side near overflow")
-                    != out.contains("anchor check: Table 3 mechanism, " + app + " 64K: the send side never near"),
-                    "one share check per program, by its cause: " + out);
+            boolean judged = out.contains("anchor check: Table 3 shape, " + app + " 64K: the send side near overflow");
+            boolean timer = out.contains("model self-check: Table 3 mechanism, " + app + " 64K: the send side never");
+            assertTrue(judged != timer, "one share check per program, by its cause: " + out);
         }
         Matcher m = TALLY.matcher(out);
         assertTrue(m.find(), out);

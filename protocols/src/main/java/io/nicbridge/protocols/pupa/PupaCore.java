@@ -137,7 +137,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final int[] expected;
     private final boolean[] ackPending;
     private final boolean[] ackNow;
-    private final boolean[] ackByTimer; // the owed ACK is the ACK timer's (not an answer to a request): for the counters
+    private final boolean[] ackByTimer; // the owed ACK is the timer's (not an answer to a request): for the counters
     private final boolean[] nackNow;
     private final short[] nackSent; // number of the last NACK sent to the peer
     private final boolean[] zeroed;

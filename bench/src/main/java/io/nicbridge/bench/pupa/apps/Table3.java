@@ -286,10 +286,10 @@ public final class Table3 {
                 continue;
             }
             // Section 3.3.1 names the cause of the large ACK-only share: a send pool always close to overflow, so
-            // senders keep asking for ACKs. Where our run has that cause (most ACK-only packets answer requests), the
-            // paper's share is expected; where it has not, the ACK-only packets are the 10 ms timer's - the paper's
-            // other source - and their share is set by the run time per data packet, which the paper's 90 MHz hosts
-            // made several times longer than ours (README, "Pupa's Table 3"): that is what is checked then.
+            // senders keep asking for ACKs. Where our run has that cause (some ACK-only packets answer requests), the
+            // paper's share is expected (an anchor check on its shape); where it has not, the ACK-only packets must be
+            // the 10 ms timer's - the paper's other source - whose share is set by the data packets sent per 10 ms, a
+            // property of the hosts (README, "Pupa's Table 3"): a check of our own model then, not of the paper's.
             double share = (double) r.rows()[2] / r.rows()[0];
             if (r.senderControlled()) {
                 log.check(CheckKind.ANCHOR_CHECK, String.format(Locale.ROOT, "Table 3 shape, %s 64K: the send side"
@@ -297,8 +297,8 @@ public final class Table3 {
                         + " fraction, >= 20%% of packets (paper 24%% .. 58%%; ours %.1f%%)", r.app(), r.requestedAcks(),
                         r.rows()[2], 100 * share), share >= 0.20);
             } else {
-                log.check(CheckKind.ANCHOR_CHECK, String.format(Locale.ROOT, "Table 3 mechanism, %s 64K: the send side"
-                        + " never near overflow (%d of %d ACK-only packets answer an ACK request), so the ACK-only"
+                log.check(CheckKind.MODEL_SELF_CHECK, String.format(Locale.ROOT, "Table 3 mechanism, %s 64K: the send"
+                        + " side never near overflow (%d of %d ACK-only packets answer an ACK request), so the ACK-only"
                         + " packets are the 10 ms ACK timer's, >= 80%% of them (ours %d), and their share (ours %.1f%%;"
                         + " paper 24%% .. 58%%) follows the run time per data packet, not judged against 20%%",
                         r.app(), r.requestedAcks(), r.rows()[2], r.timerAcks(), 100 * share),

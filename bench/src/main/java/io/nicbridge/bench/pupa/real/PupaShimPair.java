@@ -45,7 +45,7 @@ final class PupaShimPair implements AutoCloseable {
     /**
      * Pupa's retransmission timeout in real time: Linux TCP's minimum RTO (200 ms), the stack Pupa is compared with
      * here. The core's 20 ms default took scheduler stalls on a shared, loaded machine for losses - 25 to 98 timeouts
-     * (and as many duplicates) per pinned blocking trial of 4 x 2300 round trips at load 16, where TCP resent nothing
+     * (and as many duplicates) per pinned blocking trial of 4 x 2300 round trips at load 17, where TCP resent nothing
      * - and so measured the machine's stalls twice. The paper gives no RTO.
      */
     static final long REAL_TIME_RTO_NANOS = TimeUnit.MILLISECONDS.toNanos(200);

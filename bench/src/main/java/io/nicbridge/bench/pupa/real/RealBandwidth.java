@@ -13,9 +13,9 @@ import io.nicbridge.protocols.pupa.PupaConfig;
 import io.nicbridge.protocols.pupa.PupaCounters;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +26,8 @@ import java.util.concurrent.locks.LockSupport;
  * size, Pupa with a per-message ACK and with sender-controlled ACKs, beside kernel TCP (TCP_NODELAY) on the same veth
  * pair in the same run, with the pair's segmentation and receive offloads off (the paper's hardware had none) and on.
  * Bandwidth = message bytes / (last arrival - first arrival) at the receiver, as the paper computes it. All three
- * stacks block (the paper's were interrupt-driven): each Pupa node waits in its inline shim card ({@link PupaShimPair}).
+ * stacks block (the paper's were interrupt-driven): each Pupa node waits in its inline shim card
+ * ({@link PupaShimPair}).
  *
  * <p>Per offload setting and size, {@code trials} trials, the three in rotating order; the target "sender-controlled
  * at least 1.4x TCP at 4 KB with offloads off" (the paper: 62 vs 44 Mb/s) is an {@code anchor check} on the per-trial
@@ -113,9 +114,9 @@ public final class RealBandwidth {
                     }
                     BootstrapInterval ci = BootstrapInterval.ofMedian(ratio, BOOTSTRAP_SEED);
                     out.printf(Locale.ROOT, "  %5d | %11.1f Mb/s | %10.1f Mb/s | %7.1f Mb/s | %5.2f [%5.2f, %5.2f]"
-                        + "            | %.3f / %.3f %35s | %.2f / %.2f / %.2f%n", size, median(mbps[0]),
-                        median(mbps[1]), median(mbps[2]), ci.median(), ci.lower(), ci.upper(),
-                        ackOnly[0] / (double) (count * trials), ackOnly[1] / (double) (count * trials), "",
+                        + "            | %.3f / %.3f                                     | %.2f / %.2f / %.2f%n", size,
+                        median(mbps[0]), median(mbps[1]), median(mbps[2]), ci.median(), ci.lower(), ci.upper(),
+                        ackOnly[0] / (double) (count * trials), ackOnly[1] / (double) (count * trials),
                         median(cpuPerMessage[0]), median(cpuPerMessage[1]), median(cpuPerMessage[2]));
                     String shape = size < 256 ? "paper: Pupa behind TCP below 256 B"
                         : size >= 1024 ? "paper: Pupa ahead of TCP from 1 KB" : "paper: the curves cross here";
