@@ -12,6 +12,8 @@ import org.junit.jupiter.api.Test;
 class PupaAppsCommandTest {
     private static final Pattern TALLY = Pattern.compile("checks: (\\d+) passed, (\\d+) failed, (\\d+) inconclusive"
             + " -> exit code (\\d+)");
+    private static final Pattern BY_CAUSE = Pattern.compile("ACK-only packets by cause: (\\d+) answer ACK requests"
+            + " \\(sender-controlled\\), (\\d+) by the 10 ms ACK timer, (-?\\d+) other");
 
     @Test
     void quickRunChecksEveryAnswerAgainstTheOneNodeProgramAndTheExitCodeBacksTheVerdict() {
@@ -33,6 +35,21 @@ class PupaAppsCommandTest {
         assertTrue(out.contains("anchor check: Table 3 shape: overflow count zero in every run"), out);
         assertTrue(out.contains("model self-check: LES 64K: the 0 receptions Pupa missed are the cards' losses"), out);
         assertFalse(out.lines().anyMatch(l -> l.startsWith("model self-check") && l.endsWith("FAIL")), out);
+        // ACK-only packets by cause: the two counted causes never exceed the total (the rest is NACKs, credit
+        // updates, ACK requests and broadcast ACKs), and each program's share is judged by the cause it has
+        Matcher cause = BY_CAUSE.matcher(out);
+        int causes = 0;
+        while (cause.find()) {
+            causes++;
+            assertTrue(Long.parseLong(cause.group(3)) >= 0, "requested + timer ACKs within the total: "
+                    + cause.group());
+        }
+        assertEquals(8, causes, "a breakdown per program and pool: " + out);
+        for (String app : new String[] {"LES", "LRS", "SRS", "GEL"}) {
+            boolean judged = out.contains("anchor check: Table 3 shape, " + app + " 64K: the send side near overflow");
+            boolean timer = out.contains("model self-check: Table 3 mechanism, " + app + " 64K: the send side never");
+            assertTrue(judged != timer, "one share check per program, by its cause: " + out);
+        }
         Matcher m = TALLY.matcher(out);
         assertTrue(m.find(), out);
         long failLines = out.lines().filter(l -> l.endsWith("-> FAIL")).count();

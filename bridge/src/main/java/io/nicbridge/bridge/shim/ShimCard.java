@@ -240,6 +240,30 @@ public final class ShimCard implements Card {
         return progress;
     }
 
+    /**
+     * INLINE: waits inside the shim (epoll on the packet socket, the doorbell eventfd and the card's timer) for at most
+     * {@code timeoutNanos} until there is card work - a frame arrived, a doorbell, a card timer -, does it on the
+     * calling thread and drives the line, whose handler (the driver's interrupt or readiness handler) runs here too.
+     * This is the blocking wait of a thread that is its card's interrupt handler: one wake-up per arrival, by the
+     * kernel, with no card thread in between. Unlike {@link InterruptLine#await}, it returns after every round of
+     * work, also when the handler acknowledged the edge at once (a readiness handler does), so the caller looks at
+     * its rings after each wake-up. Allocation-free.
+     *
+     * @param timeoutNanos the longest wait, {@code 0..}{@link NicShim#POLL_MAX_TIMEOUT_NS} (0: work without waiting)
+     * @throws IllegalArgumentException for a timeout outside that range
+     * @throws IllegalStateException    for a THREADED card (its own thread does the waiting) or a closed one
+     */
+    public void waitForWork(long timeoutNanos) {
+        if (mode != Mode.INLINE) {
+            throw new IllegalStateException(name + ": waitForWork is for INLINE cards; this card's own thread waits");
+        }
+        if (timeoutNanos < 0 || timeoutNanos > NicShim.POLL_MAX_TIMEOUT_NS) {
+            throw new IllegalArgumentException("timeoutNanos must be 0.." + NicShim.POLL_MAX_TIMEOUT_NS + ", was "
+                + timeoutNanos);
+        }
+        pump(timeoutNanos);
+    }
+
     // ------------------------------------------------------------------ card work
 
     private void cardLoop() {

@@ -137,6 +137,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final int[] expected;
     private final boolean[] ackPending;
     private final boolean[] ackNow;
+    private final boolean[] ackByTimer; // the owed ACK is the timer's (not an answer to a request): for the counters
     private final boolean[] nackNow;
     private final short[] nackSent; // number of the last NACK sent to the peer
     private final boolean[] zeroed;
@@ -269,6 +270,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         expected = new int[peers];
         ackPending = new boolean[peers];
         ackNow = new boolean[peers];
+        ackByTimer = new boolean[peers];
         nackNow = new boolean[peers];
         nackSent = new short[peers];
         zeroed = new boolean[peers];
@@ -725,6 +727,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
             case PupaWire.ACK_REQUEST -> {
                 acknowledged(peer, ack, grant);
                 ackNow[peer] = true;
+                ackByTimer[peer] = false;
             }
             case PupaWire.MULTICAST -> multicastFrame(peer, buf, length, count, rxHandle);
             case PupaWire.BROADCAST_ACK -> {
@@ -839,6 +842,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 continue;
             }
             if (ackPending[p] || (broadcast && !broadcastAck && talked(p))) {
+                ackByTimer[p] |= !ackNow[p];
                 ackNow[p] = true;
             }
             if (ackRequired[p] && sentSeq[p] != lowSeq[p]) {
@@ -1008,6 +1012,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 counters.duplicates++;
                 if (requested) {
                     ackNow[peer] = true;
+                    ackByTimer[peer] = false;
                 } else {
                     ackPending[peer] = true;
                 }
@@ -1165,6 +1170,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         }
         if (requested) {
             ackNow[peer] = true;
+            ackByTimer[peer] = false;
         } else {
             ackPending[peer] = true;
         }
@@ -1417,8 +1423,15 @@ public final class PupaCore implements MessageCore, BufferAudit {
         requestNow[peer] = false;
         if (ackNow[peer] || creditDirty[peer]) {
             byte type = ackNow[peer] ? PupaWire.ACK : PupaWire.CREDIT;
-            if (control(peer, type) && type == PupaWire.CREDIT) {
-                counters.creditUpdatesSent++;
+            boolean byTimer = ackByTimer[peer];
+            if (control(peer, type)) {
+                if (type == PupaWire.CREDIT) {
+                    counters.creditUpdatesSent++;
+                } else if (byTimer) {
+                    counters.timerAcks++;
+                } else {
+                    counters.requestedAcks++;
+                }
             }
         }
     }
@@ -1824,6 +1837,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private void carried(int peer) {
         ackPending[peer] = false;
         ackNow[peer] = false;
+        ackByTimer[peer] = false;
         creditDirty[peer] = false;
     }
 

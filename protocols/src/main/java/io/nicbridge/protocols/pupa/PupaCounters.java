@@ -23,6 +23,8 @@ public final class PupaCounters {
     long broadcastAcks;
     long creditUpdatesSent;
     long ackRequestsSent;
+    long requestedAcks;
+    long timerAcks;
     long creditStalls;
     long linkBackPressure;
     long delivered;
@@ -170,6 +172,19 @@ public final class PupaCounters {
     /** Multicast frames received that did not address this node. */
     public long multicastIgnored() {
         return multicastIgnored;
+    }
+
+    /**
+     * ACK-only packets sent at once because a message asked for one (its ACK-requested flag, or an ACK request
+     * packet): the sender-controlled ACKs of section 2.2.1.
+     */
+    public long requestedAcks() {
+        return requestedAcks;
+    }
+
+    /** ACK-only packets the 10 ms ACK timer sent: an ACK owed to a peer that no frame to it had carried meanwhile. */
+    public long timerAcks() {
+        return timerAcks;
     }
 
     /** Messages handed to the application. */

@@ -176,6 +176,10 @@ class PupaCoreTest {
         long a = controlled.core(1).counters().ackPacketsSent();
         long b = each.core(1).counters().ackPacketsSent();
         assertTrue(a * 4 < b, "sender-controlled " + a + " ACK packets, per-message " + b);
+        PupaCounters e = each.core(1).counters();
+        assertTrue(e.requestedAcks() > 0 && e.requestedAcks() + e.timerAcks() <= e.ackPacketsSent()
+            && e.requestedAcks() > 10 * e.timerAcks(), "per-message ACKs answer requests: " + e.requestedAcks()
+            + " requested, " + e.timerAcks() + " by the timer, of " + e.ackPacketsSent());
         assertTrue(controlled.core(0).counters().validAcks() > 0);
     }
 
@@ -203,6 +207,9 @@ class PupaCoreTest {
         w.time.runFor(10 * MS);
         assertEquals(63, w.core(0).sendFifoFree(1), "acknowledged by the timer");
         assertTrue(w.core(1).counters().ackTimerExpirations() >= 1);
+        assertEquals(1, w.core(1).counters().timerAcks(), "the one ACK-only packet is the timer's");
+        assertEquals(0, w.core(1).counters().requestedAcks(), "nothing asked for an ACK");
+        assertEquals(1, w.core(1).counters().ackPacketsSent());
         // node 1's answers are lost: node 0's timer keeps running while its message waits for an ACK
         cut[0] = true;
         w.sendBlocking(0, 1, 8, true);

@@ -3,13 +3,13 @@ package io.nicbridge.bench.pupa.real;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.driver.tulip.TulipLink;
 import io.nicbridge.bridge.platform.VethPair;
+import io.nicbridge.bridge.shim.ShimCard;
 import io.nicbridge.bridge.shim.ShimTulipLinks;
 import io.nicbridge.protocols.core.MessageHandler;
 import io.nicbridge.protocols.core.ProtocolCore;
 import io.nicbridge.protocols.pupa.PupaConfig;
 import io.nicbridge.protocols.pupa.PupaCore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Pupa on two native-shim 21140s at the ends of a {@link VethPair}, one {@link Node} per end, each driven by the thread
@@ -17,17 +17,19 @@ import java.util.concurrent.locks.LockSupport;
  * <pre>
  *   netns A: PupaCore - TulipLink - TulipDriver - shim 21140 - vethA ===== vethB - shim 21140 - ... - PupaCore :netns B
  * </pre>
- * How a node waits is how its card runs ({@link Wait}):
+ * Both cards are inline shim cards ({@link ShimTulipLinks.Mode#INLINE}): the node's own thread does its card's work -
+ * the transmit pass on each doorbell, the packet ring on each step - so no card thread stands between the wire and
+ * the protocol, as the paper's Pupa ran inside the network interrupt handler. How a node waits ({@link Wait}):
  * <ul>
- *   <li>{@link Wait#BLOCK}: a threaded shim card (its thread sleeps in epoll on the packet socket and raises the
- *       21140's interrupt); the node parks until the interrupt's readiness unparks it or its core's next deadline -
- *       the paper's interrupt-driven receive, with the shim's card thread as the extra hop;</li>
- *   <li>{@link Wait#SPIN}: an inline shim card, run by the node's own thread: it polls the packet ring through the card
- *       ({@code progress}) and the descriptor ring, spinning ({@link Thread#onSpinWait()}) and then yielding, never
- *       sleeping - user-level busy polling.</li>
+ *   <li>{@link Wait#BLOCK}: in the kernel, inside the shim ({@link ShimCard#waitForWork}: epoll on the packet socket,
+ *       the doorbell eventfd and the card's timer), until a frame arrives or the core's next deadline - one wake-up
+ *       per arrival, by the kernel, as a blocking {@code recv} is woken;</li>
+ *   <li>{@link Wait#SPIN}: never in the kernel: it polls the packet ring through the card and the descriptor ring,
+ *       spinning ({@link Thread#onSpinWait()}) and then yielding, never sleeping - user-level busy polling.</li>
  * </ul>
  * The runner of the protocol tests ({@code ThreadPerNodeRunner}) cannot give an inline card its thread, so the loop
- * here is its own, and small: poll the link into the core, run the core's due timer, hand the core to the caller.
+ * here is its own, and small: poll the card and the link into the core, run the core's due timer, hand the core to
+ * the caller.
  * Setup allocates; a node's {@link Node#step()} and {@link Node#idle} do not.
  */
 final class PupaShimPair implements AutoCloseable {
@@ -35,8 +37,23 @@ final class PupaShimPair implements AutoCloseable {
     enum Wait { BLOCK, SPIN }
 
     static final int SPINS_BEFORE_YIELD = 64;
-    /** A blocked node wakes at least this often (its core's deadline may come sooner). */
-    static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * A blocked node wakes at least this often (its core's deadline may come sooner; a frame or a doorbell ends the
+     * wait at once): only so that a stopped node notices. A 1 ms cap cost a timer wake-up per millisecond per node.
+     */
+    static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /**
+     * Pupa's retransmission timeout in real time: Linux TCP's minimum RTO (200 ms), the stack Pupa is compared with
+     * here. The core's 20 ms default took scheduler stalls on a shared, loaded machine for losses - 25 to 98 timeouts
+     * (and as many duplicates) per pinned blocking trial of 4 x 2300 round trips at load 17, where TCP resent nothing
+     * - and so measured the machine's stalls twice. The paper gives no RTO.
+     */
+    static final long REAL_TIME_RTO_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    /** @return {@code base} with the {@link #REAL_TIME_RTO_NANOS real-time retransmission timeout} */
+    static PupaConfig realTime(PupaConfig base) {
+        return base.withTimers(REAL_TIME_RTO_NANOS, base.ackTimerNanos(), base.packDelayNanos());
+    }
 
     private final Wait wait;
     private final ShimTulipLinks stations;
@@ -44,15 +61,14 @@ final class PupaShimPair implements AutoCloseable {
 
     PupaShimPair(VethPair veth, Wait wait, PupaConfig config) {
         this.wait = wait;
-        stations = ShimTulipLinks.on(veth, wait == Wait.SPIN ? ShimTulipLinks.Mode.INLINE
-            : ShimTulipLinks.Mode.THREADED);
+        stations = ShimTulipLinks.on(veth, ShimTulipLinks.Mode.INLINE);
         try {
             for (int i = 0; i < 2; i++) {
                 TulipLink link = stations.link(i);
                 HostCpu cpu = HostCpu.uncharged("pupa-real-node" + i);
                 link.hostCpu(cpu);
-                nodes[i] = new Node(link, new PupaCore(link, System::nanoTime, config, cpu),
-                    wait == Wait.SPIN ? stations.card(i).progress() : null);
+                nodes[i] = new Node(link, new PupaCore(link, System::nanoTime, config, cpu), stations.card(i),
+                    wait);
             }
         } catch (RuntimeException | Error e) {
             close();
@@ -78,33 +94,29 @@ final class PupaShimPair implements AutoCloseable {
         stations.close();
     }
 
-    /** One end: its core, driven by whichever thread calls {@link #step} and {@link #idle}. */
+    /** One end: its core and its inline card, driven by whichever thread calls {@link #step} and {@link #idle}. */
     static final class Node {
         private final TulipLink link;
         private final PupaCore core;
+        private final ShimCard card;
         private final Runnable cardProgress;
-        private volatile Thread waiter;
+        private final Wait wait;
         private int idle;
 
-        Node(TulipLink link, PupaCore core, Runnable cardProgress) {
+        Node(TulipLink link, PupaCore core, ShimCard card, Wait wait) {
             this.link = link;
             this.core = core;
-            this.cardProgress = cardProgress;
-            link.readinessListener(() -> {
-                Thread t = waiter;
-                if (t != null) {
-                    LockSupport.unpark(t);
-                }
-            });
+            this.card = card;
+            this.cardProgress = card.progress();
+            this.wait = wait;
+            // The link's readiness needs a listener for the driver to acknowledge the card's interrupt (so that the
+            // line can rise again); the card's work runs on this node's thread, which looks at the rings after every
+            // wait anyway, so there is nobody to wake.
+            link.readinessListener(() -> { });
         }
 
         PupaCore core() {
             return core;
-        }
-
-        /** Makes the calling thread the one a blocked node's interrupt wakes. */
-        void attach() {
-            waiter = Thread.currentThread();
         }
 
         /**
@@ -113,10 +125,8 @@ final class PupaShimPair implements AutoCloseable {
          * @return frames and messages handled (0: nothing happened)
          */
         int step(MessageHandler handler) {
-            if (cardProgress != null) {
-                cardProgress.run();
-            }
-            int work = link.poll(core, 16);
+            cardProgress.run();
+            int work = link.poll(core, Integer.MAX_VALUE); // everything the card has: one look per wake-up
             long deadline = core.nextDeadline();
             if (deadline != ProtocolCore.NO_DEADLINE && deadline - System.nanoTime() <= 0) {
                 core.onTimer();
@@ -129,9 +139,12 @@ final class PupaShimPair implements AutoCloseable {
             return work;
         }
 
-        /** Waits a little after a step that did nothing: spin then yield (inline card) or park (threaded card). */
+        /**
+         * Waits a little after a step that did nothing: in the shim until card work or the core's next deadline
+         * ({@link Wait#BLOCK}, at most {@link #MAX_PARK_NANOS}), or spin then yield ({@link Wait#SPIN}).
+         */
         void idle() {
-            if (cardProgress != null) {
+            if (wait == Wait.SPIN) {
                 if (++idle < SPINS_BEFORE_YIELD) {
                     Thread.onSpinWait();
                 } else {
@@ -140,11 +153,11 @@ final class PupaShimPair implements AutoCloseable {
                 return;
             }
             long deadline = core.nextDeadline();
-            long park = MAX_PARK_NANOS;
+            long timeout = MAX_PARK_NANOS;
             if (deadline != ProtocolCore.NO_DEADLINE) {
-                park = Math.max(1, Math.min(park, deadline - System.nanoTime()));
+                timeout = Math.max(0, Math.min(timeout, deadline - System.nanoTime()));
             }
-            LockSupport.parkNanos(park);
+            card.waitForWork(timeout);
         }
 
         @Override

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +26,8 @@ import java.util.concurrent.locks.LockSupport;
  * size, Pupa with a per-message ACK and with sender-controlled ACKs, beside kernel TCP (TCP_NODELAY) on the same veth
  * pair in the same run, with the pair's segmentation and receive offloads off (the paper's hardware had none) and on.
  * Bandwidth = message bytes / (last arrival - first arrival) at the receiver, as the paper computes it. All three
- * stacks block (the paper's were interrupt-driven): Pupa's cards are threaded shim cards.
+ * stacks block (the paper's were interrupt-driven): each Pupa node waits in its inline shim card
+ * ({@link PupaShimPair}).
  *
  * <p>Per offload setting and size, {@code trials} trials, the three in rotating order; the target "sender-controlled
  * at least 1.4x TCP at 4 KB with offloads off" (the paper: 62 vs 44 Mb/s) is an {@code anchor check} on the per-trial
@@ -38,6 +40,8 @@ public final class RealBandwidth {
     static final int TARGET_SIZE = 4096;
     static final double TARGET_RATIO = 1.4;
     static final long BOOTSTRAP_SEED = 1;
+    /** Messages of the unmeasured warm-up stream of each stack. */
+    static final long WARMUP_MESSAGES = 20_000;
     static final String[] STACKS = {"Pupa per-message ACK", "Pupa sender-controlled", "kernel TCP"};
 
     private final PrintWriter out;
@@ -73,27 +77,36 @@ public final class RealBandwidth {
             out.printf(Locale.ROOT, "pupa real-bandwidth: %d messages one way per size and stack over %s, %d trials;"
                 + " Mb/s = message bytes x 8 / (last - first arrival); the veth moves frames at memory speed, not"
                 + " 100 Mb/s%n", count, veth, trials);
+            // One unmeasured stream of each stack first: the first trial would otherwise carry the JIT's compilation
+            // of Pupa's paths (3x the CPU per message of a warm one here) and make the first ratio an outlier.
+            long warm = Math.min(count, WARMUP_MESSAGES);
+            pupaStream(veth, sizes[sizes.length - 1], false, warm);
+            tcp.stream(sizes[sizes.length - 1], warm);
             for (boolean offloads : new boolean[] {false, true}) {
                 String state = offloads(veth, offloads);
                 out.printf(Locale.ROOT, "%noffloads %s (ethtool -K tso/gso/gro %s on both ends): %s%n",
                     offloads ? "on" : "off", offloads ? "on" : "off", state);
                 out.println("  bytes | Pupa per-msg ACK | Pupa sender-ctl |  kernel TCP  | sender-ctl/TCP median [95% CI]"
-                    + " | ACK-only frames per message (per-msg / sender-ctl)");
+                    + " | ACK-only frames per message (per-msg / sender-ctl) | CPU us per message (per-msg /"
+                    + " sender-ctl / TCP)");
                 for (int size : sizes) {
                     double[][] mbps = new double[3][trials];
+                    double[][] cpuPerMessage = new double[3][trials];
                     double[] ratio = new double[trials];
                     long[] ackOnly = new long[2];
                     for (int t = 0; t < trials; t++) {
                         for (int k = 0; k < 3; k++) {
                             int stack = (k + t) % 3;
                             long nanos;
+                            long cpuBefore = processCpuNanos();
                             if (stack == 2) {
                                 nanos = tcp.stream(size, count);
                             } else {
-                                PupaCounters c = pupaStream(veth, size, stack == 0);
+                                PupaCounters c = pupaStream(veth, size, stack == 0, count);
                                 nanos = c == null ? 0 : lastWindow;
                                 ackOnly[stack] += c == null ? 0 : lastAckOnly;
                             }
+                            cpuPerMessage[stack][t] = (processCpuNanos() - cpuBefore) / 1e3 / count;
                             mbps[stack][t] = count * size * 8e3 / Math.max(1, nanos);
                             delivered += count;
                         }
@@ -101,9 +114,10 @@ public final class RealBandwidth {
                     }
                     BootstrapInterval ci = BootstrapInterval.ofMedian(ratio, BOOTSTRAP_SEED);
                     out.printf(Locale.ROOT, "  %5d | %11.1f Mb/s | %10.1f Mb/s | %7.1f Mb/s | %5.2f [%5.2f, %5.2f]"
-                        + "            | %.3f / %.3f%n", size, median(mbps[0]), median(mbps[1]), median(mbps[2]),
-                        ci.median(), ci.lower(), ci.upper(), ackOnly[0] / (double) (count * trials),
-                        ackOnly[1] / (double) (count * trials));
+                        + "            | %.3f / %.3f                                     | %.2f / %.2f / %.2f%n", size,
+                        median(mbps[0]), median(mbps[1]), median(mbps[2]), ci.median(), ci.lower(), ci.upper(),
+                        ackOnly[0] / (double) (count * trials), ackOnly[1] / (double) (count * trials),
+                        median(cpuPerMessage[0]), median(cpuPerMessage[1]), median(cpuPerMessage[2]));
                     String shape = size < 256 ? "paper: Pupa behind TCP below 256 B"
                         : size >= 1024 ? "paper: Pupa ahead of TCP from 1 KB" : "paper: the curves cross here";
                     String what = String.format(Locale.ROOT, "offloads %s, %d B: sender-controlled / TCP %s (%s; here"
@@ -123,6 +137,10 @@ public final class RealBandwidth {
         checks.check(CheckKind.INTEGRITY_CHECK, delivered + " messages streamed: every one arrived once, in order and"
             + " intact (Pupa: number and bytes checked; TCP: number checked; anything else ends the run with an"
             + " error)", true);
+        out.printf(Locale.ROOT, "machine load: load average %.2f at the end on %d CPUs (wall-clock bandwidth is what"
+            + " the streams got of a shared machine; CPU per message is what they cost)%n",
+            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+            Runtime.getRuntime().availableProcessors());
         int code = checks.finish(acceptInconclusive);
         out.flush();
         return code;
@@ -132,23 +150,22 @@ public final class RealBandwidth {
     private long lastAckOnly;
 
     /**
-     * One Pupa stream on fresh threaded cards: node A's thread (this one) sends, node B's thread receives and checks.
+     * One Pupa stream on fresh cards: node A's thread (this one) sends, node B's thread receives and checks.
      *
      * @return the receiver's counters; {@link #lastWindow} = first to last arrival, {@link #lastAckOnly} = ACK-only
      *     frames the receiver sent
      */
-    private PupaCounters pupaStream(VethPair veth, int size, boolean ackEveryMessage) throws Exception {
-        PupaConfig config = PupaConfig.defaults().withAckEveryMessage(ackEveryMessage);
+    private PupaCounters pupaStream(VethPair veth, int size, boolean ackEveryMessage, long messages) throws Exception {
+        PupaConfig config = PupaShimPair.realTime(PupaConfig.defaults().withAckEveryMessage(ackEveryMessage));
         try (PupaShimPair pair = new PupaShimPair(veth, Wait.BLOCK, config)) {
-            Sink sink = new Sink(pair.node(1), size, count);
+            Sink sink = new Sink(pair.node(1), size, messages);
             Thread sinkThread = Thread.ofPlatform().name("pupa-sink").start(sink);
             Node a = pair.node(0);
-            a.attach();
             MemorySegment message = MemorySegment.ofArray(new byte[size]);
             MessageHandler none = (peer, data, off, len) -> { };
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             try {
-                for (long i = 0; i < count; i++) {
+                for (long i = 0; i < messages; i++) {
                     message.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
                     message.set(ValueLayout.JAVA_BYTE, size - 1, (byte) i);
                     while (a.core().send(1, message, 0, size, (int) i, false) != MessageChannel.OK) {
@@ -156,7 +173,7 @@ public final class RealBandwidth {
                             a.idle();
                         }
                         if (System.nanoTime() - deadline > 0 || sink.failure != null) {
-                            throw new IOException("Pupa stream stuck at message " + i + " of " + count + ": " + a
+                            throw new IOException("Pupa stream stuck at message " + i + " of " + messages + ": " + a
                                 + "; " + pair.node(1) + "; " + pair.cardStatistics(), sink.failure);
                         }
                     }
@@ -166,7 +183,7 @@ public final class RealBandwidth {
                         a.idle();
                     }
                     if (System.nanoTime() - deadline > 0 || sink.failure != null) {
-                        throw new IOException("Pupa stream: " + sink.received + " of " + count + " arrived: " + a
+                        throw new IOException("Pupa stream: " + sink.received + " of " + messages + " arrived: " + a
                             + "; " + pair.node(1) + "; " + pair.cardStatistics(), sink.failure);
                     }
                 }
@@ -201,7 +218,6 @@ public final class RealBandwidth {
 
         @Override
         public void run() {
-            node.attach();
             long[] next = {0};
             MessageHandler check = (peer, data, off, len) -> {
                 long now = System.nanoTime();
@@ -230,6 +246,16 @@ public final class RealBandwidth {
                 failure = t;
             }
         }
+    }
+
+    /**
+     * CPU time of this whole process (every thread, user and system), which runs both ends of each stream: its change
+     * over a stream, per message, is the host work a message costs - what the wall-clock bandwidth divides by, less
+     * the time the streams' threads waited for a CPU on a shared machine, which makes trials vary by 2-4x.
+     */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+            .getProcessCpuTime();
     }
 
     private static double median(double[] v) {

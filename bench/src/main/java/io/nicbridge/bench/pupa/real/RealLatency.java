@@ -12,6 +12,7 @@ import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.protocols.core.MessageChannel;
 import io.nicbridge.protocols.core.MessageHandler;
 import io.nicbridge.protocols.pupa.PupaConfig;
+import io.nicbridge.protocols.pupa.PupaCounters;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
@@ -114,7 +115,7 @@ public final class RealLatency {
              TcpBaseline tcpBusy = TcpBaseline.open(veth, true)) {
             out.printf(Locale.ROOT, "pupa real-latency: one-way latency (RTT/2) over %s, Pupa on two native-shim 21140s"
                 + " (tx=send) vs kernel TCP_NODELAY; %d trials x %d round trips (+%d warm-up) per size and stack;"
-                + " pinned = node A on CPU %d, node B on CPU %d (a threaded card's own thread is not pinned)%n",
+                + " pinned = node A on CPU %d, node B on CPU %d; each node does its own card's work%n",
                 veth, trials, count, warmup, cpuA, cpuB);
             long roundTrips = 0;
             for (Setting s : settings) {
@@ -208,15 +209,14 @@ public final class RealLatency {
         return "-";
     }
 
-    /** One Pupa trial: fresh cards (inline for busy polling, threaded for blocking), every size, then closed. */
+    /** One Pupa trial: fresh (inline) cards, every size, then closed. */
     private void pupaTrial(VethPair veth, Setting s, int cpuA, int cpuB, Histogram[] rtt) throws Exception {
-        PupaConfig config = PupaConfig.defaults();
+        PupaConfig config = PupaShimPair.realTime(PupaConfig.defaults());
         try (PupaShimPair pair = new PupaShimPair(veth, s.waitMode(), config)) {
             Echo echo = new Echo(pair.node(1), cpuB, config.maxMessage());
             Thread echoThread = Thread.ofPlatform().name("pupa-echo").start(echo);
             try {
                 Node a = pair.node(0);
-                a.attach();
                 if (cpuA >= 0) {
                     CpuAffinity.pinCurrentThread(cpuA);
                 }
@@ -268,6 +268,18 @@ public final class RealLatency {
             if (echo.failure != null) {
                 throw new IOException("the Pupa echo node failed", echo.failure);
             }
+            // What a tail could be made of besides waiting for a CPU: a retransmission (RTO), a NACKed go-back, a
+            // duplicate. Printed per trial so that a slow round trip can be told from a lost frame.
+            PupaCounters ca = pair.node(0).core().counters();
+            PupaCounters cb = pair.node(1).core().counters();
+            long slowest = 0;
+            for (Histogram h : rtt) {
+                slowest = Math.max(slowest, h.getMaxValue());
+            }
+            out.printf(Locale.ROOT, "  Pupa trial, %s: retransmission timeouts %d / %d, messages resent %d / %d, NACKs"
+                + " %d / %d, duplicates %d / %d (node A / B); slowest round trip so far %.1f us%n", s.label(),
+                ca.timeouts(), cb.timeouts(), ca.messagesRetransmitted(), cb.messagesRetransmitted(), ca.validNacks(),
+                cb.validNacks(), ca.duplicates(), cb.duplicates(), slowest / 1e3);
         }
     }
 
@@ -290,7 +302,6 @@ public final class RealLatency {
         @Override
         public void run() {
             try {
-                node.attach();
                 if (cpu >= 0) {
                     CpuAffinity.pinCurrentThread(cpu);
                 }
