@@ -58,7 +58,8 @@ import java.util.concurrent.TimeUnit;
  * the two interoperate. Receive is zero-copy: a message's one buffer is where the kernel put the frame, 22 bytes
  * into it; {@link #release} hands the chunk back to FILL. Send copies the message once, behind its header, into a
  * transmit chunk (a message composed in the segment has no room for a header in front of it), puts the chunk on TX
- * and kicks the kernel. Messages of at most {@link #inlineMax()} bytes report {@link #isInline} (no buffer; read them
+ * and kicks the kernel - after every send, or once per {@link #kickBatch} sends for a stream (the kick is a system
+ * call; in copy mode the kernel takes TX entries only inside it). Messages of at most {@link #inlineMax()} bytes report {@link #isInline} (no buffer; read them
  * with {@link #copyTo}) as on the card, so a program written against {@link Endpoint} runs unchanged.
  *
  * <p>Channels are opened by whoever opened the socket ({@link #openChannel}): the endpoint's owner holds the
@@ -133,6 +134,11 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
     private long rxDropBadFrame;
     private long rxDropNoChannel;
     private boolean closed;
+    /** Sends per kick of the kernel's transmit ({@link #kickBatch(int)}); 1: every send kicks. */
+    private int kickBatch = 1;
+    /** Frames on TX the kernel has not been kicked for yet. */
+    private int unkicked;
+    private long kicks;
 
     private XskUnetEndpoint(NativeShim shim, CommSegment umem, long segmentBytes, ShimOptions options) {
         this.shim = shim;
@@ -297,6 +303,46 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
         return transmit(channel, segment, offset, length);
     }
 
+    /**
+     * Sends the message where it lies, without copying it: the {@value #FRAME_OVERHEAD} bytes in front of it become
+     * the frame's Ethernet header and U-Net tag, and the TX descriptor points into the segment (the UMEM) itself. The
+     * kernel reads the frame from there - on a copy-mode socket (veth, any driver without AF_XDP zero-copy) it still
+     * copies it once into an skb, but this process copies nothing. As for every U-Net send, the bytes belong to the
+     * network interface until the send's completion: {@code [offset - 22, offset + length)} must not change (nor be
+     * a posted receive buffer) before {@link #pollSendCompletion} has returned this send's status.
+     *
+     * @return false when TX or the status FIFO is full (back-pressure); otherwise true, with the send's status to
+     *         come: {@code SEG_BOUNDS} when the header room and the message are not inside one UMEM chunk of the
+     *         segment, {@code BAD_CHANNEL}, {@code BAD_DESC} (length 0) or {@code TOO_LONG} as for {@link #send}
+     */
+    public boolean sendInPlace(int channel, int offset, int length) {
+        checkSend(channel, length, 0xFFFF);
+        if (statusCount == statuses.length) {
+            return false;
+        }
+        long frame = (long) offset - FRAME_OVERHEAD;
+        if (frame < 0 || (long) offset + length > segment.byteSize()
+            || frame / chunk != ((long) offset + Math.max(length, 1) - 1) / chunk) {
+            return complete(TX_STATUS_SEG_BOUNDS);
+        }
+        int header = txHeader[channel];
+        if (header < 0) {
+            return complete(TX_STATUS_BAD_CHANNEL);
+        }
+        if (length == AAL5_LENGTH_ABORT) {
+            return complete(TX_STATUS_BAD_DESC);
+        }
+        if (length > maxPdu) {
+            return complete(TX_STATUS_TOO_LONG);
+        }
+        if (txProducer - tx.consumer() == tx.size()) {
+            kickIfBatched();
+            return false;
+        }
+        writeHeader(frame, header, length);
+        return publish(frame, length);
+    }
+
     @Override
     public boolean sendInline(int channel, MemorySegment src, long srcOffset, int length) {
         checkSend(channel, length, INLINE_MAX);
@@ -340,22 +386,78 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
             reapCompletionRing();
         }
         if (txFreeCount == 0 || txProducer - tx.consumer() == tx.size()) {
+            kickIfBatched(); // what waits for a kick frees chunks once the kernel has sent it
             return false; // every transmit chunk is in the kernel: back-pressure until completions come back
         }
         long frame = txFree[--txFreeCount];
+        writeHeader(frame, header, length);
+        MemorySegment.copy(src, srcOffset, memory, frame + FRAME_OVERHEAD, length);
+        return publish(frame, length);
+    }
+
+    /** The Ethernet header and U-Net tag of a {@code length}-byte PDU at UMEM offset {@code frame}. */
+    private void writeHeader(long frame, int header, int length) {
         MemorySegment.copy(ethernetHeader, 0, memory, frame, NicShim.UNET_ETH_HEADER_SIZE);
         long tag = frame + NicShim.UNET_ETH_HEADER_SIZE;
         memory.set(INT_BE, tag + NicShim.UNET_TAG_HEADER_OFFSET, header | PTI_LAST);
         memory.set(SHORT_BE, tag + NicShim.UNET_TAG_LENGTH_OFFSET, (short) length);
         memory.set(SHORT_BE, tag + NicShim.UNET_TAG_LENGTH_OFFSET + 2, (short) 0);
-        MemorySegment.copy(src, srcOffset, memory, frame + FRAME_OVERHEAD, length);
+    }
+
+    /** Puts the frame at {@code frame} on TX, records its PENDING status and kicks (or counts it for the batch). */
+    private boolean publish(long frame, int length) {
         // The frame's bytes first, then the descriptor, then the producer index with release (XskRing).
         tx.putDescriptor(txProducer, frame, FRAME_OVERHEAD + length);
         txProducer++;
         tx.publishProducer(txProducer);
         complete(TX_STATUS_PENDING);
-        shim.kick(NicShim.KICK_TX);
+        if (++unkicked >= kickBatch) {
+            kick();
+        }
         return true;
+    }
+
+    /**
+     * Kicks the kernel's transmit once per {@code sends} sends instead of after every one. In copy mode (veth, any
+     * driver without AF_XDP zero-copy) the kernel takes TX entries only inside the kick's {@code sendto}, one skb each,
+     * so a kick costs a system call whether it carries one frame or the whole ring; batching spreads that over
+     * {@code sends} frames. Frames never wait for the batch to fill while the owner waits for anything: back-pressure
+     * on send, {@link #poll}, {@link #await}, {@link #pollSendCompletion} and {@link #flush} kick whatever is waiting.
+     *
+     * @param sends 1 (the default: every send kicks) up to the TX ring's size
+     * @throws IllegalArgumentException outside that range
+     */
+    public void kickBatch(int sends) {
+        checkOpen();
+        if (sends < 1 || sends > tx.size()) {
+            throw new IllegalArgumentException("sends per kick must be 1.." + tx.size() + " (the TX ring), was "
+                + sends);
+        }
+        kickBatch = sends;
+        kickIfBatched();
+    }
+
+    /** Kicks the kernel for every frame still waiting for its batch to fill. */
+    public void flush() {
+        checkOpen();
+        kickIfBatched();
+    }
+
+    /** Kernel transmit kicks made so far (system calls: one per send with a kick batch of 1). */
+    public long kicks() {
+        return kicks;
+    }
+
+    private void kickIfBatched() {
+        if (unkicked != 0) {
+            kick();
+        }
+    }
+
+    private void kick() {
+        unkicked = 0;
+        kicks++;
+        shim.kick(NicShim.KICK_TX);
     }
 
     /** Takes what COMPLETION returned: transmit chunks back on the free stack, one match each for a PENDING send. */
@@ -387,6 +489,7 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
         int status = statuses[statusHead];
         if (status == TX_STATUS_PENDING) {
             if (kernelCompleted == 0) {
+                kickIfBatched();
                 reapCompletionRing();
             }
             if (kernelCompleted == 0) {
@@ -461,6 +564,7 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
     @Override
     public long poll() {
         checkOpen();
+        kickIfBatched();
         if (held >= 0) {
             return held;
         }
