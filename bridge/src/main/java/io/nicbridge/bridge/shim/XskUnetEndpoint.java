@@ -83,6 +83,8 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
     private static final int PTI_LAST = PTI_AUU << HDR_PTI_SHIFT;
     private static final int PTI_NON_USER_BITS = PTI_NON_USER << HDR_PTI_SHIFT;
     private static final long AWAIT_SLICE_NANOS = NicShim.POLL_MAX_TIMEOUT_NS;
+    /** Frames received between publications of RX's consumer and FILL's producer index ({@link #publishReceive}). */
+    static final int RX_PUBLISH_BATCH = 32;
 
     private final NativeShim shim;
     private final CommSegment umem;
@@ -123,6 +125,10 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
 
     private int fillProducer;
     private int rxConsumer;
+    /** RX's producer index as last read: entries below it are there without reading the kernel's index again. */
+    private int rxProducerSeen;
+    /** RX entries consumed (and their chunks put on FILL) that the kernel has not been shown yet. */
+    private int unpublished;
     private int postedChunks;
     private long held = QueueCode.EMPTY;
     private int heldLength;
@@ -568,14 +574,19 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
         if (held >= 0) {
             return held;
         }
-        int producer = rx.producer();
-        while (rxConsumer != producer) {
+        if (rxConsumer == rxProducerSeen) {
+            rxProducerSeen = rx.producer(); // the kernel's index only when what was seen is used up
+        }
+        while (rxConsumer != rxProducerSeen) {
             if (accept(rx.address(rxConsumer), rx.length(rxConsumer))) {
                 held = rxConsumer & 0xFFFF_FFFFL;
                 received++;
                 return held;
             }
             consumeAndRefill();
+        }
+        if (unpublished != 0) {
+            publishReceive(); // RX ran dry: the kernel gets every chunk back before anyone waits
         }
         return QueueCode.EMPTY;
     }
@@ -635,13 +646,26 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
     private void consumeAndRefill() {
         long address = rx.address(rxConsumer);
         rxConsumer++;
-        rx.publishConsumer(rxConsumer);
         if (address >= 0 && address < segment.byteSize()) {
             fill.putAddress(fillProducer++, address - address % chunk);
-            fill.publishProducer(fillProducer);
         } else {
             postedChunks--; // not a chunk we posted: it cannot go back, and FILL has one slot more
         }
+        if (++unpublished >= RX_PUBLISH_BATCH) {
+            publishReceive();
+        }
+    }
+
+    /**
+     * Publishes the RX entries consumed and the FILL entries produced since the last time. Batched: each publish is a
+     * store to a cache line the kernel's receive path reads, so a stream publishes once per {@link #RX_PUBLISH_BATCH}
+     * frames, and {@link #poll} publishes whatever is left as soon as RX runs dry. Late publication costs nothing:
+     * the kernel sees RX and FILL together hold no more than the posted chunks, so RX can never overflow for it.
+     */
+    private void publishReceive() {
+        unpublished = 0;
+        rx.publishConsumer(rxConsumer);
+        fill.publishProducer(fillProducer);
     }
 
     @Override
