@@ -316,10 +316,10 @@ public final class UnetRealPingPong {
     static void measure(Pair pair, int size, Variant variant, int warmup, int count, Histogram rtt) throws Exception {
         Echo echo = new Echo(pair.b, variant);
         Thread thread = Thread.ofPlatform().name("unet-echo").start(echo);
-        if (variant.pinned()) {
-            CpuAffinity.pinCurrentThread(cpuA());
-        }
         try {
+            if (variant.pinned()) {
+                CpuAffinity.pinCurrentThread(cpuA()); // inside the try: a refusal still stops the echo thread
+            }
             for (int i = 0; i < warmup + count; i++) {
                 long start = System.nanoTime();
                 send(pair.a, size, start + MESSAGE_TIMEOUT_NANOS);
