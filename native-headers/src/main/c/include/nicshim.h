@@ -328,6 +328,10 @@ _Static_assert(offsetof(nicshim_xdp_info_t, rx_dropped) == 0xC8, "rx_dropped at 
 
 #define NICSHIM_XDP_INFO_RUNNING     (1u << 0) /* the socket is open (between start and stop) */
 #define NICSHIM_XDP_INFO_BUSY_POLL   (1u << 1) /* SO_BUSY_POLL was accepted on the socket */
+/* Our program is no longer on the interface (detached through its BPF link by someone else, or the interface was
+ * deleted): the interface's frames go to the stack and the socket receives nothing. Read from the link when the
+ * info is taken. */
+#define NICSHIM_XDP_INFO_DETACHED    (1u << 2)
 
 /* ============================================================================================
  * Interface information

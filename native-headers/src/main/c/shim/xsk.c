@@ -39,6 +39,11 @@
 #ifndef SO_BUSY_POLL_BUDGET
 #define SO_BUSY_POLL_BUDGET 70
 #endif
+#ifndef XDP_MAX_TX_SKB_BUDGET
+#define XDP_MAX_TX_SKB_BUDGET 9 /* 6.18 uapi; Debian 12's 6.1 header lacks it (facts §1.8) */
+#endif
+/* Copy mode's default descriptors per sendto (the kernel's TX_BATCH_SIZE, facts §2). */
+#define XSK_DEFAULT_TX_BUDGET 32u
 
 /* The previous socket's pool on the queue is freed asynchronously (a work item): about 20 ms on an idle machine (facts
  * §1.6), but a loaded machine's workqueues take longer (seen: over 100 ms at load 13 on 2 CPUs). Bind retries EBUSY
@@ -363,6 +368,13 @@ static int32_t xsk_socket(shim_xsk_t *x, uint32_t ifindex, const nicshim_options
         setsockopt(x->fd, SOL_XDP, XDP_TX_RING, &tx, sizeof(tx)) < 0) {
         return xsk_errno(errno);
     }
+    /* Copy mode transmits at most 32 descriptors per kick and says EAGAIN with the rest queued, so a full ring took
+     * tx_frames / 32 system calls; one kick may take the whole ring where the kernel has the option (6.18: range
+     * [32, TX ring size], facts §1.8). Best effort: older kernels send the same frames in more kicks. */
+    if (x->tx_frames > XSK_DEFAULT_TX_BUDGET) {
+        unsigned int budget = x->tx_frames;
+        (void)setsockopt(x->fd, SOL_XDP, XDP_MAX_TX_SKB_BUDGET, &budget, sizeof(budget));
+    }
     struct xdp_mmap_offsets off;
     socklen_t off_len = sizeof(off);
     if (getsockopt(x->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &off_len) < 0 || off_len != sizeof(off)) {
@@ -640,13 +652,33 @@ static void xsk_ring_info(const shim_xsk_ring_t *r, nicshim_xsk_ring_t *out) {
     out->entry_size = r->entry_size;
 }
 
+/** Whether our BPF link lost its interface: detached (BPF_LINK_DETACH by someone else) or the interface deleted. The
+ * kernel then reports the link's ifindex as 0. Netlink cannot detach a link's program ("Can't replace active BPF XDP
+ * link", facts §3), so `ip link set dev X xdp off` is refused and leaves it attached. */
+static int xsk_link_detached(const shim_xsk_t *x) {
+    if (x->link_fd < 0) {
+        return 0;
+    }
+    struct bpf_link_info li;
+    union bpf_attr a;
+    memset(&li, 0, sizeof(li));
+    memset(&a, 0, sizeof(a));
+    a.info.bpf_fd = (uint32_t)x->link_fd;
+    a.info.info_len = sizeof(li);
+    a.info.info = (uint64_t)(uintptr_t)&li;
+    if (xsk_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) < 0) {
+        return 0; /* cannot tell: reported as attached, as at open */
+    }
+    return li.type == BPF_LINK_TYPE_XDP && li.xdp.ifindex == 0;
+}
+
 void shim_xsk_info(shim_xsk_t *x, nicshim_xdp_info_t *out) {
     out->attach_mode = x->attach_mode;
     out->bind_mode = x->bind_mode;
     out->queue = x->queue;
     out->prog_id = x->prog_id;
     out->chunk_size = x->chunk;
-    out->flags = x->info_flags;
+    out->flags = x->info_flags | (xsk_link_detached(x) ? NICSHIM_XDP_INFO_DETACHED : 0u);
     xsk_ring_info(&x->fill, &out->fill);
     xsk_ring_info(&x->rx, &out->rx);
     xsk_ring_info(&x->tx, &out->tx);

@@ -1025,6 +1025,7 @@ static void test_xdp_frames_cross_and_detach(void) {
     CHECK_EQ(info.attach_mode, NICSHIM_XDP_ATTACHED_NATIVE); /* veth has native XDP (facts §4) */
     CHECK_EQ(info.bind_mode, NICSHIM_XDP_BOUND_COPY);        /* and no zero-copy */
     CHECK(info.prog_id != 0);
+    CHECK_EQ(info.flags & NICSHIM_XDP_INFO_DETACHED, 0); /* our link holds the program on the interface */
     CHECK_EQ(info.umem_base, (uint64_t)(uintptr_t)xdp_umem);
     CHECK_EQ(info.rx.size, XDP_RX);
     CHECK_EQ(info.fill.entry_size, 8);

@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
         subcommands = {UnetCommands.PingPong.class, UnetCommands.Throughput.class, UnetCommands.AmLatency.class,
             UnetCommands.AmBandwidth.class, UnetCommands.UdpLatency.class, UnetCommands.UdpBandwidth.class,
             io.nicbridge.bench.unet.real.UdpRealLatencyCommand.class,
-            io.nicbridge.bench.unet.real.UnetRealPingPongCommand.class})
+            io.nicbridge.bench.unet.real.UnetRealPingPongCommand.class,
+            io.nicbridge.bench.unet.real.UnetRealFloodCommand.class})
 final class UnetCommands extends GroupCommand {
     /** Virtual-time round trips per size: the simulation is deterministic, so a few suffice. */
     static final int VIRTUAL_WARMUP = 2;

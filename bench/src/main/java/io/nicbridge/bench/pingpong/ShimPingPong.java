@@ -9,6 +9,7 @@ import io.nicbridge.bench.verdict.BootstrapInterval;
 import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
 import io.nicbridge.bench.verdict.Outcome;
+import io.nicbridge.bench.verdict.TrialRatios;
 import io.nicbridge.bridge.driver.tulip.MacAddress;
 import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipConfig.InterruptMode;
@@ -63,8 +64,6 @@ import org.HdrHistogram.Histogram;
  */
 public final class ShimPingPong {
     public static final int[] DEFAULT_SIZES = {64, 128, 256, 512, 1024, 1514};
-    /** Fewest trials whose median interval is judged (5 trials: the interval is [min, max], exact coverage 93.75%). */
-    static final int MIN_JUDGED_TRIALS = 5;
     /** Ethernet header + IPv4 header + UDP header: a UDP payload of p bytes is a frame of p + 42 bytes. */
     static final int UDP_FRAME_OVERHEAD = ETH_HEADER_LEN + UdpBaseline.IPV4_UDP_HEADERS;
     /** The library's defaults (nicshim.h), printed when the spec does not set them. */
@@ -77,9 +76,6 @@ public final class ShimPingPong {
     private static final long PROBE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** Both targets (from the project's issue): the shim no worse than kernel UDP, a ratio where > 1 favours the shim. */
     public static final double TARGET_RATIO = 1.0;
-    static final double CONFIDENCE = 0.95;
-    /** Seed of the bootstrap resampling, fixed so the same trials always give the same interval. */
-    static final long BOOTSTRAP_SEED = 1;
     /** The shortest flood a trial may have: shorter ones measure the scheduler, not the stacks. */
     static final long MIN_TRIAL_FLOOD_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
@@ -748,7 +744,7 @@ public final class ShimPingPong {
         for (Compared c : comparedRows) {
             out.println(c.rtt.line());
             out.printf(Locale.ROOT, "trials %d B: RTT compared/tested %s; rate tested/compared %s%n", c.size,
-                ratios(c.rttRatios), ratios(c.rateRatios));
+                TrialRatios.format(c.rttRatios), TrialRatios.format(c.rateRatios));
             comparison(checks, "RTT at " + c.size + " B, tested vs compared (compared p50 / tested p50)", c.rttRatios);
             comparison(checks, "frame rate at " + c.size + " B, tested vs compared (tested frames/s / compared"
                 + " frames/s)", c.rateRatios);
@@ -762,9 +758,7 @@ public final class ShimPingPong {
     }
 
     private void comparison(CheckLog checks, String what, double[] trials) {
-        BootstrapInterval ci = BootstrapInterval.ofMedian(trials, CONFIDENCE, BootstrapInterval.DEFAULT_RESAMPLES,
-            BOOTSTRAP_SEED);
-        checks.comparison(what + ": " + ci.describe("x"));
+        TrialRatios.compare(checks, what, trials);
     }
 
     private TulipDriver open(ShimCard card) {
@@ -862,13 +856,13 @@ public final class ShimPingPong {
                 + " %d interleaved trials (ABBA order); per trial RTT ratio = UDP p50 / shim p50 and rate ratio = shim"
                 + " frames/s / UDP frames/s; the median ratio with a %.0f%% percentile-bootstrap interval (%d resamples,"
                 + " seed %d); target ratio >= %.3g; MET when the interval's lower bound clears it, NOT MET when its"
-                + " upper bound is below it, else INCONCLUSIVE%s%n", rounds, CONFIDENCE * 100,
-            BootstrapInterval.DEFAULT_RESAMPLES, BOOTSTRAP_SEED, targetRatio,
+                + " upper bound is below it, else INCONCLUSIVE%s%n", rounds, TrialRatios.CONFIDENCE * 100,
+            BootstrapInterval.DEFAULT_RESAMPLES, TrialRatios.BOOTSTRAP_SEED, targetRatio,
             notJudged() == null ? "" : "; NOT JUDGED in this run: " + notJudged()
                 + ", so the intervals are printed as comparisons");
         for (Row r : rows) {
-            out.printf(Locale.ROOT, "trials %d B: RTT UDP/shim %s; rate shim/UDP %s%n", r.size, ratios(r.rttRatios),
-                ratios(r.rateRatios));
+            out.printf(Locale.ROOT, "trials %d B: RTT UDP/shim %s; rate shim/UDP %s%n", r.size, TrialRatios.format(r.rttRatios),
+                TrialRatios.format(r.rateRatios));
         }
         List<String> notMet = new ArrayList<>();
         List<String> undecided = new ArrayList<>();
@@ -881,26 +875,20 @@ public final class ShimPingPong {
             out.println("verdict: not judged (" + notJudged() + ")");
             return;
         }
-        out.printf(Locale.ROOT, "verdict: %s%n", !notMet.isEmpty()
-            ? "NOT MET (" + String.join(", ", notMet) + ")" + (undecided.isEmpty() ? ""
-                : "; INCONCLUSIVE (" + String.join(", ", undecided) + ")")
-            : !undecided.isEmpty() ? "INCONCLUSIVE (" + String.join(", ", undecided) + "); the other "
-                + (targets - undecided.size()) + " MET"
-            : "MET (all " + targets + " targets: RTT and frame rate at every size)");
+        out.printf(Locale.ROOT, "verdict: %s%n", notMet.isEmpty() && undecided.isEmpty()
+            ? "MET (all " + targets + " targets: RTT and frame rate at every size)"
+            : TrialRatios.verdict(notMet, undecided, targets));
     }
 
     private void judge(CheckLog checks, String target, int size, String ratio, double[] trials, List<String> notMet,
                        List<String> undecided) {
-        BootstrapInterval ci = BootstrapInterval.ofMedian(trials, CONFIDENCE, BootstrapInterval.DEFAULT_RESAMPLES,
-            BOOTSTRAP_SEED);
-        Outcome o = ci.atLeast(targetRatio);
-        String what = String.format(Locale.ROOT, "%s at %d B, shim no worse than kernel UDP (%s >= %.3g): %s",
-            target, size, ratio, targetRatio, ci.describe("x"));
+        String what = String.format(Locale.ROOT, "%s at %d B, shim no worse than kernel UDP (%s >= %.3g)",
+            target, size, ratio, targetRatio);
         if (notJudged() != null) {
-            checks.comparison(what + " (" + notJudged() + ")");
+            checks.comparison(what + ": " + TrialRatios.interval(trials).describe("x") + " (" + notJudged() + ")");
             return;
         }
-        checks.target(CheckKind.ANCHOR_CHECK, what, o);
+        Outcome o = TrialRatios.judge(checks, what, trials, targetRatio);
         String name = target + " at " + size + " B";
         if (o == Outcome.FAIL) {
             notMet.add(name);
@@ -912,7 +900,7 @@ public final class ShimPingPong {
     /**
      * Why this run's intervals cannot judge the targets, or null when they can: spinning is not like for like with
      * UDP's blocking read; a capture copies every shim frame to two tap sockets and no UDP frame; with fewer than
-     * {@link #MIN_JUDGED_TRIALS} trials the interval of a median covers it with 75% or less (1 trial: 0%).
+     * {@link TrialRatios#MIN_JUDGED_TRIALS} trials the interval of a median covers it with 75% or less (1 trial: 0%).
      */
     private String notJudged() {
         if (spinNanos != 0) {
@@ -921,19 +909,7 @@ public final class ShimPingPong {
         if (pcap != null) {
             return "--pcap: every shim frame is also copied to the capture, no UDP frame is: not like for like";
         }
-        if (rounds < MIN_JUDGED_TRIALS) {
-            return String.format(Locale.ROOT, "%d trials: fewer than %d, the interval of a median covers it with at"
-                + " most 75%%", rounds, MIN_JUDGED_TRIALS);
-        }
-        return null;
-    }
-
-    private static String ratios(double[] trials) {
-        StringBuilder sb = new StringBuilder();
-        for (double t : trials) {
-            sb.append(sb.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.3f", t));
-        }
-        return sb.toString();
+        return TrialRatios.tooFewTrials(rounds);
     }
 
     private static double loadAverage() {

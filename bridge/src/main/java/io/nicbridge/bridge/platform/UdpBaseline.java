@@ -69,7 +69,26 @@ public final class UdpBaseline {
      */
     public static Histogram roundTrip(VethPair pair, int payloadBytes, int warmup, int roundTrips, boolean spin)
         throws IOException {
+        return roundTrip(pair, payloadBytes, warmup, roundTrips, spin, NOT_PINNED, NOT_PINNED);
+    }
+
+    /** A CPU argument of {@link #roundTrip(VethPair, int, int, int, boolean, int, int)}: the thread is not pinned. */
+    public static final int NOT_PINNED = -1;
+
+    /**
+     * {@link #roundTrip(VethPair, int, int, int, boolean)} with the client (the calling thread) and the echo thread
+     * each pinned to one CPU for the round trips ({@link CpuAffinity}; the caller is unpinned again afterwards), as a
+     * pinned user-level ping-pong is measured beside it.
+     *
+     * @param clientCpu the calling thread's CPU, or {@link #NOT_PINNED}
+     * @param echoCpu   the echo thread's CPU, or {@link #NOT_PINNED}
+     * @throws IllegalArgumentException for a CPU outside {@code [0, CpuAffinity.cpus())}
+     */
+    public static Histogram roundTrip(VethPair pair, int payloadBytes, int warmup, int roundTrips, boolean spin,
+                                      int clientCpu, int echoCpu) throws IOException {
         checkPayload(pair, payloadBytes);
+        checkCpu("clientCpu", clientCpu);
+        checkCpu("echoCpu", echoCpu);
         if (warmup < 0 || roundTrips <= 0) {
             throw new IllegalArgumentException("warmup must be >= 0 and roundTrips > 0, got " + warmup + " and "
                 + roundTrips);
@@ -80,13 +99,16 @@ public final class UdpBaseline {
                 ends.client.configureBlocking(false);
                 ends.server.configureBlocking(false);
             }
-            Echo echo = new Echo(ends.server, payloadBytes);
+            Echo echo = new Echo(ends.server, payloadBytes, echoCpu);
             Thread echoThread = pair.namespaceB().newThread("udp-echo-" + pair.interfaceB(), echo);
             echoThread.start();
             Watchdog watchdog = new Watchdog(ends.client);
             Thread watchdogThread = Thread.ofPlatform().daemon(true).name("udp-rtt-watchdog").start(watchdog);
             ByteBuffer out = ByteBuffer.allocateDirect(payloadBytes);
             ByteBuffer in = ByteBuffer.allocateDirect(payloadBytes + 1);
+            if (clientCpu != NOT_PINNED) {
+                CpuAffinity.pinCurrentThread(clientCpu);
+            }
             try {
                 int total = warmup + roundTrips;
                 for (int i = 0; i < total; i++) {
@@ -112,6 +134,9 @@ public final class UdpBaseline {
             } finally {
                 watchdog.stop();
                 watchdogThread.interrupt();
+                if (clientCpu != NOT_PINNED) {
+                    CpuAffinity.unpinCurrentThread();
+                }
             }
             ends.close();
             join(echoThread);
@@ -122,7 +147,15 @@ public final class UdpBaseline {
         return rtt;
     }
 
-    private static final int SPINS_BEFORE_YIELD = 64;
+    /** Empty non-blocking reads spun with {@link Thread#onSpinWait()} before a busy-polling reader yields. */
+    public static final int SPINS_BEFORE_YIELD = 64;
+
+    private static void checkCpu(String name, int cpu) {
+        if (cpu != NOT_PINNED && (cpu < 0 || cpu >= CpuAffinity.cpus())) {
+            throw new IllegalArgumentException(name + " must be NOT_PINNED or in [0, " + CpuAffinity.cpus()
+                + "), was " + cpu);
+        }
+    }
 
     /** One datagram: a blocking channel's read, or a non-blocking one's repeated with a backing-off spin. */
     private static int read(DatagramChannel channel, ByteBuffer in) throws IOException {
@@ -344,16 +377,21 @@ public final class UdpBaseline {
     private static final class Echo implements Runnable {
         private final DatagramChannel channel;
         private final ByteBuffer buffer;
+        private final int cpu;
         volatile IOException failure;
 
-        Echo(DatagramChannel channel, int payloadBytes) {
+        Echo(DatagramChannel channel, int payloadBytes, int cpu) {
             this.channel = channel;
             this.buffer = ByteBuffer.allocateDirect(payloadBytes + 1);
+            this.cpu = cpu;
         }
 
         @Override
         public void run() {
             try {
+                if (cpu != NOT_PINNED) {
+                    CpuAffinity.pinCurrentThread(cpu); // a thread of its own: it ends with the round trips
+                }
                 while (true) {
                     buffer.clear();
                     read(channel, buffer);

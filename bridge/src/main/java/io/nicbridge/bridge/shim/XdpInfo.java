@@ -25,6 +25,14 @@ public record XdpInfo(int attachMode, int bindMode, int queue, int programId, in
         return (flags & NicShim.XDP_INFO_RUNNING) != 0;
     }
 
+    /**
+     * Whether the program was taken off the interface while the socket is open (someone detached its BPF link, or
+     * deleted the interface): the interface's frames then go to the kernel's stack and the socket receives nothing.
+     */
+    public boolean detached() {
+        return (flags & NicShim.XDP_INFO_DETACHED) != 0;
+    }
+
     /** {@code native} (driver XDP) or {@code generic} (SKB mode), {@code -} while stopped. */
     public String attachText() {
         return switch (attachMode) {
@@ -47,6 +55,7 @@ public record XdpInfo(int attachMode, int bindMode, int queue, int programId, in
     public String describe() {
         return "AF_XDP queue " + queue + ": " + attachText() + " XDP (prog " + programId + "), " + bindText()
             + " mode, UMEM " + umemLength / 1024 + " KiB in " + chunkSize + " B chunks"
-            + ((flags & NicShim.XDP_INFO_BUSY_POLL) != 0 ? ", SO_BUSY_POLL on" : "");
+            + ((flags & NicShim.XDP_INFO_BUSY_POLL) != 0 ? ", SO_BUSY_POLL on" : "")
+            + (detached() ? ", PROGRAM DETACHED (the socket receives nothing)" : "");
     }
 }

@@ -58,7 +58,8 @@ import java.util.concurrent.TimeUnit;
  * the two interoperate. Receive is zero-copy: a message's one buffer is where the kernel put the frame, 22 bytes
  * into it; {@link #release} hands the chunk back to FILL. Send copies the message once, behind its header, into a
  * transmit chunk (a message composed in the segment has no room for a header in front of it), puts the chunk on TX
- * and kicks the kernel. Messages of at most {@link #inlineMax()} bytes report {@link #isInline} (no buffer; read them
+ * and kicks the kernel - after every send, or once per {@link #kickBatch} sends for a stream (the kick is a system
+ * call; in copy mode the kernel takes TX entries only inside it). Messages of at most {@link #inlineMax()} bytes report {@link #isInline} (no buffer; read them
  * with {@link #copyTo}) as on the card, so a program written against {@link Endpoint} runs unchanged.
  *
  * <p>Channels are opened by whoever opened the socket ({@link #openChannel}): the endpoint's owner holds the
@@ -82,6 +83,8 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
     private static final int PTI_LAST = PTI_AUU << HDR_PTI_SHIFT;
     private static final int PTI_NON_USER_BITS = PTI_NON_USER << HDR_PTI_SHIFT;
     private static final long AWAIT_SLICE_NANOS = NicShim.POLL_MAX_TIMEOUT_NS;
+    /** Frames received between publications of RX's consumer and FILL's producer index ({@link #publishReceive}). */
+    static final int RX_PUBLISH_BATCH = 32;
 
     private final NativeShim shim;
     private final CommSegment umem;
@@ -122,6 +125,10 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
 
     private int fillProducer;
     private int rxConsumer;
+    /** RX's producer index as last read: entries below it are there without reading the kernel's index again. */
+    private int rxProducerSeen;
+    /** RX entries consumed (and their chunks put on FILL) that the kernel has not been shown yet. */
+    private int unpublished;
     private int postedChunks;
     private long held = QueueCode.EMPTY;
     private int heldLength;
@@ -133,6 +140,11 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
     private long rxDropBadFrame;
     private long rxDropNoChannel;
     private boolean closed;
+    /** Sends per kick of the kernel's transmit ({@link #kickBatch(int)}); 1: every send kicks. */
+    private int kickBatch = 1;
+    /** Frames on TX the kernel has not been kicked for yet. */
+    private int unkicked;
+    private long kicks;
 
     private XskUnetEndpoint(NativeShim shim, CommSegment umem, long segmentBytes, ShimOptions options) {
         this.shim = shim;
@@ -297,6 +309,46 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
         return transmit(channel, segment, offset, length);
     }
 
+    /**
+     * Sends the message where it lies, without copying it: the {@value #FRAME_OVERHEAD} bytes in front of it become
+     * the frame's Ethernet header and U-Net tag, and the TX descriptor points into the segment (the UMEM) itself. The
+     * kernel reads the frame from there - on a copy-mode socket (veth, any driver without AF_XDP zero-copy) it still
+     * copies it once into an skb, but this process copies nothing. As for every U-Net send, the bytes belong to the
+     * network interface until the send's completion: {@code [offset - 22, offset + length)} must not change (nor be
+     * a posted receive buffer) before {@link #pollSendCompletion} has returned this send's status.
+     *
+     * @return false when TX or the status FIFO is full (back-pressure); otherwise true, with the send's status to
+     *         come: {@code SEG_BOUNDS} when the header room and the message are not inside one UMEM chunk of the
+     *         segment, {@code BAD_CHANNEL}, {@code BAD_DESC} (length 0) or {@code TOO_LONG} as for {@link #send}
+     */
+    public boolean sendInPlace(int channel, int offset, int length) {
+        checkSend(channel, length, 0xFFFF);
+        if (statusCount == statuses.length) {
+            return false;
+        }
+        long frame = (long) offset - FRAME_OVERHEAD;
+        if (frame < 0 || (long) offset + length > segment.byteSize()
+            || frame / chunk != ((long) offset + Math.max(length, 1) - 1) / chunk) {
+            return complete(TX_STATUS_SEG_BOUNDS);
+        }
+        int header = txHeader[channel];
+        if (header < 0) {
+            return complete(TX_STATUS_BAD_CHANNEL);
+        }
+        if (length == AAL5_LENGTH_ABORT) {
+            return complete(TX_STATUS_BAD_DESC);
+        }
+        if (length > maxPdu) {
+            return complete(TX_STATUS_TOO_LONG);
+        }
+        if (txProducer - tx.consumer() == tx.size()) {
+            kickIfBatched();
+            return false;
+        }
+        writeHeader(frame, header, length);
+        return publish(frame, length);
+    }
+
     @Override
     public boolean sendInline(int channel, MemorySegment src, long srcOffset, int length) {
         checkSend(channel, length, INLINE_MAX);
@@ -340,22 +392,78 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
             reapCompletionRing();
         }
         if (txFreeCount == 0 || txProducer - tx.consumer() == tx.size()) {
+            kickIfBatched(); // what waits for a kick frees chunks once the kernel has sent it
             return false; // every transmit chunk is in the kernel: back-pressure until completions come back
         }
         long frame = txFree[--txFreeCount];
+        writeHeader(frame, header, length);
+        MemorySegment.copy(src, srcOffset, memory, frame + FRAME_OVERHEAD, length);
+        return publish(frame, length);
+    }
+
+    /** The Ethernet header and U-Net tag of a {@code length}-byte PDU at UMEM offset {@code frame}. */
+    private void writeHeader(long frame, int header, int length) {
         MemorySegment.copy(ethernetHeader, 0, memory, frame, NicShim.UNET_ETH_HEADER_SIZE);
         long tag = frame + NicShim.UNET_ETH_HEADER_SIZE;
         memory.set(INT_BE, tag + NicShim.UNET_TAG_HEADER_OFFSET, header | PTI_LAST);
         memory.set(SHORT_BE, tag + NicShim.UNET_TAG_LENGTH_OFFSET, (short) length);
         memory.set(SHORT_BE, tag + NicShim.UNET_TAG_LENGTH_OFFSET + 2, (short) 0);
-        MemorySegment.copy(src, srcOffset, memory, frame + FRAME_OVERHEAD, length);
+    }
+
+    /** Puts the frame at {@code frame} on TX, records its PENDING status and kicks (or counts it for the batch). */
+    private boolean publish(long frame, int length) {
         // The frame's bytes first, then the descriptor, then the producer index with release (XskRing).
         tx.putDescriptor(txProducer, frame, FRAME_OVERHEAD + length);
         txProducer++;
         tx.publishProducer(txProducer);
         complete(TX_STATUS_PENDING);
-        shim.kick(NicShim.KICK_TX);
+        if (++unkicked >= kickBatch) {
+            kick();
+        }
         return true;
+    }
+
+    /**
+     * Kicks the kernel's transmit once per {@code sends} sends instead of after every one. In copy mode (veth, any
+     * driver without AF_XDP zero-copy) the kernel takes TX entries only inside the kick's {@code sendto}, one skb each,
+     * so a kick costs a system call whether it carries one frame or the whole ring; batching spreads that over
+     * {@code sends} frames. Frames never wait for the batch to fill while the owner waits for anything: back-pressure
+     * on send, {@link #poll}, {@link #await}, {@link #pollSendCompletion} and {@link #flush} kick whatever is waiting.
+     *
+     * @param sends 1 (the default: every send kicks) up to the TX ring's size
+     * @throws IllegalArgumentException outside that range
+     */
+    public void kickBatch(int sends) {
+        checkOpen();
+        if (sends < 1 || sends > tx.size()) {
+            throw new IllegalArgumentException("sends per kick must be 1.." + tx.size() + " (the TX ring), was "
+                + sends);
+        }
+        kickBatch = sends;
+        kickIfBatched();
+    }
+
+    /** Kicks the kernel for every frame still waiting for its batch to fill. */
+    public void flush() {
+        checkOpen();
+        kickIfBatched();
+    }
+
+    /** Kernel transmit kicks made so far (system calls: one per send with a kick batch of 1). */
+    public long kicks() {
+        return kicks;
+    }
+
+    private void kickIfBatched() {
+        if (unkicked != 0) {
+            kick();
+        }
+    }
+
+    private void kick() {
+        unkicked = 0;
+        kicks++;
+        shim.kick(NicShim.KICK_TX);
     }
 
     /** Takes what COMPLETION returned: transmit chunks back on the free stack, one match each for a PENDING send. */
@@ -387,6 +495,7 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
         int status = statuses[statusHead];
         if (status == TX_STATUS_PENDING) {
             if (kernelCompleted == 0) {
+                kickIfBatched();
                 reapCompletionRing();
             }
             if (kernelCompleted == 0) {
@@ -461,17 +570,23 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
     @Override
     public long poll() {
         checkOpen();
+        kickIfBatched();
         if (held >= 0) {
             return held;
         }
-        int producer = rx.producer();
-        while (rxConsumer != producer) {
+        if (rxConsumer == rxProducerSeen) {
+            rxProducerSeen = rx.producer(); // the kernel's index only when what was seen is used up
+        }
+        while (rxConsumer != rxProducerSeen) {
             if (accept(rx.address(rxConsumer), rx.length(rxConsumer))) {
                 held = rxConsumer & 0xFFFF_FFFFL;
                 received++;
                 return held;
             }
             consumeAndRefill();
+        }
+        if (unpublished != 0) {
+            publishReceive(); // RX ran dry: the kernel gets every chunk back before anyone waits
         }
         return QueueCode.EMPTY;
     }
@@ -531,13 +646,26 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
     private void consumeAndRefill() {
         long address = rx.address(rxConsumer);
         rxConsumer++;
-        rx.publishConsumer(rxConsumer);
         if (address >= 0 && address < segment.byteSize()) {
             fill.putAddress(fillProducer++, address - address % chunk);
-            fill.publishProducer(fillProducer);
         } else {
             postedChunks--; // not a chunk we posted: it cannot go back, and FILL has one slot more
         }
+        if (++unpublished >= RX_PUBLISH_BATCH) {
+            publishReceive();
+        }
+    }
+
+    /**
+     * Publishes the RX entries consumed and the FILL entries produced since the last time. Batched: each publish is a
+     * store to a cache line the kernel's receive path reads, so a stream publishes once per {@link #RX_PUBLISH_BATCH}
+     * frames, and {@link #poll} publishes whatever is left as soon as RX runs dry. Late publication costs nothing:
+     * the kernel sees RX and FILL together hold no more than the posted chunks, so RX can never overflow for it.
+     */
+    private void publishReceive() {
+        unpublished = 0;
+        rx.publishConsumer(rxConsumer);
+        fill.publishProducer(fillProducer);
     }
 
     @Override

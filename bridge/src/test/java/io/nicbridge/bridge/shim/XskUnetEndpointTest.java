@@ -269,6 +269,77 @@ class XskUnetEndpointTest {
     }
 
     @Test
+    void anInPlaceSendUsesTheRoomInFrontOfTheMessageAndCopiesNothing() throws Exception {
+        ShimTestSupport.assumeShimAndVeth("afxdp");
+        veth = VethPair.builder().ipv4(false).create();
+        directA = direct(true);
+        directB = direct(false);
+        MemorySegment dst = MemorySegment.ofArray(new byte[2048]);
+        for (int len : new int[] {1, 100, 1492}) {
+            int offset = CHUNK + XskUnetEndpoint.FRAME_OVERHEAD; // chunk 1, header room in front
+            fill(directA.segment(), offset, len, len + 3);
+            assertTrue(directA.sendInPlace(CHANNEL, offset, len));
+            long d = directB.await(TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
+            assertTrue(d >= 0, len + " B in place arrived");
+            assertEquals(len, directB.copyTo(d, dst, 0));
+            assertArrayEquals(directA.segment().asSlice(offset, len).toArray(ValueLayout.JAVA_BYTE),
+                dst.asSlice(0, len).toArray(ValueLayout.JAVA_BYTE), len + " B");
+            directB.release(d);
+            // The room in front now holds the frame's header: the peer's address first.
+            byte[] mac = new byte[6];
+            MemorySegment.copy(directA.segment(), ValueLayout.JAVA_BYTE, CHUNK, mac, 0, 6);
+            MemorySegment expected = MemorySegment.ofArray(new byte[6]);
+            veth.macB().writeTo(expected, 0);
+            assertArrayEquals(expected.toArray(ValueLayout.JAVA_BYTE), mac);
+            long deadline = System.nanoTime() + TIMEOUT_NANOS;
+            int status;
+            while ((status = directA.pollSendCompletion()) == QueueCode.EMPTY) {
+                assertTrue(System.nanoTime() < deadline, "no completion");
+                Thread.yield();
+            }
+            assertEquals(TX_STATUS_SENT, status);
+        }
+        // No room in front, or the message crossing into the next chunk: the card's SEG_BOUNDS, nothing sent.
+        assertTrue(directA.sendInPlace(CHANNEL, 10, 20));
+        assertTrue(directA.sendInPlace(CHANNEL, CHUNK + 22, CHUNK - 21));
+        assertTrue(directA.sendInPlace(CHANNEL, (int) SEGMENT - 5, 10));
+        assertEquals(TX_STATUS_SEG_BOUNDS, directA.pollSendCompletion());
+        assertEquals(TX_STATUS_SEG_BOUNDS, directA.pollSendCompletion());
+        assertEquals(TX_STATUS_SEG_BOUNDS, directA.pollSendCompletion());
+        assertEquals(QueueCode.EMPTY, directB.await(100, TimeUnit.MILLISECONDS));
+    }
+
+    @Test
+    void aKickBatchKicksOncePerBatchAndWhenTheOwnerWaits() throws Exception {
+        ShimTestSupport.assumeShimAndVeth("afxdp");
+        veth = VethPair.builder().ipv4(false).create();
+        directA = direct(true);
+        directB = direct(false);
+        assertThrows(IllegalArgumentException.class, () -> directA.kickBatch(0));
+        assertThrows(IllegalArgumentException.class, () -> directA.kickBatch(NicShim.DEFAULT_RING_FRAMES + 1));
+        directA.kickBatch(16);
+        long before = directA.kicks();
+        for (int i = 0; i < 40; i++) {
+            assertTrue(directA.send(CHANNEL, 0, 100));
+        }
+        assertEquals(before + 2, directA.kicks(), "two full batches kicked, 8 frames wait");
+        int got = 0;
+        long d;
+        while ((d = directB.await(200, TimeUnit.MILLISECONDS)) >= 0) {
+            directB.release(d);
+            got++;
+        }
+        assertEquals(32, got, "the 8 of the third batch wait for their kick");
+        assertEquals(QueueCode.EMPTY, directA.poll()); // the owner polls: what waits is kicked
+        assertEquals(before + 3, directA.kicks());
+        while (got < 40 && (d = directB.await(TIMEOUT_NANOS, TimeUnit.NANOSECONDS)) >= 0) {
+            directB.release(d);
+            got++;
+        }
+        assertEquals(40, got);
+    }
+
+    @Test
     void misuseIsRefusedOrCompletesWithTheCardsStatus() throws Exception {
         ShimTestSupport.assumeShimAndVeth("afxdp");
         veth = VethPair.builder().ipv4(false).create();

@@ -4,6 +4,7 @@ import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.shim.ShimBackendProvider;
 import io.nicbridge.bridge.spi.Availability;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -13,26 +14,45 @@ import picocli.CommandLine.Spec;
 /** {@code nic unet real-pingpong}: {@link UnetRealPingPong}. */
 @Command(name = "real-pingpong", mixinStandardHelpOptions = true,
         description = "U-Net round trips in real time on one veth pair between two network namespaces, per message"
-            + " size, for each U-Net endpoint over Ethernet in the same run: the shim's SBA-200 card on AF_PACKET"
-            + " (afpacket), the same card on AF_XDP (afxdp), and the direct-access endpoint whose queues are the AF_XDP"
-            + " rings (direct); p50/p90/p99 and the p50 ratio to afpacket (comparisons). Needs root (namespaces,"
-            + " AF_PACKET, XDP).")
+            + " size, for each U-Net endpoint over Ethernet and for kernel UDP in the same run: the shim's SBA-200 card"
+            + " on AF_PACKET (afpacket), the same card on AF_XDP (afxdp), the direct-access endpoint whose queues are"
+            + " the AF_XDP rings (direct) and kernel UDP carrying the same frame (udp); blocking and busy-polling,"
+            + " unpinned and pinned. Judges issue 18's targets on the interleaved trials (pinned, 64-byte frame: kernel"
+            + " UDP's p50 RTT >= 1.5x the direct endpoint's blocking, >= 3x busy-polling; median ratio with a 95%%"
+            + " bootstrap interval); the exit code follows the verdict. Needs root (namespaces, AF_PACKET, XDP).")
 public final class UnetRealPingPongCommand implements Callable<Integer> {
-    @Option(names = "--sizes", split = ",", paramLabel = "LIST", defaultValue = "4,40,256,1024,1492",
-            description = "Message bytes, 1..1492 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--sizes", split = ",", paramLabel = "LIST", defaultValue = "42,1492",
+            description = "Message bytes, 21..1492 with udp (1..1492 without); 42 is the 64-byte frame the targets name"
+                + " (default: ${DEFAULT-VALUE}).")
     int[] sizes;
 
-    @Option(names = "--count", defaultValue = "2000", description = "Measured round trips per size, backend and"
+    @Option(names = "--count", defaultValue = "2000", description = "Measured round trips per size, wait, backend and"
         + " trial (default: ${DEFAULT-VALUE}).")
     int count;
 
-    @Option(names = "--warmup", defaultValue = "200", description = "Round trips before measuring, per size, backend"
-        + " and trial (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "200", description = "Round trips before measuring, per size, wait,"
+        + " backend and trial (default: ${DEFAULT-VALUE}).")
     int warmup;
 
-    @Option(names = "--trials", defaultValue = "3", description = "Trials; the backends' order rotates from trial to"
-        + " trial (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--trials", defaultValue = "5", description = "Trials; the backends' order rotates from trial to"
+        + " trial; at least 5 to judge the targets (default: ${DEFAULT-VALUE}).")
     int trials;
+
+    @Option(names = "--backends", split = ",", paramLabel = "LIST", defaultValue = "afpacket,afxdp,direct,udp",
+            description = "Backends to measure (default: ${DEFAULT-VALUE}); the targets need direct and udp.")
+    List<String> backends;
+
+    @Option(names = "--wait", split = ",", paramLabel = "LIST", defaultValue = "block,spin",
+            description = "How both sides wait: block, spin (busy polling) or both (default: ${DEFAULT-VALUE}).")
+    List<String> waits;
+
+    @Option(names = "--pin", split = ",", paramLabel = "LIST", defaultValue = "no,yes",
+            description = "Unpinned (no), pinned (yes: A on CPU 0, the echo thread on CPU 1) or both"
+                + " (default: ${DEFAULT-VALUE}).")
+    List<String> pins;
+
+    @Option(names = "--accept-inconclusive", description = "Exit 0 when no target failed but one was INCONCLUSIVE.")
+    boolean acceptInconclusive;
 
     @Spec
     CommandSpec spec;
@@ -40,22 +60,39 @@ public final class UnetRealPingPongCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        String missing = UdpRealLatencyCommand.missingPrerequisite();
-        Availability xdp = ShimBackendProvider.xdpAvailability();
-        if (missing == null && !xdp.available()) {
-            missing = "AF_XDP: " + xdp.reason();
-        }
-        if (missing != null) {
-            out.println("unet real-pingpong: cannot run here: " + missing);
-            out.flush();
-            return ExitCodes.USAGE;
-        }
         try {
-            return new UnetRealPingPong(out, sizes, count, warmup, trials).run();
+            boolean[] spins = flags("--wait", waits, "block", "spin");
+            boolean[] pinned = flags("--pin", pins, "no", "yes");
+            UnetRealPingPong run = new UnetRealPingPong(out, sizes, count, warmup, trials, backends, spins, pinned,
+                acceptInconclusive);
+            String missing = UdpRealLatencyCommand.missingPrerequisite();
+            Availability xdp = ShimBackendProvider.xdpAvailability();
+            if (missing == null && !xdp.available()) {
+                missing = "AF_XDP: " + xdp.reason();
+            }
+            if (missing != null) {
+                out.println("unet real-pingpong: cannot run here: " + missing);
+                out.flush();
+                return ExitCodes.USAGE;
+            }
+            return run.run();
         } catch (IllegalArgumentException e) {
             out.println("nic unet real-pingpong: " + e.getMessage());
             out.flush();
             return ExitCodes.USAGE;
         }
+    }
+
+    /** {@code values}, each {@code no} or {@code yes} (false, true), as flags. */
+    static boolean[] flags(String option, List<String> values, String no, String yes) {
+        boolean[] r = new boolean[values.size()];
+        for (int i = 0; i < r.length; i++) {
+            String v = values.get(i).trim();
+            if (!v.equals(no) && !v.equals(yes)) {
+                throw new IllegalArgumentException(option + ": '" + v + "' is neither " + no + " nor " + yes);
+            }
+            r[i] = v.equals(yes);
+        }
+        return r;
     }
 }
