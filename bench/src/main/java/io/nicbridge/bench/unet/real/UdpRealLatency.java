@@ -2,8 +2,8 @@ package io.nicbridge.bench.unet.real;
 
 import io.nicbridge.bench.unet.real.UnetUdpShimPair.Node;
 import io.nicbridge.bench.unet.real.UnetUdpShimPair.Wait;
+import io.nicbridge.bench.real.InterleavedTrials;
 import io.nicbridge.bench.verdict.BootstrapInterval;
-import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
 import io.nicbridge.bridge.platform.UdpBaseline;
 import io.nicbridge.bridge.platform.VethPair;
@@ -41,7 +41,9 @@ public final class UdpRealLatency {
     public static final int[] QUICK_SIZES = {4, 256, 1472};
     static final double TARGET_RATIO = 1.0;
     static final int TARGET_MAX_SIZE = 256;
-    static final long BOOTSTRAP_SEED = 1;
+    /** The stacks' indices in the trials. */
+    private static final int UNET = 0;
+    private static final int KERNEL = 1;
     static final int PORT = 7007;
 
     private final PrintWriter out;
@@ -94,76 +96,44 @@ public final class UdpRealLatency {
                 + " U-Net over Ethernet, two native-shim SBA-200 contracts) vs kernel UDP (DatagramChannel); %d trials"
                 + " x %d round trips (+%d warm-up) per size and stack%n", veth, trials, count, warmup);
             for (Wait wait : waits) {
-                double[][] ratios = new double[sizes.length][trials];
-                Histogram[] unetAll = histograms();
-                Histogram[] kernelAll = histograms();
-                for (int t = 0; t < trials; t++) {
-                    boolean unetFirst = t % 2 == 0;
-                    Histogram[] unet = histograms();
-                    Histogram[] kernel = histograms();
-                    for (int turn = 0; turn < 2; turn++) {
-                        if ((turn == 0) == unetFirst) {
-                            unetTrial(veth, wait, unet);
-                        } else {
-                            for (int i = 0; i < sizes.length; i++) {
-                                kernel[i].add(UdpBaseline.roundTrip(veth, sizes[i], warmup, count,
-                                    wait == Wait.SPIN));
-                            }
-                        }
-                    }
+                InterleavedTrials trial = new InterleavedTrials(sizes.length, trials, 2);
+                trial.run(unet -> unetTrial(veth, wait, unet), kernel -> {
                     for (int i = 0; i < sizes.length; i++) {
-                        ratios[i][t] = (double) kernel[i].getValueAtPercentile(50) / unet[i].getValueAtPercentile(50);
-                        unetAll[i].add(unet[i]);
-                        kernelAll[i].add(kernel[i]);
-                        roundTrips += unet[i].getTotalCount() + kernel[i].getTotalCount();
+                        kernel[i].add(UdpBaseline.roundTrip(veth, sizes[i], warmup, count, wait == Wait.SPIN));
                     }
-                }
-                report(wait, ratios, unetAll, kernelAll, checks);
+                });
+                report(wait, trial, checks);
+                roundTrips += trial.samples();
             }
         }
-        checks.check(CheckKind.INTEGRITY_CHECK, roundTrips + " round trips of both stacks: every echo arrived whole"
-            + " and byte for byte as sent, none lost (a loss or a damaged echo ends the run with an error)", true);
-        out.printf(Locale.ROOT, "machine load: load average %.2f at the end%n",
-            java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-        int code = checks.finish(acceptInconclusive);
-        out.flush();
-        return code;
+        return InterleavedTrials.finish(out, checks, roundTrips + " round trips of both stacks: every echo arrived"
+            + " whole and byte for byte as sent, none lost (a loss or a damaged echo ends the run with an error)",
+            acceptInconclusive);
     }
 
-    private Histogram[] histograms() {
-        Histogram[] h = new Histogram[sizes.length];
-        for (int i = 0; i < h.length; i++) {
-            h[i] = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
-        }
-        return h;
-    }
-
-    private void report(Wait wait, double[][] ratios, Histogram[] unet, Histogram[] kernel, CheckLog checks) {
+    private void report(Wait wait, InterleavedTrials trial, CheckLog checks) {
         String label = wait == Wait.SPIN ? "busy polling" : "blocking";
         out.printf(Locale.ROOT, "%n%s: round trip, us (p50 and p99 of all trials); kernel/U-Net per trial, median [95%%"
             + " bootstrap interval]%n", label);
         out.println("  bytes | U-Net p50    p99 | kernel p50    p99 | kernel/U-Net median [95% CI]");
         for (int i = 0; i < sizes.length; i++) {
-            BootstrapInterval ci = BootstrapInterval.ofMedian(ratios[i], BOOTSTRAP_SEED);
+            BootstrapInterval ci = trial.interval(KERNEL, UNET, i);
+            Histogram unet = trial.all(UNET, i);
+            Histogram kernel = trial.all(KERNEL, i);
             out.printf(Locale.ROOT, "  %5d | %9.2f %6.1f | %10.2f %6.1f | %5.3f [%5.3f, %5.3f]%n", sizes[i],
-                unet[i].getValueAtPercentile(50) / 1e3, unet[i].getValueAtPercentile(99) / 1e3,
-                kernel[i].getValueAtPercentile(50) / 1e3, kernel[i].getValueAtPercentile(99) / 1e3, ci.median(),
+                unet.getValueAtPercentile(50) / 1e3, unet.getValueAtPercentile(99) / 1e3,
+                kernel.getValueAtPercentile(50) / 1e3, kernel.getValueAtPercentile(99) / 1e3, ci.median(),
                 ci.lower(), ci.upper());
         }
         boolean judged = wait == Wait.SPIN;
         for (int i = 0; i < sizes.length; i++) {
-            BootstrapInterval ci = BootstrapInterval.ofMedian(ratios[i], BOOTSTRAP_SEED);
             String what = String.format(Locale.ROOT, "%s, %d B: U-Net UDP round trip lower than kernel UDP's over the"
-                + " same veth pair in the same run (kernel p50 / U-Net p50 > %.1f; issue 17's target): %s", label,
-                sizes[i], TARGET_RATIO, ci.describe("x"));
-            if (judged && sizes[i] <= TARGET_MAX_SIZE && trials >= 3) {
-                checks.target(CheckKind.ANCHOR_CHECK, what, ci.atLeast(TARGET_RATIO));
-            } else {
-                checks.comparison(what + (judged && sizes[i] <= TARGET_MAX_SIZE ? " (fewer than 3 trials: not judged)"
-                    : judged ? " (above " + TARGET_MAX_SIZE + " B: printed, not judged)" : " (blocking: printed, not"
-                    + " judged - the U-Net node waits for two wake-ups per hop, the shim card's thread and then its"
-                    + " own, where the kernel's reader is woken from its softirq directly)"));
-            }
+                + " same veth pair in the same run (kernel p50 / U-Net p50 > %.1f; issue 17's target)", label,
+                sizes[i], TARGET_RATIO);
+            trial.target(checks, what, KERNEL, UNET, i, TARGET_RATIO, judged && sizes[i] <= TARGET_MAX_SIZE,
+                judged ? "above " + TARGET_MAX_SIZE + " B: printed, not judged" : "blocking: printed, not judged -"
+                + " the U-Net node waits for two wake-ups per hop, the shim card's thread and then its own, where the"
+                + " kernel's reader is woken from its softirq directly");
         }
     }
 
