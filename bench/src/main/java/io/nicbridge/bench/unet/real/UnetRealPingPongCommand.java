@@ -40,7 +40,7 @@ public final class UnetRealPingPongCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        String missing = UdpRealLatencyCommand.missingPrerequisite();
+        String missing = UnetRealLatencyCommand.missingPrerequisite();
         Availability xdp = ShimBackendProvider.xdpAvailability();
         if (missing == null && !xdp.available()) {
             missing = "AF_XDP: " + xdp.reason();

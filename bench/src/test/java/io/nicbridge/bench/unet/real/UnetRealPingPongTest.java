@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class UnetRealPingPongTest {
     @Test
     void everyBackendsRoundTripsPrintBesideTheOthers() throws Exception {
-        String missing = UdpRealLatencyCommand.missingPrerequisite();
+        String missing = UnetRealLatencyCommand.missingPrerequisite();
         Requirements.assume(Capability.NET, missing == null, () -> missing);
         Availability xdp = ShimBackendProvider.xdpAvailability();
         Requirements.assume(Capability.SHIM, xdp.available(), xdp::reason);

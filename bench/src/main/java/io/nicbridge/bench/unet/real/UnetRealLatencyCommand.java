@@ -12,14 +12,15 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code nic unet udp-real-latency}: {@link UdpRealLatency}. */
-@Command(name = "udp-real-latency", mixinStandardHelpOptions = true,
-        description = "U-Net UDP round trips in real time - the IPv4 stack and UDP on U-Net over Ethernet, two"
-            + " native-shim SBA-200 contracts across a veth pair between two network namespaces - beside kernel UDP"
-            + " over the same pair in the same run, both blocking and both busy polling; interleaved trials, the ratio"
-            + " kernel/U-Net per size with a bootstrap interval, and the target 'U-Net lower than the kernel up to"
-            + " 256 B with busy polling'. Needs root (namespaces, AF_PACKET).")
-public final class UdpRealLatencyCommand implements Callable<Integer> {
+/** {@code nic unet real-latency} (formerly {@code udp-real-latency}, still its alias): {@link UnetRealLatency}. */
+@Command(name = "real-latency", aliases = "udp-real-latency", mixinStandardHelpOptions = true,
+        description = "Figure 9 in real time: U-Net UDP and TCP round trips - the IPv4 stack with UDP and TCP on U-Net"
+            + " over Ethernet, two native-shim SBA-200 contracts across a veth pair between two network namespaces -"
+            + " beside kernel UDP and kernel TCP (TCP_NODELAY) over the same pair in the same run and over loopback,"
+            + " all blocking and all busy polling; interleaved trials, the ratio kernel/U-Net per size with a bootstrap"
+            + " interval, and the target 'U-Net lower than the kernel up to 256 B with busy polling'. Needs root"
+            + " (namespaces, AF_PACKET).")
+public final class UnetRealLatencyCommand implements Callable<Integer> {
     @Option(names = "--sizes", split = ",", paramLabel = "LIST",
             description = "UDP data bytes, 1..1472 (default: 4,64,256,1024,1472; --quick: 4,256,1472).")
     int[] sizes;
@@ -39,6 +40,13 @@ public final class UdpRealLatencyCommand implements Callable<Integer> {
             description = "Which waits to run: spin, block (default: ${DEFAULT-VALUE}).")
     List<String> waits;
 
+    @Option(names = "--protocols", split = ",", defaultValue = "udp,tcp",
+            description = "Which transports to compare: udp, tcp (default: ${DEFAULT-VALUE}).")
+    List<String> protocols;
+
+    @Option(names = "--no-loopback", description = "Leave out the kernel over loopback.")
+    boolean noLoopback;
+
     @Option(names = "--quick", description = "A short run (fewer sizes, round trips and trials).")
     boolean quick;
 
@@ -53,17 +61,17 @@ public final class UdpRealLatencyCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         String missing = missingPrerequisite();
         if (missing != null) {
-            out.println("unet udp-real-latency: cannot run here: " + missing);
+            out.println("unet real-latency: cannot run here: " + missing);
             out.flush();
             return ExitCodes.USAGE;
         }
         try {
-            return new UdpRealLatency(out, sizes != null ? sizes : quick ? UdpRealLatency.QUICK_SIZES
-                : UdpRealLatency.DEFAULT_SIZES, count != null ? count : quick ? 300 : 2000,
-                warmup != null ? warmup : quick ? 50 : 300, trials != null ? trials : quick ? 3 : 5, waits,
-                acceptInconclusive).run();
+            return new UnetRealLatency(out, sizes != null ? sizes : quick ? UnetRealLatency.QUICK_SIZES
+                : UnetRealLatency.DEFAULT_SIZES, count != null ? count : quick ? 300 : 2000,
+                warmup != null ? warmup : quick ? 50 : 300, trials != null ? trials : quick ? 3 : 5, waits, protocols,
+                !noLoopback, acceptInconclusive).run();
         } catch (IllegalArgumentException e) {
-            out.println("nic unet udp-real-latency: " + e.getMessage());
+            out.println("nic unet real-latency: " + e.getMessage());
             out.flush();
             return ExitCodes.USAGE;
         }

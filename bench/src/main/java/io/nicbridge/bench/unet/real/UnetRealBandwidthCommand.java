@@ -1,0 +1,74 @@
+package io.nicbridge.bench.unet.real;
+
+import io.nicbridge.bench.verdict.ExitCodes;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code nic unet real-bandwidth}: {@link UnetRealBandwidth#sizes}. */
+@Command(name = "real-bandwidth", mixinStandardHelpOptions = true,
+        description = "Figure 7 (and Table 3's bandwidth column) in real time: U-Net UDP's and U-Net TCP's one-way"
+            + " bandwidth per message size - the IPv4 stack on U-Net over Ethernet, two native-shim SBA-200 contracts"
+            + " across a veth pair - beside kernel UDP and kernel TCP over the same pair in the same run and over"
+            + " loopback; interleaved trials, U-Net/kernel per size with a bootstrap interval, UDP's losses. Figures,"
+            + " not targets; the exit code backs the integrity check. Needs root (namespaces, AF_PACKET).")
+public final class UnetRealBandwidthCommand implements Callable<Integer> {
+    @Option(names = "--sizes", split = ",", paramLabel = "LIST",
+            description = "Message bytes, 16..65536; UDP runs those up to 1472 (default: 64,256,1024,1472,4096,8192;"
+                + " --quick: 256,1472,4096).")
+    int[] sizes;
+
+    @Option(names = "--count", description = "Messages per stream, size, stack and trial (default: 20000; --quick:"
+        + " 2000).")
+    Integer count;
+
+    @Option(names = "--trials", description = "Interleaved trials (default: 5; --quick: 3).")
+    Integer trials;
+
+    @Option(names = "--protocols", split = ",", defaultValue = "udp,tcp",
+            description = "Which transports: udp, tcp (default: ${DEFAULT-VALUE}).")
+    List<String> protocols;
+
+    @Option(names = "--no-loopback", description = "Leave out the kernel over loopback.")
+    boolean noLoopback;
+
+    @Option(names = "--quick", description = "A short run (fewer sizes, messages and trials).")
+    boolean quick;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        String missing = UnetRealLatencyCommand.missingPrerequisite();
+        if (missing != null) {
+            out.println("unet real-bandwidth: cannot run here: " + missing);
+            out.flush();
+            return ExitCodes.USAGE;
+        }
+        try {
+            boolean udp = false;
+            boolean tcp = false;
+            for (String p : protocols) {
+                switch (p.trim().toLowerCase(Locale.ROOT)) {
+                    case "udp" -> udp = true;
+                    case "tcp" -> tcp = true;
+                    default -> throw new IllegalArgumentException("--protocols: udp or tcp, was '" + p + "'");
+                }
+            }
+            return new UnetRealBandwidth(out, count != null ? count : quick ? 2000 : 20000,
+                trials != null ? trials : quick ? 3 : 5, !noLoopback).sizes(sizes != null ? sizes : quick
+                ? UnetRealBandwidth.QUICK_SIZES : UnetRealBandwidth.DEFAULT_SIZES, udp, tcp);
+        } catch (IllegalArgumentException e) {
+            out.println("nic unet real-bandwidth: " + e.getMessage());
+            out.flush();
+            return ExitCodes.USAGE;
+        }
+    }
+}
