@@ -54,7 +54,7 @@ class InterleavedTrialsTest {
         t.target(checks, "slow at least 2.2x fast", 1, 0, 0, 2.2, true, "unused");
         t.target(checks, "printed only", 1, 0, 0, 1.0, false, "the reason");
         String out = text.toString();
-        assertTrue(out.contains("slow at least 1.5x fast: median 2.200x") && out.contains("-> MET"), out);
+        assertTrue(out.contains("slow at least 1.5x fast: median 2.2") && out.contains("-> MET"), out);
         assertTrue(out.contains("-> NOT MET") && out.contains("-> INCONCLUSIVE"), out);
         assertTrue(out.contains("comparison (not a check): printed only") && out.contains("(the reason)"), out);
         assertEquals(1, checks.failed());
