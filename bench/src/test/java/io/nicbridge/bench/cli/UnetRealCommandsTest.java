@@ -70,6 +70,30 @@ class UnetRealCommandsTest {
     }
 
     @Test
+    void realBandwidthAndRealWindowStreamEveryStackIntact() {
+        assumeRealLinks();
+        Run b = run("unet", "real-bandwidth", "--sizes", "256,4096", "--count", "300", "--trials", "1");
+        String out = b.out().replace("\r\n", "\n");
+        assertTrue(out.contains("UDP (Figure 7): received Mb/s") && out.contains("TCP (Table 3's bandwidth column"),
+            out + b.err());
+        assertTrue(out.contains("256 B: datagrams lost over 1 trials: U-Net "), "UDP ran 256 B only: " + out);
+        assertTrue(out.contains("comparison (not a check): TCP, bytes 4096: U-Net "), out);
+        assertTrue(out.contains("bytes of TCP streams and UDP datagrams arrived checked byte for byte") && out.contains(
+            "-> PASS"), out);
+        assertEquals(ExitCodes.OK, b.exit(), out + b.err());
+        Run w = run("unet", "real-window", "--windows", "4096,16384", "--count", "200", "--trials", "1",
+            "--no-loopback");
+        String wout = w.out().replace("\r\n", "\n");
+        assertTrue(wout.contains("comparison (not a check): TCP, window 4096: U-Net ") && wout.contains("window 16384:"
+            + " U-Net TCP retransmissions over 1 trials"), wout + w.err());
+        assertTrue(!wout.contains("loopback Mb/s"), "--no-loopback leaves the column out: " + wout);
+        assertEquals(ExitCodes.OK, w.exit(), wout + w.err());
+        Run bad = run("unet", "real-window", "--windows", "3000");
+        assertEquals(ExitCodes.USAGE, bad.exit());
+        assertTrue(bad.out().contains("--windows must be powers of two in 1024..65536"), bad.out() + bad.err());
+    }
+
+    @Test
     void theOldNameStillRunsAndBadArgumentsAreRefusedNamingTheOption() {
         assumeRealLinks();
         Run r = run("unet", "udp-real-latency", "--sizes", "2000");
