@@ -13,6 +13,10 @@ import io.nicbridge.protocols.ip.Udp;
 import io.nicbridge.protocols.ip.UnetIpLink;
 import io.nicbridge.protocols.ip.tcp.Tcp;
 import io.nicbridge.protocols.ip.tcp.TcpConfig;
+import io.nicbridge.protocols.ip.tcp.TcpConnection;
+import io.nicbridge.protocols.ip.tcp.TcpHandler;
+import io.nicbridge.protocols.ip.tcp.TcpState;
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -101,6 +105,29 @@ final class UnetIpShimPair implements AutoCloseable {
 
     Node node(int i) {
         return nodes[i];
+    }
+
+    /**
+     * Node A connects to node B's {@code port} (listening on B's thread) and steps until the handshake is done.
+     *
+     * @throws IOException when the connection is refused or not established within 10 s
+     */
+    TcpConnection connect(int port) throws IOException {
+        Node a = nodes[0];
+        TcpConnection c = a.tcp.connect(IP_B, port, new TcpHandler() { }, System.nanoTime());
+        long limit = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (c.state() != TcpState.ESTABLISHED) {
+            if (c.state() == TcpState.CLOSED) {
+                throw new IOException("U-Net TCP connect to node B failed: " + c.closeReason());
+            }
+            if (a.step() == 0) {
+                if (System.nanoTime() - limit > 0) {
+                    throw new IOException("no U-Net TCP connection within 10 s: " + c + "; " + cardStatistics());
+                }
+                a.idle();
+            }
+        }
+        return c;
     }
 
     /** @return the IP MTU over this pair */

@@ -14,7 +14,6 @@ import io.nicbridge.protocols.ip.UdpPcb;
 import io.nicbridge.protocols.ip.tcp.TcpConnection;
 import io.nicbridge.protocols.ip.tcp.TcpCounters;
 import io.nicbridge.protocols.ip.tcp.TcpHandler;
-import io.nicbridge.protocols.ip.tcp.TcpState;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
@@ -23,7 +22,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -267,12 +265,10 @@ public final class UnetRealBandwidth {
     /** U-Net UDP's turn: fresh cards, a counting sink on node B, node A sending every size as fast as it can. */
     private void unetUdp(VethPair veth, int[] sizes, Histogram[] mbits, long[] lost, long[] moved) throws Exception {
         try (UnetIpShimPair pair = new UnetIpShimPair(veth, Wait.SPIN, UnetRealLatency.TCP_WINDOW)) {
-            UdpSink sink = new UdpSink(pair.node(1), sizes.length);
-            Thread sinkThread = Thread.ofPlatform().name("unet-udp-sink").start(sink);
-            try {
+            try (UdpSink sink = new UdpSink(pair.node(1), sizes.length)) {
+                sink.start(pair);
                 Node a = pair.node(0);
                 a.attach();
-                waitFor(() -> sink.bound, "node B's UDP sink", pair);
                 UdpPcb pcb = a.udp.bind(PORT, (p, src, sp, d, off, len, now) -> { }, true);
                 MemorySegment message = MemorySegment.ofArray(new byte[MAX_UDP]);
                 for (int i = 0; i < sizes.length; i++) {
@@ -291,9 +287,7 @@ public final class UnetRealBandwidth {
                         }
                     }
                     drain(sink, i, pair);
-                    if (sink.failure != null) {
-                        break;
-                    }
+                    sink.rethrow();
                     if (sink.received[i] < 2) {
                         throw new IOException("U-Net UDP delivered " + sink.received[i] + " of " + messages + " "
                             + sizes[i] + "-byte datagrams: " + pair.cardStatistics());
@@ -302,13 +296,8 @@ public final class UnetRealBandwidth {
                     moved[0] += sink.received[i] * (long) sizes[i];
                     record(mbits[i], sink.received[i] * (long) sizes[i], sink.last[i] - sink.first[i]);
                 }
-            } finally {
-                sink.stop = true;
-                LockSupport.unpark(sinkThread);
-                sinkThread.join(10_000);
-            }
-            if (sink.failure != null) {
-                throw new IOException("the U-Net UDP sink failed", sink.failure);
+                sink.close();
+                sink.rethrow();
             }
         }
     }
@@ -318,7 +307,7 @@ public final class UnetRealBandwidth {
         long seen = sink.total;
         long quietSince = System.nanoTime();
         long limit = quietSince + LIMIT_NANOS;
-        while (sink.received[size] < sink.expected && sink.failure == null) {
+        while (sink.received[size] < sink.expected && !sink.failed()) {
             Thread.yield();
             long now = System.nanoTime();
             long total = sink.total;
@@ -338,8 +327,7 @@ public final class UnetRealBandwidth {
      * Node B: counts the datagrams of each size, checking each one's size index, its number (increasing: one channel
      * delivers in order) and its last byte, timing the first and the last.
      */
-    private final class UdpSink implements Runnable {
-        private final Node node;
+    private final class UdpSink extends NodeThread {
         final long[] received;
         final long[] first;
         final long[] last;
@@ -347,12 +335,9 @@ public final class UnetRealBandwidth {
         final int expected = messages;
         /** Datagrams taken so far; written after the arrays, so a reader of it sees them. */
         volatile long total;
-        volatile boolean bound;
-        volatile boolean stop;
-        volatile Throwable failure;
 
         UdpSink(Node node, int sizes) {
-            this.node = node;
+            super(node, "unet-udp-sink");
             received = new long[sizes];
             first = new long[sizes];
             last = new long[sizes];
@@ -360,19 +345,8 @@ public final class UnetRealBandwidth {
         }
 
         @Override
-        public void run() {
-            try {
-                node.attach();
-                node.udp.bind(PORT, (p, src, sp, d, off, len, now) -> take(d, off, len), true);
-                bound = true;
-                while (!stop) {
-                    if (node.step() == 0) {
-                        node.idle();
-                    }
-                }
-            } catch (Throwable t) {
-                failure = t;
-            }
+        void setUp() {
+            node.udp.bind(PORT, (p, src, sp, d, off, len, now) -> take(d, off, len), true);
         }
 
         private void take(MemorySegment d, long off, int len) {
@@ -405,25 +379,11 @@ public final class UnetRealBandwidth {
     private void unetTcp(VethPair veth, int window, int[] sizes, Histogram[] mbits, long[] moved, long[][] resent,
                          int first) throws Exception {
         try (UnetIpShimPair pair = new UnetIpShimPair(veth, Wait.SPIN, window)) {
-            TcpSink sink = new TcpSink(pair.node(1));
-            Thread sinkThread = Thread.ofPlatform().name("unet-tcp-sink").start(sink);
-            try {
+            try (TcpSink sink = new TcpSink(pair.node(1))) {
+                sink.start(pair);
                 Node a = pair.node(0);
                 a.attach();
-                waitFor(() -> sink.listening, "node B's TCP listener", pair);
-                TcpConnection c = a.tcp.connect(UnetIpShimPair.IP_B, PORT, new TcpHandler() { }, System.nanoTime());
-                long limit = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (c.state() != TcpState.ESTABLISHED) {
-                    if (c.state() == TcpState.CLOSED) {
-                        throw new IOException("U-Net TCP connect failed: " + c.closeReason());
-                    }
-                    if (a.step() == 0) {
-                        if (System.nanoTime() - limit > 0) {
-                            throw new IOException("no U-Net TCP connection within 10 s: " + pair.cardStatistics());
-                        }
-                        a.idle();
-                    }
-                }
+                TcpConnection c = pair.connect(PORT);
                 int largest = Arrays.stream(sizes).max().orElseThrow();
                 MemorySegment pattern = pattern(largest + PERIOD);
                 long position = 0;
@@ -432,7 +392,7 @@ public final class UnetRealBandwidth {
                     long bytes = (long) messages * sizes[i];
                     sink.mark = position;
                     long end = position + bytes;
-                    limit = System.nanoTime() + LIMIT_NANOS;
+                    long limit = System.nanoTime() + LIMIT_NANOS;
                     while (sink.read < end) {
                         if (position < end) {
                             int chunk = (int) Math.min(sizes[i] - (position - sink.mark) % sizes[i], end - position);
@@ -448,9 +408,7 @@ public final class UnetRealBandwidth {
                         if (a.step() == 0) {
                             a.idle();
                         }
-                        if (sink.failure != null) {
-                            throw new IOException("the U-Net TCP sink failed", sink.failure);
-                        }
+                        sink.rethrow();
                         if (System.nanoTime() - limit > 0) {
                             throw new IOException("U-Net TCP stream of " + sizes[i] + "-byte writes stalled at "
                                 + sink.read + " of " + end + " bytes: " + c + "; " + pair.cardStatistics());
@@ -466,13 +424,8 @@ public final class UnetRealBandwidth {
                     before[1] = fast;
                 }
                 c.abort(System.nanoTime());
-            } finally {
-                sink.stop = true;
-                LockSupport.unpark(sinkThread);
-                sinkThread.join(10_000);
-            }
-            if (sink.failure != null) {
-                throw new IOException("the U-Net TCP sink failed", sink.failure);
+                sink.close();
+                sink.rethrow();
             }
         }
     }
@@ -487,8 +440,7 @@ public final class UnetRealBandwidth {
     }
 
     /** Node B: listens, reads everything, checks each byte against the pattern at its stream position. */
-    private static final class TcpSink implements Runnable, TcpHandler {
-        private final Node node;
+    private static final class TcpSink extends NodeThread implements TcpHandler {
         private final MemorySegment buffer = MemorySegment.ofArray(new byte[1 << 16]);
         private final MemorySegment pattern = pattern((1 << 16) + PERIOD);
         private TcpConnection connection;
@@ -498,12 +450,14 @@ public final class UnetRealBandwidth {
         volatile long mark;
         volatile long firstNanos;
         volatile long lastNanos;
-        volatile boolean listening;
-        volatile boolean stop;
-        volatile Throwable failure;
 
         TcpSink(Node node) {
-            this.node = node;
+            super(node, "unet-tcp-sink");
+        }
+
+        @Override
+        void setUp() {
+            node.tcp.listen(PORT, this);
         }
 
         @Override
@@ -511,27 +465,13 @@ public final class UnetRealBandwidth {
             connection = c;
         }
 
+        /** Reads what arrived and checks it against the pattern. @return bytes read */
         @Override
-        public void run() {
-            try {
-                node.attach();
-                node.tcp.listen(PORT, this);
-                listening = true;
-                while (!stop) {
-                    int work = node.step();
-                    if (connection != null) {
-                        work += drain(connection);
-                    }
-                    if (work == 0) {
-                        node.idle();
-                    }
-                }
-            } catch (Throwable t) {
-                failure = t;
+        int work() {
+            TcpConnection c = connection;
+            if (c == null) {
+                return 0;
             }
-        }
-
-        private int drain(TcpConnection c) {
             int n = c.read(buffer, 0, (int) buffer.byteSize(), System.nanoTime());
             if (n <= 0) {
                 return 0;
@@ -549,20 +489,6 @@ public final class UnetRealBandwidth {
             lastNanos = now;
             read = at + n;
             return n;
-        }
-    }
-
-    private interface Condition {
-        boolean holds();
-    }
-
-    private static void waitFor(Condition c, String what, UnetIpShimPair pair) throws IOException {
-        long limit = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!c.holds()) {
-            if (System.nanoTime() - limit > 0) {
-                throw new IOException(what + " not ready within 10 s: " + pair.cardStatistics());
-            }
-            Thread.yield();
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.nicbridge.bench.unet.real;
 
+import io.nicbridge.bench.real.RealLinks;
 import io.nicbridge.bench.verdict.ExitCodes;
 import java.io.PrintWriter;
 import java.util.List;
@@ -46,11 +47,9 @@ public final class UnetRealBandwidthCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        String missing = UnetRealLatencyCommand.missingPrerequisite();
+        String missing = RealLinks.missing();
         if (missing != null) {
-            out.println("unet real-bandwidth: cannot run here: " + missing);
-            out.flush();
-            return ExitCodes.USAGE;
+            return RealLinks.cannotRun(out, "unet real-bandwidth", missing);
         }
         try {
             boolean udp = false;

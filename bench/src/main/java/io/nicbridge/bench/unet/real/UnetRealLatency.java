@@ -13,7 +13,6 @@ import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.protocols.ip.UdpPcb;
 import io.nicbridge.protocols.ip.tcp.TcpConnection;
 import io.nicbridge.protocols.ip.tcp.TcpHandler;
-import io.nicbridge.protocols.ip.tcp.TcpState;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
@@ -22,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -206,9 +204,8 @@ public final class UnetRealLatency {
     /** One U-Net UDP turn: fresh cards, an echo thread on node B, every size timed from node A, then closed. */
     private void unetUdp(VethPair veth, Wait wait, Histogram[] rtt) throws Exception {
         try (UnetIpShimPair pair = new UnetIpShimPair(veth, wait, TCP_WINDOW)) {
-            UdpEcho echo = new UdpEcho(pair.node(1), pair.mtu());
-            Thread echoThread = Thread.ofPlatform().name("unet-udp-echo").start(echo);
-            try {
+            try (UdpEcho echo = new UdpEcho(pair.node(1), pair.mtu())) {
+                echo.start(pair);
                 Node a = pair.node(0);
                 a.attach();
                 MemorySegment message = MemorySegment.ofArray(new byte[1472]);
@@ -244,17 +241,12 @@ public final class UnetRealLatency {
                                 + " bytes for " + size);
                         }
                         if (k >= warmup) {
-                            rtt[i].recordValue(elapsed);
+                            rtt[i].recordValue(Math.min(elapsed, InterleavedTrials.HIGHEST_VALUE));
                         }
                     }
                 }
-            } finally {
-                echo.stop = true;
-                LockSupport.unpark(echoThread);
-                echoThread.join(10_000);
-            }
-            if (echo.failure != null) {
-                throw new IOException("the U-Net UDP echo node failed", echo.failure);
+                echo.close();
+                echo.rethrow();
             }
         }
     }
@@ -265,26 +257,11 @@ public final class UnetRealLatency {
      */
     private void unetTcp(VethPair veth, Wait wait, Histogram[] rtt) throws Exception {
         try (UnetIpShimPair pair = new UnetIpShimPair(veth, wait, TCP_WINDOW)) {
-            TcpEcho echo = new TcpEcho(pair.node(1));
-            Thread echoThread = Thread.ofPlatform().name("unet-tcp-echo").start(echo);
-            try {
+            try (TcpEcho echo = new TcpEcho(pair.node(1))) {
+                echo.start(pair);
                 Node a = pair.node(0);
                 a.attach();
-                long limit = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (!echo.listening) {
-                    failAfter(limit, "node B did not listen", pair);
-                    Thread.yield();
-                }
-                TcpConnection c = a.tcp.connect(UnetIpShimPair.IP_B, PORT, new TcpHandler() { }, System.nanoTime());
-                while (c.state() != TcpState.ESTABLISHED) {
-                    if (c.state() == TcpState.CLOSED) {
-                        throw new IOException("U-Net TCP connect to node B failed: " + c.closeReason() + "; " + c);
-                    }
-                    if (a.step() == 0) {
-                        failAfter(limit, "no U-Net TCP connection", pair);
-                        a.idle();
-                    }
-                }
+                TcpConnection c = pair.connect(PORT);
                 MemorySegment message = MemorySegment.ofArray(new byte[1472]);
                 MemorySegment answer = MemorySegment.ofArray(new byte[1472]);
                 for (int i = 0; i < sizes.length; i++) {
@@ -293,7 +270,7 @@ public final class UnetRealLatency {
                         message.fill((byte) k);
                         message.set(ValueLayout.JAVA_BYTE, 0, (byte) (k * 7 + size));
                         long start = System.nanoTime();
-                        limit = start + TimeUnit.SECONDS.toNanos(10);
+                        long limit = start + TimeUnit.SECONDS.toNanos(10);
                         int written = 0;
                         int read = 0;
                         while (read < size) {
@@ -326,13 +303,8 @@ public final class UnetRealLatency {
                     }
                 }
                 c.abort(System.nanoTime());
-            } finally {
-                echo.stop = true;
-                LockSupport.unpark(echoThread);
-                echoThread.join(10_000);
-            }
-            if (echo.failure != null) {
-                throw new IOException("the U-Net TCP echo node failed", echo.failure);
+                echo.close();
+                echo.rethrow();
             }
         }
     }
@@ -345,61 +317,54 @@ public final class UnetRealLatency {
     }
 
     /** Node B: sends every datagram back to where it came from, until stopped. */
-    private static final class UdpEcho implements Runnable {
-        private final Node node;
+    private static final class UdpEcho extends NodeThread {
         private final MemorySegment buffer;
+        private UdpPcb pcb;
         private int pending = -1;
         private int source;
         private int sourcePort;
-        volatile boolean stop;
-        volatile Throwable failure;
 
         UdpEcho(Node node, int mtu) {
-            this.node = node;
+            super(node, "unet-udp-echo");
             this.buffer = MemorySegment.ofArray(new byte[mtu]);
         }
 
         @Override
-        public void run() {
-            try {
-                node.attach();
-                UdpPcb pcb = node.udp.bind(PORT, (p, src, sp, d, off, len, now) -> {
-                    if (p.send(src, sp, d, off, len, now) != 0) { // no transmit buffer: keep it, send it later
-                        MemorySegment.copy(d, off, buffer, 0, len);
-                        pending = len;
-                        source = src;
-                        sourcePort = sp;
-                    }
-                }, true);
-                while (!stop) {
-                    int work = node.step();
-                    if (pending >= 0 && pcb.send(source, sourcePort, buffer, 0, pending, System.nanoTime()) == 0) {
-                        pending = -1;
-                        work++;
-                    }
-                    if (work == 0) {
-                        node.idle();
-                    }
+        void setUp() {
+            pcb = node.udp.bind(PORT, (p, src, sp, d, off, len, now) -> {
+                if (p.send(src, sp, d, off, len, now) != 0) { // no transmit buffer: keep it, send it later
+                    MemorySegment.copy(d, off, buffer, 0, len);
+                    pending = len;
+                    source = src;
+                    sourcePort = sp;
                 }
-            } catch (Throwable t) {
-                failure = t;
+            }, true);
+        }
+
+        @Override
+        int work() {
+            if (pending >= 0 && pcb.send(source, sourcePort, buffer, 0, pending, System.nanoTime()) == 0) {
+                pending = -1;
+                return 1;
             }
+            return 0;
         }
     }
 
     /** Node B: listens, and writes every byte it reads back on the same connection, until stopped. */
-    private static final class TcpEcho implements Runnable, TcpHandler {
-        private final Node node;
+    private static final class TcpEcho extends NodeThread implements TcpHandler {
         private final MemorySegment buffer = MemorySegment.ofArray(new byte[1 << 14]);
         private TcpConnection connection;
         private int pending;
         private int sent;
-        volatile boolean listening;
-        volatile boolean stop;
-        volatile Throwable failure;
 
         TcpEcho(Node node) {
-            this.node = node;
+            super(node, "unet-tcp-echo");
+        }
+
+        @Override
+        void setUp() {
+            node.tcp.listen(PORT, this);
         }
 
         @Override
@@ -407,28 +372,13 @@ public final class UnetRealLatency {
             connection = c;
         }
 
-        @Override
-        public void run() {
-            try {
-                node.attach();
-                node.tcp.listen(PORT, this);
-                listening = true;
-                while (!stop) {
-                    int work = node.step();
-                    if (connection != null) {
-                        work += echo(connection);
-                    }
-                    if (work == 0) {
-                        node.idle();
-                    }
-                }
-            } catch (Throwable t) {
-                failure = t;
-            }
-        }
-
         /** Writes out what is pending, then reads more when all of it went. @return bytes moved */
-        private int echo(TcpConnection c) {
+        @Override
+        int work() {
+            TcpConnection c = connection;
+            if (c == null) {
+                return 0;
+            }
             long now = System.nanoTime();
             int moved = 0;
             if (sent < pending) {

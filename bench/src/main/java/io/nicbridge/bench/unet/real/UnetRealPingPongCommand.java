@@ -1,5 +1,6 @@
 package io.nicbridge.bench.unet.real;
 
+import io.nicbridge.bench.real.RealLinks;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.shim.ShimBackendProvider;
 import io.nicbridge.bridge.spi.Availability;
@@ -40,15 +41,13 @@ public final class UnetRealPingPongCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        String missing = UnetRealLatencyCommand.missingPrerequisite();
+        String missing = RealLinks.missing();
         Availability xdp = ShimBackendProvider.xdpAvailability();
         if (missing == null && !xdp.available()) {
             missing = "AF_XDP: " + xdp.reason();
         }
         if (missing != null) {
-            out.println("unet real-pingpong: cannot run here: " + missing);
-            out.flush();
-            return ExitCodes.USAGE;
+            return RealLinks.cannotRun(out, "unet real-pingpong", missing);
         }
         try {
             return new UnetRealPingPong(out, sizes, count, warmup, trials).run();

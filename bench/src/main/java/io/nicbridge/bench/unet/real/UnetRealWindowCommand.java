@@ -1,5 +1,6 @@
 package io.nicbridge.bench.unet.real;
 
+import io.nicbridge.bench.real.RealLinks;
 import io.nicbridge.bench.verdict.ExitCodes;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -40,11 +41,9 @@ public final class UnetRealWindowCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        String missing = UnetRealLatencyCommand.missingPrerequisite();
+        String missing = RealLinks.missing();
         if (missing != null) {
-            out.println("unet real-window: cannot run here: " + missing);
-            out.flush();
-            return ExitCodes.USAGE;
+            return RealLinks.cannotRun(out, "unet real-window", missing);
         }
         try {
             return new UnetRealBandwidth(out, count != null ? count : quick ? 1000 : 10000,

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class UnetRealPingPongTest {
     @Test
     void everyBackendsRoundTripsPrintBesideTheOthers() throws Exception {
-        String missing = UnetRealLatencyCommand.missingPrerequisite();
+        String missing = io.nicbridge.bench.real.RealLinks.missing();
         Requirements.assume(Capability.NET, missing == null, () -> missing);
         Availability xdp = ShimBackendProvider.xdpAvailability();
         Requirements.assume(Capability.SHIM, xdp.available(), xdp::reason);
