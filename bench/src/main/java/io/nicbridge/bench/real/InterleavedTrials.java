@@ -69,6 +69,37 @@ public final class InterleavedTrials {
         p50 = new long[stacks][sizes][trials];
     }
 
+    /**
+     * Checks the command-line arguments every round-trip comparison takes.
+     *
+     * @param maxSize the largest message, and {@code why} it is the largest (one frame, ...)
+     * @throws IllegalArgumentException naming the option
+     */
+    public static void checkRoundTrips(int[] sizes, int maxSize, String why, int count, int warmup, int trials) {
+        for (int s : sizes) {
+            if (s < 1 || s > maxSize) {
+                throw new IllegalArgumentException("--sizes must be 1.." + maxSize + " bytes (" + why + "), was " + s);
+            }
+        }
+        if (count < 1 || warmup < 0 || trials < 1) {
+            throw new IllegalArgumentException("--count must be >= 1, --warmup >= 0 and --trials >= 1, were " + count
+                + ", " + warmup + ", " + trials);
+        }
+    }
+
+    /**
+     * @param wait "block", or "spin" (or "busy")
+     * @return whether it means busy polling
+     * @throws IllegalArgumentException naming {@code --waits} for anything else
+     */
+    public static boolean spins(String wait) {
+        return switch (wait.trim().toLowerCase(Locale.ROOT)) {
+            case "block" -> false;
+            case "spin", "busy" -> true;
+            default -> throw new IllegalArgumentException("--waits: block or spin, was '" + wait + "'");
+        };
+    }
+
     /** @return {@code n} empty histograms of nanoseconds up to {@link #HIGHEST_VALUE}, 3 significant digits */
     public static Histogram[] histograms(int n) {
         Histogram[] h = new Histogram[n];

@@ -70,15 +70,7 @@ public final class RealLatency {
     public RealLatency(PrintWriter out, int[] sizes, int count, int warmup, int trials, List<String> waits,
                        List<String> pinnings, boolean acceptInconclusive) {
         this.out = out;
-        for (int s : sizes) {
-            if (s < 1 || s > 1436) {
-                throw new IllegalArgumentException("--sizes must be 1..1436 bytes (one frame), was " + s);
-            }
-        }
-        if (count < 1 || warmup < 0 || trials < 1) {
-            throw new IllegalArgumentException("--count must be >= 1, --warmup >= 0 and --trials >= 1, were " + count
-                + ", " + warmup + ", " + trials);
-        }
+        InterleavedTrials.checkRoundTrips(sizes, 1436, "one frame", count, warmup, trials);
         this.sizes = sizes.clone();
         this.count = count;
         this.warmup = warmup;
@@ -86,11 +78,7 @@ public final class RealLatency {
         this.acceptInconclusive = acceptInconclusive;
         settings = new ArrayList<>();
         for (String w : waits) {
-            Wait wait = switch (w.trim().toLowerCase(Locale.ROOT)) {
-                case "block" -> Wait.BLOCK;
-                case "spin", "busy" -> Wait.SPIN;
-                default -> throw new IllegalArgumentException("--waits: block or spin, was '" + w + "'");
-            };
+            Wait wait = InterleavedTrials.spins(w) ? Wait.SPIN : Wait.BLOCK;
             for (String p : pinnings) {
                 boolean pinned = switch (p.trim().toLowerCase(Locale.ROOT)) {
                     case "unpinned" -> false;

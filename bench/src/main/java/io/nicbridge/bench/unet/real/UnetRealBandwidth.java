@@ -13,7 +13,6 @@ import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.protocols.ip.UdpPcb;
 import io.nicbridge.protocols.ip.tcp.TcpConnection;
 import io.nicbridge.protocols.ip.tcp.TcpCounters;
-import io.nicbridge.protocols.ip.tcp.TcpHandler;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
@@ -440,10 +439,9 @@ public final class UnetRealBandwidth {
     }
 
     /** Node B: listens, reads everything, checks each byte against the pattern at its stream position. */
-    private static final class TcpSink extends NodeThread implements TcpHandler {
+    private static final class TcpSink extends TcpServerThread {
         private final MemorySegment buffer = MemorySegment.ofArray(new byte[1 << 16]);
         private final MemorySegment pattern = pattern((1 << 16) + PERIOD);
-        private TcpConnection connection;
         /** Stream bytes read; written after the times, so a reader of it sees them. */
         volatile long read;
         /** The stream position where the current size starts: the read crossing it is the size's first. */
@@ -452,26 +450,12 @@ public final class UnetRealBandwidth {
         volatile long lastNanos;
 
         TcpSink(Node node) {
-            super(node, "unet-tcp-sink");
-        }
-
-        @Override
-        void setUp() {
-            node.tcp.listen(PORT, this);
-        }
-
-        @Override
-        public void onEstablished(TcpConnection c, long nowNanos) {
-            connection = c;
+            super(node, "unet-tcp-sink", PORT);
         }
 
         /** Reads what arrived and checks it against the pattern. @return bytes read */
         @Override
-        int work() {
-            TcpConnection c = connection;
-            if (c == null) {
-                return 0;
-            }
+        int serve(TcpConnection c) {
             int n = c.read(buffer, 0, (int) buffer.byteSize(), System.nanoTime());
             if (n <= 0) {
                 return 0;

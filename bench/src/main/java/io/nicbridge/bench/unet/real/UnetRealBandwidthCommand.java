@@ -1,7 +1,6 @@
 package io.nicbridge.bench.unet.real;
 
 import io.nicbridge.bench.real.RealLinks;
-import io.nicbridge.bench.verdict.ExitCodes;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
@@ -47,11 +46,7 @@ public final class UnetRealBandwidthCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        String missing = RealLinks.missing();
-        if (missing != null) {
-            return RealLinks.cannotRun(out, "unet real-bandwidth", missing);
-        }
-        try {
+        return RealLinks.run(out, "unet real-bandwidth", () -> {
             boolean udp = false;
             boolean tcp = false;
             for (String p : protocols) {
@@ -64,10 +59,6 @@ public final class UnetRealBandwidthCommand implements Callable<Integer> {
             return new UnetRealBandwidth(out, count != null ? count : quick ? 2000 : 20000,
                 trials != null ? trials : quick ? 3 : 5, !noLoopback).sizes(sizes != null ? sizes : quick
                 ? UnetRealBandwidth.QUICK_SIZES : UnetRealBandwidth.DEFAULT_SIZES, udp, tcp);
-        } catch (IllegalArgumentException e) {
-            out.println("nic unet real-bandwidth: " + e.getMessage());
-            out.flush();
-            return ExitCodes.USAGE;
-        }
+        });
     }
 }

@@ -12,7 +12,6 @@ import io.nicbridge.bridge.platform.UdpBaseline;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.protocols.ip.UdpPcb;
 import io.nicbridge.protocols.ip.tcp.TcpConnection;
-import io.nicbridge.protocols.ip.tcp.TcpHandler;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
@@ -79,16 +78,7 @@ public final class UnetRealLatency {
     public UnetRealLatency(PrintWriter out, int[] sizes, int count, int warmup, int trials, List<String> waits,
                            List<String> protocols, boolean loopback, boolean acceptInconclusive) {
         this.out = out;
-        for (int s : sizes) {
-            if (s < 1 || s > 1472) {
-                throw new IllegalArgumentException("--sizes must be 1..1472 bytes (one 1500-byte frame for the kernel),"
-                    + " was " + s);
-            }
-        }
-        if (count < 1 || warmup < 0 || trials < 1) {
-            throw new IllegalArgumentException("--count must be >= 1, --warmup >= 0 and --trials >= 1, were " + count
-                + ", " + warmup + ", " + trials);
-        }
+        InterleavedTrials.checkRoundTrips(sizes, 1472, "one 1500-byte frame for the kernel", count, warmup, trials);
         this.sizes = sizes.clone();
         this.count = count;
         this.warmup = warmup;
@@ -97,11 +87,7 @@ public final class UnetRealLatency {
         this.acceptInconclusive = acceptInconclusive;
         this.waits = new ArrayList<>();
         for (String w : waits) {
-            this.waits.add(switch (w.trim().toLowerCase(Locale.ROOT)) {
-                case "block" -> Wait.BLOCK;
-                case "spin", "busy" -> Wait.SPIN;
-                default -> throw new IllegalArgumentException("--waits: block or spin, was '" + w + "'");
-            });
+            this.waits.add(InterleavedTrials.spins(w) ? Wait.SPIN : Wait.BLOCK);
         }
         if (this.waits.isEmpty()) {
             throw new IllegalArgumentException("--waits must name at least one wait mode");
@@ -352,33 +338,18 @@ public final class UnetRealLatency {
     }
 
     /** Node B: listens, and writes every byte it reads back on the same connection, until stopped. */
-    private static final class TcpEcho extends NodeThread implements TcpHandler {
+    private static final class TcpEcho extends TcpServerThread {
         private final MemorySegment buffer = MemorySegment.ofArray(new byte[1 << 14]);
-        private TcpConnection connection;
         private int pending;
         private int sent;
 
         TcpEcho(Node node) {
-            super(node, "unet-tcp-echo");
-        }
-
-        @Override
-        void setUp() {
-            node.tcp.listen(PORT, this);
-        }
-
-        @Override
-        public void onEstablished(TcpConnection c, long nowNanos) {
-            connection = c;
+            super(node, "unet-tcp-echo", PORT);
         }
 
         /** Writes out what is pending, then reads more when all of it went. @return bytes moved */
         @Override
-        int work() {
-            TcpConnection c = connection;
-            if (c == null) {
-                return 0;
-            }
+        int serve(TcpConnection c) {
             long now = System.nanoTime();
             int moved = 0;
             if (sent < pending) {

@@ -2,7 +2,6 @@ package io.nicbridge.bench.unet.real;
 
 import io.nicbridge.bench.real.RealLinks;
 import io.nicbridge.bench.real.RoundTripTrialOptions;
-import io.nicbridge.bench.verdict.ExitCodes;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -46,18 +45,8 @@ public final class UnetRealLatencyCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        String missing = RealLinks.missing();
-        if (missing != null) {
-            return RealLinks.cannotRun(out, "unet real-latency", missing);
-        }
-        try {
-            return new UnetRealLatency(out, sizes != null ? sizes : trials.quick() ? UnetRealLatency.QUICK_SIZES
-                : UnetRealLatency.DEFAULT_SIZES, trials.count(), trials.warmup(), trials.trials(), waits, protocols,
-                !noLoopback, trials.acceptInconclusive()).run();
-        } catch (IllegalArgumentException e) {
-            out.println("nic unet real-latency: " + e.getMessage());
-            out.flush();
-            return ExitCodes.USAGE;
-        }
+        return RealLinks.run(out, "unet real-latency", () -> new UnetRealLatency(out, sizes != null ? sizes
+            : trials.quick() ? UnetRealLatency.QUICK_SIZES : UnetRealLatency.DEFAULT_SIZES, trials.count(),
+            trials.warmup(), trials.trials(), waits, protocols, !noLoopback, trials.acceptInconclusive()).run());
     }
 }

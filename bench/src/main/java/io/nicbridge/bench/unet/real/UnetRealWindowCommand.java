@@ -1,7 +1,6 @@
 package io.nicbridge.bench.unet.real;
 
 import io.nicbridge.bench.real.RealLinks;
-import io.nicbridge.bench.verdict.ExitCodes;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -41,18 +40,8 @@ public final class UnetRealWindowCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        String missing = RealLinks.missing();
-        if (missing != null) {
-            return RealLinks.cannotRun(out, "unet real-window", missing);
-        }
-        try {
-            return new UnetRealBandwidth(out, count != null ? count : quick ? 1000 : 10000,
-                trials != null ? trials : quick ? 3 : 5, !noLoopback).windows(windows != null ? windows : quick
-                ? UnetRealBandwidth.QUICK_WINDOWS : UnetRealBandwidth.DEFAULT_WINDOWS);
-        } catch (IllegalArgumentException e) {
-            out.println("nic unet real-window: " + e.getMessage());
-            out.flush();
-            return ExitCodes.USAGE;
-        }
+        return RealLinks.run(out, "unet real-window", () -> new UnetRealBandwidth(out, count != null ? count
+            : quick ? 1000 : 10000, trials != null ? trials : quick ? 3 : 5, !noLoopback).windows(windows != null
+            ? windows : quick ? UnetRealBandwidth.QUICK_WINDOWS : UnetRealBandwidth.DEFAULT_WINDOWS));
     }
 }
