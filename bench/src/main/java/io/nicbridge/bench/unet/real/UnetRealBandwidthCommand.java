@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -23,22 +24,12 @@ public final class UnetRealBandwidthCommand implements Callable<Integer> {
                 + " --quick: 256,1472,4096).")
     int[] sizes;
 
-    @Option(names = "--count", description = "Messages per stream, size, stack and trial (default: 20000; --quick:"
-        + " 2000).")
-    Integer count;
-
-    @Option(names = "--trials", description = "Interleaved trials (default: 5; --quick: 3).")
-    Integer trials;
+    @Mixin
+    StreamTrialOptions options = new StreamTrialOptions();
 
     @Option(names = "--protocols", split = ",", defaultValue = "udp,tcp",
             description = "Which transports: udp, tcp (default: ${DEFAULT-VALUE}).")
     List<String> protocols;
-
-    @Option(names = "--no-loopback", description = "Leave out the kernel over loopback.")
-    boolean noLoopback;
-
-    @Option(names = "--quick", description = "A short run (fewer sizes, messages and trials).")
-    boolean quick;
 
     @Spec
     CommandSpec spec;
@@ -56,8 +47,7 @@ public final class UnetRealBandwidthCommand implements Callable<Integer> {
                     default -> throw new IllegalArgumentException("--protocols: udp or tcp, was '" + p + "'");
                 }
             }
-            return new UnetRealBandwidth(out, count != null ? count : quick ? 2000 : 20000,
-                trials != null ? trials : quick ? 3 : 5, !noLoopback).sizes(sizes != null ? sizes : quick
+            return options.runner(out, 20000).sizes(sizes != null ? sizes : options.quick()
                 ? UnetRealBandwidth.QUICK_SIZES : UnetRealBandwidth.DEFAULT_SIZES, udp, tcp);
         });
     }

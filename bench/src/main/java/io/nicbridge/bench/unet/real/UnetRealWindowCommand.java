@@ -4,6 +4,7 @@ import io.nicbridge.bench.real.RealLinks;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -21,18 +22,8 @@ public final class UnetRealWindowCommand implements Callable<Integer> {
                 + " 4096,8192,65536).")
     int[] windows;
 
-    @Option(names = "--count", description = "4096-byte writes per window, stack and trial (default: 10000;"
-        + " --quick: 1000).")
-    Integer count;
-
-    @Option(names = "--trials", description = "Interleaved trials (default: 5; --quick: 3).")
-    Integer trials;
-
-    @Option(names = "--no-loopback", description = "Leave out the kernel over loopback.")
-    boolean noLoopback;
-
-    @Option(names = "--quick", description = "A short run (fewer windows, writes and trials).")
-    boolean quick;
+    @Mixin
+    StreamTrialOptions options = new StreamTrialOptions();
 
     @Spec
     CommandSpec spec;
@@ -40,8 +31,7 @@ public final class UnetRealWindowCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        return RealLinks.run(out, "unet real-window", () -> new UnetRealBandwidth(out, count != null ? count
-            : quick ? 1000 : 10000, trials != null ? trials : quick ? 3 : 5, !noLoopback).windows(windows != null
-            ? windows : quick ? UnetRealBandwidth.QUICK_WINDOWS : UnetRealBandwidth.DEFAULT_WINDOWS));
+        return RealLinks.run(out, "unet real-window", () -> options.runner(out, 10000).windows(windows != null
+            ? windows : options.quick() ? UnetRealBandwidth.QUICK_WINDOWS : UnetRealBandwidth.DEFAULT_WINDOWS));
     }
 }
