@@ -19,7 +19,9 @@ import picocli.CommandLine.Option;
             + " bridge's U-Net API, in virtual time beside the U-Net paper's figures.",
         subcommands = {UnetCommands.PingPong.class, UnetCommands.Throughput.class, UnetCommands.AmLatency.class,
             UnetCommands.AmBandwidth.class, UnetCommands.UdpLatency.class, UnetCommands.UdpBandwidth.class,
-            io.nicbridge.bench.unet.real.UdpRealLatencyCommand.class,
+            io.nicbridge.bench.unet.real.UnetRealLatencyCommand.class,
+            io.nicbridge.bench.unet.real.UnetRealBandwidthCommand.class,
+            io.nicbridge.bench.unet.real.UnetRealWindowCommand.class,
             io.nicbridge.bench.unet.real.UnetRealPingPongCommand.class,
             io.nicbridge.bench.unet.real.UnetRealFloodCommand.class})
 final class UnetCommands extends GroupCommand {

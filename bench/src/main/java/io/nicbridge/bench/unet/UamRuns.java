@@ -4,22 +4,13 @@ import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
-import io.nicbridge.bridge.time.Timer;
 import io.nicbridge.protocols.am.AmConfig;
 import io.nicbridge.protocols.am.AmCore;
 import io.nicbridge.protocols.am.SplitCStore;
-import io.nicbridge.protocols.core.Guarantee;
-import io.nicbridge.protocols.core.ProtocolCore;
 import io.nicbridge.protocols.runner.CoreBuilder;
 import io.nicbridge.protocols.runner.NodeApplication;
-import io.nicbridge.protocols.runner.NodeRunner;
-import io.nicbridge.protocols.runner.NodeSlowness;
-import io.nicbridge.sim.engine.EngineMode;
-import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.sba200.Sba200Timing;
-import io.nicbridge.sim.testbed.UnetLinkTestbed;
 import java.lang.foreign.MemorySegment;
-import java.util.Set;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -44,44 +35,10 @@ public final class UamRuns {
     static final int BOUNCE = 3;
     static final int BACK = 4;
     static final int SINK = 5;
-    private static final long LIMIT_NANOS = 10_000_000_000L;
+    static final int TX_BUFFERS = 16;
+    static final int RX_BUFFERS = 40;
 
     private UamRuns() {
-    }
-
-    /** A two-node world: testbed, CPUs on its virtual clock, a runner. */
-    private static final class World implements AutoCloseable {
-        final UnetLinkTestbed tb;
-        final VirtualTimeBase time;
-        final HostCpu[] cpus;
-        final NodeRunner runner;
-
-        World(Sba200Timing timing, CostTable costs, CoreBuilder cores, NodeApplication app) {
-            tb = UnetLinkTestbed.builder(EngineMode.VIRTUAL).timing(timing).buffers(CONFIG.linkMtu(), 16, 40)
-                    .receiveQueue(128).build();
-            time = tb.virtualTimeBase();
-            cpus = HostCpu.forNodes(2, costs, time);
-            runner = new NodeRunner(time, tb.links(), cpus, cores, app, NodeSlowness.NONE);
-        }
-
-        /** Runs {@code start} on the world's thread, then the world until {@code done}. */
-        void run(Runnable start, BooleanSupplier done, String what) {
-            Timer t = time.newTimer("start", start);
-            t.armAfter(0);
-            if (!time.runUntil(done, time.nanoTime() + LIMIT_NANOS)) {
-                throw new IllegalStateException(what + " did not finish: " + runner.node(0).core() + " / "
-                        + runner.node(1).core());
-            }
-        }
-
-        AmCore am(int i) {
-            return (AmCore) runner.node(i).core();
-        }
-
-        @Override
-        public void close() {
-            tb.close();
-        }
     }
 
     /** Round trips: {min, max} in simulated nanoseconds over {@code count} after {@code warmup}. */
@@ -131,7 +88,7 @@ public final class UamRuns {
      * application builds its message in the segment), the echoing node copies each arrival back, the other counts
      * arrivals and stamps the last one with its CPU's time.
      */
-    static final class RawCore implements ProtocolCore {
+    static final class RawCore extends TimerlessCore {
         private final Link link;
         private final HostCpu cpu;
         private final boolean echo;
@@ -169,34 +126,6 @@ public final class UamRuns {
             arrivals++;
             lastArrival = cpu.now();
         }
-
-        @Override
-        public void onWritable(Link from) {
-        }
-
-        @Override
-        public void onTimer() {
-        }
-
-        @Override
-        public long nextDeadline() {
-            return NO_DEADLINE;
-        }
-
-        @Override
-        public Set<Guarantee> guarantees() {
-            return Set.of();
-        }
-
-        @Override
-        public int bufferedMessages() {
-            return 0;
-        }
-
-        @Override
-        public int bufferCapacity() {
-            return 0;
-        }
     }
 
     /** Raw U-Net round trips of {@code size}-byte messages (1 .. the link's mtu). */
@@ -217,7 +146,7 @@ public final class UamRuns {
                 }
             }
         };
-        try (World w = new World(timing, costs, (link, clock, cpu) -> new RawCore(link, cpu, link.self() == 1), app)) {
+        try (UnetWorld w = world(timing, costs, (link, clock, cpu) -> new RawCore(link, cpu, link.self() == 1), app)) {
             w.run(() -> {
                 r.start = w.cpus[0].now();
                 ((RawCore) w.runner.node(0).core()).send(size);
@@ -240,7 +169,7 @@ public final class UamRuns {
                 sent[0]++;
             }
         };
-        try (World w = new World(timing, costs, (link, clock, cpu) -> new RawCore(link, cpu, false), app)) {
+        try (UnetWorld w = world(timing, costs, (link, clock, cpu) -> new RawCore(link, cpu, false), app)) {
             RawCore sink = (RawCore) w.runner.node(1).core();
             w.run(() -> {
                 start[0] = w.cpus[0].now();
@@ -267,9 +196,9 @@ public final class UamRuns {
     public static Rtt amRoundTrip(int warmup, int count, Sba200Timing timing, CostTable costs) {
         Rounds r = new Rounds(warmup, count);
         NodeApplication app = node -> ((AmCore) node.core()).poll();
-        try (World w = new World(timing, costs, amCores(false, null), app)) {
-            AmCore a = w.am(0);
-            AmCore b = w.am(1);
+        try (UnetWorld w = world(timing, costs, amCores(false, null), app)) {
+            AmCore a = am(w, 0);
+            AmCore b = am(w, 1);
             b.register(ECHO, (t, a0, a1, a2, a3) -> b.reply(t, PONG, a0, a1, a2, a3));
             a.register(ECHO, (t, a0, a1, a2, a3) -> { });
             a.register(PONG, (t, a0, a1, a2, a3) -> {
@@ -296,9 +225,9 @@ public final class UamRuns {
     public static Rtt amBlockRoundTrip(int size, int warmup, int count, Sba200Timing timing, CostTable costs) {
         Rounds r = new Rounds(warmup, count);
         NodeApplication app = node -> ((AmCore) node.core()).poll();
-        try (World w = new World(timing, costs, amCores(false, null), app)) {
-            AmCore a = w.am(0);
-            AmCore b = w.am(1);
+        try (UnetWorld w = world(timing, costs, amCores(false, null), app)) {
+            AmCore a = am(w, 0);
+            AmCore b = am(w, 1);
             for (AmCore c : new AmCore[] {a, b}) {
                 c.register(BOUNCE, (t, address, nbytes, arg, u) -> require(
                         c.store(t.source(), c.memory(), address, 0, nbytes, BACK, arg), "the bounce store"));
@@ -338,7 +267,7 @@ public final class UamRuns {
                 }
             }
         };
-        try (World w = new World(timing, costs, amCores(true, split), app)) {
+        try (UnetWorld w = world(timing, costs, amCores(true, split), app)) {
             cpu0[0] = w.cpus[0];
             w.run(() -> {
                 r.start = w.cpus[0].now();
@@ -397,10 +326,10 @@ public final class UamRuns {
                 issued[0]++;
             }
         };
-        try (World w = new World(timing, costs, amCores(kind == Transfer.SPLITC_BULK, split), app)) {
+        try (UnetWorld w = world(timing, costs, amCores(kind == Transfer.SPLITC_BULK, split), app)) {
             for (int i = 0; i < 2; i++) {
                 HostCpu cpu = w.cpus[i];
-                w.am(i).register(SINK, (t, a, n, arg, u) -> {
+                am(w, i).register(SINK, (t, a, n, arg, u) -> {
                     completed[0]++;
                     last[0] = cpu.now();
                 });
@@ -415,6 +344,15 @@ public final class UamRuns {
             long end = kind == Transfer.SPLITC_BULK ? w.cpus[0].now() : last[0];
             return new Bandwidth(size, blocks, end - start[0]);
         }
+    }
+
+    /** The world of every run here: buffers of the AM configuration's link MTU. */
+    private static UnetWorld world(Sba200Timing timing, CostTable costs, CoreBuilder cores, NodeApplication app) {
+        return new UnetWorld(timing, costs, CONFIG.linkMtu(), TX_BUFFERS, RX_BUFFERS, cores, app);
+    }
+
+    private static AmCore am(UnetWorld w, int node) {
+        return (AmCore) w.core(node);
     }
 
     static double mbits(long bytes, long nanos) {

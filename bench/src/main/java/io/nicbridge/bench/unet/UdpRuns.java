@@ -3,9 +3,7 @@ package io.nicbridge.bench.unet;
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
-import io.nicbridge.bridge.time.Timer;
-import io.nicbridge.protocols.core.Guarantee;
-import io.nicbridge.protocols.core.ProtocolCore;
+import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.protocols.ip.Ipv4Address;
 import io.nicbridge.protocols.ip.Ipv4Stack;
 import io.nicbridge.protocols.ip.Udp;
@@ -13,15 +11,8 @@ import io.nicbridge.protocols.ip.UdpPcb;
 import io.nicbridge.protocols.ip.UdpReceiver;
 import io.nicbridge.protocols.ip.UnetIpLink;
 import io.nicbridge.protocols.runner.NodeApplication;
-import io.nicbridge.protocols.runner.NodeRunner;
-import io.nicbridge.protocols.runner.NodeSlowness;
-import io.nicbridge.sim.engine.EngineMode;
-import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.sba200.Sba200Timing;
-import io.nicbridge.sim.testbed.UnetLinkTestbed;
 import java.lang.foreign.MemorySegment;
-import java.util.Set;
-import java.util.function.BooleanSupplier;
 
 /**
  * UDP over U-Net (the paper's section 7.6, Table 3's UDP row and Figure 7) on two emulated SBA-200s through the ATM
@@ -37,13 +28,12 @@ public final class UdpRuns {
     static final int PORT_1 = 5002;
     static final int TX_BUFFERS = 16;
     static final int RX_BUFFERS = 48;
-    private static final long LIMIT_NANOS = 10_000_000_000L;
 
     private UdpRuns() {
     }
 
     /** The IP stack and UDP of one node as the runner's core: frames in through the U-Net link, no timers. */
-    static final class UdpCore implements ProtocolCore {
+    static final class UdpCore extends TimerlessCore {
         final UnetIpLink link;
         final Ipv4Stack ip;
         final Udp udp;
@@ -60,67 +50,6 @@ public final class UdpRuns {
         @Override
         public void onFrame(Link from, int rxHandle) {
             link.deliver(from, rxHandle, cpu.now());
-        }
-
-        @Override
-        public void onWritable(Link from) {
-        }
-
-        @Override
-        public void onTimer() {
-        }
-
-        @Override
-        public long nextDeadline() {
-            return NO_DEADLINE;
-        }
-
-        @Override
-        public Set<Guarantee> guarantees() {
-            return Set.of();
-        }
-
-        @Override
-        public int bufferedMessages() {
-            return 0;
-        }
-
-        @Override
-        public int bufferCapacity() {
-            return 0;
-        }
-    }
-
-    /** Two nodes, their CPUs on the virtual clock, a runner. */
-    private static final class World implements AutoCloseable {
-        final UnetLinkTestbed tb;
-        final VirtualTimeBase time;
-        final HostCpu[] cpus;
-        final NodeRunner runner;
-
-        World(Sba200Timing timing, CostTable costs, NodeApplication app) {
-            tb = UnetLinkTestbed.builder(EngineMode.VIRTUAL).timing(timing)
-                    .buffers(Ipv4Stack.UNET_MTU, TX_BUFFERS, RX_BUFFERS).receiveQueue(128).build();
-            time = tb.virtualTimeBase();
-            cpus = HostCpu.forNodes(2, costs, time);
-            runner = new NodeRunner(time, tb.links(), cpus, (link, clock, cpu) -> new UdpCore(link, cpu), app,
-                    NodeSlowness.NONE);
-        }
-
-        UdpCore core(int i) {
-            return (UdpCore) runner.node(i).core();
-        }
-
-        /** Runs {@code start} on the world's thread, then the world until {@code done} (or the limit). */
-        boolean run(Runnable start, BooleanSupplier done) {
-            Timer t = time.newTimer("start", start);
-            t.armAfter(0);
-            return time.runUntil(done, time.nanoTime() + LIMIT_NANOS);
-        }
-
-        @Override
-        public void close() {
-            tb.close();
         }
     }
 
@@ -142,7 +71,8 @@ public final class UdpRuns {
         }
         long[] state = {0, 0, Long.MAX_VALUE, Long.MIN_VALUE}; // done, start, min, max
         MemorySegment message = MemorySegment.ofArray(new byte[size]);
-        try (World w = new World(timing, costs, NodeApplication.NONE)) {
+        try (UnetWorld w = new UnetWorld(timing, costs, Ipv4Stack.UNET_MTU, TX_BUFFERS, RX_BUFFERS, UdpRuns::core,
+                NodeApplication.NONE)) {
             UdpPcb[] pa = new UdpPcb[1];
             UdpReceiver atZero = (pcb, src, sp, d, off, len, now) -> {
                 long t = w.cpus[0].now();
@@ -159,17 +89,17 @@ public final class UdpRuns {
                     require(pcb.send(IP_1, PORT_1, message, 0, size, t), "the next datagram");
                 }
             };
-            pa[0] = w.core(0).udp.bind(PORT_0, atZero, checksum);
-            w.core(1).udp.bind(PORT_1, (pcb, src, sp, d, off, len, now) ->
+            pa[0] = core(w, 0).udp.bind(PORT_0, atZero, checksum);
+            core(w, 1).udp.bind(PORT_1, (pcb, src, sp, d, off, len, now) ->
                     require(pcb.send(src, sp, d, off, len, now), "the echo"), checksum);
-            boolean done = w.run(() -> {
+            boolean done = w.runUntil(() -> {
                 state[1] = w.cpus[0].now();
                 require(pa[0].send(IP_1, PORT_1, message, 0, size, state[1]), "the first datagram");
                 w.runner.node(0).applicationActed();
             }, () -> state[0] >= warmup + count);
             if (!done) {
                 throw new IllegalStateException("UDP round trips of " + size + " B did not finish (a datagram lost?): "
-                        + w.core(0).ip + " / " + w.core(1).ip);
+                        + core(w, 0).ip + " / " + core(w, 1).ip);
             }
             return new Rtt(state[2], state[3]);
         }
@@ -211,23 +141,24 @@ public final class UdpRuns {
                 sent[0]++;
             }
         };
-        try (World w = new World(timing, costs, app)) {
-            pa[0] = w.core(0).udp.bind(PORT_0, (pcb, src, sp, d, off, len, now) -> { }, checksum);
-            w.core(1).udp.bind(PORT_1, (pcb, src, sp, d, off, len, now) -> {
+        try (UnetWorld w = new UnetWorld(timing, costs, Ipv4Stack.UNET_MTU, TX_BUFFERS, RX_BUFFERS, UdpRuns::core,
+                app)) {
+            pa[0] = core(w, 0).udp.bind(PORT_0, (pcb, src, sp, d, off, len, now) -> { }, checksum);
+            core(w, 1).udp.bind(PORT_1, (pcb, src, sp, d, off, len, now) -> {
                 received[0]++;
                 last[0] = w.cpus[1].now();
             }, checksum);
-            w.run(() -> {
+            w.runUntil(() -> {
                 first[0] = w.cpus[0].now();
                 app.afterEvent(w.runner.node(0));
                 w.runner.node(0).applicationActed();
             }, () -> received[0] >= messages);
             if (sent[0] < messages) {
                 throw new IllegalStateException("the UDP stream of " + size + " B sent only " + sent[0] + " of "
-                        + messages + ": " + w.core(0).ip);
+                        + messages + ": " + core(w, 0).ip);
             }
             if (received[0] == 0) {
-                throw new IllegalStateException("the UDP stream of " + size + " B delivered nothing: " + w.core(1).ip);
+                throw new IllegalStateException("the UDP stream of " + size + " B delivered nothing: " + core(w, 1).ip);
             }
             var st = w.tb.kernel(1).readStatistics();
             String drops = String.format(java.util.Locale.ROOT, "receiving card: cell FIFO overflow %d, no free buffer"
@@ -237,6 +168,14 @@ public final class UdpRuns {
                     + st.aal5CrcErrors();
             return new Stream(size, sent[0], received[0], last[0] - first[0], counted, drops);
         }
+    }
+
+    private static UdpCore core(Link link, Scheduler clock, HostCpu cpu) {
+        return new UdpCore(link, cpu);
+    }
+
+    private static UdpCore core(UnetWorld w, int node) {
+        return (UdpCore) w.core(node);
     }
 
     private static void checkSize(int size) {

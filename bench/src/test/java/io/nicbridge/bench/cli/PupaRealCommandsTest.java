@@ -4,15 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.bench.verdict.ExitCodes;
-import io.nicbridge.bridge.platform.VethPair;
-import io.nicbridge.bridge.shim.ShimBackendProvider;
-import io.nicbridge.bridge.spi.Availability;
-import io.nicbridge.testing.Capability;
-import io.nicbridge.testing.Requirements;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * {@code nic pupa real-latency|real-bandwidth}, short real runs on a veth pair (skipped with the reason where
@@ -21,38 +13,10 @@ import picocli.CommandLine;
  * targets themselves depend on the machine, so either verdict is accepted - but it must be the printed one).
  */
 class PupaRealCommandsTest {
-    private record Run(int exit, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = NicCommand.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int exit = cl.execute(args);
-        return new Run(exit, out.toString(), err.toString());
-    }
-
-    private static void assumeRealLinks() {
-        Availability shim = new ShimBackendProvider().availability();
-        Requirements.assume(Capability.SHIM, shim.available(), shim::reason);
-        Availability veth = VethPair.availability();
-        Requirements.assume(Capability.NET, veth.available(), veth::reason);
-    }
-
-    /** The exit code the printed check lines add up to. */
-    private static int expectedExit(String out) {
-        if (out.contains("-> NOT MET") || out.contains("-> FAIL")) {
-            return ExitCodes.CHECK_FAILED;
-        }
-        return out.contains("-> INCONCLUSIVE") ? ExitCodes.INCONCLUSIVE : ExitCodes.OK;
-    }
-
     @Test
     void realLatencyComparesPupaWithKernelTcpAndItsExitCodeIsItsVerdict() {
-        assumeRealLinks();
-        Run r = run("pupa", "real-latency", "--sizes", "4,512", "--count", "100", "--warmup", "20", "--trials", "3",
+        CliRun.assumeRealLinks();
+        CliRun r = CliRun.of("pupa", "real-latency", "--sizes", "4,512", "--count", "100", "--warmup", "20", "--trials", "3",
             "--waits", "spin", "--pinning", "unpinned");
         assertTrue(r.out().contains("integrity check: ") && r.out().contains("every echo arrived whole and byte for"
             + " byte as sent") && r.out().contains("-> PASS"), r.out() + r.err());
@@ -60,28 +24,28 @@ class PupaRealCommandsTest {
             + " TCP's"), r.out());
         assertTrue(r.out().contains("comparison (not a check): busy polling, unpinned, 512 B"), "above 256 B: printed,"
             + " not judged: " + r.out());
-        assertEquals(expectedExit(r.out()), r.exit(), r.out() + r.err());
+        assertEquals(r.expectedExit(), r.exit(), r.out() + r.err());
     }
 
     @Test
     void realBandwidthStreamsAllThreeStacksIntactWithOffloadsOffAndOn() {
-        assumeRealLinks();
-        Run r = run("pupa", "real-bandwidth", "--sizes", "4096", "--count", "400", "--trials", "3");
+        CliRun.assumeRealLinks();
+        CliRun r = CliRun.of("pupa", "real-bandwidth", "--sizes", "4096", "--count", "400", "--trials", "3");
         assertTrue(r.out().contains("offloads off (ethtool") && r.out().contains("offloads on (ethtool"), r.out()
             + r.err());
         assertTrue(r.out().contains("messages streamed: every one arrived once, in order and intact") && r.out()
             .contains("-> PASS"), r.out() + r.err());
         assertTrue(r.out().contains("anchor check: offloads off, 4096 B: sender-controlled / TCP"), r.out());
-        assertEquals(expectedExit(r.out()), r.exit(), r.out() + r.err());
+        assertEquals(r.expectedExit(), r.exit(), r.out() + r.err());
     }
 
     @Test
     void badSizesAreRefusedNamingTheOption() {
-        assumeRealLinks();
-        Run r = run("pupa", "real-latency", "--sizes", "2000");
+        CliRun.assumeRealLinks();
+        CliRun r = CliRun.of("pupa", "real-latency", "--sizes", "2000");
         assertEquals(ExitCodes.USAGE, r.exit());
         assertTrue(r.err().contains("--sizes must be 1..1436"), r.err());
-        Run b = run("pupa", "real-bandwidth", "--sizes", "4");
+        CliRun b = CliRun.of("pupa", "real-bandwidth", "--sizes", "4");
         assertEquals(ExitCodes.USAGE, b.exit());
         assertTrue(b.err().contains("--sizes must be 8.."), b.err());
     }

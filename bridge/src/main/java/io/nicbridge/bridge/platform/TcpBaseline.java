@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 
 /**
- * Kernel TCP over a {@link VethPair}: the reference the Pupa paper compares with (section 3, "TCP with the NO_DELAY
- * option"), one connection across the pair for a whole run, driven through the C library's sockets so that the
- * options Java has no name for ({@code SO_BUSY_POLL}) can be set.
+ * Kernel TCP over a {@link VethPair} (or any {@link KernelPath}, e.g. {@link LoopbackPath}): the reference the Pupa
+ * paper compares with (section 3, "TCP with the NO_DELAY option"), one connection across the pair for a whole run,
+ * driven through the C library's sockets so that the options Java has no name for ({@code SO_BUSY_POLL}) can be set.
  * <pre>
  *   netns A: client socket 10.X.Y.1:ephemeral  ==TCP==  netns B: accepted socket 10.X.Y.2:PORT
  *            TCP_NODELAY (and SO_BUSY_POLL)               TCP_NODELAY (and SO_BUSY_POLL)
@@ -35,13 +35,13 @@ public final class TcpBaseline implements AutoCloseable {
     /** How a receiver waits for bytes. */
     public enum Wait { BLOCK, SPIN }
 
-    private final VethPair pair;
+    private final KernelPath pair;
     private final int client;
     private final int server;
     private final boolean busyPoll;
     private boolean closed;
 
-    private TcpBaseline(VethPair pair, int client, int server, boolean busyPoll) {
+    private TcpBaseline(KernelPath pair, int client, int server, boolean busyPoll) {
         this.pair = pair;
         this.client = client;
         this.server = server;
@@ -54,8 +54,27 @@ public final class TcpBaseline implements AutoCloseable {
      *
      * @throws IOException when a socket call fails (the call and errno named)
      */
-    public static TcpBaseline open(VethPair pair, boolean busyPoll) throws IOException {
+    public static TcpBaseline open(KernelPath pair, boolean busyPoll) throws IOException {
+        return open(pair, busyPoll, 0);
+    }
+
+    /**
+     * {@link #open(KernelPath, boolean)} with both sockets' {@code SO_SNDBUF} and {@code SO_RCVBUF} set to
+     * {@code socketBuffer} bytes before the connection is made (the listener's are inherited by the accepted socket;
+     * the receive buffer set before the handshake bounds the window scale offered), or the kernel's defaults (and
+     * autotuning) when 0. Linux doubles the value for its bookkeeping and advertises a share of the doubled buffer
+     * (net.ipv4.tcp_adv_win_scale), so the window is about {@code socketBuffer}, with autotuning off for the socket:
+     * how the U-Net paper's Figure 8 sets the kernel's window.
+     *
+     * @param socketBuffer 0, or 1024 .. 64 MiB
+     * @throws IOException when a socket call fails (the call and errno named)
+     */
+    public static TcpBaseline open(KernelPath pair, boolean busyPoll, int socketBuffer) throws IOException {
         Objects.requireNonNull(pair, "pair");
+        if (socketBuffer != 0 && (socketBuffer < 1024 || socketBuffer > (64 << 20))) {
+            throw new IllegalArgumentException("socketBuffer must be 0 (kernel default) or 1024..64 MiB, was "
+                + socketBuffer);
+        }
         if (!pair.hasIpv4()) {
             throw new IllegalArgumentException(pair + " has no IPv4 addresses; build it with ipv4(true)");
         }
@@ -65,10 +84,12 @@ public final class TcpBaseline implements AutoCloseable {
             MemorySegment state = Libc.newCallState(a);
             listener = socketIn(pair.namespaceB());
             one(state, listener, Libc.SOL_SOCKET, Libc.SO_REUSEADDR, 1, "SO_REUSEADDR");
+            buffers(state, listener, socketBuffer);
             MemorySegment addrB = sockaddr(a, pair.addressB().getAddress(), PORT);
             check(state, Libc.bind(state, listener, addrB, (int) addrB.byteSize()), "bind");
             check(state, Libc.listen(state, listener, 1), "listen");
             client = socketIn(pair.namespaceA());
+            buffers(state, client, socketBuffer);
             int l = listener;
             AtomicReference<Object> accepted = new AtomicReference<>();
             Thread acceptor = Thread.ofPlatform().name("tcp-accept").start(() -> {
@@ -323,6 +344,13 @@ public final class TcpBaseline implements AutoCloseable {
         s.set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 2, (short) port);
         MemorySegment.copy(address, 0, s, ValueLayout.JAVA_BYTE, 4, 4);
         return s;
+    }
+
+    private static void buffers(MemorySegment state, int fd, int bytes) throws IOException {
+        if (bytes > 0) {
+            one(state, fd, Libc.SOL_SOCKET, Libc.SO_SNDBUF, bytes, "SO_SNDBUF");
+            one(state, fd, Libc.SOL_SOCKET, Libc.SO_RCVBUF, bytes, "SO_RCVBUF");
+        }
     }
 
     private static void one(MemorySegment state, int fd, int level, int option, int value, String name)

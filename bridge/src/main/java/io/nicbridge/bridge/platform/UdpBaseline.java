@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
- * Kernel UDP over a {@link VethPair}: the reference the native shim's ping-pong is compared with, measured over the
- * same link with plain {@link DatagramChannel}s.
+ * Kernel UDP over a {@link VethPair} (or any {@link KernelPath}, e.g. {@link LoopbackPath}): the reference the
+ * native shim's ping-pong is compared with, measured over the same link with plain {@link DatagramChannel}s.
  * <pre>
  *   netns A (calling thread drives)              netns B (echo / counting thread)
  *   client DatagramChannel 10.X.Y.1:p  --UDP-->  server DatagramChannel 10.X.Y.2:q
@@ -55,28 +55,28 @@ public final class UdpBaseline {
      * @throws IOException when a channel fails, an echo differs from what was sent, or a round trip takes longer
      *                     than 2 s (a lost datagram)
      */
-    public static Histogram roundTrip(VethPair pair, int payloadBytes, int warmup, int roundTrips)
+    public static Histogram roundTrip(KernelPath pair, int payloadBytes, int warmup, int roundTrips)
         throws IOException {
         return roundTrip(pair, payloadBytes, warmup, roundTrips, false);
     }
 
     /**
-     * {@link #roundTrip(VethPair, int, int, int)} with a choice of how both ends wait: blocking in {@code read}
+     * {@link #roundTrip(KernelPath, int, int, int)} with a choice of how both ends wait: blocking in {@code read}
      * ({@code spin} false), or busy polling ({@code spin} true): both channels non-blocking, each end calling
      * {@code read} until a datagram is there, with {@link Thread#onSpinWait()} between empty reads and a
      * {@link Thread#yield()} after {@value #SPINS_BEFORE_YIELD} of them - a user-level poller's wait, on the kernel's
      * socket.
      */
-    public static Histogram roundTrip(VethPair pair, int payloadBytes, int warmup, int roundTrips, boolean spin)
+    public static Histogram roundTrip(KernelPath pair, int payloadBytes, int warmup, int roundTrips, boolean spin)
         throws IOException {
         return roundTrip(pair, payloadBytes, warmup, roundTrips, spin, NOT_PINNED, NOT_PINNED);
     }
 
-    /** A CPU argument of {@link #roundTrip(VethPair, int, int, int, boolean, int, int)}: the thread is not pinned. */
+    /** A CPU argument of {@link #roundTrip(KernelPath, int, int, int, boolean, int, int)}: the thread is not pinned. */
     public static final int NOT_PINNED = -1;
 
     /**
-     * {@link #roundTrip(VethPair, int, int, int, boolean)} with the client (the calling thread) and the echo thread
+     * {@link #roundTrip(KernelPath, int, int, int, boolean)} with the client (the calling thread) and the echo thread
      * each pinned to one CPU for the round trips ({@link CpuAffinity}; the caller is unpinned again afterwards), as a
      * pinned user-level ping-pong is measured beside it.
      *
@@ -84,7 +84,7 @@ public final class UdpBaseline {
      * @param echoCpu   the echo thread's CPU, or {@link #NOT_PINNED}
      * @throws IllegalArgumentException for a CPU outside {@code [0, CpuAffinity.cpus())}
      */
-    public static Histogram roundTrip(VethPair pair, int payloadBytes, int warmup, int roundTrips, boolean spin,
+    public static Histogram roundTrip(KernelPath pair, int payloadBytes, int warmup, int roundTrips, boolean spin,
                                       int clientCpu, int echoCpu) throws IOException {
         checkPayload(pair, payloadBytes);
         checkCpu("clientCpu", clientCpu);
@@ -209,7 +209,7 @@ public final class UdpBaseline {
      *
      * @throws IOException when a channel fails or no primer gets through within 2 s
      */
-    public static FrameRate frameRate(VethPair pair, int payloadBytes, Duration duration) throws IOException {
+    public static FrameRate frameRate(KernelPath pair, int payloadBytes, Duration duration) throws IOException {
         checkPayload(pair, payloadBytes);
         Objects.requireNonNull(duration, "duration");
         if (duration.isNegative() || duration.isZero()) {
@@ -283,7 +283,7 @@ public final class UdpBaseline {
         }
     }
 
-    private static void checkPayload(VethPair pair, int payloadBytes) {
+    private static void checkPayload(KernelPath pair, int payloadBytes) {
         Objects.requireNonNull(pair, "pair");
         int max = pair.mtu() - IPV4_UDP_HEADERS;
         if (payloadBytes < 1 || payloadBytes > max) {
@@ -328,7 +328,7 @@ public final class UdpBaseline {
             this.server = server;
         }
 
-        static Endpoints open(VethPair pair) throws IOException {
+        static Endpoints open(KernelPath pair) throws IOException {
             DatagramChannel client = null;
             DatagramChannel server = null;
             try {

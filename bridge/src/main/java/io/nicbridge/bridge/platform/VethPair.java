@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * it never throws, also on a pair whose creation failed half-way. A JVM shutdown hook closes pairs a test forgot.
  * {@link #availability()} says whether this machine allows any of it, and why not, for tests to skip with.
  */
-public final class VethPair implements AutoCloseable {
+public final class VethPair implements KernelPath, AutoCloseable {
     /** Linux IFNAMSIZ - 1. */
     public static final int MAX_INTERFACE_NAME = 15;
     /** The IPv4 prefix of the two addresses: a point-to-point /30 holds exactly .1 and .2. */

@@ -37,7 +37,7 @@ public final class RealBandwidthCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        String missing = RealLatencyCommand.missingPrerequisite();
+        String missing = io.nicbridge.bench.real.RealLinks.missing();
         if (missing != null) {
             out.println("pupa real-bandwidth: cannot run here: " + missing);
             out.flush();

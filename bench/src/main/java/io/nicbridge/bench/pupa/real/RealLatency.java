@@ -2,10 +2,9 @@ package io.nicbridge.bench.pupa.real;
 
 import io.nicbridge.bench.pupa.real.PupaShimPair.Node;
 import io.nicbridge.bench.pupa.real.PupaShimPair.Wait;
+import io.nicbridge.bench.real.InterleavedTrials;
 import io.nicbridge.bench.verdict.BootstrapInterval;
-import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
-import io.nicbridge.bench.verdict.Outcome;
 import io.nicbridge.bridge.platform.CpuAffinity;
 import io.nicbridge.bridge.platform.TcpBaseline;
 import io.nicbridge.bridge.platform.VethPair;
@@ -45,7 +44,9 @@ public final class RealLatency {
     /** Target: TCP one-way / Pupa one-way at least this for messages up to {@link #TARGET_MAX_SIZE}, busy polling. */
     static final double TARGET_RATIO = 2.0;
     static final int TARGET_MAX_SIZE = 256;
-    static final long BOOTSTRAP_SEED = 1;
+    /** The stacks' indices in the trials. */
+    private static final int PUPA = 0;
+    private static final int TCP = 1;
     /** The paper's Table 1 (P90 PCs, FreeBSD, SMC EtherPower 10/100, hub): Pupa and TCP one-way microseconds. */
     static final int[] PAPER_SIZES = {4, 32, 64, 128, 256, 512, 1024, 1436};
     static final int[] PAPER_PUPA = {198, 208, 241, 253, 268, 318, 410, 492};
@@ -70,15 +71,7 @@ public final class RealLatency {
     public RealLatency(PrintWriter out, int[] sizes, int count, int warmup, int trials, List<String> waits,
                        List<String> pinnings, boolean acceptInconclusive) {
         this.out = out;
-        for (int s : sizes) {
-            if (s < 1 || s > 1436) {
-                throw new IllegalArgumentException("--sizes must be 1..1436 bytes (one frame), was " + s);
-            }
-        }
-        if (count < 1 || warmup < 0 || trials < 1) {
-            throw new IllegalArgumentException("--count must be >= 1, --warmup >= 0 and --trials >= 1, were " + count
-                + ", " + warmup + ", " + trials);
-        }
+        InterleavedTrials.checkRoundTrips(sizes, 1436, "one frame", count, warmup, trials);
         this.sizes = sizes.clone();
         this.count = count;
         this.warmup = warmup;
@@ -86,11 +79,7 @@ public final class RealLatency {
         this.acceptInconclusive = acceptInconclusive;
         settings = new ArrayList<>();
         for (String w : waits) {
-            Wait wait = switch (w.trim().toLowerCase(Locale.ROOT)) {
-                case "block" -> Wait.BLOCK;
-                case "spin", "busy" -> Wait.SPIN;
-                default -> throw new IllegalArgumentException("--waits: block or spin, was '" + w + "'");
-            };
+            Wait wait = InterleavedTrials.spins(w) ? Wait.SPIN : Wait.BLOCK;
             for (String p : pinnings) {
                 boolean pinned = switch (p.trim().toLowerCase(Locale.ROOT)) {
                     case "unpinned" -> false;
@@ -110,6 +99,7 @@ public final class RealLatency {
         int cpuA = 0;
         int cpuB = CpuAffinity.cpus() > 1 ? 1 : 0;
         CheckLog checks = new CheckLog(out::println);
+        long roundTrips = 0;
         try (VethPair veth = VethPair.builder().ipv4(true).create();
              TcpBaseline tcpBlock = TcpBaseline.open(veth, false);
              TcpBaseline tcpBusy = TcpBaseline.open(veth, true)) {
@@ -117,85 +107,48 @@ public final class RealLatency {
                 + " (tx=send) vs kernel TCP_NODELAY; %d trials x %d round trips (+%d warm-up) per size and stack;"
                 + " pinned = node A on CPU %d, node B on CPU %d; each node does its own card's work%n",
                 veth, trials, count, warmup, cpuA, cpuB);
-            long roundTrips = 0;
             for (Setting s : settings) {
-                double[][] ratios = new double[sizes.length][trials];
-                Histogram[] pupaAll = histograms();
-                Histogram[] tcpAll = histograms();
-                for (int t = 0; t < trials; t++) {
-                    boolean pupaFirst = t % 2 == 0;
-                    Histogram[] pupa = histograms();
-                    Histogram[] tcp = histograms();
-                    for (int turn = 0; turn < 2; turn++) {
-                        if ((turn == 0) == pupaFirst) {
-                            pupaTrial(veth, s, s.pinned() ? cpuA : -1, s.pinned() ? cpuB : -1, pupa);
-                        } else {
-                            TcpBaseline stack = s.waitMode() == Wait.SPIN ? tcpBusy : tcpBlock;
-                            for (int i = 0; i < sizes.length; i++) {
-                                stack.roundTrips(sizes[i], warmup, count, s.waitMode() == Wait.SPIN ? TcpBaseline.Wait.SPIN
-                                    : TcpBaseline.Wait.BLOCK, s.pinned() ? cpuA : -1, s.pinned() ? cpuB : -1, tcp[i]);
-                            }
-                        }
-                    }
+                int a = s.pinned() ? cpuA : -1;
+                int b = s.pinned() ? cpuB : -1;
+                TcpBaseline stack = s.waitMode() == Wait.SPIN ? tcpBusy : tcpBlock;
+                TcpBaseline.Wait tcpWait = s.waitMode() == Wait.SPIN ? TcpBaseline.Wait.SPIN : TcpBaseline.Wait.BLOCK;
+                InterleavedTrials trial = new InterleavedTrials(sizes.length, trials, 2);
+                trial.run(pupa -> pupaTrial(veth, s, a, b, pupa), tcp -> {
                     for (int i = 0; i < sizes.length; i++) {
-                        ratios[i][t] = (double) pupa[i].getValueAtPercentile(50) / tcp[i].getValueAtPercentile(50);
-                        pupaAll[i].add(pupa[i]);
-                        tcpAll[i].add(tcp[i]);
-                        roundTrips += pupa[i].getTotalCount() + tcp[i].getTotalCount();
+                        stack.roundTrips(sizes[i], warmup, count, tcpWait, a, b, tcp[i]);
                     }
-                }
-                report(s, ratios, pupaAll, tcpAll, checks);
+                });
+                report(s, trial, checks);
+                roundTrips += trial.samples();
             }
-            checks.check(CheckKind.INTEGRITY_CHECK, roundTrips + " round trips of both stacks: every echo arrived"
-                + " whole and byte for byte as sent, none lost (a loss or a damaged echo ends the run with an error)",
-                true);
         }
-        out.printf(Locale.ROOT, "machine load: load average %.2f at the end on %d CPUs%n",
-            java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
-            CpuAffinity.cpus());
-        int code = checks.finish(acceptInconclusive);
-        out.flush();
-        return code;
+        return InterleavedTrials.finish(out, checks, roundTrips + " round trips of both stacks: every echo arrived"
+            + " whole and byte for byte as sent, none lost (a loss or a damaged echo ends the run with an error)",
+            acceptInconclusive);
     }
 
-    private Histogram[] histograms() {
-        Histogram[] h = new Histogram[sizes.length];
-        for (int i = 0; i < h.length; i++) {
-            h[i] = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
-        }
-        return h;
-    }
-
-    private void report(Setting s, double[][] ratios, Histogram[] pupa, Histogram[] tcp, CheckLog checks) {
+    private void report(Setting s, InterleavedTrials trial, CheckLog checks) {
         boolean judged = s.waitMode() == Wait.SPIN;
         out.printf(Locale.ROOT, "%n%s: one-way latency, us (RTT/2, p50 of all trials' round trips); ratio Pupa/TCP per"
             + " trial, median [95%% bootstrap interval]; paper (Table 1, P90s on a 100 Mb/s hub): Pupa / TCP%n",
             s.label());
         out.println("  bytes |  Pupa p50   p99 |   TCP p50   p99 | Pupa/TCP median [95% CI]      | paper Pupa/TCP");
         for (int i = 0; i < sizes.length; i++) {
-            BootstrapInterval ci = BootstrapInterval.ofMedian(ratios[i], BOOTSTRAP_SEED);
+            BootstrapInterval ci = trial.interval(PUPA, TCP, i);
+            Histogram pupa = trial.all(PUPA, i);
+            Histogram tcp = trial.all(TCP, i);
             out.printf(Locale.ROOT, "  %5d | %8.2f %6.1f | %8.2f %6.1f | %5.3f [%5.3f, %5.3f] %-9s | %s%n", sizes[i],
-                pupa[i].getValueAtPercentile(50) / 2e3, pupa[i].getValueAtPercentile(99) / 2e3,
-                tcp[i].getValueAtPercentile(50) / 2e3, tcp[i].getValueAtPercentile(99) / 2e3, ci.median(),
+                pupa.getValueAtPercentile(50) / 2e3, pupa.getValueAtPercentile(99) / 2e3,
+                tcp.getValueAtPercentile(50) / 2e3, tcp.getValueAtPercentile(99) / 2e3, ci.median(),
                 ci.lower(), ci.upper(), "", paper(sizes[i]));
         }
         for (int i = 0; i < sizes.length; i++) {
-            double[] inverse = new double[ratios[i].length];
-            for (int t = 0; t < inverse.length; t++) {
-                inverse[t] = 1 / ratios[i][t];
-            }
-            BootstrapInterval ci = BootstrapInterval.ofMedian(inverse, BOOTSTRAP_SEED);
             String what = String.format(Locale.ROOT, "%s, %d B: Pupa one-way at most half of kernel TCP's (TCP p50 /"
                 + " Pupa p50 >= %.1f; anchor: kernel TCP_NODELAY over the same veth pair, this run; the paper: 'less"
-                + " than half'): %s", s.label(), sizes[i], TARGET_RATIO, ci.describe("x"));
-            if (judged && sizes[i] <= TARGET_MAX_SIZE && trials >= 3) {
-                Outcome o = ci.atLeast(TARGET_RATIO);
-                checks.target(CheckKind.ANCHOR_CHECK, what, o);
-            } else {
-                checks.comparison(what + (judged && sizes[i] <= TARGET_MAX_SIZE ? " (fewer than 3 trials: not judged)"
-                    : judged ? " (above " + TARGET_MAX_SIZE + " B: the paper claims less)" : " (blocking: printed,"
-                    + " not judged; the target is the busy-polling one)"));
-            }
+                + " than half')", s.label(), sizes[i], TARGET_RATIO);
+            trial.target(checks, what, TCP, PUPA, i, TARGET_RATIO, judged && sizes[i] <= TARGET_MAX_SIZE,
+                judged ? "above " + TARGET_MAX_SIZE + " B: the paper claims less" : "blocking: printed, not judged;"
+                + " the target is the busy-polling one");
         }
     }
 

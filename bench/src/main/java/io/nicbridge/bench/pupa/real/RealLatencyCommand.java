@@ -1,13 +1,12 @@
 package io.nicbridge.bench.pupa.real;
 
-import io.nicbridge.bench.verdict.ExitCodes;
-import io.nicbridge.bridge.platform.VethPair;
-import io.nicbridge.bridge.shim.ShimBackendProvider;
-import io.nicbridge.bridge.spi.Availability;
+import io.nicbridge.bench.real.RealLinks;
+import io.nicbridge.bench.real.RoundTripTrialOptions;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -25,16 +24,8 @@ public final class RealLatencyCommand implements Callable<Integer> {
             description = "Message bytes, 1..1436 (default: 4,32,64,128,256,512,1024,1436; --quick: 4,256,1436).")
     int[] sizes;
 
-    @Option(names = "--count", description = "Measured round trips per size, stack and trial (default: 2000;"
-        + " --quick: 300).")
-    Integer count;
-
-    @Option(names = "--warmup", description = "Round trips before measuring, per size, stack and trial (default: 300;"
-        + " --quick: 50).")
-    Integer warmup;
-
-    @Option(names = "--trials", description = "Interleaved trials per setting (default: 5; --quick: 3).")
-    Integer trials;
+    @Mixin
+    RoundTripTrialOptions trials = new RoundTripTrialOptions();
 
     @Option(names = "--waits", split = ",", defaultValue = "block,spin",
             description = "Which waits to run: block, spin (default: ${DEFAULT-VALUE}).")
@@ -44,36 +35,18 @@ public final class RealLatencyCommand implements Callable<Integer> {
             description = "unpinned, pinned (node A on CPU 0, node B on CPU 1) (default: ${DEFAULT-VALUE}).")
     List<String> pinnings;
 
-    @Option(names = "--quick", description = "A short run (fewer sizes, round trips and trials).")
-    boolean quick;
-
-    @Option(names = "--accept-inconclusive", description = "Exit 0 instead of 3 when a target is INCONCLUSIVE.")
-    boolean acceptInconclusive;
-
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        String missing = missingPrerequisite();
+        String missing = RealLinks.missing();
         if (missing != null) {
-            out.println("pupa real-latency: cannot run here: " + missing);
-            out.flush();
-            return ExitCodes.USAGE;
+            return RealLinks.cannotRun(out, "pupa real-latency", missing);
         }
-        return new RealLatency(out, sizes != null ? sizes : quick ? RealLatency.QUICK_SIZES : RealLatency.DEFAULT_SIZES,
-            count != null ? count : quick ? 300 : 2000, warmup != null ? warmup : quick ? 50 : 300,
-            trials != null ? trials : quick ? 3 : 5, waits, pinnings, acceptInconclusive).run();
-    }
-
-    /** @return why namespaces, veth pairs or the shim are not available here, or null when they are */
-    static String missingPrerequisite() {
-        Availability veth = VethPair.availability();
-        if (!veth.available()) {
-            return "network namespaces and veth pairs: " + veth.reason() + " (run as root)";
-        }
-        Availability shim = new ShimBackendProvider().availability();
-        return shim.available() ? null : "the native shim: " + shim.reason();
+        return new RealLatency(out, sizes != null ? sizes : trials.quick() ? RealLatency.QUICK_SIZES
+            : RealLatency.DEFAULT_SIZES, trials.count(), trials.warmup(), trials.trials(), waits, pinnings,
+            trials.acceptInconclusive()).run();
     }
 }

@@ -1,5 +1,6 @@
 package io.nicbridge.bench.unet.real;
 
+import io.nicbridge.bench.real.RealLinks;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.shim.ShimBackendProvider;
 import io.nicbridge.bridge.spi.Availability;
@@ -52,7 +53,7 @@ public final class UnetRealFloodCommand implements Callable<Integer> {
             }
             UnetRealFlood run = new UnetRealFlood(out, sizes, Duration.ofNanos((long) (seconds * 1e9)), trials,
                 kickBatch, acceptInconclusive);
-            String missing = UdpRealLatencyCommand.missingPrerequisite();
+            String missing = RealLinks.missing();
             Availability xdp = ShimBackendProvider.xdpAvailability();
             if (missing == null && !xdp.available()) {
                 missing = "AF_XDP: " + xdp.reason();

@@ -1,5 +1,6 @@
 package io.nicbridge.bench.unet.real;
 
+import io.nicbridge.bench.real.RealLinks;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.shim.ShimBackendProvider;
 import io.nicbridge.bridge.spi.Availability;
@@ -65,15 +66,13 @@ public final class UnetRealPingPongCommand implements Callable<Integer> {
             boolean[] pinned = flags("--pin", pins, "no", "yes");
             UnetRealPingPong run = new UnetRealPingPong(out, sizes, count, warmup, trials, backends, spins, pinned,
                 acceptInconclusive);
-            String missing = UdpRealLatencyCommand.missingPrerequisite();
+            String missing = RealLinks.missing();
             Availability xdp = ShimBackendProvider.xdpAvailability();
             if (missing == null && !xdp.available()) {
                 missing = "AF_XDP: " + xdp.reason();
             }
             if (missing != null) {
-                out.println("unet real-pingpong: cannot run here: " + missing);
-                out.flush();
-                return ExitCodes.USAGE;
+                return RealLinks.cannotRun(out, "unet real-pingpong", missing);
             }
             return run.run();
         } catch (IllegalArgumentException e) {

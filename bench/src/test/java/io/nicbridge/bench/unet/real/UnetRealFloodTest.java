@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class UnetRealFloodTest {
     @Test
     void everySenderFloodsAndTheBatchedOneKicksOncePerManyFrames() throws Exception {
-        String missing = UdpRealLatencyCommand.missingPrerequisite();
+        String missing = io.nicbridge.bench.real.RealLinks.missing();
         Requirements.assume(Capability.NET, missing == null, () -> missing);
         Availability xdp = ShimBackendProvider.xdpAvailability();
         Requirements.assume(Capability.SHIM, xdp.available(), xdp::reason);

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /** {@code nic unet real-pingpong}: every U-Net backend and kernel UDP measured in one run, each row a real figure. */
 class UnetRealPingPongTest {
     private static void assumeRunnable() {
-        String missing = UdpRealLatencyCommand.missingPrerequisite();
+        String missing = io.nicbridge.bench.real.RealLinks.missing();
         Requirements.assume(Capability.NET, missing == null, () -> missing);
         Availability xdp = ShimBackendProvider.xdpAvailability();
         Requirements.assume(Capability.SHIM, xdp.available(), xdp::reason);

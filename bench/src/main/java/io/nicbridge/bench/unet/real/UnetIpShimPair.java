@@ -11,23 +11,34 @@ import io.nicbridge.protocols.ip.Ipv4Address;
 import io.nicbridge.protocols.ip.Ipv4Stack;
 import io.nicbridge.protocols.ip.Udp;
 import io.nicbridge.protocols.ip.UnetIpLink;
+import io.nicbridge.protocols.ip.tcp.Tcp;
+import io.nicbridge.protocols.ip.tcp.TcpConfig;
+import io.nicbridge.protocols.ip.tcp.TcpConnection;
+import io.nicbridge.protocols.ip.tcp.TcpHandler;
+import io.nicbridge.protocols.ip.tcp.TcpState;
+import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * UDP over U-Net over Ethernet at the two ends of a {@link VethPair}: on each end a shim-served SBA-200 contract
- * (each AAL5 PDU one Ethernet frame, nicshim.h), the U-Net kernel driver, one endpoint with one channel to the other
- * end, a {@link UnetLink} on it and the one {@link Ipv4Stack} on a {@link UnetIpLink} with {@link Udp} above it - the
- * same stack that runs on the emulated SBA-200. One {@link Node} per end, driven by the thread that calls it.
+ * UDP and TCP over U-Net over Ethernet at the two ends of a {@link VethPair}: on each end a shim-served SBA-200
+ * contract (each AAL5 PDU one Ethernet frame, nicshim.h), the U-Net kernel driver, one endpoint with one channel to
+ * the other end, a {@link UnetLink} on it and the one {@link Ipv4Stack} on a {@link UnetIpLink} with {@link Udp} and
+ * {@link Tcp} above it - the same stack that runs on the emulated SBA-200 (the paper's section 7: one channel carries
+ * all IP traffic between the two applications). One {@link Node} per end, driven by the thread that calls it.
  * <pre>
- *   netns A: Udp - Ipv4Stack - UnetIpLink - UnetLink - endpoint - shim SBA-200 - vethA ===== vethB - ... - Udp :netns B
+ *   netns A: Udp|Tcp - Ipv4Stack - UnetIpLink - UnetLink - endpoint - shim SBA-200 - vethA ==== vethB - ... :netns B
  * </pre>
  * How a node waits ({@link Wait}): {@link Wait#BLOCK} - a threaded shim card whose thread sleeps in epoll and whose
  * receive signal unparks the node; {@link Wait#SPIN} - an inline card that the node's own thread polls, spinning
  * ({@link Thread#onSpinWait()}) and then yielding, never sleeping. The IP MTU is the link's: the veth's MTU less
- * U-Net over Ethernet's 8-byte tag, at most {@link Ipv4Stack#UNET_MTU}.
+ * U-Net over Ethernet's 8-byte tag, at most {@link Ipv4Stack#UNET_MTU}; TCP's MSS follows from it (1460 over a
+ * 1508-byte veth, as the kernel's over the same pair). Each TCP connection's send and receive rings are
+ * {@code window} bytes: the receive window is the receiving application's free ring space (section 7.4), capped at
+ * 65535 (no window scaling).
  */
-final class UnetUdpShimPair implements AutoCloseable {
+final class UnetIpShimPair implements AutoCloseable {
     enum Wait { BLOCK, SPIN }
 
     static final int IP_A = Ipv4Address.parse("10.117.0.1");
@@ -37,6 +48,11 @@ final class UnetUdpShimPair implements AutoCloseable {
     static final int VCI_B_TO_A = 118;
     /** U-Net over Ethernet's tag in front of each PDU (nicshim.h): the IP MTU is the veth's less this. */
     static final int TAG = 8;
+    /** Transmit buffers of each link: the send queue's length, so a TCP window of segments can be in flight. */
+    static final int TX_BUFFERS = 32;
+    /** Receive buffers of each link, posted to the free queue: a 64 KB window of 1460-byte segments is 45. */
+    static final int RX_BUFFERS = 64;
+    static final int RECEIVE_QUEUE = 64;
     static final int SPINS_BEFORE_YIELD = 64;
     static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -47,7 +63,13 @@ final class UnetUdpShimPair implements AutoCloseable {
     private final Node[] nodes = new Node[2];
     private final int mtu;
 
-    UnetUdpShimPair(VethPair veth, Wait wait) {
+    private final Arena arena = Arena.ofShared();
+
+    /**
+     * @param window bytes of each TCP connection's send and receive ring, a power of two in [1024, 2^30]
+     * @throws IllegalArgumentException naming the bad argument
+     */
+    UnetIpShimPair(VethPair veth, Wait wait, int window) {
         String[] ifs = {veth.interfaceA(), veth.interfaceB()};
         String[] nss = {veth.namespaceA().name(), veth.namespaceB().name()};
         String[] peers = {veth.macB().toString().replace(':', '-'), veth.macA().toString().replace(':', '-')};
@@ -59,19 +81,21 @@ final class UnetUdpShimPair implements AutoCloseable {
                 cards[i] = (ShimCard) Backends.open("shim:afpacket?if=" + ifs[i] + "&card=sba200&netns=" + nss[i]
                     + "&mode=" + (wait == Wait.SPIN ? "inline" : "threaded") + "&peer=" + peers[i]);
                 kernels[i] = UnetKernelDriver.open(cards[i], cards[i].bcr(), cards[i].progress());
-                segments[i] = CommSegment.allocate("udp-real-" + i, (long) stride * 48);
-                eps[i] = kernels[i].createEndpoint(0, segments[i], 64);
+                segments[i] = CommSegment.allocate("ip-real-" + i, (long) stride * (TX_BUFFERS + RX_BUFFERS));
+                eps[i] = kernels[i].createEndpoint(0, segments[i], RECEIVE_QUEUE);
             }
             kernels[0].openChannel(eps[0], CHANNEL, 0, VCI_A_TO_B, VCI_B_TO_A);
             kernels[1].openChannel(eps[1], CHANNEL, 0, VCI_B_TO_A, VCI_A_TO_B);
             for (int i = 0; i < 2; i++) {
-                links[i] = new UnetLink("udp-real-" + i, eps[i], i, new int[] {CHANNEL, CHANNEL}, 0, mtu, 16, 32);
+                links[i] = new UnetLink("ip-real-" + i, eps[i], i, new int[] {CHANNEL, CHANNEL}, 0, mtu, TX_BUFFERS,
+                    RX_BUFFERS);
                 if (wait == Wait.SPIN) {
                     links[i].progress(cards[i].progress());
                 }
                 UnetIpLink ipLink = new UnetIpLink(links[i]).route(i == 0 ? IP_B : IP_A, 1 - i);
                 Ipv4Stack ip = new Ipv4Stack(ipLink, i == 0 ? IP_A : IP_B, 24, mtu);
-                nodes[i] = new Node(links[i], ip, new Udp(ip), wait);
+                Tcp tcp = Tcp.over(ip, TcpConfig.defaults().withBuffers(window, window).withConnections(2), arena);
+                nodes[i] = new Node(links[i], ip, new Udp(ip), tcp, wait);
             }
         } catch (RuntimeException | Error e) {
             close();
@@ -81,6 +105,29 @@ final class UnetUdpShimPair implements AutoCloseable {
 
     Node node(int i) {
         return nodes[i];
+    }
+
+    /**
+     * Node A connects to node B's {@code port} (listening on B's thread) and steps until the handshake is done.
+     *
+     * @throws IOException when the connection is refused or not established within 10 s
+     */
+    TcpConnection connect(int port) throws IOException {
+        Node a = nodes[0];
+        TcpConnection c = a.tcp.connect(IP_B, port, new TcpHandler() { }, System.nanoTime());
+        long limit = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (c.state() != TcpState.ESTABLISHED) {
+            if (c.state() == TcpState.CLOSED) {
+                throw new IOException("U-Net TCP connect to node B failed: " + c.closeReason());
+            }
+            if (a.step() == 0) {
+                if (System.nanoTime() - limit > 0) {
+                    throw new IOException("no U-Net TCP connection within 10 s: " + c + "; " + cardStatistics());
+                }
+                a.idle();
+            }
+        }
+        return c;
     }
 
     /** @return the IP MTU over this pair */
@@ -108,19 +155,22 @@ final class UnetUdpShimPair implements AutoCloseable {
                 segments[i].close();
             }
         }
+        arena.close();
     }
 
     /** One end: its stack, driven by whichever thread calls {@link #step} and {@link #idle}. */
     static final class Node {
         final Ipv4Stack ip;
         final Udp udp;
+        final Tcp tcp;
         private final Wait wait;
         private volatile Thread waiter;
         private int idle;
 
-        Node(UnetLink link, Ipv4Stack ip, Udp udp, Wait wait) {
+        Node(UnetLink link, Ipv4Stack ip, Udp udp, Tcp tcp, Wait wait) {
             this.ip = ip;
             this.udp = udp;
+            this.tcp = tcp;
             this.wait = wait;
             link.readinessListener(() -> {
                 Thread t = waiter;
@@ -135,9 +185,11 @@ final class UnetUdpShimPair implements AutoCloseable {
             waiter = Thread.currentThread();
         }
 
-        /** Polls the link (and an inline card) into the stack. @return frames taken */
+        /** Polls the link (and an inline card) into the stack, then runs TCP's due timers. @return frames taken */
         int step() {
-            int n = ip.poll(16, System.nanoTime());
+            long now = System.nanoTime();
+            int n = ip.poll(16, now);
+            tcp.poll(now);
             if (n > 0) {
                 idle = 0;
             }

@@ -1,0 +1,52 @@
+package io.nicbridge.bench.unet.real;
+
+import io.nicbridge.bench.real.RealLinks;
+import io.nicbridge.bench.real.RoundTripTrialOptions;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code nic unet real-latency} (formerly {@code udp-real-latency}, still its alias): {@link UnetRealLatency}. */
+@Command(name = "real-latency", aliases = "udp-real-latency", mixinStandardHelpOptions = true,
+        description = "Figure 9 in real time: U-Net UDP and TCP round trips - the IPv4 stack with UDP and TCP on U-Net"
+            + " over Ethernet, two native-shim SBA-200 contracts across a veth pair between two network namespaces -"
+            + " beside kernel UDP and kernel TCP (TCP_NODELAY) over the same pair in the same run and over loopback,"
+            + " all blocking and all busy polling; interleaved trials, the ratio kernel/U-Net per size with a bootstrap"
+            + " interval, and the target 'U-Net lower than the kernel up to 256 B with busy polling'. Needs root"
+            + " (namespaces, AF_PACKET).")
+public final class UnetRealLatencyCommand implements Callable<Integer> {
+    @Option(names = "--sizes", split = ",", paramLabel = "LIST",
+            description = "Message bytes (UDP data, TCP writes), 1..1472 (default: 4,64,256,1024,1472; --quick:"
+                + " 4,256,1472).")
+    int[] sizes;
+
+    @Mixin
+    RoundTripTrialOptions trials = new RoundTripTrialOptions();
+
+    @Option(names = "--waits", split = ",", defaultValue = "spin,block",
+            description = "Which waits to run: spin, block (default: ${DEFAULT-VALUE}).")
+    List<String> waits;
+
+    @Option(names = "--protocols", split = ",", defaultValue = "udp,tcp",
+            description = "Which transports to compare: udp, tcp (default: ${DEFAULT-VALUE}).")
+    List<String> protocols;
+
+    @Option(names = "--no-loopback", description = "Leave out the kernel over loopback.")
+    boolean noLoopback;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        return RealLinks.run(out, "unet real-latency", () -> new UnetRealLatency(out, sizes != null ? sizes
+            : trials.quick() ? UnetRealLatency.QUICK_SIZES : UnetRealLatency.DEFAULT_SIZES, trials.count(),
+            trials.warmup(), trials.trials(), waits, protocols, !noLoopback, trials.acceptInconclusive()).run());
+    }
+}
