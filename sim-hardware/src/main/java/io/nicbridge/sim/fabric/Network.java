@@ -717,8 +717,7 @@ public final class Network {
         if (slot >= depth) {
             slot -= depth;
         }
-        assert count < depth : broken("input VC", ivc, "overflows: a flit arrived without a credit");
-        assert count == 0 || arrivesInOrder(ivc, slot, pkt, seq) : broken("input VC", ivc, "flit out of wormhole order");
+        assert arrivalChecked(ivc, count, slot, pkt, seq);
         slot += ivc * depth;
         flitsBuffered++;
         buf[slot << 1] = now;
@@ -772,6 +771,40 @@ public final class Network {
     private String conservation() {
         return "flits not conserved: injected " + flitsInjected + " != ejected " + flitsEjected + " + dropped "
             + flitsDropped + " + buffered " + flitsBuffered + " + on links " + wheel.flitsPending();
+    }
+
+    /**
+     * The checks of a flit arriving in input VC {@code ivc} that holds {@code count} flits (new slot {@code slot}
+     * without the VC's base): true, or an AssertionError naming the broken invariant. One call, so the hot method
+     * keeps the bytecode size under which the JIT inlines it.
+     */
+    private boolean arrivalChecked(int ivc, int count, int slot, int pkt, int seq) {
+        if (count >= depth) {
+            throw new AssertionError(broken("input VC", ivc, "overflows: a flit arrived without a credit"));
+        }
+        if (count > 0 && !arrivesInOrder(ivc, slot, pkt, seq)) {
+            throw new AssertionError(broken("input VC", ivc, "flit out of wormhole order"));
+        }
+        return true;
+    }
+
+    /** The checks of switch traversal from {@code ivc} to output VC {@code ovc}: true, or an AssertionError. */
+    private boolean traversalChecked(int ivc, int ovc) {
+        if (vcState[ivc] != ACTIVE || !ovcBusy[ovc]) {
+            throw new AssertionError(broken("input VC", ivc, "crosses without an output VC"));
+        }
+        if (credits[ovc] <= 0) {
+            throw new AssertionError(broken("output VC", ovc, "sends without a credit"));
+        }
+        return true;
+    }
+
+    /** The flit that ends {@code ivc}'s count is its packet's tail: true, or an AssertionError. */
+    private boolean tailChecked(int ivc, int pkt, int seq) {
+        if (seq != pool.len[pkt] - 1) {
+            throw new AssertionError(broken("input VC", ivc, "tail count disagrees with the packet length"));
+        }
+        return true;
     }
 
     /**
@@ -1219,8 +1252,7 @@ public final class Network {
         int seq = bufSeq(slot);
         int ovc = vcOutVc[ivc];
         int go = ovc >> vcShift;
-        assert vcState[ivc] == ACTIVE && ovcBusy[ovc] : broken("input VC", ivc, "crosses without an output VC");
-        assert credits[ovc] > 0 : broken("output VC", ovc, "sends without a credit");
+        assert traversalChecked(ivc, ovc);
         int port = timeMux ? go * 2 + pool.cls[pkt] : go * 2;
         popFront(ivc, gi, now);
         credits[ovc]--;
@@ -1231,7 +1263,7 @@ public final class Network {
             pool.hops[pkt]++;
         }
         if (--vcFlitsLeft[ivc] == 0) {
-            assert seq == pool.len[pkt] - 1 : broken("input VC", ivc, "tail count disagrees with the packet length");
+            assert tailChecked(ivc, pkt, seq);
             ovcBusy[ovc] = false;
             vcState[ivc] = IDLE;
         }
