@@ -962,11 +962,7 @@ public final class Network {
             // the port's occupied VCs from the switch input arbiter's pointer round (those at or after it, then
             // those before it), so the first VC that offers is the arbiter's choice; later active VCs lost the
             // input arbitration (drop mode still checks timeouts). A visit changes no other VC's occupancy.
-            long occupied = vcOccupied[gi];
-            int first = sa.firstVc(gi);
-            long fromFirst = occupied & (-1L << first);
-            boolean chosen = scanVcs(r, p, gi, fromFirst, false, now);
-            scanVcs(r, p, gi, occupied ^ fromFirst, chosen, now);
+            scanVcs(r, p, gi, vcOccupied[gi], sa.firstVc(gi), now);
         }
         for (int i = 0, vaRequests = va.requests(); i < vaRequests; i++) {
             int local = va.requester(i);
@@ -992,14 +988,24 @@ public final class Network {
     }
 
     /**
-     * Visits the occupied VCs {@code vcsToVisit} (a bit per VC) of input port {@code p} in ascending order: RC and VA
-     * requests for VCs without an output VC, the switch request of the first active VC that can cross (unless the
-     * port has {@code chosen} already); returns whether the port has chosen.
+     * Visits the occupied VCs {@code occupied} (a bit per VC) of input port {@code p} cyclically from VC {@code first}
+     * (one loop over the word rotated by {@code first}): RC and VA requests for VCs without an output VC, the switch
+     * request of the first active VC that can cross.
      */
-    private boolean scanVcs(int r, int p, int gi, long vcsToVisit, boolean chosen, long now) {
+    private void scanVcs(int r, int p, int gi, long occupied, int first, long now) {
         int ivcBase = gi << vcShift;
-        for (long m = vcsToVisit; m != 0; m &= m - 1) {
-            int v = Long.numberOfTrailingZeros(m);
+        int width = vcs;
+        // bit b of the rotated word is VC first + b (mod vcs); first < vcs <= 64, and first == 0 needs no rotation
+        long m = first == 0 ? occupied : (occupied >>> first) | (occupied << (width - first));
+        if (width < Long.SIZE) {
+            m &= (1L << width) - 1;
+        }
+        boolean chosen = false;
+        for (; m != 0; m &= m - 1) {
+            int v = Long.numberOfTrailingZeros(m) + first;
+            if (v >= width) {
+                v -= width;
+            }
             int ivc = ivcBase + v;
             if (vcState[ivc] != ACTIVE) {
                 requestVcOf(r, p, gi, ivc, v, now); // RC and VA requests: never the switch yet
@@ -1007,7 +1013,6 @@ public final class Network {
                 chosen |= requestSwitchActive(r, p, gi, ivc, v, chosen, now);
             }
         }
-        return chosen;
     }
 
     /**
