@@ -81,6 +81,8 @@ public final class Network {
     private final int routers;
     private final int ports;
     private final int vcs;
+    /** The low {@code vcs} bits: one per VC of a port. */
+    private final long vcWordMask;
     private final int vcsPerClass;
     private final int depth;
     private final int routerDelay;
@@ -216,6 +218,7 @@ public final class Network {
         this.ports = topology.ports();
         this.vcsPerClass = config.vcsPerClass();
         this.vcs = config.vcsPerPort();
+        this.vcWordMask = vcs == Long.SIZE ? -1L : (1L << vcs) - 1;
         this.depth = config.bufferDepth();
         this.routerDelay = config.routerDelay();
         this.linkLatency = config.linkLatency();
@@ -824,12 +827,14 @@ public final class Network {
         flitsBuffered--;
         int h = vcHead[ivc] + 1;
         vcHead[ivc] = h == depth ? 0 : h;
-        if (--vcCount[ivc] == 0) {
-            long occupied = vcOccupied[gi] & ~(1L << (ivc & vcMask));
-            vcOccupied[gi] = occupied;
-            if (occupied == 0 && gi < routerPorts) {
-                portsOccupied[gi >> portShift] &= ~(1L << (gi & portMask));
-            }
+        // the occupancy bits are rewritten whether or not they change: whether a VC or port empties is data the
+        // branch predictor cannot learn, and a store costs less than a mispredicted branch
+        int count = vcCount[ivc] - 1;
+        vcCount[ivc] = count;
+        long occupied = vcOccupied[gi] & ~(count == 0 ? 1L << (ivc & vcMask) : 0L);
+        vcOccupied[gi] = occupied;
+        if (gi < routerPorts) {
+            portsOccupied[gi >> portShift] &= ~(occupied == 0 ? 1L << (gi & portMask) : 0L);
         }
         int up = inSource[gi];
         wheel.scheduleCredit(now + linkLatency, (up << vcShift) + (ivc & vcMask));
@@ -995,13 +1000,8 @@ public final class Network {
     private void scanVcs(int r, int p, int gi, long occupied, int first, long now) {
         int ivcBase = gi << vcShift;
         int width = vcs;
-        // bit b of the rotated word is VC first + b (mod vcs); first < vcs <= 64, and first == 0 needs no rotation
-        long m = first == 0 ? occupied : (occupied >>> first) | (occupied << (width - first));
-        if (width < Long.SIZE) {
-            m &= (1L << width) - 1;
-        }
         boolean chosen = false;
-        for (; m != 0; m &= m - 1) {
+        for (long m = rotatedTo(occupied, first); m != 0; m &= m - 1) {
             int v = Long.numberOfTrailingZeros(m) + first;
             if (v >= width) {
                 v -= width;
@@ -1013,6 +1013,17 @@ public final class Network {
                 chosen |= requestSwitchActive(r, p, gi, ivc, v, chosen, now);
             }
         }
+    }
+
+    /**
+     * A port's VC word (bit v = VC v, {@code vcs} bits) rotated so that bit b is VC {@code first + b} (mod vcs):
+     * walking its set bits upwards visits the VCs cyclically from {@code first} in one loop.
+     */
+    private long rotatedTo(long vcBits, int first) {
+        if (first == 0) {
+            return vcBits; // (a shift by vcs = 64 would be a shift by 0 in Java)
+        }
+        return ((vcBits >>> first) | (vcBits << (vcs - first))) & vcWordMask;
     }
 
     /**
@@ -1267,11 +1278,13 @@ public final class Network {
         if (seq == 0) {
             pool.hops[pkt]++;
         }
-        if (--vcFlitsLeft[ivc] == 0) {
-            assert tailChecked(ivc, pkt, seq);
-            ovcBusy[ovc] = false;
-            vcState[ivc] = IDLE;
-        }
+        // the tail frees the output VC and the input VC; written for every flit rather than branched on (a body
+        // flit writes the values the fields already hold: busy, ACTIVE)
+        int left = vcFlitsLeft[ivc] - 1;
+        vcFlitsLeft[ivc] = left;
+        assert left > 0 || tailChecked(ivc, pkt, seq);
+        ovcBusy[ovc] = left != 0;
+        vcState[ivc] = (byte) (left != 0 ? ACTIVE : IDLE);
     }
 
     /**
@@ -1406,17 +1419,20 @@ public final class Network {
 
     /** The NI takes one flit per cycle from an ejection buffer; the tail completes the packet. */
     private void consume(int node, int gi, long now) {
-        if (vcOccupied[gi] == 0) {
+        long occupied = vcOccupied[gi];
+        if (occupied == 0) {
             return;
         }
-        int vs = rrVc[gi];
-        for (int j = 0; j < vcs; j++) {
-            int v = vs + j;
-            if (v >= vcs) {
-                v -= vcs;
+        // the occupied VCs cyclically from the round-robin pointer, as in the router's port scan
+        int width = vcs;
+        int first = rrVc[gi];
+        for (long m = rotatedTo(occupied, first); m != 0; m &= m - 1) {
+            int v = Long.numberOfTrailingZeros(m) + first;
+            if (v >= width) {
+                v -= width;
             }
             int ivc = (gi << vcShift) + v;
-            if (vcCount[ivc] == 0 || !receiving[node * 2 + (v >= vcsPerClass ? 1 : 0)]) {
+            if (!receiving[node * 2 + (v >= vcsPerClass ? 1 : 0)]) {
                 continue;
             }
             int slot = ivc * depth + vcHead[ivc];
