@@ -716,10 +716,7 @@ public final class Network {
 
     private void arrive(int ivc, int pkt, int seq, long now) {
         int count = vcCount[ivc];
-        int slot = vcHead[ivc] + count;
-        if (slot >= depth) {
-            slot -= depth;
-        }
+        int slot = CyclicIndex.reduce(vcHead[ivc] + count, depth);
         assert arrivalChecked(ivc, count, slot, pkt, seq);
         slot += ivc * depth;
         flitsBuffered++;
@@ -825,8 +822,7 @@ public final class Network {
     private void popFront(int ivc, int gi, long now) {
         assert vcCount[ivc] > 0 : broken("input VC", ivc, "popped while empty");
         flitsBuffered--;
-        int h = vcHead[ivc] + 1;
-        vcHead[ivc] = h == depth ? 0 : h;
+        vcHead[ivc] = CyclicIndex.next(vcHead[ivc], depth);
         // the occupancy bits are rewritten whether or not they change: whether a VC or port empties is data the
         // branch predictor cannot learn, and a store costs less than a mispredicted branch
         int count = vcCount[ivc] - 1;
@@ -1002,10 +998,7 @@ public final class Network {
         int width = vcs;
         boolean chosen = false;
         for (long m = rotatedTo(occupied, first); m != 0; m &= m - 1) {
-            int v = Long.numberOfTrailingZeros(m) + first;
-            if (v >= width) {
-                v -= width;
-            }
+            int v = CyclicIndex.reduce(Long.numberOfTrailingZeros(m) + first, width);
             int ivc = ivcBase + v;
             if (vcState[ivc] != ACTIVE) {
                 requestVcOf(r, p, gi, ivc, v, now); // RC and VA requests: never the switch yet
@@ -1427,10 +1420,7 @@ public final class Network {
         int width = vcs;
         int first = rrVc[gi];
         for (long m = rotatedTo(occupied, first); m != 0; m &= m - 1) {
-            int v = Long.numberOfTrailingZeros(m) + first;
-            if (v >= width) {
-                v -= width;
-            }
+            int v = CyclicIndex.reduce(Long.numberOfTrailingZeros(m) + first, width);
             int ivc = (gi << vcShift) + v;
             if (!receiving[node * 2 + (v >= vcsPerClass ? 1 : 0)]) {
                 continue;
@@ -1445,7 +1435,7 @@ public final class Network {
             nodeSinkFlits[node]--;
             flitsEjected++;
             nodeFlitsEjected[node]++;
-            rrVc[gi] = v + 1 == vcs ? 0 : v + 1;
+            rrVc[gi] = CyclicIndex.next(v, vcs);
             if (seq == pool.len[pkt] - 1) {
                 if (interfaceFaults == null) {
                     handOver(node, pkt, false, now);
