@@ -919,19 +919,17 @@ public final class Network {
     private void routerPhase(long now) {
         int[] list = activeRouters;
         int n = activeRouterCount;
-        if (allocator == Allocator.SEPARABLE_INPUT_FIRST) {
-            for (int i = 0; i < n; i++) {
-                processRouterSeparable(list[i], now);
-            }
-        } else {
-            for (int i = 0; i < n; i++) {
-                processRouterRotating(list[i], now);
-            }
-        }
-        // compact; arrivals only happen at the start of a cycle, so the list did not change meanwhile
+        boolean separable = allocator == Allocator.SEPARABLE_INPUT_FIRST;
         int kept = 0;
         for (int i = 0; i < n; i++) {
             int r = list[i];
+            if (separable) {
+                processRouterSeparable(r, now);
+            } else {
+                processRouterRotating(r, now);
+            }
+            // compacted in the same pass: a router's visit changes only its own inputs' occupancy and arrivals happen
+            // at the start of a cycle, so r's word is final once r has been visited
             if (portsOccupied[r] != 0) {
                 list[kept++] = r;
             } else {
