@@ -81,6 +81,8 @@ public final class Network {
     private final int routers;
     private final int ports;
     private final int vcs;
+    /** The low {@code vcs} bits: one per VC of a port. */
+    private final long vcWordMask;
     private final int vcsPerClass;
     private final int depth;
     private final int routerDelay;
@@ -216,6 +218,7 @@ public final class Network {
         this.ports = topology.ports();
         this.vcsPerClass = config.vcsPerClass();
         this.vcs = config.vcsPerPort();
+        this.vcWordMask = vcs == Long.SIZE ? -1L : (1L << vcs) - 1;
         this.depth = config.bufferDepth();
         this.routerDelay = config.routerDelay();
         this.linkLatency = config.linkLatency();
@@ -713,12 +716,8 @@ public final class Network {
 
     private void arrive(int ivc, int pkt, int seq, long now) {
         int count = vcCount[ivc];
-        int slot = vcHead[ivc] + count;
-        if (slot >= depth) {
-            slot -= depth;
-        }
-        assert count < depth : broken("input VC", ivc, "overflows: a flit arrived without a credit");
-        assert count == 0 || arrivesInOrder(ivc, slot, pkt, seq) : broken("input VC", ivc, "flit out of wormhole order");
+        int slot = CyclicIndex.reduce(vcHead[ivc] + count, depth);
+        assert arrivalChecked(ivc, count, slot, pkt, seq);
         slot += ivc * depth;
         flitsBuffered++;
         buf[slot << 1] = now;
@@ -775,6 +774,40 @@ public final class Network {
     }
 
     /**
+     * The checks of a flit arriving in input VC {@code ivc} that holds {@code count} flits (new slot {@code slot}
+     * without the VC's base): true, or an AssertionError naming the broken invariant. One call, so the hot method
+     * keeps the bytecode size under which the JIT inlines it.
+     */
+    private boolean arrivalChecked(int ivc, int count, int slot, int pkt, int seq) {
+        if (count >= depth) {
+            throw new AssertionError(broken("input VC", ivc, "overflows: a flit arrived without a credit"));
+        }
+        if (count > 0 && !arrivesInOrder(ivc, slot, pkt, seq)) {
+            throw new AssertionError(broken("input VC", ivc, "flit out of wormhole order"));
+        }
+        return true;
+    }
+
+    /** The checks of switch traversal from {@code ivc} to output VC {@code ovc}: true, or an AssertionError. */
+    private boolean traversalChecked(int ivc, int ovc) {
+        if (vcState[ivc] != ACTIVE || !ovcBusy[ovc]) {
+            throw new AssertionError(broken("input VC", ivc, "crosses without an output VC"));
+        }
+        if (credits[ovc] <= 0) {
+            throw new AssertionError(broken("output VC", ovc, "sends without a credit"));
+        }
+        return true;
+    }
+
+    /** The flit that ends {@code ivc}'s count is its packet's tail: true, or an AssertionError. */
+    private boolean tailChecked(int ivc, int pkt, int seq) {
+        if (seq != pool.len[pkt] - 1) {
+            throw new AssertionError(broken("input VC", ivc, "tail count disagrees with the packet length"));
+        }
+        return true;
+    }
+
+    /**
      * Wormhole order inside a VC: the flit after {@code seq - 1} of the same packet, or a head after a tail. ({@code
      * slot} is the new flit's position in the VC's ring, without the VC's base.)
      */
@@ -789,14 +822,15 @@ public final class Network {
     private void popFront(int ivc, int gi, long now) {
         assert vcCount[ivc] > 0 : broken("input VC", ivc, "popped while empty");
         flitsBuffered--;
-        int h = vcHead[ivc] + 1;
-        vcHead[ivc] = h == depth ? 0 : h;
-        if (--vcCount[ivc] == 0) {
-            long occupied = vcOccupied[gi] & ~(1L << (ivc & vcMask));
-            vcOccupied[gi] = occupied;
-            if (occupied == 0 && gi < routerPorts) {
-                portsOccupied[gi >> portShift] &= ~(1L << (gi & portMask));
-            }
+        vcHead[ivc] = CyclicIndex.next(vcHead[ivc], depth);
+        // the occupancy bits are rewritten whether or not they change: whether a VC or port empties is data the
+        // branch predictor cannot learn, and a store costs less than a mispredicted branch
+        int count = vcCount[ivc] - 1;
+        vcCount[ivc] = count;
+        long occupied = vcOccupied[gi] & ~(count == 0 ? 1L << (ivc & vcMask) : 0L);
+        vcOccupied[gi] = occupied;
+        if (gi < routerPorts) {
+            portsOccupied[gi >> portShift] &= ~(occupied == 0 ? 1L << (gi & portMask) : 0L);
         }
         int up = inSource[gi];
         wheel.scheduleCredit(now + linkLatency, (up << vcShift) + (ivc & vcMask));
@@ -885,19 +919,17 @@ public final class Network {
     private void routerPhase(long now) {
         int[] list = activeRouters;
         int n = activeRouterCount;
-        if (allocator == Allocator.SEPARABLE_INPUT_FIRST) {
-            for (int i = 0; i < n; i++) {
-                processRouterSeparable(list[i], now);
-            }
-        } else {
-            for (int i = 0; i < n; i++) {
-                processRouterRotating(list[i], now);
-            }
-        }
-        // compact; arrivals only happen at the start of a cycle, so the list did not change meanwhile
+        boolean separable = allocator == Allocator.SEPARABLE_INPUT_FIRST;
         int kept = 0;
         for (int i = 0; i < n; i++) {
             int r = list[i];
+            if (separable) {
+                processRouterSeparable(r, now);
+            } else {
+                processRouterRotating(r, now);
+            }
+            // compacted in the same pass: a router's visit changes only its own inputs' occupancy and arrivals happen
+            // at the start of a cycle, so r's word is final once r has been visited
             if (portsOccupied[r] != 0) {
                 list[kept++] = r;
             } else {
@@ -929,11 +961,7 @@ public final class Network {
             // the port's occupied VCs from the switch input arbiter's pointer round (those at or after it, then
             // those before it), so the first VC that offers is the arbiter's choice; later active VCs lost the
             // input arbitration (drop mode still checks timeouts). A visit changes no other VC's occupancy.
-            long occupied = vcOccupied[gi];
-            int first = sa.firstVc(gi);
-            long fromFirst = occupied & (-1L << first);
-            boolean chosen = scanVcs(r, p, gi, fromFirst, false, now);
-            scanVcs(r, p, gi, occupied ^ fromFirst, chosen, now);
+            scanVcs(r, p, gi, vcOccupied[gi], sa.firstVc(gi), now);
         }
         for (int i = 0, vaRequests = va.requests(); i < vaRequests; i++) {
             int local = va.requester(i);
@@ -959,14 +987,16 @@ public final class Network {
     }
 
     /**
-     * Visits the occupied VCs {@code vcsToVisit} (a bit per VC) of input port {@code p} in ascending order: RC and VA
-     * requests for VCs without an output VC, the switch request of the first active VC that can cross (unless the
-     * port has {@code chosen} already); returns whether the port has chosen.
+     * Visits the occupied VCs {@code occupied} (a bit per VC) of input port {@code p} cyclically from VC {@code first}
+     * (one loop over the word rotated by {@code first}): RC and VA requests for VCs without an output VC, the switch
+     * request of the first active VC that can cross.
      */
-    private boolean scanVcs(int r, int p, int gi, long vcsToVisit, boolean chosen, long now) {
+    private void scanVcs(int r, int p, int gi, long occupied, int first, long now) {
         int ivcBase = gi << vcShift;
-        for (long m = vcsToVisit; m != 0; m &= m - 1) {
-            int v = Long.numberOfTrailingZeros(m);
+        int width = vcs;
+        boolean chosen = false;
+        for (long m = rotatedTo(occupied, first); m != 0; m &= m - 1) {
+            int v = CyclicIndex.reduce(Long.numberOfTrailingZeros(m) + first, width);
             int ivc = ivcBase + v;
             if (vcState[ivc] != ACTIVE) {
                 requestVcOf(r, p, gi, ivc, v, now); // RC and VA requests: never the switch yet
@@ -974,7 +1004,17 @@ public final class Network {
                 chosen |= requestSwitchActive(r, p, gi, ivc, v, chosen, now);
             }
         }
-        return chosen;
+    }
+
+    /**
+     * A port's VC word (bit v = VC v, {@code vcs} bits) rotated so that bit b is VC {@code first + b} (mod vcs):
+     * walking its set bits upwards visits the VCs cyclically from {@code first} in one loop.
+     */
+    private long rotatedTo(long vcBits, int first) {
+        if (first == 0) {
+            return vcBits; // (a shift by vcs = 64 would be a shift by 0 in Java)
+        }
+        return ((vcBits >>> first) | (vcBits << (vcs - first))) & vcWordMask;
     }
 
     /**
@@ -1219,8 +1259,7 @@ public final class Network {
         int seq = bufSeq(slot);
         int ovc = vcOutVc[ivc];
         int go = ovc >> vcShift;
-        assert vcState[ivc] == ACTIVE && ovcBusy[ovc] : broken("input VC", ivc, "crosses without an output VC");
-        assert credits[ovc] > 0 : broken("output VC", ovc, "sends without a credit");
+        assert traversalChecked(ivc, ovc);
         int port = timeMux ? go * 2 + pool.cls[pkt] : go * 2;
         popFront(ivc, gi, now);
         credits[ovc]--;
@@ -1230,11 +1269,13 @@ public final class Network {
         if (seq == 0) {
             pool.hops[pkt]++;
         }
-        if (--vcFlitsLeft[ivc] == 0) {
-            assert seq == pool.len[pkt] - 1 : broken("input VC", ivc, "tail count disagrees with the packet length");
-            ovcBusy[ovc] = false;
-            vcState[ivc] = IDLE;
-        }
+        // the tail frees the output VC and the input VC; written for every flit rather than branched on (a body
+        // flit writes the values the fields already hold: busy, ACTIVE)
+        int left = vcFlitsLeft[ivc] - 1;
+        vcFlitsLeft[ivc] = left;
+        assert left > 0 || tailChecked(ivc, pkt, seq);
+        ovcBusy[ovc] = left != 0;
+        vcState[ivc] = (byte) (left != 0 ? ACTIVE : IDLE);
     }
 
     /**
@@ -1369,17 +1410,17 @@ public final class Network {
 
     /** The NI takes one flit per cycle from an ejection buffer; the tail completes the packet. */
     private void consume(int node, int gi, long now) {
-        if (vcOccupied[gi] == 0) {
+        long occupied = vcOccupied[gi];
+        if (occupied == 0) {
             return;
         }
-        int vs = rrVc[gi];
-        for (int j = 0; j < vcs; j++) {
-            int v = vs + j;
-            if (v >= vcs) {
-                v -= vcs;
-            }
+        // the occupied VCs cyclically from the round-robin pointer, as in the router's port scan
+        int width = vcs;
+        int first = rrVc[gi];
+        for (long m = rotatedTo(occupied, first); m != 0; m &= m - 1) {
+            int v = CyclicIndex.reduce(Long.numberOfTrailingZeros(m) + first, width);
             int ivc = (gi << vcShift) + v;
-            if (vcCount[ivc] == 0 || !receiving[node * 2 + (v >= vcsPerClass ? 1 : 0)]) {
+            if (!receiving[node * 2 + (v >= vcsPerClass ? 1 : 0)]) {
                 continue;
             }
             int slot = ivc * depth + vcHead[ivc];
@@ -1392,7 +1433,7 @@ public final class Network {
             nodeSinkFlits[node]--;
             flitsEjected++;
             nodeFlitsEjected[node]++;
-            rrVc[gi] = v + 1 == vcs ? 0 : v + 1;
+            rrVc[gi] = CyclicIndex.next(v, vcs);
             if (seq == pool.len[pkt] - 1) {
                 if (interfaceFaults == null) {
                     handOver(node, pkt, false, now);

@@ -37,7 +37,7 @@ final class RoundRobinArbiters {
 
     /** The grant to {@code requester} was used: it gets the lowest priority next time. */
     void granted(int arb, int requester) {
-        pointer[arb] = requester + 1 == width ? 0 : requester + 1;
+        pointer[arb] = CyclicIndex.next(requester, width);
     }
 
     /** The requester arbiter {@code arb} currently favours (a caller may scan requesters from here instead). */

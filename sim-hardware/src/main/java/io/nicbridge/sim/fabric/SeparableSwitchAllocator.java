@@ -1,7 +1,5 @@
 package io.nicbridge.sim.fabric;
 
-import java.util.Arrays;
-
 /**
  * Separable input-first switch allocation for one router at a time (BookSim's {@code separable_input_first}
  * switch allocator with round-robin arbiters). Input stage: each input port's round-robin arbiter picks one of its
@@ -20,16 +18,14 @@ import java.util.Arrays;
  * A round-robin arbiter grants the requester nearest its pointer in cyclic order. Which requester that is does not
  * depend on the order the requests arrive in, so each output keeps the round's nearest requester so far (its
  * leader) and a new request only compares itself with that leader ({@link RoundRobinArbiters#prefers}): the usual
- * case, one requester per output, costs one load and one store and never reads the pointer. The round's state is
- * router-local (indexed by local port, a few cache lines), and {@link #begin} clears only the entries the previous
- * round set. A replaced choice (rare) re-elects its old output's leader from the remaining requests, which gives
+ * case, one requester per output, costs a bit test and one store and never reads the pointer. The round's state is
+ * router-local (indexed by local port, a few cache lines); which entries are valid this round is one bit per input
+ * port and one per output port (a router has at most 64), so {@link #begin} clears two words, not the entries. A replaced choice (rare) re-elects its old output's leader from the remaining requests, which gives
  * the grants a fresh arbitration of the final requests would give ({@code SeparableAllocatorsTest} checks both
  * allocators against such a reference). The arbiters' pointers are the fabric's persistent state: one per input
  * port (over its VCs) and one per output port (over the router's input ports).
  */
 final class SeparableSwitchAllocator {
-    private static final int NONE = -1;
-
     /** Per global input port {@code gi}, over its VCs. */
     private final RoundRobinArbiters inputArbiters;
     /** Per global output port {@code go}, over the router-local input ports. */
@@ -38,12 +34,17 @@ final class SeparableSwitchAllocator {
     // ---- this round, router-local
     /** Input ports that requested, in request order (the order {@link #grant} is asked in). */
     private final int[] order;
-    /** Per local input port: its chosen VC, or NONE. */
+    /** Per local input port with its bit set in {@link #choosing}: its chosen VC. */
     private final int[] chosenVc;
     /** Per local input port with a choice: the local output port it asks for. */
     private final int[] chosenOut;
-    /** Per local output port: the requesting input port nearest its arbiter's pointer so far, or NONE. */
+    /** Per local output port with its bit set in {@link #contested}: the requesting input port nearest its arbiter's
+     * pointer so far. */
     private final int[] leader;
+    /** Bit p: local input port p has a choice this round ({@link #chosenVc}, {@link #chosenOut} are valid). */
+    private long choosing;
+    /** Bit o: local output port o has a request this round ({@link #leader} is valid). */
+    private long contested;
     private int count;
     /** Global index of the round's router's port 0 (input and output indices share it). */
     private int base;
@@ -61,12 +62,14 @@ final class SeparableSwitchAllocator {
         }
         inputArbiters = new RoundRobinArbiters(inputs, vcs);
         outputArbiters = new RoundRobinArbiters(outputs, ports);
+        if (ports > Long.SIZE) {
+            throw new IllegalArgumentException("switch allocation keeps a router's ports in one word: at most 64, got "
+                + ports);
+        }
         order = new int[ports];
         chosenVc = new int[ports];
         chosenOut = new int[ports];
         leader = new int[ports];
-        Arrays.fill(chosenVc, NONE);
-        Arrays.fill(leader, NONE);
     }
 
     /**
@@ -74,11 +77,8 @@ final class SeparableSwitchAllocator {
      * the previous round set.
      */
     void begin(int base) {
-        for (int i = 0; i < count; i++) {
-            int p = order[i];
-            chosenVc[p] = NONE;
-            leader[chosenOut[p]] = NONE;
-        }
+        choosing = 0;
+        contested = 0;
         count = 0;
         this.base = base;
     }
@@ -94,6 +94,7 @@ final class SeparableSwitchAllocator {
      */
     void request(int p, int v, int go) {
         order[count++] = p;
+        choosing |= 1L << p;
         chosenVc[p] = v;
         int out = go - base;
         chosenOut[p] = out;
@@ -105,12 +106,11 @@ final class SeparableSwitchAllocator {
      * to output {@code go}. Kept if the port has no choice yet or its arbiter prefers {@code v} to the current one.
      */
     void offer(int p, int v, int go) {
-        int old = chosenVc[p];
-        if (old == NONE) {
+        if ((choosing & 1L << p) == 0) {
             request(p, v, go);
             return;
         }
-        if (inputArbiters.prefers(base + p, v, old)) {
+        if (inputArbiters.prefers(base + p, v, chosenVc[p])) {
             int oldOut = chosenOut[p];
             int out = go - base;
             chosenVc[p] = v;
@@ -124,17 +124,18 @@ final class SeparableSwitchAllocator {
 
     /** Output stage: input port {@code p}'s request joins output {@code out}'s round. */
     private void contend(int out, int p) {
-        int l = leader[out];
-        if (l == NONE) {
+        long bit = 1L << out;
+        if ((contested & bit) == 0) {
+            contested |= bit;
             leader[out] = p; // the first request leads; the pointer matters only once a second one arrives
-        } else if (outputArbiters.prefers(base + out, p, l)) {
+        } else if (outputArbiters.prefers(base + out, p, leader[out])) {
             leader[out] = p;
         }
     }
 
     /** Output {@code out} lost its leader to a replaced choice: its leader among the requests that remain. */
     private void reelect(int out) {
-        leader[out] = NONE;
+        contested &= ~(1L << out);
         for (int i = 0; i < count; i++) {
             int p = order[i];
             if (chosenOut[p] == out) {

@@ -15,7 +15,7 @@ import java.util.Arrays;
  *
  * <p>As in {@link SeparableSwitchAllocator}, each requested output VC keeps the round's requester nearest its
  * arbiter's pointer so far (the grant does not depend on the order requests arrive in), in router-local state that
- * {@link #begin} clears entry by entry: a round with one request per output VC, the usual case, never reads a
+ * the winner's {@link #grant} clears: a round with one request per output VC, the usual case, never reads a
  * pointer, and a round without requests touches nothing.
  */
 final class SeparableVcAllocator {
@@ -50,13 +50,10 @@ final class SeparableVcAllocator {
     }
 
     /**
-     * Starts the round of the router whose output VCs have global indices from {@code base} on, clearing what the
-     * previous round set.
+     * Starts the round of the router whose output VCs have global indices from {@code base} on (the previous
+     * round's grants left every entry clear).
      */
     void begin(int base) {
-        for (int i = 0; i < count; i++) {
-            leader[outputVc[i] - this.base] = NONE;
-        }
         count = 0;
         this.base = base;
     }
@@ -80,15 +77,18 @@ final class SeparableVcAllocator {
 
     /**
      * Output stage for request {@code i}: true if its output VC's arbiter grants it (one grant per requested output
-     * VC); the grant is used, so the arbiter's pointer moves past it.
+     * VC); the grant is used, so the arbiter's pointer moves past it. The router asks for every request of the round
+     * (it must, to learn the winners), so the winner's call is where its output VC's entry is cleared: requests of
+     * the same output VC asked later compare with NONE and lose, and the next round starts with every entry clear.
      */
     boolean grant(int i) {
-        int ovc = outputVc[i];
+        int o = outputVc[i] - base;
         int req = requester[i];
-        if (leader[ovc - base] != req) {
+        if (leader[o] != req) {
             return false;
         }
-        outputVcArbiters.granted(ovc, req);
+        leader[o] = NONE;
+        outputVcArbiters.granted(outputVc[i], req);
         return true;
     }
 
