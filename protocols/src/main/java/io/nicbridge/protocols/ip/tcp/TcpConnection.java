@@ -893,6 +893,8 @@ public final class TcpConnection {
         if (state == TcpState.TIME_WAIT) {
             if (now - timeWaitAt >= 0) {
                 closeWith(TcpCloseReason.ORDERLY);
+            } else if (ackNow || outputPending) {
+                output(now); // the ACK of the peer's FIN, when the sink refused it: else the FIN comes again
             }
         } else if (state != TcpState.CLOSED) {
             if (rexmtArmed && now - rexmtAt >= 0) {
@@ -957,6 +959,9 @@ public final class TcpConnection {
         rttTiming = false; // Karn: no sample from a retransmitted segment
         sndNxt = state == TcpState.SYN_SENT || state == TcpState.SYN_RECEIVED ? iss : sndUna;
         output(now);
+        if (!rexmtArmed && !persistArmed && state != TcpState.CLOSED) {
+            armRetransmit(now); // RFC 6298 5.6: the timer restarts even when the window let nothing go now
+        }
     }
 
     private void persistTimeout(long now) {
@@ -1048,9 +1053,13 @@ public final class TcpConnection {
             int length = state == TcpState.SYN_RECEIVED ? 0 : (int) Math.max(0, Math.min(Math.min(available, usable),
                 mss));
             // Sender SWS avoidance (RFC 9293 3.8.6.2.1): no runt while more data waits and the window is the limit,
-            // unless the persist timer ran out (the override timeout) with nothing in flight.
+            // unless the persist timer ran out (the override timeout) with nothing in flight. Never for data sent
+            // before (SND.NXT behind SND.MAX after a timeout, as BSD's tcp_output): withheld, that retransmission
+            // would leave nothing armed - no persist timer while data is in flight - and the connection stalled
+            // (nic simtest, seed 312).
             boolean withheld = false;
-            if (length > 0 && length < mss && length < available && usable < maxSndWnd / 2 && !swsOverride) {
+            if (length > 0 && length < mss && length < available && usable < maxSndWnd / 2 && !swsOverride
+                && sndNxt - sndMax >= 0) {
                 length = 0;
                 withheld = true;
             }
@@ -1080,7 +1089,11 @@ public final class TcpConnection {
                 }
                 continue;
             }
-            if (ackNow && !emit(sndNxt, 0, 0, ACK, now)) {
+            // A pure ACK carries the highest sequence number sent (as Linux's tcp_acceptable_seq), not SND.NXT:
+            // after a timeout sets SND.NXT back to SND.UNA the peer may hold everything up to SND.MAX, and an ACK
+            // below its RCV.NXT fails its acceptability test, which drops it unread; two peers in that state answer
+            // each other's ACKs forever and neither learns of the other's acknowledgments (nic simtest, seed 162).
+            if (ackNow && !emit(sndMax, 0, 0, ACK, now)) {
                 return;
             }
             if ((sndWnd == 0 || withheld) && available > 0 && sndMax == sndUna && !persistArmed && !rexmtArmed) {

@@ -38,6 +38,11 @@ final class SegmentPipe implements AutoCloseable {
         }
     }
 
+    /** Decides whether a side's sink refuses a claim (back-pressure: no buffer), asked on every claim. */
+    interface ClaimRule {
+        boolean refuse(boolean fromA);
+    }
+
     /** Decides whether a segment is lost on the wire (on top of the random faults). */
     interface DropRule {
         boolean drop(Seg s);
@@ -60,6 +65,8 @@ final class SegmentPipe implements AutoCloseable {
     double duplication;
     double reordering;
     DropRule rule = s -> false;
+    ClaimRule refusal = fromA -> false;
+    long refused;
     private long order;
     long delivered;
     long lost;
@@ -147,6 +154,10 @@ final class SegmentPipe implements AutoCloseable {
 
         @Override
         public int claim(int destination, long nowNanos) {
+            if (refusal.refuse(isA)) {
+                refused++;
+                return -1;
+            }
             return 0;
         }
 

@@ -166,6 +166,29 @@ class TcpConnectionTest {
         assertEquals(TcpState.TIME_WAIT, c.state());
     }
 
+    /**
+     * Found by the simulation tester ({@code nic simtest --protocol tcp}, seed 4): the ACK of the peer's FIN that the
+     * sink refuses (no buffer) as the connection enters TIME-WAIT is sent on the next poll, not left until the peer
+     * retransmits its FIN (and never, if TIME-WAIT ends first: the FIN then draws a RST and the peer's close fails).
+     */
+    @Test
+    void theAckOfTheFinRefusedByTheSinkInTimeWaitIsSentOnTheNextPoll() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        c.close(pipe.now);
+        pipe.runUntil(() -> server.endOfStream, SECOND, "A's FIN");
+        pipe.runUntil(() -> c.state() == TcpState.FIN_WAIT_2, SECOND, "the ACK of A's FIN");
+        boolean[] once = {false};
+        pipe.refusal = fromA -> fromA && c.state() == TcpState.TIME_WAIT && !once[0] && (once[0] = true);
+        server.connection.close(pipe.now);
+        pipe.runUntil(() -> server.closed != null, SECOND, "B's close");
+        assertEquals(1, pipe.refused, "the sink refused A's ACK once");
+        assertEquals(TcpCloseReason.ORDERLY, server.closed);
+        assertEquals(1, pipe.sentBy(false).stream().filter(s -> s.has(TcpHeader.FIN)).count(),
+            "B's FIN went once: A's ACK came on its next poll, within one RTO");
+        assertEquals(TcpState.TIME_WAIT, c.state());
+    }
+
     @Test
     void simultaneousCloseGoesThroughClosingToTimeWaitOnBothSides() {
         connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
