@@ -326,9 +326,11 @@ final class StreamWorkload implements Workload {
                     + read[e ^ 1] + " of " + streamBytes[e ^ 1] + " bytes and writing " + written[e] + " of "
                     + streamBytes[e]);
         } else {
-            while (readSome(e, c, now)) {
-                // the rest of the stream, budget by budget
-            }
+            long before;
+            do { // the rest of the stream, budget by budget, up to its end (a budget may run out just before it)
+                before = read[e ^ 1];
+                readSome(e, c, now);
+            } while (!endSeen[e ^ 1] && !verdict.failed() && read[e ^ 1] != before);
             if (!endSeen[e ^ 1] && !verdict.failed()) {
                 verdict.fail("orderly-close", describe(e ^ 1) + ": " + c + " closed orderly without the end of"
                         + " stream after " + read[e ^ 1] + " of " + streamBytes[e ^ 1] + " bytes");

@@ -39,12 +39,20 @@ class TcpSimulationTest {
      *       every pure ACK (sent at SND.NXT) failed the other's acceptability test: an endless exchange of ACKs that
      *       neither read;</li>
      *   <li>seed 312: a retransmission after a timeout was withheld by sender SWS avoidance, which left neither the
-     *       retransmission nor the persist timer armed: the connection stalled.</li>
+     *       retransmission nor the persist timer armed: the connection stalled;</li>
+     *   <li>seeds 28863, 203189 and 301741 (the million-schedule run): a fast retransmission sent a whole MSS from
+     *       SND.UNA even where less had ever been sent, so the peer got bytes beyond SND.MAX and every ACK of them was
+     *       refused as acknowledging something never sent: a deadlock;</li>
+     *   <li>seed 16504 (no fault): the workload's own bug - a reader whose budget ran out exactly at the end of the
+     *       stream never read the end of it.</li>
      * </ul>
      */
     @ParameterizedTest
     @ValueSource(strings = {"4/3/2/", "162/3/14/slow@1:28062:8311400:1147584,partition@3465595:17662647:2",
-        "312/4/22/partition@8600902:11913623:2"})
+        "312/4/22/partition@8600902:11913623:2", "28863/2/20/slow@1:992945:8519956:1419435",
+        "203189/4/14/delay@56:2068567,delay@123:1591388,corrupt@11:5898652,corrupt@86:3277098,delay@105:1991619,"
+            + "delay@118:684550,drop@38:0,drop@12:0",
+        "301741/4/12/duplicate@0:1537364,drop@112:0,delay@140:1572495,partition@360408:11661117:2", "16504/4/20/"})
     void theSchedulesThatFoundBugsPass(String schedule) {
         SimulationRun.Outcome o = tester(SimProtocols.byName("tcp")).run(Schedule.parse(schedule));
         assertTrue(o.passed(), () -> String.valueOf(o.violation()));

@@ -748,7 +748,12 @@ public final class TcpConnection {
     /** Sends the segment at SND.UNA again (data, or the FIN when only it is outstanding), without moving SND.NXT. */
     private void retransmitFirst(long now) {
         long outstanding = sndWritten - sndAcked;
-        int length = (int) Math.min(outstanding, mss);
+        // Only bytes sent before (up to SND.MAX, less the FIN's sequence number when it was sent): a byte written but
+        // never sent must go out through output(), which moves SND.MAX. Sent from here it would reach the peer
+        // beyond SND.MAX, and every ACK of it would then be refused as acknowledging something never sent - a
+        // deadlock (nic simtest, seed 301741).
+        long sent = Math.min(outstanding, Integer.toUnsignedLong(sndMax - sndUna));
+        int length = (int) Math.min(sent, mss);
         int flags = ACK;
         if (length == outstanding && finQueued && sndMax - (finSequence() + 1) >= 0) {
             flags |= FIN;
