@@ -43,6 +43,8 @@ class TcpSimulationTest {
      *   <li>seeds 28863, 203189 and 301741 (the million-schedule run): a fast retransmission sent a whole MSS from
      *       SND.UNA even where less had ever been sent, so the peer got bytes beyond SND.MAX and every ACK of them was
      *       refused as acknowledging something never sent: a deadlock;</li>
+     *   <li>seed 145546: after a zero-window probe whose answer was lost, nothing re-armed the persist timer: the
+     *       sender stalled behind a window that had opened;</li>
      *   <li>seed 16504 (no fault): the workload's own bug - a reader whose budget ran out exactly at the end of the
      *       stream never read the end of it.</li>
      * </ul>
@@ -52,7 +54,8 @@ class TcpSimulationTest {
         "312/4/22/partition@8600902:11913623:2", "28863/2/20/slow@1:992945:8519956:1419435",
         "203189/4/14/delay@56:2068567,delay@123:1591388,corrupt@11:5898652,corrupt@86:3277098,delay@105:1991619,"
             + "delay@118:684550,drop@38:0,drop@12:0",
-        "301741/4/12/duplicate@0:1537364,drop@112:0,delay@140:1572495,partition@360408:11661117:2", "16504/4/20/"})
+        "301741/4/12/duplicate@0:1537364,drop@112:0,delay@140:1572495,partition@360408:11661117:2",
+        "145546/3/22/slow@0:6630558:16353952:1371119,partition@9364382:12164891:2", "16504/4/20/"})
     void theSchedulesThatFoundBugsPass(String schedule) {
         SimulationRun.Outcome o = tester(SimProtocols.byName("tcp")).run(Schedule.parse(schedule));
         assertTrue(o.passed(), () -> String.valueOf(o.violation()));

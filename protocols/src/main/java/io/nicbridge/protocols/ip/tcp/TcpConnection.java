@@ -122,6 +122,14 @@ public final class TcpConnection {
     private boolean delackArmed;
     private long delackAt;
     private long timeWaitAt;
+    /**
+     * An orphan in FIN-WAIT-2 (released by its application, its FIN acknowledged, the peer's FIN not come) is given
+     * up at this time, one TIME-WAIT length after it became one: Linux's tcp_fin_timeout. RFC 9293 lets FIN-WAIT-2
+     * last for ever, but then a peer that vanished without a RST reaching us (its own RST lost, or it was reset by a
+     * third party) would hold the slot for ever although nobody will use it again (found by TcpHostilePeerFuzzTest).
+     */
+    private long orphanAt;
+    private boolean orphanArmed;
 
     // ------------------------------------------------------------------ output and events
     private boolean ackNow;
@@ -327,7 +335,8 @@ public final class TcpConnection {
     /**
      * Gives the connection back: the application will not touch it again. A connection still open is closed first
      * ({@link #close}); the slot is reused once the connection reaches CLOSED (after TIME-WAIT for the side that
-     * closed first).
+     * closed first). An orphan left in FIN-WAIT-2 (its FIN acknowledged, the peer's not come) is given up one
+     * TIME-WAIT length later, as Linux's tcp_fin_timeout does.
      */
     public void release(long nowNanos) {
         if (released) {
@@ -339,6 +348,14 @@ public final class TcpConnection {
         }
         released = true;
         handler = null;
+        if (state == TcpState.FIN_WAIT_2) {
+            armOrphan(nowNanos);
+        }
+    }
+
+    private void armOrphan(long now) {
+        orphanArmed = true;
+        orphanAt = now + config.timeWaitNanos();
     }
 
     private void checkHeld() {
@@ -401,6 +418,7 @@ public final class TcpConnection {
         finReceived = false;
         finPending = false;
         finPosition = 0;
+        orphanArmed = false;
         dupAcks = 0;
         inRecovery = false;
         recover = iss;
@@ -638,6 +656,9 @@ public final class TcpConnection {
             case FIN_WAIT_1 -> {
                 if (finAcked) {
                     state = TcpState.FIN_WAIT_2;
+                    if (released) {
+                        armOrphan(now);
+                    }
                 }
             }
             case CLOSING -> {
@@ -879,6 +900,7 @@ public final class TcpConnection {
         }
         state = TcpState.CLOSED;
         closeReason = reason;
+        orphanArmed = false;
         if (passive && !wasEstablished) { // back to LISTEN: no event for a connection the application never had
             released = true;
             handler = null;
@@ -901,6 +923,8 @@ public final class TcpConnection {
             } else if (ackNow || outputPending) {
                 output(now); // the ACK of the peer's FIN, when the sink refused it: else the FIN comes again
             }
+        } else if (orphanArmed && state == TcpState.FIN_WAIT_2 && now - orphanAt >= 0) {
+            closeWith(TcpCloseReason.TIMED_OUT);
         } else if (state != TcpState.CLOSED) {
             if (rexmtArmed && now - rexmtAt >= 0) {
                 retransmitTimeout(now);
@@ -933,6 +957,9 @@ public final class TcpConnection {
         }
         if (delackArmed) {
             d = Math.min(d, delackAt);
+        }
+        if (orphanArmed && state == TcpState.FIN_WAIT_2) {
+            d = Math.min(d, orphanAt);
         }
         return d;
     }
@@ -984,6 +1011,11 @@ public final class TcpConnection {
             counters.increment(Counter.WINDOW_PROBES);
         }
         persistShift = Math.min(persistShift + 1, MAX_PERSIST_SHIFT);
+        // The next probe, backed off: the answer to this one (the window update) may be lost as well. Without it
+        // nothing but a segment from the peer would ever call output() again, and the connection stalled with data
+        // waiting behind a zero window that had opened long ago (nic simtest, seed 145546).
+        persistArmed = true;
+        persistAt = now + Math.min(rto << persistShift, config.maxRtoNanos());
     }
 
     private void armRetransmit(long now) {

@@ -20,6 +20,8 @@ final class StreamApp implements TcpHandler {
     boolean closeAfterSend;
     boolean reading = true;
     boolean endOfStream;
+    /** Set by a test once it released {@link #connection}: the application no longer touches it. */
+    boolean released;
     TcpCloseReason closed;
 
     static byte[] pattern(int length, int seed) {

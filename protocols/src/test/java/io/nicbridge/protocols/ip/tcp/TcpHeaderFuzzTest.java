@@ -37,9 +37,10 @@ class TcpHeaderFuzzTest {
     /** What the oracle says a segment is. */
     private enum Outcome { BAD_LENGTH, BAD_OFFSET, BAD_CHECKSUM, BAD_OPTIONS, BAD_ADDRESS, LISTENER, NO_CONNECTION }
 
-    private static final Arena ARENA = Arena.ofAuto();
     private static final List<byte[]> SENT = new ArrayList<>();
-    private static final MemorySegment TX = ARENA.allocate(2048);
+    private static final MemorySegment TX = Arena.ofAuto().allocate(2048);
+    /** The rings of {@link #target}, closed with it (a fresh TCP per SYN would otherwise pile up direct memory). */
+    private static Arena rings = Arena.ofConfined();
     /** The TCP under test; made again when a SYN to the listener took its one connection slot. */
     private static Tcp target = tcp();
 
@@ -69,7 +70,7 @@ class TcpHeaderFuzzTest {
             public void send(int handle, int destination, int length) {
                 SENT.add(TX.asSlice(0, length).toArray(TcpHeader.U8));
             }
-        }, LOCAL, TcpConfig.defaults().withConnections(1).withBuffers(1024, 1024), ARENA);
+        }, LOCAL, TcpConfig.defaults().withConnections(1).withBuffers(1024, 1024), rings);
         tcp.listen(LISTENING, new TcpHandler() { });
         return tcp;
     }
@@ -139,6 +140,8 @@ class TcpHeaderFuzzTest {
             assertEquals(0, SENT.size(), "a malformed segment is not answered");
         }
         if (tcp.slotsInUse() > 0) { // a SYN to the listener opened the one slot: the next input gets a fresh TCP
+            rings.close();
+            rings = Arena.ofConfined();
             target = tcp();
         }
     }

@@ -26,8 +26,9 @@ import java.lang.foreign.MemorySegment;
  *   <li>each side's application has received a prefix of what the other side's stream holds: no byte misplaced,
  *       repeated or skipped whatever the forged segments did;</li>
  * </ul>
- * and at the end, after the forger stops, the applications read everything and close, and the clock runs through
- * every retransmission, the persist timer and TIME-WAIT: both TCPs have every connection slot back (no leak), and
+ * and at the end, after the forger stops, the applications read everything, close and release their connections,
+ * and the clock runs through every retransmission, the persist timer, TIME-WAIT and the FIN-WAIT-2 orphan timer:
+ * both TCPs have every connection slot back (no leak), and
  * when neither side was reset, aborted or timed out, each received the other's whole stream. Corpus:
  * {@code src/test/resources/io/nicbridge/protocols/ip/tcp/TcpHostilePeerFuzzTestInputs/hostileSegments/}.
  */
@@ -154,7 +155,7 @@ class TcpHostilePeerFuzzTest {
 
     /** @return true while the application holds its connection (it has one and has not released it) */
     private static boolean held(StreamApp app) {
-        return app.connection != null && !app.connection.free();
+        return app.connection != null && !app.released;
     }
 
     private static void act(SegmentPipe pipe, StreamApp client, StreamApp server) {
@@ -230,24 +231,30 @@ class TcpHostilePeerFuzzTest {
     }
 
     /**
-     * The forger stops: both applications read, write what is left and close; the clock runs through every timer.
-     * Then every connection is released and both TCPs must have all their slots back.
+     * The forger stops: both applications read, write what is left and close, and release their connections once at
+     * the end of the stream (or closed); after a second of that, whatever they still hold is released too (a peer may
+     * have vanished). The clock runs through every timer. Then both TCPs must have all their slots back.
      */
     private static void drain(SegmentPipe pipe, StreamApp client, StreamApp server, long[][] last) {
         pipe.rule = s -> false;
         client.reading = true;
         server.reading = true;
-        long end = pipe.now + 2_000 * MS;
+        long patience = pipe.now + 1_000 * MS;
+        long end = patience + 1_000 * MS;
         while (pipe.now - end < 0) {
             act(pipe, client, server);
             for (StreamApp app : new StreamApp[] {client, server}) {
+                if (!held(app)) {
+                    continue;
+                }
                 TcpConnection c = app.connection;
-                if (held(app) && (app.sent == app.toSend.length || c.state() == TcpState.CLOSED)) {
-                    if (c.state() == TcpState.CLOSED) {
-                        c.release(pipe.now);
-                    } else if (c.state() == TcpState.ESTABLISHED || c.state() == TcpState.CLOSE_WAIT) {
-                        c.close(pipe.now);
-                    }
+                if (app.sent == app.toSend.length && (c.state() == TcpState.ESTABLISHED
+                    || c.state() == TcpState.CLOSE_WAIT)) {
+                    c.close(pipe.now);
+                }
+                if (app.endOfStream || c.state() == TcpState.CLOSED || pipe.now - patience >= 0) {
+                    c.release(pipe.now);
+                    app.released = true;
                 }
             }
             if (pipe.a.slotsInUse() == 0 && pipe.b.slotsInUse() == 0) {
