@@ -71,6 +71,8 @@ class TcpHostilePeerFuzzTest {
                     case 7 -> server.reading = client.reading = script.consumeBoolean();
                     case 8 -> {
                         if (held(server) && server.connection.state() != TcpState.CLOSED) {
+                            // B's application writes no more after it closed (a write then is misuse).
+                            server.toSend = java.util.Arrays.copyOf(server.toSend, server.sent);
                             if (script.consumeBoolean()) {
                                 server.connection.close(pipe.now);
                             } else {
