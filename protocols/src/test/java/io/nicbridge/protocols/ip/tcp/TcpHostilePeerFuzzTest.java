@@ -61,7 +61,7 @@ class TcpHostilePeerFuzzTest {
             boolean attacked = false;
             for (int step = 0; step < STEPS && script.remainingBytes() > 0; step++) {
                 switch (script.consumeInt(0, 9)) {
-                    case 0, 1 -> pipe.run(script.consumeInt(1, 40) * 50_000L);
+                    case 0, 1 -> pipe.runByEvents(script.consumeInt(1, 40) * 50_000L);
                     case 2, 3, 4 -> {
                         forge(pipe, a, script, true);
                         attacked = true;
@@ -262,7 +262,7 @@ class TcpHostilePeerFuzzTest {
             if (pipe.a.slotsInUse() == 0 && pipe.b.slotsInUse() == 0) {
                 break;
             }
-            pipe.run(MS);
+            pipe.runByEvents(MS);
         }
         check(pipe, client, server, last);
         assertEquals(0, pipe.a.slotsInUse(), () -> "A leaks: " + pipe.a.describeSlotsInUse());
