@@ -138,8 +138,9 @@ public final class SimTestCommand implements Callable<Integer> {
         if (replayed != null) {
             SimulationRun.Outcome o = tester.run(replayed);
             out.println("replay: " + replayed.encode());
-            out.printf(Locale.ROOT, "  %d of %d messages delivered, %d events, %d frames (%d faulted), ended at %d ns,"
-                    + " trace digest %016x%n", o.delivered(), o.messages(), o.dispatches(), o.framesCarried(),
+            out.printf(Locale.ROOT, "  %d of %d %s delivered, %d events, %d frames (%d faulted), ended at %d ns,"
+                    + " trace digest %016x%n", o.delivered(), o.messages(), protocol.equals("tcp")
+                    ? "bytes and orderly closes" : "messages", o.dispatches(), o.framesCarried(),
                     o.framesFaulted(), o.endNanos(), o.traceDigest());
             out.println(o.medium());
             out.println(o.hostCost().replace("\n", System.lineSeparator()));

@@ -56,6 +56,8 @@ class SimTestCommandTest {
         Run replay = run("--protocol", "tcp", "--medium", "ethernet", "--replay", "7/3/6/drop@3:0,duplicate@5:1000");
         assertEquals(0, replay.exit(), replay.out() + replay.err());
         assertTrue(replay.out().contains("replay: 7/3/6/drop@3:0,duplicate@5:1000"), replay.out());
+        assertTrue(replay.out().lines().anyMatch(l -> l.matches("  (\\d+) of \\1 bytes and orderly closes delivered, .*")),
+                replay.out());
     }
 
     /** The header names what each core runs with: a window only where the protocol has one. */
@@ -143,9 +145,10 @@ class SimTestCommandTest {
 
     @Test
     void badInputIsAUsageError() {
-        Run r = run("--protocol", "tcp");
+        Run r = run("--protocol", "quic");
         assertEquals(2, r.exit());
-        assertTrue(r.err().startsWith("nic simtest: unknown protocol 'tcp'"), r.err());
+        assertTrue(r.err().startsWith("nic simtest: unknown protocol 'quic'"), r.err());
+        assertTrue(r.err().contains("known: [am, careful, gbn, pupa, tcp, traditional]"), r.err());
         r = run("--faults", "drop,meteor");
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("unknown fault family 'meteor'"), r.err());
