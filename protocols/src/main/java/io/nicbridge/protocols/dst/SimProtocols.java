@@ -70,7 +70,7 @@ public final class SimProtocols {
     /**
      * @return the settings the protocol's schedules run with by default: {@link SimSettings#defaults()} for the
      *     message cores, {@link SimSettings#cstar()} for the C* cores, traditional and careful (larger frames: a broadcast carries one ack
-     *     entry per node)
+     *     entry per node), {@link SimSettings#tcp()} for TCP (IP-sized frames, TCP's 1 ms timer granularity)
      * @throws IllegalArgumentException naming the known protocols when {@code name} is not one
      */
     public static SimSettings settings(String name) {
