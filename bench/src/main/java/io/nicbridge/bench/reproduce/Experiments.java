@@ -296,7 +296,7 @@ public final class Experiments {
                                 + " the paper's simulator's, so only the order across topologies is compared")),
                 run -> IdempotentAddTable.run(run.out(), run.seed(), run.points())));
         // ------------------------------------------------------------------------------------ the project's own
-        for (String protocol : new String[] {"gbn", "pupa", "traditional", "careful", "am"}) {
+        for (String protocol : new String[] {"gbn", "pupa", "traditional", "careful", "am", "tcp"}) {
             all.add(command("simtest-" + protocol, Paper.PROJECT, "deterministic simulation testing of the " + protocol
                     + " core", "100 seeded fault schedules", "1000 schedules", 4, List.of(),
                     new String[] {"simtest", "--protocol", protocol, "--seeds", "100", "--first-seed", "@seed"},

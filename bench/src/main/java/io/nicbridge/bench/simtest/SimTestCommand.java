@@ -8,6 +8,7 @@ import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.protocols.am.AmConfig;
 import io.nicbridge.protocols.careful.CarefulConfig;
 import io.nicbridge.protocols.gbn.GoBackNConfig;
+import io.nicbridge.protocols.ip.tcp.TcpConfig;
 import io.nicbridge.protocols.pupa.PupaConfig;
 import io.nicbridge.protocols.traditional.TraditionalConfig;
 import io.nicbridge.protocols.dst.CoreFactory;
@@ -44,7 +45,7 @@ public final class SimTestCommand implements Callable<Integer> {
     private static final String DRIVER_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.nicbridge.bridge.driver";
 
     @Option(names = "--protocol", defaultValue = "gbn", description = "The core under test (default:"
-            + " ${DEFAULT-VALUE}; known: am, careful, gbn, pupa, traditional).")
+            + " ${DEFAULT-VALUE}; known: am, careful, gbn, pupa, tcp, traditional).")
     String protocol;
 
     @Option(names = "--medium", defaultValue = "memory", description = "The medium every schedule runs on:"
@@ -137,8 +138,9 @@ public final class SimTestCommand implements Callable<Integer> {
         if (replayed != null) {
             SimulationRun.Outcome o = tester.run(replayed);
             out.println("replay: " + replayed.encode());
-            out.printf(Locale.ROOT, "  %d of %d messages delivered, %d events, %d frames (%d faulted), ended at %d ns,"
-                    + " trace digest %016x%n", o.delivered(), o.messages(), o.dispatches(), o.framesCarried(),
+            out.printf(Locale.ROOT, "  %d of %d %s delivered, %d events, %d frames (%d faulted), ended at %d ns,"
+                    + " trace digest %016x%n", o.delivered(), o.messages(), protocol.equals("tcp")
+                    ? "bytes and orderly closes" : "messages", o.dispatches(), o.framesCarried(),
                     o.framesFaulted(), o.endNanos(), o.traceDigest());
             out.println(o.medium());
             out.println(o.hostCost().replace("\n", System.lineSeparator()));
@@ -167,10 +169,13 @@ public final class SimTestCommand implements Callable<Integer> {
                     + s.shrunk().schedule().encode() + " -> " + s.shrunk().violation());
             out.println("  replay: " + tester.replayCommand(s.shrunk().schedule()));
         }
-        checks.check(CheckKind.INTEGRITY_CHECK, protocol + (protocol.equals("careful")
-                ? " failed nowhere silently (every break a later frame exposes reported, bounded memory; trailing"
-                        + " losses counted above) over "
-                : " kept exactly-once, per-peer order, progress and bounded memory over ") + s.schedules() + " fault schedules on " + media.name(), s.passed());
+        checks.check(CheckKind.INTEGRITY_CHECK, protocol + switch (protocol) {
+            case "careful" -> " failed nowhere silently (every break a later frame exposes reported, bounded memory;"
+                    + " trailing losses counted above) over ";
+            case "tcp" -> " delivered every byte exactly once and in order, closed every connection orderly (no RST,"
+                    + " time-out or abort), made progress and gave every buffer back over ";
+            default -> " kept exactly-once, per-peer order, progress and bounded memory over ";
+        } + s.schedules() + " fault schedules on " + media.name(), s.passed());
         return checks.finish(false);
     }
 
@@ -209,6 +214,15 @@ public final class SimTestCommand implements Callable<Integer> {
                         + " refused from %d held, receiver timeout %d us", c.maxFragment(), c.descriptors(),
                         c.ackLowWater(), c.receiveBuffers(), c.copyOutThreshold(), c.hostBuffers(), c.highLoad(),
                         c.timeoutNanos() / 1000);
+            }
+            case "tcp" -> {
+                TcpConfig c = SimProtocols.tcp(s);
+                yield String.format(Locale.ROOT, "TCP over IPv4: a byte stream each way on one connection per node,"
+                        + " chunks of up to %d bytes, MSS from the medium's MTU, %d-byte send and %d-byte receive"
+                        + " rings, RTO %d us initial / %d us floor / %d us ceiling, %d retransmissions, TIME-WAIT %d"
+                        + " us, no delayed ACK", s.maxMessage(), c.sendBuffer(), c.receiveBuffer(),
+                        c.initialRtoNanos() / 1000, c.minRtoNanos() / 1000, c.maxRtoNanos() / 1000,
+                        c.maxRetransmissions(), c.timeWaitNanos() / 1000);
             }
             case "careful" -> String.format(Locale.ROOT, "careful C*: %d-byte fragments, of %d receive buffers per node"
                     + " R = %d - (P - 1) as static windows of floor(R/P) frames (P = 2..4 nodes a schedule), %d event"

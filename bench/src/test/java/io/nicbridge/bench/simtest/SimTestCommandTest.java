@@ -42,6 +42,24 @@ class SimTestCommandTest {
         assertTrue(r.out().contains("checks: 1 passed, 0 failed, 0 inconclusive -> exit code 0"), r.out());
     }
 
+    /** TCP by name: its own settings in the header, its own promise in the verdict line, replayable schedules. */
+    @Test
+    void tcpRunsByNameWithItsStreamPromise() {
+        assertTrue(SimTestCommand.protocolSettings("tcp", io.nicbridge.protocols.dst.SimProtocols.settings("tcp"))
+                .startsWith("TCP over IPv4: a byte stream each way on one connection per node, chunks of up to 1500"
+                        + " bytes"));
+        Run r = run("--protocol", "tcp", "--seeds", "20");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("integrity check: tcp delivered every byte exactly once"
+                + " and in order, closed every connection orderly") && l.contains("over 20 fault schedules on memory")
+                && l.endsWith("-> PASS")), r.out());
+        Run replay = run("--protocol", "tcp", "--medium", "ethernet", "--replay", "7/3/6/drop@3:0,duplicate@5:1000");
+        assertEquals(0, replay.exit(), replay.out() + replay.err());
+        assertTrue(replay.out().contains("replay: 7/3/6/drop@3:0,duplicate@5:1000"), replay.out());
+        assertTrue(replay.out().lines().anyMatch(l -> l.matches("  (\\d+) of \\1 bytes and orderly closes delivered, .*")),
+                replay.out());
+    }
+
     /** The header names what each core runs with: a window only where the protocol has one. */
     @Test
     void theHeaderPrintsEachProtocolsOwnSettings() {
@@ -127,9 +145,10 @@ class SimTestCommandTest {
 
     @Test
     void badInputIsAUsageError() {
-        Run r = run("--protocol", "tcp");
+        Run r = run("--protocol", "quic");
         assertEquals(2, r.exit());
-        assertTrue(r.err().startsWith("nic simtest: unknown protocol 'tcp'"), r.err());
+        assertTrue(r.err().startsWith("nic simtest: unknown protocol 'quic'"), r.err());
+        assertTrue(r.err().contains("known: [am, careful, gbn, pupa, tcp, traditional]"), r.err());
         r = run("--faults", "drop,meteor");
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("unknown fault family 'meteor'"), r.err());

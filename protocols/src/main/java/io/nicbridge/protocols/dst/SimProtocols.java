@@ -7,6 +7,7 @@ import io.nicbridge.protocols.careful.CarefulConfig;
 import io.nicbridge.protocols.careful.CarefulCore;
 import io.nicbridge.protocols.gbn.GoBackNConfig;
 import io.nicbridge.protocols.gbn.GoBackNCore;
+import io.nicbridge.protocols.ip.tcp.TcpConfig;
 import io.nicbridge.protocols.pupa.PupaConfig;
 import io.nicbridge.protocols.pupa.PupaCore;
 import io.nicbridge.protocols.traditional.TraditionalConfig;
@@ -16,19 +17,23 @@ import java.util.Map;
 
 /** The cores the simulation tester knows by name ({@code --protocol}). */
 public final class SimProtocols {
+    /** TCP's initial sequence numbers: node i's TCP is seeded with this + i. */
+    private static final long ISS_SEED = 0x7c95_1e7dL;
     private static final Map<String, CoreFactory> BY_NAME = Map.of(
             "gbn", (link, clock, cpu, s) -> new GoBackNCore(link, clock,
                     new GoBackNConfig(s.window(), s.maxMessage(), s.rtoNanos()), cpu),
             "traditional", (link, clock, cpu, s) -> new TraditionalCore(link, clock, cpu, traditional(s)),
             "pupa", (link, clock, cpu, s) -> new PupaCore(link, clock, pupa(s), cpu),
             "careful", (link, clock, cpu, s) -> new CarefulCore(link, careful(s, link), cpu),
-            "am", (link, clock, cpu, s) -> new AmMessageChannel(link, clock, am(s), cpu, s.maxMessage()));
+            "am", (link, clock, cpu, s) -> new AmMessageChannel(link, clock, am(s), cpu, s.maxMessage()),
+            "tcp", (link, clock, cpu, s) -> new TcpNode(link, clock, tcp(s).withIssSeed(ISS_SEED + link.self())));
     private static final Map<String, SimSettings> SETTINGS = Map.of(
             "gbn", SimSettings.defaults(),
             "traditional", SimSettings.cstar(),
             "pupa", SimSettings.defaults(),
             "careful", SimSettings.cstar(),
-            "am", SimSettings.defaults());
+            "am", SimSettings.defaults(),
+            "tcp", SimSettings.tcp());
 
     /**
      * The traditional core's configuration in a simulated world: fragments of up to {@code maxMessage} bytes, the
@@ -65,7 +70,7 @@ public final class SimProtocols {
     /**
      * @return the settings the protocol's schedules run with by default: {@link SimSettings#defaults()} for the
      *     message cores, {@link SimSettings#cstar()} for the C* cores, traditional and careful (larger frames: a broadcast carries one ack
-     *     entry per node)
+     *     entry per node), {@link SimSettings#tcp()} for TCP (IP-sized frames, TCP's 1 ms timer granularity)
      * @throws IllegalArgumentException naming the known protocols when {@code name} is not one
      */
     public static SimSettings settings(String name) {
@@ -94,6 +99,21 @@ public final class SimProtocols {
     public static AmConfig am(SimSettings s) {
         int buffer = s.mtu() - io.nicbridge.protocols.gbn.GoBackNWire.HEADER - AmConfig.HEADER_BYTES;
         return new AmConfig(s.window(), buffer, s.rtoNanos(), s.rtoNanos() / 10, 0);
+    }
+
+    /**
+     * TCP in the tester's world: the MSS from the medium's MTU, a 4 KiB send and a 2 KiB receive ring per connection
+     * (small, so windows fill and close under the workload's slow readers), 8 connection slots (a node's own
+     * connection, one accepted from each peer, and room for the half-open ones a duplicated SYN makes), RTO floor at
+     * the settings' RTO (1 ms, TCP's timer granularity), 3 of them before the first sample, ceiling 32, 12
+     * retransmissions before giving up, no delayed ACK, a TIME-WAIT of 64 RTOs: 2 MSL of a world whose longest delay
+     * is a few ms, and twice the RTO ceiling, so that a FIN the peer retransmits after losing the last ACK still
+     * finds TIME-WAIT (a shorter one lets it draw a RST). Each node gets its own initial sequence numbers.
+     */
+    public static TcpConfig tcp(SimSettings s) {
+        return TcpConfig.defaults().withBuffers(4096, 2048).withConnections(8)
+                .withRto(3 * s.rtoNanos(), s.rtoNanos(), 32 * s.rtoNanos()).withMaxRetransmissions(12)
+                .withTimeWait(64 * s.rtoNanos());
     }
 
     /** @throws IllegalArgumentException naming the known protocols when {@code name} is not one */

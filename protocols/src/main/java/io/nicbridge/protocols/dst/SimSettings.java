@@ -52,6 +52,18 @@ public record SimSettings(int window, int maxMessage, long rtoNanos, int mtu, in
                 CostTable.zero());
     }
 
+    /**
+     * TCP's world ({@link TcpNode}): chunks of up to 1500 bytes written to byte streams, in 576-byte frames (the
+     * IPv4 datagram every host must take: an MSS of 536) on the in-memory medium, 8 transmit and 16 receive buffers
+     * per node, load over 10 ms; the RTO the faults are scaled to is TCP's 1 ms floor (a partition lasts up to 15
+     * ms), and the progress bound, 200 ms, leaves room for TCP's exponential backoff (RTO ceiling 32 ms,
+     * {@link SimProtocols#tcp}) after a fault.
+     */
+    public static SimSettings tcp() {
+        return new SimSettings(4, 1500, 1_000_000, 576, 8, 16, 2_000, 80, 10_000_000, 200_000_000, 2_000_000,
+                CostTable.zero());
+    }
+
     /** @return these settings with the nodes' CPUs priced by {@code table} */
     public SimSettings withCosts(CostTable table) {
         return new SimSettings(window, maxMessage, rtoNanos, mtu, txSlots, rxSlots, latencyNanos, nanosPerByte,

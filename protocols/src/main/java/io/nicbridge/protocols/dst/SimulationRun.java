@@ -22,6 +22,10 @@ import java.util.function.LongFunction;
  * <ul>
  *   <li>{@link MessageWorkload} for a {@link MessageCore}: messages between peers, checked for
  *       {@code exactly-once}, {@code per-peer-order} and {@code integrity};</li>
+ *   <li>{@link StreamWorkload} for a {@link TcpNode} (IPv4 and TCP): byte streams over TCP connections, checked
+ *       for {@code integrity} (every byte read is the one written there), {@code exactly-once} (no more bytes than
+ *       written) and {@code orderly-close} (both ends of every connection close orderly, their streams read whole,
+ *       no RST, time-out or abort);</li>
  *   <li>{@link CStarWorkload} for a {@link CStarNetwork}: a C* program of point-to-point, broadcast and crowd
  *       events, checked for {@code exactly-once} per fragment, {@code integrity} (nothing delivered that was not
  *       sent to that node), {@code event-completion} (every receive's MORE / NODE_DONE / EVENT_DONE is right).</li>
@@ -161,8 +165,9 @@ public final class SimulationRun {
             workload = switch (first) {
                 case MessageCore m -> new MessageWorkload(schedule, settings, scheduler, this);
                 case CStarNetwork c -> new CStarWorkload(schedule, settings, scheduler, this);
+                case TcpNode t -> new StreamWorkload(schedule, settings, scheduler, this);
                 default -> throw new IllegalArgumentException("core " + first + " offers neither MessageCore nor"
-                        + " CStarNetwork: no workload drives it");
+                        + " CStarNetwork nor is a TcpNode: no workload drives it");
             };
             for (int i = 1; i < nodes; i++) {
                 if (runner.node(i).core().getClass() != first.getClass()) {

@@ -11,6 +11,9 @@
  * can write its frames to a pcap file per schedule ({@code SimMedium.Factory.capturing}). The workload follows the core's
  * API: messages between peers for a {@link io.nicbridge.protocols.core.MessageCore}, a C* program of
  * point-to-point, broadcast and crowd events for a {@link io.nicbridge.protocols.cstar.CStarNetwork} (the schedule's
- * {@code messagesPerNode} is then its number of events); same schedules, shrinker and replay.
+ * {@code messagesPerNode} is then its number of events), byte streams over TCP connections for a
+ * {@link io.nicbridge.protocols.dst.TcpNode} (IPv4 and TCP on the node's link; {@code messagesPerNode} is then the
+ * number of chunks each end writes, see {@link io.nicbridge.protocols.dst.StreamWorkload}); same schedules, shrinker
+ * and replay.
  */
 package io.nicbridge.protocols.dst;

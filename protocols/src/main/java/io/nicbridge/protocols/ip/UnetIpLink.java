@@ -39,13 +39,13 @@ public final class UnetIpLink implements IpLink, LinkHandler {
     private SharedBuffers shared;
     private long pollNanos;
 
-    /** @param link a U-Net link (its peers are channels; no broadcast); this adapter is its only user */
+    /**
+     * @param link a U-Net link (its peers are channels), or any other {@link Link} used the same way, one peer number
+     *             per route and never its broadcast (the simulation tester runs IP so on every medium it has, the
+     *             in-memory one and the emulated cards' framings: {@code dst.TcpNode}); this adapter is its only user
+     */
     public UnetIpLink(Link link) {
         this.link = Objects.requireNonNull(link, "link");
-        if (link.canBroadcast()) {
-            throw new IllegalArgumentException(link.name() + " broadcasts: not a U-Net link (a channel is point to"
-                + " point)");
-        }
         this.gather = link.capability(UnetGather.class);
         routeAddress = new int[link.peers()];
         routePeer = new int[link.peers()];

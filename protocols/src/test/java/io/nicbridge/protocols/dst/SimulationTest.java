@@ -118,7 +118,7 @@ class SimulationTest {
         assertThrows(IllegalArgumentException.class, () -> Schedule.parse("1/2/3/explode@4:5"));
         assertThrows(IllegalArgumentException.class, () -> Schedule.parse("1/x/3/"));
         assertThrows(IllegalArgumentException.class, () -> Schedule.parse("1/1/3/"));
-        assertThrows(IllegalArgumentException.class, () -> SimProtocols.byName("tcp"));
+        assertThrows(IllegalArgumentException.class, () -> SimProtocols.byName("quic"));
         Schedule s = new Schedule(9, 3, 4, List.of(new Fault.FrameFault(Fault.Kind.REORDER, 2, 300),
                 new Fault.Partition(1, 2, 5), new Fault.SlowNode(2, 3, 4, 5)));
         assertEquals(s, Schedule.parse(s.encode()));

@@ -253,6 +253,37 @@ public final class Tcp {
         return d;
     }
 
+    /** @return connection slots in use: open, closing, or closed and not yet released by the application */
+    public int slotsInUse() {
+        int n = 0;
+        for (TcpConnection c : connections) {
+            n += c.free() ? 0 : 1;
+        }
+        return n;
+    }
+
+    /** @return the connections of {@link #slotsInUse()}, for reports (allocates) */
+    public String describeSlotsInUse() {
+        StringBuilder b = new StringBuilder();
+        for (TcpConnection c : connections) {
+            if (!c.free()) {
+                b.append(b.isEmpty() ? "" : ", ").append(c);
+            }
+        }
+        return b.toString();
+    }
+
+    /** @return bytes the slots in use hold: written and not yet acknowledged, received and not yet read */
+    public long heldBytes() {
+        long held = 0;
+        for (TcpConnection c : connections) {
+            if (!c.free()) {
+                held += c.unacknowledged() + c.readable();
+            }
+        }
+        return held;
+    }
+
     // =================================================================================================== input
 
     /**

@@ -122,6 +122,14 @@ public final class TcpConnection {
     private boolean delackArmed;
     private long delackAt;
     private long timeWaitAt;
+    /**
+     * An orphan in FIN-WAIT-2 (released by its application, its FIN acknowledged, the peer's FIN not come) is given
+     * up at this time, one TIME-WAIT length after it became one: Linux's tcp_fin_timeout. RFC 9293 lets FIN-WAIT-2
+     * last for ever, but then a peer that vanished without a RST reaching us (its own RST lost, or it was reset by a
+     * third party) would hold the slot for ever although nobody will use it again (found by TcpHostilePeerFuzzTest).
+     */
+    private long orphanAt;
+    private boolean orphanArmed;
 
     // ------------------------------------------------------------------ output and events
     private boolean ackNow;
@@ -327,7 +335,8 @@ public final class TcpConnection {
     /**
      * Gives the connection back: the application will not touch it again. A connection still open is closed first
      * ({@link #close}); the slot is reused once the connection reaches CLOSED (after TIME-WAIT for the side that
-     * closed first).
+     * closed first). An orphan left in FIN-WAIT-2 (its FIN acknowledged, the peer's not come) is given up one
+     * TIME-WAIT length later, as Linux's tcp_fin_timeout does.
      */
     public void release(long nowNanos) {
         if (released) {
@@ -339,6 +348,14 @@ public final class TcpConnection {
         }
         released = true;
         handler = null;
+        if (state == TcpState.FIN_WAIT_2) {
+            armOrphan(nowNanos);
+        }
+    }
+
+    private void armOrphan(long now) {
+        orphanArmed = true;
+        orphanAt = now + config.timeWaitNanos();
     }
 
     private void checkHeld() {
@@ -401,6 +418,7 @@ public final class TcpConnection {
         finReceived = false;
         finPending = false;
         finPosition = 0;
+        orphanArmed = false;
         dupAcks = 0;
         inRecovery = false;
         recover = iss;
@@ -638,6 +656,9 @@ public final class TcpConnection {
             case FIN_WAIT_1 -> {
                 if (finAcked) {
                     state = TcpState.FIN_WAIT_2;
+                    if (released) {
+                        armOrphan(now);
+                    }
                 }
             }
             case CLOSING -> {
@@ -748,7 +769,12 @@ public final class TcpConnection {
     /** Sends the segment at SND.UNA again (data, or the FIN when only it is outstanding), without moving SND.NXT. */
     private void retransmitFirst(long now) {
         long outstanding = sndWritten - sndAcked;
-        int length = (int) Math.min(outstanding, mss);
+        // Only bytes sent before (up to SND.MAX, less the FIN's sequence number when it was sent): a byte written but
+        // never sent must go out through output(), which moves SND.MAX. Sent from here it would reach the peer
+        // beyond SND.MAX, and every ACK of it would then be refused as acknowledging something never sent - a
+        // deadlock (nic simtest, seed 301741).
+        long sent = Math.min(outstanding, Integer.toUnsignedLong(sndMax - sndUna));
+        int length = (int) Math.min(sent, mss);
         int flags = ACK;
         if (length == outstanding && finQueued && sndMax - (finSequence() + 1) >= 0) {
             flags |= FIN;
@@ -874,6 +900,7 @@ public final class TcpConnection {
         }
         state = TcpState.CLOSED;
         closeReason = reason;
+        orphanArmed = false;
         if (passive && !wasEstablished) { // back to LISTEN: no event for a connection the application never had
             released = true;
             handler = null;
@@ -893,7 +920,11 @@ public final class TcpConnection {
         if (state == TcpState.TIME_WAIT) {
             if (now - timeWaitAt >= 0) {
                 closeWith(TcpCloseReason.ORDERLY);
+            } else if (ackNow || outputPending) {
+                output(now); // the ACK of the peer's FIN, when the sink refused it: else the FIN comes again
             }
+        } else if (orphanArmed && state == TcpState.FIN_WAIT_2 && now - orphanAt >= 0) {
+            closeWith(TcpCloseReason.TIMED_OUT);
         } else if (state != TcpState.CLOSED) {
             if (rexmtArmed && now - rexmtAt >= 0) {
                 retransmitTimeout(now);
@@ -927,6 +958,9 @@ public final class TcpConnection {
         if (delackArmed) {
             d = Math.min(d, delackAt);
         }
+        if (orphanArmed && state == TcpState.FIN_WAIT_2) {
+            d = Math.min(d, orphanAt);
+        }
         return d;
     }
 
@@ -957,6 +991,9 @@ public final class TcpConnection {
         rttTiming = false; // Karn: no sample from a retransmitted segment
         sndNxt = state == TcpState.SYN_SENT || state == TcpState.SYN_RECEIVED ? iss : sndUna;
         output(now);
+        if (!rexmtArmed && !persistArmed && state != TcpState.CLOSED) {
+            armRetransmit(now); // RFC 6298 5.6: the timer restarts even when the window let nothing go now
+        }
     }
 
     private void persistTimeout(long now) {
@@ -974,6 +1011,11 @@ public final class TcpConnection {
             counters.increment(Counter.WINDOW_PROBES);
         }
         persistShift = Math.min(persistShift + 1, MAX_PERSIST_SHIFT);
+        // The next probe, backed off: the answer to this one (the window update) may be lost as well. Without it
+        // nothing but a segment from the peer would ever call output() again, and the connection stalled with data
+        // waiting behind a zero window that had opened long ago (nic simtest, seed 145546).
+        persistArmed = true;
+        persistAt = now + Math.min(rto << persistShift, config.maxRtoNanos());
     }
 
     private void armRetransmit(long now) {
@@ -1048,9 +1090,13 @@ public final class TcpConnection {
             int length = state == TcpState.SYN_RECEIVED ? 0 : (int) Math.max(0, Math.min(Math.min(available, usable),
                 mss));
             // Sender SWS avoidance (RFC 9293 3.8.6.2.1): no runt while more data waits and the window is the limit,
-            // unless the persist timer ran out (the override timeout) with nothing in flight.
+            // unless the persist timer ran out (the override timeout) with nothing in flight. Never for data sent
+            // before (SND.NXT behind SND.MAX after a timeout, as BSD's tcp_output): withheld, that retransmission
+            // would leave nothing armed - no persist timer while data is in flight - and the connection stalled
+            // (nic simtest, seed 312).
             boolean withheld = false;
-            if (length > 0 && length < mss && length < available && usable < maxSndWnd / 2 && !swsOverride) {
+            if (length > 0 && length < mss && length < available && usable < maxSndWnd / 2 && !swsOverride
+                && sndNxt - sndMax >= 0) {
                 length = 0;
                 withheld = true;
             }
@@ -1080,7 +1126,11 @@ public final class TcpConnection {
                 }
                 continue;
             }
-            if (ackNow && !emit(sndNxt, 0, 0, ACK, now)) {
+            // A pure ACK carries the highest sequence number sent (as Linux's tcp_acceptable_seq), not SND.NXT:
+            // after a timeout sets SND.NXT back to SND.UNA the peer may hold everything up to SND.MAX, and an ACK
+            // below its RCV.NXT fails its acceptability test, which drops it unread; two peers in that state answer
+            // each other's ACKs forever and neither learns of the other's acknowledgments (nic simtest, seed 162).
+            if (ackNow && !emit(sndMax, 0, 0, ACK, now)) {
                 return;
             }
             if ((sndWnd == 0 || withheld) && available > 0 && sndMax == sndUna && !persistArmed && !rexmtArmed) {

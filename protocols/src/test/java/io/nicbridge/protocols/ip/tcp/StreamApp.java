@@ -20,14 +20,21 @@ final class StreamApp implements TcpHandler {
     boolean closeAfterSend;
     boolean reading = true;
     boolean endOfStream;
+    /** Set by a test once it released {@link #connection}: the application no longer touches it. */
+    boolean released;
     TcpCloseReason closed;
 
     static byte[] pattern(int length, int seed) {
         byte[] b = new byte[length];
         for (int i = 0; i < length; i++) {
-            b[i] = (byte) (i * 31 + seed + (i >>> 8));
+            b[i] = patternAt(i, seed);
         }
         return b;
+    }
+
+    /** @return byte {@code i} of {@link #pattern}'s stream for {@code seed}, for any position (past any length too) */
+    static byte patternAt(long i, int seed) {
+        return (byte) (i * 31 + seed + (i >>> 8));
     }
 
     StreamApp send(byte[] data, boolean thenClose) {

@@ -166,6 +166,59 @@ class TcpConnectionTest {
         assertEquals(TcpState.TIME_WAIT, c.state());
     }
 
+    /**
+     * Found by the simulation tester ({@code nic simtest --protocol tcp}, seed 4): the ACK of the peer's FIN that the
+     * sink refuses (no buffer) as the connection enters TIME-WAIT is sent on the next poll, not left until the peer
+     * retransmits its FIN (and never, if TIME-WAIT ends first: the FIN then draws a RST and the peer's close fails).
+     */
+    @Test
+    void theAckOfTheFinRefusedByTheSinkInTimeWaitIsSentOnTheNextPoll() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        c.close(pipe.now);
+        pipe.runUntil(() -> server.endOfStream, SECOND, "A's FIN");
+        pipe.runUntil(() -> c.state() == TcpState.FIN_WAIT_2, SECOND, "the ACK of A's FIN");
+        boolean[] once = {false};
+        pipe.refusal = fromA -> fromA && c.state() == TcpState.TIME_WAIT && !once[0] && (once[0] = true);
+        server.connection.close(pipe.now);
+        pipe.runUntil(() -> server.closed != null, SECOND, "B's close");
+        assertEquals(1, pipe.refused, "the sink refused A's ACK once");
+        assertEquals(TcpCloseReason.ORDERLY, server.closed);
+        assertEquals(1, pipe.sentBy(false).stream().filter(s -> s.has(TcpHeader.FIN)).count(),
+            "B's FIN went once: A's ACK came on its next poll, within one RTO");
+        assertEquals(TcpState.TIME_WAIT, c.state());
+    }
+
+    /**
+     * Found by TcpHostilePeerFuzzTest: A closed and released its connection, B acknowledged A's FIN and then vanished
+     * without a word (here: B never closes and its segments are lost). A in FIN-WAIT-2 gives the orphan up one TIME-WAIT
+     * length later instead of holding the slot for ever.
+     */
+    @Test
+    void anOrphanInFinWait2IsGivenUpAfterOneTimeWaitLength() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        c.close(pipe.now);
+        pipe.runUntil(() -> c.state() == TcpState.FIN_WAIT_2, SECOND, "the ACK of A's FIN");
+        pipe.rule = s -> !s.fromA();
+        c.release(pipe.now);
+        long released = pipe.now;
+        pipe.runUntil(() -> pipe.a.slotsInUse() == 0, SECOND, "the orphan given up");
+        assertTrue(pipe.now - released >= SegmentPipe.testConfig().timeWaitNanos(), "not before one TIME-WAIT length");
+        assertEquals(1, pipe.a.counters().get(Counter.CONNECTIONS_TIMED_OUT));
+        assertEquals(TcpState.CLOSED, c.state());
+    }
+
+    @Test
+    void aHeldConnectionMayStayInFinWait2() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        c.close(pipe.now);
+        pipe.runUntil(() -> c.state() == TcpState.FIN_WAIT_2, SECOND, "the ACK of A's FIN");
+        pipe.run(5 * SegmentPipe.testConfig().timeWaitNanos());
+        assertEquals(TcpState.FIN_WAIT_2, c.state(), "the application still holds it: B may yet send (RFC 9293)");
+    }
+
     @Test
     void simultaneousCloseGoesThroughClosingToTimeWaitOnBothSides() {
         connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
@@ -198,6 +251,30 @@ class TcpConnectionTest {
         x.send(StreamApp.pattern(3000, 3), true).pump(pipe.now);
         pipe.runUntil(() -> y.endOfStream, SECOND, "data after a simultaneous open");
         assertArrayEquals(StreamApp.pattern(3000, 3), bytes(y));
+    }
+
+    /**
+     * Found by the simulation tester (seed 145546): the persist timer went on after a probe only if something else
+     * called the output path; with the probe's answer lost, the sender stalled behind a window that had long opened.
+     */
+    @Test
+    void zeroWindowProbingGoesOnWhenTheAnswersAreLost() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        server.reading = false;
+        byte[] data = StreamApp.pattern(20_000, 5);
+        client.send(data, true).pump(pipe.now);
+        pipe.runUntil(() -> c.sendWindow() == 0 && c.unacknowledged() > 0, SECOND, "the zero window");
+        pipe.rule = s -> !s.fromA(); // every answer from B is lost, the window update after the read too
+        server.reading = true;
+        server.drain(pipe.now);
+        long probes = pipe.a.counters().get(Counter.WINDOW_PROBES);
+        pipe.run(SECOND);
+        assertTrue(pipe.a.counters().get(Counter.WINDOW_PROBES) >= probes + 2,
+            "probing went on: " + pipe.a.counters());
+        pipe.rule = s -> false;
+        pipe.runUntil(() -> server.endOfStream, 10 * SECOND, "the rest of the stream after the next probe");
+        assertArrayEquals(data, bytes(server));
     }
 
     @Test
