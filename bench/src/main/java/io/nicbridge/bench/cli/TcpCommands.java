@@ -87,6 +87,7 @@ final class TcpCommands extends GroupCommand {
                 backendSpec = backend + (backend.contains("?") ? "&" : "?") + String.format(Locale.ROOT,
                     "drop=%s&dup=%s&reorder=%s&corrupt=%s&seed=%d&faults=%s", drop, dup, reorder, corrupt, seed,
                     directions);
+                KernelLink.checkBackend(backendSpec);
                 if (timeoutSeconds < 1) {
                     throw new IllegalArgumentException("--timeout must be at least 1 s, was " + timeoutSeconds);
                 }

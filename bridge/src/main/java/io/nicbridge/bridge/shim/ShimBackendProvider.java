@@ -234,8 +234,13 @@ public final class ShimBackendProvider implements BackendProvider {
             number(spec, "budget"), ethertype, peer);
     }
 
-    /** The shim's fault injection: {@code drop}, {@code dup}, {@code reorder}, {@code corrupt}, {@code seed}, {@code faults}. */
-    static ShimFaults faults(DeviceSpec spec) {
+    /**
+     * The shim's fault injection from a spec's {@code drop}, {@code dup}, {@code reorder}, {@code corrupt}, {@code seed}
+     * and {@code faults} parameters.
+     *
+     * @throws IllegalArgumentException naming the spec and the bad parameter
+     */
+    public static ShimFaults faults(DeviceSpec spec) {
         int directions = switch (spec.param("faults", "both")) {
             case "both" -> ShimFaults.BOTH;
             case "rx" -> NicShim.FAULT_RX;

@@ -79,7 +79,8 @@ public final class KernelLink implements AutoCloseable {
      * @throws IllegalArgumentException for another backend or a parameter the link sets itself
      */
     public static KernelLink open(String backend) throws IOException, InterruptedException {
-        String spec = cardSpec(backend, "IFACE", "NS"); // checked before any namespace exists
+        checkBackend(backend); // before any namespace exists
+        String spec;
         VethPair veth = VethPair.builder().mtu(VethPair.DEFAULT_MTU).ipv4(true).create();
         Card card = null;
         TulipDriver driver = null;
@@ -107,6 +108,16 @@ public final class KernelLink implements AutoCloseable {
             veth.close();
             throw e;
         }
+    }
+
+    /**
+     * Checks a backend for {@link #open} without opening anything: the scheme, no parameter the link sets itself, and
+     * the shim's fault parameters.
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    public static void checkBackend(String backend) {
+        ShimBackendProvider.faults(DeviceSpec.parse(cardSpec(backend, "IFACE", "NS")));
     }
 
     /** The card's device spec: the backend's target and parameters, with the interface, namespace and card set. */
