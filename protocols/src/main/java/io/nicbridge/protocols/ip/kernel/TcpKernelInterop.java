@@ -39,8 +39,8 @@ import java.util.regex.Pattern;
  * any, are the shim's own (the link's backend spec: {@code drop=}, {@code dup=}, ...), injected between our card and
  * the wire in both directions and counted by the shim. tshark captures the kernel's end throughout and the capture is
  * checked: no malformed packet, no bad checksum from our stack (beyond the frames the shim corrupted), and no TCP
- * analysis flag but flow control and - with faults - the retransmissions, duplicate ACKs, gaps and reordering the
- * faults explain.
+ * analysis flag but flow control, our tail loss probes (at most as many as our TCP sent, each answered by at most one
+ * duplicate ACK) and - with faults - the retransmissions, duplicate ACKs, gaps and reordering the faults explain.
  *
  * <p>{@link #run} returns the {@link Result} (times, throughput, what tshark flagged, the injected faults) with every
  * failed check in {@link Result#failures()}; it throws only when the run itself breaks (a tool missing, a timeout).
@@ -155,7 +155,9 @@ public final class TcpKernelInterop {
             Matcher m = Pattern.compile("(\\d+) packets? dropped").matcher(capture.output());
             boolean captureDropped = m.find() && Long.parseLong(m.group(1)) > 0;
             Map<String, Long> flagged = new LinkedHashMap<>();
-            long frames = checkCapture(pcap, bytes, faulty, injectedCorrupts, captureDropped, flagged, failures);
+            long probes = tcp.counters().get(TcpCounters.Counter.TAIL_LOSS_PROBES);
+            long frames = checkCapture(pcap, bytes, faulty, injectedCorrupts, probes, captureDropped, flagged,
+                failures);
             return new Result(download, fetch, tcp.counters(), after, flagged, frames, List.copyOf(failures));
         }
     }
@@ -389,7 +391,8 @@ public final class TcpKernelInterop {
         "spurious_retransmission", "duplicate_ack", "lost_segment", "ack_lost_segment", "out_of_order");
     /** The rest tshark's TCP analysis can set: none may appear. */
     private static final List<String> OTHER = List.of("keep_alive", "keep_alive_ack", "reused_ports");
-    private static final List<String> RETRANSMITTED = EXPLAINED.subList(0, 3);
+    /** How tshark sees a tail loss probe: a (spurious) retransmission. */
+    private static final List<String> PROBE_FLAGS = List.of("retransmission", "spurious_retransmission");
     /** tshark's PI_ERROR expert severity. */
     private static final String SEVERITY_ERROR = "8388608";
 
@@ -398,8 +401,8 @@ public final class TcpKernelInterop {
      * both checksum statuses (0 bad, 1 good, 2 not checked) and each TCP analysis flag ("1" when set). Returns the
      * frame count, fills {@code flagged} with the count of each flag and {@code failures} with what the checks found.
      */
-    private long checkCapture(Path pcap, long bytes, boolean faulty, long corrupts, boolean captureDropped,
-                              Map<String, Long> flagged, List<String> failures)
+    private long checkCapture(Path pcap, long bytes, boolean faulty, long corrupts, long probes,
+                              boolean captureDropped, Map<String, Long> flagged, List<String> failures)
             throws IOException, InterruptedException {
         List<String> kinds = new ArrayList<>(EXPLAINED);
         kinds.addAll(FLOW);
@@ -422,6 +425,8 @@ public final class TcpKernelInterop {
         long frames = 0;
         long badOurs = 0;
         long goodOurs = 0;
+        long probeCopies = 0;
+        long probeAnswers = 0;
         List<String> bad = new ArrayList<>();
         List<String> unexplained = new ArrayList<>();
         try (var reader = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
@@ -447,13 +452,28 @@ public final class TcpKernelInterop {
                     }
                 }
                 boolean excused = corrupts > 0 && badChecksum; // a corrupted frame is judged by the counts only
-                boolean retransmitted = faulty && set.stream().anyMatch(RETRANSMITTED::contains);
-                if ((!f[2].isEmpty() || hasValue(f[3], SEVERITY_ERROR)) && !retransmitted && !excused) {
+                // With faults, a retransmitted or out-of-order segment may overlap data tshark's stream reassembly
+                // already holds, which it reports as an error or a malformed upper layer: the fault's consequence,
+                // judged by the analysis flags below.
+                boolean consequence = faulty && set.stream().anyMatch(EXPLAINED::contains);
+                if ((!f[2].isEmpty() || hasValue(f[3], SEVERITY_ERROR)) && !consequence && !excused) {
                     bad.add(frameText(f, set));
                 }
                 boolean flaggedAtAll = !f[6].isEmpty() || !set.isEmpty();
                 boolean isFlow = set.stream().anyMatch(flow::contains);
                 boolean isExplained = faulty && set.stream().anyMatch(EXPLAINED::contains);
+                // Without faults, our tail loss probes are the one retransmission allowed: a copy of our last segment
+                // when an ACK was late (tshark: a spurious retransmission), answered by one duplicate ACK. They are
+                // counted against our TCP's own probe count below.
+                if (!faulty && flaggedAtAll && !isFlow && !set.isEmpty()) {
+                    if (fromUs && PROBE_FLAGS.containsAll(set)) {
+                        probeCopies++;
+                        isExplained = true;
+                    } else if (!fromUs && set.equals(List.of("duplicate_ack"))) {
+                        probeAnswers++;
+                        isExplained = true;
+                    }
+                }
                 if (flaggedAtAll && !isFlow && !isExplained && !excused) {
                     unexplained.add(frameText(f, set));
                 }
@@ -471,6 +491,10 @@ public final class TcpKernelInterop {
         if (goodOurs < bytes / 1460 / 2) {
             failures.add("only " + goodOurs + " TCP checksums from our stack verified good by tshark, expected at least "
                 + bytes / 1460 / 2);
+        }
+        if (probeCopies > probes || probeAnswers > probes) {
+            failures.add(probeCopies + " retransmissions from us and " + probeAnswers + " duplicate ACKs from the"
+                + " kernel in a run without faults, but our TCP sent only " + probes + " tail loss probes");
         }
         if (!unexplained.isEmpty()) {
             failures.add(unexplained.size() + (faulty ? " TCP analysis flags the injected faults do not explain: "

@@ -46,8 +46,11 @@ import java.util.Objects;
 public final class TcpConnection {
     /** Gap-tracking ranges of out-of-order data; a segment needing one more is dropped (and retransmitted later). */
     static final int OUT_OF_ORDER_RANGES = 8;
-    /** The tail loss probe's floor (RFC 8985 7.2 leaves it to the sender; Linux's is 10 ms as well). */
-    static final long PROBE_MIN_NANOS = 10_000_000L;
+    /**
+     * The tail loss probe's floor (RFC 8985 7.2 leaves it to the sender): 40 ms, Linux's shortest delayed ACK
+     * (TCP_ATO_MIN), so that a Linux receiver that holds its ACK back briefly does not draw a probe every time.
+     */
+    static final long PROBE_MIN_NANOS = 40_000_000L;
     /** RFC 8985 7.2's WCDelAckT: the longest a receiver may delay an ACK (RFC 9293 3.8.6.3: under 0.5 s; Linux 200 ms). */
     static final long WORST_CASE_DELAYED_ACK_NANOS = 200_000_000L;
     /** The MSS assumed when the peer's SYN has none (RFC 9293 MUST-15). */
@@ -1004,10 +1007,10 @@ public final class TcpConnection {
     /**
      * Arms the tail loss probe (RFC 8985 7.2) while data is outstanding outside recovery and no probe is out: PTO =
      * 2 SRTT, at least {@link #PROBE_MIN_NANOS}, plus the peer's worst-case delayed ACK when one segment is in flight
-     * (the only case a receiver may hold its ACK back); not when the RTO would fire first anyway. Why: with no more
+     * (a receiver may hold the ACK of a lone segment that long); not when the RTO would fire first anyway. Why: with no more
      * data to send (or the congestion window full), a lost last segment or a lost final ACK - a Linux receiver often
      * acknowledges a whole flight with one stretch ACK - leaves nothing to make duplicate ACKs, and only the RTO, with
-     * its 200 ms floor against delayed ACKs, would recover; the probe does in two round trips.
+     * its 200 ms floor against delayed ACKs, would recover; the probe does after 40 ms.
      */
     private void armProbe(long now) {
         probeArmed = false;

@@ -48,7 +48,7 @@ public final class TcpCounters {
         FAST_RETRANSMISSIONS,
         DUPLICATE_ACKS_RECEIVED,
         /**
-         * Tail loss probes sent (RFC 8985 7): the last segment again after two round trips without an ACK, so that a
+         * Tail loss probes sent (RFC 8985 7): the last segment again after max(2 SRTT, 40 ms) without an ACK, so that a
          * lost tail or a lost final ACK costs a probe's round trip instead of the RTO's 200 ms floor.
          */
         TAIL_LOSS_PROBES,
