@@ -41,8 +41,8 @@
  * ========================================================================================== */
 
 #define NICSHIM_ABI_VERSION_MAJOR 1
-#define NICSHIM_ABI_VERSION_MINOR 3
-#define NICSHIM_ABI_VERSION       (0x00010003u)
+#define NICSHIM_ABI_VERSION_MINOR 4
+#define NICSHIM_ABI_VERSION       (0x00010004u)
 #define NICSHIM_ABI_MAJOR_SHIFT   16
 #define NICSHIM_ABI_MAJOR_MASK    (0xFFFFu << 16)
 #define NICSHIM_ABI_MINOR_SHIFT   0
@@ -362,10 +362,10 @@ _Static_assert(offsetof(nicshim_info_t, mac) == 16, "mac at 0x10");
  *   0x08 tx_bytes             0x48 rx_drop_bad_frame      0x88 polls
  *   0x10 rx_frames            0x50 rx_drop_no_channel     0x90 interrupts
  *   0x18 rx_bytes             0x58 tx_drop_too_long       0x98 card_errors
- *   0x20 rx_missed            0x60 tx_drop_kernel         0xA0 reserved[4]
- *   0x28 rx_drop_filter       0x68 tx_bad_descriptor
- *   0x30 rx_drop_kernel       0x70 bus_errors
- *   0x38 rx_drop_truncated    0x78 link_changes
+ *   0x20 rx_missed            0x60 tx_drop_kernel         0xA0 fault_drops      (ABI 1.4)
+ *   0x28 rx_drop_filter       0x68 tx_bad_descriptor      0xA8 fault_duplicates (ABI 1.4)
+ *   0x30 rx_drop_kernel       0x70 bus_errors             0xB0 fault_reorders   (ABI 1.4)
+ *   0x38 rx_drop_truncated    0x78 link_changes           0xB8 fault_corrupts   (ABI 1.4)
  *
  * rx_missed: frames dropped because the card had no card-owned descriptor / free buffer /
  * receive-queue slot (21140 CSR8 missed frames; U-Net RQ full or no free buffer).
@@ -376,6 +376,8 @@ _Static_assert(offsetof(nicshim_info_t, mac) == 16, "mac at 0x10");
  * tx_bad_descriptor: descriptors rejected by the card's checks (lengths, segment bounds).
  * bus_errors: DMA addresses outside every registered region. card_errors: other card-visible
  * error completions. interrupts: rising edges of the card's interrupt line.
+ * fault_*: frames the fault injector (nicshim_set_faults) dropped, duplicated, held back or corrupted, both
+ * directions together; 0 while it is off. (ABI 1.3 had reserved[4], always 0, at 0xA0.)
  * ========================================================================================== */
 
 typedef struct nicshim_stats {
@@ -399,14 +401,66 @@ typedef struct nicshim_stats {
     uint64_t polls;
     uint64_t interrupts;
     uint64_t card_errors;
-    uint64_t reserved[4];
+    uint64_t fault_drops;
+    uint64_t fault_duplicates;
+    uint64_t fault_reorders;
+    uint64_t fault_corrupts;
 } nicshim_stats_t;
 
 _Static_assert(sizeof(nicshim_stats_t) == 192, "nicshim_stats_t must be 192 bytes");
 _Static_assert(offsetof(nicshim_stats_t, rx_missed) == 0x20, "rx_missed at 0x20");
 _Static_assert(offsetof(nicshim_stats_t, bus_errors) == 0x70, "bus_errors at 0x70");
 _Static_assert(offsetof(nicshim_stats_t, card_errors) == 0x98, "card_errors at 0x98");
-_Static_assert(offsetof(nicshim_stats_t, reserved) == 0xA0, "reserved at 0xA0");
+_Static_assert(offsetof(nicshim_stats_t, fault_drops) == 0xA0, "fault_drops at 0xA0");
+_Static_assert(offsetof(nicshim_stats_t, fault_corrupts) == 0xB8, "fault_corrupts at 0xB8");
+
+/* ============================================================================================
+ * Fault injection (ABI 1.4): the link misbehaving on purpose, to test protocols against a real peer
+ *
+ * The shim can drop, duplicate, reorder or corrupt the frames it moves between the card and the interface, in
+ * either direction, on both backends (AF_PACKET and AF_XDP; not NICSHIM_CARD_XSK_DIRECT, whose frames the shim
+ * never sees). Every frame of a direction that is on draws one number from that direction's generator (seeded
+ * from `seed`, so a seed gives the same sequence of decisions for the same sequence of frames) and suffers at most
+ * one fault, with the probabilities below in parts per million (their sum at most 1000000):
+ *   drop       the frame vanishes (TX: the card completed it; RX: the card never sees it)
+ *   duplicate  the frame goes on twice, back to back (TX: when the ring has room for the copy, else only once and
+ *              not counted)
+ *   reorder    the frame is held back and goes on right after the next frame of its direction, or after
+ *              NICSHIM_FAULT_HOLD_NS when no frame follows (one frame held at a time; a frame drawn for reorder
+ *              while one is held passes unharmed and is not counted)
+ *   corrupt    one byte after the 14-byte Ethernet header (any byte of a shorter frame) is inverted, so the
+ *              frame still reaches the peer and its checksums must catch it
+ * Each injected fault is counted in nicshim_stats_t.fault_*. A frame held back when the shim stops is lost.
+ *
+ *   0x00 size           sizeof(nicshim_faults_t) (32): the ABI check
+ *   0x04 directions     NICSHIM_FAULT_RX | NICSHIM_FAULT_TX (0 = off)
+ *   0x08 seed           any value (the RX and TX generators are derived from it differently)
+ *   0x10 drop_ppm       0x14 duplicate_ppm       0x18 reorder_ppm       0x1C corrupt_ppm
+ *   0x20 (size)
+ * ========================================================================================== */
+
+typedef struct nicshim_faults {
+    uint32_t size;
+    uint32_t directions;
+    uint64_t seed;
+    uint32_t drop_ppm;
+    uint32_t duplicate_ppm;
+    uint32_t reorder_ppm;
+    uint32_t corrupt_ppm;
+} nicshim_faults_t;
+
+_Static_assert(sizeof(nicshim_faults_t) == 32, "nicshim_faults_t must be 32 bytes");
+_Static_assert(offsetof(nicshim_faults_t, seed) == 0x08, "seed at 0x08");
+_Static_assert(offsetof(nicshim_faults_t, drop_ppm) == 0x10, "drop_ppm at 0x10");
+_Static_assert(offsetof(nicshim_faults_t, corrupt_ppm) == 0x1C, "corrupt_ppm at 0x1C");
+
+#define NICSHIM_FAULT_RX          (1u << 0) /* frames from the interface to the card */
+#define NICSHIM_FAULT_TX          (1u << 1) /* frames from the card to the interface */
+#define NICSHIM_FAULT_DIRECTIONS  (0x3u)
+/** The probabilities' unit: 1000000 ppm = every frame. */
+#define NICSHIM_FAULT_PPM_ONE     1000000u
+/** How long a frame held back for reordering waits for a follower before it goes on alone: 1 ms. */
+#define NICSHIM_FAULT_HOLD_NS     1000000
 
 /* ============================================================================================
  * Kicks (doorbells) and events
@@ -525,6 +579,14 @@ int32_t nicshim_set_umem(nicshim_t *shim, void *base, uint64_t length);
  * XDP_STATISTICS. Zero modes and ring addresses while stopped. NICSHIM_ERR_INVALID for an AF_PACKET shim.
  */
 int32_t nicshim_get_xdp_info(nicshim_t *shim, nicshim_xdp_info_t *out);
+
+/**
+ * (ABI 1.4) Fault injection (see "Fault injection" above): `faults` NULL or with directions 0 turns it off. Only
+ * while stopped (else NICSHIM_ERR_STATE); faults->size must be sizeof(nicshim_faults_t) (else NICSHIM_ERR_ABI);
+ * unknown direction bits or probabilities adding up to more than NICSHIM_FAULT_PPM_ONE are NICSHIM_ERR_INVALID, and
+ * so is any fault on a NICSHIM_CARD_XSK_DIRECT shim. Restarts the generators from the seed.
+ */
+int32_t nicshim_set_faults(nicshim_t *shim, const nicshim_faults_t *faults);
 
 /** Copy a consistent-per-counter snapshot of the statistics into *out. Thread-safe. */
 int32_t nicshim_get_stats(const nicshim_t *shim, nicshim_stats_t *out);

@@ -79,10 +79,21 @@
  * (rx_dropped + rx_ring_full), with the same "may be stale" rule as PACKET_STATISTICS: FILL and RX share the
  * rx_ring_frames receive chunks, so the kernel drops only when all of them sit unread on RX.
  *
+ * Fault injection (nicshim_set_faults, ABI 1.4). The frames cross between the card and the transport at two points,
+ * whichever backend carries them: shim_deliver() hands every received frame to the card, and shim_tx_commit() (which
+ * shim_tx_frame uses too while faults are on) hands every transmitted frame to the ring, socket or UMEM. There each
+ * frame draws its fate (fault.c): dropped (not delivered / the reservation aborted), duplicated (delivered twice /
+ * a second reservation with a copy), held back (a copy in fault_rx_hold / fault_tx_hold, delivered or committed
+ * right after the next frame of its direction, or when NICSHIM_FAULT_HOLD_NS passes first: shim_work checks the
+ * deadline and shim_wait wakes for it) or corrupted (one byte inverted, in a copy on RX since the ring slot is
+ * the kernel's, in place on TX since the card's reservation is ours until commit). The buffers are allocated by
+ * nicshim_set_faults, so the data path still allocates nothing.
+ *
  * Memory. Everything is allocated in nicshim_open() (state, scratch frame for VLAN re-insertion) and
  * nicshim_start() (the rings, by the kernel); the data path (poll, kick, reg access, reserve/commit) allocates
  * nothing.
  */
+#include "shim_fault.h"
 #include "shim_internal.h"
 #include "shim_xsk.h"
 
@@ -265,6 +276,15 @@ struct nicshim {
     uint64_t umem_len;
     shim_xsk_t xsk;      /* between start and stop */
     int direct;          /* NICSHIM_CARD_XSK_DIRECT: the caller owns the rings; kick and poll only wake and wait */
+
+    shim_fault_dir_t fault_rx; /* nicshim_set_faults: the two directions' injectors (off when zero) */
+    shim_fault_dir_t fault_tx;
+    uint8_t *fault_buf;        /* set_faults: three frames - a corrupted RX copy, the held RX frame, the held TX frame */
+    uint32_t fault_frame;      /* the size of each of the three */
+    uint32_t fault_rx_held;    /* length of the RX frame held back for reordering (0 = none) */
+    uint32_t fault_tx_held;
+    uint64_t fault_rx_until;   /* when a held frame goes on without a follower */
+    uint64_t fault_tx_until;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -674,7 +694,8 @@ uint8_t *shim_tx_reserve(shim_t *shim, uint32_t max_len) {
     return (uint8_t *)hdr + SHIM_TX_DATA_OFFSET;
 }
 
-void shim_tx_commit(shim_t *shim, uint32_t len) {
+/** Hands the reserved frame to the kernel (ring, socket or UMEM), past the fault injector. */
+static void shim_tx_commit_now(shim_t *shim, uint32_t len) {
     if (!shim->tx_reserved) {
         return;
     }
@@ -709,8 +730,80 @@ void shim_tx_commit(shim_t *shim, uint32_t len) {
     shim->tx_committed = 1;
 }
 
+/** The frame the card is filling: the open reservation's bytes. */
+static uint8_t *shim_tx_reserved_frame(shim_t *shim) {
+    if (shim->xdp) {
+        return shim->xsk.umem + shim->xsk.tx_reserved_addr;
+    }
+    if (shim->tx_send) {
+        return shim->tx_buf;
+    }
+    return (uint8_t *)shim_ring_slot(&shim->tx, shim->tx.head) + SHIM_TX_DATA_OFFSET;
+}
+
+/** A frame the fault injector adds (a duplicate, a held frame going on): 1 when it went to the kernel, 0 when there
+ * was no room (the caller keeps or forgets it). */
+static int shim_tx_inject(shim_t *shim, const uint8_t *frame, uint32_t len) {
+    uint8_t *slot = shim_tx_reserve(shim, len);
+    if (slot == NULL) {
+        return 0;
+    }
+    memcpy(slot, frame, len);
+    shim_tx_commit_now(shim, len);
+    return 1;
+}
+
+/** The held TX frame goes on (after its follower, or at its deadline); it stays held while there is no room. */
+static void shim_tx_release_held(shim_t *shim) {
+    uint8_t *held = shim->fault_buf + 2 * (size_t)shim->fault_frame;
+    if (shim->fault_tx_held != 0 && shim_tx_inject(shim, held, shim->fault_tx_held)) {
+        shim->fault_tx_held = 0;
+    }
+}
+
+void shim_tx_commit(shim_t *shim, uint32_t len) {
+    if (!shim->fault_tx.on || !shim->tx_reserved || len == 0 || len > shim->fault_frame) {
+        shim_tx_commit_now(shim, len);
+        return;
+    }
+    uint8_t *frame = shim_tx_reserved_frame(shim);
+    uint8_t *copy = shim->fault_buf; /* the duplicate's bytes: the committed slot is the kernel's once committed */
+    int duplicate = 0;
+    switch (shim_fault_next(&shim->fault_tx)) {
+    case SHIM_FAULT_DROP:
+        shim_count(shim, SHIM_STAT_FAULT_DROPS, 1);
+        shim_tx_abort(shim);
+        return;
+    case SHIM_FAULT_DUPLICATE:
+        memcpy(copy, frame, len);
+        duplicate = 1;
+        break;
+    case SHIM_FAULT_REORDER:
+        if (shim->fault_tx_held == 0) {
+            memcpy(shim->fault_buf + 2 * (size_t)shim->fault_frame, frame, len);
+            shim->fault_tx_held = len;
+            shim->fault_tx_until = shim_now_ns() + NICSHIM_FAULT_HOLD_NS;
+            shim_count(shim, SHIM_STAT_FAULT_REORDERS, 1);
+            shim_tx_abort(shim);
+            return;
+        }
+        break;
+    case SHIM_FAULT_CORRUPT:
+        frame[shim_fault_corrupt_at(&shim->fault_tx, len)] ^= 0xFF;
+        shim_count(shim, SHIM_STAT_FAULT_CORRUPTS, 1);
+        break;
+    case SHIM_FAULT_NONE:
+        break;
+    }
+    shim_tx_commit_now(shim, len);
+    if (duplicate && shim_tx_inject(shim, copy, len)) {
+        shim_count(shim, SHIM_STAT_FAULT_DUPLICATES, 1);
+    }
+    shim_tx_release_held(shim);
+}
+
 int shim_tx_frame(shim_t *shim, const uint8_t *frame, uint32_t len) {
-    if (shim->tx_send && shim->tx_fd >= 0 && !shim->tx_reserved && shim->tx_held == 0) {
+    if (shim->tx_send && shim->tx_fd >= 0 && !shim->tx_reserved && shim->tx_held == 0 && !shim->fault_tx.on) {
         /* Straight from the card's buffer: no copy into tx_buf unless the socket keeps us waiting. */
         if (shim_tx_length_ok(shim, frame, len)) {
             shim_tx_send_now(shim, frame, len);
@@ -987,6 +1080,7 @@ static void shim_free(shim_t *shim) {
     shim_close_fd(&shim->event_fd);
     free(shim->scratch);
     free(shim->tx_buf);
+    free(shim->fault_buf);
     pthread_mutex_destroy(&shim->lock);
     free(shim);
 }
@@ -1123,6 +1217,38 @@ int32_t nicshim_get_info(const nicshim_t *shim, nicshim_info_t *out) {
     }
     memcpy(out->mac, shim->mac, sizeof(out->mac));
     return NICSHIM_OK;
+}
+
+int32_t nicshim_set_faults(nicshim_t *shim, const nicshim_faults_t *faults) {
+    if (shim == NULL) {
+        return NICSHIM_ERR_INVALID;
+    }
+    int32_t rc = shim_fault_check(faults);
+    if (rc != NICSHIM_OK) {
+        return rc;
+    }
+    int on = faults != NULL && faults->directions != 0
+        && (faults->drop_ppm | faults->duplicate_ppm | faults->reorder_ppm | faults->corrupt_ppm) != 0;
+    if (on && shim->direct) {
+        return NICSHIM_ERR_INVALID; /* the caller moves those frames itself; the shim never sees them */
+    }
+    pthread_mutex_lock(&shim->lock);
+    if (__atomic_load_n(&shim->running, __ATOMIC_RELAXED)) {
+        rc = NICSHIM_ERR_STATE;
+    } else if (on && shim->fault_buf == NULL) {
+        /* Any frame either way fits: an RX slot's frame with a re-inserted VLAN tag, a TX slot, an XDP chunk. */
+        shim->fault_frame = shim->opt.frame_size + SHIM_VLAN_HLEN;
+        shim->fault_buf = malloc(3 * (size_t)shim->fault_frame);
+        if (shim->fault_buf == NULL) {
+            rc = NICSHIM_ERR_NOMEM;
+        }
+    }
+    if (rc == NICSHIM_OK) {
+        shim_fault_init(&shim->fault_rx, on ? faults : NULL, NICSHIM_FAULT_RX);
+        shim_fault_init(&shim->fault_tx, on ? faults : NULL, NICSHIM_FAULT_TX);
+    }
+    pthread_mutex_unlock(&shim->lock);
+    return rc;
 }
 
 int32_t nicshim_get_stats(const nicshim_t *shim, nicshim_stats_t *out) {
@@ -1392,6 +1518,8 @@ int32_t nicshim_start(nicshim_t *shim) {
         shim->rx_more = 0;
         shim->kstats_taken = 0;
         shim->kstats_held = 0;
+        shim->fault_rx_held = 0;
+        shim->fault_tx_held = 0;
         if (!shim->xdp) {
             /* Discard what the kernel counted for the new socket so far (nothing: it was just bound). */
             struct tpacket_stats kst;
@@ -1465,6 +1593,8 @@ int32_t nicshim_stop(nicshim_t *shim) {
         shim->tx_committed = 0;
         shim->tx_retry = 0;
         shim->tx_held = 0;
+        shim->fault_rx_held = 0; /* a frame held back for reordering is lost with the link (nicshim.h) */
+        shim->fault_tx_held = 0;
         __atomic_store_n(&shim->running, 0, __ATOMIC_RELEASE);
         /* A poller waiting on the closed sockets returns NICSHIM_ERR_STATE now, not at its timeout. */
         shim_wake(shim);
@@ -1545,6 +1675,71 @@ int32_t nicshim_kick(nicshim_t *shim, uint32_t what) {
     return NICSHIM_OK;
 }
 
+/** The held RX frame goes to the card (after its follower, or at its deadline). */
+static uint32_t shim_rx_release_held(shim_t *shim) {
+    uint32_t len = shim->fault_rx_held;
+    shim->fault_rx_held = 0;
+    return len == 0 ? 0 : shim->ops->receive(shim->card, shim->fault_buf + shim->fault_frame, len);
+}
+
+/** One received frame to the card, through the fault injector when it is on for RX. */
+static uint32_t shim_deliver(shim_t *shim, const uint8_t *frame, uint32_t len) {
+    if (!shim->fault_rx.on || len > shim->fault_frame) {
+        return shim->ops->receive(shim->card, frame, len);
+    }
+    int duplicate = 0;
+    switch (shim_fault_next(&shim->fault_rx)) {
+    case SHIM_FAULT_DROP:
+        shim_count(shim, SHIM_STAT_FAULT_DROPS, 1);
+        return 0;
+    case SHIM_FAULT_DUPLICATE:
+        duplicate = 1;
+        shim_count(shim, SHIM_STAT_FAULT_DUPLICATES, 1);
+        break;
+    case SHIM_FAULT_REORDER:
+        if (shim->fault_rx_held == 0) {
+            memcpy(shim->fault_buf + shim->fault_frame, frame, len);
+            shim->fault_rx_held = len;
+            shim->fault_rx_until = shim_now_ns() + NICSHIM_FAULT_HOLD_NS;
+            shim_count(shim, SHIM_STAT_FAULT_REORDERS, 1);
+            return 0;
+        }
+        break;
+    case SHIM_FAULT_CORRUPT: {
+        /* A copy: the ring slot belongs to the kernel (AF_PACKET) or is the caller's UMEM chunk. */
+        uint8_t *copy = shim->fault_buf;
+        memcpy(copy, frame, len);
+        copy[shim_fault_corrupt_at(&shim->fault_rx, len)] ^= 0xFF;
+        frame = copy;
+        shim_count(shim, SHIM_STAT_FAULT_CORRUPTS, 1);
+        break;
+    }
+    case SHIM_FAULT_NONE:
+        break;
+    }
+    uint32_t events = shim->ops->receive(shim->card, frame, len);
+    if (duplicate) {
+        events |= shim->ops->receive(shim->card, frame, len);
+    }
+    return events | shim_rx_release_held(shim);
+}
+
+/** Frames held back for reordering whose follower did not come in time go on alone. */
+static uint32_t shim_fault_deadlines(shim_t *shim) {
+    if (shim->fault_rx_held == 0 && shim->fault_tx_held == 0) {
+        return 0;
+    }
+    uint64_t now = shim_now_ns();
+    uint32_t events = 0;
+    if (shim->fault_rx_held != 0 && now >= shim->fault_rx_until) {
+        events |= shim_rx_release_held(shim);
+    }
+    if (shim->fault_tx_held != 0 && now >= shim->fault_tx_until) {
+        shim_tx_release_held(shim);
+    }
+    return events;
+}
+
 /** AF_XDP: received frames into the card straight from the UMEM, at most `budget`. */
 static uint32_t shim_receive_xsk(shim_t *shim, uint32_t budget) {
     uint32_t events = 0;
@@ -1559,7 +1754,7 @@ static uint32_t shim_receive_xsk(shim_t *shim, uint32_t budget) {
         if (len == 0) {
             shim_count(shim, SHIM_STAT_RX_DROP_BAD_FRAME, 1);
         } else {
-            events |= shim->ops->receive(shim->card, frame, len);
+            events |= shim_deliver(shim, frame, len);
         }
         shim_xsk_rx_release(&shim->xsk);
         if (shim->kstats_taken < UINT32_MAX) {
@@ -1613,7 +1808,7 @@ static uint32_t shim_receive(shim_t *shim, uint32_t budget) {
                     frame = out;
                     len += SHIM_VLAN_HLEN;
                 }
-                events |= shim->ops->receive(shim->card, frame, len);
+                events |= shim_deliver(shim, frame, len);
             }
         }
         /* Release: we are done reading the slot before the kernel may refill it. */
@@ -1667,6 +1862,7 @@ static uint32_t shim_work(shim_t *shim) {
                          ? __atomic_exchange_n(&shim->kicks, 0, __ATOMIC_SEQ_CST)
                          : 0;
     shim->kicked = kicks != 0;
+    events |= shim_fault_deadlines(shim);
     events |= shim->ops->work(shim->card, kicks, budget);
     shim_tx_flush(shim);
     events |= shim_receive(shim, budget);
@@ -1755,6 +1951,12 @@ static int32_t shim_wait(shim_t *shim, uint64_t until, uint64_t now) {
     }
     if (shim->tx_retry && shim->tx_retry_at < wake) {
         wake = shim->tx_retry_at;
+    }
+    if (shim->fault_rx_held != 0 && shim->fault_rx_until < wake) {
+        wake = shim->fault_rx_until;
+    }
+    if (shim->fault_tx_held != 0 && shim->fault_tx_until < wake) {
+        wake = shim->fault_tx_until;
     }
     if (wake <= now) {
         return NICSHIM_OK;

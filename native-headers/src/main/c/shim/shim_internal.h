@@ -7,6 +7,8 @@
  *                       - AF_PACKET + PACKET_MMAP RX/TX rings, or AF_XDP
  *                         (xsk.c, shim_xsk.h: the same calls below, over XSK rings in the caller's UMEM)
  *                       - statistics, link state
+ *                       - fault injection on both directions (fault.c, shim_fault.h: the decisions; nicshim.c
+ *                         applies them where frames cross between the card and the transport)
  *
  * Threads: every card entry point below is called with the shim's state lock held (nicshim.c takes it in
  * reg_read/reg_write/start/stop/poll/attach/add/remove), so a card model is single-threaded code. Only
@@ -126,9 +128,15 @@ enum shim_stat {
     SHIM_STAT_POLLS,
     SHIM_STAT_INTERRUPTS,
     SHIM_STAT_CARD_ERRORS,
+    SHIM_STAT_FAULT_DROPS,
+    SHIM_STAT_FAULT_DUPLICATES,
+    SHIM_STAT_FAULT_REORDERS,
+    SHIM_STAT_FAULT_CORRUPTS,
     SHIM_STAT_COUNT
 };
 _Static_assert(SHIM_STAT_CARD_ERRORS * 8 == offsetof(nicshim_stats_t, card_errors), "stat index = offset / 8");
+_Static_assert(SHIM_STAT_FAULT_CORRUPTS * 8 == offsetof(nicshim_stats_t, fault_corrupts), "stat index = offset / 8");
+_Static_assert(SHIM_STAT_COUNT * 8 == sizeof(nicshim_stats_t), "every counter has an index");
 
 /** Adds `n` to one counter (caller holds the state lock: relaxed load + store, so nicshim_get_stats may read
  * concurrently without tearing; kicks, counted without the lock, add atomically). */

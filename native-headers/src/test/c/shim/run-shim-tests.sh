@@ -3,9 +3,10 @@
 # with NICBRIDGE_C_SANITIZE=1 built with ASan + UBSan instead (../sanitizers.sh); without valgrind they run natively
 # (skipped memcheck, or a failure when NICBRIDGE_REQUIRE names valgrind: see ../require.sh):
 #   shim_lib_test      the built libnicshim.so: loads, exports exactly the API, answers without an interface
+#   fault_test         fault.c alone: the fault injector's decisions (rates, determinism, off)
 #   shim_api_test      nicshim.c + the test-only card: arguments, states, windows, DMA regions, registers (lo)
 #   *_card_test.c      card unit tests: X_card_test.c is linked with fake_platform.c and src/main/c/shim/X_card.c
-#   shim_veth_test     nicshim.c + xsk.c + the test-only card (AF_PACKET, then AF_XDP) over a veth pair between two network namespaces made here
+#   shim_veth_test     nicshim.c + xsk.c + fault.c + the test-only card (AF_PACKET, then AF_XDP) over a veth pair between two network namespaces made here
 #                      (unique names, removed by a trap that always runs); skipped with the reason when the
 #                      machine does not permit namespaces (a failure when NICBRIDGE_REQUIRE names net)
 # Usage: run-shim-tests.sh GCC INCLUDE_DIR SHIM_SRC_DIR OUT_DIR LIBRARY
@@ -56,7 +57,10 @@ run() {
 "$gcc" "${flags[@]}" "$here/shim_lib_test.c" -ldl -o "$out/shim_lib_test"
 run shim_lib_test -- "$out/shim_lib_test" "$lib"
 
-"$gcc" "${flags[@]}" "$here/shim_api_test.c" "$here/test_card.c" "$src/nicshim.c" "$src/xsk.c" -o "$out/shim_api_test"
+"$gcc" "${flags[@]}" "$here/fault_test.c" "$src/fault.c" -lm -o "$out/fault_test"
+run fault_test -- "$out/fault_test"
+
+"$gcc" "${flags[@]}" "$here/shim_api_test.c" "$here/test_card.c" "$src/nicshim.c" "$src/xsk.c" "$src/fault.c" -o "$out/shim_api_test"
 run shim_api_test -- "$out/shim_api_test"
 
 shopt -s nullglob
@@ -71,7 +75,7 @@ for test in "$here"/*_card_test.c; do
   run "$name" -- "$out/$name"
 done
 
-"$gcc" "${flags[@]}" "$here/shim_veth_test.c" "$here/test_card.c" "$src/nicshim.c" "$src/xsk.c" -o "$out/shim_veth_test"
+"$gcc" "${flags[@]}" "$here/shim_veth_test.c" "$here/test_card.c" "$src/nicshim.c" "$src/xsk.c" "$src/fault.c" -o "$out/shim_veth_test"
 if ! command -v ip >/dev/null 2>&1; then
   require_or_skip net "shim_veth_test: the ip command (iproute2) is not installed"
   exit 0

@@ -336,9 +336,24 @@ static void test_poll_kick_stats_arguments(void) {
     CHECK_EQ(nicshim_get_stats(shim, &stats), NICSHIM_OK);
     CHECK_EQ(stats.kicks, 1);
     CHECK_EQ(stats.polls, 0); /* refused polls do no work and are not counted */
-    CHECK_EQ(stats.reserved[0] | stats.reserved[1] | stats.reserved[2] | stats.reserved[3], 0);
+    CHECK_EQ(stats.fault_drops | stats.fault_duplicates | stats.fault_reorders | stats.fault_corrupts, 0);
+    /* Fault injection (ABI 1.4): checked arguments, only while stopped. */
+    nicshim_faults_t faults = {.size = sizeof(faults), .directions = NICSHIM_FAULT_RX, .seed = 1, .drop_ppm = 10};
+    CHECK_EQ(nicshim_set_faults(NULL, &faults), NICSHIM_ERR_INVALID);
+    faults.size = 16;
+    CHECK_EQ(nicshim_set_faults(shim, &faults), NICSHIM_ERR_ABI);
+    faults.size = sizeof(faults);
+    faults.directions = 1u << 5;
+    CHECK_EQ(nicshim_set_faults(shim, &faults), NICSHIM_ERR_INVALID);
+    faults.directions = NICSHIM_FAULT_TX;
+    faults.duplicate_ppm = NICSHIM_FAULT_PPM_ONE; /* with drop_ppm 10: more than every frame */
+    CHECK_EQ(nicshim_set_faults(shim, &faults), NICSHIM_ERR_INVALID);
+    faults.duplicate_ppm = 0;
+    CHECK_EQ(nicshim_set_faults(shim, &faults), NICSHIM_OK);
+    CHECK_EQ(nicshim_set_faults(shim, NULL), NICSHIM_OK); /* off */
     CHECK_EQ(nicshim_attach_window(shim, 0, window, TC_WINDOW_SIZE), NICSHIM_OK);
     CHECK_EQ(nicshim_start(shim), NICSHIM_OK);
+    CHECK_EQ(nicshim_set_faults(shim, &faults), NICSHIM_ERR_STATE); /* not while running */
     /* Loopback carries the host's own traffic, so only "not an error" is certain here. */
     CHECK(nicshim_poll(shim, 0) >= 0);
     CHECK(nicshim_poll(shim, 1000) >= 0);

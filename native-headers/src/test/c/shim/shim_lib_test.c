@@ -19,7 +19,7 @@ static void test_exports(void) {
                                       "nicshim_remove_dma_region", "nicshim_reg_write", "nicshim_reg_read",
                                       "nicshim_start", "nicshim_stop", "nicshim_kick", "nicshim_poll",
                                       "nicshim_get_stats", "nicshim_strerror", "nicshim_set_umem",
-                                      "nicshim_get_xdp_info"};
+                                      "nicshim_get_xdp_info", "nicshim_set_faults"};
     for (size_t i = 0; i < sizeof(api) / sizeof(api[0]); i++) {
         if (dlsym(lib, api[i]) == NULL) {
             fprintf(stderr, "  missing export %s\n", api[i]);
@@ -27,7 +27,7 @@ static void test_exports(void) {
         }
     }
     static const char *const hidden[] = {"shim_dma", "shim_count", "shim_tx_reserve", "shim_dec21140_card",
-                                         "shim_sba200_eth_card", "shim_xsk_open"};
+                                         "shim_sba200_eth_card", "shim_xsk_open", "shim_fault_next"};
     for (size_t i = 0; i < sizeof(hidden) / sizeof(hidden[0]); i++) {
         if (dlsym(lib, hidden[i]) != NULL) {
             fprintf(stderr, "  internal symbol exported: %s\n", hidden[i]);

@@ -10,7 +10,8 @@
  * polls, interrupt edges, link changes, truncated frames and kernel drops; a full TX ring is back-pressure
  * (nothing lost, order kept); a card that cannot receive leaves frames in the ring; the interface's promiscuous /
  * all-multicast state follows the options and the card; a bad DMA address is a bus error; the TX commit checks;
- * IFACE_DOWN and ERR_MTU at open.
+ * IFACE_DOWN and ERR_MTU at open; the fault injector drops, duplicates, reorders and corrupts in both directions on
+ * AF_PACKET (ring and send mode) and AF_XDP, and counts each fault.
  * Usage (in namespace A): shim_veth_test IF_A NETNS_B IF_B
  */
 #include "shim_internal.h"
@@ -1234,6 +1235,206 @@ static void test_xdp_foreign_program_left_alone(void) {
     CHECK_EQ(xdp_prog_attached(), 0);
 }
 
+
+/* ------------------------------------------------------------------------------------------- fault injection */
+
+/** Restarts the shim with this fault configuration (set_faults is only allowed while stopped). */
+static void restart_with_faults(nicshim_t *shim, uint32_t directions, uint32_t drop, uint32_t dup, uint32_t reorder,
+                                uint32_t corrupt) {
+    nicshim_faults_t f = {.size = sizeof(f), .directions = directions, .seed = 7, .drop_ppm = drop,
+                          .duplicate_ppm = dup, .reorder_ppm = reorder, .corrupt_ppm = corrupt};
+    CHECK_EQ(nicshim_set_faults(shim, &f), NICSHIM_ERR_STATE); /* not while running */
+    CHECK_EQ(nicshim_stop(shim), NICSHIM_OK);
+    CHECK_EQ(nicshim_set_faults(shim, &f), NICSHIM_OK);
+    CHECK_EQ(nicshim_start(shim), NICSHIM_OK);
+    peer_drain();
+}
+
+/** The sequence number make_frame put at byte 14. */
+static uint32_t seq_of(const uint8_t *f) {
+    uint32_t seq;
+    memcpy(&seq, f + 14, 4);
+    return seq;
+}
+
+/** Sends `count` frames of `len` bytes from the card (sequence numbers from seq0) and polls until they left it. */
+static void card_sends(nicshim_t *shim, uint32_t count, uint32_t len, uint32_t seq0) {
+    uint32_t sent = test_card_last->tx_sent;
+    queue_tx(shim, 0, count, len, seq0);
+    CHECK_EQ(nicshim_kick(shim, NICSHIM_KICK_TX), NICSHIM_OK);
+    poll_until_sent(shim, sent + count, 2000);
+}
+
+/** The peer's next frame, polling the shim meanwhile (a held frame leaves only from a poll); 0 after `ms`. */
+static uint32_t peer_recv_polling(nicshim_t *shim, uint8_t *buf, int ms) {
+    int64_t until = now_ns() + ms * MS;
+    uint32_t len = 0;
+    while (len == 0 && now_ns() < until) {
+        CHECK(nicshim_poll(shim, 2 * MS) >= 0);
+        len = peer_recv(buf, 4096, 1);
+    }
+    return len;
+}
+
+/** Exactly one byte after the Ethernet header differs, and it is inverted. */
+static void check_one_byte_inverted(const uint8_t *got, const uint8_t *sent, uint32_t len) {
+    uint32_t differ = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        if (got[i] != sent[i]) {
+            differ++;
+            CHECK(i >= 14);
+            CHECK_EQ(got[i], (uint8_t)~sent[i]);
+        }
+    }
+    CHECK_EQ(differ, 1);
+}
+
+/** Every fault in both directions over one link (AF_PACKET or AF_XDP), each at probability 1 so the result is exact. */
+static void faults_on_the_link(nicshim_t *shim) {
+    const uint32_t all = NICSHIM_FAULT_PPM_ONE;
+    test_card_t *c = test_card_last;
+    uint8_t buf[4096];
+    nicshim_stats_t s0 = stats_of(shim);
+    CHECK_EQ(s0.fault_drops + s0.fault_duplicates + s0.fault_reorders + s0.fault_corrupts, 0);
+
+    /* TX drop: the card sent three frames, none reaches the wire. */
+    restart_with_faults(shim, NICSHIM_FAULT_TX, all, 0, 0, 0);
+    card_sends(shim, 3, 60, 10);
+    CHECK_EQ(peer_recv_polling(shim, buf, 100), 0);
+    CHECK_EQ(stats_of(shim).fault_drops, 3);
+    CHECK_EQ(stats_of(shim).tx_frames, 3); /* the card did its part */
+
+    /* TX reorder: frame 0 is held and goes right after frame 1 (one held at a time: 1 passes), then 2 after 3. */
+    restart_with_faults(shim, NICSHIM_FAULT_TX, 0, 0, all, 0);
+    card_sends(shim, 4, 60, 20);
+    static const uint32_t reordered[] = {21, 20, 23, 22};
+    for (uint32_t i = 0; i < 4; i++) {
+        uint32_t len = peer_recv_polling(shim, buf, 1000);
+        CHECK_EQ(len, 60);
+        CHECK_EQ(len == 60 ? seq_of(buf) : 0, reordered[i]);
+    }
+    CHECK_EQ(stats_of(shim).fault_reorders, 2);
+    /* A held frame with no follower goes on alone after NICSHIM_FAULT_HOLD_NS. */
+    int64_t t0 = now_ns();
+    card_sends(shim, 1, 60, 30);
+    CHECK_EQ(peer_recv_polling(shim, buf, 1000), 60);
+    CHECK_EQ(seq_of(buf), 30);
+    CHECK(now_ns() - t0 >= NICSHIM_FAULT_HOLD_NS);
+    CHECK_EQ(stats_of(shim).fault_reorders, 3);
+
+    /* TX duplicate: each frame twice, back to back. */
+    restart_with_faults(shim, NICSHIM_FAULT_TX, 0, all, 0, 0);
+    card_sends(shim, 2, 100, 40);
+    static const uint32_t doubled[] = {40, 40, 41, 41};
+    for (uint32_t i = 0; i < 4; i++) {
+        uint32_t len = peer_recv_polling(shim, buf, 1000);
+        CHECK_EQ(len, 100);
+        CHECK(len == 100 && memcmp(buf, tx_mem + (size_t)(doubled[i] - 40) * TX_SLOT_BYTES, len) == 0);
+    }
+    CHECK_EQ(peer_recv_polling(shim, buf, 20), 0);
+    CHECK_EQ(stats_of(shim).fault_duplicates, 2);
+
+    /* TX corrupt: one byte of the payload inverted on the wire (the card's memory is untouched). */
+    restart_with_faults(shim, NICSHIM_FAULT_TX, 0, 0, 0, all);
+    card_sends(shim, 1, 200, 50);
+    CHECK_EQ(peer_recv_polling(shim, buf, 1000), 200);
+    check_one_byte_inverted(buf, tx_mem, 200);
+    CHECK_EQ(stats_of(shim).fault_corrupts, 1);
+
+    /* RX drop: the card never sees them. */
+    restart_with_faults(shim, NICSHIM_FAULT_RX, all, 0, 0, 0);
+    uint8_t f[4][300];
+    for (uint32_t i = 0; i < 2; i++) {
+        make_frame(f[i], mac_a, mac_b, 60 + i, 300);
+        peer_send(f[i], 300);
+    }
+    uint32_t before = card_test_frames();
+    for (int i = 0; i < 5; i++) {
+        CHECK(nicshim_poll(shim, 10 * MS) >= 0);
+    }
+    CHECK_EQ(card_test_frames(), before);
+    CHECK_EQ(stats_of(shim).fault_drops, 5);
+
+    /* RX duplicate: each twice, in order. */
+    restart_with_faults(shim, NICSHIM_FAULT_RX, 0, all, 0, 0);
+    before = c->rx_count;
+    for (uint32_t i = 0; i < 2; i++) {
+        make_frame(f[i], mac_a, mac_b, 70 + i, 300);
+        peer_send(f[i], 300);
+    }
+    poll_until_received(shim, card_test_frames() + 4, 2000);
+    for (uint32_t i = 0; i < 4 && before + i < TC_MAX_FRAMES; i++) {
+        CHECK(memcmp(c->frames[before + i], f[i / 2], 300) == 0);
+    }
+    CHECK_EQ(stats_of(shim).fault_duplicates, 4);
+
+    /* RX reorder: 1, 0, 3, 2. */
+    restart_with_faults(shim, NICSHIM_FAULT_RX, 0, 0, all, 0);
+    before = c->rx_count;
+    for (uint32_t i = 0; i < 4; i++) {
+        make_frame(f[i], mac_a, mac_b, 80 + i, 300);
+        peer_send(f[i], 300);
+    }
+    poll_until_received(shim, card_test_frames() + 4, 2000);
+    for (uint32_t i = 0; i < 4 && before + i < TC_MAX_FRAMES; i++) {
+        CHECK_EQ(seq_of(c->frames[before + i]), 80 + (i ^ 1));
+    }
+    CHECK_EQ(stats_of(shim).fault_reorders, 5);
+
+    /* RX corrupt: the card gets the frame with one payload byte inverted. */
+    restart_with_faults(shim, NICSHIM_FAULT_RX, 0, 0, 0, all);
+    before = c->rx_count;
+    make_frame(f[0], mac_a, mac_b, 90, 300);
+    peer_send(f[0], 300);
+    poll_until_received(shim, card_test_frames() + 1, 2000);
+    if (before < TC_MAX_FRAMES) {
+        check_one_byte_inverted(c->frames[before], f[0], 300);
+    }
+    CHECK_EQ(stats_of(shim).fault_corrupts, 2);
+
+    /* Off again (NULL): frames pass untouched, no counter moves. */
+    CHECK_EQ(nicshim_stop(shim), NICSHIM_OK);
+    CHECK_EQ(nicshim_set_faults(shim, NULL), NICSHIM_OK);
+    CHECK_EQ(nicshim_start(shim), NICSHIM_OK);
+    peer_drain();
+    nicshim_stats_t s1 = stats_of(shim);
+    card_sends(shim, 2, 60, 100);
+    for (uint32_t i = 0; i < 2; i++) {
+        CHECK_EQ(peer_recv_polling(shim, buf, 1000), 60);
+        CHECK_EQ(seq_of(buf), 100 + i);
+    }
+    nicshim_stats_t s2 = stats_of(shim);
+    CHECK_EQ(s2.fault_drops + s2.fault_duplicates + s2.fault_reorders + s2.fault_corrupts,
+             s1.fault_drops + s1.fault_duplicates + s1.fault_reorders + s1.fault_corrupts);
+}
+
+static void test_faults_afpacket(void) {
+    nicshim_t *shim = shim_up(NULL);
+    if (shim != NULL) {
+        faults_on_the_link(shim);
+        nicshim_close(shim);
+    }
+}
+
+/* Send mode takes the frame at commit: the injector works there too. */
+static void test_faults_afpacket_tx_send(void) {
+    nicshim_options_t o = options();
+    o.flags = NICSHIM_OPT_TX_SEND;
+    nicshim_t *shim = shim_up(&o);
+    if (shim != NULL) {
+        faults_on_the_link(shim);
+        nicshim_close(shim);
+    }
+}
+
+static void test_faults_afxdp(void) {
+    nicshim_t *shim = xdp_shim_up(0);
+    if (shim != NULL) {
+        faults_on_the_link(shim);
+        nicshim_close(shim);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc != 4) {
         fprintf(stderr, "usage (inside namespace A): shim_veth_test IF_A NETNS_B IF_B\n");
@@ -1270,6 +1471,8 @@ int main(int argc, char **argv) {
     RUN(test_bus_error_sends_nothing);
     RUN(test_tx_commit_checks);
     RUN(test_restart_keeps_working);
+    RUN(test_faults_afpacket);
+    RUN(test_faults_afpacket_tx_send);
     xdp_umem = aligned_alloc(4096, (size_t)(XDP_RX + XDP_TX) * 2048);
     /* Zeroed as Java's segments are; the kernel's writes into it are invisible to memcheck, which would otherwise
      * call every received byte uninitialised. */
@@ -1281,6 +1484,7 @@ int main(int argc, char **argv) {
     RUN(test_xdp_kernel_drops_counted);
     RUN(test_xdp_stale_program_replaced);
     RUN(test_xdp_foreign_program_left_alone);
+    RUN(test_faults_afxdp);
     free(xdp_umem);
     free(tx_mem);
     close(peer_fd);

@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = NicCommand.Version.class,
         description = "nicbridge: user-level network interfaces of five classic papers on the Java FFM API.",
-        subcommands = {ReproduceCommand.class, InfoCommand.class, TulipCommands.class, ShimCommands.class, UnetCommands.class,
+        subcommands = {ReproduceCommand.class, InfoCommand.class, TulipCommands.class, ShimCommands.class, UnetCommands.class, TcpCommands.class,
                 MedusaCommands.class, CarefulCommands.class, PupaCommands.class, FabricCommand.class, SimTestCommand.class, CalibrateCommand.class,
                 LegacyCommandLines.PingPong.class, LegacyCommandLines.Bandwidth.class, LegacyCommandLines.Throughput.class, CommandLine.HelpCommand.class})
 public final class NicCommand implements Runnable {

@@ -1,6 +1,7 @@
 package io.nicbridge.bridge.shim;
 
 import io.nicbridge.contract.NicShim;
+import io.nicbridge.contract.NicShimFaults;
 import io.nicbridge.contract.NicShimInfo;
 import io.nicbridge.contract.NicShimOptions;
 import io.nicbridge.contract.NicShimStats;
@@ -203,6 +204,25 @@ public final class NativeShim implements AutoCloseable {
             leave();
         }
         check(rc, "nicshim_set_umem(" + umem.byteSize() + " B at 0x" + Long.toHexString(umem.address()) + ")", 0);
+    }
+
+    /**
+     * Fault injection ({@code nicshim_set_faults}, ABI 1.4): {@link ShimFaults#NONE} turns it off. Only while stopped;
+     * restarts the shim's generators from the seed.
+     */
+    public void setFaults(ShimFaults faults) {
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment f = call.allocate(NicShimFaults.LAYOUT);
+            faults.writeTo(f);
+            enter();
+            int rc;
+            try {
+                rc = NicShim.setFaults(handle, f);
+            } finally {
+                leave();
+            }
+            check(rc, "nicshim_set_faults(" + faults + ")", 0);
+        }
     }
 
     /** AF_XDP: the modes obtained, the program id and the socket's XDP_STATISTICS. */

@@ -39,6 +39,9 @@ import java.util.Set;
  *       microseconds, default 0 = off). {@code rx-ring}/{@code tx-ring} size the XSK rings, {@code frame-size} is the
  *       UMEM chunk (2048 or 4096); {@code tx} and {@code qdisc-bypass} do not apply. ({@code mode} keeps its meaning,
  *       threaded or inline, on both targets.)</li>
+ *   <li>fault injection in the shim ({@link ShimFaults}, both targets): {@code drop}, {@code dup}, {@code reorder},
+ *       {@code corrupt} (probabilities per frame, e.g. {@code 0.01}; default 0, their sum at most 1), {@code seed}
+ *       (default 1) and {@code faults} ({@code both} (default), {@code rx} or {@code tx}: the directions).</li>
  * </ul>
  * Needs CAP_NET_RAW (AF_PACKET) and the library built by the native-headers module ({@link ShimLibrary}).
  */
@@ -48,9 +51,11 @@ public final class ShimBackendProvider implements BackendProvider {
     /** The AF_XDP target. */
     public static final String TARGET_AF_XDP = "afxdp";
     private static final Set<String> PARAMS = Set.of("if", "card", "mode", "netns", "rx-ring", "tx-ring",
-        "frame-size", "budget", "promisc", "qdisc-bypass", "tx", "ethertype", "peer");
+        "frame-size", "budget", "promisc", "qdisc-bypass", "tx", "ethertype", "peer", "drop", "dup", "reorder",
+        "corrupt", "seed", "faults");
     private static final Set<String> XDP_PARAMS = Set.of("if", "card", "mode", "netns", "rx-ring", "tx-ring",
-        "frame-size", "budget", "promisc", "ethertype", "peer", "queue", "bind", "attach", "busy-poll");
+        "frame-size", "budget", "promisc", "ethertype", "peer", "queue", "bind", "attach", "busy-poll", "drop", "dup",
+        "reorder", "corrupt", "seed", "faults");
 
     /** For {@link java.util.ServiceLoader}. */
     public ShimBackendProvider() {
@@ -136,10 +141,11 @@ public final class ShimBackendProvider implements BackendProvider {
                 + " inline, was '" + spec.param("mode", "") + "'");
         };
         ShimOptions options = xdp ? xdpOptions(spec, options(spec, kind)) : options(spec, kind);
+        ShimFaults faults = faults(spec);
         ShimLibrary.require();
         String netns = spec.param("netns").orElse(null);
         if (netns == null) {
-            return new ShimCard(spec, kind, mode, ifname, options, ShimCard.NamespaceRunner.CURRENT);
+            return new ShimCard(spec, kind, mode, ifname, options, faults, ShimCard.NamespaceRunner.CURRENT);
         }
         NetworkNamespace ns;
         try {
@@ -150,7 +156,7 @@ public final class ShimBackendProvider implements BackendProvider {
         }
         try {
             // The namespace's thread is needed only while the card opens (and restarts) its sockets.
-            return new ShimCard(spec, kind, mode, ifname, options, new InNamespace(ns));
+            return new ShimCard(spec, kind, mode, ifname, options, faults, new InNamespace(ns));
         } catch (RuntimeException | Error e) {
             ns.close();
             throw e;
@@ -226,6 +232,45 @@ public final class ShimBackendProvider implements BackendProvider {
         int ethertype = spec.param("ethertype").map(t -> number(spec, "ethertype", t)).orElse(0);
         return new ShimOptions(flags, number(spec, "rx-ring"), number(spec, "tx-ring"), number(spec, "frame-size"),
             number(spec, "budget"), ethertype, peer);
+    }
+
+    /**
+     * The shim's fault injection from a spec's {@code drop}, {@code dup}, {@code reorder}, {@code corrupt}, {@code seed}
+     * and {@code faults} parameters.
+     *
+     * @throws IllegalArgumentException naming the spec and the bad parameter
+     */
+    public static ShimFaults faults(DeviceSpec spec) {
+        int directions = switch (spec.param("faults", "both")) {
+            case "both" -> ShimFaults.BOTH;
+            case "rx" -> NicShim.FAULT_RX;
+            case "tx" -> NicShim.FAULT_TX;
+            default -> throw new IllegalArgumentException("device spec '" + spec + "': faults must be both, rx or tx,"
+                + " was '" + spec.param("faults", "") + "'");
+        };
+        long seed;
+        try {
+            seed = Long.parseLong(spec.param("seed", "1"));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("device spec '" + spec + "': seed must be an integer, was '"
+                + spec.param("seed", "") + "'", e);
+        }
+        try {
+            return new ShimFaults(directions, seed, probability(spec, "drop"), probability(spec, "dup"),
+                probability(spec, "reorder"), probability(spec, "corrupt"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("device spec '" + spec + "': " + e.getMessage(), e);
+        }
+    }
+
+    private static double probability(DeviceSpec spec, String key) {
+        String v = spec.param(key, "0");
+        try {
+            return Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("device spec '" + spec + "': " + key + " must be a probability such as"
+                + " 0.01, was '" + v + "'", e);
+        }
     }
 
     /** The AF_XDP fields on top of the common ones. */

@@ -83,12 +83,13 @@ public final class ShimCard implements Card {
     private volatile Thread pumper;
 
     /**
-     * Opens the shim on {@code ifname}, attaches the windows, starts the link and (THREADED) the card thread.
+     * Opens the shim on {@code ifname}, sets its fault injection, attaches the windows, starts the link and (THREADED)
+     * the card thread.
      *
      * @param inNamespace runs a task in the interface's network namespace (the shim's sockets are created there);
      *                    {@link NamespaceRunner#CURRENT} for the caller's own namespace
      */
-    ShimCard(DeviceSpec spec, ShimCardKind kind, Mode mode, String ifname, ShimOptions options,
+    ShimCard(DeviceSpec spec, ShimCardKind kind, Mode mode, String ifname, ShimOptions options, ShimFaults faults,
              NamespaceRunner inNamespace) {
         this.spec = Objects.requireNonNull(spec, "spec");
         this.kind = Objects.requireNonNull(kind, "kind");
@@ -102,6 +103,9 @@ public final class ShimCard implements Card {
                 // The UMEM: every frame of the link lives here, registered with (and pinned by) the kernel at start.
                 // Page-aligned as XDP_UMEM_REG demands; freed with the windows, after the shim (and its socket).
                 shim.setUmem(arena.allocate(options.umemBytes(), 4096));
+            }
+            if (faults.enabled()) {
+                shim.setFaults(faults); // before start: the shim takes them only while stopped
             }
             this.ranges = new Registers[kind.rangeCount()];
             for (int r = 0; r < ranges.length; r++) {

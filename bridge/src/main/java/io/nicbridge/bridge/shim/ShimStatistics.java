@@ -9,8 +9,8 @@ import java.lang.foreign.ValueLayout;
  * Reusable: {@link NativeShim#statistics(ShimStatistics)} overwrites it without allocating.
  */
 public final class ShimStatistics {
-    /** Number of uint64 counters in {@code nicshim_stats_t} before the reserved words. */
-    static final int COUNTERS = (int) (NicShimStats.OFFSET_RESERVED / Long.BYTES);
+    /** Number of uint64 counters in {@code nicshim_stats_t} (ABI 1.4: the fault counters took the reserved words). */
+    static final int COUNTERS = (int) (NicShimStats.BYTE_SIZE / Long.BYTES);
 
     private final long[] values = new long[COUNTERS];
 
@@ -42,6 +42,19 @@ public final class ShimStatistics {
     public long polls() { return at(NicShimStats.OFFSET_POLLS); }
     public long interrupts() { return at(NicShimStats.OFFSET_INTERRUPTS); }
     public long cardErrors() { return at(NicShimStats.OFFSET_CARD_ERRORS); }
+    /** Frames the fault injector ({@link ShimFaults}) dropped, both directions. */
+    public long faultDrops() { return at(NicShimStats.OFFSET_FAULT_DROPS); }
+    /** Frames the fault injector sent or delivered twice. */
+    public long faultDuplicates() { return at(NicShimStats.OFFSET_FAULT_DUPLICATES); }
+    /** Frames the fault injector held back behind the next one. */
+    public long faultReorders() { return at(NicShimStats.OFFSET_FAULT_REORDERS); }
+    /** Frames the fault injector corrupted (one payload byte inverted). */
+    public long faultCorrupts() { return at(NicShimStats.OFFSET_FAULT_CORRUPTS); }
+
+    /** Every fault the shim injected. */
+    public long faultsInjected() {
+        return faultDrops() + faultDuplicates() + faultReorders() + faultCorrupts();
+    }
 
     /** Every receive the shim dropped for any reason (kernel, filter, missed, truncated, too long, bad, no channel). */
     public long rxDropped() {
@@ -57,6 +70,7 @@ public final class ShimStatistics {
             + ", no channel " + rxDropNoChannel() + ", tx too long " + txDropTooLong() + ", tx kernel "
             + txDropKernel() + ", bad descriptors " + txBadDescriptor() + ", bus errors " + busErrors()
             + ", card errors " + cardErrors() + ", link changes " + linkChanges() + ", kicks " + kicks() + ", polls "
-            + polls() + ", interrupts " + interrupts() + "]";
+            + polls() + ", interrupts " + interrupts() + ", faults: dropped " + faultDrops() + ", duplicated "
+            + faultDuplicates() + ", reordered " + faultReorders() + ", corrupted " + faultCorrupts() + "]";
     }
 }

@@ -5,12 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.nicbridge.bridge.driver.tulip.TulipConfig;
-import io.nicbridge.bridge.driver.tulip.TulipDriver;
-import io.nicbridge.bridge.platform.VethPair;
-import io.nicbridge.bridge.spi.Backends;
-import io.nicbridge.bridge.spi.Card;
 import io.nicbridge.protocols.ip.IpCounters.Counter;
+import io.nicbridge.protocols.ip.kernel.KernelLink;
+import io.nicbridge.protocols.ip.kernel.KernelPeer;
 import io.nicbridge.sim.backends.ShimTulipPair;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -28,7 +25,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Our user-level IPv4/ICMP/UDP stack on the native shim's 21140 at one end of a veth pair (namespace A, whose kernel
  * has no IPv4 address, so only our stack answers for A's address), and the Linux kernel at the other end
- * (namespace B, 10.X.Y.2/30): the kernel pings us, we ping the kernel, and UDP datagrams go both ways with a
+ * (namespace B, 10.X.Y.2/30): the {@link KernelLink} fixture, shared with the TCP tests. The kernel pings us, we ping the kernel, and UDP datagrams go both ways with a
  * kernel socket (python3), checked byte for byte on both sides, with our checksum on and off. tshark captures B's
  * end throughout and must find no malformed packet and no bad checksum on what our stack sent. Skipped with the
  * reason where the shim, namespaces, python3 or tshark are missing.
@@ -102,9 +99,7 @@ class KernelInteropTest {
         sys.exit(0 if good == count else 1)
         """;
 
-    private VethPair veth;
-    private Card card;
-    private TulipDriver driver;
+    private KernelLink link;
     private Ipv4Stack stack;
     private Udp udp;
     private int kernelAddress;
@@ -114,36 +109,21 @@ class KernelInteropTest {
     void setUp() throws Exception {
         ShimTulipPair.assumeAvailable();
         assumeTrue(onPath("python3"), "python3 is not on PATH (the kernel-side peer)");
-        veth = VethPair.builder().mtu(1500).ipv4(true).create();
-        int ours = Ipv4Address.of(veth.addressA());
-        kernelAddress = Ipv4Address.of(veth.addressB());
-        kernelNamespace = veth.namespaceB().name();
-        // A's kernel must not answer ARP or pings for the address our stack now owns.
-        run("ip", "-n", veth.namespaceA().name(), "addr", "flush", "dev", veth.interfaceA());
         // veth offloads the UDP checksum by default: the kernel leaves only the pseudo-header sum in the field
         // (CHECKSUM_PARTIAL) and a raw socket on the other end sees the datagram unfinished, which our stack would
-        // rightly count as a bad checksum. A real NIC fills the sum in; make B's kernel do it in software.
+        // rightly count as a bad checksum. A real NIC fills the sum in; the link makes B's kernel do it in software.
         assumeTrue(onPath("ethtool"), "ethtool is not on PATH (to turn off B's checksum offload)");
-        run("ip", "netns", "exec", kernelNamespace, "ethtool", "-K", veth.interfaceB(), "tx", "off");
-        card = Backends.open("shim:afpacket?if=" + veth.interfaceA() + "&card=dec21140&netns="
-            + veth.namespaceA().name() + "&mode=threaded");
-        driver = TulipDriver.open(card, TulipConfig.defaults());
-        assertTrue(driver.awaitFilterLoaded(TimeUnit.SECONDS.toNanos(10), null));
-        stack = new Ipv4Stack(driver, driver.stationAddress().value(), ours, VethPair.PREFIX_LENGTH,
-            Ipv4Stack.ETHERNET_MTU);
+        link = KernelLink.open(KernelLink.DEFAULT_BACKEND);
+        stack = link.stack();
+        kernelAddress = link.kernelAddress();
+        kernelNamespace = link.kernelNamespace();
         udp = new Udp(stack);
     }
 
     @AfterEach
     void tearDown() {
-        if (driver != null) {
-            driver.close();
-        }
-        if (card != null) {
-            card.close();
-        }
-        if (veth != null) {
-            veth.close();
+        if (link != null) {
+            link.close();
         }
     }
 
@@ -156,8 +136,7 @@ class KernelInteropTest {
         try {
             if (tshark) {
                 Files.delete(pcap);
-                capture = new KernelPeer(kernelNamespace, "tshark", "-q", "-i", veth.interfaceB(), "-w",
-                    pcap.toString());
+                capture = link.exec("tshark", "-q", "-i", link.kernelInterface(), "-w", pcap.toString());
                 KernelPeer c = capture;
                 pollUntil(() -> Files.exists(pcap) || !c.alive(), "tshark to start capturing: " + c.output());
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
@@ -303,11 +282,4 @@ class KernelInteropTest {
         return false;
     }
 
-    private static void run(String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (p.waitFor() != 0) {
-            throw new IOException(String.join(" ", cmd) + " failed: " + out);
-        }
-    }
 }

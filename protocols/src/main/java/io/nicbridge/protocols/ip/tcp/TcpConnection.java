@@ -46,6 +46,13 @@ import java.util.Objects;
 public final class TcpConnection {
     /** Gap-tracking ranges of out-of-order data; a segment needing one more is dropped (and retransmitted later). */
     static final int OUT_OF_ORDER_RANGES = 8;
+    /**
+     * The tail loss probe's floor (RFC 8985 7.2 leaves it to the sender): 40 ms, Linux's shortest delayed ACK
+     * (TCP_ATO_MIN), so that a Linux receiver that holds its ACK back briefly does not draw a probe every time.
+     */
+    static final long PROBE_MIN_NANOS = 40_000_000L;
+    /** RFC 8985 7.2's WCDelAckT: the longest a receiver may delay an ACK (RFC 9293 3.8.6.3: under 0.5 s; Linux 200 ms). */
+    static final long WORST_CASE_DELAYED_ACK_NANOS = 200_000_000L;
     /** The MSS assumed when the peer's SYN has none (RFC 9293 MUST-15). */
     static final int DEFAULT_PEER_MSS = 536;
     private static final int MAX_PERSIST_SHIFT = 12;
@@ -130,6 +137,10 @@ public final class TcpConnection {
      */
     private long orphanAt;
     private boolean orphanArmed;
+    /** RFC 8985 7 tail loss probe: its timer, and whether a probe is out (one per tail, until SND.UNA moves). */
+    private boolean probeArmed;
+    private long probeAt;
+    private boolean probeOut;
 
     // ------------------------------------------------------------------ output and events
     private boolean ackNow;
@@ -429,6 +440,8 @@ public final class TcpConnection {
         rttTiming = false;
         retries = 0;
         rexmtArmed = false;
+        probeArmed = false;
+        probeOut = false;
         persistArmed = false;
         persistShift = 0;
         delackArmed = false;
@@ -744,7 +757,9 @@ public final class TcpConnection {
         }
         if (bytes > 0) {
             evWritable = true;
+            probeOut = false; // the tail moved: a new probe may go
         }
+        armProbe(now);
     }
 
     private void duplicateAck(long now) {
@@ -763,6 +778,7 @@ public final class TcpConnection {
             counters.increment(Counter.FAST_RETRANSMISSIONS);
             cwnd = ssthresh + 3 * mss;
             armRetransmit(now);
+            probeArmed = false; // recovery repairs the loss now
         }
     }
 
@@ -929,6 +945,9 @@ public final class TcpConnection {
             if (rexmtArmed && now - rexmtAt >= 0) {
                 retransmitTimeout(now);
             }
+            if (probeArmed && now - probeAt >= 0) {
+                probeTimeout(now);
+            }
             if (persistArmed && now - persistAt >= 0) {
                 persistTimeout(now);
             }
@@ -952,6 +971,9 @@ public final class TcpConnection {
         if (rexmtArmed) {
             d = Math.min(d, rexmtAt);
         }
+        if (probeArmed) {
+            d = Math.min(d, probeAt);
+        }
         if (persistArmed) {
             d = Math.min(d, persistAt);
         }
@@ -970,6 +992,7 @@ public final class TcpConnection {
 
     private void retransmitTimeout(long now) {
         rexmtArmed = false;
+        probeArmed = false;
         if (sndMax == sndUna) {
             return;
         }
@@ -1021,6 +1044,50 @@ public final class TcpConnection {
     private void armRetransmit(long now) {
         rexmtArmed = true;
         rexmtAt = now + rto;
+    }
+
+    /**
+     * Arms the tail loss probe (RFC 8985 7.2) while data is outstanding outside recovery and no probe is out: PTO =
+     * 2 SRTT, at least {@link #PROBE_MIN_NANOS}, plus the peer's worst-case delayed ACK when one segment is in flight
+     * (a receiver may hold the ACK of a lone segment that long); not when the RTO would fire first anyway. Why: with no more
+     * data to send (or the congestion window full), a lost last segment or a lost final ACK - a Linux receiver often
+     * acknowledges a whole flight with one stretch ACK - leaves nothing to make duplicate ACKs, and only the RTO, with
+     * its 200 ms floor against delayed ACKs, would recover; the probe does after 40 ms.
+     */
+    private void armProbe(long now) {
+        probeArmed = false;
+        if (!hasRttSample || inRecovery || probeOut || !state.synchronized_() || sndMax == sndUna || !rexmtArmed) {
+            return;
+        }
+        long pto = Math.max(2 * srtt, PROBE_MIN_NANOS);
+        if (sndMax - sndUna <= mss) {
+            pto += WORST_CASE_DELAYED_ACK_NANOS;
+        }
+        if (now + pto - rexmtAt < 0) {
+            probeArmed = true;
+            probeAt = now + pto;
+        }
+    }
+
+    /**
+     * The probe (RFC 8985 7.3): the last segment sent, again (with the FIN if it carried one). A receiver answers a
+     * duplicate at once, so the sender learns of a lost final ACK from that answer and of a lost tail from the
+     * duplicate ACKs that follow its repair. One probe per tail; the RTO stays armed behind it.
+     */
+    private void probeTimeout(long now) {
+        probeArmed = false;
+        if (sndMax == sndUna || inRecovery) {
+            return;
+        }
+        boolean finSent = finQueued && sndMax - (finSequence() + 1) == 0;
+        int dataEnd = finSent ? sndMax - 1 : sndMax;
+        int length = (int) Math.min(Math.max(dataEnd - sndUna, 0), mss);
+        int seq = dataEnd - length;
+        if ((length > 0 || finSent) && emit(seq, streamPosition(seq), length, ACK | (finSent ? FIN : 0), now)) {
+            counters.increment(Counter.TAIL_LOSS_PROBES);
+            probeOut = true;
+            rttTiming = false; // Karn: the answer may be to either copy
+        }
     }
 
     private void rttSample(long r) {
@@ -1123,6 +1190,9 @@ public final class TcpConnection {
                 }
                 if (!rexmtArmed) {
                     armRetransmit(now);
+                }
+                if (!again) {
+                    armProbe(now); // RFC 8985 7.2: new data (re)starts the probe timer
                 }
                 continue;
             }

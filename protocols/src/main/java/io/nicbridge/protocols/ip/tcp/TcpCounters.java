@@ -47,6 +47,11 @@ public final class TcpCounters {
         /** Segments sent again on the third duplicate ACK (RFC 5681 3.2) or a partial ACK (RFC 6582). */
         FAST_RETRANSMISSIONS,
         DUPLICATE_ACKS_RECEIVED,
+        /**
+         * Tail loss probes sent (RFC 8985 7): the last segment again after max(2 SRTT, 40 ms) without an ACK, so that a
+         * lost tail or a lost final ACK costs a probe's round trip instead of the RTO's 200 ms floor.
+         */
+        TAIL_LOSS_PROBES,
         /** Zero-window probes sent (persist timer). */
         WINDOW_PROBES,
         /** Segments not sent because the sink had no buffer or the next hop was unresolved (retried on poll). */

@@ -1,4 +1,4 @@
-package io.nicbridge.protocols.ip;
+package io.nicbridge.protocols.ip.kernel;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,15 +9,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A program run in a network namespace ({@code ip netns exec}) while the test's thread keeps polling its stack: its
- * output (stdout and stderr merged) is collected by a reader thread, so the test never blocks on it.
+ * A program run in a network namespace ({@code ip netns exec}) - the kernel's side of a {@link KernelLink}: curl,
+ * python3, tshark - while the caller's thread keeps polling its stack: its output (stdout and stderr merged) is
+ * collected by a reader thread, so the caller never blocks on it.
  */
-final class KernelPeer implements AutoCloseable {
+public final class KernelPeer implements AutoCloseable {
     private final Process process;
     private final StringBuffer output = new StringBuffer();
     private final Thread reader;
 
-    KernelPeer(String namespace, String... command) throws IOException {
+    public KernelPeer(String namespace, String... command) throws IOException {
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", namespace));
         cmd.addAll(List.of(command));
         process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -34,7 +35,7 @@ final class KernelPeer implements AutoCloseable {
     }
 
     /** Runs a python3 program given as text (argv[1..] = args) in the namespace. */
-    static KernelPeer python(String namespace, String program, String... args) throws IOException {
+    public static KernelPeer python(String namespace, String program, String... args) throws IOException {
         Path file = Files.createTempFile("nicbridge-ip-", ".py");
         Files.writeString(file, program);
         file.toFile().deleteOnExit();
@@ -43,22 +44,22 @@ final class KernelPeer implements AutoCloseable {
         return new KernelPeer(namespace, cmd.toArray(String[]::new));
     }
 
-    boolean alive() {
+    public boolean alive() {
         return process.isAlive();
     }
 
-    String output() {
+    public String output() {
         return output.toString();
     }
 
-    int exitCode() throws InterruptedException {
+    public int exitCode() throws InterruptedException {
         int rc = process.waitFor();
         reader.join(2_000);
         return rc;
     }
 
     /** Sends SIGTERM (tshark then finishes its capture file) and waits for the exit. */
-    int stop() throws InterruptedException {
+    public int stop() throws InterruptedException {
         process.destroy();
         return exitCode();
     }
