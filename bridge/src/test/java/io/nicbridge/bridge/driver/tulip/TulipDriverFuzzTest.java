@@ -15,7 +15,7 @@ import io.nicbridge.bridge.queue.Dec21140DescriptorRing.ListMode;
 import java.util.BitSet;
 
 /**
- * The Tulip driver against a hostile card ({@link HostileTulip}): whatever the chip writes into the descriptors it
+ * The Tulip driver against a hostile card ({@link TestTulip#hostile}): whatever the chip writes into the descriptors it
  * was given (any RDES0 and TDES0, OWN cleared or set, on any descriptor, in any order, and any other descriptor
  * word), whatever CSR5 sources and CSR8 counts it reports and whenever it loses its state (the watchdog's reset
  * path), interleaved with the host's claims (kept across steps, so across resets, or settled at once), commits,
@@ -41,7 +41,7 @@ class TulipDriverFuzzTest {
 
     @FuzzTest(maxDuration = "30s")
     void hostileCard(FuzzedDataProvider script) {
-        HostileTulip card = new HostileTulip(STATION);
+        TestTulip card = TestTulip.hostile(STATION);
         int rx = script.consumeInt(2, 8);
         int tx = script.consumeInt(TulipConfig.MIN_TX_RING, 8);
         TulipConfig config = TulipConfig.builder().interruptMode(InterruptMode.POLLING).rxRingSize(rx).txRingSize(tx)
@@ -91,14 +91,14 @@ class TulipDriverFuzzTest {
     /** The host's side: what it holds, and the checks of what the driver hands it. */
     private static final class Host {
         final TulipDriver d;
-        final HostileTulip card;
+        final TestTulip card;
         final int rxCount;
         final int txCount;
         final BitSet rxHeld = new BitSet();
         final BitSet txClaimed = new BitSet();
         final long[] last = new long[9 + TulipStatistics.Counter.values().length];
 
-        Host(TulipDriver d, HostileTulip card, int rxCount, int txCount) {
+        Host(TulipDriver d, TestTulip card, int rxCount, int txCount) {
             this.d = d;
             this.card = card;
             this.rxCount = rxCount;
