@@ -62,13 +62,18 @@ class UnetKernelDriverTest {
         IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
                 () -> f.kernel.createEndpoint(2, f.segment("t", 4096), 16));
         assertTrue(twice.getMessage().contains("already in use"));
+        int regions = f.card.dma.regions().size();
+        IllegalArgumentException wraps = assertThrows(IllegalArgumentException.class,
+                () -> f.kernel.createEndpoint(3, f.segment("u", 4096), 24));
+        assertTrue(wraps.getMessage().contains("power of two"), wraps.getMessage());
+        assertEquals(regions, f.card.dma.regions().size(), "refused before anything was mapped");
     }
 
     @Test
     void badReceiveQueueLengthComesBackAsTheFirmwaresError() {
         int regions = f.card.dma.regions().size();
         UnetCommandException e = assertThrows(UnetCommandException.class,
-                () -> f.kernel.createEndpoint(4, f.segment("s", 4096), 3));
+                () -> f.kernel.createEndpoint(4, f.segment("s", 4096), 1)); // below RQ_LEN_MIN: the card's call
         assertEquals(OP_EP_CREATE, e.opcode());
         assertEquals(CMD_ERR_BAD_RQ, e.errorCode());
         assertTrue(e.getMessage().contains("EP_CREATE") && e.getMessage().contains("receive queue"), e.getMessage());
