@@ -845,7 +845,7 @@ public final class UnetKernelDriver implements AutoCloseable {
         for (int e = 0; e < MAX_ENDPOINTS && !restarted; e++) {
             UnetEndpoint ep = endpoints[e];
             // still restarting after a replay: the firmware refused to re-create it; try again
-            restarted = ep != null && ((ep.epcbWord(EPCB_EP_STATUS_OFS) & EP_ACTIVE) == 0 || ep.isRestarting());
+            restarted = replayable(ep) && ((ep.epcbWord(EPCB_EP_STATUS_OFS) & EP_ACTIVE) == 0 || ep.isRestarting());
         }
         lastHeartbeat = heartbeat;
         if (!restarted) {
@@ -862,7 +862,7 @@ public final class UnetKernelDriver implements AutoCloseable {
         replayMovedAt = nanoTime();
         for (int e = 0; e < MAX_ENDPOINTS; e++) {
             UnetEndpoint ep = endpoints[e];
-            if (ep != null) {
+            if (replayable(ep)) {
                 ep.cardRestarted();
                 // EP_DESTROY first (a rebooted firmware answers EP_INACTIVE): the signs of a restart can be wrong (a
                 // heartbeat that went back on a firmware that kept its endpoints), and EP_CREATE of an endpoint the
@@ -875,7 +875,7 @@ public final class UnetKernelDriver implements AutoCloseable {
         replayCreates = replayCount;
         for (int e = 0; e < MAX_ENDPOINTS; e++) {
             UnetEndpoint ep = endpoints[e];
-            if (ep == null) {
+            if (!replayable(ep)) {
                 continue;
             }
             for (int c = 0; c < MAX_CHANNELS; c++) {
@@ -889,6 +889,14 @@ public final class UnetKernelDriver implements AutoCloseable {
             }
         }
         return true;
+    }
+
+    /**
+     * Whether the replay re-creates {@code ep}: not one being destroyed (its owner's handle is dead already and the
+     * EP_DESTROY this driver waits for is under way; a restart found during that wait hands it to the replay).
+     */
+    private static boolean replayable(UnetEndpoint ep) {
+        return ep != null && ep.isLive();
     }
 
     private void addReplay(int op, int a0, int a1, int a2, int a3, int a4, int a5) {
@@ -929,7 +937,7 @@ public final class UnetKernelDriver implements AutoCloseable {
             replayDone = 0;
             replayCreated = 0;
             for (UnetEndpoint ep : endpoints) {
-                if (ep != null) {
+                if (replayable(ep)) {
                     ep.cardRestarted();
                 }
             }
@@ -938,7 +946,7 @@ public final class UnetKernelDriver implements AutoCloseable {
             // The card writes a re-created endpoint's receive queue from descriptor 0: the messages not polled yet
             // go now, while nothing can arrive, and only when no endpoint's owner holds one.
             for (UnetEndpoint ep : endpoints) {
-                if (ep != null && !ep.beforeRecreate()) {
+                if (replayable(ep) && !ep.beforeRecreate()) {
                     return true;
                 }
             }
@@ -962,7 +970,7 @@ public final class UnetKernelDriver implements AutoCloseable {
         }
         if (replayDone == replayCreates && replayPosted == replayCreates) {
             for (UnetEndpoint ep : endpoints) {
-                if (ep != null && (replayCreated & 1 << ep.id()) != 0) {
+                if (replayable(ep) && (replayCreated & 1 << ep.id()) != 0) {
                     ep.recreated(); // fresh queues: receive buffers go to the card before any channel opens
                 }
             }
@@ -978,7 +986,7 @@ public final class UnetKernelDriver implements AutoCloseable {
         }
         int stillRestarting = 0;
         for (UnetEndpoint ep : endpoints) {
-            if (ep == null) {
+            if (!replayable(ep)) {
                 continue;
             }
             if ((replayCreated & 1 << ep.id()) != 0) {
@@ -1017,7 +1025,7 @@ public final class UnetKernelDriver implements AutoCloseable {
                     UnetCommandException.opcodeName(op), e, replay[r + 2], Integer.toHexString(w1));
         }
         UnetEndpoint ep = e >= 0 && e < MAX_ENDPOINTS ? endpoints[e] : null;
-        if (ep == null) {
+        if (!replayable(ep)) {
             return; // destroyed during the replay: its EP_DESTROY is in the replay
         }
         switch (op) {
@@ -1039,19 +1047,17 @@ public final class UnetKernelDriver implements AutoCloseable {
     }
 
     /**
-     * Endpoint {@code e} is destroyed while the replay runs: its commands not posted yet leave the replay, and if its
-     * EP_CREATE was posted already an EP_DESTROY is added, so the firmware keeps no endpoint on bus addresses the
-     * host is taking back (the DMA space may give them to another region).
+     * Endpoint {@code e} is destroyed while the replay runs (or a restart was found while its EP_DESTROY waited): its
+     * commands not posted yet leave the replay, and an EP_DESTROY is added, so the firmware keeps no endpoint on bus
+     * addresses the host is taking back (the DMA space may give them to another region) - one it re-created, or one
+     * it kept because the restart was not one.
      */
     private void dropFromReplay(int e) {
-        boolean createPosted = false;
         int kept = replayPosted;
-        for (int k = 0; k < replayCount; k++) {
+        for (int k = replayPosted; k < replayCount; k++) {
             int r = k * 7;
             boolean mine = replay[r + 1] == e && replay[r] != OP_EP_DESTROY;
-            if (k < replayPosted) {
-                createPosted |= mine && replay[r] == OP_EP_CREATE;
-            } else if (mine) {
+            if (mine) {
                 if (replay[r] == OP_EP_CREATE) {
                     replayCreates--; // the creates stay first: only later ones move down
                 }
@@ -1060,9 +1066,7 @@ public final class UnetKernelDriver implements AutoCloseable {
             }
         }
         replayCount = kept;
-        if (createPosted) {
-            addReplay(OP_EP_DESTROY, e, 0, 0, 0, 0, 0);
-        }
+        addReplay(OP_EP_DESTROY, e, 0, 0, 0, 0, 0);
     }
 
     /**

@@ -37,8 +37,11 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
 
     // the card's state (what it really did)
     final boolean[] active = new boolean[MAX_ENDPOINTS];
-    /** Endpoints created by a command the card reported as refused: the host rightly does not know them. */
-    final boolean[] createdBehindARefusal = new boolean[MAX_ENDPOINTS];
+    /**
+     * Endpoints the driver was lied to about: an EP_CREATE or EP_DESTROY of theirs completed without being done, done
+     * but answered otherwise, or done after something else had answered it. The host rightly believes otherwise.
+     */
+    final boolean[] liedAbout = new boolean[MAX_ENDPOINTS];
     final long[] segBus = new long[MAX_ENDPOINTS];
     final long[] rqBus = new long[MAX_ENDPOINTS];
     final int[][] txVci = new int[MAX_ENDPOINTS][MAX_CHANNELS];
@@ -85,7 +88,7 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
     private void boot() {
         ramMemory.fill((byte) 0);
         Arrays.fill(active, false);
-        Arrays.fill(createdBehindARefusal, false);
+        Arrays.fill(liedAbout, false);
         for (int[] t : txVci) {
             Arrays.fill(t, -1);
         }
@@ -193,7 +196,11 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
     private void executeAll() {
         for (int n = 0; n < 4 * CMDQ_LEN && hasCommand(); n++) {
             int slot = slot();
+            boolean answered = (w.getInt(slot + CMD_STATUS_OFS) & CMD_STATUS_MASK) != CMD_STATUS_PENDING;
             int err = execute(slot);
+            if (answered) {
+                lie(slot); // a stray completion told the driver something before
+            }
             finish(slot, err == 0 ? CMD_STATUS_DONE : CMD_STATUS_ERROR | err << CMD_ERROR_SHIFT);
         }
     }
@@ -204,15 +211,23 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
             return;
         }
         int slot = slot();
+        int honestW1 = -1;
         if (execute) {
             int err = execute(slot);
-            int e = w.getInt(slot + CMD_ARG_OFS);
-            if (err == 0 && (w.getInt(slot + CMD_OP_OFS) & CMD_OPCODE_MASK) == OP_EP_CREATE && w1 != CMD_STATUS_DONE
-                    && (w1 & CMD_STATUS_MASK) == CMD_STATUS_ERROR) {
-                createdBehindARefusal[e] = true;
-            }
+            honestW1 = err == 0 ? CMD_STATUS_DONE : CMD_STATUS_ERROR | err << CMD_ERROR_SHIFT;
+        }
+        if (!execute || w1 != honestW1) {
+            lie(slot);
         }
         finish(slot, w1);
+    }
+
+    private void lie(int slot) {
+        int op = w.getInt(slot + CMD_OP_OFS) & CMD_OPCODE_MASK;
+        int e = arg(slot, 0);
+        if ((op == OP_EP_CREATE || op == OP_EP_DESTROY) && e >= 0 && e < MAX_ENDPOINTS) {
+            liedAbout[e] = true;
+        }
     }
 
     private int slot() {
@@ -267,7 +282,7 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
             }
             ramMemory.asSlice(page(e), EP_PAGE_SIZE).fill((byte) 0);
             active[e] = true;
-            createdBehindARefusal[e] = false;
+            liedAbout[e] = false;
             segBus[e] = sb;
             rqBus[e] = rb;
             Arrays.fill(txVci[e], -1);
@@ -285,6 +300,7 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
         switch (op) {
             case OP_EP_DESTROY -> {
                 active[e] = false;
+                liedAbout[e] = false;
                 w.putIntRelease(page(e) + EPCB_EP_STATUS_OFS, 0);
                 return 0;
             }

@@ -80,7 +80,7 @@ class UnetKernelDriverFuzzTest {
                     }
                 }
                 for (int e = 0; e < MAX_ENDPOINTS; e++) {
-                    if (card.active[e] && !card.createdBehindARefusal[e]
+                    if (card.active[e] && !card.liedAbout[e]
                             && card.dma.translate(card.segBus[e], 1) >= 0) {
                         UnetEndpoint ep = kernel.endpoint(e);
                         assertTrue(ep != null && ep.segmentBusAddress() == card.segBus[e]
@@ -183,10 +183,10 @@ class UnetKernelDriverFuzzTest {
                 }
             } catch (UnetCommandException x) {
                 assertTrue(card.doorbells() != bell, "command exception without a command: " + x);
-                int expected = expectedCode(card.told(bell));
                 if (kernel.firmwareRestarts() != restarts && x.errorCode() == UnetCommandException.LOST) {
                     return; // the restart found while it waited made it lost
                 }
+                int expected = expectedCode(card.told(bell), x);
                 assertEquals(expected, x.errorCode(), "what the call threw for w1 " + card.told(bell) + ": " + x);
             } catch (IllegalStateException x) {
                 assertTrue(kernel.isRecovering() && x.getMessage().contains("isRecovering"), "unexpected " + x);
@@ -197,7 +197,7 @@ class UnetKernelDriverFuzzTest {
             }
         }
 
-        private static int expectedCode(Integer w1) {
+        private static int expectedCode(Integer w1, UnetCommandException x) {
             if (w1 == null) {
                 return UnetCommandException.TIMEOUT;
             }
@@ -211,7 +211,7 @@ class UnetKernelDriverFuzzTest {
                 return (v & CMD_ERROR_MASK) >>> CMD_ERROR_SHIFT;
             }
             if (v == CMD_STATUS_DONE) {
-                fail("DONE, yet the call threw");
+                fail("told DONE, yet the call threw " + x);
             }
             return UnetCommandException.BAD_COMPLETION;
         }
