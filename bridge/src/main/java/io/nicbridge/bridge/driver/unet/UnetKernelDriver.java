@@ -661,6 +661,20 @@ public final class UnetKernelDriver implements AutoCloseable {
         checkOpen();
         checkNotRecovering();
         int op = opcode & CMD_OPCODE_MASK;
+        int written = ram.readAcquire(UG_OFS + UG_CMD_PROD_OFS);
+        if (written != commandProducer) {
+            // cmd_prod is the driver's own word: another value means the board's RAM was wiped (a restart not found
+            // yet). A doorbell with the old index would have the fresh firmware run every stale slot up to it - old
+            // EP_CREATEs on bus addresses long given back among them - so nothing is posted.
+            commandsLost++;
+            if (watchdog != null && !closing && line.failure() == null && restartFound()) {
+                watchdog.armAfter(REPLAY_POLL_NANOS);
+            } else {
+                commandProducer = written; // nothing will replay: go on from the fresh queue's index
+            }
+            throw new UnetCommandException(op, UnetCommandException.LOST, name + ": cmd_prod reads " + written
+                    + ", the driver wrote " + commandProducer + ": the command queue was reset");
+        }
         int slot = CMDQ_OFS + (commandProducer & (CMDQ_LEN - 1)) * CMD_SIZE;
         // Every earlier command was waited for (or given up on, and the firmware executes in order), so the slot is
         // ours; w1 := PENDING overwrites whatever the card left in it, so no stale or stray completion is read as ours.

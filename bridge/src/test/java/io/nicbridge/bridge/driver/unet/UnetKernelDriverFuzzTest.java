@@ -71,7 +71,7 @@ class UnetKernelDriverFuzzTest {
                         + " behaves");
                     for (int e = 0; e < ENDPOINTS; e++) {
                         UnetEndpoint ep = kernel.endpoint(e);
-                        if (ep != null) {
+                        if (ep != null && !card.liedAbout[e]) { // a create told DONE undone may be one it refuses
                             assertFalse(ep.isRestarting(), "endpoint " + e + " still restarting");
                             assertTrue(card.active[e], "endpoint " + e + " live on the host, not on the card");
                             assertEquals(ep.segmentBusAddress(), card.segBus[e], "endpoint " + e + " segment bus");
@@ -182,9 +182,12 @@ class UnetKernelDriverFuzzTest {
                     assertEquals(Integer.valueOf(CMD_STATUS_DONE), card.told(bell), "what call " + op + " was told");
                 }
             } catch (UnetCommandException x) {
-                assertTrue(card.doorbells() != bell, "command exception without a command: " + x);
                 if (kernel.firmwareRestarts() != restarts && x.errorCode() == UnetCommandException.LOST) {
                     return; // the restart found while it waited made it lost
+                }
+                if (card.doorbells() == bell) {
+                    assertEquals(UnetCommandException.LOST, x.errorCode(), "command exception without a command: " + x);
+                    return; // not posted: the board's RAM was wiped under the driver
                 }
                 int expected = expectedCode(card.told(bell), x);
                 assertEquals(expected, x.errorCode(), "what the call threw for w1 " + card.told(bell) + ": " + x);
