@@ -145,6 +145,8 @@ public final class UnetKernelDriver implements AutoCloseable {
     private long commandTimeouts;
     private long commandsLost;
     private long badCompletions;
+    /** Commands posted, replayed ones too: whether a call got as far as the card. */
+    private long commandsPosted;
     private Timer watchdog;
     private long watchdogNanos;
     private boolean recovering;
@@ -279,6 +281,7 @@ public final class UnetKernelDriver implements AutoCloseable {
         }
         checkNotRecovering(); // before the DMA space changes: the replay may still post bus addresses it had
         long segBus = dma.register("u-net ep" + endpoint + " segment", segment.segment());
+        long postedBefore = commandsPosted;
         CommSegment rq = null;
         long rqBus = -1;
         try {
@@ -296,7 +299,7 @@ public final class UnetKernelDriver implements AutoCloseable {
                     segment.capacity(), Long.toHexString(segBus), rqLen, RQ_ENTRY_SIZE, Long.toHexString(rqBus));
             return ep;
         } catch (RuntimeException e) {
-            if (e instanceof UnetCommandException c && c.errorCode() < 0) {
+            if (e instanceof UnetCommandException c && c.errorCode() < 0 && commandsPosted != postedBefore) {
                 // No answer the contract has: the firmware may yet create it (it executes in order), on bus addresses
                 // about to leave the DMA space. An EP_DESTROY behind it undoes that; its answer is not awaited. When
                 // a restart was found meanwhile, the replay (not posted yet) carries it.
@@ -663,6 +666,7 @@ public final class UnetKernelDriver implements AutoCloseable {
         int op = opcode & CMD_OPCODE_MASK;
         int written = ram.readAcquire(UG_OFS + UG_CMD_PROD_OFS);
         if (written != commandProducer) {
+            int wrote = commandProducer;
             // cmd_prod is the driver's own word: another value means the board's RAM was wiped (a restart not found
             // yet). A doorbell with the old index would have the fresh firmware run every stale slot up to it - old
             // EP_CREATEs on bus addresses long given back among them - so nothing is posted.
@@ -673,7 +677,7 @@ public final class UnetKernelDriver implements AutoCloseable {
                 commandProducer = written; // nothing will replay: go on from the fresh queue's index
             }
             throw new UnetCommandException(op, UnetCommandException.LOST, name + ": cmd_prod reads " + written
-                    + ", the driver wrote " + commandProducer + ": the command queue was reset");
+                    + ", the driver wrote " + wrote + ": the command queue was reset; not posted");
         }
         int slot = CMDQ_OFS + (commandProducer & (CMDQ_LEN - 1)) * CMD_SIZE;
         // Every earlier command was waited for (or given up on, and the firmware executes in order), so the slot is
@@ -1116,6 +1120,7 @@ public final class UnetKernelDriver implements AutoCloseable {
         words.putInt(slot + CMD_OP_OFS, opcode);
         words.putIntRelease(slot + CMD_STATUS_OFS, CMD_STATUS_PENDING);
         commandProducer++;
+        commandsPosted++;
         ram.writeRelease(UG_OFS + UG_CMD_PROD_OFS, commandProducer); // the doorbell
     }
 
