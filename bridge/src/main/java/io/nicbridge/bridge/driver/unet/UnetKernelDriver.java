@@ -42,6 +42,16 @@ import org.slf4j.LoggerFactory;
  * slot is the card's from then on); then {@code cmd_prod + 1} is stored with release through {@link Registers}, the
  * doorbell. Completion is read back with acquire on w1 (DONE or ERROR, error code in bits 15:8), which pairs with the
  * firmware's release. Commands are serialized by this object's monitor: they are setup operations.
+ * <p>
+ * The firmware's answers are not trusted: only DONE exactly, or ERROR with an error code 1..255 and nothing above it,
+ * is an answer. A slot that reads FREE again (the firmware wiped its queue: a restart) is
+ * {@link UnetCommandException#LOST} at once, and so is a command during whose wait the watchdog found a restart (the replay it began does not know the
+ * command); any other w1 is {@link UnetCommandException#BAD_COMPLETION} ({@link #badCompletions()}); no answer is
+ * {@link UnetCommandException#TIMEOUT} ({@link #commandTimeouts()}). The driver reads only the slot it waits on, which
+ * it set PENDING itself, so a completion written into another slot (a command never issued, a second completion) is
+ * never taken for its command. An EP_CREATE without an answer gets an EP_DESTROY behind it (the firmware executes in
+ * order), since its bus addresses leave the DMA space. cmd_prod is the driver's own word: when it reads otherwise the
+ * board's RAM was wiped under it, and no doorbell is rung with the old index.
  *
  * <h2>Protection</h2>
  * Channels - the VCI pairs that are the U-Net tags (section 3.2) - are registered only through {@link #openChannel},
@@ -77,6 +87,12 @@ import org.slf4j.LoggerFactory;
  * resumes on its fresh page (buffers the card held are posted again, messages not yet polled are dropped and
  * counted). A restart is found within one check period of its end and recovered some command round trips later;
  * one during the replay (the heartbeat went back, or a posted command reads FREE) starts the replay over.
+ * Each endpoint is destroyed before it is created again (EP_INACTIVE after a real restart; a false sign of one must
+ * not leave it refused with EP_ACTIVE). The host's books follow the replay's answers: an endpoint whose EP_CREATE is
+ * refused stays restarting (and the next check replays again), a refused CH_OPEN closes the channel, a refused
+ * EP_UPCALL leaves no upcall; a replay that does not move for a command timeout is logged and counted
+ * ({@link #replayStalls()}). An endpoint destroyed during the replay leaves it, and is destroyed on the card behind
+ * whatever of it the replay had posted.
  * A send that meets the blank page first (its {@code sq_cons} reads 0, behind what the endpoint collected) does not
  * wait for the check: the endpoint asks the driver to look at once ({@link #restartSuspected}), and the send is one
  * lost in the restart rather than a full queue or a corrupt card.
@@ -85,8 +101,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Misuse</h2>
  * Setup calls check their arguments before any command is issued; what only the firmware can judge (VCIs, upcall
- * modes, receive queue lengths) comes back as {@link UnetCommandException} with the firmware's error code. Every
- * call after {@link #close()} throws {@link IllegalStateException}, and so does every call on an endpoint of
+ * modes, the receive queue's lower bound) comes back as {@link UnetCommandException} with the firmware's error code.
+ * Every call after {@link #close()} throws {@link IllegalStateException}, and so does every call on an endpoint of
  * another driver or one destroyed already.
  */
 public final class UnetKernelDriver implements AutoCloseable {
@@ -346,7 +362,8 @@ public final class UnetKernelDriver implements AutoCloseable {
      * for; then {@code EP_DESTROY} (the firmware closes its channels and stops touching its memory), then its
      * segment and receive queue leave the DMA space and the receive queue memory is freed. The process's segment
      * stays the process's. Idempotent, and a no-op for an endpoint of another driver. May be called from any
-     * thread, concurrently with the endpoint's owner.
+     * thread, concurrently with the endpoint's owner. While the driver recovers from a firmware restart the EP_DESTROY
+     * goes with the replay instead, and the call returns at once.
      *
      * @throws UnetCommandException when the firmware refuses EP_DESTROY (the endpoint is gone from the host anyway)
      */
