@@ -721,7 +721,7 @@ public final class UnetKernelDriver implements AutoCloseable {
                 if (status != CMD_STATUS_PENDING) {
                     return completion(op, w1);
                 }
-                if (nanoTime() - deadline > 0) {
+                if (nanoTime() - deadline >= 0) { // at the deadline: its timer may be the last event of the world
                     commandTimeouts++;
                     throw new UnetCommandException(op, UnetCommandException.TIMEOUT, name + " command slot 0x"
                             + Integer.toHexString(slot) + " still has status " + status + " after "

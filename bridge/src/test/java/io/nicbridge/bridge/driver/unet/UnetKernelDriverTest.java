@@ -153,6 +153,30 @@ class UnetKernelDriverTest {
         }
     }
 
+    /**
+     * In virtual time with nothing else scheduled, the command's deadline timer is the world's last event: the wait
+     * reached the deadline exactly, did not count that as past it, and stepped an empty world for ever (found as a
+     * hang by UnetKernelDriverFuzzTest).
+     */
+    @Test
+    void aCommandTheCardNeverCompletesTimesOutInAnEmptyVirtualWorld() {
+        try (Arena arena = Arena.ofConfined()) {
+            var mem = arena.allocate(RAM_SIZE, 4096);
+            Registers ram = Registers.plain("dead", mem, BYTE_ORDER);
+            ram.write(UG_OFS + UG_MAGIC_OFS, UG_MAGIC);
+            ram.write(UG_OFS + UG_CMDQ_BASE_OFS, CMDQ_OFS);
+            ram.write(UG_OFS + UG_CMDQ_LEN_OFS, CMDQ_LEN);
+            StepScheduler world = new StepScheduler();
+            UnetKernelDriver d = new UnetKernelDriver("dead", ram, null, new DmaSpace("d"), new InterruptLine("l"),
+                    world::step, 20_000L);
+            d.timeOn(world);
+            UnetCommandException e = assertThrows(UnetCommandException.class, d::nop);
+            assertEquals(UnetCommandException.TIMEOUT, e.errorCode());
+            assertEquals(20_000L, world.nanoTime(), "timed out at the deadline, in virtual time");
+            assertEquals(1, d.commandTimeouts());
+        }
+    }
+
     /** A one-path network: hands out fixed tags and records what was torn down. */
     private static final class FixedSignalling implements UnetSignalling {
         record P(int vpi, int aTxVci, int aRxVci, int bTxVci, int bRxVci) implements Path {
