@@ -139,11 +139,7 @@ class UnetKernelDriverTest {
     @Test
     void aCommandTheCardNeverCompletesTimesOut() {
         try (Arena arena = Arena.ofConfined()) {
-            var mem = arena.allocate(RAM_SIZE, 4096);
-            Registers ram = Registers.plain("dead", mem, BYTE_ORDER);
-            ram.write(UG_OFS + UG_MAGIC_OFS, UG_MAGIC);
-            ram.write(UG_OFS + UG_CMDQ_BASE_OFS, CMDQ_OFS);
-            ram.write(UG_OFS + UG_CMDQ_LEN_OFS, CMDQ_LEN);
+            Registers ram = deadFirmware(arena);
             UnetKernelDriver d = new UnetKernelDriver("dead", ram, null, new DmaSpace("d"), new InterruptLine("l"),
                     null, 20_000_000L);
             UnetCommandException e = assertThrows(UnetCommandException.class, d::nop);
@@ -161,11 +157,7 @@ class UnetKernelDriverTest {
     @Test
     void aCommandTheCardNeverCompletesTimesOutInAnEmptyVirtualWorld() {
         try (Arena arena = Arena.ofConfined()) {
-            var mem = arena.allocate(RAM_SIZE, 4096);
-            Registers ram = Registers.plain("dead", mem, BYTE_ORDER);
-            ram.write(UG_OFS + UG_MAGIC_OFS, UG_MAGIC);
-            ram.write(UG_OFS + UG_CMDQ_BASE_OFS, CMDQ_OFS);
-            ram.write(UG_OFS + UG_CMDQ_LEN_OFS, CMDQ_LEN);
+            Registers ram = deadFirmware(arena);
             StepScheduler world = new StepScheduler();
             UnetKernelDriver d = new UnetKernelDriver("dead", ram, null, new DmaSpace("d"), new InterruptLine("l"),
                     world::step, 20_000L);
@@ -175,6 +167,15 @@ class UnetKernelDriverTest {
             assertEquals(20_000L, world.nanoTime(), "timed out at the deadline, in virtual time");
             assertEquals(1, d.commandTimeouts());
         }
+    }
+
+    /** Board RAM whose firmware set up its UG block and command queue and then stopped: nothing completes. */
+    private static Registers deadFirmware(Arena arena) {
+        Registers ram = Registers.plain("dead", arena.allocate(RAM_SIZE, 4096), BYTE_ORDER);
+        ram.write(UG_OFS + UG_MAGIC_OFS, UG_MAGIC);
+        ram.write(UG_OFS + UG_CMDQ_BASE_OFS, CMDQ_OFS);
+        ram.write(UG_OFS + UG_CMDQ_LEN_OFS, CMDQ_LEN);
+        return ram;
     }
 
     /** A one-path network: hands out fixed tags and records what was torn down. */
