@@ -212,7 +212,7 @@ class Sba200KernelCommandTest {
     @Test
     void kernelApiRejectsMisuse() {
         try (CardRig r = CardRig.inline()) {
-            UnetCommandException badRq = assertThrows(UnetCommandException.class, () -> r.endpoint(128, 3));
+            UnetCommandException badRq = assertThrows(UnetCommandException.class, () -> r.endpoint(128, 1)); // < RQ_LEN_MIN
             assertEquals(CMD_ERR_BAD_RQ, badRq.errorCode());
             var closed = r.segment(4096);
             closed.close();

@@ -114,12 +114,14 @@ import org.slf4j.LoggerFactory;
  *       to it for ever). A chip that runs always reads back the driver's SR/ST, so a healthy chip is never reset.
  *       The driver re-initialises it as {@link #open} did (SWR, bus mode, both rings, CSR3/4/5/7, a setup
  *       frame with the current filter, CSR6) and re-posts, in their order and behind the setup frame, every frame it
- *       had accepted that the chip had not handed back, each with the length {@link #commit} accepted (kept by the
- *       driver: TDES1 is within the chip's reach, and a length read back from it could send past the buffer): a
- *       reset loses frames the chip held, and the chip may have sent the last one before the reset, so a peer can
- *       see it twice (the protocol above tolerates duplicates).
+ *       had accepted that the chip had not handed back (one it handed back was sent: it is reclaimed, not sent
+ *       again), each with the length {@link #commit} accepted (kept by the driver: TDES1 is within the chip's reach,
+ *       and a length read back from it could send past the buffer): a reset loses frames the chip held, and the chip
+ *       may have sent the last one before the reset without handing it back, so a peer can see it twice (the protocol
+ *       above tolerates duplicates).
  *       Frames that do not fit the ring beside the setup frame wait in the driver and are posted, first, as
- *       descriptors come back ({@link #claim} refuses meanwhile), so no accepted frame is lost. Received frames the
+ *       descriptors come back ({@link #claim} refuses meanwhile, and a claim kept across the reset that commits
+ *       meanwhile queues behind them), so no accepted frame is lost and wire order is commit order. Received frames the
  *       chip had handed back but the host had not polled yet go with the chip's list: counted as
  *       {@link TulipStatistics.Counter#RX_LOST_IN_RESET} and as port drops. The reset itself is counted as
  *       {@link TulipStatistics.Counter#CARD_RESETS}.</li>
@@ -238,8 +240,11 @@ public final class TulipDriver implements FramePort {
     private long reclaimedAtTick;
     private boolean pendingAtTick;
     /**
-     * Frames to re-post after a reset, oldest first, from {@code requeueHead}: those that did not fit the ring beside
-     * the setup frame wait here until descriptors come back. Made once (txCount entries): recovery allocates nothing.
+     * Frames to re-post after a reset, oldest first: a circular queue of {@code requeueCount} buffers from
+     * {@code requeueHead}. Those that did not fit the ring beside the setup frame wait here until descriptors come
+     * back, and so does every frame committed while any waits (a claim kept across the reset), behind them: wire order
+     * is commit order. Each buffer is in it at most once, so txCount entries hold them all; made once, so recovery
+     * allocates nothing.
      */
     private final int[] requeue;
     private int requeueHead;
@@ -583,6 +588,10 @@ public final class TulipDriver implements FramePort {
             throw new IllegalArgumentException(name + ": frame length must be 1.." + MAX_FRAME
                 + " bytes (the chip appends the FCS and pads to 64), was " + length);
         }
+        if (requeueCount > 0) {
+            commitBehindRequeued(handle, length);
+            return;
+        }
         // TI at half ring and from ring - 2 on, not per frame and not at the wrap (see "Transmit interrupts and
         // reclaim" above for how this differs from Linux).
         int queued = txRing.inFlight();
@@ -600,6 +609,23 @@ public final class TulipDriver implements FramePort {
         regs.writeRelease(CSR1, 0); // transmit poll demand, after the descriptor is the card's
     }
 
+    /**
+     * A claim kept across a reset, committed while frames re-posted after it still wait: its reserved descriptor
+     * would put it on the wire ahead of them, so it joins the re-post queue behind them instead, and what fits now
+     * (with the descriptor it no longer reserves) is posted, oldest first.
+     */
+    private void commitBehindRequeued(int handle, int length) {
+        txLength[handle] = length;
+        txState[handle] = TX_IN_FLIGHT;
+        txClaimed--;
+        counters.recordTx(length);
+        int tail = requeueHead + requeueCount;
+        requeue[tail >= txCount ? tail - txCount : tail] = handle;
+        requeueCount++;
+        postRequeued();
+        regs.writeRelease(CSR1, 0);
+    }
+
     @Override
     public void abort(int handle) {
         checkClaimed(handle);
@@ -608,8 +634,19 @@ public final class TulipDriver implements FramePort {
         txClaimed--;
     }
 
-    /** Takes back every descriptor the chip has finished with, counting TDES0 errors like Linux. Sending thread. */
+    /**
+     * Takes back every descriptor the chip has finished with, counting TDES0 errors like Linux, then posts frames
+     * waiting since a reset. Sending thread.
+     */
     private void reclaimTransmit() {
+        reclaimHandedBack();
+        if (requeueCount > 0) {
+            postRequeued();
+        }
+    }
+
+    /** Takes back, oldest first, the descriptors the chip has handed back (OWN clear): their frames were sent. */
+    private void reclaimHandedBack() {
         int d;
         while ((d = txRing.reclaim()) >= 0) { // acquire on TDES0: the status and buffer are the host's again
             int owner = txOwner[d];
@@ -625,18 +662,17 @@ public final class TulipDriver implements FramePort {
                 }
             }
         }
-        if (requeueCount > 0) {
-            postRequeued();
-        }
     }
 
     /**
      * Posts frames waiting since a reset, oldest first, into descriptors no claimed buffer has reserved. While any
-     * waits, {@link #claim} refuses, so a frame committed later never overtakes them.
+     * waits, {@link #claim} refuses and {@link #commit} of a claim kept across the reset queues behind them, so a
+     * frame committed later never overtakes them.
      */
     private void postRequeued() {
         while (requeueCount > 0 && txRing.freeDescriptors() - txClaimed > 0) {
-            int b = requeue[requeueHead++];
+            int b = requeue[requeueHead];
+            requeueHead = next(requeueHead, txCount);
             requeueCount--;
             int flags = requeueCount == 0 ? TDES1_IC : 0; // a TI once the last one is out
             int d = txRing.transmit(txBus[b], txLength[b], 0, 0, flags); // the committed length, never TDES1
@@ -1070,29 +1106,32 @@ public final class TulipDriver implements FramePort {
     private void reinitialise() {
         stats.increment(Counter.CARD_RESETS);
         counters.recordCardReset();
-        // Transmit: the frames posted and not handed back, oldest first (setup and dummy descriptors are redone),
-        // then the frames still waiting from an earlier reset. Those are younger than every frame in the ring: they
-        // wait because the ring was full, they are posted oldest first as descriptors come back, and claim() refuses
-        // while any waits. Each buffer is in at most one of the two, so together they fit the array: the waiting ones
-        // move to its end while the ring's are collected at its start, then close up behind them.
-        int waiting = requeueCount;
-        System.arraycopy(requeue, requeueHead, requeue, txCount - waiting, waiting);
+        // Transmit: what the chip handed back before it lost its state was sent (re-posting it would send it twice,
+        // behind younger frames). The frames posted and not handed back are re-posted, oldest first (setup and dummy
+        // descriptors are redone), ahead of those still waiting from an earlier reset: those are younger than every
+        // frame in the ring (they wait because the ring was full, are posted oldest first as descriptors come back,
+        // a commit while any waits joins them, and claim() refuses while any waits). So the ring's frames go in front
+        // of the circular queue's head, newest first; each buffer is in at most one of the two, so they fit.
+        reclaimHandedBack();
+        int head = requeueHead;
+        int frames = requeueCount;
         int posted = txRing.inFlight();
         int oldest = txNext - posted < 0 ? txNext - posted + txCount : txNext - posted;
-        int frames = 0;
-        for (int k = 0, d = oldest; k < posted; k++, d = next(d, txCount)) {
+        for (int k = posted - 1; k >= 0; k--) {
+            int d = oldest + k >= txCount ? oldest + k - txCount : oldest + k;
             int owner = txOwner[d];
             txOwner[d] = DESC_UNUSED;
             if (owner >= 0) {
-                requeue[frames++] = owner; // its length is txLength[owner]: TDES1 is the card's to scribble on
+                head = head == 0 ? txCount - 1 : head - 1;
+                requeue[head] = owner; // its length is txLength[owner]: TDES1 is the card's to scribble on
+                frames++;
             }
         }
-        System.arraycopy(requeue, txCount - waiting, requeue, frames, waiting);
-        frames += waiting;
         // The books say nothing waits until the setup frame is queued: programChip() queues it through
-        // reclaimTransmit(), which posts whatever waits. With the old head and count it would post entries the
-        // collection above has just overwritten, ahead of the setup frame, and the re-post below would post them
-        // again: one buffer in two descriptors, and the next reset would collect more frames than there are buffers.
+        // reclaimTransmit(), which posts whatever waits. With the old head and count it would post the waiting frames
+        // ahead of the setup frame and of the ring's older frames collected above, and the re-post below would post
+        // them again: one buffer in two descriptors, and the next reset would collect more frames than there are
+        // buffers.
         requeueHead = 0;
         requeueCount = 0;
         setupPending = -1;
@@ -1123,6 +1162,7 @@ public final class TulipDriver implements FramePort {
         }
         programChip();
         // Re-post behind the setup frame; claimed buffers keep their reservation, the rest wait for descriptors.
+        requeueHead = head;
         requeueCount = frames;
         postRequeued();
         regs.writeRelease(CSR1, 0);

@@ -10,6 +10,19 @@ import static io.nicbridge.contract.Sba200Unet.*;
  */
 public final class UnetCommandException extends RuntimeException {
     private static final long serialVersionUID = 1L;
+    /** {@link #errorCode()}: the card did not complete the command in time. */
+    public static final int TIMEOUT = -1;
+    /**
+     * {@link #errorCode()}: the command was lost - its slot read FREE again (the firmware wiped its queue), or the
+     * driver found a firmware restart while it waited. What it asked for may or may not have happened before.
+     */
+    public static final int LOST = -2;
+    /**
+     * {@link #errorCode()}: the card completed the command with a w1 the contract does not have (a status other than
+     * DONE or ERROR, DONE with an error code, ERROR without one, bits above the error code set); counted in
+     * {@link UnetKernelDriver#badCompletions()}. What it asked for may or may not have happened.
+     */
+    public static final int BAD_COMPLETION = -3;
 
     private final int opcode;
     private final int errorCode;
@@ -26,7 +39,11 @@ public final class UnetCommandException extends RuntimeException {
         return opcode;
     }
 
-    /** The firmware's error code ({@code CMD_ERR_BAD_ENDPOINT} ...), or -1 when the command timed out. */
+    /**
+     * The firmware's error code ({@code CMD_ERR_BAD_ENDPOINT} ..., any 1..255 the firmware sent), or the driver's own
+     * verdict on a command the firmware did not complete as the contract says: {@link #TIMEOUT}, {@link #LOST},
+     * {@link #BAD_COMPLETION}.
+     */
     public int errorCode() {
         return errorCode;
     }
@@ -46,7 +63,9 @@ public final class UnetCommandException extends RuntimeException {
 
     public static String errorName(int errorCode) {
         return switch (errorCode) {
-            case -1 -> "no completion from the card (timeout)";
+            case TIMEOUT -> "no completion from the card (timeout)";
+            case LOST -> "command lost (its slot read FREE again, or the firmware restarted)";
+            case BAD_COMPLETION -> "completion the contract does not have";
             case CMD_ERR_NONE -> "no error";
             case CMD_ERR_BAD_OPCODE -> "unknown opcode";
             case CMD_ERR_BAD_ENDPOINT -> "endpoint number out of range";

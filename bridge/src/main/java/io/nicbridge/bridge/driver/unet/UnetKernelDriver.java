@@ -42,6 +42,16 @@ import org.slf4j.LoggerFactory;
  * slot is the card's from then on); then {@code cmd_prod + 1} is stored with release through {@link Registers}, the
  * doorbell. Completion is read back with acquire on w1 (DONE or ERROR, error code in bits 15:8), which pairs with the
  * firmware's release. Commands are serialized by this object's monitor: they are setup operations.
+ * <p>
+ * The firmware's answers are not trusted: only DONE exactly, or ERROR with an error code 1..255 and nothing above it,
+ * is an answer. A slot that reads FREE again (the firmware wiped its queue: a restart) is
+ * {@link UnetCommandException#LOST} at once, and so is a command during whose wait the watchdog found a restart (the replay it began does not know the
+ * command); any other w1 is {@link UnetCommandException#BAD_COMPLETION} ({@link #badCompletions()}); no answer is
+ * {@link UnetCommandException#TIMEOUT} ({@link #commandTimeouts()}). The driver reads only the slot it waits on, which
+ * it set PENDING itself, so a completion written into another slot (a command never issued, a second completion) is
+ * never taken for its command. An EP_CREATE without an answer gets an EP_DESTROY behind it (the firmware executes in
+ * order), since its bus addresses leave the DMA space. cmd_prod is the driver's own word: when it reads otherwise the
+ * board's RAM was wiped under it, and no doorbell is rung with the old index.
  *
  * <h2>Protection</h2>
  * Channels - the VCI pairs that are the U-Net tags (section 3.2) - are registered only through {@link #openChannel},
@@ -77,6 +87,12 @@ import org.slf4j.LoggerFactory;
  * resumes on its fresh page (buffers the card held are posted again, messages not yet polled are dropped and
  * counted). A restart is found within one check period of its end and recovered some command round trips later;
  * one during the replay (the heartbeat went back, or a posted command reads FREE) starts the replay over.
+ * Each endpoint is destroyed before it is created again (EP_INACTIVE after a real restart; a false sign of one must
+ * not leave it refused with EP_ACTIVE). The host's books follow the replay's answers: an endpoint whose EP_CREATE is
+ * refused stays restarting (and the next check replays again), a refused CH_OPEN closes the channel, a refused
+ * EP_UPCALL leaves no upcall; a replay that does not move for a command timeout is logged and counted
+ * ({@link #replayStalls()}). An endpoint destroyed during the replay leaves it, and is destroyed on the card behind
+ * whatever of it the replay had posted.
  * A send that meets the blank page first (its {@code sq_cons} reads 0, behind what the endpoint collected) does not
  * wait for the check: the endpoint asks the driver to look at once ({@link #restartSuspected}), and the send is one
  * lost in the restart rather than a full queue or a corrupt card.
@@ -85,8 +101,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Misuse</h2>
  * Setup calls check their arguments before any command is issued; what only the firmware can judge (VCIs, upcall
- * modes, receive queue lengths) comes back as {@link UnetCommandException} with the firmware's error code. Every
- * call after {@link #close()} throws {@link IllegalStateException}, and so does every call on an endpoint of
+ * modes, the receive queue's lower bound) comes back as {@link UnetCommandException} with the firmware's error code.
+ * Every call after {@link #close()} throws {@link IllegalStateException}, and so does every call on an endpoint of
  * another driver or one destroyed already.
  */
 public final class UnetKernelDriver implements AutoCloseable {
@@ -124,13 +140,29 @@ public final class UnetKernelDriver implements AutoCloseable {
     // ---- firmware restarts (guarded by this driver's monitor)
     /** Per endpoint and channel: VPI, TX VCI, RX VCI as registered by CH_OPEN, to replay after a restart. */
     private final int[] channelTags = new int[MAX_ENDPOINTS * MAX_CHANNELS * 3];
-    /** Replay commands: 7 words each (opcode, 6 arguments); made once. */
-    private final int[] replay = new int[(MAX_ENDPOINTS * (MAX_CHANNELS + 2)) * 7];
+    /**
+     * Replay commands: 7 words each (opcode, 6 arguments); made once. Per endpoint at most EP_DESTROY and EP_CREATE,
+     * a CH_OPEN per channel, EP_UPCALL and the EP_DESTROY of an endpoint destroyed during the replay.
+     */
+    private final int[] replay = new int[(MAX_ENDPOINTS * (MAX_CHANNELS + 4)) * 7];
     private int replayCount;
-    /** The replay's first {@code replayCreates} commands are the EP_CREATEs; the endpoints are re-created after them. */
+    /**
+     * The replay's first {@code replayCreates} commands re-create the endpoints (EP_DESTROY, EP_CREATE); the
+     * endpoints take their fresh queues after them.
+     */
     private int replayCreates;
     private int replayPosted;
     private int replayDone;
+    /** Endpoints whose replayed EP_CREATE the firmware completed DONE in this run of the replay (bit e). */
+    private int replayCreated;
+    /** When the replay last moved (the firmware booted, a command completed), for {@link #replayStalls}. */
+    private long replayMovedAt;
+    private long replayStalls;
+    private long commandTimeouts;
+    private long commandsLost;
+    private long badCompletions;
+    /** Commands posted, replayed ones too: whether a call got as far as the card. */
+    private long commandsPosted;
     private Timer watchdog;
     private long watchdogNanos;
     private boolean recovering;
@@ -234,8 +266,10 @@ public final class UnetKernelDriver implements AutoCloseable {
      * allocates its receive queue in host memory (also DMA-mapped) and issues {@code EP_CREATE}.
      *
      * @param segment the process's communication segment (page aligned, so {@code SEG_ALIGN} holds)
-     * @param rqLen   receive queue entries, a power of two in [RQ_LEN_MIN, RQ_LEN_MAX] (the card checks it)
-     * @throws IllegalArgumentException when the endpoint number is outside the card's page range or already in use
+     * @param rqLen   receive queue entries, a power of two in [RQ_LEN_MIN, RQ_LEN_MAX] (the host checks that it is a
+     *                power of two up to RQ_LEN_MAX, the card the rest)
+     * @throws IllegalArgumentException when the endpoint number is outside the card's page range or already in use, or
+     *                                  {@code rqLen} is not a power of two up to RQ_LEN_MAX
      * @throws UnetCommandException     when the firmware rejects the endpoint
      */
     public synchronized UnetEndpoint createEndpoint(int endpoint, CommSegment segment, int rqLen) {
@@ -250,8 +284,10 @@ public final class UnetKernelDriver implements AutoCloseable {
         if (endpoints[endpoint] != null) {
             throw new IllegalArgumentException(name + ": endpoint " + endpoint + " is already in use");
         }
-        if (rqLen <= 0 || rqLen > RQ_LEN_MAX) {
-            throw new IllegalArgumentException(name + ": RQ_LEN must be 1.." + RQ_LEN_MAX + ", was " + rqLen);
+        if (rqLen <= 0 || rqLen > RQ_LEN_MAX || Integer.bitCount(rqLen) != 1) {
+            // the host's own need (the receive queue's indices wrap), checked before the card could accept it
+            throw new IllegalArgumentException(name + ": RQ_LEN must be a power of two in 1.." + RQ_LEN_MAX + ", was "
+                    + rqLen);
         }
         if (segment.capacity() > 0xFFFF_FFFFL) {
             throw new IllegalArgumentException(name + ": a segment length must fit 32 bits, was " + segment.capacity());
@@ -259,7 +295,9 @@ public final class UnetKernelDriver implements AutoCloseable {
         if (!segment.isOpen()) {
             throw new IllegalArgumentException(name + ": segment '" + segment.name() + "' is closed");
         }
+        checkNotRecovering(); // before the DMA space changes: the replay may still post bus addresses it had
         long segBus = dma.register("u-net ep" + endpoint + " segment", segment.segment());
+        long postedBefore = commandsPosted;
         CommSegment rq = null;
         long rqBus = -1;
         try {
@@ -277,6 +315,16 @@ public final class UnetKernelDriver implements AutoCloseable {
                     segment.capacity(), Long.toHexString(segBus), rqLen, RQ_ENTRY_SIZE, Long.toHexString(rqBus));
             return ep;
         } catch (RuntimeException e) {
+            if (e instanceof UnetCommandException c && c.errorCode() < 0 && commandsPosted != postedBefore) {
+                // No answer the contract has: the firmware may yet create it (it executes in order), on bus addresses
+                // about to leave the DMA space. An EP_DESTROY behind it undoes that; its answer is not awaited. When
+                // a restart was found meanwhile, the replay (not posted yet) carries it.
+                if (recovering) {
+                    addReplay(OP_EP_DESTROY, endpoint, 0, 0, 0, 0, 0);
+                } else {
+                    post(OP_EP_DESTROY, endpoint, 0, 0, 0, 0, 0);
+                }
+            }
             dma.unregister(segBus);
             if (rqBus >= 0) {
                 dma.unregister(rqBus);
@@ -314,7 +362,8 @@ public final class UnetKernelDriver implements AutoCloseable {
      * for; then {@code EP_DESTROY} (the firmware closes its channels and stops touching its memory), then its
      * segment and receive queue leave the DMA space and the receive queue memory is freed. The process's segment
      * stays the process's. Idempotent, and a no-op for an endpoint of another driver. May be called from any
-     * thread, concurrently with the endpoint's owner.
+     * thread, concurrently with the endpoint's owner. While the driver recovers from a firmware restart the EP_DESTROY
+     * goes with the replay instead, and the call returns at once.
      *
      * @throws UnetCommandException when the firmware refuses EP_DESTROY (the endpoint is gone from the host anyway)
      */
@@ -335,10 +384,17 @@ public final class UnetKernelDriver implements AutoCloseable {
         if (endpoints[endpoint.id()] != endpoint) {
             return; // another thread destroyed it meanwhile
         }
-        int status;
+        int status = CMD_STATUS_DONE;
         try {
-            status = closed ? CMD_STATUS_DONE : execute(OP_EP_DESTROY, endpoint.id(), 0, 0, 0, 0, 0);
+            if (!closed && !recovering) {
+                status = execute(OP_EP_DESTROY, endpoint.id(), 0, 0, 0, 0, 0);
+            }
         } finally {
+            if (recovering) {
+                // Found before or during the EP_DESTROY: the replay must not re-create it with bus addresses that are
+                // about to leave the DMA space (a later region may get them), and destroys it if it re-created it.
+                dropFromReplay(endpoint.id());
+            }
             // Even when the card did not answer: every card access goes through the DMA space, so once the regions
             // are unmapped the card can no longer reach the receive queue, and closing it cannot pull memory from
             // under a DMA in progress (a shared arena's close waits for accesses in flight).
@@ -623,38 +679,123 @@ public final class UnetKernelDriver implements AutoCloseable {
      */
     public synchronized int execute(int opcode, int a0, int a1, int a2, int a3, int a4, int a5) {
         checkOpen();
-        if (recovering) {
-            throw new IllegalStateException(name + ": the card's firmware restarted and the driver is re-creating its"
-                    + " endpoints; retry once isRecovering() is false");
+        checkNotRecovering();
+        int op = opcode & CMD_OPCODE_MASK;
+        int written = ram.readAcquire(UG_OFS + UG_CMD_PROD_OFS);
+        if (written != commandProducer) {
+            int wrote = commandProducer;
+            // cmd_prod is the driver's own word: another value means the board's RAM was wiped (a restart not found
+            // yet). A doorbell with the old index would have the fresh firmware run every stale slot up to it - old
+            // EP_CREATEs on bus addresses long given back among them - so nothing is posted.
+            commandsLost++;
+            if (watchdog != null && !closing && line.failure() == null && restartFound()) {
+                watchdog.armAfter(REPLAY_POLL_NANOS);
+            } else {
+                commandProducer = written; // nothing will replay: go on from the fresh queue's index
+            }
+            throw new UnetCommandException(op, UnetCommandException.LOST, name + ": cmd_prod reads " + written
+                    + ", the driver wrote " + wrote + ": the command queue was reset; not posted");
         }
         int slot = CMDQ_OFS + (commandProducer & (CMDQ_LEN - 1)) * CMD_SIZE;
-        // Every earlier command was waited for, so the slot is free.
+        // Every earlier command was waited for (or given up on, and the firmware executes in order), so the slot is
+        // ours; w1 := PENDING overwrites whatever the card left in it, so no stale or stray completion is read as ours.
         post(opcode & (CMD_OPCODE_MASK | CMD_IRQ), a0, a1, a2, a3, a4, a5);
+        long restartsBefore = firmwareRestarts;
         long deadline = nanoTime() + commandTimeoutNanos;
         if (commandDeadline != null) {
             commandDeadline.armAt(deadline);
         }
         commandIdle.reset();
-        for (;;) {
-            int w1 = words.getIntAcquire(slot + CMD_STATUS_OFS); // pairs with the firmware's release of w1
-            int status = w1 & CMD_STATUS_MASK;
-            if (status == CMD_STATUS_DONE || status == CMD_STATUS_ERROR) {
-                if (commandDeadline != null) {
-                    commandDeadline.cancel();
+        try {
+            for (;;) {
+                int w1 = words.getIntAcquire(slot + CMD_STATUS_OFS); // pairs with the firmware's release of w1
+                int status = w1 & CMD_STATUS_MASK;
+                if (firmwareRestarts != restartsBefore) {
+                    // The watchdog ran inside this wait (virtual time steps the world) and found a restart: whatever
+                    // the slot reads, the firmware that answered may be gone, and the replay it began was built
+                    // without this command.
+                    commandsLost++;
+                    throw new UnetCommandException(op, UnetCommandException.LOST, name + ": the firmware restarted"
+                            + " while the command waited");
                 }
-                return w1;
+                if (status != CMD_STATUS_PENDING) {
+                    return completion(op, w1);
+                }
+                if (nanoTime() - deadline >= 0) { // at the deadline: its timer may be the last event of the world
+                    commandTimeouts++;
+                    throw new UnetCommandException(op, UnetCommandException.TIMEOUT, name + " command slot 0x"
+                            + Integer.toHexString(slot) + " still has status " + status + " after "
+                            + commandTimeoutNanos + " ns");
+                }
+                // Virtual time: one event of the world, never a park (the firmware answers only as the world runs,
+                // and the deadline timer is an event too). Real time: the inline card's poll, then back off.
+                if (!clock.advance()) {
+                    progress.run();
+                    commandIdle.idle();
+                }
             }
-            if (nanoTime() - deadline > 0) {
-                throw new UnetCommandException(opcode & CMD_OPCODE_MASK, -1, name + " command slot 0x" + Integer.toHexString(slot)
-                        + " still has status " + status + " after " + commandTimeoutNanos + " ns");
-            }
-            // Virtual time: one event of the world, never a park (the firmware answers only as the world runs, and
-            // the deadline timer is an event too). Real time: the inline card's poll, then back off.
-            if (!clock.advance()) {
-                progress.run();
-                commandIdle.idle();
+        } finally {
+            if (commandDeadline != null) {
+                commandDeadline.cancel();
             }
         }
+    }
+
+    /**
+     * Judges the w1 a command was completed with: DONE exactly, or ERROR with an error code 1..255 and nothing above
+     * it, is returned for the caller; FREE (the firmware wiped its queue: a restart, which the watchdog is asked to
+     * look for at once) and anything else the contract does not have are counted and thrown.
+     */
+    private int completion(int op, int w1) {
+        if (w1 == CMD_STATUS_DONE || isErrorCompletion(w1)) {
+            return w1;
+        }
+        if (w1 == CMD_STATUS_FREE) {
+            commandsLost++;
+            if (watchdog != null && !closing && line.failure() == null && restartFound()) {
+                watchdog.armAfter(REPLAY_POLL_NANOS);
+            }
+            throw new UnetCommandException(op, UnetCommandException.LOST, name + ": its slot reads FREE again");
+        }
+        badCompletions++;
+        throw new UnetCommandException(op, UnetCommandException.BAD_COMPLETION, name + ": w1 0x"
+                + Integer.toHexString(w1));
+    }
+
+    private static boolean isErrorCompletion(int w1) {
+        return (w1 & ~(CMD_STATUS_MASK | CMD_ERROR_MASK)) == 0 && (w1 & CMD_STATUS_MASK) == CMD_STATUS_ERROR
+                && (w1 & CMD_ERROR_MASK) != 0;
+    }
+
+    private void checkNotRecovering() {
+        if (recovering) {
+            throw new IllegalStateException(name + ": the card's firmware restarted and the driver is re-creating its"
+                    + " endpoints; retry once isRecovering() is false");
+        }
+    }
+
+    /** Commands the card did not complete within the command timeout. */
+    public synchronized long commandTimeouts() {
+        return commandTimeouts;
+    }
+
+    /** Commands lost: their slot read FREE again, or the firmware restarted while they waited. */
+    public synchronized long commandsLost() {
+        return commandsLost;
+    }
+
+    /** Completions the contract does not have (see {@link UnetCommandException#BAD_COMPLETION}), replayed ones too. */
+    public synchronized long badCompletions() {
+        return badCompletions;
+    }
+
+    /**
+     * Times the replay after a restart did not move for a command timeout (the firmware did not boot, or did not
+     * complete the oldest replayed command): logged, counted, and waited on (a firmware that answers later, or
+     * restarts again, still ends the replay).
+     */
+    public synchronized long replayStalls() {
+        return replayStalls;
     }
 
     // ------------------------------------------------------------------ firmware restarts
@@ -738,7 +879,8 @@ public final class UnetKernelDriver implements AutoCloseable {
         boolean restarted = boot != BOOT_CP_RUNNING || Integer.compareUnsigned(heartbeat, lastHeartbeat) < 0;
         for (int e = 0; e < MAX_ENDPOINTS && !restarted; e++) {
             UnetEndpoint ep = endpoints[e];
-            restarted = ep != null && (ep.epcbWord(EPCB_EP_STATUS_OFS) & EP_ACTIVE) == 0;
+            // still restarting after a replay: the firmware refused to re-create it; try again
+            restarted = replayable(ep) && ((ep.epcbWord(EPCB_EP_STATUS_OFS) & EP_ACTIVE) == 0 || ep.isRestarting());
         }
         lastHeartbeat = heartbeat;
         if (!restarted) {
@@ -751,10 +893,16 @@ public final class UnetKernelDriver implements AutoCloseable {
         replayCount = 0;
         replayPosted = 0;
         replayDone = 0;
+        replayCreated = 0;
+        replayMovedAt = nanoTime();
         for (int e = 0; e < MAX_ENDPOINTS; e++) {
             UnetEndpoint ep = endpoints[e];
-            if (ep != null) {
+            if (replayable(ep)) {
                 ep.cardRestarted();
+                // EP_DESTROY first (a rebooted firmware answers EP_INACTIVE): the signs of a restart can be wrong (a
+                // heartbeat that went back on a firmware that kept its endpoints), and EP_CREATE of an endpoint the
+                // firmware still has would be refused, leaving it restarting for good.
+                addReplay(OP_EP_DESTROY, e, 0, 0, 0, 0, 0);
                 addReplay(OP_EP_CREATE, e, (int) ep.segmentBusAddress(), (int) ep.communicationSegment().capacity(),
                         (int) ep.receiveQueueBusAddress(), ep.receiveQueueLength(), 0);
             }
@@ -762,7 +910,7 @@ public final class UnetKernelDriver implements AutoCloseable {
         replayCreates = replayCount;
         for (int e = 0; e < MAX_ENDPOINTS; e++) {
             UnetEndpoint ep = endpoints[e];
-            if (ep == null) {
+            if (!replayable(ep)) {
                 continue;
             }
             for (int c = 0; c < MAX_CHANNELS; c++) {
@@ -776,6 +924,14 @@ public final class UnetKernelDriver implements AutoCloseable {
             }
         }
         return true;
+    }
+
+    /**
+     * Whether the replay re-creates {@code ep}: not one being destroyed (its owner's handle is dead already and the
+     * EP_DESTROY this driver waits for is under way; a restart found during that wait hands it to the replay).
+     */
+    private static boolean replayable(UnetEndpoint ep) {
+        return ep != null && ep.isLive();
     }
 
     private void addReplay(int op, int a0, int a1, int a2, int a3, int a4, int a5) {
@@ -796,6 +952,14 @@ public final class UnetKernelDriver implements AutoCloseable {
      * @return true while the replay goes on
      */
     private boolean replayStep() {
+        long now = nanoTime();
+        if (now - replayMovedAt > commandTimeoutNanos) {
+            replayStalls++;
+            replayMovedAt = now; // counted once per command timeout
+            LOG.error("{}: the replay after the firmware restart has not moved for {} ns ({} of {} commands done,"
+                    + " boot status 0x{}); still waiting", name, commandTimeoutNanos, replayDone, replayCount,
+                    Integer.toHexString(ram.readAcquire(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS)));
+        }
         if (ram.readAcquire(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS) != BOOT_CP_RUNNING) {
             return true; // still booting
         }
@@ -806,8 +970,9 @@ public final class UnetKernelDriver implements AutoCloseable {
                     + " it over", name, replayDone, replayCount);
             replayPosted = 0;
             replayDone = 0;
+            replayCreated = 0;
             for (UnetEndpoint ep : endpoints) {
-                if (ep != null) {
+                if (replayable(ep)) {
                     ep.cardRestarted();
                 }
             }
@@ -816,7 +981,7 @@ public final class UnetKernelDriver implements AutoCloseable {
             // The card writes a re-created endpoint's receive queue from descriptor 0: the messages not polled yet
             // go now, while nothing can arrive, and only when no endpoint's owner holds one.
             for (UnetEndpoint ep : endpoints) {
-                if (ep != null && !ep.beforeRecreate()) {
+                if (replayable(ep) && !ep.beforeRecreate()) {
                     return true;
                 }
             }
@@ -825,30 +990,27 @@ public final class UnetKernelDriver implements AutoCloseable {
             if (interruptsEnabled) {
                 ram.writeRelease(UG_OFS + UG_INTR_ENABLE_OFS, UG_INTR_ENABLE);
             }
+            replayMovedAt = now;
         }
         while (replayDone < replayPosted) {
             int slot = CMDQ_OFS + ((commandProducer - (replayPosted - replayDone)) & (CMDQ_LEN - 1)) * CMD_SIZE;
             int w1 = words.getIntAcquire(slot + CMD_STATUS_OFS);
             int status = w1 & CMD_STATUS_MASK;
-            if (status != CMD_STATUS_DONE && status != CMD_STATUS_ERROR) {
-                return true; // the firmware has not got to it yet
+            if (status == CMD_STATUS_PENDING || status == CMD_STATUS_FREE) {
+                return true; // the firmware has not got to it yet (FREE: restartedDuringReplay looks next time)
             }
-            if (status == CMD_STATUS_ERROR) {
-                replayErrors++;
-                int r = replayDone * 7;
-                LOG.error("{}: replayed command {} (endpoint {}, {}) failed with error {}", name, replay[r],
-                        replay[r + 1], replay[r + 2], (w1 & CMD_ERROR_MASK) >>> CMD_ERROR_SHIFT);
-            }
+            replayed(replayDone, w1);
             replayDone++;
+            replayMovedAt = now;
         }
         if (replayDone == replayCreates && replayPosted == replayCreates) {
             for (UnetEndpoint ep : endpoints) {
-                if (ep != null) {
+                if (replayable(ep) && (replayCreated & 1 << ep.id()) != 0) {
                     ep.recreated(); // fresh queues: receive buffers go to the card before any channel opens
                 }
             }
         }
-        // EP_CREATEs first; the rest only once the endpoints have their buffers back
+        // the re-creates first; the rest only once the endpoints have their buffers back
         int limit = replayDone < replayCreates ? replayCreates : replayCount;
         while (replayPosted < limit && replayPosted - replayDone < CMDQ_LEN) {
             int r = replayPosted++ * 7;
@@ -857,15 +1019,89 @@ public final class UnetKernelDriver implements AutoCloseable {
         if (replayDone < replayCount) {
             return true;
         }
+        int stillRestarting = 0;
         for (UnetEndpoint ep : endpoints) {
-            if (ep != null) {
+            if (!replayable(ep)) {
+                continue;
+            }
+            if ((replayCreated & 1 << ep.id()) != 0) {
                 ep.resume();
+            } else {
+                stillRestarting++; // its page stays blank: the next check finds it and replays again
             }
         }
         recovering = false;
         lastHeartbeat = ram.readAcquire(UG_OFS + UG_HEARTBEAT_OFS);
-        LOG.info("{}: endpoints re-created after the firmware restart ({} commands)", name, replayCount);
+        LOG.info("{}: endpoints re-created after the firmware restart ({} commands, {} refused; {} endpoints not"
+                + " re-created)", name, replayCount, replayErrors, stillRestarting);
         return false;
+    }
+
+    /**
+     * The firmware completed replayed command {@code index} with {@code w1}: the host's books follow what it was told.
+     * A refused (or malformed) EP_CREATE leaves the endpoint restarting; a refused CH_OPEN closes the channel on the
+     * host side (its sends complete BAD_CHANNEL, as the card would answer them) and one that succeeds (again, after a
+     * restart during the replay) opens it; a refused EP_UPCALL leaves the endpoint without upcalls.
+     */
+    private void replayed(int index, int w1) {
+        int r = index * 7;
+        int op = replay[r];
+        int e = replay[r + 1];
+        boolean done = w1 == CMD_STATUS_DONE;
+        if (op == OP_EP_DESTROY && (done || w1 == (CMD_STATUS_ERROR | CMD_ERR_EP_INACTIVE << CMD_ERROR_SHIFT))) {
+            return; // gone, or never there after the reboot: either is what the replay wants
+        }
+        if (!done) {
+            replayErrors++;
+            if (!isErrorCompletion(w1)) {
+                badCompletions++;
+            }
+            LOG.error("{}: replayed command {} (endpoint {}, {}) failed: w1 0x{}", name,
+                    UnetCommandException.opcodeName(op), e, replay[r + 2], Integer.toHexString(w1));
+        }
+        UnetEndpoint ep = e >= 0 && e < MAX_ENDPOINTS ? endpoints[e] : null;
+        if (!replayable(ep)) {
+            return; // destroyed during the replay: its EP_DESTROY is in the replay
+        }
+        switch (op) {
+            case OP_EP_CREATE -> replayCreated = done ? replayCreated | 1 << e : replayCreated & ~(1 << e);
+            case OP_CH_OPEN -> {
+                if (done) {
+                    ep.channelOpened(replay[r + 2]);
+                } else {
+                    ep.channelClosed(replay[r + 2]);
+                }
+            }
+            case OP_EP_UPCALL -> {
+                if (!done) {
+                    ep.upcallModeSet(UPCALL_NONE);
+                }
+            }
+            default -> { }
+        }
+    }
+
+    /**
+     * Endpoint {@code e} is destroyed while the replay runs (or a restart was found while its EP_DESTROY waited): its
+     * commands not posted yet leave the replay, and an EP_DESTROY is added, so the firmware keeps no endpoint on bus
+     * addresses the host is taking back (the DMA space may give them to another region) - one it re-created, or one
+     * it kept because the restart was not one.
+     */
+    private void dropFromReplay(int e) {
+        int kept = replayPosted;
+        for (int k = replayPosted; k < replayCount; k++) {
+            int r = k * 7;
+            boolean mine = replay[r + 1] == e && replay[r] != OP_EP_DESTROY;
+            if (mine) {
+                if (replay[r] == OP_EP_CREATE) {
+                    replayCreates--; // the creates stay first: only later ones move down
+                }
+            } else {
+                System.arraycopy(replay, r, replay, kept++ * 7, 7);
+            }
+        }
+        replayCount = kept;
+        addReplay(OP_EP_DESTROY, e, 0, 0, 0, 0, 0);
     }
 
     /**
@@ -901,6 +1137,7 @@ public final class UnetKernelDriver implements AutoCloseable {
         words.putInt(slot + CMD_OP_OFS, opcode);
         words.putIntRelease(slot + CMD_STATUS_OFS, CMD_STATUS_PENDING);
         commandProducer++;
+        commandsPosted++;
         ram.writeRelease(UG_OFS + UG_CMD_PROD_OFS, commandProducer); // the doorbell
     }
 

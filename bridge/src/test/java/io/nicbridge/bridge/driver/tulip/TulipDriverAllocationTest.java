@@ -19,7 +19,7 @@ class TulipDriverAllocationTest {
     @Test
     void sendAndReceiveAllocateNothingPerFrame() {
         MacAddress mac = MacAddress.parse("02:00:00:00:00:07");
-        SelfLoopTulip card = new SelfLoopTulip(mac);
+        TestTulip card = TestTulip.selfLoop(mac);
         TulipConfig config = TulipConfig.builder().interruptMode(InterruptMode.POLLING).rxRingSize(16)
             .txRingSize(8).build();
         try (TulipDriver d = TulipDriver.open(card, config)) {

@@ -15,7 +15,7 @@ import io.nicbridge.bridge.queue.Dec21140DescriptorRing.ListMode;
 import java.util.BitSet;
 
 /**
- * The Tulip driver against a hostile card ({@link HostileTulip}): whatever the chip writes into the descriptors it
+ * The Tulip driver against a hostile card ({@link TestTulip#hostile}): whatever the chip writes into the descriptors it
  * was given (any RDES0 and TDES0, OWN cleared or set, on any descriptor, in any order, and any other descriptor
  * word), whatever CSR5 sources and CSR8 counts it reports and whenever it loses its state (the watchdog's reset
  * path), interleaved with the host's claims (kept across steps, so across resets, or settled at once), commits,
@@ -30,6 +30,9 @@ import java.util.BitSet;
  *       {@link TulipDriver#claimLimit()};</li>
  *   <li>after a reset, every frame the driver re-posts has a length a transmit buffer holds (never a TDES1 the card
  *       wrote), no buffer is posted twice and none the host holds claimed; the claims it holds still commit;</li>
+ *   <li>wire order is commit order: as long as the card has written nothing into the transmit list, the frames its
+ *       transmit walk sends ({@link TestTulip#transmit()}, from the list base after each reset) are committed ones,
+ *       each sent once, in the order of their commits - across resets and claims kept across them too;</li>
  *   <li>no buffer leaks: once the card behaves (hands every descriptor back) and the host gives back what it holds,
  *       every receive descriptor is the card's again after the frames are taken, each frame once, and the host can
  *       claim as many transmit buffers as on a fresh driver.</li>
@@ -41,7 +44,7 @@ class TulipDriverFuzzTest {
 
     @FuzzTest(maxDuration = "30s")
     void hostileCard(FuzzedDataProvider script) {
-        HostileTulip card = new HostileTulip(STATION);
+        TestTulip card = TestTulip.hostile(STATION);
         int rx = script.consumeInt(2, 8);
         int tx = script.consumeInt(TulipConfig.MIN_TX_RING, 8);
         TulipConfig config = TulipConfig.builder().interruptMode(InterruptMode.POLLING).rxRingSize(rx).txRingSize(tx)
@@ -50,6 +53,7 @@ class TulipDriverFuzzTest {
         ManualScheduler scheduler = new ManualScheduler();
         try (TulipDriver d = TulipDriver.open(card, config)) {
             Host host = new Host(d, card, rx, tx);
+            card.onSend(host::sent);
             host.behave(); // the card sends the setup frame
             int freshClaims = host.countClaims(); // what a driver whose card behaves gives: the reference
             if (script.consumeBoolean()) {
@@ -79,7 +83,10 @@ class TulipDriverFuzzTest {
                     }
                     case 11 -> host.settleClaim(script.consumeInt(0, tx - 1), script.consumeBoolean(),
                         script.consumeInt(1, TulipDriver.MAX_FRAME));
-                    default -> d.transmitInFlight();
+                    default -> {
+                        card.transmit(); // the chip sends what it owns, in list order
+                        d.transmitInFlight();
+                    }
                 }
                 host.checkCounters();
             }
@@ -91,14 +98,20 @@ class TulipDriverFuzzTest {
     /** The host's side: what it holds, and the checks of what the driver hands it. */
     private static final class Host {
         final TulipDriver d;
-        final HostileTulip card;
+        final TestTulip card;
         final int rxCount;
         final int txCount;
         final BitSet rxHeld = new BitSet();
         final BitSet txClaimed = new BitSet();
+        /** By transmit buffer bus address: the number of its last commit, or null once sent. */
+        final java.util.Map<Long, Long> committed = new java.util.HashMap<>();
+        long commits;
+        long lastSent = -1;
+        /** The card wrote into the transmit list: a chip's walk then says nothing of the driver's order. */
+        boolean txTampered;
         final long[] last = new long[9 + TulipStatistics.Counter.values().length];
 
-        Host(TulipDriver d, HostileTulip card, int rxCount, int txCount) {
+        Host(TulipDriver d, TestTulip card, int rxCount, int txCount) {
             this.d = d;
             this.card = card;
             this.rxCount = rxCount;
@@ -107,6 +120,7 @@ class TulipDriverFuzzTest {
 
         void cardWrite(Dec21140DescriptorRing ring, int index, int word, int value) {
             if (index < ring.count()) {
+                txTampered |= ring == d.transmitRing();
                 card.write(ring.busAddress(index) + 4L * word, value, ring.order());
             }
         }
@@ -141,7 +155,7 @@ class TulipDriverFuzzTest {
             assertTrue(h >= 0 && h < txCount && !txClaimed.get(h), "claim handed out TX handle " + h + " twice");
             assertTrue(d.txBuffer(h).byteSize() >= length);
             switch (settle) {
-                case 0 -> d.commit(h, length);
+                case 0 -> commit(h, length);
                 case 1 -> d.abort(h);
                 default -> {
                     txClaimed.set(h);
@@ -162,7 +176,7 @@ class TulipDriverFuzzTest {
             }
             txClaimed.clear(h);
             if (commit) {
-                d.commit(h, length);
+                commit(h, length);
             } else {
                 d.abort(h);
             }
@@ -213,9 +227,13 @@ class TulipDriverFuzzTest {
             }
             rxHeld.clear();
             for (int h = txClaimed.nextSetBit(0); h >= 0; h = txClaimed.nextSetBit(h + 1)) {
-                d.commit(h, 64); // a claim kept across a reset still commits
+                commit(h, 64); // a claim kept across a reset still commits
             }
             txClaimed.clear();
+            for (int round = 0; round < 2 * txCount && !txTampered; round++) { // the chip's own walk first
+                card.transmit();
+                d.transmitInFlight();
+            }
             for (int round = 0; round < 4; round++) { // frames re-posted after a reset go out in later rounds
                 Dec21140DescriptorRing t = d.transmitRing();
                 for (int i = 0; i < t.count(); i++) {
@@ -244,6 +262,23 @@ class TulipDriverFuzzTest {
             for (int i = 0; i < r.count(); i++) {
                 assertTrue(!r.isHostOwned(i), "receive descriptor " + i + " is not the card's again");
             }
+        }
+
+        void commit(int h, int length) {
+            committed.put(d.card().dma().busAddress(d.txBuffer(h)), commits++);
+            d.commit(h, length);
+        }
+
+        /** The card's transmit walk sent the frame in the buffer at {@code bus}: the next one committed. */
+        void sent(long bus) {
+            if (txTampered) {
+                return;
+            }
+            Long n = committed.put(bus, null);
+            assertTrue(n != null, "the card sent buffer 0x" + Long.toHexString(bus) + ", which holds no frame committed"
+                + " and not sent yet");
+            assertTrue(n > lastSent, "frame of commit " + n + " sent after that of commit " + lastSent);
+            lastSent = n;
         }
 
         /** Claims until refused, gives everything back, and says how many it got. */

@@ -14,14 +14,14 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The driver bugs {@link TulipDriverFuzzTest} found (issue 22), each as a plain scenario on {@link HostileTulip}:
+ * The driver bugs {@link TulipDriverFuzzTest} found (issue 22), each as a plain scenario on {@link TestTulip#hostile}:
  * the card does exactly what the test writes, so each test states the chip's misbehaviour and what the driver must do.
  */
 class TulipDriverHostileCardTest {
     private static final MacAddress STATION = MacAddress.parse("02:00:00:00:00:42");
     private static final int TX_RING = 4;
 
-    private final HostileTulip card = new HostileTulip(STATION);
+    private final TestTulip card = TestTulip.hostile(STATION);
     private final ManualScheduler scheduler = new ManualScheduler();
 
     private TulipDriver open() {
@@ -54,30 +54,34 @@ class TulipDriverHostileCardTest {
     }
 
     /**
-     * The chip sends what it owns, in ring order, until it meets a descriptor it does not own (as a transmit process
-     * that suspends), handing each back; returns the buffer addresses of the frames (not setup or dummy) it sent.
+     * The chip's transmit process walks its list from where it is (entry 0 after a reset), sends what it owns and
+     * suspends at the first descriptor it does not own; the host reclaims, which posts frames waiting since a reset,
+     * and the chip is asked again. Returns the buffer addresses of the frames (not setup or dummy) sent, in wire
+     * order.
      */
     private List<Long> completeTransmit(TulipDriver d) {
         List<Long> sent = new ArrayList<>();
+        card.onSend(sent::add);
         for (int round = 0; round < 2 * TX_RING; round++) { // waiting frames are posted as these come back
-            Dec21140DescriptorRing t = d.transmitRing();
-            int moved = 0;
-            for (int i = 0; i < t.count(); i++) {
-                if (!t.isHostOwned(i)) {
-                    int control = t.control(i);
-                    if ((control & (TDES1_FS | TDES1_SET)) == TDES1_FS) {
-                        sent.add(t.buffer1Address(i));
-                    }
-                    card.write(t.busAddress(i), 0, t.order());
-                    moved++;
-                }
-            }
+            int before = d.transmitInFlight();
+            card.transmit();
             d.transmitInFlight(); // reclaims, and posts what waits
-            if (moved == 0) {
+            if (before == 0) {
                 break;
             }
         }
+        card.onSend(bus -> { });
         return sent;
+    }
+
+    /** Claims until refused, gives everything back, and says how many it got. */
+    private static int countClaims(TulipDriver d) {
+        List<Integer> claimed = new ArrayList<>();
+        for (int h; (h = d.claim()) != FramePort.NONE; ) {
+            claimed.add(h);
+        }
+        claimed.forEach(d::abort);
+        return (int) claimed.stream().distinct().count();
     }
 
     /** Bug 1: the length of a re-posted frame came from TDES1, which the card can write. */
@@ -173,6 +177,59 @@ class TulipDriverHostileCardTest {
                 send(d, k, 64);
                 assertEquals(1, completeTransmit(d).size());
             }
+        }
+    }
+
+    /**
+     * Bug 5: a claim kept across a reset and committed afterwards went into the descriptor it had reserved, ahead of
+     * older frames still waiting to be re-posted: on the wire it overtook them. Now a commit while frames wait goes
+     * behind them in the (circular) re-post queue, so wire order is commit order.
+     */
+    @Test
+    void aClaimKeptAcrossAResetAndCommittedAfterItGoesOnTheWireBehindTheOlderFramesStillWaiting() {
+        try (TulipDriver d = open()) {
+            Dec21140DescriptorRing t = d.transmitRing();
+            List<Long> committed = new ArrayList<>();
+            for (int k = 0; k < TX_RING - 1; k++) { // entries 1..3: the ring less the setup frame's entry
+                send(d, k, 100 + k);
+                committed.add(t.buffer1Address(1 + k));
+            }
+            int kept = d.claim(); // reserves the last free descriptor
+            assertNotEquals(FramePort.NONE, kept);
+            resetAndTick(d);
+            // The fresh ring: setup at 0, two of the three frames, and the kept claim's reservation; one frame waits.
+            assertEquals(TX_RING, d.transmitInFlight(), "the setup frame and three frames, in the ring or waiting");
+            committed.add(d.card().dma().busAddress(d.txBuffer(kept)));
+            d.commit(kept, 60);
+            assertEquals(committed, completeTransmit(d), "each frame sent once, in commit order");
+            assertEquals(0, d.transmitInFlight());
+            assertEquals(TX_RING - 1, countClaims(d), "and every buffer can be claimed again");
+        }
+    }
+
+    /**
+     * A chip that sent frames and handed them back, then lost its state before the host reclaimed them: the reset
+     * re-posted them (the driver collected every descriptor posted and not reclaimed), so they went out twice, behind
+     * younger frames. Now what the chip handed back is reclaimed as sent and only the rest is re-posted.
+     */
+    @Test
+    void framesTheChipHandedBackBeforeAResetAreNotSentAgain() {
+        try (TulipDriver d = open()) {
+            Dec21140DescriptorRing t = d.transmitRing();
+            List<Long> sent = new ArrayList<>();
+            card.onSend(sent::add);
+            send(d, 1, 100);
+            send(d, 2, 101);
+            long first = t.buffer1Address(1);
+            long second = t.buffer1Address(2);
+            assertEquals(2, card.transmit());
+            send(d, 3, 102); // posted at entry 3, not sent: the chip loses its state first
+            long third = t.buffer1Address(3);
+            resetAndTick(d);
+            assertEquals(2, d.transmitInFlight(), "the setup frame and the frame the chip had not sent");
+            sent.addAll(completeTransmit(d));
+            assertEquals(List.of(first, second, third), sent, "each frame once, in commit order");
+            assertEquals(3, d.counters().txFrames());
         }
     }
 

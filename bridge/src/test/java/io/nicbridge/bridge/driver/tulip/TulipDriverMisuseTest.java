@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** Regressions found by sim-hardware's MisuseFuzzTest, on a card that loops every frame back. */
 class TulipDriverMisuseTest {
     private static TulipDriver open() {
-        SelfLoopTulip card = new SelfLoopTulip(MacAddress.parse("02:00:00:00:00:07"));
+        TestTulip card = TestTulip.selfLoop(MacAddress.parse("02:00:00:00:00:07"));
         return TulipDriver.open(card, TulipConfig.builder().interruptMode(InterruptMode.POLLING).rxRingSize(16)
             .txRingSize(8).build());
     }

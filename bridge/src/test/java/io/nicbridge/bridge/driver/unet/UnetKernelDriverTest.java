@@ -62,13 +62,18 @@ class UnetKernelDriverTest {
         IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
                 () -> f.kernel.createEndpoint(2, f.segment("t", 4096), 16));
         assertTrue(twice.getMessage().contains("already in use"));
+        int regions = f.card.dma.regions().size();
+        IllegalArgumentException wraps = assertThrows(IllegalArgumentException.class,
+                () -> f.kernel.createEndpoint(3, f.segment("u", 4096), 24));
+        assertTrue(wraps.getMessage().contains("power of two"), wraps.getMessage());
+        assertEquals(regions, f.card.dma.regions().size(), "refused before anything was mapped");
     }
 
     @Test
     void badReceiveQueueLengthComesBackAsTheFirmwaresError() {
         int regions = f.card.dma.regions().size();
         UnetCommandException e = assertThrows(UnetCommandException.class,
-                () -> f.kernel.createEndpoint(4, f.segment("s", 4096), 3));
+                () -> f.kernel.createEndpoint(4, f.segment("s", 4096), 1)); // below RQ_LEN_MIN: the card's call
         assertEquals(OP_EP_CREATE, e.opcode());
         assertEquals(CMD_ERR_BAD_RQ, e.errorCode());
         assertTrue(e.getMessage().contains("EP_CREATE") && e.getMessage().contains("receive queue"), e.getMessage());
@@ -134,11 +139,7 @@ class UnetKernelDriverTest {
     @Test
     void aCommandTheCardNeverCompletesTimesOut() {
         try (Arena arena = Arena.ofConfined()) {
-            var mem = arena.allocate(RAM_SIZE, 4096);
-            Registers ram = Registers.plain("dead", mem, BYTE_ORDER);
-            ram.write(UG_OFS + UG_MAGIC_OFS, UG_MAGIC);
-            ram.write(UG_OFS + UG_CMDQ_BASE_OFS, CMDQ_OFS);
-            ram.write(UG_OFS + UG_CMDQ_LEN_OFS, CMDQ_LEN);
+            Registers ram = deadFirmware(arena);
             UnetKernelDriver d = new UnetKernelDriver("dead", ram, null, new DmaSpace("d"), new InterruptLine("l"),
                     null, 20_000_000L);
             UnetCommandException e = assertThrows(UnetCommandException.class, d::nop);
@@ -146,6 +147,35 @@ class UnetKernelDriverTest {
             assertTrue(e.getMessage().contains("timeout"), e.getMessage());
             assertEquals(BusError.NO_REGION, new DmaSpace("x").translate(0x10000, 4));
         }
+    }
+
+    /**
+     * In virtual time with nothing else scheduled, the command's deadline timer is the world's last event: the wait
+     * reached the deadline exactly, did not count that as past it, and stepped an empty world for ever (found as a
+     * hang by UnetKernelDriverFuzzTest).
+     */
+    @Test
+    void aCommandTheCardNeverCompletesTimesOutInAnEmptyVirtualWorld() {
+        try (Arena arena = Arena.ofConfined()) {
+            Registers ram = deadFirmware(arena);
+            StepScheduler world = new StepScheduler();
+            UnetKernelDriver d = new UnetKernelDriver("dead", ram, null, new DmaSpace("d"), new InterruptLine("l"),
+                    world::step, 20_000L);
+            d.timeOn(world);
+            UnetCommandException e = assertThrows(UnetCommandException.class, d::nop);
+            assertEquals(UnetCommandException.TIMEOUT, e.errorCode());
+            assertEquals(20_000L, world.nanoTime(), "timed out at the deadline, in virtual time");
+            assertEquals(1, d.commandTimeouts());
+        }
+    }
+
+    /** Board RAM whose firmware set up its UG block and command queue and then stopped: nothing completes. */
+    private static Registers deadFirmware(Arena arena) {
+        Registers ram = Registers.plain("dead", arena.allocate(RAM_SIZE, 4096), BYTE_ORDER);
+        ram.write(UG_OFS + UG_MAGIC_OFS, UG_MAGIC);
+        ram.write(UG_OFS + UG_CMDQ_BASE_OFS, CMDQ_OFS);
+        ram.write(UG_OFS + UG_CMDQ_LEN_OFS, CMDQ_LEN);
+        return ram;
     }
 
     /** A one-path network: hands out fixed tags and records what was torn down. */
