@@ -8,21 +8,22 @@ import java.util.List;
 
 /**
  * A test application on one connection: writes {@code toSend} as the send ring allows (closing after it when asked),
- * reads everything that arrives when {@code reading} (into {@link #received}), and records the events.
+ * reads everything that arrives when {@code reading} (into {@link #received}), and records the events. Public for the
+ * TCP tests of other packages (TCP over a U-Net channel).
  */
-final class StreamApp implements TcpHandler {
-    final ByteArrayOutputStream received = new ByteArrayOutputStream();
-    final List<String> events = new ArrayList<>();
+public final class StreamApp implements TcpHandler {
+    public final ByteArrayOutputStream received = new ByteArrayOutputStream();
+    public final List<String> events = new ArrayList<>();
     private final MemorySegment buffer = Arena.ofAuto().allocate(4096);
-    TcpConnection connection;
+    public TcpConnection connection;
     byte[] toSend = new byte[0];
-    int sent;
+    public int sent;
     boolean closeAfterSend;
     boolean reading = true;
-    boolean endOfStream;
-    TcpCloseReason closed;
+    public boolean endOfStream;
+    public TcpCloseReason closed;
 
-    static byte[] pattern(int length, int seed) {
+    public static byte[] pattern(int length, int seed) {
         byte[] b = new byte[length];
         for (int i = 0; i < length; i++) {
             b[i] = (byte) (i * 31 + seed + (i >>> 8));
@@ -30,7 +31,7 @@ final class StreamApp implements TcpHandler {
         return b;
     }
 
-    StreamApp send(byte[] data, boolean thenClose) {
+    public StreamApp send(byte[] data, boolean thenClose) {
         toSend = data;
         sent = 0;
         closeAfterSend = thenClose;
