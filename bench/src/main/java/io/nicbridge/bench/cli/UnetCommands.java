@@ -232,16 +232,12 @@ final class UnetCommands extends GroupCommand {
 
         @Override
         public Integer call() {
-            try {
-                if (count < 1) {
-                    throw new IllegalArgumentException("--count must be >= 1, was " + count);
-                }
-                return Table3Report.table3(System.out, 2, count, packets, Sba200Timing.I960_25MHZ,
-                        CostTable.named(costs.costs), PaperPoints.NONE);
-            } catch (IllegalArgumentException e) {
-                System.err.println("nic unet table3: " + e.getMessage());
-                return ExitCodes.USAGE;
+            // a bad argument's IllegalArgumentException is NicCommand's: one line naming it, exit code 2
+            if (count < 1) {
+                throw new IllegalArgumentException("--count must be >= 1, was " + count);
             }
+            return Table3Report.table3(System.out, 2, count, packets, Sba200Timing.I960_25MHZ,
+                    CostTable.named(costs.costs), PaperPoints.NONE);
         }
     }
 
@@ -267,22 +263,18 @@ final class UnetCommands extends GroupCommand {
 
         @Override
         public Integer call() {
-            try {
-                if (bytes < 1) {
-                    throw new IllegalArgumentException("--bytes must be >= 1, was " + bytes);
-                }
-                int[] writes = sizes.orDefault(TcpWindowReport.WRITE_SIZES);
-                for (int s : writes) {
-                    if (s < 1 || s > (1 << 20)) {
-                        throw new IllegalArgumentException("--sizes: write bytes must be 1..1048576, was " + s);
-                    }
-                }
-                return TcpWindowReport.window(System.out, windows == null ? TcpWindowReport.WINDOWS : windows, writes,
-                        bytes, Sba200Timing.I960_25MHZ, CostTable.named(costs.costs), PaperPoints.NONE);
-            } catch (IllegalArgumentException e) {
-                System.err.println("nic unet tcp-window: " + e.getMessage());
-                return ExitCodes.USAGE;
+            // a bad argument's IllegalArgumentException is NicCommand's: one line naming it, exit code 2
+            if (bytes < 1) {
+                throw new IllegalArgumentException("--bytes must be >= 1, was " + bytes);
             }
+            int[] writes = sizes.orDefault(TcpWindowReport.WRITE_SIZES);
+            for (int s : writes) {
+                if (s < 1 || s > (1 << 20)) {
+                    throw new IllegalArgumentException("--sizes: write bytes must be 1..1048576, was " + s);
+                }
+            }
+            return TcpWindowReport.window(System.out, windows == null ? TcpWindowReport.WINDOWS : windows, writes,
+                    bytes, Sba200Timing.I960_25MHZ, CostTable.named(costs.costs), PaperPoints.NONE);
         }
     }
 }

@@ -62,6 +62,10 @@ public final class TcpRuns {
             throw new IllegalArgumentException("window must be at least one " + SEGMENT_BYTES + "-byte segment, was "
                     + window);
         }
+        if (Integer.bitCount(window) != 1 || window > (1 << 30)) {
+            throw new IllegalArgumentException("window must be a power of two (the rings' size) up to 2^30, was "
+                    + window);
+        }
         return TcpConfig.defaults().withMss(SEGMENT_BYTES).withBuffers(window, window).withConnections(2)
                 .withRto(5_000_000L, 2_000_000L, 1_000_000_000L);
     }
@@ -258,7 +262,7 @@ public final class TcpRuns {
 
     /**
      * Node 0's application writes {@code bytes} in {@code writeSize}-byte writes as fast as the send ring takes them
-     * (on each writable event), on a connection with a window of {@code window} bytes; node 1's application reads
+     * (on each writable event; a write larger than the ring goes in piecewise, as a blocking socket write would), on a connection with a window of {@code window} bytes; node 1's application reads
      * everything as it arrives (so the window it advertises is its free ring space). The clock runs from the first
      * write, after the handshake.
      */
@@ -297,9 +301,15 @@ public final class TcpRuns {
 
                 @Override
                 public void onWritable(TcpConnection c, long now) {
-                    // Whole writes only, as an application writing fixed-size records (a short write would split one)
-                    while (state[0] < bytes && c.writable() >= Math.min(writeSize, bytes - state[0])) {
+                    // Whole writes while one fits the send ring (an application writing records); a write larger
+                    // than the ring goes in as the ring takes it, as a blocking socket write would.
+                    while (state[0] < bytes) {
                         int n = (int) Math.min(writeSize, bytes - state[0]);
+                        int room = c.writable();
+                        if (room < Math.min(n, config.sendBuffer())) {
+                            return;
+                        }
+                        n = Math.min(n, room);
                         require(c.write(chunk, 0, n, now) == n, "a write the ring had room for");
                         state[0] += n;
                     }

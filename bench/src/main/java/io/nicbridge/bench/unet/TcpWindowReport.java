@@ -73,25 +73,20 @@ public final class TcpWindowReport {
         out.println();
         int i8 = indexOf(windows, PAPER_WINDOW);
         int iMax = windows.length - 1;
-        int best8 = -1;
         if (i8 >= 0) {
+            // "In most cases": the median over the write sizes, not the best of them.
             double mid = (PAPER_8K_MBYTES_LOW + PAPER_8K_MBYTES_HIGH) / 2;
-            for (int j = 0; j < writeSizes.length; j++) {
-                if (best8 < 0 || mb[i8][j] > mb[i8][best8]) {
-                    best8 = j;
-                }
-            }
-            double ours = mb[i8][best8];
-            checks.check(CheckKind.ANCHOR_CHECK, String.format(Locale.ROOT, "8 KB window: %.2f MB/s (writes of %d B, the"
-                    + " best of the row) within %.0f %% of the paper's 14-15 MB/s (sec. 7.7 / Fig. 8; ratio to %.1f:"
-                    + " %.3f; like for like: with an 8 KB window the round trip, not the host, sets the pace, and both"
-                    + " run on a 140 Mbit/s fibre)", ours, writeSizes[best8], ANCHOR_TOLERANCE * 100, mid, ours / mid),
-                    Math.abs(ours / mid - 1) <= ANCHOR_TOLERANCE);
+            double ours = median(mb[i8]);
+            checks.check(CheckKind.ANCHOR_CHECK, String.format(Locale.ROOT, "8 KB window: %.2f MB/s (the median over"
+                    + " the %d write sizes) within %.0f %% of the paper's 14-15 MB/s (sec. 7.7 / Fig. 8: \"in most"
+                    + " cases\"; ratio to %.1f: %.3f; like for like: with an 8 KB window the round trip, not the host,"
+                    + " sets the pace, and both run on a 140 Mbit/s fibre)", ours, writeSizes.length,
+                    ANCHOR_TOLERANCE * 100, mid, ours / mid), Math.abs(ours / mid - 1) <= ANCHOR_TOLERANCE);
             if (windows[iMax] > PAPER_WINDOW) {
-                double share = mb[i8][best8] / mb[iMax][best8];
+                double share = ours / median(mb[iMax]);
                 checks.check(CheckKind.ANCHOR_CHECK, String.format(Locale.ROOT, "an 8 KB window is enough (sec. 7.7):"
-                        + " it reaches %.0f %% of the %d KB window's bandwidth at the same write size (at least %.0f"
-                        + " %%)", share * 100, windows[iMax] / 1024, ENOUGH * 100), share >= ENOUGH);
+                        + " its median reaches %.0f %% of the %d KB window's (at least %.0f %%)", share * 100,
+                        windows[iMax] / 1024, ENOUGH * 100), share >= ENOUGH);
             }
         } else {
             out.println("not checked: the paper's figure needs the 8192 B window in --windows");
@@ -118,6 +113,13 @@ public final class TcpWindowReport {
         checks.comparison(retransmissions == 0 ? "no segment was retransmitted: no cell was lost in any run"
                 : retransmissions + " segments retransmitted over all runs (cells the receiving card dropped)");
         return checks.finish(false);
+    }
+
+    private static double median(double[] values) {
+        double[] v = values.clone();
+        java.util.Arrays.sort(v);
+        int n = v.length;
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     }
 
     private static int indexOf(int[] values, int v) {
