@@ -4,6 +4,7 @@ import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.time.Clock;
+import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
 import io.nicbridge.protocols.core.Guarantee;
 import io.nicbridge.protocols.core.ProtocolCore;
@@ -18,8 +19,6 @@ import io.nicbridge.protocols.ip.tcp.TcpHandler;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.NodeRunner;
 import io.nicbridge.protocols.runner.NodeSlowness;
-import io.nicbridge.sim.engine.EngineMode;
-import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.sba200.Sba200Timing;
 import io.nicbridge.sim.testbed.UnetLinkTestbed;
 import java.lang.foreign.Arena;
@@ -137,15 +136,17 @@ public final class TcpRuns {
     /** Two nodes, their CPUs on the virtual clock, a runner; the TCP rings in an arena closed with the world. */
     private static final class World implements AutoCloseable {
         final UnetLinkTestbed tb;
-        final VirtualTimeBase time;
+        final Timebase.World world;
+        final Scheduler time;
         final HostCpu[] cpus;
         final NodeRunner runner;
         final Arena arena = Arena.ofConfined();
 
-        World(Sba200Timing timing, CostTable costs, TcpConfig config) {
-            tb = UnetLinkTestbed.builder(EngineMode.VIRTUAL).timing(timing)
-                    .buffers(Ipv4Stack.UNET_MTU, TX_BUFFERS, RX_BUFFERS).receiveQueue(128).build();
-            time = tb.virtualTimeBase();
+        World(Timebase timebase, Sba200Timing timing, CostTable costs, TcpConfig config) {
+            tb = timebase.testbed().timing(timing).buffers(Ipv4Stack.UNET_MTU, TX_BUFFERS, RX_BUFFERS)
+                    .receiveQueue(128).build();
+            world = timebase.world(tb);
+            time = world.scheduler;
             cpus = HostCpu.forNodes(2, costs, time);
             runner = new NodeRunner(time, tb.links(), cpus, (link, clock, cpu) -> new TcpCore(link, clock, cpu, config,
                     arena), NodeApplication.NONE, NodeSlowness.NONE);
@@ -159,7 +160,7 @@ public final class TcpRuns {
         boolean run(Runnable start, BooleanSupplier done) {
             Timer t = time.newTimer("start", start);
             t.armAfter(0);
-            return time.runUntil(done, time.nanoTime() + LIMIT_NANOS);
+            return world.runUntil(done, LIMIT_NANOS);
         }
 
         String describe() {
@@ -182,7 +183,14 @@ public final class TcpRuns {
      * writes the message, node 1's application reads what arrives and writes it back, node 0's application stamps the
      * moment it has read all {@code size} bytes with its CPU's time and writes the next.
      */
+    /** As {@link #roundTrip(Timebase, int, int, int, Sba200Timing, CostTable)} in virtual time. */
     public static Rtt roundTrip(int size, int warmup, int count, Sba200Timing timing, CostTable costs) {
+        return roundTrip(Timebase.VIRTUAL, size, warmup, count, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static Rtt roundTrip(Timebase timebase, int size, int warmup, int count, Sba200Timing timing,
+            CostTable costs) {
         if (size < 1 || size > 65536) {
             throw new IllegalArgumentException("size must be 1..65536 bytes, was " + size);
         }
@@ -192,7 +200,7 @@ public final class TcpRuns {
         long[] state = {0, 0, Long.MAX_VALUE, Long.MIN_VALUE, 0}; // done, start, min, max, bytes back
         MemorySegment message = Arena.ofAuto().allocate(size);
         MemorySegment echo = Arena.ofAuto().allocate(size);
-        try (World w = new World(timing, costs, config(TABLE3_WINDOW))) {
+        try (World w = new World(timebase, timing, costs, config(TABLE3_WINDOW))) {
             HostCpu cpu0 = w.cpus[0];
             w.core(1).tcp.listen(PORT, new TcpHandler() {
                 @Override
@@ -266,7 +274,14 @@ public final class TcpRuns {
      * everything as it arrives (so the window it advertises is its free ring space). The clock runs from the first
      * write, after the handshake.
      */
+    /** As {@link #stream(Timebase, long, int, int, Sba200Timing, CostTable)} in virtual time. */
     public static Stream stream(long bytes, int writeSize, int window, Sba200Timing timing, CostTable costs) {
+        return stream(Timebase.VIRTUAL, bytes, writeSize, window, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static Stream stream(Timebase timebase, long bytes, int writeSize, int window, Sba200Timing timing,
+            CostTable costs) {
         if (bytes < 1) {
             throw new IllegalArgumentException("bytes must be >= 1, was " + bytes);
         }
@@ -277,7 +292,7 @@ public final class TcpRuns {
         long[] state = {0, 0, 0, 0}; // written, read, start, end
         MemorySegment chunk = Arena.ofAuto().allocate(writeSize);
         MemorySegment sink = Arena.ofAuto().allocate(Math.max(writeSize, SEGMENT_BYTES));
-        try (World w = new World(timing, costs, config)) {
+        try (World w = new World(timebase, timing, costs, config)) {
             HostCpu cpu0 = w.cpus[0];
             HostCpu cpu1 = w.cpus[1];
             w.core(1).tcp.listen(PORT, new TcpHandler() {

@@ -4,6 +4,7 @@ import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
+import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
 import io.nicbridge.protocols.am.AmConfig;
 import io.nicbridge.protocols.am.AmCore;
@@ -14,8 +15,6 @@ import io.nicbridge.protocols.runner.CoreBuilder;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.NodeRunner;
 import io.nicbridge.protocols.runner.NodeSlowness;
-import io.nicbridge.sim.engine.EngineMode;
-import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.sba200.Sba200Timing;
 import io.nicbridge.sim.testbed.UnetLinkTestbed;
 import java.lang.foreign.MemorySegment;
@@ -52,14 +51,15 @@ public final class UamRuns {
     /** A two-node world: testbed, CPUs on its virtual clock, a runner. */
     private static final class World implements AutoCloseable {
         final UnetLinkTestbed tb;
-        final VirtualTimeBase time;
+        final Timebase.World world;
+        final Scheduler time;
         final HostCpu[] cpus;
         final NodeRunner runner;
 
-        World(Sba200Timing timing, CostTable costs, CoreBuilder cores, NodeApplication app) {
-            tb = UnetLinkTestbed.builder(EngineMode.VIRTUAL).timing(timing).buffers(CONFIG.linkMtu(), 16, 40)
-                    .receiveQueue(128).build();
-            time = tb.virtualTimeBase();
+        World(Timebase timebase, Sba200Timing timing, CostTable costs, CoreBuilder cores, NodeApplication app) {
+            tb = timebase.testbed().timing(timing).buffers(CONFIG.linkMtu(), 16, 40).receiveQueue(128).build();
+            world = timebase.world(tb);
+            time = world.scheduler;
             cpus = HostCpu.forNodes(2, costs, time);
             runner = new NodeRunner(time, tb.links(), cpus, cores, app, NodeSlowness.NONE);
         }
@@ -68,7 +68,7 @@ public final class UamRuns {
         void run(Runnable start, BooleanSupplier done, String what) {
             Timer t = time.newTimer("start", start);
             t.armAfter(0);
-            if (!time.runUntil(done, time.nanoTime() + LIMIT_NANOS)) {
+            if (!world.runUntil(done, LIMIT_NANOS)) {
                 throw new IllegalStateException(what + " did not finish: " + runner.node(0).core() + " / "
                         + runner.node(1).core());
             }
@@ -200,7 +200,14 @@ public final class UamRuns {
     }
 
     /** Raw U-Net round trips of {@code size}-byte messages (1 .. the link's mtu). */
+    /** As {@link #rawRoundTrip(Timebase, int, int, int, Sba200Timing, CostTable)} in virtual time. */
     public static Rtt rawRoundTrip(int size, int warmup, int count, Sba200Timing timing, CostTable costs) {
+        return rawRoundTrip(Timebase.VIRTUAL, size, warmup, count, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static Rtt rawRoundTrip(Timebase timebase, int size, int warmup, int count, Sba200Timing timing,
+            CostTable costs) {
         Rounds r = new Rounds(warmup, count);
         long[] seen = {0};
         NodeApplication app = node -> {
@@ -217,7 +224,8 @@ public final class UamRuns {
                 }
             }
         };
-        try (World w = new World(timing, costs, (link, clock, cpu) -> new RawCore(link, cpu, link.self() == 1), app)) {
+        try (World w = new World(timebase, timing, costs,
+                (link, clock, cpu) -> new RawCore(link, cpu, link.self() == 1), app)) {
             w.run(() -> {
                 r.start = w.cpus[0].now();
                 ((RawCore) w.runner.node(0).core()).send(size);
@@ -228,7 +236,14 @@ public final class UamRuns {
     }
 
     /** Raw U-Net stream: {@code messages} of {@code size} bytes one way; payload Mbit/s to the last arrival. */
+    /** As {@link #rawStream(Timebase, int, int, Sba200Timing, CostTable)} in virtual time. */
     public static double rawStream(int size, int messages, Sba200Timing timing, CostTable costs) {
+        return rawStream(Timebase.VIRTUAL, size, messages, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static double rawStream(Timebase timebase, int size, int messages, Sba200Timing timing,
+            CostTable costs) {
         int[] sent = {0};
         long[] start = {0};
         NodeApplication app = node -> {
@@ -240,7 +255,8 @@ public final class UamRuns {
                 sent[0]++;
             }
         };
-        try (World w = new World(timing, costs, (link, clock, cpu) -> new RawCore(link, cpu, false), app)) {
+        try (World w = new World(timebase, timing, costs, (link, clock, cpu) -> new RawCore(link, cpu, false),
+                app)) {
             RawCore sink = (RawCore) w.runner.node(1).core();
             w.run(() -> {
                 start[0] = w.cpus[0].now();
@@ -264,10 +280,17 @@ public final class UamRuns {
     }
 
     /** UAM single-cell round trips: a request with four arguments, a handler replying with an identical message. */
+    /** As {@link #amRoundTrip(Timebase, int, int, Sba200Timing, CostTable)} in virtual time. */
     public static Rtt amRoundTrip(int warmup, int count, Sba200Timing timing, CostTable costs) {
+        return amRoundTrip(Timebase.VIRTUAL, warmup, count, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static Rtt amRoundTrip(Timebase timebase, int warmup, int count, Sba200Timing timing,
+            CostTable costs) {
         Rounds r = new Rounds(warmup, count);
         NodeApplication app = node -> ((AmCore) node.core()).poll();
-        try (World w = new World(timing, costs, amCores(false, null), app)) {
+        try (World w = new World(timebase, timing, costs, amCores(false, null), app)) {
             AmCore a = w.am(0);
             AmCore b = w.am(1);
             b.register(ECHO, (t, a0, a1, a2, a3) -> b.reply(t, PONG, a0, a1, a2, a3));
@@ -296,7 +319,7 @@ public final class UamRuns {
     public static Rtt amBlockRoundTrip(int size, int warmup, int count, Sba200Timing timing, CostTable costs) {
         Rounds r = new Rounds(warmup, count);
         NodeApplication app = node -> ((AmCore) node.core()).poll();
-        try (World w = new World(timing, costs, amCores(false, null), app)) {
+        try (World w = new World(Timebase.VIRTUAL, timing, costs, amCores(false, null), app)) {
             AmCore a = w.am(0);
             AmCore b = w.am(1);
             for (AmCore c : new AmCore[] {a, b}) {
@@ -320,7 +343,14 @@ public final class UamRuns {
     }
 
     /** Split-C store round trips: {@code *p := v} on the other node and its acknowledgement (store_sync). */
+    /** As {@link #splitCStoreRoundTrip(Timebase, int, int, Sba200Timing, CostTable)} in virtual time. */
     public static Rtt splitCStoreRoundTrip(int warmup, int count, Sba200Timing timing, CostTable costs) {
+        return splitCStoreRoundTrip(Timebase.VIRTUAL, warmup, count, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static Rtt splitCStoreRoundTrip(Timebase timebase, int warmup, int count, Sba200Timing timing,
+            CostTable costs) {
         Rounds r = new Rounds(warmup, count);
         Object[] split = new Object[2];
         HostCpu[] cpu0 = new HostCpu[1];
@@ -338,7 +368,7 @@ public final class UamRuns {
                 }
             }
         };
-        try (World w = new World(timing, costs, amCores(true, split), app)) {
+        try (World w = new World(timebase, timing, costs, amCores(true, split), app)) {
             cpu0[0] = w.cpus[0];
             w.run(() -> {
                 r.start = w.cpus[0].now();
@@ -369,7 +399,14 @@ public final class UamRuns {
      * allow; the time runs from the first call to the last block's handler (the store's on node 1, the get's on
      * node 0, the bulk store's acknowledgement on node 0).
      */
+    /** As {@link #blockStream(Timebase, Transfer, int, int, Sba200Timing, CostTable)} in virtual time. */
     public static Bandwidth blockStream(Transfer kind, int size, int blocks, Sba200Timing timing, CostTable costs) {
+        return blockStream(Timebase.VIRTUAL, kind, size, blocks, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static Bandwidth blockStream(Timebase timebase, Transfer kind, int size, int blocks, Sba200Timing timing,
+            CostTable costs) {
         if (size < 1 || size > CONFIG.maxTransfer() || size > MEMORY / 2) {
             throw new IllegalArgumentException("block size must be in [1, " + Math.min(CONFIG.maxTransfer(), MEMORY / 2)
                     + "], was " + size);
@@ -397,7 +434,8 @@ public final class UamRuns {
                 issued[0]++;
             }
         };
-        try (World w = new World(timing, costs, amCores(kind == Transfer.SPLITC_BULK, split), app)) {
+        try (World w = new World(timebase, timing, costs, amCores(kind == Transfer.SPLITC_BULK, split),
+                app)) {
             for (int i = 0; i < 2; i++) {
                 HostCpu cpu = w.cpus[i];
                 w.am(i).register(SINK, (t, a, n, arg, u) -> {

@@ -3,6 +3,7 @@ package io.nicbridge.bench.unet;
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
+import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
 import io.nicbridge.protocols.core.Guarantee;
 import io.nicbridge.protocols.core.ProtocolCore;
@@ -15,8 +16,6 @@ import io.nicbridge.protocols.ip.UnetIpLink;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.NodeRunner;
 import io.nicbridge.protocols.runner.NodeSlowness;
-import io.nicbridge.sim.engine.EngineMode;
-import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.sba200.Sba200Timing;
 import io.nicbridge.sim.testbed.UnetLinkTestbed;
 import java.lang.foreign.MemorySegment;
@@ -94,14 +93,16 @@ public final class UdpRuns {
     /** Two nodes, their CPUs on the virtual clock, a runner. */
     private static final class World implements AutoCloseable {
         final UnetLinkTestbed tb;
-        final VirtualTimeBase time;
+        final Timebase.World world;
+        final Scheduler time;
         final HostCpu[] cpus;
         final NodeRunner runner;
 
-        World(Sba200Timing timing, CostTable costs, NodeApplication app) {
-            tb = UnetLinkTestbed.builder(EngineMode.VIRTUAL).timing(timing)
-                    .buffers(Ipv4Stack.UNET_MTU, TX_BUFFERS, RX_BUFFERS).receiveQueue(128).build();
-            time = tb.virtualTimeBase();
+        World(Timebase timebase, Sba200Timing timing, CostTable costs, NodeApplication app) {
+            tb = timebase.testbed().timing(timing).buffers(Ipv4Stack.UNET_MTU, TX_BUFFERS, RX_BUFFERS)
+                    .receiveQueue(128).build();
+            world = timebase.world(tb);
+            time = world.scheduler;
             cpus = HostCpu.forNodes(2, costs, time);
             runner = new NodeRunner(time, tb.links(), cpus, (link, clock, cpu) -> new UdpCore(link, cpu), app,
                     NodeSlowness.NONE);
@@ -115,7 +116,7 @@ public final class UdpRuns {
         boolean run(Runnable start, BooleanSupplier done) {
             Timer t = time.newTimer("start", start);
             t.armAfter(0);
-            return time.runUntil(done, time.nanoTime() + LIMIT_NANOS);
+            return world.runUntil(done, LIMIT_NANOS);
         }
 
         @Override
@@ -134,15 +135,21 @@ public final class UdpRuns {
      *
      * @param checksum whether both ends checksum what they send (the receiver checks what carries one)
      */
-    public static Rtt roundTrip(int size, boolean checksum, int warmup, int count, Sba200Timing timing,
-                                CostTable costs) {
+    /** As {@link #roundTrip(Timebase, int, boolean, int, int, Sba200Timing, CostTable)} in virtual time. */
+    public static Rtt roundTrip(int size, boolean checksum, int warmup, int count, Sba200Timing timing, CostTable costs) {
+        return roundTrip(Timebase.VIRTUAL, size, checksum, warmup, count, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static Rtt roundTrip(Timebase timebase, int size, boolean checksum, int warmup, int count, Sba200Timing timing,
+            CostTable costs) {
         checkSize(size);
         if (count < 1 || warmup < 0) {
             throw new IllegalArgumentException("count must be >= 1 and warmup >= 0, were " + count + ", " + warmup);
         }
         long[] state = {0, 0, Long.MAX_VALUE, Long.MIN_VALUE}; // done, start, min, max
         MemorySegment message = MemorySegment.ofArray(new byte[size]);
-        try (World w = new World(timing, costs, NodeApplication.NONE)) {
+        try (World w = new World(timebase, timing, costs, NodeApplication.NONE)) {
             UdpPcb[] pa = new UdpPcb[1];
             UdpReceiver atZero = (pcb, src, sp, d, off, len, now) -> {
                 long t = w.cpus[0].now();
@@ -192,7 +199,14 @@ public final class UdpRuns {
      * claim waits for the link to become writable); node 1 counts what arrives. UDP has no flow control: what the
      * receiver cannot take the card drops, and {@link Stream#lost()} says how many.
      */
+    /** As {@link #stream(Timebase, int, int, boolean, Sba200Timing, CostTable)} in virtual time. */
     public static Stream stream(int size, int messages, boolean checksum, Sba200Timing timing, CostTable costs) {
+        return stream(Timebase.VIRTUAL, size, messages, checksum, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static Stream stream(Timebase timebase, int size, int messages, boolean checksum, Sba200Timing timing,
+            CostTable costs) {
         checkSize(size);
         if (messages < 1) {
             throw new IllegalArgumentException("messages must be >= 1, was " + messages);
@@ -211,7 +225,7 @@ public final class UdpRuns {
                 sent[0]++;
             }
         };
-        try (World w = new World(timing, costs, app)) {
+        try (World w = new World(timebase, timing, costs, app)) {
             pa[0] = w.core(0).udp.bind(PORT_0, (pcb, src, sp, d, off, len, now) -> { }, checksum);
             w.core(1).udp.bind(PORT_1, (pcb, src, sp, d, off, len, now) -> {
                 received[0]++;

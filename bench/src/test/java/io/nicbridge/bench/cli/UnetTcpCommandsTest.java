@@ -20,7 +20,9 @@ class UnetTcpCommandsTest {
         assertTrue(r.out().lines().anyMatch(l -> l.startsWith("  TCP ") && l.contains("|      157 |")
                 && l.contains("|   115 |")), r.out());
         assertTrue(r.out().contains("comparison (not a check): TCP over UDP: paper +19 us, ours +"), r.out());
-        assertTrue(r.out().contains("checks: 6 passed, 0 failed, 0 inconclusive -> exit code 0"), r.out());
+        assertTrue(r.out().contains("checks: 8 passed, 0 failed, 0 inconclusive -> exit code 0"), r.out());
+        assertTrue(r.out().contains("In real time on one thread"), r.out());
+        assertTrue(r.out().lines().filter(l -> l.startsWith("  TCP ")).count() == 2, "virtual and real rows\n" + r.out());
     }
 
     @Test
