@@ -28,6 +28,8 @@ public final class Table3Report {
     /** Application bytes of the round trips (one cell for raw U-Net and UDP: 4 + 28 header bytes <= 40). */
     public static final int RTT_BYTES = UdpReport.TABLE3_RTT_BYTES;
     public static final int PACKET_BYTES = 4096;
+    /** 4 KB packets per real-time bandwidth run. */
+    static final int REAL_TIME_PACKETS = 16;
     public static final String WHY_RTT_NOT_LIKE_FOR_LIKE = "the paper's round trips include a 1995 SPARCstation 20's"
             + " software; ours price the host work by the cost table of this machine";
 
@@ -121,19 +123,32 @@ public final class Table3Report {
         out.println();
         out.printf(Locale.ROOT, "In real time on one thread (the emulated cards on the real clock, run inline by one"
                 + " event loop with both nodes' runners and applications; the real CPU pays for the host work; best"
-                + " of %d round trips after %d, machine: %d cores, load average %.1f):%n", count, warmup,
+                + " of %d round trips after %d, %d packets per stream, machine: %d cores, load average %.1f):%n",
+                count, warmup, REAL_TIME_PACKETS,
                 Runtime.getRuntime().availableProcessors(),
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-        rows(Timebase.REAL_ONE_THREAD, warmup, count, 8, timing, CostTable.zero()); // JIT warm-up, discarded
-        Row[] rows = rows(Timebase.REAL_ONE_THREAD, warmup, count, packets, timing, CostTable.zero());
+        Row[] rows;
+        try {
+            rows(Timebase.REAL_ONE_THREAD, warmup, count, 8, timing, CostTable.zero()); // JIT warm-up, discarded
+            // Few packets: raw U-Net and UDP have no flow control, and a receiving card emulated on a loaded machine
+            // drops what it cannot take; a raw stream that lost a message never completes.
+            rows = rows(Timebase.REAL_ONE_THREAD, warmup, count, REAL_TIME_PACKETS, timing, CostTable.zero());
+        } catch (IllegalStateException e) {
+            out.println("  not completed in real time: " + e.getMessage());
+            checks.comparison("the real-time table did not complete on this machine now (an unreliable stream lost"
+                    + " a message to the emulated card's drops): " + e.getMessage());
+            return;
+        }
         out.println("  protocol      | RTT us  | paper us | Mbit/s 4 KB | paper | how");
         for (Row r : rows) {
             out.printf(Locale.ROOT, "  %-13s | %7.2f | %8.0f | %11.2f | %5.0f | %s%n", r.protocol(), r.rttUs(),
                     r.paperRttUs(), r.mbits(), r.paperMbits(), r.how());
         }
         checkLosses(checks, rows, "real time");
-        checks.comparison("real time measures this machine's emulation of the cards in software (cell by cell, on the"
-                + " same thread as both hosts) beside the paper's hardware: not like for like");
+        checks.comparison("real time measures how fast this machine emulates the cards in software (cell by cell, on"
+                + " the same thread as both hosts): the inline engine runs the card models as fast as it can and does"
+                + " not hold cells to the 140 Mbit/s fibre, so a figure above the fibre is the emulation's speed, not a"
+                + " faster wire; beside the paper's hardware this is not like for like");
     }
 
     /** UDP has no flow control: a datagram may be lost, but never silently (the reliable rows' runs throw). */
