@@ -1,5 +1,7 @@
 package io.nicbridge.bench.cli;
 
+import io.nicbridge.bench.unet.Table3Report;
+import io.nicbridge.bench.unet.TcpWindowReport;
 import io.nicbridge.bench.unet.UamReport;
 import io.nicbridge.bench.unet.UdpReport;
 import io.nicbridge.bench.verdict.PaperPoints;
@@ -19,6 +21,7 @@ import picocli.CommandLine.Option;
             + " bridge's U-Net API, in virtual time beside the U-Net paper's figures.",
         subcommands = {UnetCommands.PingPong.class, UnetCommands.Throughput.class, UnetCommands.AmLatency.class,
             UnetCommands.AmBandwidth.class, UnetCommands.UdpLatency.class, UnetCommands.UdpBandwidth.class,
+            UnetCommands.Table3.class, UnetCommands.TcpWindow.class,
             io.nicbridge.bench.unet.real.UnetRealLatencyCommand.class,
             io.nicbridge.bench.unet.real.UnetRealBandwidthCommand.class,
             io.nicbridge.bench.unet.real.UnetRealWindowCommand.class,
@@ -209,6 +212,72 @@ final class UnetCommands extends GroupCommand {
                 System.err.println("nic unet udp-bandwidth: " + e.getMessage());
                 return ExitCodes.USAGE;
             }
+        }
+    }
+
+    /** {@code nic unet table3}: {@link Table3Report#table3}. */
+    @Command(name = "table3", mixinStandardHelpOptions = true,
+            description = "The U-Net paper's Table 3 complete in virtual time with the host cost model: raw AAL5, Active"
+                + " Messages, UDP, TCP and the Split-C store, round-trip latency and bandwidth with 4 KB packets, each"
+                + " row from its layer's own run on the same emulated SBA-200s, link, runner and cost table, beside"
+                + " the paper's figures.")
+    static final class Table3 implements Callable<Integer> {
+        @Mixin
+        CostsOption costs = new CostsOption();
+
+        @Option(names = "--count", defaultValue = "10", description = "Measured round trips per row (default:"
+                + " ${DEFAULT-VALUE}; virtual time is deterministic).")
+        int count;
+
+        @Option(names = "--packets", defaultValue = "64", description = "4 KB packets per bandwidth run, at least 8"
+                + " (default: ${DEFAULT-VALUE}).")
+        int packets;
+
+        @Override
+        public Integer call() {
+            // a bad argument's IllegalArgumentException is NicCommand's: one line naming it, exit code 2
+            if (count < 1) {
+                throw new IllegalArgumentException("--count must be >= 1, was " + count);
+            }
+            return Table3Report.table3(System.out, 2, count, packets, Sba200Timing.I960_25MHZ,
+                    CostTable.named(costs.costs), PaperPoints.NONE);
+        }
+    }
+
+    /** {@code nic unet tcp-window}: {@link TcpWindowReport#window}. */
+    @Command(name = "tcp-window", mixinStandardHelpOptions = true,
+            description = "TCP over U-Net bandwidth vs window size and application write size in virtual time with the"
+                + " host cost model (the paper's Figure 8: an 8 KB window gives 14-15 MB/s on U-Net). --windows:"
+                + " window bytes, powers of two >= 2048 (default: 2048 .. 65536); --sizes: write bytes (default: 512"
+                + " .. 8192).")
+    static final class TcpWindow implements Callable<Integer> {
+        @Mixin
+        SizesOption sizes = new SizesOption();
+
+        @Mixin
+        CostsOption costs = new CostsOption();
+
+        @Option(names = "--windows", split = ",", description = "Window bytes, comma-separated powers of two >= 2048.")
+        int[] windows;
+
+        @Option(names = "--bytes", defaultValue = "524288", description = "Bytes transferred per point (default:"
+                + " ${DEFAULT-VALUE}).")
+        long bytes;
+
+        @Override
+        public Integer call() {
+            // a bad argument's IllegalArgumentException is NicCommand's: one line naming it, exit code 2
+            if (bytes < 1) {
+                throw new IllegalArgumentException("--bytes must be >= 1, was " + bytes);
+            }
+            int[] writes = sizes.orDefault(TcpWindowReport.WRITE_SIZES);
+            for (int s : writes) {
+                if (s < 1 || s > (1 << 20)) {
+                    throw new IllegalArgumentException("--sizes: write bytes must be 1..1048576, was " + s);
+                }
+            }
+            return TcpWindowReport.window(System.out, windows == null ? TcpWindowReport.WINDOWS : windows, writes,
+                    bytes, Sba200Timing.I960_25MHZ, CostTable.named(costs.costs), PaperPoints.NONE);
         }
     }
 }

@@ -7,6 +7,8 @@ import io.nicbridge.bench.fabric.IdempotentAddTable;
 import io.nicbridge.bench.medusa.MedusaRingExperiments;
 import io.nicbridge.bench.pupa.PupaOperationsTable;
 import io.nicbridge.bench.unet.AmOperationsTable;
+import io.nicbridge.bench.unet.Table3Report;
+import io.nicbridge.bench.unet.TcpWindowReport;
 import io.nicbridge.bench.unet.UdpReport;
 import io.nicbridge.bench.unet.UnetReport;
 import io.nicbridge.bench.verdict.ExitCodes;
@@ -70,6 +72,8 @@ public final class Experiments {
                 10, List.of(), new String[] {"unet", "am-bandwidth"}, new String[] {"unet", "am-bandwidth"}));
         all.add(udpLatency());
         all.add(udpBandwidth());
+        all.add(table3());
+        all.add(tcpWindow());
         all.add(new Experiment("unet-am-operations", Paper.UNET, "sec. 5.2: Active Messages per operation (JMH),"
                 + " the layer's work per round trip beside the paper's 6 us", "nic bench ActiveMessagesBench",
                 "JMH in this JVM, zero cost table, 2 warm-ups of 1 s + 3 iterations of 500 ms per operation",
@@ -382,5 +386,41 @@ public final class Experiments {
                                 "Table 3: UDP 120 Mbit/s with 4 KB packets; the 140 Mbit/s fibre is the limit at 4 KB")),
                 run -> UdpReport.bandwidth(run.out(), run.quick() ? quick : UdpReport.BANDWIDTH_SIZES,
                         run.quick() ? 65_536 : 262_144, Sba200Timing.I960_25MHZ, hostModel(run), run.points()));
+    }
+
+    /** U-Net Table 3 complete: every row from its layer's own run (raw, UAM, UDP, TCP, Split-C). */
+    private static Experiment table3() {
+        return new Experiment("unet-table3", Paper.UNET, "Table 3 complete: raw AAL5, Active Messages, UDP, TCP and"
+                + " Split-C store, round trip and 4 KB bandwidth", "nic unet table3",
+                "2+10 virtual round trips and 32 packets of 4 KB per row, measured host costs unless --costs names a"
+                        + " table; then the same in real time on one thread (16 packets)", "2+10 virtual round trips"
+                        + " and 64 packets of 4 KB per row; then the same in real time on one thread (16 packets)", 30,
+                List.of(),
+                List.of(Figure.shape("table3-rtt", "U-Net Table 3: round-trip latency per protocol",
+                                "message size (bytes)", "round-trip latency (us)", "us", false,
+                                Table3Report.WHY_RTT_NOT_LIKE_FOR_LIKE),
+                        Figure.anchor("table3-bw", "U-Net Table 3: bandwidth with 4 KB packets per protocol",
+                                "message size (bytes)", "bandwidth (Mbit/s)", "Mbit/s", false, 0.15,
+                                "Table 3: 120 / 118 / 120 / 115 / 118 Mbit/s with 4 KB packets; the 140 Mbit/s fibre"
+                                        + " is the limit at 4 KB")),
+                run -> Table3Report.table3(run.out(), 2, 10, run.quick() ? 32 : 64, Sba200Timing.I960_25MHZ,
+                        hostModel(run), run.points()));
+    }
+
+    /** U-Net section 7.7 / Figure 8: TCP bandwidth vs window and write size; an 8 KB window is enough. */
+    private static Experiment tcpWindow() {
+        int[] quickWindows = {2048, 4096, 8192, 16384, 65536};
+        int[] quickWrites = {1024, 2048, 4096, 8192};
+        return new Experiment("unet-tcp-window", Paper.UNET, "Figure 8: TCP over U-Net bandwidth vs window and"
+                + " application write size", "nic unet tcp-window", "5 windows 2..64 KB x 4 write sizes 1..8 KB, 256"
+                        + " KB each, measured host costs unless --costs names a table",
+                "6 windows 2..64 KB x 5 write sizes 512 B..8 KB, 512 KB each", 5, List.of(),
+                List.of(Figure.anchor("fig8", "U-Net Figure 8: TCP bandwidth vs application write size, per window",
+                        "write size (bytes)", "bandwidth (MB/s)", "MB/s", true, 0.15, "sec. 7.7: U-Net TCP achieves"
+                                + " 14-15 MB/s with an 8 KB window in most cases (the 8 KB curve's points; the"
+                                + " others have no figure in the text)")),
+                run -> TcpWindowReport.window(run.out(), run.quick() ? quickWindows : TcpWindowReport.WINDOWS,
+                        run.quick() ? quickWrites : TcpWindowReport.WRITE_SIZES, run.quick() ? 262_144 : 524_288,
+                        Sba200Timing.I960_25MHZ, hostModel(run), run.points()));
     }
 }

@@ -129,7 +129,14 @@ public final class UamRuns {
     }
 
     /** Raw U-Net round trips of {@code size}-byte messages (1 .. the link's mtu). */
+    /** As {@link #rawRoundTrip(Timebase, int, int, int, Sba200Timing, CostTable)} in virtual time. */
     public static Rtt rawRoundTrip(int size, int warmup, int count, Sba200Timing timing, CostTable costs) {
+        return rawRoundTrip(Timebase.VIRTUAL, size, warmup, count, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static Rtt rawRoundTrip(Timebase timebase, int size, int warmup, int count, Sba200Timing timing,
+            CostTable costs) {
         Rounds r = new Rounds(warmup, count);
         long[] seen = {0};
         NodeApplication app = node -> {
@@ -146,7 +153,7 @@ public final class UamRuns {
                 }
             }
         };
-        try (UnetWorld w = world(timing, costs, (link, clock, cpu) -> new RawCore(link, cpu, link.self() == 1), app)) {
+        try (UnetWorld w = world(timebase, timing, costs, (link, clock, cpu) -> new RawCore(link, cpu, link.self() == 1), app)) {
             w.run(() -> {
                 r.start = w.cpus[0].now();
                 ((RawCore) w.runner.node(0).core()).send(size);
@@ -157,7 +164,14 @@ public final class UamRuns {
     }
 
     /** Raw U-Net stream: {@code messages} of {@code size} bytes one way; payload Mbit/s to the last arrival. */
+    /** As {@link #rawStream(Timebase, int, int, Sba200Timing, CostTable)} in virtual time. */
     public static double rawStream(int size, int messages, Sba200Timing timing, CostTable costs) {
+        return rawStream(Timebase.VIRTUAL, size, messages, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static double rawStream(Timebase timebase, int size, int messages, Sba200Timing timing,
+            CostTable costs) {
         int[] sent = {0};
         long[] start = {0};
         NodeApplication app = node -> {
@@ -169,7 +183,7 @@ public final class UamRuns {
                 sent[0]++;
             }
         };
-        try (UnetWorld w = world(timing, costs, (link, clock, cpu) -> new RawCore(link, cpu, false), app)) {
+        try (UnetWorld w = world(timebase, timing, costs, (link, clock, cpu) -> new RawCore(link, cpu, false), app)) {
             RawCore sink = (RawCore) w.runner.node(1).core();
             w.run(() -> {
                 start[0] = w.cpus[0].now();
@@ -193,10 +207,17 @@ public final class UamRuns {
     }
 
     /** UAM single-cell round trips: a request with four arguments, a handler replying with an identical message. */
+    /** As {@link #amRoundTrip(Timebase, int, int, Sba200Timing, CostTable)} in virtual time. */
     public static Rtt amRoundTrip(int warmup, int count, Sba200Timing timing, CostTable costs) {
+        return amRoundTrip(Timebase.VIRTUAL, warmup, count, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static Rtt amRoundTrip(Timebase timebase, int warmup, int count, Sba200Timing timing,
+            CostTable costs) {
         Rounds r = new Rounds(warmup, count);
         NodeApplication app = node -> ((AmCore) node.core()).poll();
-        try (UnetWorld w = world(timing, costs, amCores(false, null), app)) {
+        try (UnetWorld w = world(timebase, timing, costs, amCores(false, null), app)) {
             AmCore a = am(w, 0);
             AmCore b = am(w, 1);
             b.register(ECHO, (t, a0, a1, a2, a3) -> b.reply(t, PONG, a0, a1, a2, a3));
@@ -225,7 +246,7 @@ public final class UamRuns {
     public static Rtt amBlockRoundTrip(int size, int warmup, int count, Sba200Timing timing, CostTable costs) {
         Rounds r = new Rounds(warmup, count);
         NodeApplication app = node -> ((AmCore) node.core()).poll();
-        try (UnetWorld w = world(timing, costs, amCores(false, null), app)) {
+        try (UnetWorld w = world(Timebase.VIRTUAL, timing, costs, amCores(false, null), app)) {
             AmCore a = am(w, 0);
             AmCore b = am(w, 1);
             for (AmCore c : new AmCore[] {a, b}) {
@@ -249,7 +270,14 @@ public final class UamRuns {
     }
 
     /** Split-C store round trips: {@code *p := v} on the other node and its acknowledgement (store_sync). */
+    /** As {@link #splitCStoreRoundTrip(Timebase, int, int, Sba200Timing, CostTable)} in virtual time. */
     public static Rtt splitCStoreRoundTrip(int warmup, int count, Sba200Timing timing, CostTable costs) {
+        return splitCStoreRoundTrip(Timebase.VIRTUAL, warmup, count, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static Rtt splitCStoreRoundTrip(Timebase timebase, int warmup, int count, Sba200Timing timing,
+            CostTable costs) {
         Rounds r = new Rounds(warmup, count);
         Object[] split = new Object[2];
         HostCpu[] cpu0 = new HostCpu[1];
@@ -267,7 +295,7 @@ public final class UamRuns {
                 }
             }
         };
-        try (UnetWorld w = world(timing, costs, amCores(true, split), app)) {
+        try (UnetWorld w = world(timebase, timing, costs, amCores(true, split), app)) {
             cpu0[0] = w.cpus[0];
             w.run(() -> {
                 r.start = w.cpus[0].now();
@@ -298,7 +326,14 @@ public final class UamRuns {
      * allow; the time runs from the first call to the last block's handler (the store's on node 1, the get's on
      * node 0, the bulk store's acknowledgement on node 0).
      */
+    /** As {@link #blockStream(Timebase, Transfer, int, int, Sba200Timing, CostTable)} in virtual time. */
     public static Bandwidth blockStream(Transfer kind, int size, int blocks, Sba200Timing timing, CostTable costs) {
+        return blockStream(Timebase.VIRTUAL, kind, size, blocks, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static Bandwidth blockStream(Timebase timebase, Transfer kind, int size, int blocks, Sba200Timing timing,
+            CostTable costs) {
         if (size < 1 || size > CONFIG.maxTransfer() || size > MEMORY / 2) {
             throw new IllegalArgumentException("block size must be in [1, " + Math.min(CONFIG.maxTransfer(), MEMORY / 2)
                     + "], was " + size);
@@ -326,7 +361,7 @@ public final class UamRuns {
                 issued[0]++;
             }
         };
-        try (UnetWorld w = world(timing, costs, amCores(kind == Transfer.SPLITC_BULK, split), app)) {
+        try (UnetWorld w = world(timebase, timing, costs, amCores(kind == Transfer.SPLITC_BULK, split), app)) {
             for (int i = 0; i < 2; i++) {
                 HostCpu cpu = w.cpus[i];
                 am(w, i).register(SINK, (t, a, n, arg, u) -> {
@@ -347,8 +382,8 @@ public final class UamRuns {
     }
 
     /** The world of every run here: buffers of the AM configuration's link MTU. */
-    private static UnetWorld world(Sba200Timing timing, CostTable costs, CoreBuilder cores, NodeApplication app) {
-        return new UnetWorld(timing, costs, CONFIG.linkMtu(), TX_BUFFERS, RX_BUFFERS, cores, app);
+    private static UnetWorld world(Timebase timebase, Sba200Timing timing, CostTable costs, CoreBuilder cores, NodeApplication app) {
+        return new UnetWorld(timebase, timing, costs, CONFIG.linkMtu(), TX_BUFFERS, RX_BUFFERS, cores, app);
     }
 
     private static AmCore am(UnetWorld w, int node) {

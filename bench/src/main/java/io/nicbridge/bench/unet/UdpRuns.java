@@ -63,15 +63,21 @@ public final class UdpRuns {
      *
      * @param checksum whether both ends checksum what they send (the receiver checks what carries one)
      */
-    public static Rtt roundTrip(int size, boolean checksum, int warmup, int count, Sba200Timing timing,
-                                CostTable costs) {
+    /** As {@link #roundTrip(Timebase, int, boolean, int, int, Sba200Timing, CostTable)} in virtual time. */
+    public static Rtt roundTrip(int size, boolean checksum, int warmup, int count, Sba200Timing timing, CostTable costs) {
+        return roundTrip(Timebase.VIRTUAL, size, checksum, warmup, count, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static Rtt roundTrip(Timebase timebase, int size, boolean checksum, int warmup, int count, Sba200Timing timing,
+            CostTable costs) {
         checkSize(size);
         if (count < 1 || warmup < 0) {
             throw new IllegalArgumentException("count must be >= 1 and warmup >= 0, were " + count + ", " + warmup);
         }
         long[] state = {0, 0, Long.MAX_VALUE, Long.MIN_VALUE}; // done, start, min, max
         MemorySegment message = MemorySegment.ofArray(new byte[size]);
-        try (UnetWorld w = new UnetWorld(timing, costs, Ipv4Stack.UNET_MTU, TX_BUFFERS, RX_BUFFERS, UdpRuns::core,
+        try (UnetWorld w = new UnetWorld(timebase, timing, costs, Ipv4Stack.UNET_MTU, TX_BUFFERS, RX_BUFFERS, UdpRuns::core,
                 NodeApplication.NONE)) {
             UdpPcb[] pa = new UdpPcb[1];
             UdpReceiver atZero = (pcb, src, sp, d, off, len, now) -> {
@@ -122,7 +128,14 @@ public final class UdpRuns {
      * claim waits for the link to become writable); node 1 counts what arrives. UDP has no flow control: what the
      * receiver cannot take the card drops, and {@link Stream#lost()} says how many.
      */
+    /** As {@link #stream(Timebase, int, int, boolean, Sba200Timing, CostTable)} in virtual time. */
     public static Stream stream(int size, int messages, boolean checksum, Sba200Timing timing, CostTable costs) {
+        return stream(Timebase.VIRTUAL, size, messages, checksum, timing, costs);
+    }
+
+    /** @param timebase virtual time (host work charged by {@code costs}) or the real clock on this thread */
+    public static Stream stream(Timebase timebase, int size, int messages, boolean checksum, Sba200Timing timing,
+            CostTable costs) {
         checkSize(size);
         if (messages < 1) {
             throw new IllegalArgumentException("messages must be >= 1, was " + messages);
@@ -141,7 +154,7 @@ public final class UdpRuns {
                 sent[0]++;
             }
         };
-        try (UnetWorld w = new UnetWorld(timing, costs, Ipv4Stack.UNET_MTU, TX_BUFFERS, RX_BUFFERS, UdpRuns::core,
+        try (UnetWorld w = new UnetWorld(timebase, timing, costs, Ipv4Stack.UNET_MTU, TX_BUFFERS, RX_BUFFERS, UdpRuns::core,
                 app)) {
             pa[0] = core(w, 0).udp.bind(PORT_0, (pcb, src, sp, d, off, len, now) -> { }, checksum);
             core(w, 1).udp.bind(PORT_1, (pcb, src, sp, d, off, len, now) -> {

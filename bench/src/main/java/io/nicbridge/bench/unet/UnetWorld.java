@@ -2,44 +2,47 @@ package io.nicbridge.bench.unet;
 
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
+import io.nicbridge.bridge.time.Scheduler;
 import io.nicbridge.bridge.time.Timer;
 import io.nicbridge.protocols.core.ProtocolCore;
 import io.nicbridge.protocols.runner.CoreBuilder;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.NodeRunner;
 import io.nicbridge.protocols.runner.NodeSlowness;
-import io.nicbridge.sim.engine.EngineMode;
-import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.sba200.Sba200Timing;
 import io.nicbridge.sim.testbed.UnetLinkTestbed;
 import java.util.function.BooleanSupplier;
 
 /**
- * The two-node world of the virtual-time U-Net experiments ({@link UamRuns}, {@link UdpRuns}): two emulated SBA-200s
- * through the ATM switch ({@link UnetLinkTestbed}), each node's CPU on the virtual clock priced by a host cost table,
+ * The two-node world of the U-Net experiments ({@link UamRuns}, {@link UdpRuns}): two emulated SBA-200s through the
+ * ATM switch ({@link UnetLinkTestbed}) on a {@link Timebase} (virtual, or the real clock on one thread), each node's
+ * CPU priced by a host cost table,
  * and a {@link NodeRunner} driving one core per node - the same for raw U-Net, Active Messages and UDP, so that the
  * experiments differ only by their cores.
  */
 final class UnetWorld implements AutoCloseable {
     /** A run that has not finished after this much simulated time has lost a message. */
-    private static final long LIMIT_NANOS = 10_000_000_000L;
+    private static final long LIMIT_NANOS = 30_000_000_000L;
     private static final int RECEIVE_QUEUE = 128;
 
     final UnetLinkTestbed tb;
-    final VirtualTimeBase time;
+    final Timebase.World world;
+    final Scheduler time;
     final HostCpu[] cpus;
     final NodeRunner runner;
 
     /**
+     * @param timebase    virtual time (host work charged by {@code costs}) or the real clock on this thread
      * @param bufferBytes the size of each U-Net buffer (the link's MTU)
      * @param txBuffers   transmit buffers per node
      * @param rxBuffers   receive (free-queue) buffers per node
      */
-    UnetWorld(Sba200Timing timing, CostTable costs, int bufferBytes, int txBuffers, int rxBuffers, CoreBuilder cores,
-              NodeApplication app) {
-        tb = UnetLinkTestbed.builder(EngineMode.VIRTUAL).timing(timing).buffers(bufferBytes, txBuffers, rxBuffers)
-                .receiveQueue(RECEIVE_QUEUE).build();
-        time = tb.virtualTimeBase();
+    UnetWorld(Timebase timebase, Sba200Timing timing, CostTable costs, int bufferBytes, int txBuffers, int rxBuffers,
+              CoreBuilder cores, NodeApplication app) {
+        tb = timebase.testbed().timing(timing).buffers(bufferBytes, txBuffers, rxBuffers).receiveQueue(RECEIVE_QUEUE)
+                .build();
+        world = timebase.world(tb);
+        time = world.scheduler;
         cpus = HostCpu.forNodes(2, costs, time);
         runner = new NodeRunner(time, tb.links(), cpus, cores, app, NodeSlowness.NONE);
     }
@@ -56,7 +59,7 @@ final class UnetWorld implements AutoCloseable {
     boolean runUntil(Runnable start, BooleanSupplier done) {
         Timer t = time.newTimer("start", start);
         t.armAfter(0);
-        return time.runUntil(done, time.nanoTime() + LIMIT_NANOS);
+        return world.runUntil(done, LIMIT_NANOS);
     }
 
     /**

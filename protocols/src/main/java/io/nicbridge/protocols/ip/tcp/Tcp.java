@@ -8,6 +8,8 @@ import static io.nicbridge.protocols.ip.tcp.TcpHeader.U16;
 import static io.nicbridge.protocols.ip.tcp.TcpHeader.U32;
 import static io.nicbridge.protocols.ip.tcp.TcpHeader.U8;
 
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.protocols.ip.Ipv4Stack;
 import io.nicbridge.protocols.ip.tcp.TcpCounters.Counter;
 import java.lang.foreign.Arena;
@@ -26,6 +28,15 @@ import java.util.Objects;
  * listeners by port. Demultiplexing is a scan of the slots (a user-level host runs a handful of connections). Nothing
  * allocates per segment; malformed segments are counted in {@link #counters()}, never thrown.
  *
+ * <h2>Host cost</h2>
+ * Given its node's CPU ({@link #hostCpu}; {@link #over} takes the IP stack's), the TCP charges its own work per
+ * {@link io.nicbridge.bridge.cost}'s rules, from the items of the node's cost table (no TCP-specific prices): every
+ * segment summed over its header and data ({@code CHECKSUM}) on either side, the connection lookup of each arriving
+ * segment ({@code TABLE_LOOKUP}), every data byte copied - into the send ring by {@link TcpConnection#write}, from it
+ * into a segment, from a segment into the receive ring, out of it by {@link TcpConnection#read} ({@code COPY}) - and
+ * each event handed to the application ({@code HANDLER_DISPATCH}). The retransmission timer is the runner's to price
+ * ({@code TIMER_ARM}, through {@link #nextDeadline}).
+ *
  * <h2>Threads</h2>
  * One thread calls everything, the same one that drives the sink (the IP stack's poller).
  */
@@ -43,14 +54,17 @@ public final class Tcp {
     private final TcpHandler[] listeners = new TcpHandler[PORTS];
     private int nextEphemeral = EPHEMERAL_FIRST;
     private long issCounter;
+    private HostCpu cpu = HostCpu.uncharged("tcp");
 
     /**
      * A TCP on an IPv4 stack: registers itself for protocol 6 and sends through the stack ({@link Ipv4Stack#claim}
-     * back-pressure included). The MSS comes from the stack's MTU unless {@code config} sets one.
+     * back-pressure included), charging the CPU the stack has now ({@link Ipv4Stack#hostCpu}: give the stack its CPU
+     * first). The MSS comes from the stack's MTU unless {@code config} sets one.
      */
     public static Tcp over(Ipv4Stack ip, TcpConfig config, Arena arena) {
         Objects.requireNonNull(ip, "ip");
         Tcp tcp = new Tcp(new Ipv4SegmentSink(ip), ip.address(), config, arena);
+        tcp.hostCpu(ip.cpu());
         ip.register(Ipv4Stack.PROTOCOL_TCP, tcp::onSegment);
         return tcp;
     }
@@ -102,6 +116,19 @@ public final class Tcp {
 
     public TcpConfig config() {
         return config;
+    }
+
+    /**
+     * Gives the TCP its node's CPU: from now on it charges its work there (see the class comment). Setup-time; a TCP
+     * never given one charges nothing.
+     */
+    public void hostCpu(HostCpu cpu) {
+        this.cpu = Objects.requireNonNull(cpu, "cpu");
+    }
+
+    /** @return the CPU the TCP charges */
+    public HostCpu cpu() {
+        return cpu;
     }
 
     SegmentSink sink() {
@@ -301,6 +328,7 @@ public final class Tcp {
             counters.increment(Counter.BAD_OFFSET);
             return;
         }
+        cpu.charge(CostItem.CHECKSUM, length);
         if (!TcpHeader.checksumVerifies(frame, offset, length, source, destination)) {
             counters.increment(Counter.BAD_CHECKSUM);
             return;
@@ -322,6 +350,7 @@ public final class Tcp {
         int window = Short.toUnsignedInt(frame.get(U16, offset + TcpHeader.WINDOW));
         int dataLength = length - header;
 
+        cpu.charge(CostItem.TABLE_LOOKUP);
         TcpConnection c = find(destinationPort, source, sourcePort);
         if (c != null) {
             counters.increment(Counter.ACCEPTED);
@@ -371,6 +400,7 @@ public final class Tcp {
         MemorySegment b = sink.buffer(h);
         int at = sink.offset();
         int header = TcpHeader.write(b, at, localPort, remotePort, seq, ack, flags, 0, 0);
+        cpu.charge(CostItem.CHECKSUM, header);
         TcpHeader.checksum(b, at, header, localAddress, remoteAddress);
         sink.send(h, remoteAddress, header);
         counters.increment(Counter.SEGMENTS_SENT);

@@ -6,6 +6,8 @@ import static io.nicbridge.protocols.ip.tcp.TcpHeader.PSH;
 import static io.nicbridge.protocols.ip.tcp.TcpHeader.RST;
 import static io.nicbridge.protocols.ip.tcp.TcpHeader.SYN;
 
+import io.nicbridge.bridge.cost.CostItem;
+import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.protocols.ip.tcp.TcpCounters.Counter;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
@@ -270,6 +272,7 @@ public final class TcpConnection {
         }
         int n = Math.min(length, writable());
         if (n > 0) {
+            tcp.cpu().charge(CostItem.COPY, n);
             sendRing.write(sndWritten, src, offset, n);
             sndWritten += n;
             output(nowNanos);
@@ -295,6 +298,7 @@ public final class TcpConnection {
             return finReceived || (state == TcpState.CLOSED && closeReason != TcpCloseReason.ORDERLY) ? -1 : 0;
         }
         int before = receiveWindow();
+        tcp.cpu().charge(CostItem.COPY, n);
         receiveRing.read(rcvRead, dst, offset, n);
         rcvRead += n;
         if (state.receivesData() && windowUpdateDue(before)) {
@@ -802,6 +806,7 @@ public final class TcpConnection {
 
     private void receiveText(MemorySegment f, int dataStart, int length, int s, boolean fin, long now) {
         long at = rcvIn + (s - rcvNxt);
+        tcp.cpu().charge(CostItem.COPY, length);
         receiveRing.write(at, f, dataStart, length);
         if (s == rcvNxt) {
             long before = rcvIn;
@@ -1225,9 +1230,12 @@ public final class TcpConnection {
         int window = (flags & SYN) != 0 ? receiveWindow() : advertise();
         int header = TcpHeader.write(b, at, localPort, remotePort, seq, (flags & ACK) != 0 ? rcvNxt : 0, flags,
             window, (flags & SYN) != 0 ? tcp.mss() : 0);
+        HostCpu cpu = tcp.cpu();
         if (length > 0) {
+            cpu.charge(CostItem.COPY, length);
             sendRing.read(position, b, at + header, length);
         }
+        cpu.charge(CostItem.CHECKSUM, header + length);
         TcpHeader.checksum(b, at, header + length, tcp.localAddress(), remoteAddress);
         sink.send(h, remoteAddress, header + length);
         counters.increment(Counter.SEGMENTS_SENT);
@@ -1280,6 +1288,9 @@ public final class TcpConnection {
         try {
             while (evEstablished || evReadable || evWritable || evClosed) {
                 TcpHandler h = handler;
+                if (h != null) {
+                    tcp.cpu().charge(CostItem.HANDLER_DISPATCH);
+                }
                 if (evEstablished) {
                     evEstablished = false;
                     if (h != null) {

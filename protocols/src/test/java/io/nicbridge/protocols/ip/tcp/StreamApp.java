@@ -8,23 +8,24 @@ import java.util.List;
 
 /**
  * A test application on one connection: writes {@code toSend} as the send ring allows (closing after it when asked),
- * reads everything that arrives when {@code reading} (into {@link #received}), and records the events.
+ * reads everything that arrives when {@code reading} (into {@link #received}), and records the events. Public for the
+ * TCP tests of other packages (TCP over a U-Net channel).
  */
-final class StreamApp implements TcpHandler {
-    final ByteArrayOutputStream received = new ByteArrayOutputStream();
-    final List<String> events = new ArrayList<>();
+public final class StreamApp implements TcpHandler {
+    public final ByteArrayOutputStream received = new ByteArrayOutputStream();
+    public final List<String> events = new ArrayList<>();
     private final MemorySegment buffer = Arena.ofAuto().allocate(4096);
-    TcpConnection connection;
+    public TcpConnection connection;
     byte[] toSend = new byte[0];
-    int sent;
+    public int sent;
     boolean closeAfterSend;
     boolean reading = true;
-    boolean endOfStream;
+    public boolean endOfStream;
     /** Set by a test once it released {@link #connection}: the application no longer touches it. */
     boolean released;
-    TcpCloseReason closed;
+    public TcpCloseReason closed;
 
-    static byte[] pattern(int length, int seed) {
+    public static byte[] pattern(int length, int seed) {
         byte[] b = new byte[length];
         for (int i = 0; i < length; i++) {
             b[i] = patternAt(i, seed);
@@ -37,7 +38,7 @@ final class StreamApp implements TcpHandler {
         return (byte) (i * 31 + seed + (i >>> 8));
     }
 
-    StreamApp send(byte[] data, boolean thenClose) {
+    public StreamApp send(byte[] data, boolean thenClose) {
         toSend = data;
         sent = 0;
         closeAfterSend = thenClose;
