@@ -11,7 +11,7 @@ import java.util.Objects;
  *   long deadline = waits.nanoTime() + timeoutNanos;
  *   try {
  *       while (!done()) {
- *           if (waits.nanoTime() - deadline &gt; 0) { ... timed out ... }
+ *           if (waits.expired(deadline)) { ... timed out ... }
  *           waits.pause(idle, deadline);   // virtual: one event of the world; real: the idle strategy's back-off
  *       }
  *   } finally {
@@ -55,6 +55,16 @@ public final class DriverWaits {
     /** Now on {@link #clock()}. */
     public long nanoTime() {
         return clock.nanoTime();
+    }
+
+    /**
+     * Whether a wait ending at {@code deadlineNanos} has timed out: now is at or past it. Reaching the deadline is
+     * the end, not "almost": in virtual time the deadline's own event may be the last of the world, so the step that
+     * reaches it leaves the clock exactly there, and a wait that asked for "past" would re-arm its timer at now and
+     * step an empty world for ever.
+     */
+    public boolean expired(long deadlineNanos) {
+        return clock.nanoTime() - deadlineNanos >= 0;
     }
 
     /** Whether waits step a virtual world instead of backing off. */

@@ -139,6 +139,22 @@ class DriverWaitsTest {
     }
 
     @Test
+    void aWaitHasExpiredWhenTheClockReachesItsDeadlineNotOnlyPastIt() {
+        OneTimerWorld world = new OneTimerWorld();
+        DriverWaits waits = new DriverWaits("d");
+        waits.timeOn(world, world::step);
+        long deadline = 5_000;
+        assertFalse(waits.expired(deadline));
+        waits.pause(new CountingIdle(), deadline); // the deadline's event is the world's only one
+        assertEquals(deadline, world.now);
+        assertTrue(waits.expired(deadline), "at the deadline: a wait that looked for 'past' would step for ever");
+        assertEquals(Long.MAX_VALUE, world.nextEventTime());
+        world.now = deadline + 1;
+        assertTrue(waits.expired(deadline));
+        waits.end();
+    }
+
+    @Test
     void endCancelsAnArmedDeadlineAndTheClockIsSetOnce() {
         OneTimerWorld world = new OneTimerWorld();
         DriverWaits waits = new DriverWaits("tulip(x)");

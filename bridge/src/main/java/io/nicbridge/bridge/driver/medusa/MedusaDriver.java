@@ -295,15 +295,18 @@ public final class MedusaDriver implements FramePort {
     /** Init steps 1 and 2: RESET (waited for), station address, T_Req, receive checksum start. */
     private void resetAndAddress() {
         regs.write(REG_CTRL, Medusa.CTRL_RESET);
-        long start = waits.nanoTime();
+        long deadline = waits.nanoTime() + RESET_TIMEOUT_NANOS;
         IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // bring-up: allocating here is fine
-        while ((regs.read(REG_CTRL) & Medusa.CTRL_RESET) != 0) {
-            if (waits.nanoTime() - start > RESET_TIMEOUT_NANOS) {
-                throw new IllegalStateException(card.name() + ": CTRL.RESET did not self-clear within 1 s");
+        try {
+            while ((regs.read(REG_CTRL) & Medusa.CTRL_RESET) != 0) {
+                if (waits.expired(deadline)) {
+                    throw new IllegalStateException(card.name() + ": CTRL.RESET did not self-clear within 1 s");
+                }
+                waits.pause(idle, deadline);
             }
-            waits.pause(idle, start + RESET_TIMEOUT_NANOS + 1);
+        } finally {
+            waits.end(); // also when it throws: a deadline event left armed would stand in for the next wait's
         }
-        waits.end();
         long mac = config.stationAddress();
         regs.write(R + Medusa.REG_MACADDR_HI, (int) (mac >>> 32) & Medusa.MACADDR_HI_MASK);
         regs.write(R + Medusa.REG_MACADDR_LO, (int) mac);

@@ -378,14 +378,17 @@ public final class TulipDriver implements FramePort {
         regs.write(CSR0, CSR0_SWR);
         long deadline = waits.nanoTime() + config.resetTimeoutNanos();
         IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // bring-up: allocating here is fine
-        while ((regs.read(CSR0) & CSR0_SWR) != 0) {
-            if (waits.nanoTime() - deadline > 0) {
-                throw new IllegalStateException(card.name() + ": CSR0.SWR still set " + config.resetTimeoutNanos()
-                    + " ns after a software reset; the chip did not come out of reset");
+        try {
+            while ((regs.read(CSR0) & CSR0_SWR) != 0) {
+                if (waits.expired(deadline)) {
+                    throw new IllegalStateException(card.name() + ": CSR0.SWR still set " + config.resetTimeoutNanos()
+                        + " ns after a software reset; the chip did not come out of reset");
+                }
+                waits.pause(idle, deadline);
             }
-            waits.pause(idle, deadline);
+        } finally {
+            waits.end(); // also when it throws: a deadline event left armed would stand in for the next wait's
         }
-        waits.end();
         int busMode = config.burstLength() << CSR0_PBL_SHIFT & CSR0_PBL_MASK
             | config.cacheAlignment() << CSR0_CAL_SHIFT & CSR0_CAL_MASK
             | config.skipLongwords() << CSR0_DSL_SHIFT & CSR0_DSL_MASK;
@@ -518,7 +521,7 @@ public final class TulipDriver implements FramePort {
         IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // once per filter load
         try {
             while (!isFilterLoaded()) {
-                if (waits.nanoTime() - deadline > 0) {
+                if (waits.expired(deadline)) {
                     return false;
                 }
                 if (progress != null) {
@@ -1188,7 +1191,7 @@ public final class TulipDriver implements FramePort {
         IdleStrategy idle = BackoffIdle.cardWait(WAIT_PARK_NANOS); // teardown: allocating here is fine
         boolean stopped;
         try {
-            while (!(stopped = (regs.read(CSR5) & CSR5_RS_TS_MASK) == 0) && waits.nanoTime() - deadline < 0) {
+            while (!(stopped = (regs.read(CSR5) & CSR5_RS_TS_MASK) == 0) && !waits.expired(deadline)) {
                 waits.pause(idle, deadline);
             }
         } finally {

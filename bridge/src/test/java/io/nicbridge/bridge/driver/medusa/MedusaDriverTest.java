@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.*;
 import io.nicbridge.bridge.driver.medusa.MedusaStatistics.CardCounter;
 import io.nicbridge.bridge.port.FramePort;
 import io.nicbridge.bridge.port.FrameStatus;
+import io.nicbridge.bridge.time.StepScheduler;
 import io.nicbridge.contract.Medusa;
 import io.nicbridge.contract.MedusaBufStatus;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -484,6 +486,31 @@ class MedusaDriverTest {
             }
             long allocated = mx.getCurrentThreadAllocatedBytes() - before;
             assertTrue(allocated < 10_000, "allocated " + allocated + " bytes over 10000 rounds");
+        }
+    }
+
+    /**
+     * The watchdog finds the card reset, and the card never clears CTRL.RESET: in an empty virtual world the reset
+     * wait gives up exactly at its 1 s deadline (it used to give up one nanosecond past it, by a deadline event
+     * armed there) and leaves no deadline event behind although it throws. The preemptive budget turns a hang into
+     * a failure.
+     */
+    @Test
+    void aCardThatNeverLeavesResetTimesOutAtTheResetDeadlineInVirtualTime() {
+        try (MedusaDriver a = MedusaDriver.open(ca, config(MAC_A))) {
+            StepScheduler world = new StepScheduler(); // the waits' world: nothing in it but their deadline events
+            a.timeOn(world, world::step);
+            StepScheduler watchdogClock = new StepScheduler(); // ticks from the test, outside the world's events
+            a.watchdog(watchdogClock, 1_000_000);
+            ca.stuckInReset = true;
+            ca.regs.storeRaw(R + Medusa.REG_CTRL, Medusa.CTRL_RESET_VALUE); // a reset the driver did not ask for
+
+            IllegalStateException e = assertTimeoutPreemptively(Duration.ofSeconds(10),
+                () -> assertThrows(IllegalStateException.class, watchdogClock::step));
+            assertTrue(e.getMessage().contains("CTRL.RESET did not self-clear"), e.getMessage());
+            assertEquals(1, a.statistics().get(CARD_RESETS));
+            assertEquals(TimeUnit.SECONDS.toNanos(1), world.nanoTime(), "gave up exactly at the deadline");
+            assertEquals(Long.MAX_VALUE, world.nextEventTime(), "the deadline event is cancelled although it threw");
         }
     }
 }

@@ -85,6 +85,8 @@ final class TestMedusaRing implements AutoCloseable {
         int injectStatBits;
         /** Test hook: TX_FIFO pushes stay queued (not sent) until {@link #drainTx()}. */
         boolean holdTx;
+        /** Test hook: CTRL.RESET does not self-clear (a card that never comes out of reset). */
+        boolean stuckInReset;
 
         Station(String name, MemorySegment window) {
             this.name = name;
@@ -166,6 +168,9 @@ final class TestMedusaRing implements AutoCloseable {
                 case Medusa.REG_CTRL -> {
                     if ((value & Medusa.CTRL_RESET) != 0) {
                         reset();
+                        if (stuckInReset) {
+                            regs.storeRaw(offset, Medusa.CTRL_RESET_VALUE | Medusa.CTRL_RESET);
+                        }
                     } else {
                         regs.storeRaw(offset, value);
                     }

@@ -22,10 +22,11 @@ import java.util.function.LongConsumer;
  *       driver.</li>
  *   <li>{@link #hostile}: does nothing by itself and whatever the test tells it: poll demands are ignored, the test
  *       writes any word of any descriptor through {@link #write} as a chip's DMA could, sets the CSR5 sources, the
- *       CSR8 missed-frame count and a lost state (CSR6 reads back without SR|ST: a reset the driver has to find),
- *       and walks the transmit list when it says so ({@link #transmit()}).</li>
+ *       CSR8 missed-frame count, a lost state (CSR6 reads back without SR|ST: a reset the driver has to find) and a
+ *       reset that never completes ({@link #stickInReset}), and walks the transmit list when it says so
+ *       ({@link #transmit()}).</li>
  * </ul>
- * Both come out of reset at once, have a serial ROM (a 93C46 model) with the station address, take the list bases
+ * Both come out of reset at once (unless told to stick in it), have a serial ROM (a 93C46 model) with the station address, take the list bases
  * (CSR3/CSR4) and the descriptor skip length (CSR0.DSL), and walk the transmit list as the chip does
  * ({@link Dec21140DescriptorWalker}: from the list base, ring or chain, until a descriptor the host owns), telling
  * {@link #onSend} the buffer address of each frame they send, in wire order.
@@ -45,6 +46,8 @@ final class TestTulip implements Card, RegisterSideEffects {
     private int missed;
     /** When set, CSR6 reads back without SR|ST: the chip lost its state (a bus reset the driver must find). */
     private boolean lostState;
+    /** When set, CSR0.SWR stays set after a software reset: a chip that never comes out of reset. */
+    private boolean stuckInReset;
     private long framesLooped;
     private LongConsumer onSend = bus -> { };
 
@@ -95,6 +98,11 @@ final class TestTulip implements Card, RegisterSideEffects {
 
     void loseState() {
         lostState = true;
+    }
+
+    /** From now on, a software reset never completes: CSR0.SWR reads back set. */
+    void stickInReset() {
+        stuckInReset = true;
     }
 
     /** Writes {@code value} at bus address {@code bus} as the chip's DMA would (release), in the list's byte order. */
@@ -161,7 +169,7 @@ final class TestTulip implements Card, RegisterSideEffects {
     public void onWrite(int offset, int value) {
         switch (offset) {
             case CSR0 -> {
-                regs.storeRaw(CSR0, value & ~CSR0_SWR); // the reset completes at once
+                regs.storeRaw(CSR0, stuckInReset ? value : value & ~CSR0_SWR); // the reset completes at once
                 if ((value & CSR0_SWR) != 0) {
                     regs.storeRaw(CSR6, 0);
                     lostState = false;

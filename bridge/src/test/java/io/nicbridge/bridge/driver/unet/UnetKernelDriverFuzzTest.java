@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.nicbridge.bridge.memory.CommSegment;
+import io.nicbridge.bridge.time.StepScheduler;
 
 /**
  * The U-Net kernel driver against a misbehaving firmware ({@link HostileUnetFirmware}): whatever the firmware does

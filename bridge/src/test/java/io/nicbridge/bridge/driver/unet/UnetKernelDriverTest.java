@@ -8,6 +8,7 @@ import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.memory.DmaSpace;
 import io.nicbridge.bridge.regs.Registers;
 import io.nicbridge.bridge.spi.InterruptLine;
+import io.nicbridge.bridge.time.StepScheduler;
 import java.lang.foreign.Arena;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

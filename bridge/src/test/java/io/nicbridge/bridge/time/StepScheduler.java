@@ -1,15 +1,13 @@
-package io.nicbridge.bridge.driver.unet;
+package io.nicbridge.bridge.time;
 
-import io.nicbridge.bridge.time.Timer;
-import io.nicbridge.bridge.time.TimerHeap;
-import io.nicbridge.bridge.time.VirtualScheduler;
 import java.util.function.BooleanSupplier;
 
 /**
  * A virtual-time scheduler for driver tests: timers in a {@link TimerHeap}, run one event per {@link #step()} on the
- * caller's thread, the clock jumping to each. Deterministic: same arming order, same events.
+ * caller's thread, the clock jumping to each. Deterministic: same arming order, same events. Shared by the drivers'
+ * tests (U-Net, Tulip): an empty world is one where {@link #step()} finds nothing, the case a wait must still end in.
  */
-final class StepScheduler implements VirtualScheduler {
+public final class StepScheduler implements VirtualScheduler {
     private final TimerHeap<Event> events = new TimerHeap<>(4);
     private long now;
 
