@@ -22,7 +22,9 @@ import io.nicbridge.bridge.memory.CommSegment;
  *   <li>only documented exceptions: {@link UnetCommandException}, {@link IllegalStateException} while the driver
  *       recovers, {@link IllegalArgumentException} for the host's own bad arguments;</li>
  *   <li>every call's outcome is what the firmware told it: DONE is success; ERROR with a code is that code; no
- *       completion is {@link UnetCommandException#TIMEOUT}; a slot that reads FREE again is
+ *       completion while the call waited is {@link UnetCommandException#TIMEOUT} (one the firmware writes only
+ *       later - on the doorbell of the EP_DESTROY behind an unanswered EP_CREATE - was never read by the call: the
+ *       firmware's record of what a command was told closes at the next doorbell); a slot that reads FREE again is
  *       {@link UnetCommandException#LOST}; any other w1 is {@link UnetCommandException#BAD_COMPLETION}, counted in
  *       {@link UnetKernelDriver#badCompletions()} (a restart found while the call waited makes it LOST);</li>
  *   <li>the host's state is what it was told: its endpoints are exactly those created and not destroyed, and the
