@@ -44,7 +44,9 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
     final boolean[] active = new boolean[MAX_ENDPOINTS];
     /**
      * Endpoints the driver was lied to about: an EP_CREATE or EP_DESTROY of theirs completed without being done, done
-     * but answered otherwise, or done after something else had answered it. The host rightly believes otherwise.
+     * but answered otherwise, or done after something else had answered it. The host rightly believes otherwise. A
+     * restart does not end it (an endpoint told created with arguments the firmware refuses, RQ_LEN 1, is still on
+     * the host, and its replay is refused for good); an EP_CREATE or EP_DESTROY of the endpoint executed does.
      */
     final boolean[] liedAbout = new boolean[MAX_ENDPOINTS];
     final long[] segBus = new long[MAX_ENDPOINTS];
@@ -97,8 +99,7 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
 
     private void boot() {
         ramMemory.fill((byte) 0);
-        Arrays.fill(active, false);
-        Arrays.fill(liedAbout, false);
+        Arrays.fill(active, false); // liedAbout stays: the host still holds what it was told (see there)
         for (int[] t : txVci) {
             Arrays.fill(t, -1);
         }
