@@ -44,9 +44,10 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
     final boolean[] active = new boolean[MAX_ENDPOINTS];
     /**
      * Endpoints the driver was lied to about: an EP_CREATE or EP_DESTROY of theirs completed without being done, done
-     * but answered otherwise, or done after something else had answered it. The host rightly believes otherwise. A
-     * restart does not end it (an endpoint told created with arguments the firmware refuses, RQ_LEN 1, is still on
-     * the host, and its replay is refused for good); an EP_CREATE or EP_DESTROY of the endpoint executed does.
+     * but answered otherwise, or done after something else had answered it. The host rightly believes otherwise.
+     * Only an EP_CREATE of the endpoint executed ends it: not a restart, nor an executed EP_DESTROY (the replay's
+     * destroy-before-create), since an endpoint the host was told it created with arguments the firmware refuses
+     * (RQ_LEN 1) is still on the host, and its replay is refused for good.
      */
     final boolean[] liedAbout = new boolean[MAX_ENDPOINTS];
     final long[] segBus = new long[MAX_ENDPOINTS];
@@ -314,8 +315,7 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
         int ch = arg(slot, 1);
         switch (op) {
             case OP_EP_DESTROY -> {
-                active[e] = false;
-                liedAbout[e] = false;
+                active[e] = false; // liedAbout stays: only an executed EP_CREATE makes the host and the card agree
                 w.putIntRelease(page(e) + EPCB_EP_STATUS_OFS, 0);
                 return 0;
             }
