@@ -32,8 +32,9 @@ import io.nicbridge.bridge.memory.CommSegment;
  *       or drops channels, it never makes one up); the driver's counters never go back;</li>
  *   <li>once the firmware behaves, a watchdog'ed driver recovers in bounded virtual time: no endpoint restarting, each
  *       live on the card with its own bus addresses (an endpoint whose create was told DONE undone may be refused for
- *       good: the driver then retries it at every check, and the state is looked at between two such replays); and the card holds no endpoint on bus addresses the DMA space
- *       has given to anything else (a create the driver gave up on is destroyed behind it).</li>
+ *       good: the driver then retries it at every check, and the state is looked at between two such replays); and
+ *       the card holds no endpoint on bus addresses the DMA space has given to anything else (a create the driver
+ *       gave up on is destroyed behind it).</li>
  * </ul>
  * Corpus: {@code src/test/resources/io/nicbridge/bridge/driver/unet/UnetKernelDriverFuzzTestInputs/hostileFirmware/}.
  */
