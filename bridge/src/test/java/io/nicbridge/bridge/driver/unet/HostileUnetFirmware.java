@@ -23,7 +23,12 @@ import java.util.Arrays;
  * <p>
  * It keeps the card's honest state (endpoints with their bus addresses, channels with their tags) for the test to
  * compare with the host's, and for each command posted the first w1 other than PENDING its slot showed after one of
- * its actions (the driver reads the slot between them): what the driver was told.
+ * its actions (the driver reads the slot between them) until the next doorbell: what the driver was told. The record
+ * closes at the next doorbell because the driver posts a command only once it has stopped waiting for the one before
+ * (a call's command after the previous call's wait, the EP_DESTROY behind an unanswered EP_CREATE after the create's
+ * timeout): a completion that comes later - the firmware acting on that very doorbell completes the old command -
+ * was never read by the call, which had timed out. (The replay after a restart posts several commands at once; their
+ * records are not used.)
  */
 final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
     final Arena arena = Arena.ofShared();
@@ -40,6 +45,9 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
     /**
      * Endpoints the driver was lied to about: an EP_CREATE or EP_DESTROY of theirs completed without being done, done
      * but answered otherwise, or done after something else had answered it. The host rightly believes otherwise.
+     * Only an EP_CREATE of the endpoint executed ends it: not a restart, nor an executed EP_DESTROY (the replay's
+     * destroy-before-create), since an endpoint the host was told it created with arguments the firmware refuses
+     * (RQ_LEN 1) is still on the host, and its replay is refused for good.
      */
     final boolean[] liedAbout = new boolean[MAX_ENDPOINTS];
     final long[] segBus = new long[MAX_ENDPOINTS];
@@ -53,11 +61,13 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
     private int booting;
     long restarts;
 
-    // what the driver was told, per doorbell (the last CMDQ_LEN): the slot rung for, its first completion
+    // what the driver was told, per doorbell (the last CMDQ_LEN): the slot rung for, its first completion while the
+    // driver still waited for it (until the next doorbell)
     private int doorbells;
     private final int[] slotOf = new int[CMDQ_LEN];
     private final int[] told = new int[CMDQ_LEN];
-    private final boolean[] settled = new boolean[CMDQ_LEN];
+    /** {@code told[k]} holds the completion the driver read for doorbell k. */
+    private final boolean[] answered = new boolean[CMDQ_LEN];
 
     HostileUnetFirmware(FuzzedDataProvider script) {
         this.script = script;
@@ -79,16 +89,18 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
         return doorbells;
     }
 
-    /** What the driver was told for the command of doorbell {@code n}: its w1, or null while PENDING. */
+    /**
+     * What the driver was told for the command of doorbell {@code n}: its w1, or null when its slot read PENDING until
+     * the next doorbell (or still does).
+     */
     Integer told(int n) {
         int k = n & (CMDQ_LEN - 1);
-        return n < doorbells && doorbells - n <= CMDQ_LEN && settled[k] ? told[k] : null;
+        return n < doorbells && doorbells - n <= CMDQ_LEN && answered[k] ? told[k] : null;
     }
 
     private void boot() {
         ramMemory.fill((byte) 0);
-        Arrays.fill(active, false);
-        Arrays.fill(liedAbout, false);
+        Arrays.fill(active, false); // liedAbout stays: the host still holds what it was told (see there)
         for (int[] t : txVci) {
             Arrays.fill(t, -1);
         }
@@ -119,7 +131,7 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
         ram.storeRaw(offset, value); // the doorbell: cmd_prod, one command posted in the slot before it
         int k = doorbells++ & (CMDQ_LEN - 1);
         slotOf[k] = CMDQ_OFS + ((value - 1) & (CMDQ_LEN - 1)) * CMD_SIZE;
-        settled[k] = false;
+        answered[k] = false; // and the earlier doorbells' records are closed: only the last one is noted
         act();
     }
 
@@ -175,16 +187,20 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
         note();
     }
 
-    /** After each action: every command whose slot shows a completion has been told it (first one wins). */
+    /**
+     * After each action: the command of the last doorbell (the only one the driver may still wait for), if its slot
+     * shows a completion, has been told it (first one wins; the driver reads the slot before the next action).
+     */
     private void note() {
-        for (int k = Math.max(0, doorbells - CMDQ_LEN); k < doorbells; k++) {
-            int i = k & (CMDQ_LEN - 1);
-            if (!settled[i]) {
-                int w1 = w.getIntAcquire(slotOf[i] + CMD_STATUS_OFS);
-                if ((w1 & CMD_STATUS_MASK) != CMD_STATUS_PENDING) {
-                    settled[i] = true;
-                    told[i] = w1;
-                }
+        if (doorbells == 0) {
+            return;
+        }
+        int i = (doorbells - 1) & (CMDQ_LEN - 1);
+        if (!answered[i]) {
+            int w1 = w.getIntAcquire(slotOf[i] + CMD_STATUS_OFS);
+            if ((w1 & CMD_STATUS_MASK) != CMD_STATUS_PENDING) {
+                answered[i] = true;
+                told[i] = w1;
             }
         }
     }
@@ -299,8 +315,7 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
         int ch = arg(slot, 1);
         switch (op) {
             case OP_EP_DESTROY -> {
-                active[e] = false;
-                liedAbout[e] = false;
+                active[e] = false; // liedAbout stays: only an executed EP_CREATE makes the host and the card agree
                 w.putIntRelease(page(e) + EPCB_EP_STATUS_OFS, 0);
                 return 0;
             }
