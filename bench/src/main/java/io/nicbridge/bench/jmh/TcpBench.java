@@ -48,7 +48,7 @@ public class TcpBench {
     private Tcp b;
     private TcpConnection client;
     private MemorySegment data;
-    private Reader reader;
+    private TcpSink reader;
     private long now = 1_000_000_000L;
 
     /** A FIFO of preallocated 2 KiB segment buffers: what one TCP sends, the other takes. */
@@ -106,30 +106,6 @@ public class TcpBench {
         }
     }
 
-    /** Reads everything that arrives into one buffer. */
-    private static final class Reader implements TcpHandler {
-        final MemorySegment buffer;
-        long bytes;
-        TcpConnection connection;
-
-        Reader(MemorySegment buffer) {
-            this.buffer = buffer;
-        }
-
-        @Override
-        public void onEstablished(TcpConnection c, long now) {
-            connection = c;
-        }
-
-        @Override
-        public void onReadable(TcpConnection c, long now) {
-            int n;
-            while ((n = c.read(buffer, 0, (int) buffer.byteSize(), now)) > 0) {
-                bytes += n;
-            }
-        }
-    }
-
     @Setup(Level.Trial)
     public void setUp() {
         arena = Arena.ofShared();
@@ -138,7 +114,7 @@ public class TcpBench {
         TcpConfig config = TcpConfig.defaults().withConnections(1);
         a = new Tcp(toB, IP_A, config, arena);
         b = new Tcp(toA, IP_B, config, arena);
-        reader = new Reader(arena.allocate(65536, 64));
+        reader = new TcpSink(arena.allocate(65536, 64));
         b.listen(80, reader);
         client = a.connect(IP_B, 80, new TcpHandler() { }, now);
         for (int i = 0; i < 4; i++) {

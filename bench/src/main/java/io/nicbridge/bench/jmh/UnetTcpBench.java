@@ -53,33 +53,9 @@ public class UnetTcpBench {
     private Tcp tcpA;
     private Tcp tcpB;
     private TcpConnection client;
-    private Reader reader;
+    private TcpSink reader;
     private MemorySegment data;
     private long now = 1_000_000_000L;
-
-    /** Reads everything that arrives into one buffer. */
-    private static final class Reader implements TcpHandler {
-        final MemorySegment buffer;
-        long bytes;
-        TcpConnection connection;
-
-        Reader(MemorySegment buffer) {
-            this.buffer = buffer;
-        }
-
-        @Override
-        public void onEstablished(TcpConnection c, long now) {
-            connection = c;
-        }
-
-        @Override
-        public void onReadable(TcpConnection c, long now) {
-            int n;
-            while ((n = c.read(buffer, 0, (int) buffer.byteSize(), now)) > 0) {
-                bytes += n;
-            }
-        }
-    }
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -90,7 +66,7 @@ public class UnetTcpBench {
         TcpConfig config = TcpConfig.defaults().withMss(MSS).withConnections(1);
         tcpA = Tcp.over(a, config, arena);
         tcpB = Tcp.over(b, config.withIssSeed(7), arena);
-        reader = new Reader(arena.allocate(65536, 64));
+        reader = new TcpSink(arena.allocate(65536, 64));
         tcpB.listen(80, reader);
         client = tcpA.connect(IP_1, 80, new TcpHandler() { }, now);
         for (int i = 0; i < 4; i++) {
