@@ -44,13 +44,13 @@ class VethBridgeTest {
                 write(frame, MacAddress.BROADCAST, segment.mac(0), 1);
                 assertEquals(1514, s[0].send(frame, 1514), "a full-size frame fits the 1600-byte MTU");
                 for (int i = 1; i < 3; i++) {
-                    assertEquals(1514, s[i].receive(in, TIMEOUT_NANOS), "station " + i + " got the broadcast");
+                    assertEquals(1514, receiveOurs(s[i], in, TIMEOUT_NANOS), "station " + i + " got the broadcast");
                     assertEquals(-1L, in.asSlice(0, 1514).mismatch(frame.asSlice(0, 1514)), "intact");
-                    assertEquals(-1, s[i].receive(in, 0), "once");
+                    assertEquals(-1, receiveOurs(s[i], in, 0), "once");
                 }
                 write(frame, segment.mac(2), segment.mac(1), 2);
                 assertEquals(100, s[1].send(frame, 100));
-                assertEquals(100, s[2].receive(in, TIMEOUT_NANOS));
+                assertEquals(100, receiveOurs(s[2], in, TIMEOUT_NANOS));
                 assertEquals(2, in.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 14));
             } finally {
                 for (RawPacketSocket r : s) {
@@ -69,6 +69,25 @@ class VethBridgeTest {
         assertTrue(e.getMessage().contains("stations must be in [2, 36], was 1"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> VethBridge.create(3, 20));
         assertTrue(e.getMessage().contains("veth MTU must be in 68..65535, got 20"), e.getMessage());
+    }
+
+    /**
+     * The next frame of this test's EtherType, or -1 when none arrives in time. A frame of any other type is the
+     * kernel's own (CI saw a 54-byte stray once on a fresh segment, in spite of IPv6 and STP being off): the test is
+     * about how the bridge forwards our frames, so it is skipped and reported, not counted as ours.
+     */
+    private static int receiveOurs(RawPacketSocket socket, MemorySegment in, long timeoutNanos) throws IOException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (true) {
+            int n = socket.receive(in, Math.max(0, deadline - System.nanoTime()));
+            if (n < 0 || n >= 14 && in.get(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 12)
+                    == ETHERTYPE) {
+                return n;
+            }
+            System.out.printf("VethBridgeTest: skipped a %d-byte frame of EtherType 0x%04x on %s (not ours)%n", n,
+                n >= 14 ? in.get(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 12) & 0xFFFF : 0,
+                socket.interfaceName());
+        }
     }
 
     private static void write(MemorySegment f, MacAddress dst, MacAddress src, int sequence) {
