@@ -6,9 +6,12 @@ kernel tracepoints (function tracing is not needed, and is refused on some kerne
 (the two that made the most sendto calls) and splits each one-way trip into the steps the tracepoints bound:
 
   sender      sys_enter_sendto ........... the send (UDP: the socket write; direct: the TX kick)
-    send path   -> net_dev_start_xmit        sender's kernel: UDP/IP output, or the XSK skb built and the frame copied
-    receive     -> sched_wakeup(receiver)    the receiving veth's softirq (run on the sender's CPU): UDP: backlog,
-                                             IP, UDP, socket queue; direct: veth NAPI, XDP, redirect, copy into the UMEM
+    send path   -> net_dev_start_xmit        UDP: the sender's UDP/IP output, up to the veth
+                -> xdp_redirect              direct: the XSK's skb built (frame copied from the UMEM), the veth, the
+                                             receiving veth's NAPI (skb copied into a page for XDP), the program run
+    receive     -> sched_wakeup(receiver)    UDP: the receiving veth's softirq (on the sender's CPU): backlog, IP, UDP,
+                                             socket queue; direct: the redirect, the copy into the peer's UMEM
+    kernel      (send path + receive)
     wake-up     -> sched_switch to receiver  the scheduler: IPI to the receiver's CPU, idle exit, context switch
     return      -> sys_exit of its wait      the rest of the receiver's wait syscall (UDP: recvfrom's copy out)
   receiver    -> sys_enter_sendto ......... user level: the application reads the message and composes the echo
@@ -19,7 +22,7 @@ already running) leave that trip out of that step's figures only.
 
   perf record -o rtt.data -a -e 'syscalls:sys_enter_sendto' -e 'syscalls:sys_exit_sendto' \\
       -e 'syscalls:sys_exit_ppoll' -e 'syscalls:sys_exit_recvfrom' -e 'syscalls:sys_exit_poll' \\
-      -e 'net:net_dev_start_xmit' -e 'sched:sched_wakeup' -e 'sched:sched_switch' -e 'napi:napi_poll' \\
+      -e 'net:net_dev_start_xmit' -e 'xdp:xdp_redirect' -e 'sched:sched_wakeup' -e 'sched:sched_switch' \\
       -- ./nic unet real-pingpong --backends direct --wait block --pin yes --sizes 42 --trials 1 ...
   perf script -i rtt.data --ns -F comm,tid,cpu,time,event,trace | tools/rtt-breakdown.py
 """
@@ -69,7 +72,7 @@ def one_way_trips(events, sender, receiver):
             continue
         if current is None:
             continue
-        if event == "net:net_dev_start_xmit" and tid == sender and "xmit" not in current:
+        if event in ("net:net_dev_start_xmit", "xdp:xdp_redirect") and tid == sender and "xmit" not in current:
             current["xmit"] = t
         elif event == "sched:sched_wakeup" and wakeup_target(trace) == receiver and "wakeup" not in current:
             current["wakeup"] = t
