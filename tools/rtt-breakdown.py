@@ -3,7 +3,7 @@
 
 Reads `perf script --ns -F comm,tid,cpu,time,event,trace` output of a `nic unet real-pingpong` run recorded with
 kernel tracepoints (function tracing is not needed, and is refused on some kernels), picks the two ping-pong threads
-(the two that made the most sendto calls) and splits each one-way trip into the steps the tracepoints bound:
+(the two senders that wake each other most often) and splits each one-way trip into the steps the tracepoints bound:
 
   sender      sys_enter_sendto ........... the send (UDP: the socket write; direct: the TX kick)
     send path   -> net_dev_start_xmit        UDP: the sender's UDP/IP output, up to the veth
@@ -100,7 +100,16 @@ def steps(trip):
 def main():
     events = parse(sys.stdin)
     sends = Counter(tid for _, tid, _, event, _ in events if event == "syscalls:sys_enter_sendto")
-    top = [tid for tid, _ in sends.most_common(2)]
+    # The ping-pong's two threads wake each other once per trip: among the threads that send, the pair with the most
+    # wake-ups of one by the other (another process's sender on the machine wakes nobody of the pair).
+    senders = {tid for tid, _ in sends.most_common(16)}
+    wakes = Counter()
+    for _, tid, _, event, trace in events:
+        if event == "sched:sched_wakeup" and tid in senders:
+            target = wakeup_target(trace)
+            if target in senders and target != tid:
+                wakes[frozenset((tid, target))] += 1
+    top = sorted(wakes.most_common(1)[0][0]) if wakes else []
     if len(top) < 2:
         print("rtt-breakdown: fewer than two threads made sendto calls: nothing to split", file=sys.stderr)
         return 2
