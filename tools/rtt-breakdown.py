@@ -25,6 +25,7 @@ already running) leave that trip out of that step's figures only.
       -e 'net:net_dev_start_xmit' -e 'xdp:xdp_redirect' -e 'sched:sched_wakeup' -e 'sched:sched_switch' \\
       -- ./nic unet real-pingpong --backends direct --wait block --pin yes --sizes 42 --trials 1 ...
   perf script -i rtt.data --ns -F comm,tid,cpu,time,event,trace | tools/rtt-breakdown.py
+  tools/rtt-breakdown.py --self-test     # the step arithmetic on a synthetic two-trip trace
 """
 import re
 import statistics
@@ -97,11 +98,9 @@ def steps(trip):
     return out
 
 
-def main():
-    events = parse(sys.stdin)
-    sends = Counter(tid for _, tid, _, event, _ in events if event == "syscalls:sys_enter_sendto")
-    # The ping-pong's two threads wake each other once per trip: among the threads that send, the pair with the most
-    # wake-ups of one by the other (another process's sender on the machine wakes nobody of the pair).
+def pingpong_pair(events, sends):
+    """The ping-pong's two threads: they wake each other once per trip. Among the threads that send, the pair with
+    the most wake-ups of one by the other (another process's sender on the machine wakes nobody of the pair)."""
     senders = {tid for tid, _ in sends.most_common(16)}
     wakes = Counter()
     for _, tid, _, event, trace in events:
@@ -109,9 +108,15 @@ def main():
             target = wakeup_target(trace)
             if target in senders and target != tid:
                 wakes[frozenset((tid, target))] += 1
-    top = sorted(wakes.most_common(1)[0][0]) if wakes else []
+    return sorted(wakes.most_common(1)[0][0]) if wakes else []
+
+
+def main():
+    events = parse(sys.stdin)
+    sends = Counter(tid for _, tid, _, event, _ in events if event == "syscalls:sys_enter_sendto")
+    top = pingpong_pair(events, sends)
     if len(top) < 2:
-        print("rtt-breakdown: fewer than two threads made sendto calls: nothing to split", file=sys.stderr)
+        print("rtt-breakdown: no two sending threads woke each other: no ping-pong to split", file=sys.stderr)
         return 2
     print("threads: %d (%d sendto) and %d (%d sendto)" % (top[0], sends[top[0]], top[1], sends[top[1]]))
     status = 0
@@ -135,5 +140,37 @@ def main():
     return status
 
 
+# Two trips of a synthetic trace, times in us from 100 s: A (tid 1) sends at 0, its frame leaves at 3, B (tid 2) is woken
+# at 10, runs at 14, its wait returns at 16 and it echoes at 18; the echo runs the same steps back. A third thread (3)
+# sends more often than either but wakes nobody of them, so it is not taken for one of the pair.
+SELF_TEST = """\
+    a 1 [000] 100.000000000: syscalls:sys_enter_sendto: fd: 0x10
+    a 1 [000] 100.000003000: net:net_dev_start_xmit: dev=vA len=64
+    a 1 [000] 100.000010000: sched:sched_wakeup: comm=b pid=2 prio=120 target_cpu=001
+    x 9 [001] 100.000014000: sched:sched_switch: prev_comm=x prev_pid=9 prev_state=S ==> next_comm=b next_pid=2
+    b 2 [001] 100.000016000: syscalls:sys_exit_recvfrom: 0x2c
+    b 2 [001] 100.000018000: syscalls:sys_enter_sendto: fd: 0x11
+    b 2 [001] 100.000021000: net:net_dev_start_xmit: dev=vB len=64
+    b 2 [001] 100.000028000: sched:sched_wakeup: comm=a pid=1 prio=120 target_cpu=000
+    y 8 [000] 100.000032000: sched:sched_switch: prev_comm=y prev_pid=8 prev_state=S ==> next_comm=a next_pid=1
+    a 1 [000] 100.000034000: syscalls:sys_exit_recvfrom: 0x2c
+    a 1 [000] 100.000036000: syscalls:sys_enter_sendto: fd: 0x10
+""" + "".join("    c 3 [000] 101.%09d: syscalls:sys_enter_sendto: fd: 0x12\n" % i for i in range(5))
+
+
+def self_test():
+    events = parse(SELF_TEST.splitlines())
+    trips = one_way_trips(events, 1, 2)
+    sends = Counter(tid for _, tid, _, event, _ in events if event == "syscalls:sys_enter_sendto")
+    assert pingpong_pair(events, sends) == [1, 2], pingpong_pair(events, sends)
+    assert len(trips) == 1, trips
+    got = {k: round(v, 3) for k, v in steps(trips[0]).items()}
+    want = {"send path": 3.0, "receive": 7.0, "kernel": 10.0, "wake-up": 4.0, "return": 2.0, "user level": 2.0,
+            "one way": 18.0}
+    assert got == want, got
+    print("rtt-breakdown self-test: ok")
+    return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(self_test() if sys.argv[1:] == ["--self-test"] else main())
