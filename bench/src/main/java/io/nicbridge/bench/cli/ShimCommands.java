@@ -108,11 +108,17 @@ final class ShimCommands extends GroupCommand {
             + " one with per-trial ratios (comparisons; the targets stay the tested backend's against UDP).")
         String compare;
 
+        @Option(names = "--tx-batch", defaultValue = "1", paramLabel = "N", description = "Flood: the sending"
+            + " driver rings its transmit poll demand (CSR1) once per N frames instead of per frame, so the card takes"
+            + " N frames in one pass and shim:afxdp sends them with one kernel kick; 1..the driver's TX ring (32)"
+            + " (default: ${DEFAULT-VALUE}, as Linux's tulip driver).")
+        int txBatch;
+
         @Override
         public Integer call() throws Exception {
             return ShimPingPong.pingpong(out(), node.node(), sizes.orDefault(ShimPingPong.DEFAULT_SIZES),
                 roundTrips.count, roundTrips.warmup, duration, veth, trials, acceptInconclusive, targetRatio, compare)
-                .run();
+                .floodTransmitBatch(txBatch).run();
         }
     }
 

@@ -108,6 +108,8 @@ public final class ShimPingPong {
     /** Role both with --compare: the second backend, measured in every trial (null: none). */
     private ShimPingPong compared;
     private long tapDrops;
+    /** Flood: commits per transmit poll demand of the sending driver ({@link #floodTransmitBatch}). */
+    private int floodTransmitBatch = 1;
 
     /**
      * How each shim node runs, whatever its role.
@@ -351,6 +353,27 @@ public final class ShimPingPong {
      *         whole and every target MET, 1 when frames went missing unexplained or a target was NOT MET, 3 when a
      *         target was INCONCLUSIVE (0 with --accept-inconclusive); roles echo and client judge nothing and return 0
      */
+    /**
+     * Has the flood's sending driver ring its transmit poll demand (CSR1) once per {@code commits} frames
+     * ({@link TulipDriver#transmitDemandBatch}) instead of per frame, here and in the compared backend: the card then
+     * takes the batch in one pass, and on {@code shim:afxdp} sends it with one kernel kick. The round trips are not
+     * affected (one frame at a time). Returns this.
+     *
+     * @param commits 1 (every frame, as Linux's tulip driver rings it) up to the driver's TX ring
+     * @throws IllegalArgumentException outside that range
+     */
+    public ShimPingPong floodTransmitBatch(int commits) {
+        if (commits < 1 || commits > driverConfig.txRingSize()) {
+            throw new IllegalArgumentException("--tx-batch must be 1.." + driverConfig.txRingSize()
+                + " (the driver's TX ring), was " + commits);
+        }
+        floodTransmitBatch = commits;
+        if (compared != null) {
+            compared.floodTransmitBatch(commits);
+        }
+        return this;
+    }
+
     public int run() throws Exception {
         Availability shim = new ShimBackendProvider().availability();
         if (!shim.available()) {
@@ -688,6 +711,7 @@ public final class ShimPingPong {
              ShimCard cardB = (ShimCard) Backends.open(specFor(ends[3], ends[2], floodRing));
              TulipDriver a = open(cardA);
              TulipDriver b = open(cardB)) {
+            a.transmitDemandBatch(floodTransmitBatch);
             if (first) {
                 out.printf("flood stations: spec %s%n", cardA.spec());
             }
@@ -706,7 +730,9 @@ public final class ShimPingPong {
             cardB.shim().statistics(after);
             long kernel = after.rxDropKernel() - before.rxDropKernel();
             long missed = after.rxMissed() - before.rxMissed();
-            out.printf("%d B: counters A: %s%n", size, a.counters());
+            out.printf("%d B: counters A: %s; transmit poll demands %d (%.1f frames each, --tx-batch %d)%n", size,
+                a.counters(), a.transmitDemands(), a.transmitDemands() == 0 ? 0.0
+                    : (double) flood.sent() / a.transmitDemands(), floodTransmitBatch);
             out.printf("%d B: counters B: %s%n", size, b.counters());
             out.printf("%d B: shim A: %s%n", size, cardA.statistics());
             out.printf("%d B: shim B: %s%n", size, cardB.statistics());

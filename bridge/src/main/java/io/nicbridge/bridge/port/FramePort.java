@@ -89,6 +89,16 @@ public interface FramePort extends AutoCloseable {
     void abort(int handle);
 
     /**
+     * Hands the card every frame committed so far, for a port that holds its doorbell over several commits
+     * ({@code TulipDriver.transmitDemandBatch}); a port that rings it on every commit has nothing to do (the
+     * default). A sender that batches calls it when a burst ends, from the sending thread.
+     *
+     * @throws IllegalStateException when the port is closed or its card failed
+     */
+    default void flush() {
+    }
+
+    /**
      * @return the handle of the next received frame, or {@link #NONE} when none is waiting
      * @throws IllegalStateException when the port is closed or its card failed
      */

@@ -44,9 +44,15 @@ import java.util.concurrent.TimeUnit;
 public final class UnetRealFlood {
     static final double TARGET = 2.0;
     static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    static final long SEGMENT = 2 * 1024 * 1024;
     /** Receive chunks start here; below is the sender's message. */
     static final long RX_AREA = 64 * 1024;
+    /**
+     * The receiver's FILL and RX rings: every chunk of them posted, so the kernel finds a free chunk for this many
+     * frames while the receiving thread waits for a CPU (the sender's CPU does the whole kernel path, the receiver only
+     * reads RX: on a loaded machine what drops frames is the receiver losing its CPU, not its speed).
+     */
+    static final int RX_RING = 8192;
+    static final long SEGMENT = RX_AREA + (long) RX_RING * 2048;
 
     private final PrintWriter out;
     private final int[] sizes;
@@ -153,10 +159,10 @@ public final class UnetRealFlood {
         String ifname = a ? veth.interfaceA() : veth.interfaceB();
         String ns = a ? veth.namespaceA().name() : veth.namespaceB().name();
         String peer = (a ? veth.macB() : veth.macA()).toString().replace(':', '-');
-        // TX and FILL rings of 1024: a kick batch of up to 1024 frames, and a receiver that may lose its CPU for a
-        // while (the kernel drops, and counts, what finds FILL empty).
+        // A TX ring of 1024: a kick batch of up to 1024 frames. FILL and RX of RX_RING: a receiver that may lose its
+        // CPU for a while (the kernel drops, and counts, what finds FILL empty).
         XskUnetEndpoint ep = ShimBackendProvider.openUnetEndpoint("shim:afxdp?if=" + ifname + "&card="
-            + ShimBackendProvider.CARD_UNET_DIRECT + "&netns=" + ns + "&peer=" + peer + "&rx-ring=1024&tx-ring=1024",
+            + ShimBackendProvider.CARD_UNET_DIRECT + "&netns=" + ns + "&peer=" + peer + "&rx-ring=" + RX_RING + "&tx-ring=1024",
             SEGMENT);
         try {
             ep.openChannel(UnetRealPingPong.CHANNEL, 0, a ? UnetRealPingPong.VCI_A_TO_B : UnetRealPingPong.VCI_B_TO_A,

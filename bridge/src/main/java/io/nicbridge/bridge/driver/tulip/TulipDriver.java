@@ -224,6 +224,11 @@ public final class TulipDriver implements FramePort {
      */
     private final int[] txLength;
     private int txNext;
+    /** Commits per transmit poll demand ({@link #transmitDemandBatch}); 1: every commit rings CSR1. */
+    private int demandBatch = 1;
+    private long transmitDemands;
+    /** Commits whose descriptors are the chip's but that no CSR1 write has announced yet. Sending thread. */
+    private int undemanded;
     private volatile int setupPending = -1;
 
     private int csr6;
@@ -569,6 +574,7 @@ public final class TulipDriver implements FramePort {
         reclaimTransmit();
         if (requeueCount > 0 || txClaimed == claimLimit || txFreeTop == 0
             || txRing.freeDescriptors() - txClaimed < 1) {
+            flush(); // a batch waiting for its demand would otherwise hold the ring for ever
             counters.recordTxBackPressure();
             return NONE;
         }
@@ -609,7 +615,53 @@ public final class TulipDriver implements FramePort {
         txState[handle] = TX_IN_FLIGHT;
         txClaimed--;
         counters.recordTx(length);
-        regs.writeRelease(CSR1, 0); // transmit poll demand, after the descriptor is the card's
+        if (++undemanded >= demandBatch) {
+            demandTransmit(); // after the descriptor is the card's
+        }
+    }
+
+    /**
+     * Rings the transmit poll demand (CSR1) once per {@code commits} commits instead of after every one, as a Linux
+     * driver holds its doorbell while the stack says more frames follow ({@code xmit_more}). One demand is enough
+     * for all of them: the 21140's transmit process walks the list until a descriptor the host owns
+     * ({@code docs/hardware-facts.md A.7}), so the frames of a batch go out in one pass. On the native shim's AF_XDP
+     * backend ({@code shim:afxdp}) that pass ends in one kernel kick ({@code sendto}) for the whole batch, where a
+     * demand per commit costs one system call per frame. Nothing waits for a batch to fill while the sender waits: a
+     * claim refused for lack of buffers or descriptors rings the demand first, and a sender that stops committing
+     * calls {@link #flush()}.
+     * Sending thread.
+     *
+     * @param commits 1 (the default: every commit rings CSR1) up to the TX ring's size
+     * @throws IllegalArgumentException outside that range
+     */
+    public void transmitDemandBatch(int commits) {
+        checkOpen();
+        if (commits < 1 || commits > txCount) {
+            throw new IllegalArgumentException(name + ": commits per transmit poll demand must be 1.." + txCount
+                + " (the TX ring), was " + commits);
+        }
+        demandBatch = commits;
+        flush();
+    }
+
+    /** Rings the transmit poll demand for every commit still waiting for its batch to fill. Sending thread. */
+    @Override
+    public void flush() {
+        checkOpen();
+        if (undemanded != 0) {
+            demandTransmit();
+        }
+    }
+
+    /** Transmit poll demands rung so far (CSR1 writes for commits; the setup frame's and a reset's not counted). */
+    public long transmitDemands() {
+        return transmitDemands;
+    }
+
+    private void demandTransmit() {
+        undemanded = 0;
+        transmitDemands++;
+        regs.writeRelease(CSR1, 0);
     }
 
     /**
