@@ -60,6 +60,11 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
     /** Steps until a restarted board runs again; 0 = running. */
     private int booting;
     long restarts;
+    private int swallowOp;
+    private int swallowEndpoint;
+    private int swallowLeft;
+    /** Commands taken and never completed ({@link #swallow}). */
+    int swallowed;
 
     // what the driver was told, per doorbell (the last CMDQ_LEN): the slot rung for, its first completion while the
     // driver still waited for it (until the next doorbell)
@@ -69,6 +74,7 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
     /** {@code told[k]} holds the completion the driver read for doorbell k. */
     private final boolean[] answered = new boolean[CMDQ_LEN];
 
+    /** @param script what it does; {@code null}: it behaves from the start (a unit test then makes it misbehave) */
     HostileUnetFirmware(FuzzedDataProvider script) {
         this.script = script;
         ram = new Registers("hostile sba200 ram", ramMemory, BYTE_ORDER, this, UG_OFS + UG_CMD_PROD_OFS);
@@ -150,7 +156,7 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
     }
 
     private boolean scripted() {
-        return !honest && script.remainingBytes() > 0;
+        return !honest && script != null && script.remainingBytes() > 0;
     }
 
     private void act() {
@@ -166,16 +172,10 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
             case 6 -> complete(script.consumeInt(), false);
             case 7 -> w.putIntRelease(CMDQ_OFS + script.consumeInt(0, CMDQ_LEN - 1) * CMD_SIZE + CMD_STATUS_OFS,
                 script.consumeInt());
-            case 8 -> {
-                restarts++;
-                ramMemory.fill((byte) 0);
-                Arrays.fill(active, false);
-                w.putIntRelease(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS, BOOT_COLD_START);
-                booting = 1 + script.consumeInt(0, 3);
-            }
+            case 8 -> restart(1 + script.consumeInt(0, 3));
             case 9 -> {
                 if (script.consumeBoolean()) {
-                    heartbeat -= 1 + script.consumeInt(0, 3); // a restart's sign without a restart
+                    heartbeatGoesBack(1 + script.consumeInt(0, 3));
                 } else {
                     int e = script.consumeInt(0, MAX_ENDPOINTS - 1);
                     int p = EP_PAGE_BASE + e * EP_PAGE_SIZE + EPCB_EP_STATUS_OFS;
@@ -185,6 +185,30 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
             default -> { } // busy: nothing this time
         }
         note();
+    }
+
+    /** The board restarts: RAM wiped, COLD_START, running again (with no endpoint) after {@code bootSteps} steps. */
+    void restart(int bootSteps) {
+        restarts++;
+        ramMemory.fill((byte) 0);
+        Arrays.fill(active, false);
+        w.putIntRelease(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS, BOOT_COLD_START);
+        booting = bootSteps;
+    }
+
+    /** A restart's sign without a restart: the heartbeat goes back by {@code by}; endpoints and channels stay. */
+    void heartbeatGoesBack(int by) {
+        heartbeat -= by;
+    }
+
+    /**
+     * The next {@code times} commands {@code opcode} of endpoint {@code endpoint} the firmware takes (cmd_cons passes
+     * them) and neither executes nor completes: their w1 reads PENDING for good. Honest or not.
+     */
+    void swallow(int opcode, int endpoint, int times) {
+        swallowOp = opcode;
+        swallowEndpoint = endpoint;
+        swallowLeft = times;
     }
 
     /**
@@ -212,6 +236,14 @@ final class HostileUnetFirmware implements RegisterSideEffects, AutoCloseable {
     private void executeAll() {
         for (int n = 0; n < 4 * CMDQ_LEN && hasCommand(); n++) {
             int slot = slot();
+            if (swallowLeft > 0 && (w.getInt(slot + CMD_OP_OFS) & CMD_OPCODE_MASK) == swallowOp
+                    && arg(slot, 0) == swallowEndpoint) {
+                swallowLeft--;
+                swallowed++;
+                cmdCons++;
+                w.putIntRelease(UG_OFS + UG_CMD_CONS_OFS, cmdCons);
+                continue;
+            }
             boolean answered = (w.getInt(slot + CMD_STATUS_OFS) & CMD_STATUS_MASK) != CMD_STATUS_PENDING;
             int err = execute(slot);
             if (answered) {
