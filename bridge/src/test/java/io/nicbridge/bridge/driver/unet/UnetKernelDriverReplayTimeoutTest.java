@@ -61,12 +61,12 @@ class UnetKernelDriverReplayTimeoutTest {
         assertTrue(kernel.replayStalls() >= 1);
         assertEquals(1, kernel.firmwareRestarts(), "one restart: the second run of the replay is not one");
         assertFalse(ep.isRestarting());
-        assertTrue(card.active[0], "re-created on the card");
-        assertEquals(ep.segmentBusAddress(), card.segBus[0]);
-        assertEquals(ep.receiveQueueBusAddress(), card.rqBus[0]);
+        assertTrue(card.active(0), "re-created on the card");
+        assertEquals(ep.segmentBusAddress(), card.segBus(0));
+        assertEquals(ep.receiveQueueBusAddress(), card.rqBus(0));
         assertTrue(ep.isChannelOpen(2), "the owner's channel survives the card's lost command");
-        assertEquals(33, card.txVci[0][2]);
-        assertEquals(34, card.rxVci[0][2]);
+        assertEquals(33, card.txVci(0, 2));
+        assertEquals(34, card.rxVci(0, 2));
         kernel.nop(); // setup calls work again
     }
 
@@ -87,7 +87,7 @@ class UnetKernelDriverReplayTimeoutTest {
 
         assertEquals(2, card.swallowed);
         assertEquals(2, kernel.commandTimeouts(), "each swallowed EP_DESTROY timed out once");
-        assertFalse(card.active[0], "the card keeps no endpoint on bus 0x" + Long.toHexString(segBus)
+        assertFalse(card.active(0), "the card keeps no endpoint on bus 0x" + Long.toHexString(segBus)
                 + ", which left the DMA space");
         kernel.nop();
     }
