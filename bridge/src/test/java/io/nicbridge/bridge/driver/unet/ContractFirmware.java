@@ -146,17 +146,8 @@ final class ContractFirmware implements RegisterSideEffects {
             if (rel % EP_PAGE_SIZE == EPCB_SQ_PROD_OFS && active[e]) {
                 // An upcall run from inside a delivery may send again: queue it, the outer loop picks it up.
                 pendingTx |= 1 << e;
-                if (!transmitting && !holdTransmit) {
-                    transmitting = true;
-                    try {
-                        while (pendingTx != 0) {
-                            int next = Integer.numberOfTrailingZeros(pendingTx);
-                            pendingTx &= ~(1 << next);
-                            transmit(next);
-                        }
-                    } finally {
-                        transmitting = false;
-                    }
+                if (!holdTransmit) {
+                    transmitPending();
                 }
             }
         }
@@ -185,6 +176,14 @@ final class ContractFirmware implements RegisterSideEffects {
     /** Ends {@link #holdTransmit} and processes every send doorbell rung meanwhile. */
     void resumeTransmit() {
         holdTransmit = false;
+        transmitPending();
+    }
+
+    /** Serves every send queue rung for; inside a delivery (an upcall sending again) the outer loop does it. */
+    private void transmitPending() {
+        if (transmitting) {
+            return;
+        }
         transmitting = true;
         try {
             while (pendingTx != 0) {
