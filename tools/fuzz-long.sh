@@ -10,8 +10,8 @@
 # run and Jazzer writes the input into the test's corpus folder; the script goes on with the next test and exits
 # non-zero at the end. Then it prints one Markdown table row per test from libFuzzer's final statistics line (the
 # "DONE" line; libFuzzer writes it to the fork's stderr, past surefire's redirect, so the script keeps each run's
-# console in <module>/target/fuzz-reports/<Class>-long.log): executions, exec/s, edge coverage ("cov"), and the
-# corpus entries libFuzzer kept.
+# console in <module>/target/fuzz-reports/<Class>-long.log): executions, exec/s, edge coverage ("cov"), features
+# ("ft": edges with hit counts and the like, libFuzzer's finer measure) and the corpus entries libFuzzer kept.
 set -u
 cd "$(dirname "$0")/.."
 duration=${1:-120s}
@@ -54,11 +54,12 @@ for class in "${classes[@]}"; do
     execs=$(sed -n 's/^#\([0-9]*\).*/\1/p' <<<"$done_line")
     rate=$(sed -n 's/.*exec\/s: \([0-9]*\).*/\1/p' <<<"$done_line")
     cov=$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<<"$done_line")
+    ft=$(sed -n 's/.*ft: \([0-9]*\).*/\1/p' <<<"$done_line")
     corp=$(sed -n 's/.*corp: \([0-9]*\)\/.*/\1/p' <<<"$done_line")
-    rows+=("| \`$class\` | $duration | ${execs:-?} | ${rate:-?} | ${cov:-?} | ${corp:-?} |")
+    rows+=("| \`$class\` | $duration | ${execs:-?} | ${rate:-?} | ${cov:-?} | ${ft:-?} | ${corp:-?} |")
 done
 
-echo "| fuzz test | duration | executions | exec/s | edge coverage | corpus entries |"
-echo "|---|---|---|---|---|---|"
+echo "| fuzz test | duration | executions | exec/s | edge coverage | features | corpus entries |"
+echo "|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 exit $failed

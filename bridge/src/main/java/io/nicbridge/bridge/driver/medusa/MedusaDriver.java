@@ -150,6 +150,12 @@ public final class MedusaDriver implements FramePort {
     private final long stationAddress;
     private final String name;
     private final int maxFrame;
+    /**
+     * The longest frame the card stores for this configuration (C.2: the ring's largest frame, less the FCS unless it
+     * is kept, within the buffer); a longer one is stored truncated to it. A sender's longest frame
+     * ({@code maxFrame}) can be shorter: its own FRAME_OFS takes from the same 8 KiB.
+     */
+    private final int maxReceived;
     private final PortCounters counters = new PortCounters();
     private final MedusaStatistics stats;
 
@@ -214,6 +220,9 @@ public final class MedusaDriver implements FramePort {
         this.name = "medusa-driver[" + card.name() + "]";
         this.waits = new DriverWaits(name);
         this.maxFrame = config.maxFrameLength();
+        this.maxReceived = Math.min(Medusa.BUF_SIZE - frameOffset,
+            (config.longFrames() ? Medusa.MAX_FRAME_LONG : Medusa.MAX_FRAME)
+                - (config.keepFcs() ? 0 : Medusa.FDDI_FCS_LEN));
         this.stats = new MedusaStatistics(regs, R);
         this.freeTx = new int[config.transmitBuffers()];
         for (int n = 0; n < BUFFERS; n++) {
@@ -652,6 +661,13 @@ public final class MedusaDriver implements FramePort {
             int length = MedusaBufStatus.len(window, entryBase) & Medusa.LEN_MASK;
             int bits = (MedusaBufStatus.stat(window, entryBase) & Medusa.STAT_CODE_MASK) >>> Medusa.STAT_CODE_SHIFT;
             int fs = frameStatus(bits);
+            if (length < MAC_HEADER || length > maxReceived) {
+                // LEN is the card's word: a length past the buffer would send copyOut (PIO) into the next buffer, or
+                // past buffer RAM into the registers, and would go up as a frame no ring carries.
+                stats.increment(RX_BAD_LENGTHS);
+                fs |= FrameStatus.LENGTH_ERROR;
+                length = Math.min(length, maxReceived);
+            }
             rxLength[n] = length;
             rxStatus[n] = fs;
             STATE.setRelease(state, n, S_HOST_RX);

@@ -48,6 +48,11 @@ public final class MedusaStatistics {
         RX_TRUNCATED,
         /** Received frames with another non-DONE STAT code (E indicator, ...). */
         RX_OTHER_ERRORS,
+        /**
+         * Received frames whose LEN no frame has (shorter than the MAC header, or longer than the configuration
+         * receives: a card's fault): LENGTH_ERROR, the length cut to what the buffer holds.
+         */
+        RX_BAD_LENGTHS,
         /** Received frames copied out to host memory. */
         RX_COPY_OUTS,
         /** RX_FIFO entries naming a buffer the card did not own (card misbehaviour): counted and ignored. */

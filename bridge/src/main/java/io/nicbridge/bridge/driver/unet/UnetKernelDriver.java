@@ -91,8 +91,11 @@ import org.slf4j.LoggerFactory;
  * not leave it refused with EP_ACTIVE). The host's books follow the replay's answers: an endpoint whose EP_CREATE is
  * refused stays restarting (and the next check replays again), a refused CH_OPEN closes the channel, a refused
  * EP_UPCALL leaves no upcall; a replay that does not move for a command timeout is logged and counted
- * ({@link #replayStalls()}). An endpoint destroyed during the replay leaves it, and is destroyed on the card behind
- * whatever of it the replay had posted.
+ * ({@link #replayStalls()}), and when the firmware runs but has not completed the oldest replayed command by then
+ * (it consumed it and left it PENDING, or never got to it) that command counts as timed out
+ * ({@link #commandTimeouts()}) and the replay starts over, rebuilt from the host's books (see {@code replayStep}):
+ * the endpoints stay restarting until one run of it completes. An endpoint destroyed during the replay leaves it, and
+ * is destroyed on the card behind whatever of it the replay had posted (and by every later run of it).
  * A send that meets the blank page first (its {@code sq_cons} reads 0, behind what the endpoint collected) does not
  * wait for the check: the endpoint asks the driver to look at once ({@link #restartSuspected}), and the send is one
  * lost in the restart rather than a full queue or a corrupt card.
@@ -774,7 +777,7 @@ public final class UnetKernelDriver implements AutoCloseable {
         }
     }
 
-    /** Commands the card did not complete within the command timeout. */
+    /** Commands the card did not complete within the command timeout, replayed ones too. */
     public synchronized long commandTimeouts() {
         return commandTimeouts;
     }
@@ -790,9 +793,10 @@ public final class UnetKernelDriver implements AutoCloseable {
     }
 
     /**
-     * Times the replay after a restart did not move for a command timeout (the firmware did not boot, or did not
-     * complete the oldest replayed command): logged, counted, and waited on (a firmware that answers later, or
-     * restarts again, still ends the replay).
+     * Times the replay after a restart did not move for a command timeout, logged and counted: the firmware did not
+     * boot (waited on), an endpoint's owner held a received message (waited on), or the firmware did not complete
+     * the oldest replayed command (that command is given up, counted in {@link #commandTimeouts()}, and the replay
+     * starts over).
      */
     public synchronized long replayStalls() {
         return replayStalls;
@@ -890,15 +894,30 @@ public final class UnetKernelDriver implements AutoCloseable {
         LOG.warn("{}: the card's firmware restarted (boot status 0x{}, heartbeat {}); re-creating its endpoints", name,
                 Integer.toHexString(boot), Integer.toUnsignedString(heartbeat));
         recovering = true;
+        replayMovedAt = nanoTime();
+        for (UnetEndpoint ep : endpoints) {
+            if (replayable(ep)) {
+                ep.cardRestarted();
+            }
+        }
+        buildReplay(0);
+        return true;
+    }
+
+    /**
+     * Writes the replay from the host's books, from its start: per live endpoint EP_DESTROY and EP_CREATE (the
+     * replay's first {@code replayCreates} commands), then its open channels' CH_OPEN and its EP_UPCALL; last an
+     * EP_DESTROY of each endpoint in {@code dropped} (destroyed on the host during an earlier run of the replay: the
+     * card may have it still). Nothing posted or collected yet.
+     */
+    private void buildReplay(int dropped) {
         replayCount = 0;
         replayPosted = 0;
         replayDone = 0;
         replayCreated = 0;
-        replayMovedAt = nanoTime();
         for (int e = 0; e < MAX_ENDPOINTS; e++) {
             UnetEndpoint ep = endpoints[e];
             if (replayable(ep)) {
-                ep.cardRestarted();
                 // EP_DESTROY first (a rebooted firmware answers EP_INACTIVE): the signs of a restart can be wrong (a
                 // heartbeat that went back on a firmware that kept its endpoints), and EP_CREATE of an endpoint the
                 // firmware still has would be refused, leaving it restarting for good.
@@ -923,7 +942,33 @@ public final class UnetKernelDriver implements AutoCloseable {
                 addReplay(OP_EP_UPCALL, e, ep.upcallMode(), 0, 0, 0, 0);
             }
         }
-        return true;
+        for (int rest = dropped; rest != 0; rest &= rest - 1) {
+            addReplay(OP_EP_DESTROY, Integer.numberOfTrailingZeros(rest), 0, 0, 0, 0, 0);
+        }
+    }
+
+    /**
+     * Runs the replay again from its start, rebuilt from the host's books as they are now (channels and upcall modes
+     * the last run had refused stay dropped; endpoints destroyed meanwhile get only their EP_DESTROY, never their old
+     * EP_CREATE on bus addresses the DMA space is taking back). The endpoints restart again: what the last run
+     * re-created on the card may be gone (a second restart) or is re-created once more (its destroy-before-create).
+     */
+    private void startReplayOver() {
+        int dropped = 0;
+        for (int k = 0; k < replayCount; k++) {
+            int r = k * 7;
+            int e = replay[r + 1];
+            if (replay[r] == OP_EP_DESTROY && !replayable(endpoints[e])) {
+                dropped |= 1 << e;
+            }
+        }
+        for (UnetEndpoint ep : endpoints) {
+            if (replayable(ep)) {
+                ep.cardRestarted();
+            }
+        }
+        buildReplay(dropped);
+        replayMovedAt = nanoTime();
     }
 
     /**
@@ -953,14 +998,17 @@ public final class UnetKernelDriver implements AutoCloseable {
      */
     private boolean replayStep() {
         long now = nanoTime();
-        if (now - replayMovedAt > commandTimeoutNanos) {
+        boolean stalled = now - replayMovedAt > commandTimeoutNanos;
+        if (stalled) {
             replayStalls++;
             replayMovedAt = now; // counted once per command timeout
-            LOG.error("{}: the replay after the firmware restart has not moved for {} ns ({} of {} commands done,"
-                    + " boot status 0x{}); still waiting", name, commandTimeoutNanos, replayDone, replayCount,
-                    Integer.toHexString(ram.readAcquire(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS)));
         }
-        if (ram.readAcquire(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS) != BOOT_CP_RUNNING) {
+        int boot = ram.readAcquire(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS);
+        if (boot != BOOT_CP_RUNNING) {
+            if (stalled) {
+                LOG.error("{}: the card's firmware has not booted for {} ns after its restart (boot status 0x{});"
+                        + " still waiting", name, commandTimeoutNanos, Integer.toHexString(boot));
+            }
             return true; // still booting
         }
         if (replayPosted > 0 && restartedDuringReplay()) {
@@ -968,14 +1016,31 @@ public final class UnetKernelDriver implements AutoCloseable {
             firmwareRestarts++;
             LOG.warn("{}: the card's firmware restarted again during the replay ({} of {} commands done); starting"
                     + " it over", name, replayDone, replayCount);
-            replayPosted = 0;
-            replayDone = 0;
-            replayCreated = 0;
-            for (UnetEndpoint ep : endpoints) {
-                if (replayable(ep)) {
-                    ep.cardRestarted();
-                }
-            }
+            startReplayOver();
+        } else if (stalled && replayDone < replayPosted) {
+            // The firmware runs, yet the oldest replayed command has not completed for a command timeout: as for
+            // any command (execute), the driver stops waiting for it - a firmware that consumed a command without
+            // completing it never comes back to it, so waiting for ever would leave every endpoint restarting and
+            // every setup call refused. What it did with that command, and with those after it, is unknown (the
+            // command queue is in order, but its answers are not trusted): a refused EP_CREATE would be retried at
+            // the next check anyway, a CH_OPEN taken as refused would close an owner's channel for a fault of the
+            // card's, and an EP_DESTROY of an endpoint destroyed meanwhile must not be given up (the card could keep
+            // it on bus addresses leaving the DMA space). So the replay starts over from its destroy-before-create,
+            // which is idempotent: the endpoints stay restarting (their sends complete lost) until a run completes.
+            // Counted as a timeout; a card that never completes a run keeps the driver recovering, as a dead one
+            // does, with a stall logged each command timeout.
+            commandTimeouts++;
+            int slot = CMDQ_OFS + ((commandProducer - (replayPosted - replayDone)) & (CMDQ_LEN - 1)) * CMD_SIZE;
+            int r = replayDone * 7;
+            LOG.error("{}: replayed command {} (endpoint {}) not completed after {} ns (w1 0x{}; {} of {} commands"
+                    + " done); starting the replay over", name, UnetCommandException.opcodeName(replay[r]),
+                    replay[r + 1], commandTimeoutNanos, Integer.toHexString(words.getIntAcquire(slot + CMD_STATUS_OFS)),
+                    replayDone, replayCount);
+            startReplayOver();
+        } else if (stalled) {
+            LOG.error("{}: the replay after the firmware restart has not moved for {} ns ({} of {} commands done):"
+                    + " an endpoint's owner holds a received message", name, commandTimeoutNanos, replayDone,
+                    replayCount);
         }
         if (replayPosted == 0) {
             // The card writes a re-created endpoint's receive queue from descriptor 0: the messages not polled yet

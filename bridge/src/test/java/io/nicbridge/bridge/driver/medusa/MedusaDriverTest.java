@@ -331,6 +331,36 @@ class MedusaDriverTest {
         }
     }
 
+    /**
+     * LEN is the card's word (MedusaDriverFuzzTest's {@code len-past-the-buffer}): a card that says 8191 bytes for a
+     * buffer of 8189 (FRAME_OFS 3) had the driver hand out that length as an OK frame, and copyOut read past the
+     * buffer by PIO (into the next one; past buffer RAM for the last, into the registers). Now it is a LENGTH_ERROR
+     * cut to the buffer, and a frame shorter than the MAC header is one too.
+     */
+    @Test
+    void aLengthNoFrameHasIsALengthErrorCutToTheBuffer() {
+        try (MedusaDriver a = MedusaDriver.open(ca, config(MAC_A));
+             MedusaDriver b = MedusaDriver.open(cb, MedusaConfig.builder().stationAddress(MAC_B).receiveBuffers(32)
+                 .frameOffset3(true).longFrames(true).build())) {
+            int[] lengths = {Medusa.LEN_MASK, 12};
+            for (int len : lengths) {
+                a.send(MAC_B, 0x54, MemorySegment.NULL, 0, 0, bytes(10, 1), 0, 10);
+                int stored = cb.rx.slots[cb.rx.head] & Medusa.FIFO_BUF_MASK;
+                MedusaBufStatus.len(cb.window, TestMedusaRing.Station.statusOf(stored), len); // the card's word
+                int h = b.poll();
+                assertEquals(stored, h);
+                assertEquals(FrameStatus.LENGTH_ERROR, b.rxStatus(h), "LEN " + len);
+                assertTrue(b.rxLength(h) <= b.rxBuffer(h).byteSize(), b.rxLength(h) + " past the buffer");
+                assertEquals(Math.min(len, 8188), b.rxLength(h)); // the longest frame stored: 8192 less the FCS
+                MemorySegment out = MemorySegment.ofArray(new byte[b.rxLength(h)]);
+                b.copyOut(h, 0, out, 0, b.rxLength(h));
+                b.release(h);
+            }
+            assertEquals(2, b.statistics().get(RX_BAD_LENGTHS));
+            assertEquals(2, b.counters().rxErrors());
+        }
+    }
+
     @Test
     void interruptModeAwaitWakesOnArrivalAndTimesOut() throws Exception {
         MedusaConfig irq = MedusaConfig.builder().stationAddress(MAC_B).interruptMode(MedusaConfig.InterruptMode.INTERRUPT)

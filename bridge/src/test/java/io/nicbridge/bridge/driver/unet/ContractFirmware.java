@@ -20,6 +20,12 @@ import java.util.List;
  * interrupt line. It runs inline, on the thread that rings a doorbell, and the "network" is a loopback table from
  * transmit VCI to receive VCI (the switch's translation). No cells, no CRC: those are the card model's concern
  * (sim-hardware); this double lets the bridge's API be tested against the contract alone, independently of it.
+ * <p>
+ * The command queue is served one command at a time ({@link #hasCommand}, {@link #commandSlot},
+ * {@link #executeCommand}, {@link #completeCommand}), by default all of them at each doorbell; a misbehaving firmware
+ * ({@link HostileUnetFirmware}) takes the doorbell over ({@link #onCommandDoorbell}) and wraps these steps, so there is
+ * one honest firmware. The card's own state (which endpoints are active, their bus addresses, channels) is its own,
+ * not the host-visible page: a page whose status word is overwritten does not change what the firmware does.
  */
 final class ContractFirmware implements RegisterSideEffects {
     final Arena arena = Arena.ofShared();
@@ -35,6 +41,7 @@ final class ContractFirmware implements RegisterSideEffects {
     private final int[] rqLen = new int[MAX_ENDPOINTS];
     private final int[] rqProd = new int[MAX_ENDPOINTS];
     private final int[][] txVci = new int[MAX_ENDPOINTS][MAX_CHANNELS];
+    private final boolean[] active = new boolean[MAX_ENDPOINTS];
     private final byte[] staging = new byte[MAX_PDU];
     private final MemorySegment stagingSeg = MemorySegment.ofArray(staging);
     private int cmdCons;
@@ -47,6 +54,8 @@ final class ContractFirmware implements RegisterSideEffects {
     boolean deliverEnabled = true;
     /** While set, send-queue doorbells are recorded but the card does not process them (a busy i960). */
     boolean holdTransmit;
+    /** What a doorbell on cmd_prod does: every command posted, honestly, unless {@link #onCommandDoorbell} says. */
+    private Runnable commandDoorbell = this::executeCommands;
 
     ContractFirmware() {
         List<Integer> hooks = new ArrayList<>();
@@ -59,6 +68,29 @@ final class ContractFirmware implements RegisterSideEffects {
             hooks.add(page + EPCB_RQ_CONS_OFS);
         }
         ram = new Registers("test sba200 ram", ramMemory, BYTE_ORDER, this, hooks.stream().mapToInt(i -> i).toArray());
+        java.util.Arrays.fill(route, -1);
+        boot();
+    }
+
+    /**
+     * The board is reset: board RAM wiped (no UG block, boot status 0), no endpoint, no channel, an empty command
+     * queue. The switch ({@link #connect}) is the network's and stays.
+     */
+    void wipe() {
+        ramMemory.fill((byte) 0);
+        java.util.Arrays.fill(active, false);
+        for (int[] t : txVci) {
+            java.util.Arrays.fill(t, -1);
+        }
+        java.util.Arrays.fill(rqProd, 0);
+        cmdCons = 0;
+        pendingTx = 0;
+        forcedRxError = 0;
+    }
+
+    /** The firmware starts on a wiped board: the UG block is written, and the boot status reads CP_RUNNING. */
+    void boot() {
+        wipe();
         w.putInt(UG_OFS + UG_MAGIC_OFS, UG_MAGIC);
         w.putInt(UG_OFS + UG_VERSION_OFS, UG_VERSION);
         w.putInt(UG_OFS + UG_MAX_ENDPOINTS_OFS, MAX_ENDPOINTS);
@@ -67,7 +99,7 @@ final class ContractFirmware implements RegisterSideEffects {
         w.putInt(UG_OFS + UG_CMDQ_BASE_OFS, CMDQ_OFS);
         w.putInt(UG_OFS + UG_CMDQ_LEN_OFS, CMDQ_LEN);
         w.putInt(UG_OFS + UG_LINK_STATUS_OFS, UG_LINK_CARRIER);
-        java.util.Arrays.fill(route, -1);
+        w.putIntRelease(MONITOR_OFS + MONITOR_BOOT_STATUS_OFS, BOOT_CP_RUNNING);
     }
 
     UnetKernelDriver driver() {
@@ -101,7 +133,7 @@ final class ContractFirmware implements RegisterSideEffects {
     public void onWrite(int offset, int value) {
         if (offset == UG_OFS + UG_CMD_PROD_OFS) {
             ram.storeRaw(offset, value);
-            commands(value);
+            commandDoorbell.run();
         } else if (offset == UG_OFS + UG_UPCALL_PENDING_OFS) {
             int left = ram.getAndBitwiseAndRaw(offset, ~value) & ~value;
             if (left == 0) {
@@ -111,20 +143,11 @@ final class ContractFirmware implements RegisterSideEffects {
             ram.storeRaw(offset, value);
             int rel = offset - EP_PAGE_BASE;
             int e = rel / EP_PAGE_SIZE;
-            if (rel % EP_PAGE_SIZE == EPCB_SQ_PROD_OFS && (epStatus(e) & EP_ACTIVE) != 0) {
+            if (rel % EP_PAGE_SIZE == EPCB_SQ_PROD_OFS && active[e]) {
                 // An upcall run from inside a delivery may send again: queue it, the outer loop picks it up.
                 pendingTx |= 1 << e;
-                if (!transmitting && !holdTransmit) {
-                    transmitting = true;
-                    try {
-                        while (pendingTx != 0) {
-                            int next = Integer.numberOfTrailingZeros(pendingTx);
-                            pendingTx &= ~(1 << next);
-                            transmit(next);
-                        }
-                    } finally {
-                        transmitting = false;
-                    }
+                if (!holdTransmit) {
+                    transmitPending();
                 }
             }
         }
@@ -153,6 +176,14 @@ final class ContractFirmware implements RegisterSideEffects {
     /** Ends {@link #holdTransmit} and processes every send doorbell rung meanwhile. */
     void resumeTransmit() {
         holdTransmit = false;
+        transmitPending();
+    }
+
+    /** Serves every send queue rung for; inside a delivery (an upcall sending again) the outer loop does it. */
+    private void transmitPending() {
+        if (transmitting) {
+            return;
+        }
         transmitting = true;
         try {
             while (pendingTx != 0) {
@@ -167,19 +198,91 @@ final class ContractFirmware implements RegisterSideEffects {
 
     // ------------------------------------------------------------------ commands
 
-    private void commands(int prod) {
-        while (cmdCons != prod) {
-            int slot = CMDQ_OFS + (cmdCons & (CMDQ_LEN - 1)) * CMD_SIZE;
-            int op = w.getInt(slot + CMD_OP_OFS) & CMD_OPCODE_MASK;
-            int[] a = new int[6];
-            for (int i = 0; i < 6; i++) {
-                a[i] = w.getInt(slot + CMD_ARG_OFS + 4 * i);
-            }
-            int err = execute(op, a);
-            w.putIntRelease(slot + CMD_STATUS_OFS, err == 0 ? CMD_STATUS_DONE : CMD_STATUS_ERROR | err << CMD_ERROR_SHIFT);
-            cmdCons++;
-            w.putIntRelease(UG_OFS + UG_CMD_CONS_OFS, cmdCons);
+    /** Replaces what a doorbell on cmd_prod does (the command queue is then served by {@code doorbell}). */
+    void onCommandDoorbell(Runnable doorbell) {
+        commandDoorbell = doorbell;
+    }
+
+    /** The honest firmware's doorbell: every command posted is executed and completed, in order. */
+    void executeCommands() {
+        while (hasCommand()) {
+            int slot = commandSlot();
+            completeCommand(slot, completion(executeCommand(slot)));
         }
+    }
+
+    /** Whether a command is posted and not consumed yet (cmd_cons behind cmd_prod). */
+    boolean hasCommand() {
+        return cmdCons != w.getIntAcquire(UG_OFS + UG_CMD_PROD_OFS);
+    }
+
+    /** The slot of the oldest command not consumed. */
+    int commandSlot() {
+        return CMDQ_OFS + (cmdCons & (CMDQ_LEN - 1)) * CMD_SIZE;
+    }
+
+    /**
+     * Executes the command in {@code slot} as the contract says (sba200_unet.h), on the card's state; neither
+     * completes nor consumes it.
+     *
+     * @return the contract's error code, 0 = done
+     */
+    int executeCommand(int slot) {
+        int op = w.getInt(slot + CMD_OP_OFS) & CMD_OPCODE_MASK;
+        int[] a = new int[6];
+        for (int i = 0; i < 6; i++) {
+            a[i] = w.getInt(slot + CMD_ARG_OFS + 4 * i);
+        }
+        return execute(op, a);
+    }
+
+    /** The w1 an honest firmware completes a command with: DONE, or ERROR with the error code. */
+    static int completion(int error) {
+        return error == 0 ? CMD_STATUS_DONE : CMD_STATUS_ERROR | error << CMD_ERROR_SHIFT;
+    }
+
+    /** Writes {@code w1} into the oldest command's slot (with release) and consumes it. */
+    void completeCommand(int slot, int w1) {
+        w.putIntRelease(slot + CMD_STATUS_OFS, w1);
+        consumeCommand();
+    }
+
+    /** Consumes the oldest command without writing its slot: cmd_cons passes it. */
+    void consumeCommand() {
+        cmdCons++;
+        w.putIntRelease(UG_OFS + UG_CMD_CONS_OFS, cmdCons);
+    }
+
+    /** Whether endpoint {@code e} is active on the card (its own state; the page's status word may say otherwise). */
+    boolean endpointActive(int e) {
+        return active[e];
+    }
+
+    /** The bus address of endpoint {@code e}'s segment as its last EP_CREATE gave it. */
+    long segmentBus(int e) {
+        return segBase[e];
+    }
+
+    /** The bus address of endpoint {@code e}'s receive queue as its last EP_CREATE gave it. */
+    long receiveQueueBus(int e) {
+        return rqBase[e];
+    }
+
+    /** The transmit VCI of channel {@code ch} of endpoint {@code e}, or -1 when it is not open. */
+    int transmitVci(int e, int ch) {
+        return active[e] ? txVci[e][ch] : -1;
+    }
+
+    /** The receive VCI demultiplexed to channel {@code ch} of endpoint {@code e}, or -1 when there is none. */
+    int receiveVci(int e, int ch) {
+        for (int v = 0; v < VCI_TABLE_ENTRIES; v++) {
+            int entry = w.getInt(VCI_TABLE_OFS + 4 * v);
+            if ((entry & VCI_VALID) != 0 && (entry & VCI_EP_MASK) >>> VCI_EP_SHIFT == e
+                    && (entry & VCI_CHAN_MASK) >>> VCI_CHAN_SHIFT == ch) {
+                return v;
+            }
+        }
+        return -1;
     }
 
     private int execute(int op, int[] a) {
@@ -191,7 +294,7 @@ final class ContractFirmware implements RegisterSideEffects {
                 if (e < 0 || e >= MAX_ENDPOINTS) {
                     return CMD_ERR_BAD_ENDPOINT;
                 }
-                if ((epStatus(e) & EP_ACTIVE) != 0) {
+                if (active[e]) {
                     return CMD_ERR_EP_ACTIVE;
                 }
                 long sb = Integer.toUnsignedLong(a[1]);
@@ -212,6 +315,7 @@ final class ContractFirmware implements RegisterSideEffects {
                 rqLen[e] = rl;
                 rqProd[e] = 0;
                 java.util.Arrays.fill(txVci[e], -1);
+                active[e] = true;
                 w.putInt(page(e) + EPCB_RQ_LEN_OFS, rl);
                 w.putInt(page(e) + EPCB_SEG_LEN_OFS, (int) sl);
                 w.putIntRelease(page(e) + EPCB_EP_STATUS_OFS, EP_ACTIVE);
@@ -222,7 +326,7 @@ final class ContractFirmware implements RegisterSideEffects {
                 if (e < 0 || e >= MAX_ENDPOINTS) {
                     return CMD_ERR_BAD_ENDPOINT;
                 }
-                if ((epStatus(e) & EP_ACTIVE) == 0) {
+                if (!active[e]) {
                     return CMD_ERR_EP_INACTIVE;
                 }
                 for (int v = 0; v < VCI_TABLE_ENTRIES; v++) {
@@ -231,6 +335,8 @@ final class ContractFirmware implements RegisterSideEffects {
                         w.putIntRelease(VCI_TABLE_OFS + 4 * v, 0);
                     }
                 }
+                active[e] = false;
+                java.util.Arrays.fill(txVci[e], -1); // its channels close with it: their VCIs are free again
                 w.putIntRelease(page(e) + EPCB_EP_STATUS_OFS, 0);
                 return 0;
             }
@@ -243,7 +349,7 @@ final class ContractFirmware implements RegisterSideEffects {
                 if (e < 0 || e >= MAX_ENDPOINTS) {
                     return CMD_ERR_BAD_ENDPOINT;
                 }
-                if ((epStatus(e) & EP_ACTIVE) == 0) {
+                if (!active[e]) {
                     return CMD_ERR_EP_INACTIVE;
                 }
                 if (ch < 0 || ch >= MAX_CHANNELS) {
@@ -269,7 +375,7 @@ final class ContractFirmware implements RegisterSideEffects {
                 if (e < 0 || e >= MAX_ENDPOINTS) {
                     return CMD_ERR_BAD_ENDPOINT;
                 }
-                if ((epStatus(e) & EP_ACTIVE) == 0) {
+                if (!active[e]) {
                     return CMD_ERR_EP_INACTIVE;
                 }
                 if (ch < 0 || ch >= MAX_CHANNELS || txVci[e][ch] < 0) {
@@ -290,7 +396,7 @@ final class ContractFirmware implements RegisterSideEffects {
                 if (e < 0 || e >= MAX_ENDPOINTS) {
                     return CMD_ERR_BAD_ENDPOINT;
                 }
-                if ((epStatus(e) & EP_ACTIVE) == 0) {
+                if (!active[e]) {
                     return CMD_ERR_EP_INACTIVE;
                 }
                 if ((a[1] & ~UPCALL_BOTH) != 0) {

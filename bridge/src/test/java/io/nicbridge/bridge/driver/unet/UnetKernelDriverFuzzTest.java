@@ -89,19 +89,19 @@ class UnetKernelDriverFuzzTest {
                         UnetEndpoint ep = kernel.endpoint(e);
                         if (ep != null && !card.liedAbout[e]) { // a create told DONE undone may be one it refuses
                             assertFalse(ep.isRestarting(), "endpoint " + e + " still restarting");
-                            assertTrue(card.active[e], "endpoint " + e + " live on the host, not on the card");
-                            assertEquals(ep.segmentBusAddress(), card.segBus[e], "endpoint " + e + " segment bus");
-                            assertEquals(ep.receiveQueueBusAddress(), card.rqBus[e], "endpoint " + e + " RQ bus");
+                            assertTrue(card.active(e), "endpoint " + e + " live on the host, not on the card");
+                            assertEquals(ep.segmentBusAddress(), card.segBus(e), "endpoint " + e + " segment bus");
+                            assertEquals(ep.receiveQueueBusAddress(), card.rqBus(e), "endpoint " + e + " RQ bus");
                         }
                     }
                 }
                 for (int e = 0; e < MAX_ENDPOINTS; e++) {
-                    if (card.active[e] && !card.liedAbout[e]
-                            && card.dma.translate(card.segBus[e], 1) >= 0) {
+                    if (card.active(e) && !card.liedAbout[e]
+                            && card.dma.translate(card.segBus(e), 1) >= 0) {
                         UnetEndpoint ep = kernel.endpoint(e);
-                        assertTrue(ep != null && ep.segmentBusAddress() == card.segBus[e]
-                                && ep.receiveQueueBusAddress() == card.rqBus[e], "the card's endpoint " + e
-                                + " is on bus 0x" + Long.toHexString(card.segBus[e]) + ", which the DMA space maps for"
+                        assertTrue(ep != null && ep.segmentBusAddress() == card.segBus(e)
+                                && ep.receiveQueueBusAddress() == card.rqBus(e), "the card's endpoint " + e
+                                + " is on bus 0x" + Long.toHexString(card.segBus(e)) + ", which the DMA space maps for"
                                 + " something else");
                     }
                 }
