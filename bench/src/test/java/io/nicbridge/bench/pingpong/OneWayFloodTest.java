@@ -119,12 +119,17 @@ class OneWayFloodTest {
             OneWayFlood.SeenMap seen = new OneWayFlood.SeenMap(TimeUnit.MILLISECONDS.toNanos(200));
             long[] bytes = new long[3];
             OneWayFlood.Result[] runs = new OneWayFlood.Result[3];
-            long[] millis = {60, 20, 150}; // the first warms the JIT up
+            // The first warms the JIT up; the third is the longer flood, lengthened (up to 2.4 s) until it has sent
+            // 1000 frames more than the second: on a loaded machine 150 ms once sent fewer than 20 ms had.
+            long[] millis = {60, 20, 150};
             for (int i = 0; i < 3; i++) {
-                long before = mx.getCurrentThreadAllocatedBytes();
-                runs[i] = OneWayFlood.run(pair.a(), 2, 1, null, pair.b(), FrameWait.BLOCK, 64,
-                    TimeUnit.MILLISECONDS.toNanos(millis[i]), seen);
-                bytes[i] = mx.getCurrentThreadAllocatedBytes() - before;
+                do {
+                    long before = mx.getCurrentThreadAllocatedBytes();
+                    runs[i] = OneWayFlood.run(pair.a(), 2, 1, null, pair.b(), FrameWait.BLOCK, 64,
+                        TimeUnit.MILLISECONDS.toNanos(millis[i]), seen);
+                    bytes[i] = mx.getCurrentThreadAllocatedBytes() - before;
+                    millis[i] *= 2;
+                } while (i == 2 && runs[2].sent() - runs[1].sent() <= 1000 && millis[2] <= 2400);
             }
             long extraFrames = runs[2].sent() - runs[1].sent();
             assertTrue(extraFrames > 1000, "the longer flood sent more: " + runs[1] + " " + runs[2]);
