@@ -866,6 +866,12 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
         return Math.min(txFree.length, Math.min(tx.size(), statuses.length));
     }
 
+    /** FILL's entries. */
+    @Override
+    public int freeQueueLength() {
+        return fill.size();
+    }
+
     /** FILL's entries not holding a posted chunk. */
     @Override
     public int freeQueueRoom() {

@@ -142,6 +142,12 @@ public final class EmulatedEndpoint implements Endpoint {
         return SQ_LEN;
     }
 
+    /** {@code FQ_LEN}, as a regular endpoint's free queue. */
+    @Override
+    public int freeQueueLength() {
+        return FQ_LEN;
+    }
+
     @Override
     public int freeQueueRoom() {
         return FQ_LEN - freeCount;

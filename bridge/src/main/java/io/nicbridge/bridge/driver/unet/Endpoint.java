@@ -140,6 +140,9 @@ public interface Endpoint {
     /** Sends that can be outstanding (committed, completion not yet collected) before {@link #send} refuses. */
     int sendQueueLength();
 
+    /** Receive buffers the free queue holds at most. */
+    int freeQueueLength();
+
     /** Receive buffers {@link #postReceiveBuffers} can still post now (the free queue's free entries). */
     int freeQueueRoom();
 

@@ -243,6 +243,12 @@ public final class UnetEndpoint implements Endpoint {
         return SQ_LEN;
     }
 
+    /** {@code FQ_LEN}: the free queue's entries in board RAM. */
+    @Override
+    public int freeQueueLength() {
+        return FQ_LEN;
+    }
+
     /** {@code FQ_LEN} less the entries the card has not consumed yet. */
     @Override
     public int freeQueueRoom() {

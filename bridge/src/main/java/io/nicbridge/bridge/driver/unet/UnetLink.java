@@ -143,7 +143,7 @@ public final class UnetLink implements Link {
      *                   ({@link Endpoint#receiveBufferSizeFor})
      * @param txBuffers  TX buffers, 1 .. the endpoint's {@link Endpoint#sendQueueLength} (more could never be in
      *                   flight)
-     * @param rxBuffers  receive buffers posted to the free queue, 1 .. its {@link Endpoint#freeQueueRoom}
+     * @param rxBuffers  receive buffers posted to the free queue, 1 .. its {@link Endpoint#freeQueueLength}
      * @throws IllegalArgumentException for any argument out of range, a channel not open on the endpoint, one
      *                                  channel named for two peers, or an area the endpoint cannot post receive
      *                                  buffers from (a direct-access endpoint's are whole chunks: chunk-aligned)
@@ -160,10 +160,12 @@ public final class UnetLink implements Link {
                     + channels.length + " peers and self " + self);
         }
         int sendQueue = endpoint.sendQueueLength();
-        if (mtu < 1 || mtu > MAX_PDU || txBuffers < 1 || txBuffers > sendQueue || rxBuffers < 1) {
+        int freeQueue = endpoint.freeQueueLength();
+        if (mtu < 1 || mtu > MAX_PDU || txBuffers < 1 || txBuffers > sendQueue || rxBuffers < 1
+                || rxBuffers > freeQueue) {
             throw new IllegalArgumentException(name + ": need 1 <= mtu <= " + MAX_PDU + ", 1 <= txBuffers <= "
-                    + sendQueue + " (the endpoint's send queue), rxBuffers >= 1 (were " + mtu + ", " + txBuffers + ", "
-                    + rxBuffers + ")");
+                    + sendQueue + " (the endpoint's send queue), 1 <= rxBuffers <= " + freeQueue + " (its free queue)"
+                    + " (were " + mtu + ", " + txBuffers + ", " + rxBuffers + ")");
         }
         this.self = self;
         this.channelOf = channels.clone();
