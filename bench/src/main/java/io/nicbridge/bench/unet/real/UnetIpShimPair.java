@@ -37,10 +37,14 @@ import java.util.concurrent.locks.LockSupport;
  *   DIRECT: netns A: Udp|Tcp - Ipv4Stack - UnetIpLink - UnetLink - XskUnetEndpoint (the AF_XDP socket's rings)
  *           - vethA ==== vethB - ... :netns B
  * </pre>
- * How a node waits ({@link Wait}): {@link Wait#BLOCK} - in {@link UnetLink#awaitFrame}: on the card, a threaded shim
- * card whose thread sleeps in epoll and whose receive signal unparks the node; on the direct endpoint, ppoll on the
- * socket, which the kernel's receive path wakes; {@link Wait#SPIN} - the node's own thread polls (an inline card's
- * work included), spinning ({@link Thread#onSpinWait()}) and then yielding, never sleeping. The IP MTU is the link's: the veth's MTU less
+ * How a node waits ({@link Wait}): {@link Wait#BLOCK} - one thread, woken by the kernel when a frame arrives: on the
+ * card, an inline shim card whose work the node does itself, sleeping in the shim's epoll on the packet socket
+ * ({@link ShimCard#waitForWork}; the card's interrupt runs the U-Net kernel driver's handler on the node's thread);
+ * on the direct endpoint, ppoll on the AF_XDP socket ({@link UnetLink#awaitFrame}). (A threaded card would put its own
+ * thread in between - woken from epoll, it signals the endpoint, which unparks the node: two wake-ups per hop, the
+ * blocking card path's cost that {@code nic unet real-latency} measured at 4-5x the kernel's before.)
+ * {@link Wait#SPIN} - the node's own thread polls (the inline card's work included), spinning
+ * ({@link Thread#onSpinWait()}) and then yielding, never sleeping. The IP MTU is the link's: the veth's MTU less
  * U-Net over Ethernet's 8-byte tag, at most {@link Ipv4Stack#UNET_MTU}; TCP's MSS follows from it (1460 over a
  * 1508-byte veth, as the kernel's over the same pair). Each TCP connection's send and receive rings are
  * {@code window} bytes: the receive window is the receiving application's free ring space (section 7.4), capped at
@@ -124,7 +128,7 @@ final class UnetIpShimPair implements AutoCloseable {
                     continue;
                 }
                 cards[i] = (ShimCard) Backends.open("shim:afpacket?if=" + ifs[i] + "&card=sba200&netns=" + nss[i]
-                    + "&mode=" + (wait == Wait.SPIN ? "inline" : "threaded") + "&peer=" + peers[i]);
+                    + "&mode=inline&peer=" + peers[i]);
                 kernels[i] = UnetKernelDriver.open(cards[i], cards[i].bcr(), cards[i].progress());
                 segments[i] = CommSegment.allocate("ip-real-" + i, (long) stride * (TX_BUFFERS + RX_BUFFERS));
                 UnetEndpoint ep = kernels[i].createEndpoint(0, segments[i], RECEIVE_QUEUE);
@@ -141,7 +145,11 @@ final class UnetIpShimPair implements AutoCloseable {
                 UnetIpLink ipLink = new UnetIpLink(links[i]).route(i == 0 ? IP_B : IP_A, 1 - i);
                 Ipv4Stack ip = new Ipv4Stack(ipLink, i == 0 ? IP_A : IP_B, 24, mtu);
                 Tcp tcp = Tcp.over(ip, TcpConfig.defaults().withBuffers(window, window).withConnections(2), arena);
-                nodes[i] = new Node(links[i], ip, new Udp(ip), tcp, wait);
+                ShimCard card = cards[i];
+                UnetLink link = links[i];
+                Waiter waiter = wait == Wait.SPIN ? null : access == Access.CARD ? card::waitForWork
+                    : link::awaitFrame;
+                nodes[i] = new Node(links[i], ip, new Udp(ip), tcp, waiter);
             }
         } catch (RuntimeException | Error e) {
             close();
@@ -240,22 +248,27 @@ final class UnetIpShimPair implements AutoCloseable {
         arena.close();
     }
 
+    /** How a blocking node sleeps until its endpoint has work: at most {@code nanos}. */
+    @FunctionalInterface
+    interface Waiter {
+        void await(long nanos) throws InterruptedException;
+    }
+
     /** One end: its stack, driven by whichever thread calls {@link #step} and {@link #idle}. */
     static final class Node {
         final Ipv4Stack ip;
         final Udp udp;
         final Tcp tcp;
-        private final Wait wait;
-        private final UnetLink link;
+        /** The blocking wait, or {@code null} for a spinning node. */
+        private final Waiter blocking;
         private volatile Thread waiter;
         private int idle;
 
-        Node(UnetLink link, Ipv4Stack ip, Udp udp, Tcp tcp, Wait wait) {
-            this.link = link;
+        Node(UnetLink link, Ipv4Stack ip, Udp udp, Tcp tcp, Waiter blocking) {
+            this.blocking = blocking;
             this.ip = ip;
             this.udp = udp;
             this.tcp = tcp;
-            this.wait = wait;
             link.readinessListener(() -> {
                 Thread t = waiter;
                 if (t != null) {
@@ -285,7 +298,7 @@ final class UnetIpShimPair implements AutoCloseable {
          * most {@value #MAX_PARK_NANOS} ns, so that TCP's timers and a stop are seen at the next step.
          */
         void idle() {
-            if (wait == Wait.SPIN) {
+            if (blocking == null) {
                 if (++idle < SPINS_BEFORE_YIELD) {
                     Thread.onSpinWait();
                 } else {
@@ -294,7 +307,7 @@ final class UnetIpShimPair implements AutoCloseable {
                 return;
             }
             try {
-                link.awaitFrame(MAX_PARK_NANOS);
+                blocking.await(MAX_PARK_NANOS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

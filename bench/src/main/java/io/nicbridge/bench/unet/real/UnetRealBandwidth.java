@@ -139,8 +139,8 @@ public final class UnetRealBandwidth {
                     turns.add(mbits -> kernelUdp(veth, udpSizes, mbits, kernelLost));
                     turns.add(mbits -> kernelUdp(lo, udpSizes, mbits, new long[udpSizes.length]));
                     run(trial, turns);
-                    report("UDP (Figure 7), " + waitLabel(wait) + " (kernel UDP's receiver blocks)", "bytes", udpSizes,
-                        trial, checks);
+                    report("UDP (Figure 7), " + waitLabel(wait) + " (kernel UDP's receiver blocks)",
+                        "UDP, " + waitLabel(wait), "bytes", udpSizes, trial, checks);
                     for (int i = 0; i < udpSizes.length; i++) {
                         out.printf(Locale.ROOT, "  %5d B: datagrams lost over %d trials of %d:", udpSizes[i], trials,
                             (long) messages * trials);
@@ -172,7 +172,7 @@ public final class UnetRealBandwidth {
                     turns.add(mbits -> kernelTcp(lo, busy, 0, sizes, mbits, moved));
                     run(trial, turns);
                     report("TCP (Table 3's bandwidth column; U-Net TCP's window " + window / 1024 + " KB, the kernel's"
-                        + " autotuned), " + waitLabel(wait), "bytes", sizes, trial, checks);
+                        + " autotuned), " + waitLabel(wait), "TCP, " + waitLabel(wait), "bytes", sizes, trial, checks);
                     retransmissions("bytes", sizes, resent);
                 }
             }
@@ -230,7 +230,8 @@ public final class UnetRealBandwidth {
                 });
                 run(trial, turns);
                 report("TCP (Figure 8: the paper's U-Net TCP reaches 14-15 MB/s with an 8 KB window, kernel TCP not"
-                    + " over 9-10 MB/s even with 64 KB), " + waitLabel(wait), "window", windows, trial, checks);
+                    + " over 9-10 MB/s even with 64 KB), " + waitLabel(wait), "TCP, " + waitLabel(wait), "window",
+                    windows, trial, checks);
                 retransmissions("window", windows, resent);
             }
         }
@@ -256,7 +257,9 @@ public final class UnetRealBandwidth {
         trial.run(turns.subList(0, stacks()).toArray(InterleavedTrials.Turn[]::new));
     }
 
-    private void report(String what, String column, int[] xs, InterleavedTrials trial, CheckLog checks) {
+    /** @param label the protocol and wait, as the comparisons name them (e.g. "UDP, busy polling") */
+    private void report(String what, String label, String column, int[] xs, InterleavedTrials trial,
+                        CheckLog checks) {
         out.printf(Locale.ROOT, "%n%s: received Mb/s (p50 of the trials); U-Net/kernel per trial, median [95%%"
             + " bootstrap interval]%n", what);
         StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "  %6s", column));
@@ -287,7 +290,7 @@ public final class UnetRealBandwidth {
         for (int u = 0; u < accesses.size(); u++) {
             for (int i = 0; i < xs.length; i++) {
                 checks.comparison(String.format(Locale.ROOT, "%s, %s %d, %s: U-Net %.1f Mb/s vs kernel %.1f Mb/s over"
-                    + " the same veth pair, U-Net/kernel %s (a figure, not a target)", what, column, xs[i],
+                    + " the same veth pair, U-Net/kernel %s (a figure, not a target)", label, column, xs[i],
                     accesses.get(u).label, mbits(trial, u, i), mbits(trial, kernelStack, i),
                     trial.interval(u, kernelStack, i).describe("x")));
             }
