@@ -11,6 +11,7 @@ import io.nicbridge.bridge.shim.ShimCard;
 import io.nicbridge.bridge.shim.XskUnetEndpoint;
 import io.nicbridge.bridge.spi.Backends;
 import io.nicbridge.contract.NicShim;
+import io.nicbridge.contract.Sba200Unet;
 import io.nicbridge.protocols.ip.Ipv4Address;
 import io.nicbridge.protocols.ip.Ipv4Stack;
 import io.nicbridge.protocols.ip.Udp;
@@ -76,9 +77,20 @@ final class UnetIpShimPair implements AutoCloseable {
     static final int TAG = 8;
     /** Transmit buffers of each link: the send queue's length, so a TCP window of segments can be in flight. */
     static final int TX_BUFFERS = 32;
-    /** Receive buffers of each link, posted to the free queue: a 64 KB window of 1460-byte segments is 45. */
-    static final int RX_BUFFERS = 64;
-    static final int RECEIVE_QUEUE = 64;
+    /**
+     * Receive buffers of a shim card's link: the whole free queue ({@code FQ_LEN}; a 64 KB TCP window of 1460-byte
+     * segments is 45). A UDP stream has no flow control,
+     * so what the receiving node has not taken yet waits here, in the receive queue and in the card's packet socket;
+     * with 64 (as before) a stream's receiver lost a quarter of its datagrams to a full receive queue alone.
+     */
+    static final int RX_BUFFERS = Sba200Unet.FQ_LEN;
+    /** The card endpoint's receive queue: every posted buffer's message and as many inline ones again. */
+    static final int RECEIVE_QUEUE = 2 * Sba200Unet.FQ_LEN;
+    /**
+     * Receive chunks of a direct endpoint's link: its whole FILL ring (the RX ring's size). The kernel drops a frame
+     * that finds FILL empty ({@code rx_dropped}); with 64 chunks posted that was where a stream lost its datagrams.
+     */
+    static final int DIRECT_RX_BUFFERS = NicShim.DEFAULT_RING_FRAMES;
     static final int SPINS_BEFORE_YIELD = 64;
     static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** A direct endpoint's receive chunks: all the link's buffers, and at least the RX ring's worth (its rule). */
@@ -118,7 +130,7 @@ final class UnetIpShimPair implements AutoCloseable {
             Endpoint[] eps = new Endpoint[2];
             for (int i = 0; i < 2; i++) {
                 if (access == Access.DIRECT) {
-                    long bytes = Math.max((long) DIRECT_CHUNK * (TX_BUFFERS + RX_BUFFERS),
+                    long bytes = Math.max((long) DIRECT_CHUNK * (TX_BUFFERS + DIRECT_RX_BUFFERS),
                         (long) DIRECT_CHUNK * NicShim.DEFAULT_RING_FRAMES);
                     directs[i] = ShimBackendProvider.openUnetEndpoint("shim:afxdp?if=" + ifs[i]
                         + "&card=unet-direct&netns=" + nss[i] + "&peer=" + peers[i], bytes);
@@ -138,7 +150,7 @@ final class UnetIpShimPair implements AutoCloseable {
             }
             for (int i = 0; i < 2; i++) {
                 links[i] = new UnetLink("ip-real-" + i, eps[i], i, new int[] {CHANNEL, CHANNEL}, 0, mtu, TX_BUFFERS,
-                    RX_BUFFERS);
+                    access == Access.DIRECT ? DIRECT_RX_BUFFERS : RX_BUFFERS);
                 if (wait == Wait.SPIN && access == Access.CARD) {
                     links[i].progress(cards[i].progress());
                 }

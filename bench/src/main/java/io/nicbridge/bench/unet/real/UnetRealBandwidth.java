@@ -356,7 +356,9 @@ public final class UnetRealBandwidth {
                 a.attach();
                 UdpPcb pcb = a.udp.bind(PORT, (p, src, sp, d, off, len, now) -> { }, true);
                 MemorySegment message = MemorySegment.ofArray(new byte[MAX_UDP]);
+                StringBuilder offered = new StringBuilder();
                 for (int i = 0; i < sizes.length; i++) {
+                    long sendStart = System.nanoTime();
                     for (int k = 0; k < messages; k++) {
                         message.set(ValueLayout.JAVA_INT_UNALIGNED, 0, i);
                         message.set(ValueLayout.JAVA_INT_UNALIGNED, 4, k);
@@ -371,6 +373,7 @@ public final class UnetRealBandwidth {
                             }
                         }
                     }
+                    long sendNanos = System.nanoTime() - sendStart;
                     drain(sink, i, pair);
                     sink.rethrow();
                     if (sink.received[i] < 2) {
@@ -380,10 +383,13 @@ public final class UnetRealBandwidth {
                     lost[i] += messages - sink.received[i];
                     moved[0] += sink.received[i] * (long) sizes[i];
                     record(mbits[i], sink.received[i] * (long) sizes[i], sink.last[i] - sink.first[i]);
+                    offered.append(String.format(Locale.ROOT, "%s%d B sent at %.1f Mb/s, taken at %.1f Mb/s",
+                        i == 0 ? "" : "; ", sizes[i], (long) messages * sizes[i] * 8e3 / sendNanos,
+                        sink.received[i] * (long) sizes[i] * 8e3 / Math.max(1, sink.last[i] - sink.first[i])));
                 }
                 sink.close();
                 sink.rethrow();
-                return pair.receiverLosses();
+                return pair.receiverLosses() + " (" + offered + ")";
             }
         }
     }
