@@ -42,8 +42,7 @@ import org.HdrHistogram.Histogram;
  * target - "U-Net UDP and TCP round trips lower than the kernel's on the same veth pair in the same run, for small
  * messages, with the same wait mode" - is judged for messages up to {@value #TARGET_MAX_SIZE} B ({@code anchor check}
  * on kernel/U-Net >= 1: MET when the interval's lower bound clears it, NOT MET when its upper bound is below, else
- * INCONCLUSIVE) for the direct endpoint in both wait modes and for the shim card when busy polling; the shim card
- * blocking, larger sizes and loopback are printed as comparisons (why the blocking card is slower: {@link #report}).
+ * INCONCLUSIVE) for both endpoints in both wait modes; larger sizes and loopback are printed as comparisons.
  */
 public final class UnetRealLatency {
     public static final int[] DEFAULT_SIZES = {4, 64, 256, 1024, 1472};
@@ -197,11 +196,9 @@ public final class UnetRealLatency {
 
     /**
      * One table per protocol and wait: each U-Net endpoint's p50 and p99, the kernel's, kernel/U-Net per trial with its
-     * interval, and loopback. The target is judged up to {@value #TARGET_MAX_SIZE} B except for the shim card when
-     * blocking: there every hop waits for two thread wake-ups - the card model's thread, woken from epoll when the
-     * frame reaches its packet socket, and then the node's, unparked by the card's receive signal - where the kernel's
-     * reader is woken from the receive softirq directly; the direct endpoint's node is that one thread (ppoll on the
-     * socket), so its blocking figure shows what the card model's hand-off costs.
+     * interval, and loopback; the target judged up to {@value #TARGET_MAX_SIZE} B for every endpoint and wait. A
+     * blocking node is one thread woken by the kernel, as the kernel's reader is ({@link UnetIpShimPair.Wait#BLOCK});
+     * a threaded shim card would add its own thread's wake-up to every hop.
      */
     private void report(Protocol protocol, Wait wait, InterleavedTrials trial, CheckLog checks) {
         String label = protocol + ", " + (wait == Wait.SPIN ? "busy polling" : "blocking");
@@ -240,16 +237,12 @@ public final class UnetRealLatency {
         }
         for (int u = 0; u < accesses.size(); u++) {
             Access access = accesses.get(u);
-            boolean judged = wait == Wait.SPIN || access == Access.DIRECT;
             for (int i = 0; i < sizes.length; i++) {
                 String what = String.format(Locale.ROOT, "%s, %d B, %s: U-Net %s round trip lower than %s's over the"
                     + " same veth pair in the same run (kernel p50 / U-Net p50 > %.1f; issue 17's target)", label,
                     sizes[i], access.label, protocol, protocol.kernelName(), TARGET_RATIO);
-                trial.target(checks, what, kernelStack, u, i, TARGET_RATIO, judged && sizes[i] <= TARGET_MAX_SIZE,
-                    judged ? "above " + TARGET_MAX_SIZE + " B: printed, not judged" : "the shim card blocking: printed,"
-                    + " not judged - two thread wake-ups per hop (the card model's thread, then the node's) where the"
-                    + " kernel's reader is woken from its softirq directly; the direct endpoint's blocking row is the"
-                    + " one-wake-up figure");
+                trial.target(checks, what, kernelStack, u, i, TARGET_RATIO, sizes[i] <= TARGET_MAX_SIZE,
+                    "above " + TARGET_MAX_SIZE + " B: printed, not judged");
             }
         }
     }
