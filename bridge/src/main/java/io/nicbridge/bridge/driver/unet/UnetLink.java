@@ -83,7 +83,8 @@ import java.util.function.IntConsumer;
  *
  * <h2>Threads</h2>
  * One thread claims, commits, polls and releases (the core's); the link is its endpoint's only sender and receiver.
- * The readiness listener runs on the card's signalling thread (see {@link UnetEndpoint#readinessListener}) or on the
+ * The readiness listener runs where the endpoint announces arrivals ({@link Endpoint#readinessListener}: a card's
+ * signalling thread, an emulated endpoint's kernel thread, a direct-access endpoint's own waiting thread) or on the
  * probe's scheduler thread. The probe is armed from the polling thread, so its scheduler must be the one that thread
  * runs (a virtual scheduler, the node's event loop). Nothing allocates after construction.
  *
