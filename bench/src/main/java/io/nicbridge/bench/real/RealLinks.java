@@ -23,6 +23,19 @@ public final class RealLinks {
     }
 
     /**
+     * @return why the direct-access U-Net endpoint (an AF_XDP socket with the shim's XDP program) cannot run here on top
+     *     of {@link #missing()}, or null when it can
+     */
+    public static String missingXdp() {
+        String why = missing();
+        if (why != null) {
+            return why;
+        }
+        Availability xdp = ShimBackendProvider.xdpAvailability();
+        return xdp.available() ? null : "AF_XDP (the direct endpoint): " + xdp.reason();
+    }
+
+    /**
      * Runs a real-time command's body where the machine offers what it needs: otherwise prints why and returns
      * {@link ExitCodes#USAGE}; a bad argument (an {@link IllegalArgumentException} from the body, naming it) prints
      * {@code "nic <command>: <message>"} and returns {@link ExitCodes#USAGE} too - nothing was measured either way.

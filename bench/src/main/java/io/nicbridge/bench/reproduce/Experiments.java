@@ -96,27 +96,30 @@ public final class Experiments {
                 .withoutPaperFigure("AF_XDP did not exist in 1995; the U-Net paper's claim it tests - a user-level"
                         + " path ahead of the kernel's - is issue 18's targets, printed by the command"));
         all.add(command("unet-real-latency", Paper.UNET, "Figure 9 / Table 3 (UDP, TCP rows) in real time: U-Net"
-                        + " UDP and TCP on U-Net over Ethernet beside kernel UDP and TCP_NODELAY on one veth pair and"
-                        + " over loopback, interleaved", "sizes 4, 256, 1472 B; 200+50 round trips, 3 trials, busy"
-                        + " polling", "5 sizes, 2000+300 round trips, 5 trials, busy polling and blocking", 60,
-                List.of(Need.NET, Need.SHIM),
+                        + " UDP and TCP on U-Net over Ethernet (the shim card and the direct AF_XDP endpoint) beside"
+                        + " kernel UDP and TCP_NODELAY on one veth pair and over loopback, interleaved", "sizes 4, 256,"
+                        + " 1472 B; 200+50 round trips, 3 trials, busy polling", "5 sizes, 2000+300 round trips, 5"
+                        + " trials, busy polling and blocking", 60,
+                List.of(Need.NET, Need.SHIM, Need.AFXDP),
                 new String[] {"unet", "real-latency", "--quick", "--count", "200", "--warmup", "50", "--trials", "3",
                         "--waits", "spin"},
                 new String[] {"unet", "real-latency"})
                 .withoutPaperFigure(UNET_REAL_WHY + "; the claim it tests - U-Net UDP and TCP round trips under the"
                         + " kernel's with the same wait mode - is issue 17's target, judged by the command"));
         all.add(command("unet-real-bandwidth", Paper.UNET, "Figure 7 / Table 3 (bandwidth column) in real time:"
-                        + " U-Net UDP and TCP streams beside the kernel's on one veth pair and over loopback",
-                "sizes 256, 1472, 4096 B; 2000 messages, 3 trials", "6 sizes 64..8192 B, 20000 messages, 5 trials",
-                60, List.of(Need.NET, Need.SHIM),
-                new String[] {"unet", "real-bandwidth", "--quick"},
+                        + " U-Net UDP and TCP streams (the shim card and the direct AF_XDP endpoint) beside the kernel's"
+                        + " on one veth pair and over loopback", "sizes 256, 1472, 4096 B; 2000 messages, 3 trials,"
+                        + " busy polling", "6 sizes 64..8192 B, 20000 messages, 5 trials, busy polling and blocking",
+                60, List.of(Need.NET, Need.SHIM, Need.AFXDP),
+                new String[] {"unet", "real-bandwidth", "--quick", "--waits", "spin"},
                 new String[] {"unet", "real-bandwidth"})
                 .withoutPaperFigure(UNET_REAL_WHY + "; printed as figures beside the kernel's, not judged"));
         all.add(command("unet-real-window", Paper.UNET, "Figure 8 in real time: U-Net TCP bandwidth per window beside"
                         + " kernel TCP with SO_SNDBUF/SO_RCVBUF the same window, one veth pair and loopback",
-                "windows 4, 8, 64 KB; 1000 writes of 4 KB, 3 trials", "windows 2..64 KB, 10000 writes, 5 trials",
-                60, List.of(Need.NET, Need.SHIM),
-                new String[] {"unet", "real-window", "--quick"},
+                "windows 4, 8, 64 KB; 1000 writes of 4 KB, 3 trials, busy polling", "windows 2..64 KB, 10000"
+                        + " writes, 5 trials, busy polling and blocking",
+                60, List.of(Need.NET, Need.SHIM, Need.AFXDP),
+                new String[] {"unet", "real-window", "--quick", "--waits", "spin"},
                 new String[] {"unet", "real-window"})
                 .withoutPaperFigure(UNET_REAL_WHY + "; Figure 8's claim (8 KB of window enough on U-Net) is printed"
                         + " per window beside the kernel's, not judged"));

@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.bench.verdict.ExitCodes;
+import io.nicbridge.bridge.shim.ShimBackendProvider;
+import io.nicbridge.bridge.spi.Availability;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Requirements;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,9 +18,16 @@ import org.junit.jupiter.api.Test;
  * accepted - but it must be the printed one).
  */
 class UnetRealCommandsTest {
+    /** The commands run the direct AF_XDP endpoint beside the shim card by default: both need to be here. */
+    static void assumeRealLinksAndXdp() {
+        CliRun.assumeRealLinks();
+        Availability xdp = ShimBackendProvider.xdpAvailability();
+        Requirements.assume(Capability.SHIM, xdp.available(), xdp::reason);
+    }
+
     @Test
     void realLatencyComparesUnetUdpAndTcpWithTheKernelsOnThePairAndLoopback() {
-        CliRun.assumeRealLinks();
+        assumeRealLinksAndXdp();
         CliRun r = CliRun.of("unet", "real-latency", "--sizes", "4,512", "--count", "60", "--warmup", "20", "--trials", "3",
             "--waits", "spin");
         String out = r.out();
@@ -24,32 +35,39 @@ class UnetRealCommandsTest {
             + " sent") && out.contains("-> PASS"), out + r.err());
         assertTrue(out.contains("UDP, busy polling: round trip") && out.contains("TCP, busy polling: round trip")
             && out.contains("loopback p50"), out);
-        assertTrue(out.contains("anchor check: UDP, busy polling, 4 B: U-Net UDP round trip lower than kernel UDP's"),
-            out);
-        assertTrue(out.contains("anchor check: TCP, busy polling, 4 B: U-Net TCP round trip lower than kernel"
-            + " TCP_NODELAY's"), out);
-        assertTrue(out.contains("comparison (not a check): TCP, busy polling, 512 B"), "above 256 B: printed, not"
-            + " judged: " + out);
+        for (String endpoint : new String[] {"shim card", "direct XSK"}) {
+            assertTrue(out.contains("anchor check: UDP, busy polling, 4 B, " + endpoint + ": U-Net UDP round trip lower"
+                + " than kernel UDP's"), endpoint + ": " + out);
+            assertTrue(out.contains("anchor check: TCP, busy polling, 4 B, " + endpoint + ": U-Net TCP round trip lower"
+                + " than kernel TCP_NODELAY's"), endpoint + ": " + out);
+            assertTrue(out.contains("comparison (not a check): TCP, busy polling, 512 B, " + endpoint), "above 256 B:"
+                + " printed, not judged: " + out);
+        }
         assertEquals(r.expectedExit(), r.exit(), out + r.err());
     }
 
     @Test
     void realBandwidthAndRealWindowStreamEveryStackIntact() {
-        CliRun.assumeRealLinks();
-        CliRun b = CliRun.of("unet", "real-bandwidth", "--sizes", "256,4096", "--count", "300", "--trials", "1");
+        assumeRealLinksAndXdp();
+        CliRun b = CliRun.of("unet", "real-bandwidth", "--sizes", "256,4096", "--count", "300", "--trials", "1",
+            "--waits", "spin,block");
         String out = b.out();
-        assertTrue(out.contains("UDP (Figure 7): received Mb/s") && out.contains("TCP (Table 3's bandwidth column"),
-            out + b.err());
-        assertTrue(out.contains("256 B: datagrams lost over 1 trials: U-Net "), "UDP ran 256 B only: " + out);
-        assertTrue(out.contains("comparison (not a check): TCP, bytes 4096: U-Net "), out);
+        assertTrue(out.contains("UDP (Figure 7), busy polling (kernel UDP's receiver blocks): received Mb/s")
+            && out.contains("UDP (Figure 7), blocking") && out.contains("TCP (Table 3's bandwidth column"), out + b.err());
+        assertTrue(out.contains("256 B: datagrams lost over 1 trials of 300: U-Net shim card "), "UDP ran 256 B only: "
+            + out);
+        assertTrue(out.contains("where U-Net's receiver (direct XSK) lost them"), out);
+        assertTrue(out.contains("comparison (not a check): TCP, busy polling, bytes 4096, shim card: U-Net ")
+            && out.contains("comparison (not a check): TCP, blocking, bytes 4096, direct XSK: U-Net "), out);
         assertTrue(out.contains("bytes of TCP streams and UDP datagrams arrived checked byte for byte") && out.contains(
             "-> PASS"), out);
         assertEquals(ExitCodes.OK, b.exit(), out + b.err());
         CliRun w = CliRun.of("unet", "real-window", "--windows", "4096,16384", "--count", "200", "--trials", "1",
-            "--no-loopback");
+            "--no-loopback", "--waits", "spin", "--endpoints", "direct");
         String wout = w.out();
-        assertTrue(wout.contains("comparison (not a check): TCP, window 4096: U-Net ") && wout.contains("window 16384:"
-            + " U-Net TCP retransmissions over 1 trials"), wout + w.err());
+        assertTrue(wout.contains("comparison (not a check): TCP, busy polling, window 4096, direct XSK: U-Net ")
+            && wout.contains("window 16384: U-Net TCP on the direct XSK, retransmissions over 1 trials"), wout + w.err());
+        assertTrue(!wout.contains("shim card"), "--endpoints direct runs the direct endpoint only: " + wout);
         assertTrue(!wout.contains("loopback Mb/s"), "--no-loopback leaves the column out: " + wout);
         assertEquals(ExitCodes.OK, w.exit(), wout + w.err());
         CliRun bad = CliRun.of("unet", "real-window", "--windows", "3000");
@@ -66,5 +84,8 @@ class UnetRealCommandsTest {
         CliRun p = CliRun.of("unet", "real-latency", "--protocols", "sctp");
         assertEquals(ExitCodes.USAGE, p.exit());
         assertTrue(p.out().contains("--protocols: udp or tcp, was 'sctp'"), p.out() + p.err());
+        CliRun e = CliRun.of("unet", "real-latency", "--endpoints", "nic");
+        assertEquals(ExitCodes.USAGE, e.exit());
+        assertTrue(e.out().contains("--endpoints: card or direct, was 'nic'"), e.out() + e.err());
     }
 }

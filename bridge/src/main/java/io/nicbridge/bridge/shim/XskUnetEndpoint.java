@@ -112,6 +112,15 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
     /** Per VCI: the channel that receives on it, or -1. */
     private final byte[] channelOfVci = new byte[VCI_TABLE_ENTRIES];
 
+    /**
+     * Per chunk of the segment: the view {@link #inlineBytes} hands out for a short message received in it (made when
+     * the chunk is first posted; {@code null} for a chunk never posted).
+     */
+    private final MemorySegment[] inlineViews;
+    private int receiveBufferSize;
+    /** Told when a wait in {@link #await} ends with a message: the only thread the socket wakes. */
+    private volatile Runnable readiness;
+
     private final long[] txFree;
     private int txFreeCount;
     private int txProducer;
@@ -178,6 +187,7 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
             txFree[txFreeCount++] = c;
         }
         this.statuses = new int[tx.size()];
+        this.inlineViews = new MemorySegment[(int) (segmentBytes / chunk)];
     }
 
     /**
@@ -558,7 +568,15 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
         }
         int n = Math.min(count, fill.size() - postedChunks);
         for (int i = 0; i < n; i++) {
-            fill.putAddress(fillProducer++, offset + (long) i * chunk);
+            long at = offset + (long) i * chunk;
+            int c = (int) (at / chunk);
+            if (inlineViews[c] == null) { // setup: a chunk posted again reuses its view
+                inlineViews[c] = memory.asSlice(at + receiveOffset(), INLINE_MAX);
+            }
+            fill.putAddress(fillProducer++, at);
+        }
+        if (n > 0) {
+            receiveBufferSize = chunk;
         }
         if (n > 0) {
             fill.publishProducer(fillProducer);
@@ -686,6 +704,10 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
             shim.poll(Math.min(left, AWAIT_SLICE_NANOS)); // ppoll on the socket until RX is not empty
             d = poll();
             if (d >= 0) {
+                Runnable r = readiness;
+                if (r != null) {
+                    r.run(); // the socket woke this thread: the only readiness a direct-access endpoint has
+                }
                 return d;
             }
         }
@@ -779,6 +801,23 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
         return n;
     }
 
+    /**
+     * The short message where the kernel put it, behind the headers in its chunk. The kernel writes every frame at
+     * {@code NICSHIM_XDP_RX_OFFSET} into its chunk (the UMEM headroom is 0), so the chunk's view made at post fits;
+     * a frame found anywhere else would get a view of its own made here rather than a wrong one.
+     */
+    @Override
+    public MemorySegment inlineBytes(long descriptor) {
+        if (!isInline(descriptor)) {
+            throw new IllegalArgumentException("descriptor " + descriptor + ": the message is not inline");
+        }
+        MemorySegment view = inlineViews[(int) (heldPayload / chunk)];
+        if (view == null || view.address() - memory.address() != heldPayload) {
+            view = memory.asSlice(heldPayload, INLINE_MAX);
+        }
+        return view;
+    }
+
     @Override
     public void release(long descriptor) {
         checkHeld(descriptor);
@@ -789,6 +828,80 @@ public final class XskUnetEndpoint implements Endpoint, AutoCloseable {
     @Override
     public long received() {
         return received;
+    }
+
+    // ------------------------------------------------------------------ what a framing needs (Endpoint)
+
+    @Override
+    public boolean isLive() {
+        return !closed;
+    }
+
+    /**
+     * {@inheritDoc} This endpoint has no thread of its own and no card to signal: the kernel wakes only a thread
+     * waiting on the socket, so the listener is called from {@link #await}, on the waiting thread, when its wait ended
+     * with a message. A runner that parks until told would never be told: it waits in {@code await} instead.
+     */
+    @Override
+    public void readinessListener(Runnable listener) {
+        checkOpen();
+        readiness = listener;
+    }
+
+    /** 0: no firmware serves these queues; the kernel's socket does not restart and forget them. */
+    @Override
+    public long restarts() {
+        return 0;
+    }
+
+    /** The RX ring's entries. */
+    @Override
+    public int receiveQueueLength() {
+        return rx.size();
+    }
+
+    /** Sends that always find a transmit chunk, a TX entry and a status slot: the smallest of the three. */
+    @Override
+    public int sendQueueLength() {
+        return Math.min(txFree.length, Math.min(tx.size(), statuses.length));
+    }
+
+    /** FILL's entries. */
+    @Override
+    public int freeQueueLength() {
+        return fill.size();
+    }
+
+    /** FILL's entries not holding a posted chunk. */
+    @Override
+    public int freeQueueRoom() {
+        return fill.size() - postedChunks;
+    }
+
+    @Override
+    public int receiveBufferSize() {
+        return receiveBufferSize;
+    }
+
+    /**
+     * One UMEM chunk, whatever the message: the kernel writes a whole frame into a chunk. A message fits when its
+     * frame fits both the interface's MTU and a chunk behind the XDP headroom.
+     */
+    @Override
+    public int receiveBufferSizeFor(int maxMessage) {
+        int most = Math.min(maxPdu, chunk - receiveOffset());
+        if (maxMessage < 1 || maxMessage > most) {
+            throw new IllegalArgumentException("maxMessage must be in [1, " + most + "] (the interface MTU less the "
+                + "U-Net tag, and a " + chunk + "-byte chunk less the XDP headroom and the frame's headers), was "
+                + maxMessage);
+        }
+        return chunk;
+    }
+
+    /** The XDP headroom, then the Ethernet header and the U-Net tag. */
+    @Override
+    public int receiveOffset() {
+        return NicShim.XDP_RX_OFFSET + FRAME_OVERHEAD;
     }
 
     // ------------------------------------------------------------------ counters, state, close

@@ -1,6 +1,12 @@
 package io.nicbridge.bench.unet.real;
 
+import io.nicbridge.bench.real.InterleavedTrials;
+import io.nicbridge.bench.real.RealLinks;
+import io.nicbridge.bench.unet.real.UnetIpShimPair.Access;
+import io.nicbridge.bench.unet.real.UnetIpShimPair.Wait;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine.Option;
 
 /**
@@ -19,6 +25,15 @@ final class StreamTrialOptions {
     @Option(names = "--no-loopback", description = "Leave out the kernel over loopback.")
     boolean noLoopback;
 
+    @Option(names = "--endpoints", split = ",", defaultValue = "card,direct",
+            description = "Which U-Net endpoints to run: card (the shim's SBA-200 model over AF_PACKET), direct (the"
+                + " AF_XDP endpoint, no card model; needs XDP) (default: ${DEFAULT-VALUE}).")
+    List<String> endpoints;
+
+    @Option(names = "--waits", split = ",", defaultValue = "spin,block",
+            description = "Which waits to run: spin, block (default: ${DEFAULT-VALUE}).")
+    List<String> waits;
+
     @Option(names = "--quick", description = "A short run (fewer sizes or windows, messages and trials).")
     boolean quick;
 
@@ -26,9 +41,24 @@ final class StreamTrialOptions {
         return quick;
     }
 
-    /** @return the runner these options ask for, {@code fullCount} messages per stream unless told or quick */
+    /**
+     * @return the runner these options ask for, {@code fullCount} messages per stream unless told or quick
+     * @throws IllegalArgumentException naming a bad option
+     */
     UnetRealBandwidth runner(PrintWriter out, int fullCount) {
+        List<Wait> w = new ArrayList<>();
+        for (String s : waits) {
+            Wait wait = InterleavedTrials.spins(s) ? Wait.SPIN : Wait.BLOCK;
+            if (!w.contains(wait)) {
+                w.add(wait);
+            }
+        }
         return new UnetRealBandwidth(out, count != null ? count : quick ? fullCount / 10 : fullCount,
-            trials != null ? trials : quick ? 3 : 5, !noLoopback);
+            trials != null ? trials : quick ? 3 : 5, !noLoopback, UnetRealLatency.accesses(endpoints), w);
+    }
+
+    /** @return why the endpoints asked for cannot run here (the direct one needs AF_XDP), or null */
+    String missing() {
+        return UnetRealLatency.accesses(endpoints).contains(Access.DIRECT) ? RealLinks.missingXdp() : null;
     }
 }

@@ -1,6 +1,7 @@
 package io.nicbridge.bench.unet.real;
 
 import io.nicbridge.bench.real.InterleavedTrials;
+import io.nicbridge.bench.unet.real.UnetIpShimPair.Access;
 import io.nicbridge.bench.unet.real.UnetIpShimPair.Node;
 import io.nicbridge.bench.unet.real.UnetIpShimPair.Wait;
 import io.nicbridge.bench.verdict.BootstrapInterval;
@@ -18,7 +19,9 @@ import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
@@ -35,9 +38,11 @@ import org.HdrHistogram.Histogram;
  *       send and receive rings that size, so the receive window is at most it) beside kernel TCP with
  *       {@code SO_SNDBUF} and {@code SO_RCVBUF} set to the same size.</li>
  * </ul>
- * A turn records one figure per size (or window) and trial: received payload Mb/s, as kb/s in the histograms. U-Net's
- * nodes busy poll inline cards; the kernel's receivers block in {@code read} - a saturated stream keeps both busy, so
- * the wait matters less than for a round trip (the blocking U-Net variant of these figures is not run). The figures are
+ * Each U-Net endpoint ({@link Access}: the shim's SBA-200 card model, the direct AF_XDP endpoint) is a stack of the
+ * trials, beside the kernel's. A turn records one figure per size (or window) and trial: received payload Mb/s, as kb/s
+ * in the histograms. Per wait mode a table: busy polling (U-Net's nodes spin - an inline card's work included - and
+ * kernel TCP's sockets have {@code SO_BUSY_POLL}) and blocking (U-Net's nodes wait in {@link io.nicbridge.bridge.driver.unet.UnetLink#awaitFrame}, the
+ * kernel's in {@code read}); kernel UDP's receiver blocks in {@code read} in both. The figures are
  * comparisons, not targets: the issue's targets are the round trips ({@link UnetRealLatency}); the exit code backs
  * the integrity check (every byte of every TCP stream and every UDP datagram that arrived is checked; UDP may lose
  * datagrams - U-Net's card drops what its free queue cannot take, the kernel what its socket buffer cannot - and the
@@ -53,9 +58,6 @@ public final class UnetRealBandwidth {
     /** The largest UDP datagram that fits one 1500-byte frame: larger sizes run TCP only. */
     static final int MAX_UDP = 1472;
     static final int PORT = 7008;
-    private static final int UNET = 0;
-    private static final int KERNEL = 1;
-    private static final int LOOPBACK = 2;
     private static final long DRAIN_QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(30);
     private static final long LIMIT_NANOS = TimeUnit.SECONDS.toNanos(60);
     /** The byte pattern every TCP stream carries: stream byte j is {@code PATTERN[j % PERIOD]}, checked on arrival. */
@@ -65,20 +67,37 @@ public final class UnetRealBandwidth {
     private final int messages;
     private final int trials;
     private final boolean loopback;
+    /** The U-Net endpoints: stacks 0 .. accesses-1 of the trials; the kernel next, then loopback. */
+    private final List<Access> accesses;
+    private final List<Wait> waits;
+    private final int kernelStack;
+    private final int loopbackStack;
 
     /**
      * @param messages messages per stream (UDP datagrams, TCP writes)
      * @throws IllegalArgumentException naming the bad argument
      */
-    public UnetRealBandwidth(PrintWriter out, int messages, int trials, boolean loopback) {
+    public UnetRealBandwidth(PrintWriter out, int messages, int trials, boolean loopback, List<Access> accesses,
+                             List<Wait> waits) {
         if (messages < 10 || trials < 1) {
             throw new IllegalArgumentException("--count must be >= 10 and --trials >= 1, were " + messages + ", "
                 + trials);
+        }
+        if (accesses.isEmpty() || waits.isEmpty()) {
+            throw new IllegalArgumentException("--endpoints and --waits must name at least one each");
         }
         this.out = out;
         this.messages = messages;
         this.trials = trials;
         this.loopback = loopback;
+        this.accesses = List.copyOf(accesses);
+        this.waits = List.copyOf(waits);
+        this.kernelStack = accesses.size();
+        this.loopbackStack = kernelStack + 1;
+    }
+
+    private static String waitLabel(Wait wait) {
+        return wait == Wait.SPIN ? "busy polling" : "blocking";
     }
 
     /**
@@ -101,35 +120,61 @@ public final class UnetRealBandwidth {
         try (VethPair veth = VethPair.builder().ipv4(true).mtu(VethPair.DEFAULT_MTU + UnetIpShimPair.TAG).create()) {
             LoopbackPath lo = LoopbackPath.in(veth.namespaceA());
             out.printf(Locale.ROOT, "unet real-bandwidth: one-way streams over %s, U-Net (the one Ipv4Stack on U-Net"
-                + " over Ethernet, two native-shim SBA-200 contracts, busy polling) vs the kernel's over the same"
-                + " pair%s; %d messages per size, stack and trial, %d interleaved trials%n", veth,
-                loopback ? " and over " + lo : "", messages, trials);
-            if (udp && udpSizes.length > 0) {
-                long[] lost = new long[udpSizes.length];
-                long[] kernelLost = new long[udpSizes.length];
-                InterleavedTrials trial = new InterleavedTrials(udpSizes.length, trials, stacks());
-                InterleavedTrials.Turn unet = mbits -> unetUdp(veth, udpSizes, mbits, lost, moved);
-                InterleavedTrials.Turn kernel = mbits -> kernelUdp(veth, udpSizes, mbits, kernelLost);
-                run(trial, unet, kernel, mbits -> kernelUdp(lo, udpSizes, mbits, new long[udpSizes.length]));
-                report("UDP (Figure 7)", "bytes", udpSizes, trial, checks);
-                for (int i = 0; i < udpSizes.length; i++) {
-                    out.printf(Locale.ROOT, "  %5d B: datagrams lost over %d trials: U-Net %d of %d, kernel %d%n",
-                        udpSizes[i], trials, lost[i], (long) messages * trials, kernelLost[i]);
+                + " over Ethernet) on %s vs the kernel's over the same pair%s; %d messages per size, stack and trial,"
+                + " %d interleaved trials%n", veth, endpointsLabel(), loopback ? " and over " + lo : "", messages,
+                trials);
+            for (Wait wait : waits) {
+                if (udp && udpSizes.length > 0) {
+                    long[][] lost = new long[accesses.size()][udpSizes.length];
+                    String[] where = new String[accesses.size()];
+                    long[] kernelLost = new long[udpSizes.length];
+                    InterleavedTrials trial = new InterleavedTrials(udpSizes.length, trials, stacks());
+                    List<InterleavedTrials.Turn> turns = new ArrayList<>();
+                    for (int u = 0; u < accesses.size(); u++) {
+                        Access access = accesses.get(u);
+                        long[] mine = lost[u];
+                        int index = u;
+                        turns.add(mbits -> where[index] = unetUdp(veth, access, wait, udpSizes, mbits, mine, moved));
+                    }
+                    turns.add(mbits -> kernelUdp(veth, udpSizes, mbits, kernelLost));
+                    turns.add(mbits -> kernelUdp(lo, udpSizes, mbits, new long[udpSizes.length]));
+                    run(trial, turns);
+                    report("UDP (Figure 7), " + waitLabel(wait) + " (kernel UDP's receiver blocks)",
+                        "UDP, " + waitLabel(wait), "bytes", udpSizes, trial, checks);
+                    for (int i = 0; i < udpSizes.length; i++) {
+                        out.printf(Locale.ROOT, "  %5d B: datagrams lost over %d trials of %d:", udpSizes[i], trials,
+                            (long) messages * trials);
+                        for (int u = 0; u < accesses.size(); u++) {
+                            out.printf(Locale.ROOT, " U-Net %s %d,", accesses.get(u).label, lost[u][i]);
+                        }
+                        out.printf(Locale.ROOT, " kernel %d%n", kernelLost[i]);
+                    }
+                    for (int u = 0; u < accesses.size(); u++) {
+                        out.printf(Locale.ROOT, "  where U-Net's receiver (%s) lost them, last trial, all sizes: %s%n",
+                            accesses.get(u).label, where[u]);
+                    }
+                } else if (udp) {
+                    out.println("UDP: no size up to " + MAX_UDP + " B asked for (a larger datagram needs fragmentation,"
+                        + " which IP over U-Net does not do on the sending side)");
                 }
-            } else if (udp) {
-                out.println("UDP: no size up to " + MAX_UDP + " B asked for (a larger datagram needs fragmentation,"
-                    + " which IP over U-Net does not do on the sending side)");
-            }
-            if (tcp) {
-                InterleavedTrials trial = new InterleavedTrials(sizes.length, trials, stacks());
-                int window = UnetRealLatency.TCP_WINDOW;
-                long[][] resent = new long[sizes.length][2];
-                run(trial, mbits -> unetTcp(veth, window, sizes, mbits, moved, resent, 0),
-                    mbits -> kernelTcp(veth, 0, sizes, mbits, moved),
-                    mbits -> kernelTcp(lo, 0, sizes, mbits, moved));
-                report("TCP (Table 3's bandwidth column; U-Net TCP's window " + window / 1024 + " KB, the kernel's"
-                    + " autotuned)", "bytes", sizes, trial, checks);
-                retransmissions("bytes", sizes, resent);
+                if (tcp) {
+                    InterleavedTrials trial = new InterleavedTrials(sizes.length, trials, stacks());
+                    int window = UnetRealLatency.TCP_WINDOW;
+                    long[][][] resent = new long[accesses.size()][sizes.length][2];
+                    boolean busy = wait == Wait.SPIN;
+                    List<InterleavedTrials.Turn> turns = new ArrayList<>();
+                    for (int u = 0; u < accesses.size(); u++) {
+                        Access access = accesses.get(u);
+                        long[][] mine = resent[u];
+                        turns.add(mbits -> unetTcp(veth, access, wait, window, sizes, mbits, moved, mine, 0));
+                    }
+                    turns.add(mbits -> kernelTcp(veth, busy, 0, sizes, mbits, moved));
+                    turns.add(mbits -> kernelTcp(lo, busy, 0, sizes, mbits, moved));
+                    run(trial, turns);
+                    report("TCP (Table 3's bandwidth column; U-Net TCP's window " + window / 1024 + " KB, the kernel's"
+                        + " autotuned), " + waitLabel(wait), "TCP, " + waitLabel(wait), "bytes", sizes, trial, checks);
+                    retransmissions("bytes", sizes, resent);
+                }
             }
         }
         return InterleavedTrials.finish(out, checks, moved[0] + " bytes of TCP streams and UDP datagrams arrived"
@@ -156,72 +201,109 @@ public final class UnetRealBandwidth {
         try (VethPair veth = VethPair.builder().ipv4(true).mtu(VethPair.DEFAULT_MTU + UnetIpShimPair.TAG).create()) {
             LoopbackPath lo = LoopbackPath.in(veth.namespaceA());
             out.printf(Locale.ROOT, "unet real-window: TCP bandwidth of %d-byte writes per window over %s, U-Net TCP"
-                + " (send and receive rings = the window, busy polling) vs kernel TCP (SO_SNDBUF = SO_RCVBUF = the"
-                + " window)%s; %d messages per window, stack and trial, %d interleaved trials%n", WINDOW_MESSAGE, veth,
-                loopback ? " and over " + lo : "", messages, trials);
-            InterleavedTrials trial = new InterleavedTrials(windows.length, trials, stacks());
-            long[][] resent = new long[windows.length][2];
-            run(trial, mbits -> {
-                for (int i = 0; i < windows.length; i++) {
-                    unetTcp(veth, windows[i], size, new Histogram[] {mbits[i]}, moved, resent, i);
+                + " (send and receive rings = the window) on %s vs kernel TCP (SO_SNDBUF = SO_RCVBUF = the window)%s;"
+                + " %d messages per window, stack and trial, %d interleaved trials%n", WINDOW_MESSAGE, veth,
+                endpointsLabel(), loopback ? " and over " + lo : "", messages, trials);
+            for (Wait wait : waits) {
+                boolean busy = wait == Wait.SPIN;
+                InterleavedTrials trial = new InterleavedTrials(windows.length, trials, stacks());
+                long[][][] resent = new long[accesses.size()][windows.length][2];
+                List<InterleavedTrials.Turn> turns = new ArrayList<>();
+                for (int u = 0; u < accesses.size(); u++) {
+                    Access access = accesses.get(u);
+                    long[][] mine = resent[u];
+                    turns.add(mbits -> {
+                        for (int i = 0; i < windows.length; i++) {
+                            unetTcp(veth, access, wait, windows[i], size, new Histogram[] {mbits[i]}, moved, mine, i);
+                        }
+                    });
                 }
-            }, mbits -> {
-                for (int i = 0; i < windows.length; i++) {
-                    kernelTcp(veth, windows[i], size, new Histogram[] {mbits[i]}, moved);
-                }
-            }, mbits -> {
-                for (int i = 0; i < windows.length; i++) {
-                    kernelTcp(lo, windows[i], size, new Histogram[] {mbits[i]}, moved);
-                }
-            });
-            report("TCP (Figure 8: the paper's U-Net TCP reaches 14-15 MB/s with an 8 KB window, kernel TCP not over"
-                + " 9-10 MB/s even with 64 KB)", "window", windows, trial, checks);
-            retransmissions("window", windows, resent);
+                turns.add(mbits -> {
+                    for (int i = 0; i < windows.length; i++) {
+                        kernelTcp(veth, busy, windows[i], size, new Histogram[] {mbits[i]}, moved);
+                    }
+                });
+                turns.add(mbits -> {
+                    for (int i = 0; i < windows.length; i++) {
+                        kernelTcp(lo, busy, windows[i], size, new Histogram[] {mbits[i]}, moved);
+                    }
+                });
+                run(trial, turns);
+                report("TCP (Figure 8: the paper's U-Net TCP reaches 14-15 MB/s with an 8 KB window, kernel TCP not"
+                    + " over 9-10 MB/s even with 64 KB), " + waitLabel(wait), "TCP, " + waitLabel(wait), "window",
+                    windows, trial, checks);
+                retransmissions("window", windows, resent);
+            }
         }
         return InterleavedTrials.finish(out, checks, moved[0] + " bytes of TCP streams arrived checked byte for byte,"
             + " every byte once and in order (a damaged, reordered or missing byte ends the run with an error)", false);
     }
 
     private int stacks() {
-        return loopback ? 3 : 2;
+        return loopbackStack + (loopback ? 1 : 0);
     }
 
-    private void run(InterleavedTrials trial, InterleavedTrials.Turn unet, InterleavedTrials.Turn kernel,
-                     InterleavedTrials.Turn overLoopback) throws Exception {
-        if (loopback) {
-            trial.run(unet, kernel, overLoopback);
-        } else {
-            trial.run(unet, kernel);
+    private String endpointsLabel() {
+        StringBuilder b = new StringBuilder();
+        for (Access a : accesses) {
+            b.append(b.isEmpty() ? "" : " and ").append(a == Access.CARD ? "two native-shim SBA-200 contracts (shim card)"
+                : "two direct-access AF_XDP endpoints (direct XSK)");
         }
+        return b.toString();
     }
 
-    private void report(String what, String column, int[] xs, InterleavedTrials trial, CheckLog checks) {
+    /** Runs the turns: the U-Net endpoints', the kernel's over the pair, then (when asked for) over loopback. */
+    private void run(InterleavedTrials trial, List<InterleavedTrials.Turn> turns) throws Exception {
+        trial.run(turns.subList(0, stacks()).toArray(InterleavedTrials.Turn[]::new));
+    }
+
+    /** @param label the protocol and wait, as the comparisons name them (e.g. "UDP, busy polling") */
+    private void report(String what, String label, String column, int[] xs, InterleavedTrials trial,
+                        CheckLog checks) {
         out.printf(Locale.ROOT, "%n%s: received Mb/s (p50 of the trials); U-Net/kernel per trial, median [95%%"
             + " bootstrap interval]%n", what);
-        out.printf(Locale.ROOT, "  %6s | U-Net Mb/s | kernel Mb/s | U-Net/kernel median [95%% CI]%s%n", column,
-            loopback ? " | loopback Mb/s" : "");
+        StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "  %6s", column));
+        for (Access a : accesses) {
+            head.append(String.format(Locale.ROOT, " | %10s Mb/s", a.label));
+        }
+        head.append(" | kernel Mb/s");
+        for (Access a : accesses) {
+            head.append(String.format(Locale.ROOT, " | %10s/kernel median [95%% CI]", a.label));
+        }
+        out.println(head + (loopback ? " | loopback Mb/s" : ""));
         for (int i = 0; i < xs.length; i++) {
-            BootstrapInterval ci = trial.interval(UNET, KERNEL, i);
-            out.printf(Locale.ROOT, "  %6d | %10.1f | %11.1f | %-28s", xs[i], mbits(trial, UNET, i),
-                mbits(trial, KERNEL, i), String.format(Locale.ROOT, "%5.3f [%5.3f, %5.3f]", ci.median(), ci.lower(),
-                    ci.upper()));
+            out.printf(Locale.ROOT, "  %6d", xs[i]);
+            for (int u = 0; u < accesses.size(); u++) {
+                out.printf(Locale.ROOT, " | %15.1f", mbits(trial, u, i));
+            }
+            out.printf(Locale.ROOT, " | %11.1f", mbits(trial, kernelStack, i));
+            for (int u = 0; u < accesses.size(); u++) {
+                BootstrapInterval ci = trial.interval(u, kernelStack, i);
+                out.printf(Locale.ROOT, " | %-34s", String.format(Locale.ROOT, "%5.3f [%5.3f, %5.3f]", ci.median(),
+                    ci.lower(), ci.upper()));
+            }
             if (loopback) {
-                out.printf(Locale.ROOT, " | %13.1f", mbits(trial, LOOPBACK, i));
+                out.printf(Locale.ROOT, " | %13.1f", mbits(trial, loopbackStack, i));
             }
             out.println();
         }
-        for (int i = 0; i < xs.length; i++) {
-            checks.comparison(String.format(Locale.ROOT, "%s, %s %d: U-Net %.1f Mb/s vs kernel %.1f Mb/s over the same"
-                + " veth pair, U-Net/kernel %s (a figure, not a target)", what.substring(0, 3), column, xs[i],
-                mbits(trial, UNET, i), mbits(trial, KERNEL, i), trial.interval(UNET, KERNEL, i).describe("x")));
+        for (int u = 0; u < accesses.size(); u++) {
+            for (int i = 0; i < xs.length; i++) {
+                checks.comparison(String.format(Locale.ROOT, "%s, %s %d, %s: U-Net %.1f Mb/s vs kernel %.1f Mb/s over"
+                    + " the same veth pair, U-Net/kernel %s (a figure, not a target)", label, column, xs[i],
+                    accesses.get(u).label, mbits(trial, u, i), mbits(trial, kernelStack, i),
+                    trial.interval(u, kernelStack, i).describe("x")));
+            }
         }
     }
 
-    /** U-Net TCP's own counters: a segment the receiving card dropped costs a retransmission (RTO floor 200 ms). */
-    private void retransmissions(String column, int[] xs, long[][] resent) {
-        for (int i = 0; i < xs.length; i++) {
-            out.printf(Locale.ROOT, "  %s %d: U-Net TCP retransmissions over %d trials: %d on timeout, %d fast%n",
-                column, xs[i], trials, resent[i][0], resent[i][1]);
+    /** U-Net TCP's own counters: a segment the receiving side dropped costs a retransmission (RTO floor 200 ms). */
+    private void retransmissions(String column, int[] xs, long[][][] resent) {
+        for (int u = 0; u < accesses.size(); u++) {
+            for (int i = 0; i < xs.length; i++) {
+                out.printf(Locale.ROOT, "  %s %d: U-Net TCP on the %s, retransmissions over %d trials: %d on timeout,"
+                    + " %d fast%n", column, xs[i], accesses.get(u).label, trials, resent[u][i][0], resent[u][i][1]);
+            }
         }
     }
 
@@ -248,9 +330,9 @@ public final class UnetRealBandwidth {
         }
     }
 
-    private void kernelTcp(KernelPath path, int window, int[] sizes, Histogram[] mbits, long[] moved)
-        throws IOException {
-        try (TcpBaseline tcp = TcpBaseline.open(path, false, window)) {
+    private void kernelTcp(KernelPath path, boolean busyPoll, int window, int[] sizes, Histogram[] mbits,
+                           long[] moved) throws IOException {
+        try (TcpBaseline tcp = TcpBaseline.open(path, busyPoll, window)) {
             for (int i = 0; i < sizes.length; i++) {
                 long nanos = tcp.stream(sizes[i], messages);
                 record(mbits[i], (long) messages * sizes[i], nanos);
@@ -261,16 +343,22 @@ public final class UnetRealBandwidth {
 
     // ================================================================================================ U-Net UDP
 
-    /** U-Net UDP's turn: fresh cards, a counting sink on node B, node A sending every size as fast as it can. */
-    private void unetUdp(VethPair veth, int[] sizes, Histogram[] mbits, long[] lost, long[] moved) throws Exception {
-        try (UnetIpShimPair pair = new UnetIpShimPair(veth, Wait.SPIN, UnetRealLatency.TCP_WINDOW)) {
+    /**
+     * U-Net UDP's turn: fresh endpoints (and cards), a counting sink on node B, node A sending every size as fast as it
+     * can. @return where node B lost datagrams ({@link UnetIpShimPair#receiverLosses})
+     */
+    private String unetUdp(VethPair veth, Access access, Wait wait, int[] sizes, Histogram[] mbits, long[] lost,
+                           long[] moved) throws Exception {
+        try (UnetIpShimPair pair = new UnetIpShimPair(veth, access, wait, UnetRealLatency.TCP_WINDOW)) {
             try (UdpSink sink = new UdpSink(pair.node(1), sizes.length)) {
                 sink.start(pair);
                 Node a = pair.node(0);
                 a.attach();
                 UdpPcb pcb = a.udp.bind(PORT, (p, src, sp, d, off, len, now) -> { }, true);
                 MemorySegment message = MemorySegment.ofArray(new byte[MAX_UDP]);
+                StringBuilder offered = new StringBuilder();
                 for (int i = 0; i < sizes.length; i++) {
+                    long sendStart = System.nanoTime();
                     for (int k = 0; k < messages; k++) {
                         message.set(ValueLayout.JAVA_INT_UNALIGNED, 0, i);
                         message.set(ValueLayout.JAVA_INT_UNALIGNED, 4, k);
@@ -285,6 +373,7 @@ public final class UnetRealBandwidth {
                             }
                         }
                     }
+                    long sendNanos = System.nanoTime() - sendStart;
                     drain(sink, i, pair);
                     sink.rethrow();
                     if (sink.received[i] < 2) {
@@ -294,9 +383,13 @@ public final class UnetRealBandwidth {
                     lost[i] += messages - sink.received[i];
                     moved[0] += sink.received[i] * (long) sizes[i];
                     record(mbits[i], sink.received[i] * (long) sizes[i], sink.last[i] - sink.first[i]);
+                    offered.append(String.format(Locale.ROOT, "%s%d B sent at %.1f Mb/s, taken at %.1f Mb/s",
+                        i == 0 ? "" : "; ", sizes[i], (long) messages * sizes[i] * 8e3 / sendNanos,
+                        sink.received[i] * (long) sizes[i] * 8e3 / Math.max(1, sink.last[i] - sink.first[i])));
                 }
                 sink.close();
                 sink.rethrow();
+                return pair.receiverLosses() + " (" + offered + ")";
             }
         }
     }
@@ -375,9 +468,9 @@ public final class UnetRealBandwidth {
      * connecting and writing {@code messages} of each size as fast as the window lets it; the figure is the bytes
      * over the sink's first-to-last read of each size.
      */
-    private void unetTcp(VethPair veth, int window, int[] sizes, Histogram[] mbits, long[] moved, long[][] resent,
-                         int first) throws Exception {
-        try (UnetIpShimPair pair = new UnetIpShimPair(veth, Wait.SPIN, window)) {
+    private void unetTcp(VethPair veth, Access access, Wait wait, int window, int[] sizes, Histogram[] mbits,
+                         long[] moved, long[][] resent, int first) throws Exception {
+        try (UnetIpShimPair pair = new UnetIpShimPair(veth, access, wait, window)) {
             try (TcpSink sink = new TcpSink(pair.node(1))) {
                 sink.start(pair);
                 Node a = pair.node(0);

@@ -38,6 +38,11 @@ public final class UnetRealBandwidthCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         return RealLinks.run(out, "unet real-bandwidth", () -> {
+            String why = options.missing();
+            if (why != null) {
+                return RealLinks.cannotRun(out, "unet real-bandwidth", why + " (--endpoints card runs the shim card"
+                    + " only)");
+            }
             boolean udp = false;
             boolean tcp = false;
             for (String p : protocols) {

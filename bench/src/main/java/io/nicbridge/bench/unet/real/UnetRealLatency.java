@@ -1,6 +1,7 @@
 package io.nicbridge.bench.unet.real;
 
 import io.nicbridge.bench.real.InterleavedTrials;
+import io.nicbridge.bench.unet.real.UnetIpShimPair.Access;
 import io.nicbridge.bench.unet.real.UnetIpShimPair.Node;
 import io.nicbridge.bench.unet.real.UnetIpShimPair.Wait;
 import io.nicbridge.bench.verdict.BootstrapInterval;
@@ -25,11 +26,13 @@ import org.HdrHistogram.Histogram;
 /**
  * {@code nic unet real-latency} (the U-Net paper's Figure 9 in real time, and Table 3's UDP and TCP round trips on
  * U-Net over Ethernet): U-Net UDP's and U-Net TCP's round trip - the one IPv4 stack with {@code Udp} and {@code Tcp}
- * on U-Net over Ethernet, on two native-shim SBA-200 contracts across a veth pair between two network namespaces
- * ({@link UnetIpShimPair}) - beside kernel UDP ({@link UdpBaseline}) and kernel TCP with TCP_NODELAY
+ * on U-Net over Ethernet across a veth pair between two network namespaces ({@link UnetIpShimPair}), on each of
+ * the two U-Net endpoints ({@link Access}): two native-shim SBA-200 contracts (the card model's threads between the
+ * process and the wire), and two direct-access endpoints on AF_XDP sockets (no card model) - beside kernel UDP ({@link UdpBaseline}) and kernel TCP with TCP_NODELAY
  * ({@link TcpBaseline}) over the same pair in the same run, and beside the same kernel stacks over loopback
  * ({@link LoopbackPath}: no device in the path), per message size, every stack waiting the same way: all blocking
- * (kernel {@code read}; a threaded shim card whose signal unparks the node), or all busy polling (non-blocking kernel
+ * (kernel {@code read}; on the shim card a threaded card whose signal unparks the node, on the direct endpoint ppoll
+ * on its socket), or all busy polling (non-blocking kernel
  * {@code read} in a spin, {@code SO_BUSY_POLL} for TCP; an inline card polled by a spinning node), each spin backing
  * off to {@link Thread#yield()}.
  *
@@ -37,20 +40,15 @@ import org.HdrHistogram.Histogram;
  * open only during U-Net's turn (their packet sockets would take a copy of every kernel frame). Per trial and size the
  * ratio kernel p50 / U-Net p50; per size its median with a seeded percentile-bootstrap 95% interval. Issue 17's
  * target - "U-Net UDP and TCP round trips lower than the kernel's on the same veth pair in the same run, for small
- * messages, with the same wait mode" - is judged for messages up to {@value #TARGET_MAX_SIZE} B in the busy-polling
- * setting ({@code anchor check} on kernel/U-Net >= 1: MET when the interval's lower bound clears it, NOT MET when its
- * upper bound is below, else INCONCLUSIVE); the blocking setting, larger sizes and loopback are printed as
- * comparisons.
+ * messages, with the same wait mode" - is judged for messages up to {@value #TARGET_MAX_SIZE} B ({@code anchor check}
+ * on kernel/U-Net >= 1: MET when the interval's lower bound clears it, NOT MET when its upper bound is below, else
+ * INCONCLUSIVE) for both endpoints in both wait modes; larger sizes and loopback are printed as comparisons.
  */
 public final class UnetRealLatency {
     public static final int[] DEFAULT_SIZES = {4, 64, 256, 1024, 1472};
     public static final int[] QUICK_SIZES = {4, 256, 1472};
     static final double TARGET_RATIO = 1.0;
     static final int TARGET_MAX_SIZE = 256;
-    /** The stacks' indices in the trials. */
-    private static final int UNET = 0;
-    private static final int KERNEL = 1;
-    private static final int LOOPBACK = 2;
     static final int PORT = 7007;
     /** Each U-Net TCP connection's rings: one message in flight needs little; 64 KB is the kernel's usual window. */
     static final int TCP_WINDOW = 1 << 16;
@@ -71,12 +69,17 @@ public final class UnetRealLatency {
     private final int trials;
     private final List<Wait> waits;
     private final List<Protocol> protocols;
+    /** The U-Net endpoints compared: stacks 0 .. accesses-1 of the trials; the kernel next, then loopback. */
+    private final List<Access> accesses;
+    private final int kernelStack;
+    private final int loopbackStack;
     private final boolean loopback;
     private final boolean acceptInconclusive;
 
     /** @throws IllegalArgumentException naming the bad argument */
     public UnetRealLatency(PrintWriter out, int[] sizes, int count, int warmup, int trials, List<String> waits,
-                           List<String> protocols, boolean loopback, boolean acceptInconclusive) {
+                           List<String> protocols, List<String> endpoints, boolean loopback,
+                           boolean acceptInconclusive) {
         this.out = out;
         InterleavedTrials.checkRoundTrips(sizes, 1472, "one 1500-byte frame for the kernel", count, warmup, trials);
         this.sizes = sizes.clone();
@@ -103,6 +106,31 @@ public final class UnetRealLatency {
         if (this.protocols.isEmpty()) {
             throw new IllegalArgumentException("--protocols must name at least one protocol");
         }
+        this.accesses = accesses(endpoints);
+        this.kernelStack = accesses.size();
+        this.loopbackStack = kernelStack + 1;
+    }
+
+    /**
+     * @param endpoints "card" (the shim's SBA-200 model) and/or "direct" (the AF_XDP endpoint)
+     * @throws IllegalArgumentException for another word or none
+     */
+    static List<Access> accesses(List<String> endpoints) {
+        List<Access> list = new ArrayList<>();
+        for (String e : endpoints) {
+            Access a = switch (e.trim().toLowerCase(Locale.ROOT)) {
+                case "card" -> Access.CARD;
+                case "direct" -> Access.DIRECT;
+                default -> throw new IllegalArgumentException("--endpoints: card or direct, was '" + e + "'");
+            };
+            if (!list.contains(a)) {
+                list.add(a);
+            }
+        }
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException("--endpoints must name at least one U-Net endpoint");
+        }
+        return list;
     }
 
     /** @return the exit code: 0 all checks passed, 1 a check failed or a target NOT MET, 3 INCONCLUSIVE */
@@ -113,20 +141,23 @@ public final class UnetRealLatency {
         try (VethPair veth = VethPair.builder().ipv4(true).mtu(VethPair.DEFAULT_MTU + UnetIpShimPair.TAG).create()) {
             LoopbackPath lo = LoopbackPath.in(veth.namespaceA());
             out.printf(Locale.ROOT, "unet real-latency: round trips over %s, U-Net %s (the one Ipv4Stack on U-Net over"
-                + " Ethernet, two native-shim SBA-200 contracts) vs the kernel's (UDP: DatagramChannel; TCP:"
-                + " TCP_NODELAY) over the same pair%s; %d trials x %d round trips (+%d warm-up) per size and stack%n",
-                veth, protocols, loopback ? " and over " + lo : "", trials, count, warmup);
+                + " Ethernet) on %s vs the kernel's (UDP: DatagramChannel; TCP: TCP_NODELAY) over the same pair%s; %d"
+                + " trials x %d round trips (+%d warm-up) per size and stack%n", veth, protocols, endpointsLabel(),
+                loopback ? " and over " + lo : "", trials, count, warmup);
             for (Protocol protocol : protocols) {
                 for (Wait wait : waits) {
-                    InterleavedTrials trial = new InterleavedTrials(sizes.length, trials, loopback ? 3 : 2);
-                    InterleavedTrials.Turn unet = protocol == Protocol.UDP ? rtt -> unetUdp(veth, wait, rtt)
-                        : rtt -> unetTcp(veth, wait, rtt);
-                    InterleavedTrials.Turn kernel = rtt -> kernel(protocol, veth, wait, rtt);
-                    if (loopback) {
-                        trial.run(unet, kernel, rtt -> kernel(protocol, lo, wait, rtt));
-                    } else {
-                        trial.run(unet, kernel);
+                    InterleavedTrials trial = new InterleavedTrials(sizes.length, trials, loopbackStack
+                        + (loopback ? 1 : 0));
+                    List<InterleavedTrials.Turn> turns = new ArrayList<>();
+                    for (Access access : accesses) {
+                        turns.add(protocol == Protocol.UDP ? rtt -> unetUdp(veth, access, wait, rtt)
+                            : rtt -> unetTcp(veth, access, wait, rtt));
                     }
+                    turns.add(rtt -> kernel(protocol, veth, wait, rtt));
+                    if (loopback) {
+                        turns.add(rtt -> kernel(protocol, lo, wait, rtt));
+                    }
+                    trial.run(turns.toArray(InterleavedTrials.Turn[]::new));
                     report(protocol, wait, trial, checks);
                     roundTrips += trial.samples();
                 }
@@ -154,42 +185,71 @@ public final class UnetRealLatency {
         }
     }
 
+    private String endpointsLabel() {
+        StringBuilder b = new StringBuilder();
+        for (Access a : accesses) {
+            b.append(b.isEmpty() ? "" : " and ").append(a == Access.CARD ? "two native-shim SBA-200 contracts (shim card)"
+                : "two direct-access AF_XDP endpoints (direct XSK)");
+        }
+        return b.toString();
+    }
+
+    /**
+     * One table per protocol and wait: each U-Net endpoint's p50 and p99, the kernel's, kernel/U-Net per trial with its
+     * interval, and loopback; the target judged up to {@value #TARGET_MAX_SIZE} B for every endpoint and wait. A
+     * blocking node is one thread woken by the kernel, as the kernel's reader is ({@link UnetIpShimPair.Wait#BLOCK});
+     * a threaded shim card would add its own thread's wake-up to every hop.
+     */
     private void report(Protocol protocol, Wait wait, InterleavedTrials trial, CheckLog checks) {
         String label = protocol + ", " + (wait == Wait.SPIN ? "busy polling" : "blocking");
         out.printf(Locale.ROOT, "%n%s: round trip, us (p50 and p99 of all trials); kernel/U-Net per trial, median [95%%"
             + " bootstrap interval]%n", label);
-        out.println("  bytes | U-Net p50    p99 | kernel p50    p99 | kernel/U-Net median [95% CI]"
-            + (loopback ? " | loopback p50    p99 | loopback/U-Net" : ""));
+        StringBuilder head = new StringBuilder("  bytes");
+        for (Access a : accesses) {
+            head.append(String.format(Locale.ROOT, " | %10s p50    p99", a.label));
+        }
+        head.append(" | kernel p50    p99");
+        for (Access a : accesses) {
+            head.append(String.format(Locale.ROOT, " | kernel/%-10s median [95%% CI]", a.label));
+        }
+        out.println(head + (loopback ? " | loopback p50    p99" : ""));
         for (int i = 0; i < sizes.length; i++) {
-            BootstrapInterval ci = trial.interval(KERNEL, UNET, i);
-            Histogram unet = trial.all(UNET, i);
-            Histogram kernel = trial.all(KERNEL, i);
-            out.printf(Locale.ROOT, "  %5d | %9.2f %6.1f | %10.2f %6.1f | %-28s", sizes[i],
-                unet.getValueAtPercentile(50) / 1e3, unet.getValueAtPercentile(99) / 1e3,
-                kernel.getValueAtPercentile(50) / 1e3, kernel.getValueAtPercentile(99) / 1e3,
-                String.format(Locale.ROOT, "%5.3f [%5.3f, %5.3f]", ci.median(), ci.lower(), ci.upper()));
+            out.printf(Locale.ROOT, "  %5d", sizes[i]);
+            for (int u = 0; u < accesses.size(); u++) {
+                Histogram h = trial.all(u, i);
+                out.printf(Locale.ROOT, " | %14.2f %6.1f", h.getValueAtPercentile(50) / 1e3,
+                    h.getValueAtPercentile(99) / 1e3);
+            }
+            Histogram kernel = trial.all(kernelStack, i);
+            out.printf(Locale.ROOT, " | %10.2f %6.1f", kernel.getValueAtPercentile(50) / 1e3,
+                kernel.getValueAtPercentile(99) / 1e3);
+            for (int u = 0; u < accesses.size(); u++) {
+                BootstrapInterval ci = trial.interval(kernelStack, u, i);
+                out.printf(Locale.ROOT, " | %-32s", String.format(Locale.ROOT, "%5.3f [%5.3f, %5.3f]", ci.median(),
+                    ci.lower(), ci.upper()));
+            }
             if (loopback) {
-                Histogram lo = trial.all(LOOPBACK, i);
-                out.printf(Locale.ROOT, " | %12.2f %6.1f | %14.3f", lo.getValueAtPercentile(50) / 1e3,
-                    lo.getValueAtPercentile(99) / 1e3, trial.interval(LOOPBACK, UNET, i).median());
+                Histogram lo = trial.all(loopbackStack, i);
+                out.printf(Locale.ROOT, " | %12.2f %6.1f", lo.getValueAtPercentile(50) / 1e3,
+                    lo.getValueAtPercentile(99) / 1e3);
             }
             out.println();
         }
-        boolean judged = wait == Wait.SPIN;
-        for (int i = 0; i < sizes.length; i++) {
-            String what = String.format(Locale.ROOT, "%s, %d B: U-Net %s round trip lower than %s's over the same veth"
-                + " pair in the same run (kernel p50 / U-Net p50 > %.1f; issue 17's target)", label, sizes[i],
-                protocol, protocol.kernelName(), TARGET_RATIO);
-            trial.target(checks, what, KERNEL, UNET, i, TARGET_RATIO, judged && sizes[i] <= TARGET_MAX_SIZE,
-                judged ? "above " + TARGET_MAX_SIZE + " B: printed, not judged" : "blocking: printed, not judged -"
-                + " the U-Net node waits for two wake-ups per hop, the shim card's thread and then its own, where the"
-                + " kernel's reader is woken from its softirq directly");
+        for (int u = 0; u < accesses.size(); u++) {
+            Access access = accesses.get(u);
+            for (int i = 0; i < sizes.length; i++) {
+                String what = String.format(Locale.ROOT, "%s, %d B, %s: U-Net %s round trip lower than %s's over the"
+                    + " same veth pair in the same run (kernel p50 / U-Net p50 > %.1f; issue 17's target)", label,
+                    sizes[i], access.label, protocol, protocol.kernelName(), TARGET_RATIO);
+                trial.target(checks, what, kernelStack, u, i, TARGET_RATIO, sizes[i] <= TARGET_MAX_SIZE,
+                    "above " + TARGET_MAX_SIZE + " B: printed, not judged");
+            }
         }
     }
 
-    /** One U-Net UDP turn: fresh cards, an echo thread on node B, every size timed from node A, then closed. */
-    private void unetUdp(VethPair veth, Wait wait, Histogram[] rtt) throws Exception {
-        try (UnetIpShimPair pair = new UnetIpShimPair(veth, wait, TCP_WINDOW)) {
+    /** One U-Net UDP turn: fresh endpoints (and cards), an echo thread on node B, every size timed from node A, then closed. */
+    private void unetUdp(VethPair veth, Access access, Wait wait, Histogram[] rtt) throws Exception {
+        try (UnetIpShimPair pair = new UnetIpShimPair(veth, access, wait, TCP_WINDOW)) {
             try (UdpEcho echo = new UdpEcho(pair.node(1), pair.mtu())) {
                 echo.start(pair);
                 Node a = pair.node(0);
@@ -241,8 +301,8 @@ public final class UnetRealLatency {
      * One U-Net TCP turn: fresh cards, node B listening and echoing every byte on its thread, node A connecting, then
      * every size timed from node A (write the message, poll until all of its echo is read), then closed.
      */
-    private void unetTcp(VethPair veth, Wait wait, Histogram[] rtt) throws Exception {
-        try (UnetIpShimPair pair = new UnetIpShimPair(veth, wait, TCP_WINDOW)) {
+    private void unetTcp(VethPair veth, Access access, Wait wait, Histogram[] rtt) throws Exception {
+        try (UnetIpShimPair pair = new UnetIpShimPair(veth, access, wait, TCP_WINDOW)) {
             try (TcpEcho echo = new TcpEcho(pair.node(1))) {
                 echo.start(pair);
                 Node a = pair.node(0);

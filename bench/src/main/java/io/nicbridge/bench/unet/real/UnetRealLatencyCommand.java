@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "real-latency", aliases = "udp-real-latency", mixinStandardHelpOptions = true,
         description = "Figure 9 in real time: U-Net UDP and TCP round trips - the IPv4 stack with UDP and TCP on U-Net"
             + " over Ethernet, two native-shim SBA-200 contracts across a veth pair between two network namespaces -"
-            + " beside kernel UDP and kernel TCP (TCP_NODELAY) over the same pair in the same run and over loopback,"
+            + " and on two direct-access AF_XDP endpoints (no card model) beside kernel UDP and kernel TCP (TCP_NODELAY) over the same pair in the same run and over loopback,"
             + " all blocking and all busy polling; interleaved trials, the ratio kernel/U-Net per size with a bootstrap"
             + " interval, and the target 'U-Net lower than the kernel up to 256 B with busy polling'. Needs root"
             + " (namespaces, AF_PACKET).")
@@ -36,6 +36,11 @@ public final class UnetRealLatencyCommand implements Callable<Integer> {
             description = "Which transports to compare: udp, tcp (default: ${DEFAULT-VALUE}).")
     List<String> protocols;
 
+    @Option(names = "--endpoints", split = ",", defaultValue = "card,direct",
+            description = "Which U-Net endpoints to run: card (the shim's SBA-200 model over AF_PACKET), direct (the"
+                + " AF_XDP endpoint, no card model; needs XDP) (default: ${DEFAULT-VALUE}).")
+    List<String> endpoints;
+
     @Option(names = "--no-loopback", description = "Leave out the kernel over loopback.")
     boolean noLoopback;
 
@@ -45,8 +50,16 @@ public final class UnetRealLatencyCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        return RealLinks.run(out, "unet real-latency", () -> new UnetRealLatency(out, sizes != null ? sizes
-            : trials.quick() ? UnetRealLatency.QUICK_SIZES : UnetRealLatency.DEFAULT_SIZES, trials.count(),
-            trials.warmup(), trials.trials(), waits, protocols, !noLoopback, trials.acceptInconclusive()).run());
+        return RealLinks.run(out, "unet real-latency", () -> {
+            String why = UnetRealLatency.accesses(endpoints).contains(UnetIpShimPair.Access.DIRECT)
+                ? RealLinks.missingXdp() : null;
+            if (why != null) {
+                return RealLinks.cannotRun(out, "unet real-latency", why + " (--endpoints card runs the shim card only)");
+            }
+            return new UnetRealLatency(out, sizes != null ? sizes
+                : trials.quick() ? UnetRealLatency.QUICK_SIZES : UnetRealLatency.DEFAULT_SIZES, trials.count(),
+                trials.warmup(), trials.trials(), waits, protocols, endpoints, !noLoopback,
+                trials.acceptInconclusive()).run();
+        });
     }
 }

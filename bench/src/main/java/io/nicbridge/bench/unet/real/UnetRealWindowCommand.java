@@ -31,7 +31,13 @@ public final class UnetRealWindowCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        return RealLinks.run(out, "unet real-window", () -> options.runner(out, 10000).windows(windows != null
-            ? windows : options.quick() ? UnetRealBandwidth.QUICK_WINDOWS : UnetRealBandwidth.DEFAULT_WINDOWS));
+        return RealLinks.run(out, "unet real-window", () -> {
+            String why = options.missing();
+            if (why != null) {
+                return RealLinks.cannotRun(out, "unet real-window", why + " (--endpoints card runs the shim card only)");
+            }
+            return options.runner(out, 10000).windows(windows != null ? windows : options.quick()
+                ? UnetRealBandwidth.QUICK_WINDOWS : UnetRealBandwidth.DEFAULT_WINDOWS);
+        });
     }
 }

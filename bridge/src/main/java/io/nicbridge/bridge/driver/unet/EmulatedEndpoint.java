@@ -75,6 +75,10 @@ public final class EmulatedEndpoint implements Endpoint {
     private final int[] bufOffsets;
     private final int[] bufLengths;
     private final MemorySegment inlineBytes;
+    /** Per receive slot: its {@code INLINE_MAX} bytes of {@link #inlineBytes}, the view {@link #inlineBytes(long)} gives. */
+    private final MemorySegment[] inlineViews;
+    /** Told when the kernel queues a message; see {@link #readinessListener}. */
+    private Runnable readiness;
     private int rqHead;
     private int rqCount;
     private long held = -1;
@@ -101,6 +105,10 @@ public final class EmulatedEndpoint implements Endpoint {
         nbufs = new int[rqLen];
         bufOffsets = new int[rqLen * MAX_BUFS];
         bufLengths = new int[rqLen * MAX_BUFS];
+        inlineViews = new MemorySegment[rqLen];
+        for (int i = 0; i < rqLen; i++) {
+            inlineViews[i] = inlineBytes.asSlice((long) i * INLINE_MAX, INLINE_MAX);
+        }
     }
 
     /** The kernel's 16-bit name of this endpoint: the destination tag of the messages it receives. */
@@ -123,8 +131,73 @@ public final class EmulatedEndpoint implements Endpoint {
         return INLINE_MAX;
     }
 
+    @Override
     public int receiveQueueLength() {
         return rqLen;
+    }
+
+    /** {@code SQ_LEN} completions, as a regular endpoint's send queue. */
+    @Override
+    public int sendQueueLength() {
+        return SQ_LEN;
+    }
+
+    /** {@code FQ_LEN}, as a regular endpoint's free queue. */
+    @Override
+    public int freeQueueLength() {
+        return FQ_LEN;
+    }
+
+    @Override
+    public int freeQueueRoom() {
+        return FQ_LEN - freeCount;
+    }
+
+    @Override
+    public int receiveBufferSize() {
+        return receiveBufferSize;
+    }
+
+    /** The message's own size: the kernel copies a message into its buffers from their first byte. */
+    @Override
+    public int receiveBufferSizeFor(int maxMessage) {
+        if (maxMessage < 1 || maxMessage > MAX_PDU) {
+            throw new IllegalArgumentException("emulated endpoint " + tag + ": maxMessage must be in [1, " + MAX_PDU
+                    + "], was " + maxMessage);
+        }
+        return maxMessage;
+    }
+
+    @Override
+    public int receiveOffset() {
+        return 0;
+    }
+
+    /** The held inline message in the kernel's copy of it (this endpoint's inline area), read in place. */
+    @Override
+    public MemorySegment inlineBytes(long descriptor) {
+        int s = slot(descriptor, "inlineBytes");
+        if ((flags[s] & FLAG_INLINE) == 0) {
+            throw new IllegalArgumentException("emulated endpoint " + tag + ": inlineBytes(descriptor " + descriptor
+                    + "): the message is not inline");
+        }
+        return inlineViews[s];
+    }
+
+    /**
+     * {@inheritDoc} Here the listener runs on the kernel's thread (the one that pumps the multiplexer), right after a
+     * message was queued; the endpoint and its kernel are single-threaded, so a runner on the same thread polls next.
+     */
+    @Override
+    public void readinessListener(Runnable listener) {
+        checkLive("readinessListener");
+        readiness = listener;
+    }
+
+    /** The real endpoint's firmware restarts: what the card lost then, this endpoint's traffic lost with it. */
+    @Override
+    public long restarts() {
+        return mux.realEndpoint().restarts();
     }
 
     // ------------------------------------------------------------------ send
@@ -434,6 +507,7 @@ public final class EmulatedEndpoint implements Endpoint {
         return freeCount;
     }
 
+    @Override
     public boolean isLive() {
         return live;
     }
@@ -517,6 +591,10 @@ public final class EmulatedEndpoint implements Endpoint {
             }
         }
         rqCount++;
+        Runnable r = readiness;
+        if (r != null) {
+            r.run(); // announces, consumes nothing: the message waits in the queue for poll
+        }
         return true;
     }
 

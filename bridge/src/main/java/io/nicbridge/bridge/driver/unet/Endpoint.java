@@ -11,7 +11,9 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>{@link UnetEndpoint}: a regular endpoint, its queues served by the card's firmware;</li>
  *   <li>{@link EmulatedEndpoint}: a kernel-emulated one, its queues served by the kernel
- *       ({@link EmulatedEndpointMux}), which multiplexes many of them over one regular endpoint.</li>
+ *       ({@link EmulatedEndpointMux}), which multiplexes many of them over one regular endpoint;</li>
+ *   <li>{@code io.nicbridge.bridge.shim.XskUnetEndpoint}: a direct-access one, its queues the rings of an AF_XDP
+ *       socket, served by the Linux kernel with no card model in between.</li>
  * </ul>
  *
  * <pre>
@@ -23,7 +25,14 @@ import java.util.concurrent.TimeUnit;
  *             copyTo(d, ...); release(d) (the buffers go back to the free queue)
  * </pre>
  * The contracts - descriptor validity, back-pressure as {@code false} / {@code -1}, the exceptions for misuse - are
- * {@link UnetEndpoint}'s; {@link EmulatedEndpoint} keeps them. One thread sends and receives.
+ * {@link UnetEndpoint}'s; the other kinds keep them. One thread sends and receives.
+ *
+ * <h2>What a framing on top needs ({@link UnetLink})</h2>
+ * Where a received message lies ({@link #receiveOffset}, {@link #inlineBytes}) so that it can be read in place, how
+ * big a receive buffer must be ({@link #receiveBufferSizeFor}), how many sends and receive buffers the queues hold
+ * ({@link #sendQueueLength}, {@link #freeQueueRoom}, {@link #receiveQueueLength}), who announces arrivals
+ * ({@link #readinessListener}) and whether what serves the queues forgot them ({@link #restarts}). Each kind answers
+ * for its own hardware; nothing here is a card's alone.
  */
 public interface Endpoint {
     /** The communication segment: compose messages here; receive buffers live here. */
@@ -100,4 +109,69 @@ public interface Endpoint {
 
     /** @see UnetEndpoint#received */
     long received();
+
+    /** False once the endpoint was destroyed (regular, emulated) or closed (direct access): calls then throw. */
+    boolean isLive();
+
+    /**
+     * Sets who is told that a message may be waiting in the receive queue, without consuming it (the receiving
+     * thread's {@link #poll} takes it); {@code null} removes it. Setup-time. Where the call comes from is the kind's:
+     * <ul>
+     *   <li>regular: the card's signal, on the thread that signals the endpoint (an engine's device thread, the
+     *       virtual scheduler; see {@link UnetEndpoint#readinessListener});</li>
+     *   <li>emulated: the kernel, on the thread that pumps the multiplexer, when it queues a message;</li>
+     *   <li>direct access: no thread but the waiting one exists - the socket wakes only a thread in {@link #await}
+     *       (ppoll), which calls the listener when its wait ends with a message. A runner on such an endpoint waits
+     *       in {@code await} (as {@link UnetLink#awaitFrame} does), not for a call from elsewhere.</li>
+     * </ul>
+     * The listener must be cheap, allocation-free and non-blocking, and must not touch the endpoint.
+     */
+    void readinessListener(Runnable listener);
+
+    /**
+     * Times whatever serves the queues restarted and forgot them (the card's firmware, found by the kernel's
+     * watchdog; sends in flight then complete as lost). Always 0 where nothing can restart underneath.
+     */
+    long restarts();
+
+    /** Messages the receive queue holds (received, not yet released). */
+    int receiveQueueLength();
+
+    /** Sends that can be outstanding (committed, completion not yet collected) before {@link #send} refuses. */
+    int sendQueueLength();
+
+    /** Receive buffers the free queue holds at most. */
+    int freeQueueLength();
+
+    /** Receive buffers {@link #postReceiveBuffers} can still post now (the free queue's free entries). */
+    int freeQueueRoom();
+
+    /** The size of the receive buffers posted so far, or 0 before the first post (one size per endpoint). */
+    int receiveBufferSize();
+
+    /**
+     * The receive-buffer size to post for messages of up to {@code maxMessage} bytes, each in one buffer: the
+     * message itself on a card (it writes a buffer from its start), a whole UMEM chunk on a direct-access endpoint
+     * (the kernel writes the frame, headers and all, into one chunk at {@link #receiveOffset} less the headers).
+     *
+     * @throws IllegalArgumentException when a message of {@code maxMessage} bytes never fits one receive buffer
+     */
+    int receiveBufferSizeFor(int maxMessage);
+
+    /**
+     * Where a received message's bytes start inside the receive buffer that holds it: 0 on a card, the XDP headroom
+     * and the frame's Ethernet header and U-Net tag on a direct-access endpoint. {@code bufferOffset(d, 0)} of a
+     * one-buffer message is its buffer's offset plus this.
+     */
+    int receiveOffset();
+
+    /**
+     * The held inline message's bytes where they lie, to be read in place: a view made at setup (nothing allocates)
+     * whose first {@link #length} bytes are the message, valid until {@link #release}. On a card the view is the
+     * descriptor's inline area in the receive queue; on a direct-access endpoint it is the part of the message's
+     * chunk behind the headers.
+     *
+     * @throws IllegalArgumentException when {@code descriptor} is not the held one or not {@link #isInline}
+     */
+    MemorySegment inlineBytes(long descriptor);
 }

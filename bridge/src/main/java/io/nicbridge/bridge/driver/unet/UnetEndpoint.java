@@ -117,6 +117,8 @@ public final class UnetEndpoint implements Endpoint {
     private final UnetSendQueue sendQueue;
     private final UnetFreeQueue freeQueue;
     private final UnetReceiveQueue receiveQueue;
+    /** Per receive-queue slot: its descriptor's inline area, the view {@link #inlineBytes} hands out. */
+    private final MemorySegment[] inlineViews;
     private final long[] sendStatus = new long[TX_STATUS_DMA_ERROR + 2];
     private final long[] receiveErrors = new long[RX_ERR_DMA + 2];
     private long openChannels;
@@ -198,6 +200,10 @@ public final class UnetEndpoint implements Endpoint {
         this.sendQueue = new UnetSendQueue(page);
         this.freeQueue = new UnetFreeQueue(page);
         this.receiveQueue = new UnetReceiveQueue(rqMemory.segment(), 0, rqLen, page);
+        this.inlineViews = new MemorySegment[rqLen];
+        for (int i = 0; i < rqLen; i++) {
+            inlineViews[i] = rqMemory.segment().asSlice((long) i * RECV_DESC_SIZE + RECV_DESC_INLINE_OFS, INLINE_MAX);
+        }
         this.cardHolds = new long[(int) ((segment.byteSize() / FQ_BUF_ALIGN + 63) >>> 6)];
     }
 
@@ -226,8 +232,54 @@ public final class UnetEndpoint implements Endpoint {
         return page;
     }
 
+    @Override
     public int receiveQueueLength() {
         return rqLen;
+    }
+
+    /** {@code SQ_LEN}: the send queue's descriptors in board RAM. */
+    @Override
+    public int sendQueueLength() {
+        return SQ_LEN;
+    }
+
+    /** {@code FQ_LEN}: the free queue's entries in board RAM. */
+    @Override
+    public int freeQueueLength() {
+        return FQ_LEN;
+    }
+
+    /** {@code FQ_LEN} less the entries the card has not consumed yet. */
+    @Override
+    public int freeQueueRoom() {
+        return FQ_LEN - freeBuffersPosted();
+    }
+
+    /** The message's own size: the card's DMA fills a receive buffer from its first byte. */
+    @Override
+    public int receiveBufferSizeFor(int maxMessage) {
+        if (maxMessage < 1 || maxMessage > MAX_PDU) {
+            throw new IllegalArgumentException("endpoint " + id + ": maxMessage must be in [1, " + MAX_PDU + "], was "
+                    + maxMessage);
+        }
+        return maxMessage;
+    }
+
+    /** 0: the card writes a message at the start of its buffer. */
+    @Override
+    public int receiveOffset() {
+        return 0;
+    }
+
+    /** The held inline message in its receive descriptor (host memory the card writes), read in place. */
+    @Override
+    public MemorySegment inlineBytes(long descriptor) {
+        checkHeld(descriptor, "inlineBytes");
+        if (!isInline(descriptor)) {
+            throw new IllegalArgumentException("endpoint " + id + ": inlineBytes(descriptor " + descriptor
+                    + "): the message is not inline");
+        }
+        return inlineViews[(int) (descriptor / RECV_DESC_SIZE)];
     }
 
     /**
@@ -596,6 +648,7 @@ public final class UnetEndpoint implements Endpoint {
     }
 
     /** The size of this endpoint's receive buffers (0 before the first post). */
+    @Override
     public int receiveBufferSize() {
         return receiveBufferSize;
     }
@@ -1092,6 +1145,7 @@ public final class UnetEndpoint implements Endpoint {
      * @throws IllegalStateException when an upcall handler is installed (it would consume the messages announced),
      *                               or after the endpoint was destroyed
      */
+    @Override
     public void readinessListener(Runnable listener) {
         checkLive("readinessListener");
         if (listener != null) {
@@ -1373,6 +1427,7 @@ public final class UnetEndpoint implements Endpoint {
     }
 
     /** Firmware restarts this endpoint went through. */
+    @Override
     public long restarts() {
         return restarts;
     }
@@ -1523,6 +1578,7 @@ public final class UnetEndpoint implements Endpoint {
     }
 
     /** False once the kernel destroyed the endpoint. */
+    @Override
     public boolean isLive() {
         return live;
     }

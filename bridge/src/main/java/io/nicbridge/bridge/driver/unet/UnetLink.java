@@ -14,20 +14,25 @@ import io.nicbridge.bridge.time.Timer;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 
 /**
- * The U-Net framing of {@link Link} (SBA-200 and U-Net over Ethernet alike: both are a {@link UnetEndpoint}): peer
+ * The U-Net framing of {@link Link} on any {@link Endpoint} - a card's (the SBA-200, U-Net over Ethernet served by
+ * the shim's card), a kernel-emulated one, or a direct-access one on an AF_XDP socket - one implementation: peer
  * i is the channel to peer i, one channel per peer opened by the kernel driver at setup, so a frame carries no
  * header at all - the channel tag names the peer, and {@link #mtu()} is the whole receive buffer.
  *
  * <pre>
- *  endpoint segment, from areaOffset (64-byte strides of mtu bytes)
+ *  endpoint segment, from areaOffset: buffers at strides of receiveBufferSizeFor(mtu) rounded up to 64 bytes
+ *  (a card: mtu; a direct-access endpoint: one UMEM chunk)
  *  +----------------------+-------------------------------+
  *  | txBuffers x TX buf   | rxBuffers x receive buffer    |
  *  |  (claim/fill/commit) |  (posted to the free queue)   |
  *  +----------------------+-------------------------------+
- *  receive queue (host memory the card writes): an inline message is read in place in its descriptor
+ *  a received message lies receiveOffset() into its buffer (a card: 0; direct access: XDP headroom + headers);
+ *  an inline message is read in place where the endpoint keeps it (Endpoint#inlineBytes: a card's receive
+ *  descriptor, a direct-access endpoint's chunk)
  * </pre>
  *
  * <h2>Send</h2>
@@ -42,7 +47,7 @@ import java.util.function.IntConsumer;
  * <h2>Receive</h2>
  * In place, straight from the receive queue: {@link #poll} takes the next descriptor and hands it to the handler as
  * the frame - an inline message is read in its descriptor, a longer one in the one receive buffer the card filled.
- * {@link #release} gives the descriptor back and its buffer to the free queue ({@link UnetEndpoint#release}). The
+ * {@link #release} gives the descriptor back and its buffer to the free queue ({@link Endpoint#release}). The
  * receive queue is consumed in order, so <b>one frame is held at a time</b>: while the handler holds one, poll hands
  * out no other and the card queues (and, when the queue is full, drops and counts) what arrives - U-Net's own
  * back-pressure. Messages the card marked with an error (a lost cell: CRC or length; no free buffer), on a channel
@@ -50,7 +55,10 @@ import java.util.function.IntConsumer;
  * ({@code rxErrors}, {@code rxDrops}) and released, never delivered.
  *
  * <h2>Readiness</h2>
- * The endpoint's {@link UnetEndpoint#readinessListener readiness signal} (no message consumed) announces arrivals.
+ * The endpoint's {@link Endpoint#readinessListener readiness signal} (no message consumed) announces arrivals.
+ * A direct-access endpoint has no thread to announce anything: a runner on it waits in {@link #awaitFrame}, which
+ * sleeps in the endpoint's own wait (ppoll on the socket) - also the cheapest wait on a card endpoint (its signal
+ * unparks the waiting thread directly).
  * The card has no send-completion signal (the i960 only advances {@code sq_cons}; the process looks), so after a
  * refused claim "writable" is found by looking: at every {@link #poll}, and - for a runner that polls only when told
  * - by an optional {@link #writableProbe probe timer} that calls the listener while a claim waits. A runner that
@@ -75,7 +83,8 @@ import java.util.function.IntConsumer;
  *
  * <h2>Threads</h2>
  * One thread claims, commits, polls and releases (the core's); the link is its endpoint's only sender and receiver.
- * The readiness listener runs on the card's signalling thread (see {@link UnetEndpoint#readinessListener}) or on the
+ * The readiness listener runs where the endpoint announces arrivals ({@link Endpoint#readinessListener}: a card's
+ * signalling thread, an emulated endpoint's kernel thread, a direct-access endpoint's own waiting thread) or on the
  * probe's scheduler thread. The probe is armed from the polling thread, so its scheduler must be the one that thread
  * runs (a virtual scheduler, the node's event loop). Nothing allocates after construction.
  *
@@ -89,7 +98,7 @@ public final class UnetLink implements Link {
     private static final int COMMITTED = -3;
 
     private final String name;
-    private final UnetEndpoint ep;
+    private final Endpoint ep;
     private final int self;
     private final int[] channelOf;
     private final int[] peerOf = new int[MAX_CHANNELS];
@@ -97,6 +106,8 @@ public final class UnetLink implements Link {
     private final int stride;
     private final int rxBase;
     private final int rxBuffers;
+    /** Where a message starts in its receive buffer ({@link Endpoint#receiveOffset}). */
+    private final int rxOffset;
     private final PortCounters counters = new PortCounters();
 
     private final UnetSendBuffers tx;
@@ -108,9 +119,13 @@ public final class UnetLink implements Link {
     private HostCpu cpu;
 
     private final MemorySegment[] rxBufferSlices;
-    private final MemorySegment[] inlineSlices;
-    /** Receive handles are receive-queue slots; one is held at a time (the queue is consumed in order). */
+    /**
+     * Receive handles go round {@code receiveQueueLength()} numbers, one per frame taken; one is held at a time (the
+     * queue is consumed in order), so a stale handle is refused until the numbers come round.
+     */
     private final ReceivedFrames rx;
+    private int nextHandle;
+    private int heldHandle = NONE;
     private long heldDescriptor = -1;
 
     private volatile Runnable readiness;
@@ -125,15 +140,18 @@ public final class UnetLink implements Link {
      * @param channels   {@code channels[p]} = the endpoint's channel to peer {@code p}, for every {@code p != self}
      *                   ({@code channels[self]} is ignored); {@link #peers()} is its length
      * @param areaOffset 64-byte aligned offset in the endpoint's segment where the link lays out its buffers
-     * @param mtu        frame bytes, and every buffer's size: 1 .. 65535
-     * @param txBuffers  TX buffers, 1 .. SQ_LEN (more could never be in flight)
-     * @param rxBuffers  receive buffers posted to the free queue, 1 .. FQ_LEN
-     * @throws IllegalArgumentException for any argument out of range, a channel not open on the endpoint, or one
-     *                                  channel named for two peers
+     * @param mtu        frame bytes: 1 .. 65535, and at most what one receive buffer of the endpoint takes
+     *                   ({@link Endpoint#receiveBufferSizeFor})
+     * @param txBuffers  TX buffers, 1 .. the endpoint's {@link Endpoint#sendQueueLength} (more could never be in
+     *                   flight)
+     * @param rxBuffers  receive buffers posted to the free queue, 1 .. its {@link Endpoint#freeQueueLength}
+     * @throws IllegalArgumentException for any argument out of range, a channel not open on the endpoint, one
+     *                                  channel named for two peers, or an area the endpoint cannot post receive
+     *                                  buffers from (a direct-access endpoint's are whole chunks: chunk-aligned)
      * @throws IllegalStateException    when the endpoint has a receive buffer of another size posted already, or an
      *                                  upcall handler (it would consume the frames), or was destroyed
      */
-    public UnetLink(String name, UnetEndpoint endpoint, int self, int[] channels, long areaOffset, int mtu,
+    public UnetLink(String name, Endpoint endpoint, int self, int[] channels, long areaOffset, int mtu,
                     int txBuffers, int rxBuffers) {
         this.name = Objects.requireNonNull(name, "name");
         this.ep = Objects.requireNonNull(endpoint, "endpoint");
@@ -142,9 +160,13 @@ public final class UnetLink implements Link {
             throw new IllegalArgumentException(name + ": need at least 2 peers and self in [0, peers), were "
                     + channels.length + " peers and self " + self);
         }
-        if (mtu < 1 || mtu > MAX_PDU || txBuffers < 1 || txBuffers > SQ_LEN || rxBuffers < 1 || rxBuffers > FQ_LEN) {
-            throw new IllegalArgumentException(name + ": need 1 <= mtu <= " + MAX_PDU + ", 1 <= txBuffers <= " + SQ_LEN
-                    + ", 1 <= rxBuffers <= " + FQ_LEN + " (were " + mtu + ", " + txBuffers + ", " + rxBuffers + ")");
+        int sendQueue = endpoint.sendQueueLength();
+        int freeQueue = endpoint.freeQueueLength();
+        if (mtu < 1 || mtu > MAX_PDU || txBuffers < 1 || txBuffers > sendQueue || rxBuffers < 1
+                || rxBuffers > freeQueue) {
+            throw new IllegalArgumentException(name + ": need 1 <= mtu <= " + MAX_PDU + ", 1 <= txBuffers <= "
+                    + sendQueue + " (the endpoint's send queue), 1 <= rxBuffers <= " + freeQueue + " (its free queue)"
+                    + " (were " + mtu + ", " + txBuffers + ", " + rxBuffers + ")");
         }
         this.self = self;
         this.channelOf = channels.clone();
@@ -156,8 +178,8 @@ public final class UnetLink implements Link {
             }
             int c = channels[p];
             if (!endpoint.isChannelOpen(c)) {
-                throw new IllegalArgumentException(name + ": channel " + c + " (to peer " + p + ") is not open on endpoint "
-                        + endpoint.id());
+                throw new IllegalArgumentException(name + ": channel " + c + " (to peer " + p + ") is not open on "
+                        + endpoint);
             }
             if (peerOf[c] != NONE) {
                 throw new IllegalArgumentException(name + ": channel " + c + " named for peers " + peerOf[c] + " and " + p);
@@ -165,7 +187,9 @@ public final class UnetLink implements Link {
             peerOf[c] = p;
         }
         this.mtu = mtu;
-        this.stride = (mtu + FQ_BUF_ALIGN - 1) & -FQ_BUF_ALIGN;
+        int bufferSize = endpoint.receiveBufferSizeFor(mtu);
+        this.rxOffset = endpoint.receiveOffset();
+        this.stride = (bufferSize + FQ_BUF_ALIGN - 1) & -FQ_BUF_ALIGN;
         MemorySegment seg = endpoint.segment();
         long need = (long) stride * (txBuffers + rxBuffers);
         if (areaOffset < 0 || (areaOffset & (FQ_BUF_ALIGN - 1)) != 0 || areaOffset > seg.byteSize() - need) {
@@ -180,26 +204,21 @@ public final class UnetLink implements Link {
         transmits = new CpuPacedTransmits(name, txBuffers, cpu, (h, length, channel) -> tx.commit(h, channel, length));
         rxBufferSlices = new MemorySegment[rxBuffers];
         for (int i = 0; i < rxBuffers; i++) {
-            rxBufferSlices[i] = seg.asSlice(rxBase + (long) stride * i, mtu);
+            rxBufferSlices[i] = seg.asSlice(rxBase + (long) stride * i + rxOffset, mtu);
         }
-        MemorySegment rq = endpoint.receiveQueueSegment();
-        inlineSlices = new MemorySegment[endpoint.receiveQueueLength()];
         rx = ReceivedFrames.ofHandles(name, endpoint.receiveQueueLength());
-        for (int i = 0; i < inlineSlices.length; i++) {
-            inlineSlices[i] = rq.asSlice((long) i * RECV_DESC_SIZE + RECV_DESC_INLINE_OFS, INLINE_MAX);
+        if (endpoint.receiveBufferSize() != 0 && endpoint.receiveBufferSize() != bufferSize) {
+            throw new IllegalStateException(name + ": " + endpoint + " has " + endpoint.receiveBufferSize()
+                    + "-byte receive buffers posted, this link needs " + bufferSize);
         }
-        if (endpoint.receiveBufferSize() != 0 && endpoint.receiveBufferSize() != mtu) {
-            throw new IllegalStateException(name + ": endpoint " + endpoint.id() + " has " + endpoint.receiveBufferSize()
-                    + "-byte receive buffers posted, this link needs " + mtu);
-        }
-        if (FQ_LEN - endpoint.freeBuffersPosted() < rxBuffers) {
-            throw new IllegalStateException(name + ": the free queue of endpoint " + endpoint.id() + " has room for "
-                    + (FQ_LEN - endpoint.freeBuffersPosted()) + " buffers, this link posts " + rxBuffers);
+        if (endpoint.freeQueueRoom() < rxBuffers) {
+            throw new IllegalStateException(name + ": the free queue of " + endpoint + " has room for "
+                    + endpoint.freeQueueRoom() + " buffers, this link posts " + rxBuffers);
         }
         endpoint.readinessListener(this::signalled); // setup: asks the kernel for non-empty signals
         int posted;
         try {
-            posted = endpoint.postReceiveBuffers(rxBase, rxBuffers, mtu);
+            posted = endpoint.postReceiveBuffers(rxBase, rxBuffers, bufferSize);
         } catch (RuntimeException e) {
             endpoint.readinessListener(null);
             throw e;
@@ -239,6 +258,24 @@ public final class UnetLink implements Link {
         return this;
     }
 
+    /**
+     * Blocks the polling thread until the endpoint has a message for the next {@link #poll}, or {@code timeoutNanos}
+     * pass: the endpoint's own wait ({@link Endpoint#await}) - a card endpoint parks until its signal unparks this
+     * thread, a direct-access endpoint sleeps in ppoll on its socket and the kernel wakes it. The message stays where
+     * it is (the endpoint holds it) for {@link #poll} to take. In real time; a virtual-time runner waits for the
+     * {@link #readinessListener} instead.
+     *
+     * @return true when a message is waiting, false when the timeout passed first
+     * @throws InterruptedException when the thread was interrupted while it waited
+     */
+    public boolean awaitFrame(long timeoutNanos) throws InterruptedException {
+        checkOpen();
+        if (rx.heldCount() != 0) {
+            return true;
+        }
+        return ep.await(timeoutNanos, TimeUnit.NANOSECONDS) >= 0;
+    }
+
     @Override
     public void hostCpu(HostCpu cpu) {
         checkOpen();
@@ -246,7 +283,7 @@ public final class UnetLink implements Link {
         this.cpu = cpu;
     }
 
-    public UnetEndpoint endpoint() {
+    public Endpoint endpoint() {
         return ep;
     }
 
@@ -367,7 +404,7 @@ public final class UnetLink implements Link {
             }
             if (take(d)) {
                 n++;
-                handler.onFrame(this, (int) (d / RECV_DESC_SIZE));
+                handler.onFrame(this, heldHandle);
             }
         }
         if (wantWritable) {
@@ -394,9 +431,9 @@ public final class UnetLink implements Link {
         int peer = peerOf[ep.channel(d)];
         MemorySegment buffer = null;
         if (ep.isInline(d)) {
-            buffer = inlineSlices[(int) (d / RECV_DESC_SIZE)];
+            buffer = ep.inlineBytes(d);
         } else if (ep.bufferCount(d) == 1 && length <= mtu) {
-            long off = Integer.toUnsignedLong(ep.bufferOffset(d, 0)) - rxBase;
+            long off = Integer.toUnsignedLong(ep.bufferOffset(d, 0)) - rxBase - rxOffset;
             if (off >= 0 && off % stride == 0 && off / stride < rxBuffers) {
                 buffer = rxBufferSlices[(int) (off / stride)];
             }
@@ -407,7 +444,9 @@ public final class UnetLink implements Link {
             return false;
         }
         heldDescriptor = d;
-        rx.hold((int) (d / RECV_DESC_SIZE), peer, length, buffer);
+        heldHandle = nextHandle;
+        nextHandle = nextHandle + 1 == rx.capacity() ? 0 : nextHandle + 1;
+        rx.hold(heldHandle, peer, length, buffer);
         counters.recordRx(length);
         return true;
     }
@@ -442,6 +481,7 @@ public final class UnetLink implements Link {
         rx.release(rxHandle);
         long d = heldDescriptor;
         heldDescriptor = -1;
+        heldHandle = NONE;
         giveBack(d);
     }
 
@@ -474,10 +514,13 @@ public final class UnetLink implements Link {
         }
     }
 
-    /** @return the {@link UnetGather} of this link for {@code UnetGather.class}, else {@code null} */
+    /**
+     * @return the {@link UnetGather} of this link for {@code UnetGather.class} on an endpoint whose send descriptor
+     *     gathers several buffers (a card's), else {@code null}
+     */
     @Override
     public <C> C capability(Class<C> type) {
-        return type == UnetGather.class ? type.cast(gather) : null;
+        return type == UnetGather.class && tx.canGather() ? type.cast(gather) : null;
     }
 
     /** The scatter-gather send of this link's frames: ranges of the endpoint's segment after a claimed head. */
@@ -538,9 +581,10 @@ public final class UnetLink implements Link {
             ep.readinessListener(null);
             transmits.flush(); // frames committed still go out
             if (heldDescriptor >= 0) {
-                rx.release((int) (heldDescriptor / RECV_DESC_SIZE));
+                rx.release(heldHandle);
                 ep.release(heldDescriptor);
                 heldDescriptor = -1;
+                heldHandle = NONE;
             }
         }
     }
@@ -563,7 +607,7 @@ public final class UnetLink implements Link {
 
     @Override
     public String toString() {
-        return "U-Net link " + name + " (peer " + self + " of " + channelOf.length + ", endpoint " + ep.id() + "): "
+        return "U-Net link " + name + " (peer " + self + " of " + channelOf.length + ", " + ep + "): "
                 + counters;
     }
 }

@@ -35,7 +35,9 @@ final class UnetSendBuffers {
     private static final int INLINE = -1;
 
     private final String owner;
-    private final UnetEndpoint ep;
+    private final Endpoint ep;
+    /** The endpoint as a card's, for the gather send (several buffers in one descriptor); {@code null} otherwise. */
+    private final UnetEndpoint card;
     private final PortCounters counters;
     private final int base;
     private final int stride;
@@ -44,7 +46,9 @@ final class UnetSendBuffers {
     private final int[] free;
     private int freeCount;
     private int claimed;
-    private final int[] fifo = new int[SQ_LEN];
+    /** Sends the endpoint takes before it refuses one ({@link Endpoint#sendQueueLength}). */
+    private final int sendQueue;
+    private final int[] fifo;
     private int fifoHead;
     private int fifoCount;
     /** The endpoint's firmware restarts already counted as card resets ({@link #countRestarts}). */
@@ -64,10 +68,14 @@ final class UnetSendBuffers {
      *                 ({@code cardResets}) are counted
      * @param base     segment offset of buffer 0; buffer i lies at {@code base + i * stride}, {@code size} bytes
      */
-    UnetSendBuffers(String owner, UnetEndpoint endpoint, PortCounters counters, int base, int stride, int count,
+    UnetSendBuffers(String owner, Endpoint endpoint, PortCounters counters, int base, int stride, int count,
                     int size) {
         this.owner = owner;
         this.ep = endpoint;
+        // Only a card's send descriptor names several buffers; a direct-access endpoint's TX entry is one address.
+        this.card = endpoint instanceof UnetEndpoint u ? u : null;
+        this.sendQueue = endpoint.sendQueueLength();
+        this.fifo = new int[sendQueue];
         this.counters = counters;
         this.base = base;
         this.stride = stride;
@@ -104,7 +112,7 @@ final class UnetSendBuffers {
     }
 
     private boolean hasRoom() {
-        return freeCount > 0 && fifoCount + claimed < SQ_LEN;
+        return freeCount > 0 && fifoCount + claimed < sendQueue;
     }
 
     MemorySegment buffer(int h) {
@@ -128,7 +136,7 @@ final class UnetSendBuffers {
             // claim reserved a descriptor and the owner is the endpoint's only sender, and the endpoint takes a send
             // that meets a page its firmware wiped as one lost in the restart: cannot happen.
             throw new IllegalStateException(owner + ": send queue full after a successful claim (another sender on "
-                    + "endpoint " + ep.id() + "?)");
+                    + ep + "?)");
         }
         claimed--;
         if (inline) {
@@ -137,24 +145,24 @@ final class UnetSendBuffers {
         } else {
             state[h] = IN_FLIGHT;
         }
-        fifo[(fifoHead + fifoCount) & (SQ_LEN - 1)] = inline ? INLINE : h;
+        fifo[(fifoHead + fifoCount) % sendQueue] = inline ? INLINE : h;
         fifoCount++;
     }
 
     /** One descriptor: the buffer's {@code length} bytes, then the attached ranges. @return false when none was free */
     private boolean sendGathered(int h, int channel, int length) {
-        long d = ep.claimSend();
+        long d = card.claimSend();
         if (d < 0) {
             return false;
         }
         int n = gatherCount[h];
         int total = length;
-        ep.putSendBuffer(d, 0, base + stride * h, length);
+        card.putSendBuffer(d, 0, base + stride * h, length);
         for (int i = 0, k = h * UnetGather.MAX_ATTACHED; i < n; i++, k++) {
-            ep.putSendBuffer(d, i + 1, gatherOffset[k], gatherLength[k]);
+            card.putSendBuffer(d, i + 1, gatherOffset[k], gatherLength[k]);
             total += gatherLength[k];
         }
-        ep.commitSend(d, total, channel, n + 1);
+        card.commitSend(d, total, channel, n + 1);
         gatheredInFlight++;
         return true;
     }
@@ -192,6 +200,11 @@ final class UnetSendBuffers {
         this.tokens = listener;
     }
 
+    /** @return true when the endpoint sends one descriptor gathered from several buffers (a card's) */
+    boolean canGather() {
+        return card != null;
+    }
+
     /** @return true while a committed send carries attached ranges whose tokens have not come back */
     boolean tokensInFlight() {
         return gatheredInFlight > 0;
@@ -222,7 +235,7 @@ final class UnetSendBuffers {
             if (status == QueueCode.PEER_CORRUPT) {
                 // Not back-pressure: no completion will ever come, the buffers in flight would stay taken and the
                 // link stop silently. The endpoint's answer to an impossible index (as its send gives it).
-                throw new IllegalStateException(owner + ": the card's consumer index of endpoint " + ep.id()
+                throw new IllegalStateException(owner + ": the card's consumer index of " + ep
                         + "'s send queue is impossible (more completed than were sent); the link cannot go on until"
                         + " the endpoint is re-created");
             }
@@ -230,7 +243,7 @@ final class UnetSendBuffers {
                 return;
             }
             int h = fifo[fifoHead];
-            fifoHead = (fifoHead + 1) & (SQ_LEN - 1);
+            fifoHead = fifoHead + 1 == sendQueue ? 0 : fifoHead + 1;
             fifoCount--;
             if (h != INLINE) {
                 if (gatherCount[h] > 0) {

@@ -13,7 +13,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Direct-access placement with bounds, and kernel-emulated endpoints demultiplexed by tag. */
+/**
+ * Direct-access placement with bounds, and kernel-emulated endpoints demultiplexed by tag - with the same
+ * {@link UnetLink} on them as on regular endpoints.
+ */
 class DirectAccessAndEmulationTest {
     private static final int SEG = 64 * 1024;
     private static final int WINDOW = 16 * 1024;
@@ -90,6 +93,48 @@ class DirectAccessAndEmulationTest {
         // receive buffers (from 32 KiB) were written by the card; the rest of the segment, the window included, not
         assertArrayEquals(java.util.Arrays.copyOf(before, 32 * 1024), java.util.Arrays.copyOf(after, 32 * 1024));
         assertThrows(IllegalArgumentException.class, () -> new DirectAccess.Window(b, SEG - 10, 11));
+    }
+
+    @Test
+    void aUnetLinkRunsOnKernelEmulatedEndpointsAsOnRegularOnes() {
+        EmulatedEndpointMux hostA = new EmulatedEndpointMux(a, 900, 0);
+        EmulatedEndpointMux hostB = new EmulatedEndpointMux(b, 900, 0);
+        try (hostA; hostB) {
+            EmulatedEndpoint ea = hostA.create(7, 8192, 8);
+            EmulatedEndpoint eb = hostB.create(23, 8192, 8);
+            hostA.openChannel(ea, 0, 0, 23);
+            hostB.openChannel(eb, 0, 0, 7);
+            UnetLink la = new UnetLink("emu-a", ea, 0, new int[] {0, 0}, 0, 256, 4, 8);
+            UnetLink lb = new UnetLink("emu-b", eb, 1, new int[] {0, 0}, 0, 256, 4, 8);
+            try (la; lb) {
+                int[] announced = {0};
+                lb.readinessListener(() -> announced[0]++);
+                java.util.List<byte[]> got = new java.util.ArrayList<>();
+                io.nicbridge.bridge.link.LinkHandler h = new io.nicbridge.bridge.link.LinkHandler() {
+                    @Override
+                    public void onFrame(io.nicbridge.bridge.link.Link link, int rx) {
+                        got.add(link.rxBuffer(rx).asSlice(0, link.rxLength(rx)).toArray(ValueLayout.JAVA_BYTE));
+                        link.release(rx);
+                    }
+
+                    @Override
+                    public void onWritable(io.nicbridge.bridge.link.Link link) {
+                    }
+                };
+                for (int length : new int[] {10, 40, 41, 200, 256}) { // inline up to 40 B, one buffer above
+                    int t = la.claim(1);
+                    fill(la.txBuffer(t), 0, length, length);
+                    byte[] sent = bytes(la.txBuffer(t), 0, length);
+                    la.commit(t, length);
+                    hostB.pump(); // the kernel demultiplexes the real endpoint's message into eb, and announces it
+                    assertEquals(1, lb.poll(h, 4), length + " B");
+                    assertArrayEquals(sent, got.getLast(), length + " B read in place");
+                }
+                assertEquals(5, announced[0], "the emulated endpoint announces each message it queues");
+                assertEquals(0, lb.counters().rxErrors() + lb.counters().rxDrops());
+                assertNull(la.capability(UnetGather.class), "an emulated send is a system call of one range");
+            }
+        }
     }
 
     @Test
