@@ -205,6 +205,9 @@ public final class TulipDriver implements FramePort {
     private final int[] txFree;
     private int txFreeTop;
     private int txClaimed;
+    /** Open {@link #beginTransmitBurst} calls, and whether a CSR1 write waits for the outermost end. Sending thread. */
+    private int transmitBurst;
+    private boolean demandOwed;
     /**
      * How many buffers the host may hold claimed at once: one fewer than the ring. A claim reserves a descriptor for
      * its commit, and a card reset ({@link #reinitialise}) starts the ring afresh with those reservations kept and
@@ -609,7 +612,46 @@ public final class TulipDriver implements FramePort {
         txState[handle] = TX_IN_FLIGHT;
         txClaimed--;
         counters.recordTx(length);
-        regs.writeRelease(CSR1, 0); // transmit poll demand, after the descriptor is the card's
+        transmitPollDemand(); // after the descriptor is the card's
+    }
+
+    /**
+     * Writes CSR1 (transmit poll demand), or inside a {@linkplain #beginTransmitBurst burst} owes it to the burst's end:
+     * the chip takes every descriptor it owns on one demand, so a burst of frames needs one write.
+     */
+    private void transmitPollDemand() {
+        if (transmitBurst > 0) {
+            demandOwed = true;
+            return;
+        }
+        regs.writeRelease(CSR1, 0);
+    }
+
+    /**
+     * Opens a transmit burst: the frames {@link #commit committed} until the matching {@link #endTransmitBurst()} are
+     * posted at once (each descriptor the chip's), and CSR1 is written once, at the end, instead of per frame - the
+     * deferred tail write of Linux's {@code xmit_more}. Bursts nest. Sending thread; allocation-free.
+     */
+    public void beginTransmitBurst() {
+        checkOpen();
+        transmitBurst++;
+    }
+
+    /**
+     * Closes a transmit burst; the outermost close writes CSR1 once if a frame was committed in the burst.
+     *
+     * @throws IllegalStateException without a matching {@link #beginTransmitBurst()}
+     */
+    public void endTransmitBurst() {
+        if (transmitBurst == 0) {
+            throw new IllegalStateException(name + ": endTransmitBurst without beginTransmitBurst");
+        }
+        if (--transmitBurst == 0 && demandOwed) {
+            demandOwed = false;
+            if (!closed) {
+                regs.writeRelease(CSR1, 0);
+            }
+        }
     }
 
     /**
@@ -626,7 +668,7 @@ public final class TulipDriver implements FramePort {
         requeue[tail >= txCount ? tail - txCount : tail] = handle;
         requeueCount++;
         postRequeued();
-        regs.writeRelease(CSR1, 0);
+        transmitPollDemand();
     }
 
     @Override
