@@ -85,6 +85,7 @@ public final class RealBandwidth {
             // of Pupa's paths (3x the CPU per message of a warm one here) and make the first ratio an outlier.
             long warm = Math.min(count, WARMUP_MESSAGES);
             pupaStream(veth, sizes[sizes.length - 1], false, warm);
+            out.println("Pupa's cards move frames by " + lastTransport);
             tcp.stream(sizes[sizes.length - 1], warm);
             for (boolean offloads : new boolean[] {false, true}) {
                 String state = offloads(veth, offloads);
@@ -152,6 +153,7 @@ public final class RealBandwidth {
 
     private long lastWindow;
     private long lastAckOnly;
+    private String lastTransport;
 
     /**
      * One Pupa stream on fresh cards: node A's thread (this one) sends, node B's thread receives and checks.
@@ -197,6 +199,7 @@ public final class RealBandwidth {
                 sinkThread.join(10_000);
             }
             lastWindow = sink.last - sink.first;
+            lastTransport = pair.transportText();
             lastAckOnly = pair.node(1).core().counters().ackPacketsSent();
             return pair.node(1).core().counters();
         }
