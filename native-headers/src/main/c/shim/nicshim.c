@@ -239,8 +239,8 @@ struct nicshim {
     int ep_waiter;     /* a poller sleeps in epoll_wait on ep_fd (at most one: it owns timer_fd) */
     int rx_fd;    /* between start and stop, else -1 */
     int tx_fd;
-    uint32_t ep_rx; /* the events rx_fd / tx_fd are registered for in ep_fd right now */
-    uint32_t ep_tx;
+    uint32_t ep_rx; /* the events rx_fd is registered for in ep_fd right now */
+    uint32_t ep_tx; /* EPOLLOUT while tx_fd is in ep_fd (only while the card waits for room), else 0: not in it */
 
     uint8_t *window[2];
 
@@ -1516,11 +1516,10 @@ int32_t nicshim_start(nicshim_t *shim) {
         }
     }
     if (rc == NICSHIM_OK) {
-        /* Registered for the link's life; shim_wait changes the events only when the card's needs change. */
+        /* RX is registered for the link's life; shim_wait changes its events only when the card's needs change. TX
+         * joins the set only while the card waits for room in it (shim_ep_tx). */
         struct epoll_event rx_ev = {.events = EPOLLIN | EPOLLET, .data.fd = shim->rx_fd};
-        struct epoll_event tx_ev = {.events = 0, .data.fd = shim->tx_fd};
-        if (epoll_ctl(shim->ep_fd, EPOLL_CTL_ADD, shim->rx_fd, &rx_ev) < 0 ||
-            epoll_ctl(shim->ep_fd, EPOLL_CTL_ADD, shim->tx_fd, &tx_ev) < 0) {
+        if (epoll_ctl(shim->ep_fd, EPOLL_CTL_ADD, shim->rx_fd, &rx_ev) < 0) {
             rc = shim_errno_code(errno);
             shim_close_transport(shim); /* closing removes a registered fd from the set */
         }
@@ -1923,6 +1922,25 @@ static int shim_ep_set(shim_t *shim, int fd, uint32_t events, uint32_t *current)
 }
 
 /**
+ * Puts tx_fd into ep_fd for POLLOUT while the card is blocked on it, and takes it out otherwise. Kept registered with no
+ * events, the socket's wait queue would hold epoll's entry, and the kernel would take and release that entry's lock
+ * with interrupts off for every frame it frees after sending (sock_def_write_space): on a veth, about a tenth of a
+ * microsecond per frame for nothing. Blocked rounds are rare, so the two epoll_ctl calls are too.
+ */
+static int shim_ep_tx(shim_t *shim, int blocked) {
+    uint32_t want = blocked ? EPOLLOUT : 0;
+    if (want == shim->ep_tx) {
+        return 0;
+    }
+    struct epoll_event ev = {.events = want, .data.fd = shim->tx_fd};
+    if (epoll_ctl(shim->ep_fd, want != 0 ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, shim->tx_fd, &ev) < 0) {
+        return -1;
+    }
+    shim->ep_tx = want;
+    return 0;
+}
+
+/**
  * Whether the kernel may have dropped RX frames since PACKET_STATISTICS was last read (see "Who counts what"): frames
  * were left in the ring (for want of room in the card, or still pending), or the card took at least a ring's worth,
  * which it must have done before the ring is empty again if the ring was ever full after the read.
@@ -1949,7 +1967,7 @@ static int shim_kstats_may_be_stale(const shim_t *shim) {
  * refused one), TX room (if the card found the ring or socket full) or a flush retry. `now` is a recent clock
  * reading (the poll's start for its first wait). Returns with the lock held.
  *
- * The usual poller waits in epoll_wait on ep_fd, where every fd stays registered from start to stop: nothing is set
+ * The usual poller waits in epoll_wait on ep_fd, where every fd but TX stays registered from start to stop: nothing is set
  * up or torn down per wait (ppoll re-registered each fd and armed and cancelled a timer on every call). Its
  * deadline is a timerfd in the same set, armed only when the wait must end earlier than it is armed for, or after it
  * fired: a driver that waits with the same timeout again and again re-arms it once per timeout, and a wait ended
@@ -1997,7 +2015,7 @@ static int32_t shim_wait(shim_t *shim, uint64_t until, uint64_t now) {
     nfds_t n = 0;
     if (on_ep) {
         if (shim_ep_set(shim, shim->rx_fd, shim->rx_held ? 0 : EPOLLIN | EPOLLET, &shim->ep_rx) < 0 ||
-            shim_ep_set(shim, shim->tx_fd, shim->tx_blocked ? EPOLLOUT : 0, &shim->ep_tx) < 0) {
+            shim_ep_tx(shim, shim->tx_blocked) < 0) {
             return NICSHIM_ERR_SYSTEM;
         }
         if (shim->timer_at <= now || shim->timer_at > wake) {
