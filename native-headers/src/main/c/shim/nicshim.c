@@ -743,7 +743,8 @@ static void shim_tx_commit_now(shim_t *shim, uint32_t len) {
         return;
     }
     struct tpacket2_hdr *hdr = shim->tx_send ? NULL : shim_ring_slot(&shim->tx, shim->tx.head);
-    const uint8_t *frame = shim->tx_send ? shim_tx_slot(shim, shim->tx_queued) : (const uint8_t *)hdr + SHIM_TX_DATA_OFFSET;
+    const uint8_t *frame =
+        shim->tx_send ? shim_tx_slot(shim, shim->tx_queued) : (const uint8_t *)hdr + SHIM_TX_DATA_OFFSET;
     if (!shim_tx_length_ok(shim, frame, len)) {
         return;
     }
@@ -1967,8 +1968,8 @@ static int shim_kstats_may_be_stale(const shim_t *shim) {
  * refused one), TX room (if the card found the ring or socket full) or a flush retry. `now` is a recent clock
  * reading (the poll's start for its first wait). Returns with the lock held.
  *
- * The usual poller waits in epoll_wait on ep_fd, where every fd but TX stays registered from start to stop: nothing is set
- * up or torn down per wait (ppoll re-registered each fd and armed and cancelled a timer on every call). Its
+ * The usual poller waits in epoll_wait on ep_fd, where every fd but TX stays registered from start to stop: nothing
+ * is set up or torn down per wait (ppoll re-registered each fd and armed and cancelled a timer on every call). Its
  * deadline is a timerfd in the same set, armed only when the wait must end earlier than it is armed for, or after it
  * fired: a driver that waits with the same timeout again and again re-arms it once per timeout, and a wait ended
  * early by a stale, earlier deadline only loops once (nicshim_poll re-reads the clock and waits on). The RX socket,
