@@ -192,13 +192,14 @@ _Static_assert(offsetof(nicshim_options_t, busy_poll_us) == 0x34, "busy_poll_us 
 #define NICSHIM_OPT_PROMISC        (1u << 0) /* put the interface in promiscuous mode while open */
 #define NICSHIM_OPT_QDISC_BYPASS   (1u << 1) /* PACKET_QDISC_BYPASS on the TX socket */
 /**
- * Transmit each frame with one send() from the card's assembled frame instead of through a PACKET_MMAP TX ring
- * (ABI 1.1 addition; unknown to a library without it, which rejects the flag with NICSHIM_ERR_INVALID). The ring's
- * slots are user pages the kernel sends zero-copy, so a receiver that keeps the frame (a veth peer, a packet socket)
- * makes the kernel copy them again; send() copies once into a linear buffer. Best for one frame per doorbell on
- * virtual links; the ring wins where one flush carries many frames. tx_ring_frames is then unused. A frame the
- * socket has no room for (EAGAIN) stays with the shim and the card sees back-pressure until it leaves; a frame the
- * kernel dropped after taking it (ENOBUFS: a full device queue) counts in tx_drop_kernel.
+ * Transmit with send() instead of through a PACKET_MMAP TX ring (ABI 1.1 addition; unknown to a library without it,
+ * which rejects the flag with NICSHIM_ERR_INVALID): the frames one card round assembles go out at its end with one
+ * send() (one frame) or one sendmmsg() (several: a doorbell that hands the card a burst costs one system call). The
+ * ring's slots are user pages the kernel sends zero-copy, so a receiver that keeps the frame (a veth peer, a packet
+ * socket) makes the kernel copy them again; send() copies once into a linear buffer. Best on virtual links;
+ * tx_ring_frames is then unused. Frames the socket has no room for (EAGAIN) stay with the shim, which retries them
+ * (the card sees back-pressure once a round's worth waits); a frame the kernel dropped after taking it (ENOBUFS: a
+ * full device queue) counts in tx_drop_kernel.
  */
 #define NICSHIM_OPT_TX_SEND        (1u << 2)
 #define NICSHIM_OPT_ALL            (0x7u)

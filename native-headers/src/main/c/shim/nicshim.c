@@ -38,10 +38,12 @@
  *    wire. A frame longer than the ring frame (tp_len > tp_snaplen) is counted in rx_drop_truncated and never
  *    reaches the card. When the card says it cannot take a frame (can_receive), frames stay in the kernel ring
  *    (which then drops and counts, PACKET_STATISTICS -> rx_drop_kernel) and the wait leaves the RX socket out.
- *  - TX (NICSHIM_OPT_TX_SEND): protocol 0 bound to the interface, no ring: shim_tx_reserve hands out one linear
- *    buffer and shim_tx_commit send()s it at once (one copy into a linear skb, where a ring's zero-copy pages are
- *    copied again by a veth whose peer keeps the frame). A frame the socket has no room for is held (the card sees
- *    back-pressure, the wait includes POLLOUT) and retried; ENOBUFS (dropped by a full device queue) is counted.
+ *  - TX (NICSHIM_OPT_TX_SEND): protocol 0 bound to the interface, no ring: shim_tx_reserve hands out a slot of a
+ *    batch of linear buffers, shim_tx_commit queues the frame, and the flush after the card call sends the round's
+ *    frames with one send() (one frame) or one sendmmsg() (more): one copy into a linear skb each, where a ring's
+ *    zero-copy pages are copied again by a veth whose peer keeps the frame, and one system call per transmit poll
+ *    demand however many descriptors it takes. Frames the socket has no room for stay queued (a full batch is
+ *    back-pressure, the wait includes POLLOUT) and are retried; ENOBUFS (dropped by a full device queue) is counted.
  *  - TX (default): protocol 0 bound to the interface (receives nothing), TPACKET_V2 ring, PACKET_LOSS (a malformed frame is
  *    skipped by the kernel instead of jamming the ring at its head), PACKET_QDISC_BYPASS on request. The card
  *    fills one slot at a time (shim_tx_reserve/commit); after each card call that committed frames the platform
@@ -189,6 +191,11 @@ static const shim_card_ops_t *shim_find_card(uint32_t kind) {
 /* A flush the kernel refused for lack of room (EAGAIN/ENOBUFS) is retried this soon; other errors (interface
  * down) later. The frames stay queued in the ring either way: nothing is lost. */
 #define SHIM_TX_RETRY_SOON_NS 100000ull
+/* Send mode: frames committed in one card round wait here for the round's flush, which hands them to the kernel with
+ * one sendmmsg() - the 21140's transmit poll demand takes every descriptor the driver owns, so a driver that rings
+ * once per burst pays one system call per burst, not one per frame. More commits than this in one round are
+ * back-pressure until the flush (the card keeps its descriptor, the wait includes POLLOUT). */
+#define SHIM_TX_BATCH 64u
 #define SHIM_TX_RETRY_LATER_NS (10 * SHIM_MS)
 
 /* ---------------------------------------------------------------------------------------------
@@ -232,8 +239,8 @@ struct nicshim {
     int ep_waiter;     /* a poller sleeps in epoll_wait on ep_fd (at most one: it owns timer_fd) */
     int rx_fd;    /* between start and stop, else -1 */
     int tx_fd;
-    uint32_t ep_rx; /* the events rx_fd / tx_fd are registered for in ep_fd right now */
-    uint32_t ep_tx;
+    uint32_t ep_rx; /* the events rx_fd is registered for in ep_fd right now */
+    uint32_t ep_tx; /* EPOLLOUT while tx_fd is in ep_fd (only while the card waits for room), else 0: not in it */
 
     uint8_t *window[2];
 
@@ -245,9 +252,13 @@ struct nicshim {
     shim_ring_t rx;
     shim_ring_t tx;       /* ring mode: the TX ring (send mode: only its geometry, for the slot capacity) */
     uint8_t *scratch;     /* one frame + a VLAN tag: where a stripped 802.1Q tag is put back */
-    int tx_send;          /* NICSHIM_OPT_TX_SEND: frames leave by send() from tx_buf, there is no TX ring */
-    uint8_t *tx_buf;      /* send mode: the frame being built, or waiting for room in the socket */
-    uint32_t tx_held;     /* send mode: length of a committed frame not yet sent (0 = none) */
+    int tx_send;          /* NICSHIM_OPT_TX_SEND: frames leave by send()/sendmmsg() from tx_batch, no TX ring */
+    uint8_t *tx_batch;    /* send mode: SHIM_TX_BATCH slots of tx.frame_size bytes, filled in commit order */
+    uint32_t tx_batch_len[SHIM_TX_BATCH];
+    uint32_t tx_head;     /* send mode: slots [tx_head, tx_queued) hold committed frames the kernel has not taken */
+    uint32_t tx_queued;   /* send mode: the next free slot (SHIM_TX_BATCH = full: back-pressure) */
+    struct mmsghdr tx_msgs[SHIM_TX_BATCH]; /* send mode: sendmmsg's vector, rebuilt per flush (no allocation) */
+    struct iovec tx_iov[SHIM_TX_BATCH];
 
     int running; /* atomic: read by get_info without the lock */
     int tx_reserved;
@@ -599,38 +610,56 @@ static uint32_t shim_tx_capacity(const shim_t *shim) {
     return shim->xdp ? shim->opt.frame_size : shim->tx.frame_size - (uint32_t)SHIM_TX_DATA_OFFSET;
 }
 
-/** Send mode: hands `frame` to the kernel with one send(). On EAGAIN (no room in the socket: wait for POLLOUT) or a
- * down interface (retry later) the frame is kept in tx_buf (held) and the card sees back-pressure until it leaves;
- * on ENOBUFS (the kernel took it and a full device queue dropped it) it is counted in tx_drop_kernel. */
-static void shim_tx_send_now(shim_t *shim, const uint8_t *frame, uint32_t len) {
+static uint8_t *shim_tx_slot(const shim_t *shim, uint32_t i) {
+    return shim->tx_batch + (size_t)i * shim->tx.frame_size;
+}
+
+/**
+ * Send mode: hands the queued frames to the kernel in commit order - one send() for a lone frame (the ping-pong
+ * path), one sendmmsg() for more. ENOBUFS (the kernel took the frame and a full device queue dropped it) counts that
+ * frame in tx_drop_kernel and goes on with the next. On EAGAIN (no room in the socket: the next wait includes
+ * POLLOUT) or a down interface (retried later) the rest stay queued, as frames in a ring would, and the card sees
+ * back-pressure once the batch is full.
+ */
+static void shim_tx_send_queued(shim_t *shim) {
     shim->tx_retry = 0;
-    if (send(shim->tx_fd, frame, len, MSG_DONTWAIT) >= 0) {
-        shim->tx_held = 0;
-        return;
-    }
-    int err = errno;
-    if (err == ENOBUFS) {
+    int err = 0;
+    while (shim->tx_head < shim->tx_queued && shim->tx_fd >= 0) {
+        uint32_t first = shim->tx_head;
+        uint32_t n = shim->tx_queued - first;
+        int sent;
+        if (n == 1) {
+            sent = send(shim->tx_fd, shim_tx_slot(shim, first), shim->tx_batch_len[first], MSG_DONTWAIT) >= 0 ? 1 : -1;
+        } else {
+            for (uint32_t i = 0; i < n; i++) {
+                shim->tx_iov[i] = (struct iovec){.iov_base = shim_tx_slot(shim, first + i),
+                                                 .iov_len = shim->tx_batch_len[first + i]};
+                shim->tx_msgs[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &shim->tx_iov[i], .msg_iovlen = 1}};
+            }
+            sent = sendmmsg(shim->tx_fd, shim->tx_msgs, n, MSG_DONTWAIT);
+        }
+        if (sent > 0) {
+            shim->tx_head += (uint32_t)sent; /* a short count: the next call reports what stopped it */
+            continue;
+        }
+        err = errno;
+        if (err != ENOBUFS) {
+            break;
+        }
         shim_count(shim, SHIM_STAT_TX_DROP_KERNEL, 1);
-        shim->tx_held = 0;
+        shim->tx_head++;
+    }
+    if (shim->tx_head == shim->tx_queued) {
+        shim->tx_head = 0;
+        shim->tx_queued = 0;
         return;
     }
-    if (frame != shim->tx_buf) {
-        memcpy(shim->tx_buf, frame, len);
-    }
-    shim->tx_held = len;
     if (err == EAGAIN || err == EWOULDBLOCK) {
         shim->tx_blocked = 1; /* the socket's send buffer is full: the next wait includes POLLOUT */
     } else {
-        /* Interface down (ENETDOWN, ENXIO) or interrupted: the frame waits, as frames queued in a ring would. */
+        /* Interface down (ENETDOWN, ENXIO) or interrupted: the frames wait, as frames queued in a ring would. */
         shim->tx_retry = 1;
         shim->tx_retry_at = shim_now_ns() + (err == EINTR ? SHIM_TX_RETRY_SOON_NS : SHIM_TX_RETRY_LATER_NS);
-    }
-}
-
-/** Send mode: one more try for the held frame. */
-static void shim_tx_send_held(shim_t *shim) {
-    if (shim->tx_held != 0 && shim->tx_fd >= 0) {
-        shim_tx_send_now(shim, shim->tx_buf, shim->tx_held);
     }
 }
 
@@ -671,12 +700,12 @@ uint8_t *shim_tx_reserve(shim_t *shim, uint32_t max_len) {
         return chunk;
     }
     if (shim->tx_send) {
-        if (shim->tx_held != 0) {
-            shim->tx_blocked = !shim->tx_retry; /* room in the socket, or the retry timer, ends the wait */
+        if (shim->tx_queued == SHIM_TX_BATCH) {
+            shim->tx_blocked = !shim->tx_retry; /* the flush, room in the socket or the retry timer ends the wait */
             return NULL;
         }
         shim->tx_reserved = 1;
-        return shim->tx_buf;
+        return shim_tx_slot(shim, shim->tx_queued);
     }
     struct tpacket2_hdr *hdr = shim_ring_slot(&shim->tx, shim->tx.head);
     /* Acquire: the kernel's completion (status back to AVAILABLE) happens-before we rewrite the slot. */
@@ -714,13 +743,15 @@ static void shim_tx_commit_now(shim_t *shim, uint32_t len) {
         return;
     }
     struct tpacket2_hdr *hdr = shim->tx_send ? NULL : shim_ring_slot(&shim->tx, shim->tx.head);
-    const uint8_t *frame = shim->tx_send ? shim->tx_buf : (const uint8_t *)hdr + SHIM_TX_DATA_OFFSET;
+    const uint8_t *frame =
+        shim->tx_send ? shim_tx_slot(shim, shim->tx_queued) : (const uint8_t *)hdr + SHIM_TX_DATA_OFFSET;
     if (!shim_tx_length_ok(shim, frame, len)) {
         return;
     }
     if (shim->tx_send) {
-        /* Sent now, not at the flush: the card may reserve the next frame within the same call. */
-        shim_tx_send_now(shim, frame, len);
+        /* Queued for the flush that ends this card round: one sendmmsg() for every frame of the round. */
+        shim->tx_batch_len[shim->tx_queued++] = len;
+        shim->tx_committed = 1;
         return;
     }
     hdr->tp_len = len;
@@ -736,7 +767,7 @@ static uint8_t *shim_tx_reserved_frame(shim_t *shim) {
         return shim->xsk.umem + shim->xsk.tx_reserved_addr;
     }
     if (shim->tx_send) {
-        return shim->tx_buf;
+        return shim_tx_slot(shim, shim->tx_queued);
     }
     return (uint8_t *)shim_ring_slot(&shim->tx, shim->tx.head) + SHIM_TX_DATA_OFFSET;
 }
@@ -803,13 +834,6 @@ void shim_tx_commit(shim_t *shim, uint32_t len) {
 }
 
 int shim_tx_frame(shim_t *shim, const uint8_t *frame, uint32_t len) {
-    if (shim->tx_send && shim->tx_fd >= 0 && !shim->tx_reserved && shim->tx_held == 0 && !shim->fault_tx.on) {
-        /* Straight from the card's buffer: no copy into tx_buf unless the socket keeps us waiting. */
-        if (shim_tx_length_ok(shim, frame, len)) {
-            shim_tx_send_now(shim, frame, len);
-        }
-        return 1;
-    }
     uint8_t *slot = shim_tx_reserve(shim, len);
     if (slot == NULL) {
         return 0;
@@ -850,14 +874,15 @@ static void shim_xsk_flush(shim_t *shim) {
     }
 }
 
-/** Hands committed frames to the kernel (one sendto walks every SEND_REQUEST slot from the kernel's head). Send mode:
- * frames went out at commit; only a frame held by a failed send is retried here (the caller checks tx_retry_at). */
+/** Hands committed frames to the kernel: one sendto walks every SEND_REQUEST slot from the kernel's head; send mode,
+ * one send()/sendmmsg() for every frame queued (frames a failed call left are retried here too). */
 static void shim_tx_flush(shim_t *shim) {
     if ((!shim->tx_committed && !shim->tx_retry) || shim->tx_fd < 0) {
         return;
     }
     if (shim->tx_send) {
-        shim_tx_send_held(shim);
+        shim->tx_committed = 0;
+        shim_tx_send_queued(shim);
         return;
     }
     if (shim->xdp) {
@@ -1079,7 +1104,7 @@ static void shim_free(shim_t *shim) {
     shim_close_fd(&shim->timer_fd);
     shim_close_fd(&shim->event_fd);
     free(shim->scratch);
-    free(shim->tx_buf);
+    free(shim->tx_batch);
     free(shim->fault_buf);
     pthread_mutex_destroy(&shim->lock);
     free(shim);
@@ -1146,8 +1171,8 @@ static int32_t shim_open_checked(shim_t *shim, const char *ifname, uint32_t card
     }
     shim->tx_send = (shim->opt.flags & NICSHIM_OPT_TX_SEND) != 0;
     if (shim->tx_send) {
-        shim->tx_buf = malloc(shim->tx.frame_size);
-        if (shim->tx_buf == NULL) {
+        shim->tx_batch = malloc((size_t)SHIM_TX_BATCH * shim->tx.frame_size);
+        if (shim->tx_batch == NULL) {
             return NICSHIM_ERR_NOMEM;
         }
     }
@@ -1492,11 +1517,10 @@ int32_t nicshim_start(nicshim_t *shim) {
         }
     }
     if (rc == NICSHIM_OK) {
-        /* Registered for the link's life; shim_wait changes the events only when the card's needs change. */
+        /* RX is registered for the link's life; shim_wait changes its events only when the card's needs change. TX
+         * joins the set only while the card waits for room in it (shim_ep_tx). */
         struct epoll_event rx_ev = {.events = EPOLLIN | EPOLLET, .data.fd = shim->rx_fd};
-        struct epoll_event tx_ev = {.events = 0, .data.fd = shim->tx_fd};
-        if (epoll_ctl(shim->ep_fd, EPOLL_CTL_ADD, shim->rx_fd, &rx_ev) < 0 ||
-            epoll_ctl(shim->ep_fd, EPOLL_CTL_ADD, shim->tx_fd, &tx_ev) < 0) {
+        if (epoll_ctl(shim->ep_fd, EPOLL_CTL_ADD, shim->rx_fd, &rx_ev) < 0) {
             rc = shim_errno_code(errno);
             shim_close_transport(shim); /* closing removes a registered fd from the set */
         }
@@ -1513,7 +1537,8 @@ int32_t nicshim_start(nicshim_t *shim) {
         shim->tx_committed = 0;
         shim->tx_blocked = 0;
         shim->tx_retry = 0;
-        shim->tx_held = 0;
+        shim->tx_head = 0;
+        shim->tx_queued = 0;
         shim->rx_held = 0;
         shim->rx_more = 0;
         shim->kstats_taken = 0;
@@ -1579,11 +1604,11 @@ int32_t nicshim_stop(nicshim_t *shim) {
         shim->ops->stop(shim->card);
         shim_irq_sample(shim);
         /* What the card committed before stopping still goes out; the kernel finishes the ring on close. Send mode:
-         * one last try for a held frame, which is otherwise lost and counted. */
+         * one last try for queued frames, which are otherwise lost and counted. */
         shim_tx_flush(shim);
-        shim_tx_send_held(shim);
-        if (shim->tx_held != 0) {
-            shim_count(shim, SHIM_STAT_TX_DROP_KERNEL, 1);
+        if (shim->tx_send) {
+            shim_tx_send_queued(shim);
+            shim_count(shim, SHIM_STAT_TX_DROP_KERNEL, shim->tx_queued - shim->tx_head);
         }
         shim_kernel_stats(shim, shim_coarse_ns(), 1);
         (void)epoll_ctl(shim->ep_fd, EPOLL_CTL_DEL, shim->rx_fd, NULL);
@@ -1592,7 +1617,8 @@ int32_t nicshim_stop(nicshim_t *shim) {
         shim->tx_reserved = 0;
         shim->tx_committed = 0;
         shim->tx_retry = 0;
-        shim->tx_held = 0;
+        shim->tx_head = 0;
+        shim->tx_queued = 0;
         shim->fault_rx_held = 0; /* a frame held back for reordering is lost with the link (nicshim.h) */
         shim->fault_tx_held = 0;
         __atomic_store_n(&shim->running, 0, __ATOMIC_RELEASE);
@@ -1853,8 +1879,8 @@ static uint32_t shim_work(shim_t *shim) {
     shim->rx_more = 0;
     if (shim->tx_retry && shim_now_ns() >= shim->tx_retry_at) {
         shim_tx_flush(shim);
-    } else if (shim->tx_held != 0 && !shim->tx_retry) {
-        shim_tx_send_held(shim); /* send mode: woken by room in the socket (or anything else): try again */
+    } else if (shim->tx_send && shim->tx_head < shim->tx_queued && !shim->tx_retry) {
+        shim_tx_send_queued(shim); /* woken by room in the socket (or anything else): try again */
     }
     /* A plain load first: most rounds have no kick, and the exchange is a locked instruction. A kick that lands after
      * the load is seen by the wait's Dekker check or the next round. */
@@ -1897,6 +1923,25 @@ static int shim_ep_set(shim_t *shim, int fd, uint32_t events, uint32_t *current)
 }
 
 /**
+ * Puts tx_fd into ep_fd for POLLOUT while the card is blocked on it, and takes it out otherwise. Kept registered with no
+ * events, the socket's wait queue would hold epoll's entry, and the kernel would take and release that entry's lock
+ * with interrupts off for every frame it frees after sending (sock_def_write_space): on a veth, about a tenth of a
+ * microsecond per frame for nothing. Blocked rounds are rare, so the two epoll_ctl calls are too.
+ */
+static int shim_ep_tx(shim_t *shim, int blocked) {
+    uint32_t want = blocked ? EPOLLOUT : 0;
+    if (want == shim->ep_tx) {
+        return 0;
+    }
+    struct epoll_event ev = {.events = want, .data.fd = shim->tx_fd};
+    if (epoll_ctl(shim->ep_fd, want != 0 ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, shim->tx_fd, &ev) < 0) {
+        return -1;
+    }
+    shim->ep_tx = want;
+    return 0;
+}
+
+/**
  * Whether the kernel may have dropped RX frames since PACKET_STATISTICS was last read (see "Who counts what"): frames
  * were left in the ring (for want of room in the card, or still pending), or the card took at least a ring's worth,
  * which it must have done before the ring is empty again if the ring was ever full after the read.
@@ -1923,8 +1968,8 @@ static int shim_kstats_may_be_stale(const shim_t *shim) {
  * refused one), TX room (if the card found the ring or socket full) or a flush retry. `now` is a recent clock
  * reading (the poll's start for its first wait). Returns with the lock held.
  *
- * The usual poller waits in epoll_wait on ep_fd, where every fd stays registered from start to stop: nothing is set
- * up or torn down per wait (ppoll re-registered each fd and armed and cancelled a timer on every call). Its
+ * The usual poller waits in epoll_wait on ep_fd, where every fd but TX stays registered from start to stop: nothing
+ * is set up or torn down per wait (ppoll re-registered each fd and armed and cancelled a timer on every call). Its
  * deadline is a timerfd in the same set, armed only when the wait must end earlier than it is armed for, or after it
  * fired: a driver that waits with the same timeout again and again re-arms it once per timeout, and a wait ended
  * early by a stale, earlier deadline only loops once (nicshim_poll re-reads the clock and waits on). The RX socket,
@@ -1971,7 +2016,7 @@ static int32_t shim_wait(shim_t *shim, uint64_t until, uint64_t now) {
     nfds_t n = 0;
     if (on_ep) {
         if (shim_ep_set(shim, shim->rx_fd, shim->rx_held ? 0 : EPOLLIN | EPOLLET, &shim->ep_rx) < 0 ||
-            shim_ep_set(shim, shim->tx_fd, shim->tx_blocked ? EPOLLOUT : 0, &shim->ep_tx) < 0) {
+            shim_ep_tx(shim, shim->tx_blocked) < 0) {
             return NICSHIM_ERR_SYSTEM;
         }
         if (shim->timer_at <= now || shim->timer_at > wake) {

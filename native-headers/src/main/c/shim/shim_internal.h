@@ -81,13 +81,13 @@ void shim_tx_commit(shim_t *shim, uint32_t len);
 /** Drops an open reservation. */
 void shim_tx_abort(shim_t *shim);
 /**
- * One whole frame of `len` bytes from the card's own buffer: reserve + copy + commit, except that in send mode
- * (NICSHIM_OPT_TX_SEND) the frame goes to the kernel straight from `frame`, with no copy. Returns 1 when the frame was
- * taken (sent, queued, or refused and counted as commit would), 0 for back-pressure (nothing taken: retry later).
- * Not while a reservation is open.
+ * One whole frame of `len` bytes from the card's own buffer: reserve + copy + commit. Returns 1 when the frame was
+ * taken (queued for the flush, or refused and counted as commit would), 0 for back-pressure (nothing taken: retry
+ * later). Not while a reservation is open.
  */
 int shim_tx_frame(shim_t *shim, const uint8_t *frame, uint32_t len);
-/* The platform flushes (sendto) after each card call that committed frames; cards never call send. */
+/* The platform flushes (sendto; send mode: send or sendmmsg) after each card call that committed frames; cards never
+ * call send. */
 
 /** The interface's station address (what the 21140's SROM holds; the U-Net source MAC). */
 const uint8_t *shim_mac(const shim_t *shim);

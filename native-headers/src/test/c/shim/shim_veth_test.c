@@ -300,7 +300,7 @@ static void test_frames_sent_cross(void) {
     frames_sent_cross(NULL);
 }
 
-/* NICSHIM_OPT_TX_SEND: no TX ring, one send() per frame at commit; a batch of four goes out whole in one poll. */
+/* NICSHIM_OPT_TX_SEND: no TX ring; the four frames of one doorbell go out with one sendmmsg() at the round's flush. */
 static void test_frames_sent_cross_tx_send(void) {
     nicshim_options_t o;
     memset(&o, 0, sizeof(o));

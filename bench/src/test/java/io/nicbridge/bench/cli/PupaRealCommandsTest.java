@@ -40,6 +40,20 @@ class PupaRealCommandsTest {
     }
 
     @Test
+    void realLatencyRunsPupaOnAfXdpCardsToo() {
+        CliRun.assumeRealLinks();
+        CliRun r = CliRun.of("pupa", "real-latency", "--transport", "afxdp", "--sizes", "64", "--count", "100",
+            "--warmup", "20", "--trials", "3", "--waits", "spin", "--pinning", "unpinned");
+        if (r.out().contains("cannot run here") || r.err().contains("XDP")) {
+            org.junit.jupiter.api.Assumptions.abort("AF_XDP not available here: " + r.out() + r.err());
+        }
+        assertTrue(r.out().contains("(AF_XDP, shim:afxdp)"), r.out() + r.err());
+        assertTrue(r.out().contains("every echo arrived whole and byte for byte as sent") && r.out().contains("-> PASS"),
+            r.out() + r.err());
+        assertEquals(r.expectedExit(), r.exit(), r.out() + r.err());
+    }
+
+    @Test
     void badSizesAreRefusedNamingTheOption() {
         CliRun.assumeRealLinks();
         CliRun r = CliRun.of("pupa", "real-latency", "--sizes", "2000");
@@ -48,5 +62,8 @@ class PupaRealCommandsTest {
         CliRun b = CliRun.of("pupa", "real-bandwidth", "--sizes", "4");
         assertEquals(ExitCodes.USAGE, b.exit());
         assertTrue(b.err().contains("--sizes must be 8.."), b.err());
+        CliRun t = CliRun.of("pupa", "real-bandwidth", "--transport", "udp");
+        assertEquals(ExitCodes.USAGE, t.exit());
+        assertTrue(t.err().contains("--transport: afpacket or afxdp, was 'udp'"), t.err());
     }
 }

@@ -28,9 +28,9 @@ import java.util.Set;
  *       (default 2048), {@code budget} (frames per direction per poll, default 64);</li>
  *   <li>{@code promisc}, {@code qdisc-bypass}: {@code true|false} (default false);</li>
  *   <li>{@code tx}: {@code ring} (default; frames leave through a PACKET_MMAP TX ring, one sendto per batch) or
- *       {@code send} (one send() per frame from the card's assembled frame, no ring: on a veth, whose peer
- *       keeps the frame, this saves the kernel's second copy of the ring's zero-copy pages; nicshim.h
- *       NICSHIM_OPT_TX_SEND);</li>
+ *       {@code send} (no ring: the frames of one card round leave with one send() or sendmmsg() from linear buffers;
+ *       on a veth, whose peer keeps the frame, this saves the kernel's second copy of the ring's zero-copy pages;
+ *       nicshim.h NICSHIM_OPT_TX_SEND);</li>
  *   <li>{@code ethertype} (sba200; default 0x88b5) and {@code peer} (sba200: the destination MAC, written
  *       {@code 02-00-00-00-00-02}; default broadcast).</li>
  *   <li>afxdp only: {@code queue} (the queue id to bind, default 0), {@code bind} ({@code auto}: zero-copy where the

@@ -39,6 +39,22 @@ public final class ShimTulipLinks implements AutoCloseable {
         }
     }
 
+    /** How each shim card moves frames (the backend's target). */
+    public enum Transport {
+        /** AF_PACKET: a PACKET_MMAP receive ring, and send()/sendmmsg() per card round ({@code tx=send}). */
+        AF_PACKET("afpacket", "&tx=send"),
+        /** AF_XDP: the card's frames in a UMEM, XSK rings (copy mode on a veth). */
+        AF_XDP("afxdp", "");
+
+        final String target;
+        final String options;
+
+        Transport(String target, String options) {
+            this.target = target;
+            this.options = options;
+        }
+    }
+
     /** The ethertype the links send under (IEEE's local experimental one): the kernel has no protocol for it. */
     public static final int ETHERTYPE = TulipLink.LOCAL_EXPERIMENTAL_ETHERTYPE;
     private static final long FILTER_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -47,10 +63,15 @@ public final class ShimTulipLinks implements AutoCloseable {
     private final TulipDriver[] drivers;
     private final TulipLink[] links;
 
-    /** Both ends of {@code veth}: station 0 is end A. */
+    /** Both ends of {@code veth} over AF_PACKET: station 0 is end A. */
     public static ShimTulipLinks on(VethPair veth, Mode mode) {
+        return on(veth, mode, Transport.AF_PACKET);
+    }
+
+    /** Both ends of {@code veth}, each card over {@code transport}: station 0 is end A. */
+    public static ShimTulipLinks on(VethPair veth, Mode mode, Transport transport) {
         return new ShimTulipLinks(new String[] {veth.namespaceA().name(), veth.namespaceB().name()},
-            new String[] {veth.interfaceA(), veth.interfaceB()}, List.of(veth.macA(), veth.macB()), mode);
+            new String[] {veth.interfaceA(), veth.interfaceB()}, List.of(veth.macA(), veth.macB()), mode, transport);
     }
 
     /** Every station of {@code segment}, in station order. */
@@ -62,19 +83,21 @@ public final class ShimTulipLinks implements AutoCloseable {
             namespaces[i] = segment.namespace().name();
             interfaces[i] = segment.interfaceName(i);
         }
-        return new ShimTulipLinks(namespaces, interfaces, segment.macs(), mode);
+        return new ShimTulipLinks(namespaces, interfaces, segment.macs(), mode, Transport.AF_PACKET);
     }
 
-    private ShimTulipLinks(String[] namespaces, String[] interfaces, List<MacAddress> macs, Mode mode) {
+    private ShimTulipLinks(String[] namespaces, String[] interfaces, List<MacAddress> macs, Mode mode,
+                           Transport transport) {
         Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(transport, "transport");
         int n = interfaces.length;
         cards = new ShimCard[n];
         drivers = new TulipDriver[n];
         links = new TulipLink[n];
         try {
             for (int i = 0; i < n; i++) {
-                cards[i] = (ShimCard) Backends.open("shim:afpacket?if=" + interfaces[i] + "&card=dec21140&netns="
-                    + namespaces[i] + "&mode=" + mode.option + "&tx=send");
+                cards[i] = (ShimCard) Backends.open("shim:" + transport.target + "?if=" + interfaces[i]
+                    + "&card=dec21140&netns=" + namespaces[i] + "&mode=" + mode.option + transport.options);
                 drivers[i] = TulipDriver.open(cards[i], TulipConfig.defaults());
             }
             for (int i = 0; i < n; i++) {

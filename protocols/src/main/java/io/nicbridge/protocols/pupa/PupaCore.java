@@ -9,6 +9,7 @@ import static io.nicbridge.protocols.pupa.PupaWire.UNLIMITED;
 import io.nicbridge.bridge.cost.CostItem;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
+import io.nicbridge.bridge.link.TransmitBurst;
 import io.nicbridge.bridge.time.Clock;
 import io.nicbridge.protocols.core.BufferAudit;
 import io.nicbridge.protocols.core.Guarantee;
@@ -165,6 +166,8 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final byte[] scratch;
     private final MemorySegment scratchSegment;
     private final CRC32C crc = new CRC32C();
+    /** The link's doorbell batching, or null: each {@link #pump} is one burst. */
+    private final TransmitBurst burst;
     private MemorySegment viewSegment;
     private long viewOffset;
 
@@ -218,6 +221,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         this.cpu = Objects.requireNonNull(cpu, "cpu");
         this.self = link.self();
         this.peers = link.peers();
+        this.burst = link.capability(TransmitBurst.class);
         int room = link.mtu() - FRAME_HEADER - MESSAGE_HEADER;
         if (room < 1) {
             throw new IllegalArgumentException("link " + link.name() + " carries " + link.mtu() + " bytes, too few for"
@@ -1380,8 +1384,25 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     // ------------------------------------------------------------------ send
 
-    /** Sends what is due to {@code peer}: a NACK first, then data frames, then an ACK, request or credit if owed. */
+    /**
+     * Sends what is due to {@code peer}: a NACK first, then data frames, then an ACK, request or credit if owed - as
+     * one {@link TransmitBurst} where the link has it: the fragments of a message (and what is packed behind them) go to
+     * the card with one doorbell, as the 21140's transmit poll demand takes every descriptor the driver has posted.
+     */
     void pump(int peer, boolean force) {
+        if (burst == null) {
+            pumpFrames(peer, force);
+            return;
+        }
+        burst.begin();
+        try {
+            pumpFrames(peer, force);
+        } finally {
+            burst.end();
+        }
+    }
+
+    private void pumpFrames(int peer, boolean force) {
         if (linkBlocked) {
             return;
         }

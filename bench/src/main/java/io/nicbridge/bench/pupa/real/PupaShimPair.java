@@ -59,9 +59,9 @@ final class PupaShimPair implements AutoCloseable {
     private final ShimTulipLinks stations;
     private final Node[] nodes = new Node[2];
 
-    PupaShimPair(VethPair veth, Wait wait, PupaConfig config) {
+    PupaShimPair(VethPair veth, Wait wait, PupaConfig config, ShimTulipLinks.Transport transport) {
         this.wait = wait;
-        stations = ShimTulipLinks.on(veth, ShimTulipLinks.Mode.INLINE);
+        stations = ShimTulipLinks.on(veth, ShimTulipLinks.Mode.INLINE, transport);
         try {
             for (int i = 0; i < 2; i++) {
                 TulipLink link = stations.link(i);
@@ -82,6 +82,11 @@ final class PupaShimPair implements AutoCloseable {
 
     Wait waitMode() {
         return wait;
+    }
+
+    /** @return how the cards move frames, for the report: AF_PACKET, or AF_XDP with the modes the kernel granted */
+    String transportText() {
+        return stations.card(0).transportText();
     }
 
     /** @return the cards' statistics, for the report */

@@ -7,6 +7,7 @@ import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
 import io.nicbridge.bridge.platform.TcpBaseline;
 import io.nicbridge.bridge.platform.VethPair;
+import io.nicbridge.bridge.shim.ShimTulipLinks;
 import io.nicbridge.protocols.core.MessageChannel;
 import io.nicbridge.protocols.core.MessageHandler;
 import io.nicbridge.protocols.pupa.PupaConfig;
@@ -49,9 +50,11 @@ public final class RealBandwidth {
     private final long count;
     private final int trials;
     private final boolean acceptInconclusive;
+    private final ShimTulipLinks.Transport transport;
 
     /** @throws IllegalArgumentException naming the bad argument */
-    public RealBandwidth(PrintWriter out, int[] sizes, long count, int trials, boolean acceptInconclusive) {
+    public RealBandwidth(PrintWriter out, int[] sizes, long count, int trials, boolean acceptInconclusive,
+                         ShimTulipLinks.Transport transport) {
         for (int s : sizes) {
             if (s < 8 || s > PupaConfig.defaults().maxMessage()) {
                 throw new IllegalArgumentException("--sizes must be 8.." + PupaConfig.defaults().maxMessage()
@@ -66,6 +69,7 @@ public final class RealBandwidth {
         this.count = count;
         this.trials = trials;
         this.acceptInconclusive = acceptInconclusive;
+        this.transport = java.util.Objects.requireNonNull(transport, "transport");
     }
 
     /** @return the exit code: 0 all checks passed, 1 a check failed or the target NOT MET, 3 INCONCLUSIVE */
@@ -75,12 +79,13 @@ public final class RealBandwidth {
         try (VethPair veth = VethPair.builder().ipv4(true).create();
              TcpBaseline tcp = TcpBaseline.open(veth, false)) {
             out.printf(Locale.ROOT, "pupa real-bandwidth: %d messages one way per size and stack over %s, %d trials;"
-                + " Mb/s = message bytes x 8 / (last - first arrival); the veth moves frames at memory speed, not"
-                + " 100 Mb/s%n", count, veth, trials);
+                + " Pupa's cards over %s; Mb/s = message bytes x 8 / (last - first arrival); the veth moves frames at"
+                + " memory speed, not 100 Mb/s%n", count, veth, trials, RealLatency.transportName(transport));
             // One unmeasured stream of each stack first: the first trial would otherwise carry the JIT's compilation
             // of Pupa's paths (3x the CPU per message of a warm one here) and make the first ratio an outlier.
             long warm = Math.min(count, WARMUP_MESSAGES);
             pupaStream(veth, sizes[sizes.length - 1], false, warm);
+            out.println("Pupa's cards move frames by " + lastTransport);
             tcp.stream(sizes[sizes.length - 1], warm);
             for (boolean offloads : new boolean[] {false, true}) {
                 String state = offloads(veth, offloads);
@@ -148,6 +153,7 @@ public final class RealBandwidth {
 
     private long lastWindow;
     private long lastAckOnly;
+    private String lastTransport;
 
     /**
      * One Pupa stream on fresh cards: node A's thread (this one) sends, node B's thread receives and checks.
@@ -157,7 +163,7 @@ public final class RealBandwidth {
      */
     private PupaCounters pupaStream(VethPair veth, int size, boolean ackEveryMessage, long messages) throws Exception {
         PupaConfig config = PupaShimPair.realTime(PupaConfig.defaults().withAckEveryMessage(ackEveryMessage));
-        try (PupaShimPair pair = new PupaShimPair(veth, Wait.BLOCK, config)) {
+        try (PupaShimPair pair = new PupaShimPair(veth, Wait.BLOCK, config, transport)) {
             Sink sink = new Sink(pair.node(1), size, messages);
             Thread sinkThread = Thread.ofPlatform().name("pupa-sink").start(sink);
             Node a = pair.node(0);
@@ -193,6 +199,7 @@ public final class RealBandwidth {
                 sinkThread.join(10_000);
             }
             lastWindow = sink.last - sink.first;
+            lastTransport = pair.transportText();
             lastAckOnly = pair.node(1).core().counters().ackPacketsSent();
             return pair.node(1).core().counters();
         }

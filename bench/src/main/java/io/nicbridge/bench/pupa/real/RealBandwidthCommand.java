@@ -28,6 +28,11 @@ public final class RealBandwidthCommand implements Callable<Integer> {
     @Option(names = "--quick", description = "A short run (fewer sizes and messages).")
     boolean quick;
 
+    @Option(names = "--transport", defaultValue = "afpacket", description = "How the shim cards move frames:"
+        + " afpacket (PACKET_MMAP receive ring, send/sendmmsg) or afxdp (XSK rings; copy mode on a veth) (default:"
+        + " ${DEFAULT-VALUE}).")
+    String transport;
+
     @Option(names = "--accept-inconclusive", description = "Exit 0 instead of 3 when the target is INCONCLUSIVE.")
     boolean acceptInconclusive;
 
@@ -45,6 +50,6 @@ public final class RealBandwidthCommand implements Callable<Integer> {
         }
         return new RealBandwidth(out, sizes != null ? sizes : quick ? RealBandwidth.QUICK_SIZES
             : RealBandwidth.DEFAULT_SIZES, count != null ? count : quick ? 5_000 : 100_000,
-            trials != null ? trials : 3, acceptInconclusive).run();
+            trials != null ? trials : 3, acceptInconclusive, RealLatencyCommand.transport(transport)).run();
     }
 }

@@ -8,6 +8,7 @@ import io.nicbridge.bench.verdict.CheckLog;
 import io.nicbridge.bridge.platform.CpuAffinity;
 import io.nicbridge.bridge.platform.TcpBaseline;
 import io.nicbridge.bridge.platform.VethPair;
+import io.nicbridge.bridge.shim.ShimTulipLinks;
 import io.nicbridge.protocols.core.MessageChannel;
 import io.nicbridge.protocols.core.MessageHandler;
 import io.nicbridge.protocols.pupa.PupaConfig;
@@ -66,11 +67,13 @@ public final class RealLatency {
     private final int trials;
     private final List<Setting> settings;
     private final boolean acceptInconclusive;
+    private final ShimTulipLinks.Transport transport;
 
     /** @throws IllegalArgumentException naming the bad argument */
     public RealLatency(PrintWriter out, int[] sizes, int count, int warmup, int trials, List<String> waits,
-                       List<String> pinnings, boolean acceptInconclusive) {
+                       List<String> pinnings, boolean acceptInconclusive, ShimTulipLinks.Transport transport) {
         this.out = out;
+        this.transport = java.util.Objects.requireNonNull(transport, "transport");
         InterleavedTrials.checkRoundTrips(sizes, 1436, "one frame", count, warmup, trials);
         this.sizes = sizes.clone();
         this.count = count;
@@ -94,6 +97,12 @@ public final class RealLatency {
         }
     }
 
+    /** @return how the header names the shim cards' transport */
+    static String transportName(ShimTulipLinks.Transport transport) {
+        return transport == ShimTulipLinks.Transport.AF_XDP ? "AF_XDP, shim:afxdp"
+            : "AF_PACKET, shim:afpacket tx=send: one send()/sendmmsg() per card round";
+    }
+
     /** @return the exit code: 0 all checks passed, 1 a check failed or a target NOT MET, 3 INCONCLUSIVE */
     public int run() throws Exception {
         int cpuA = 0;
@@ -104,9 +113,9 @@ public final class RealLatency {
              TcpBaseline tcpBlock = TcpBaseline.open(veth, false);
              TcpBaseline tcpBusy = TcpBaseline.open(veth, true)) {
             out.printf(Locale.ROOT, "pupa real-latency: one-way latency (RTT/2) over %s, Pupa on two native-shim 21140s"
-                + " (tx=send) vs kernel TCP_NODELAY; %d trials x %d round trips (+%d warm-up) per size and stack;"
+                + " (%s) vs kernel TCP_NODELAY; %d trials x %d round trips (+%d warm-up) per size and stack;"
                 + " pinned = node A on CPU %d, node B on CPU %d; each node does its own card's work%n",
-                veth, trials, count, warmup, cpuA, cpuB);
+                veth, transportName(transport), trials, count, warmup, cpuA, cpuB);
             for (Setting s : settings) {
                 int a = s.pinned() ? cpuA : -1;
                 int b = s.pinned() ? cpuB : -1;
@@ -165,7 +174,7 @@ public final class RealLatency {
     /** One Pupa trial: fresh (inline) cards, every size, then closed. */
     private void pupaTrial(VethPair veth, Setting s, int cpuA, int cpuB, Histogram[] rtt) throws Exception {
         PupaConfig config = PupaShimPair.realTime(PupaConfig.defaults());
-        try (PupaShimPair pair = new PupaShimPair(veth, s.waitMode(), config)) {
+        try (PupaShimPair pair = new PupaShimPair(veth, s.waitMode(), config, transport)) {
             Echo echo = new Echo(pair.node(1), cpuB, config.maxMessage());
             Thread echoThread = Thread.ofPlatform().name("pupa-echo").start(echo);
             try {

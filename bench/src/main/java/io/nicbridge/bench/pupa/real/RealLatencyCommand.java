@@ -2,6 +2,7 @@ package io.nicbridge.bench.pupa.real;
 
 import io.nicbridge.bench.real.RealLinks;
 import io.nicbridge.bench.real.RoundTripTrialOptions;
+import io.nicbridge.bridge.shim.ShimTulipLinks;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -35,8 +36,22 @@ public final class RealLatencyCommand implements Callable<Integer> {
             description = "unpinned, pinned (node A on CPU 0, node B on CPU 1) (default: ${DEFAULT-VALUE}).")
     List<String> pinnings;
 
+    @Option(names = "--transport", defaultValue = "afpacket", description = "How the shim cards move frames:"
+        + " afpacket (PACKET_MMAP receive ring, send/sendmmsg) or afxdp (XSK rings; copy mode on a veth) (default:"
+        + " ${DEFAULT-VALUE}).")
+    String transport;
+
     @Spec
     CommandSpec spec;
+
+    /** @throws IllegalArgumentException for a name that is not afpacket or afxdp */
+    static ShimTulipLinks.Transport transport(String name) {
+        return switch (name.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "afpacket" -> ShimTulipLinks.Transport.AF_PACKET;
+            case "afxdp" -> ShimTulipLinks.Transport.AF_XDP;
+            default -> throw new IllegalArgumentException("--transport: afpacket or afxdp, was '" + name + "'");
+        };
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -47,6 +62,6 @@ public final class RealLatencyCommand implements Callable<Integer> {
         }
         return new RealLatency(out, sizes != null ? sizes : trials.quick() ? RealLatency.QUICK_SIZES
             : RealLatency.DEFAULT_SIZES, trials.count(), trials.warmup(), trials.trials(), waits, pinnings,
-            trials.acceptInconclusive()).run();
+            trials.acceptInconclusive(), transport(transport)).run();
     }
 }

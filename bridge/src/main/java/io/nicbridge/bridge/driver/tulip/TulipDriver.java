@@ -205,6 +205,8 @@ public final class TulipDriver implements FramePort {
     private final int[] txFree;
     private int txFreeTop;
     private int txClaimed;
+    /** Open {@link #beginTransmitBurst} calls: while above 0, commits owe their CSR1 write to the burst's end. */
+    private int transmitBurst;
     /**
      * How many buffers the host may hold claimed at once: one fewer than the ring. A claim reserves a descriptor for
      * its commit, and a card reset ({@link #reinitialise}) starts the ring afresh with those reservations kept and
@@ -615,21 +617,55 @@ public final class TulipDriver implements FramePort {
         txState[handle] = TX_IN_FLIGHT;
         txClaimed--;
         counters.recordTx(length);
-        if (++undemanded >= demandBatch) {
-            demandTransmit(); // after the descriptor is the card's
+        transmitPollDemand(); // after the descriptor is the card's
+    }
+
+    /*
+     * The transmit poll demand (CSR1) after a commit. One demand is enough for many frames: the 21140's transmit
+     * process walks the list until a descriptor the host owns (docs/hardware-facts.md A.7), so frames posted before
+     * one write go out in one pass - and on the native shim's AF_XDP backend that pass ends in one kernel kick for
+     * all of them, where a demand per commit costs a system call per frame. The driver may therefore owe the demand
+     * (undemanded commits) in two ways, one state for both: inside a burst (beginTransmitBurst .. endTransmitBurst,
+     * the deferred tail write of Linux's xmit_more, used by a sender that knows its frames), and per batch of
+     * commits (transmitDemandBatch, for a stream that does not). A burst's end, flush() and a refused claim ring it
+     * for whatever is owed, so no frame waits for a batch to fill.
+     */
+    private void transmitPollDemand() {
+        if (++undemanded >= demandBatch && transmitBurst == 0) {
+            demandTransmit();
         }
     }
 
     /**
-     * Rings the transmit poll demand (CSR1) once per {@code commits} commits instead of after every one, as a Linux
-     * driver holds its doorbell while the stack says more frames follow ({@code xmit_more}). One demand is enough
-     * for all of them: the 21140's transmit process walks the list until a descriptor the host owns
-     * ({@code docs/hardware-facts.md A.7}), so the frames of a batch go out in one pass. On the native shim's AF_XDP
-     * backend ({@code shim:afxdp}) that pass ends in one kernel kick ({@code sendto}) for the whole batch, where a
-     * demand per commit costs one system call per frame. Nothing waits for a batch to fill while the sender waits: a
-     * claim refused for lack of buffers or descriptors rings the demand first, and a sender that stops committing
-     * calls {@link #flush()}.
-     * Sending thread.
+     * Opens a transmit burst: the frames {@link #commit committed} until the matching {@link #endTransmitBurst()} are
+     * posted at once (each descriptor the chip's), and CSR1 is written once, at the end, instead of per frame - the
+     * deferred tail write of Linux's {@code xmit_more}. Bursts nest. Sending thread; allocation-free.
+     */
+    public void beginTransmitBurst() {
+        checkOpen();
+        transmitBurst++;
+    }
+
+    /**
+     * Closes a transmit burst; the outermost close writes CSR1 once if a frame was committed in the burst (or is
+     * still owed to a {@linkplain #transmitDemandBatch batch}).
+     *
+     * @throws IllegalStateException without a matching {@link #beginTransmitBurst()}
+     */
+    public void endTransmitBurst() {
+        if (transmitBurst == 0) {
+            throw new IllegalStateException(name + ": endTransmitBurst without beginTransmitBurst");
+        }
+        if (--transmitBurst == 0 && undemanded != 0 && !closed) {
+            demandTransmit();
+        }
+    }
+
+    /**
+     * Rings the transmit poll demand (CSR1) once per {@code commits} commits instead of after every one, for a sender
+     * that streams frames without marking bursts. Nothing waits for a batch to fill while the sender waits: a claim
+     * refused for lack of buffers or descriptors rings the demand first, and a sender that stops committing calls
+     * {@link #flush()}. Sending thread.
      *
      * @param commits 1 (the default: every commit rings CSR1) up to the TX ring's size
      * @throws IllegalArgumentException outside that range
@@ -644,7 +680,7 @@ public final class TulipDriver implements FramePort {
         flush();
     }
 
-    /** Rings the transmit poll demand for every commit still waiting for its batch to fill. Sending thread. */
+    /** Rings the transmit poll demand for every commit still owed one (a batch not full, an open burst's). */
     @Override
     public void flush() {
         checkOpen();
@@ -678,7 +714,7 @@ public final class TulipDriver implements FramePort {
         requeue[tail >= txCount ? tail - txCount : tail] = handle;
         requeueCount++;
         postRequeued();
-        regs.writeRelease(CSR1, 0);
+        transmitPollDemand();
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.nicbridge.bridge.driver.tulip;
 import io.nicbridge.bridge.link.FramePortLink;
 import io.nicbridge.bridge.link.Link;
 import io.nicbridge.bridge.link.PeerTable;
+import io.nicbridge.bridge.link.TransmitBurst;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -47,6 +48,7 @@ public final class TulipLink extends FramePortLink {
 
     private final long station;
     private final short etherType;
+    private final TransmitBurst burst;
 
     /**
      * @param driver    an open driver; it stays the caller's to close
@@ -64,6 +66,17 @@ public final class TulipLink extends FramePortLink {
         }
         this.station = driver.stationAddress().value();
         this.etherType = (short) etherType;
+        this.burst = new TransmitBurst() {
+            @Override
+            public void begin() {
+                driver.beginTransmitBurst();
+            }
+
+            @Override
+            public void end() {
+                driver.endTransmitBurst();
+            }
+        };
     }
 
     private static PeerTable table(List<MacAddress> peers) {
@@ -77,6 +90,16 @@ public final class TulipLink extends FramePortLink {
             a[i] = m.value();
         }
         return new PeerTable(a);
+    }
+
+    /**
+     * {@link TransmitBurst}: the driver's {@linkplain TulipDriver#beginTransmitBurst transmit burst} - one transmit
+     * poll demand for every frame committed in it.
+     */
+    @Override
+    public <C> C capability(Class<C> type) {
+        C other = super.capability(type);
+        return type == TransmitBurst.class ? type.cast(burst) : other;
     }
 
     /** @return the ethertype this link sends and accepts */
