@@ -788,25 +788,6 @@ public final class Network {
         return true;
     }
 
-    /** The checks of switch traversal from {@code ivc} to output VC {@code ovc}: true, or an AssertionError. */
-    private boolean traversalChecked(int ivc, int ovc) {
-        if (vcState[ivc] != ACTIVE || !ovcBusy[ovc]) {
-            throw new AssertionError(broken("input VC", ivc, "crosses without an output VC"));
-        }
-        if (credits[ovc] <= 0) {
-            throw new AssertionError(broken("output VC", ovc, "sends without a credit"));
-        }
-        return true;
-    }
-
-    /** The flit that ends {@code ivc}'s count is its packet's tail: true, or an AssertionError. */
-    private boolean tailChecked(int ivc, int pkt, int seq) {
-        if (seq != pool.len[pkt] - 1) {
-            throw new AssertionError(broken("input VC", ivc, "tail count disagrees with the packet length"));
-        }
-        return true;
-    }
-
     /**
      * Wormhole order inside a VC: the flit after {@code seq - 1} of the same packet, or a head after a tail. ({@code
      * slot} is the new flit's position in the VC's ring, without the VC's base.)
@@ -1259,7 +1240,8 @@ public final class Network {
         int seq = bufSeq(slot);
         int ovc = vcOutVc[ivc];
         int go = ovc >> vcShift;
-        assert traversalChecked(ivc, ovc);
+        assert vcState[ivc] == ACTIVE && ovcBusy[ovc] : broken("input VC", ivc, "crosses without an output VC");
+        assert credits[ovc] > 0 : broken("output VC", ovc, "sends without a credit");
         int port = timeMux ? go * 2 + pool.cls[pkt] : go * 2;
         popFront(ivc, gi, now);
         credits[ovc]--;
@@ -1273,7 +1255,7 @@ public final class Network {
         // flit writes the values the fields already hold: busy, ACTIVE)
         int left = vcFlitsLeft[ivc] - 1;
         vcFlitsLeft[ivc] = left;
-        assert left > 0 || tailChecked(ivc, pkt, seq);
+        assert left > 0 || seq == pool.len[pkt] - 1 : broken("input VC", ivc, "tail is not its packet's last flit");
         ovcBusy[ovc] = left != 0;
         vcState[ivc] = (byte) (left != 0 ? ACTIVE : IDLE);
     }
