@@ -93,6 +93,11 @@ public final class Network {
     private final boolean cutThrough;
     private final boolean timeMux;
     private final boolean storeAndForward;
+    /**
+     * Neither drop-when-blocked (a waiting head's timeout) nor store-and-forward (its tail's arrival): a routed head
+     * retries VC allocation from VC and output state alone.
+     */
+    private final boolean retryVaFromState;
     private final int subclasses;
     private final int routerPorts; // routers << portShift: first sink / first injection link index
     // index strides are padded to powers of two so the hot path shifts and masks instead of dividing
@@ -227,6 +232,7 @@ public final class Network {
         this.dropTimeout = config.dropTimeoutCycles();
         this.storeAndForward = config.switching() == Switching.STORE_AND_FORWARD;
         this.cutThrough = config.switching() != Switching.WORMHOLE;
+        this.retryVaFromState = !dropMode && !storeAndForward;
         this.subclasses = topology.vcSubclasses();
         this.timeMux = config.timeMultiplexedClasses();
         if (subclasses == 2 && (vcsPerClass < 2 || vcsPerClass % 2 != 0)) {
@@ -1003,6 +1009,15 @@ public final class Network {
      * dead packet, routes a new head (RC) and asks for an output VC (VA).
      */
     private void requestVcOf(int r, int p, int gi, int ivc, int v, long now) {
+        if (retryVaFromState && vcState[ivc] == ROUTED) {
+            // a head that is still routed lost VA before: it was eligible then (and stays so), so only the output
+            // VCs' state can have changed, and neither its buffer slot nor its packet needs reading
+            int ovc = chooseVc(ivc, vcFlitsLeft[ivc]);
+            if (ovc >= 0) {
+                vcAllocator.request((p << vcShift) + v, ovc);
+            }
+            return;
+        }
         int pkt = readyFront(r, p, gi, ivc, now);
         if (pkt >= 0 && vcState[ivc] == ROUTED) {
             requestVc(r, gi, ivc, pkt, (p << vcShift) + v, now);
