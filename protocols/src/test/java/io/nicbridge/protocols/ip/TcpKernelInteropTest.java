@@ -25,12 +25,15 @@ import org.junit.jupiter.api.Test;
  * explained by the faults, which the shim counted). {@code nic tcp interop} runs the same at 100 MB each way.
  *
  * <p>Size: {@code -Dnicbridge.tcp.interop.bytes=N} (default 4 MB). Skipped with the reason where the shim,
- * namespaces, python3, curl, ethtool or tshark are missing.
+ * namespaces, python3, curl, ethtool or tshark are missing. A failed run keeps its working directory (the capture,
+ * {@code capture.pcap}) and prints where it is; {@code -Dnicbridge.tcp.interop.keep=true} keeps it after a pass too.
  */
 class TcpKernelInteropTest {
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(120);
 
     private Path dir;
+    /** Set by a test's last line: only then is its capture deleted. */
+    private boolean passed;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -44,7 +47,9 @@ class TcpKernelInteropTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        if (dir != null) {
+        if (dir != null && (!passed || Boolean.getBoolean("nicbridge.tcp.interop.keep"))) {
+            System.out.println("TCP interop: capture and files kept in " + dir + (passed ? "" : " (the test failed)"));
+        } else if (dir != null) {
             try (var files = Files.walk(dir)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
@@ -73,6 +78,7 @@ class TcpKernelInteropTest {
         assertEquals(0, r.shimFaults().faultsInjected());
         assertEquals(0, r.tcp().get(Counter.TIMEOUT_RETRANSMISSIONS) + r.tcp().get(Counter.FAST_RETRANSMISSIONS),
             r.tcp().toString());
+        passed = true;
     }
 
     @Test
@@ -86,6 +92,7 @@ class TcpKernelInteropTest {
             r.tcp().toString());
         assertTrue(r.flagged().containsKey("retransmission") || r.flagged().containsKey("fast_retransmission"),
             "the faults show in the capture: " + r.flagged());
+        passed = true;
     }
 
     private static boolean onPath(String tool) {

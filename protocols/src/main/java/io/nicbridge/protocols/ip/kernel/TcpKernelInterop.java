@@ -393,6 +393,8 @@ public final class TcpKernelInterop {
     private static final List<String> OTHER = List.of("keep_alive", "keep_alive_ack", "reused_ports");
     /** How tshark sees a tail loss probe: a (spurious) retransmission. */
     private static final List<String> PROBE_FLAGS = List.of("retransmission", "spurious_retransmission");
+    /** The fields before the analysis flags in each line of {@link #checkCapture}'s tshark output. */
+    private static final int FIELDS = 13;
     /** tshark's PI_ERROR expert severity. */
     private static final String SEVERITY_ERROR = "8388608";
 
@@ -410,7 +412,9 @@ public final class TcpKernelInterop {
         List<String> cmd = new ArrayList<>(List.of("tshark", "-r", pcap.toString(), "-o", "ip.check_checksum:TRUE",
             "-o", "tcp.check_checksum:TRUE", "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,",
             "-e", "frame.number", "-e", "ip.src", "-e", "_ws.malformed", "-e", "_ws.expert.severity",
-            "-e", "ip.checksum.status", "-e", "tcp.checksum.status", "-e", "tcp.analysis.flags"));
+            "-e", "ip.checksum.status", "-e", "tcp.checksum.status", "-e", "tcp.analysis.flags",
+            "-e", "ip.id", "-e", "tcp.seq", "-e", "tcp.ack", "-e", "tcp.len", "-e", "tcp.window_size_value",
+            "-e", "tcp.flags.str"));
         for (String kind : kinds) {
             cmd.add("-e");
             cmd.add("tcp.analysis." + kind);
@@ -427,17 +431,25 @@ public final class TcpKernelInterop {
         long goodOurs = 0;
         long probeCopies = 0;
         long probeAnswers = 0;
+        String[] lastFromUs = null;
+        String[] lastFromKernel = null;
         List<String> bad = new ArrayList<>();
         List<String> unexplained = new ArrayList<>();
         try (var reader = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
                 StandardCharsets.UTF_8))) {
             for (String line; (line = reader.readLine()) != null; ) {
                 String[] f = line.split("\t", -1);
-                if (f.length < 7 + kinds.size()) {
+                if (f.length < FIELDS + kinds.size()) {
                     continue;
                 }
                 frames++;
                 boolean fromUs = f[1].equals(ours);
+                String[] previous = fromUs ? lastFromUs : lastFromKernel;
+                if (fromUs) {
+                    lastFromUs = f;
+                } else {
+                    lastFromKernel = f;
+                }
                 boolean badChecksum = hasValue(f[4], "0") || hasValue(f[5], "0");
                 if (fromUs && badChecksum) {
                     badOurs++;
@@ -446,7 +458,7 @@ public final class TcpKernelInterop {
                 }
                 List<String> set = new ArrayList<>();
                 for (int k = 0; k < kinds.size(); k++) {
-                    if (!f[7 + k].isEmpty()) {
+                    if (!f[FIELDS + k].isEmpty()) {
                         set.add(kinds.get(k));
                         flagged.merge(kinds.get(k), 1L, Long::sum);
                     }
@@ -457,7 +469,7 @@ public final class TcpKernelInterop {
                 // judged by the analysis flags below.
                 boolean consequence = faulty && set.stream().anyMatch(EXPLAINED::contains);
                 if ((!f[2].isEmpty() || hasValue(f[3], SEVERITY_ERROR)) && !consequence && !excused) {
-                    bad.add(frameText(f, set));
+                    bad.add(frameText(f, set, previous));
                 }
                 boolean flaggedAtAll = !f[6].isEmpty() || !set.isEmpty();
                 boolean isFlow = set.stream().anyMatch(flow::contains);
@@ -475,7 +487,7 @@ public final class TcpKernelInterop {
                     }
                 }
                 if (flaggedAtAll && !isFlow && !isExplained && !excused) {
-                    unexplained.add(frameText(f, set));
+                    unexplained.add(frameText(f, set, previous));
                 }
             }
         }
@@ -512,9 +524,20 @@ public final class TcpKernelInterop {
         return false;
     }
 
-    private static String frameText(String[] f, List<String> flags) {
+    /**
+     * A flagged frame for the failure message, with its TCP fields and IP identification and those of the previous
+     * frame from the same sender: a duplicate ACK whose IP id equals the previous one's is one frame sent twice (below
+     * our TCP), a new id is a second segment our TCP built.
+     */
+    private static String frameText(String[] f, List<String> flags, String[] previous) {
         return "frame " + f[0] + " from " + f[1] + (f[2].isEmpty() ? "" : " malformed") + " checksums ip " + f[4]
-            + " tcp " + f[5] + " flags " + flags;
+            + " tcp " + f[5] + " flags " + flags + " " + segmentText(f)
+            + (previous == null ? "" : " (previous from it: frame " + previous[0] + " " + segmentText(previous) + ")");
+    }
+
+    private static String segmentText(String[] f) {
+        return "[" + f[12].replace("\u00b7", "") + " id " + f[7] + " seq " + f[8] + " ack " + f[9] + " len " + f[10]
+            + " win " + f[11] + "]";
     }
 
     private static String firstLines(List<String> lines) {

@@ -95,7 +95,10 @@ public final class TcpConnection {
     // ------------------------------------------------------------------ receive sequence space
     private int irs;
     private int rcvNxt;
+    /** The right edge of the window last advertised (RCV.NXT + RCV.WND as sent): it never moves left. */
     private int rcvAdv;
+    /** The window our SYN offered, before RCV.NXT was known: the edge it set once the peer's SYN comes. */
+    private int synWindow;
     private long rcvRead;
     private long rcvIn;
     private final long[] oooStart = new long[OUT_OF_ORDER_RANGES];
@@ -427,6 +430,7 @@ public final class TcpConnection {
         irs = 0;
         rcvNxt = 0;
         rcvAdv = 0;
+        synWindow = 0;
         rcvRead = 0;
         rcvIn = 0;
         oooCount = 0;
@@ -508,7 +512,7 @@ public final class TcpConnection {
         }
         irs = seq;
         rcvNxt = seq + 1;
-        rcvAdv = rcvNxt;
+        rcvAdv = rcvNxt + synWindow; // the window our SYN offered, now that it has a left edge
         setPeerMss(peerMss);
         sndWnd = window;
         maxSndWnd = window;
@@ -1227,7 +1231,16 @@ public final class TcpConnection {
         }
         MemorySegment b = sink.buffer(h);
         int at = sink.offset();
-        int window = (flags & SYN) != 0 ? receiveWindow() : advertise();
+        int window;
+        if ((flags & SYN) != 0) {
+            // The window a SYN offers is an advertisement like any other: recorded, so that the first read after
+            // the handshake does not take the whole window for an opening and send an ACK that says nothing new.
+            window = receiveWindow();
+            synWindow = window;
+            rcvAdv = rcvNxt + window;
+        } else {
+            window = advertise();
+        }
         int header = TcpHeader.write(b, at, localPort, remotePort, seq, (flags & ACK) != 0 ? rcvNxt : 0, flags,
             window, (flags & SYN) != 0 ? tcp.mss() : 0);
         HostCpu cpu = tcp.cpu();

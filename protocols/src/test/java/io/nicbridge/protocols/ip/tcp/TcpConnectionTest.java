@@ -555,6 +555,103 @@ class TcpConnectionTest {
         assertEquals(dataSegments, pipe.sentBy(false).size() - acksBefore, "one ACK per data segment");
     }
 
+    /**
+     * A server that answers a request as it reads it sends the answer with the request's ACK and nothing before it:
+     * the SYN-ACK already advertised the whole window, so reading the request opens nothing worth a window update.
+     * (Before, the SYN's window was not recorded as advertised, the first read took the whole window for an opening
+     * and a pure ACK went ahead of the answer - the pure ACK before the response head in a curl download's capture.)
+     */
+    @Test
+    void theFirstReadAfterTheHandshakeSendsNoWindowUpdate() {
+        for (boolean serverAnswers : new boolean[] {true, false}) {
+            TcpConfig config = SegmentPipe.testConfig().withBuffers(65536, 65536);
+            pipe = new SegmentPipe(config, config, 5);
+            client = new StreamApp();
+            TcpHandler answering = new TcpHandler() {
+                private final MemorySegment buffer = Arena.ofAuto().allocate(65536);
+
+                @Override
+                public void onReadable(TcpConnection connection, long now) {
+                    while (connection.read(buffer, 0, (int) buffer.byteSize(), now) > 0) {
+                        if (serverAnswers) {
+                            connection.write(buffer, 0, 200, now);
+                        }
+                    }
+                }
+            };
+            pipe.b.listen(PORT, answering);
+            c = pipe.a.connect(B_ADDRESS, PORT, client, pipe.now);
+            pipe.run(1_000_000L);
+            client.send(StreamApp.pattern(86, 3), false).pump(pipe.now);
+            pipe.run(1_000_000L);
+            List<Seg> fromServer = pipe.sentBy(false);
+            assertEquals(TcpHeader.SYN | TcpHeader.ACK, fromServer.getFirst().flags());
+            assertEquals(65535, fromServer.getFirst().window(), "the SYN-ACK offers the whole window");
+            assertEquals(2, fromServer.size(), "the SYN-ACK and one segment with the request's ACK: " + fromServer);
+            Seg second = fromServer.get(1);
+            assertEquals(fromServer.getFirst().ack() + 86, second.ack(), second.toString());
+            assertEquals(serverAnswers ? 200 : 0, second.dataLength(), "the answer carries the ACK: " + second);
+            pipe.close();
+        }
+        pipe = null;
+    }
+
+    /**
+     * tshark's duplicate-ACK rule applied to everything each side sent in clean transfers (no loss, duplication or
+     * reordering; refused claims and both read patterns): a pure ACK with the ACK number, window and sequence number
+     * of the sender's previous segment is a duplicate ACK, and without a duplicate or out-of-window segment from the
+     * peer a TCP has no cause to send one (the capture check of TcpKernelInteropTest flags it).
+     */
+    @Test
+    void cleanTransfersSendNoDuplicateAck() {
+        for (int seed = 0; seed < 8; seed++) {
+            TcpConfig config = TcpConfig.defaults().withTimeWait(100_000_000L);
+            pipe = new SegmentPipe(config, config, seed);
+            java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+            double refuse = seed % 2 == 0 ? 0 : 0.3;
+            pipe.refusal = fromA -> refuse > 0 && r.nextDouble() < refuse;
+            client = new StreamApp();
+            server = new StreamApp();
+            pipe.b.listen(PORT, server);
+            c = pipe.a.connect(B_ADDRESS, PORT, client, pipe.now);
+            connected();
+            byte[] down = StreamApp.pattern(200_000, seed);
+            byte[] up = StreamApp.pattern(seed * 10_000 + 100, seed + 1);
+            server.send(down, true).pump(pipe.now);
+            client.send(up, true).pump(pipe.now);
+            pipe.runUntil(() -> client.endOfStream && server.endOfStream, 20 * SECOND, "both streams");
+            assertArrayEquals(down, bytes(client));
+            assertArrayEquals(up, bytes(server));
+            for (boolean fromA : new boolean[] {true, false}) {
+                assertEquals(List.of(), tsharkDuplicateAcks(pipe.sentBy(fromA)), "seed " + seed + (fromA ? " A" : " B"));
+            }
+            assertEquals(0, pipe.a.counters().get(Counter.DUPLICATE_SEGMENTS) + pipe.b.counters().get(
+                Counter.DUPLICATE_SEGMENTS));
+            pipe.close();
+        }
+        pipe = null;
+    }
+
+    /** Wireshark's tcp.analysis.duplicate_ack over one sender's segments in order. */
+    private static List<Seg> tsharkDuplicateAcks(List<Seg> sent) {
+        List<Seg> duplicates = new java.util.ArrayList<>();
+        Seg previous = null;
+        int nextSeq = 0;
+        for (Seg s : sent) {
+            boolean control = s.has(TcpHeader.SYN) || s.has(TcpHeader.FIN) || s.has(TcpHeader.RST);
+            if (previous != null && s.dataLength() == 0 && !control && s.window() != 0
+                && s.window() == previous.window() && s.ack() == previous.ack() && s.seq() == nextSeq) {
+                duplicates.add(s);
+            }
+            int end = s.seq() + s.dataLength() + (s.has(TcpHeader.SYN) || s.has(TcpHeader.FIN) ? 1 : 0);
+            if (previous == null || end - nextSeq > 0) {
+                nextSeq = end;
+            }
+            previous = s;
+        }
+        return duplicates;
+    }
+
     @Test
     void segmentsForNobodyAreAnsweredWithResetsAndResetsAreNot() {
         pipe = new SegmentPipe(SegmentPipe.testConfig(), SegmentPipe.testConfig(), 1);
