@@ -34,11 +34,18 @@ import java.util.Objects;
  *            ring positions   [sndAcked ............. sndWritten)     stream position k = seq - (ISS + 1)
  *            sequence         SND.UNA ...... SND.NXT ...... SND.MAX (highest sent)
  *   receive: ring positions   [rcvRead ..... rcvIn)  gap  [ooo ranges ...)    rcvIn &lt;-&gt; RCV.NXT
- *            window = ring free space (capacity - (rcvIn - rcvRead)), at most 65535
+ *            window = ring free space (capacity - (rcvIn - rcvRead)), at most 65535 &lt;&lt; our window shift
  * </pre>
  * The receive window is exactly the application's free buffer space, so every acceptable byte has a place in the
  * ring; the window's right edge never moves left (it is {@code rcvRead + capacity} or {@code RCV.NXT + 65535}, both
- * non-decreasing).
+ * non-decreasing, and a scaled field rounds up rather than pull it back).
+ *
+ * <h2>Window scaling and SACK</h2>
+ * Offered in our SYN as the config says, and in use when the peer's SYN carries them too: RFC 7323 2's window scale
+ * (every window but a SYN's shifted, the peer's left by its shift, ours right by the shift that lets 16 bits cover
+ * the receive ring) and RFC 2018's SACK, receive side: every ACK sent while out-of-order data waits in the ring
+ * carries up to 4 SACK blocks, the most recently extended first. The sender side ignores the peer's SACK blocks (it
+ * recovers with NewReno, as without SACK).
  *
  * <h2>Zero-window probes</h2>
  * The persist timer sends Linux's probe, a bare ACK with SEQ = SND.UNA - 1 (docs: tcpip-gam-facts B8): it lies outside
@@ -46,7 +53,10 @@ import java.util.Objects;
  * current window, and it consumes no sequence space. Probing backs off exponentially and never gives up (MUST-37).
  */
 public final class TcpConnection {
-    /** Gap-tracking ranges of out-of-order data; a segment needing one more is dropped (and retransmitted later). */
+    /**
+     * Gap-tracking ranges of out-of-order data, most recently extended first (the order RFC 2018 4 wants their SACK
+     * blocks in); a segment needing one more is dropped (and retransmitted later).
+     */
     static final int OUT_OF_ORDER_RANGES = 8;
     /**
      * The tail loss probe's floor (RFC 8985 7.2 leaves it to the sender): 40 ms, Linux's shortest delayed ACK
@@ -99,6 +109,16 @@ public final class TcpConnection {
     private int rcvAdv;
     /** The window our SYN offered, before RCV.NXT was known: the edge it set once the peer's SYN comes. */
     private int synWindow;
+    /** RFC 7323 window scaling, when both SYNs offered it: the peer's windows are shifted left by sndShift, ours
+     * right by rcvShift; both 0 otherwise. */
+    private int sndShift;
+    private int rcvShift;
+    private boolean windowScaled;
+    /** Both SYNs carried SACK-permitted (RFC 2018): our ACKs report the out-of-order blocks. */
+    private boolean sackOk;
+    /** The SACK blocks of the segment being built (sequence numbers, most recent first). */
+    private final int[] sackLeft = new int[TcpOptions.MAX_SACK_BLOCKS];
+    private final int[] sackRight = new int[TcpOptions.MAX_SACK_BLOCKS];
     private long rcvRead;
     private long rcvIn;
     private final long[] oooStart = new long[OUT_OF_ORDER_RANGES];
@@ -393,15 +413,16 @@ public final class TcpConnection {
     }
 
     void openPassive(int port, int address, int peerPort, TcpHandler h, int initialSequence, int seq, int window,
-                     int peerMss, long now) {
+                     TcpOptions options, long now) {
         reset(port, address, peerPort, h, initialSequence, true);
         released = false; // the application holds it from onEstablished on; until then the TCP does
         state = TcpState.SYN_RECEIVED;
         irs = seq;
         rcvNxt = seq + 1;
         rcvAdv = rcvNxt;
-        setPeerMss(peerMss);
-        sndWnd = window;
+        setPeerMss(options.mss);
+        negotiate(options);
+        sndWnd = window; // a SYN's window is never scaled (RFC 7323 2.2)
         maxSndWnd = window;
         sndWl1 = seq;
         sndWl2 = initialSequence;
@@ -431,6 +452,10 @@ public final class TcpConnection {
         rcvNxt = 0;
         rcvAdv = 0;
         synWindow = 0;
+        sndShift = 0;
+        rcvShift = 0;
+        windowScaled = false;
+        sackOk = false;
         rcvRead = 0;
         rcvIn = 0;
         oooCount = 0;
@@ -463,6 +488,19 @@ public final class TcpConnection {
         evClosed = false;
     }
 
+    /**
+     * The options of the peer's SYN decide what is used (our own SYN offers what the config enables; a SYN-ACK
+     * offers only what the SYN it answers did): window scaling when both SYNs carry the option (RFC 7323 2.2), SACK
+     * when both carry SACK-permitted (RFC 2018 2).
+     */
+    private void negotiate(TcpOptions options) {
+        boolean scaled = config.windowScaling() && options.windowShift != TcpOptions.NO_WINDOW_SCALE;
+        sndShift = scaled ? options.windowShift : 0;
+        rcvShift = scaled ? config.windowShift() : 0;
+        windowScaled = scaled;
+        sackOk = config.sack() && options.sackPermitted;
+    }
+
     private void setPeerMss(int peerMss) {
         mss = Math.min(tcp.mss(), peerMss == TcpHeader.NO_MSS ? DEFAULT_PEER_MSS : peerMss);
         // RFC 5681 3.1's initial window: 2, 3 or 4 segments by the SMSS.
@@ -476,12 +514,13 @@ public final class TcpConnection {
      * One segment for this connection; {@link Tcp} has checked its length, offset, options and checksum.
      *
      * @param dataAt  where its data starts in {@code f}
-     * @param peerMss the MSS option's value, or {@link TcpHeader#NO_MSS}
+     * @param window  its window field as sent (unscaled)
+     * @param options its options (read during the call only)
      */
-    void onSegment(MemorySegment f, int dataAt, int dataLength, int seq, int ack, int flags, int window, int peerMss,
-                   long now) {
+    void onSegment(MemorySegment f, int dataAt, int dataLength, int seq, int ack, int flags, int window,
+                   TcpOptions options, long now) {
         if (state == TcpState.SYN_SENT) {
-            synSent(seq, ack, flags, window, peerMss, now);
+            synSent(seq, ack, flags, window, options, now);
         } else if (state != TcpState.CLOSED) {
             synchronizedInput(f, dataAt, dataLength, seq, ack, flags, window, now);
         }
@@ -492,7 +531,7 @@ public final class TcpConnection {
     }
 
     /** RFC 9293 3.10.7.3, SYN-SENT. */
-    private void synSent(int seq, int ack, int flags, int window, int peerMss, long now) {
+    private void synSent(int seq, int ack, int flags, int window, TcpOptions options, long now) {
         boolean hasAck = (flags & ACK) != 0;
         if (hasAck && (ack - iss <= 0 || ack - sndMax > 0)) {
             if ((flags & RST) == 0) {
@@ -513,8 +552,9 @@ public final class TcpConnection {
         irs = seq;
         rcvNxt = seq + 1;
         rcvAdv = rcvNxt + synWindow; // the window our SYN offered, now that it has a left edge
-        setPeerMss(peerMss);
-        sndWnd = window;
+        setPeerMss(options.mss);
+        negotiate(options);
+        sndWnd = window; // a SYN's window is never scaled (RFC 7323 2.2)
         maxSndWnd = window;
         sndWl1 = seq;
         sndWl2 = ack;
@@ -539,11 +579,12 @@ public final class TcpConnection {
 
     /** RFC 9293 3.10.7.4: every state from SYN-RECEIVED on. */
     private void synchronizedInput(MemorySegment f, int dataAt, int dataLength, int seq, int ack, int flags,
-                                   int window, long now) {
+                                   int windowField, long now) {
         boolean syn = (flags & SYN) != 0;
         boolean fin = (flags & FIN) != 0;
         boolean rst = (flags & RST) != 0;
         int segLength = dataLength + (syn ? 1 : 0) + (fin ? 1 : 0);
+        int window = syn ? windowField : windowField << sndShift; // RFC 7323 2.3: every window but a SYN's is scaled
         int rcvWnd = receiveWindow();
 
         // First, the sequence number: the acceptability test (Table 6).
@@ -798,7 +839,7 @@ public final class TcpConnection {
         // beyond SND.MAX, and every ACK of it would then be refused as acknowledging something never sent - a
         // deadlock (nic simtest, seed 301741).
         long sent = Math.min(outstanding, Integer.toUnsignedLong(sndMax - sndUna));
-        int length = (int) Math.min(sent, mss);
+        int length = (int) Math.min(sent, room());
         int flags = ACK;
         if (length == outstanding && finQueued && sndMax - (finSequence() + 1) >= 0) {
             flags |= FIN;
@@ -843,7 +884,10 @@ public final class TcpConnection {
         }
     }
 
-    /** Records {@code [start, end)} ahead of the gap, merging with overlapping ranges; false when no range is free. */
+    /**
+     * Records {@code [start, end)} ahead of the gap, merged with the ranges it overlaps or touches, as the most
+     * recent range (first); false when it needs a range and none is free.
+     */
     private boolean addOutOfOrder(long start, long end) {
         long s = start;
         long e = end;
@@ -852,9 +896,7 @@ public final class TcpConnection {
             if (oooStart[i] <= e && s <= oooEnd[i]) { // overlaps or touches: absorb it
                 s = Math.min(s, oooStart[i]);
                 e = Math.max(e, oooEnd[i]);
-                oooCount--;
-                oooStart[i] = oooStart[oooCount];
-                oooEnd[i] = oooEnd[oooCount];
+                removeOutOfOrder(i);
             } else {
                 i++;
             }
@@ -862,10 +904,19 @@ public final class TcpConnection {
         if (oooCount == OUT_OF_ORDER_RANGES) {
             return false;
         }
-        oooStart[oooCount] = s;
-        oooEnd[oooCount] = e;
+        System.arraycopy(oooStart, 0, oooStart, 1, oooCount);
+        System.arraycopy(oooEnd, 0, oooEnd, 1, oooCount);
+        oooStart[0] = s;
+        oooEnd[0] = e;
         oooCount++;
         return true;
+    }
+
+    /** Drops range {@code i}, keeping the others in their order. */
+    private void removeOutOfOrder(int i) {
+        System.arraycopy(oooStart, i + 1, oooStart, i, oooCount - i - 1);
+        System.arraycopy(oooEnd, i + 1, oooEnd, i, oooCount - i - 1);
+        oooCount--;
     }
 
     /** Moves rcvIn over every range the arrival made contiguous. */
@@ -876,9 +927,7 @@ public final class TcpConnection {
             for (int i = 0; i < oooCount; i++) {
                 if (oooStart[i] <= rcvIn) {
                     rcvIn = Math.max(rcvIn, oooEnd[i]);
-                    oooCount--;
-                    oooStart[i] = oooStart[oooCount];
-                    oooEnd[i] = oooEnd[oooCount];
+                    removeOutOfOrder(i);
                     moved = true;
                     break;
                 }
@@ -1090,7 +1139,7 @@ public final class TcpConnection {
         }
         boolean finSent = finQueued && sndMax - (finSequence() + 1) == 0;
         int dataEnd = finSent ? sndMax - 1 : sndMax;
-        int length = (int) Math.min(Math.max(dataEnd - sndUna, 0), mss);
+        int length = (int) Math.min(Math.max(dataEnd - sndUna, 0), room());
         int seq = dataEnd - length;
         if ((length > 0 || finSent) && emit(seq, streamPosition(seq), length, ACK | (finSent ? FIN : 0), now)) {
             counters.increment(Counter.TAIL_LOSS_PROBES);
@@ -1163,15 +1212,16 @@ public final class TcpConnection {
             long available = Math.max(0, sndWritten - next);
             int flight = sndNxt - sndUna;
             long usable = Math.min((long) sndWnd, cwnd) - flight;
+            int room = room();
             int length = state == TcpState.SYN_RECEIVED ? 0 : (int) Math.max(0, Math.min(Math.min(available, usable),
-                mss));
+                room));
             // Sender SWS avoidance (RFC 9293 3.8.6.2.1): no runt while more data waits and the window is the limit,
             // unless the persist timer ran out (the override timeout) with nothing in flight. Never for data sent
             // before (SND.NXT behind SND.MAX after a timeout, as BSD's tcp_output): withheld, that retransmission
             // would leave nothing armed - no persist timer while data is in flight - and the connection stalled
             // (nic simtest, seed 312).
             boolean withheld = false;
-            if (length > 0 && length < mss && length < available && usable < maxSndWnd / 2 && !swsOverride
+            if (length > 0 && length < room && length < available && usable < maxSndWnd / 2 && !swsOverride
                 && sndNxt - sndMax >= 0) {
                 length = 0;
                 withheld = true;
@@ -1235,14 +1285,23 @@ public final class TcpConnection {
         if ((flags & SYN) != 0) {
             // The window a SYN offers is an advertisement like any other: recorded, so that the first read after
             // the handshake does not take the whole window for an opening and send an ACK that says nothing new.
-            window = receiveWindow();
+            // It is never scaled (RFC 7323 2.2).
+            window = (int) Math.min(receiveSpace(), TcpConfig.MAX_WINDOW);
             synWindow = window;
             rcvAdv = rcvNxt + window;
         } else {
             window = advertise();
         }
         int header = TcpHeader.write(b, at, localPort, remotePort, seq, (flags & ACK) != 0 ? rcvNxt : 0, flags,
-            window, (flags & SYN) != 0 ? tcp.mss() : 0);
+            window, 0);
+        if ((flags & SYN) != 0) { // SYN-SENT offers what the config enables, a SYN-ACK what the SYN it answers did
+            boolean offerScaling = state == TcpState.SYN_SENT ? config.windowScaling() : windowScaled;
+            boolean offerSack = state == TcpState.SYN_SENT ? config.sack() : sackOk;
+            header = TcpOptions.writeSyn(b, at, tcp.mss(), offerScaling ? config.windowShift()
+                : TcpOptions.NO_WINDOW_SCALE, offerSack);
+        } else if ((flags & ACK) != 0 && sackBlocks() > 0) {
+            header = TcpOptions.writeSack(b, at, sackLeft, sackRight, sackBlocks());
+        }
         HostCpu cpu = tcp.cpu();
         if (length > 0) {
             cpu.charge(CostItem.COPY, length);
@@ -1261,29 +1320,68 @@ public final class TcpConnection {
         return true;
     }
 
-    /** @return the receive window: the ring's free space, at most 65535 (no window scaling) */
+    /** @return the receive ring's free space */
+    private long receiveSpace() {
+        return receiveRing.capacity() - (rcvIn - rcvRead);
+    }
+
+    /** @return the receive window: the ring's free space, at most what a window field can say at our shift */
     private int receiveWindow() {
-        long free = receiveRing.capacity() - (rcvIn - rcvRead);
-        return (int) Math.min(free, TcpConfig.MAX_WINDOW);
+        return (int) Math.min(receiveSpace(), (long) TcpConfig.MAX_WINDOW << rcvShift);
     }
 
     /**
-     * The window to put in a segment, with receiver SWS avoidance (RFC 9293 3.8.6.2.2): the right edge moves only
-     * by at least min(half the buffer, one MSS); it never moves left, since the free space behind it only grows.
+     * The window field to put in a segment, with receiver SWS avoidance (RFC 9293 3.8.6.2.2): the right edge moves
+     * only by at least min(half the buffer, one MSS). Scaled, the field is the window shifted right by our shift,
+     * which rounds it down; the right edge still never moves left (RFC 7323 2.4): when rounding would pull it back,
+     * the field is rounded up instead, offering at most 2^shift - 1 bytes beyond the free space (a segment reaching
+     * into them is trimmed to the window on arrival).
      */
     private int advertise() {
         int actual = receiveWindow();
         int current = Math.max(rcvAdv - rcvNxt, 0);
         int w = actual - current >= Math.min(receiveRing.capacity() / 2, mss) ? actual : Math.min(current, actual);
-        rcvAdv = rcvNxt + w;
-        return w;
+        int field = w >>> rcvShift;
+        if (field << rcvShift < current) {
+            field = (int) Math.min(((long) current + (1L << rcvShift) - 1) >>> rcvShift, TcpConfig.MAX_WINDOW);
+        }
+        rcvAdv = rcvNxt + (field << rcvShift);
+        return field;
     }
 
-    /** After a read: is the opening worth an ACK of its own (it reaches the SWS threshold and at least 2 MSS)? */
+    /**
+     * After a read: is the opening worth an ACK of its own? It must reach the SWS threshold and at least 2 MSS, and
+     * change the window field: an update whose field, scaled down, equals the last one tells the peer nothing and
+     * would be a duplicate ACK.
+     */
     private boolean windowUpdateDue(int windowBefore) {
         int current = Math.max(rcvAdv - rcvNxt, 0);
         int actual = receiveWindow();
-        return actual > windowBefore && actual - current >= Math.min(receiveRing.capacity() / 2, 2 * mss);
+        return actual > windowBefore && actual - current >= Math.min(receiveRing.capacity() / 2, 2 * mss)
+            && actual >>> rcvShift > current >>> rcvShift;
+    }
+
+    /** @return the data one segment may carry now: the MSS less the SACK option it will carry (RFC 9293 3.7.1) */
+    private int room() {
+        return mss - TcpOptions.sackLength(sackBlocks());
+    }
+
+    /**
+     * Fills {@link #sackLeft} / {@link #sackRight} with the out-of-order ranges as sequence numbers, most recent
+     * first (RFC 2018 4), when SACK is in use.
+     *
+     * @return the number of blocks, 0 when there are none to report
+     */
+    private int sackBlocks() {
+        if (!sackOk || oooCount == 0) {
+            return 0;
+        }
+        int n = Math.min(oooCount, TcpOptions.MAX_SACK_BLOCKS);
+        for (int i = 0; i < n; i++) {
+            sackLeft[i] = rcvNxt + (int) (oooStart[i] - rcvIn);
+            sackRight[i] = rcvNxt + (int) (oooEnd[i] - rcvIn);
+        }
+        return n;
     }
 
     private static int saturatedAdd(int a, int b) {

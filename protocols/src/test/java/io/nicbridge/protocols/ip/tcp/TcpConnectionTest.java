@@ -58,7 +58,7 @@ class TcpConnectionTest {
     }
 
     @Test
-    void threeWayHandshakeOffersTheMssFromTheMtuAndOnlyThatOption() {
+    void threeWayHandshakeOffersTheMssFromTheMtuWindowScaleAndSackPermitted() {
         connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
         connected();
         Seg syn = pipe.log.get(0);
@@ -66,6 +66,12 @@ class TcpConnectionTest {
         Seg ack = pipe.log.get(2);
         assertEquals(TcpHeader.SYN, syn.flags(), syn.toString());
         assertEquals(1460, syn.mss());
+        assertEquals(0, syn.windowShift(), "an 8 KiB ring needs no shift, but the option lets the peer scale");
+        assertTrue(syn.sackPermitted());
+        assertEquals(32, syn.headerLength(), "MSS, NOP + window scale, NOP NOP + SACK-permitted");
+        assertEquals(0, synAck.windowShift());
+        assertTrue(synAck.sackPermitted());
+        assertEquals(20, ack.headerLength(), "no option after the SYNs while nothing is out of order");
         assertEquals(TcpHeader.SYN | TcpHeader.ACK, synAck.flags(), synAck.toString());
         assertEquals(syn.seq() + 1, synAck.ack());
         assertEquals(1460, synAck.mss());
@@ -556,6 +562,106 @@ class TcpConnectionTest {
     }
 
     /**
+     * RFC 7323 2: with 256 KiB rings both SYNs offer shift 3 (256 KiB >> 3 fits 16 bits), their own windows are
+     * unscaled, every later window field is the window shifted right by 3, and the sender uses the whole 256 KiB:
+     * more than 65535 bytes in flight at once.
+     */
+    @Test
+    void windowScalingLetsTheWindowCoverARingLargerThan64KiB() {
+        TcpConfig big = SegmentPipe.testConfig().withBuffers(1 << 18, 1 << 18);
+        connect(big, big);
+        pipe.delayNanos = 2_000_000L; // a 4 ms round trip: the window, not the pipe, limits the flight
+        connected();
+        Seg syn = pipe.log.get(0);
+        Seg synAck = pipe.log.get(1);
+        assertEquals(3, syn.windowShift());
+        assertEquals(3, synAck.windowShift());
+        assertEquals(65535, synAck.window(), "a SYN's window is not scaled: at most 65535");
+        assertEquals(65535, c.sendWindow(), "from the SYN-ACK, unscaled");
+        byte[] up = StreamApp.pattern(1_500_000, 21);
+        client.send(up, true).pump(pipe.now);
+        long maxFlight = 0;
+        int maxWindow = 0;
+        while (!server.endOfStream) {
+            pipe.run(100_000L);
+            maxFlight = Math.max(maxFlight, c.unacknowledged());
+            maxWindow = Math.max(maxWindow, c.sendWindow());
+            assertTrue(pipe.now < 30 * SECOND, "the transfer ends");
+        }
+        assertArrayEquals(up, bytes(server));
+        assertEquals(1 << 18, maxWindow, "B's window fields up to 32768, shifted left by 3: the whole ring");
+        assertTrue(maxFlight > 65535, "more in flight than an unscaled window allows: " + maxFlight);
+        for (Seg s : pipe.sentBy(false)) {
+            if (!s.has(TcpHeader.SYN)) {
+                assertTrue(s.window() <= (1 << 18) >> 3, s.toString());
+            }
+        }
+    }
+
+    /** RFC 7323 2.2: a side that does not offer the option gets none back, and neither side scales. */
+    @Test
+    void noWindowScalingUnlessBothSynsCarryIt() {
+        TcpConfig big = SegmentPipe.testConfig().withBuffers(1 << 18, 1 << 18);
+        connect(big.withWindowScaling(false), big);
+        connected();
+        assertEquals(-1, pipe.log.get(0).windowShift());
+        assertEquals(-1, pipe.log.get(1).windowShift(), "the SYN-ACK offers only what the SYN did");
+        assertEquals(65535, c.sendWindow(), "B's window field, unscaled");
+        byte[] up = StreamApp.pattern(300_000, 22);
+        client.send(up, true).pump(pipe.now);
+        pipe.runUntil(() -> server.endOfStream, 10 * SECOND, "the data");
+        assertArrayEquals(up, bytes(server));
+        assertTrue(c.unacknowledged() <= 65535);
+        assertTrue(server.connection.sendWindow() <= 65535);
+    }
+
+    /**
+     * RFC 2018: with one data segment lost, every ACK the receiver sends while the out-of-order data waits carries a
+     * SACK block from just past the hole to the end of what arrived, growing with each arrival; none once the hole is
+     * repaired, none when the sender's SYN did not permit SACK. Segments carrying SACK blocks still fit the MTU.
+     */
+    @Test
+    void acksReportOutOfOrderDataInSackBlocks() {
+        for (boolean permitted : new boolean[] {true, false}) {
+            int[] dataSegments = {0};
+            TcpConfig a = SegmentPipe.testConfig().withBuffers(65536, 65536).withSack(permitted);
+            connect(a, SegmentPipe.testConfig().withBuffers(65536, 65536),
+                s -> s.fromA() && s.dataLength() > 0 && ++dataSegments[0] == 3);
+            connected();
+            byte[] up = StreamApp.pattern(40 * 1460, 23);
+            byte[] down = StreamApp.pattern(20_000, 24);
+            client.send(up, true).pump(pipe.now);
+            server.send(down, false).pump(pipe.now);
+            pipe.runUntil(() -> server.endOfStream && client.received.size() == down.length, 10 * SECOND, "data");
+            assertArrayEquals(up, bytes(server));
+            Seg lost = pipe.sentBy(true).stream().filter(s -> s.dataLength() > 0).skip(2).findFirst().orElseThrow();
+            int hole = lost.seq() + lost.dataLength();
+            List<Seg> withSack = pipe.sentBy(false).stream().filter(s -> s.sack().length > 0).toList();
+            if (!permitted) {
+                assertEquals(List.of(), withSack);
+                pipe.close();
+                continue;
+            }
+            assertTrue(withSack.size() >= 3, "the ACKs after the loss: " + withSack);
+            int right = hole;
+            for (Seg s : withSack) {
+                assertEquals(lost.seq(), s.ack(), "the hole stays at the ACK: " + s);
+                assertEquals(hole, s.sack()[0], "the block starts past the hole: " + s);
+                assertTrue(s.sack()[1] - right >= 0, "and grows: " + s);
+                right = s.sack()[1];
+            }
+            int end = right;
+            Seg repaired = pipe.sentBy(false).stream().filter(s -> s.ack() - end >= 0).findFirst().orElseThrow();
+            assertEquals(0, repaired.sack().length, "no block once the hole is filled: " + repaired);
+            for (Seg s : pipe.log) {
+                assertTrue(s.headerLength() + s.dataLength() <= SegmentPipe.MTU - 20, s.toString());
+            }
+            pipe.close();
+        }
+        pipe = null;
+    }
+
+    /**
      * A server that answers a request as it reads it sends the answer with the request's ACK and nothing before it:
      * the SYN-ACK already advertised the whole window, so reading the request opens nothing worth a window update.
      * (Before, the SYN's window was not recorded as advertised, the first read took the whole window for an opening
@@ -719,7 +825,7 @@ class TcpConnectionTest {
         assertThrows(IndexOutOfBoundsException.class, () -> x.write(MemorySegment.ofArray(new byte[4]), 2, 4, 0));
         x.close(pipe.now);
         e = assertThrows(IllegalArgumentException.class, () -> new TcpConfig(0, 1000, 4096, 1, 1_000_000_000L,
-            1_000_000L, 2_000_000_000L, 3, 0, 0, 0));
+            1_000_000L, 2_000_000_000L, 3, 0, 0, 0, true, true));
         assertTrue(e.getMessage().contains("sendBuffer"), e.getMessage());
         try (Arena arena = Arena.ofConfined()) {
             e = assertThrows(IllegalArgumentException.class, () -> new Tcp(new SegmentSinkStub(), 1,
