@@ -65,7 +65,7 @@ class TcpKernelInteropTest {
             TcpKernelInterop.Result r = new TcpKernelInterop(link, new PrintWriter(System.out, true), TIMEOUT_NANOS)
                 .run(size(), dir);
             System.out.println("TCP interop " + size() + " B each way on " + link.cardSpec() + ": " + r.tcp()
-                + "; tshark flagged " + r.flagged() + "; " + r.shimFaults());
+                + "; tshark flagged " + r.flagged() + "; " + r.options() + "; " + r.shimFaults());
             return r;
         }
     }
@@ -76,6 +76,11 @@ class TcpKernelInteropTest {
         assertTrue(r.passed(), String.join("\n", r.failures()));
         assertTrue(r.download().intact() && r.fetch().intact());
         assertEquals(0, r.shimFaults().faultsInjected());
+        int shift = TcpKernelInterop.config(TcpKernelInterop.DEFAULT_BUFFER).windowShift();
+        assertTrue(r.options().startsWith("our SYNs: window scale " + shift + ", SACK-permitted; the kernel's: window"
+                + " scale "),
+            "both SYNs offer window scaling and SACK, as tshark decodes them: " + r.options());
+        assertTrue(r.options().contains(", SACK-permitted; our segments"), r.options());
         assertEquals(0, r.tcp().get(Counter.TIMEOUT_RETRANSMISSIONS) + r.tcp().get(Counter.FAST_RETRANSMISSIONS),
             r.tcp().toString());
         passed = true;
@@ -92,6 +97,8 @@ class TcpKernelInteropTest {
             r.tcp().toString());
         assertTrue(r.flagged().containsKey("retransmission") || r.flagged().containsKey("fast_retransmission"),
             "the faults show in the capture: " + r.flagged());
+        assertTrue(r.tcp().get(Counter.OUT_OF_ORDER_SEGMENTS) > 0 && !r.options().endsWith("SACK blocks: 0"),
+            "out-of-order data held, and reported in SACK blocks tshark decodes: " + r.options());
         passed = true;
     }
 

@@ -50,6 +50,8 @@ public final class TcpKernelInterop {
     public static final int HTTP_PORT = 8080;
     /** The kernel's http.server port. */
     public static final int KERNEL_HTTP_PORT = 8000;
+    /** Our TCP's rings by default: 128 KiB each way (see {@link #config}). */
+    public static final int DEFAULT_BUFFER = 1 << 17;
     /** What the link's prerequisites include for this experiment. */
     public static final String[] TOOLS = {"ethtool", "python3", "curl", "tshark"};
 
@@ -57,13 +59,32 @@ public final class TcpKernelInterop {
     private final Ipv4Stack stack;
     private final PrintWriter log;
     private final long timeoutNanos;
+    private final TcpConfig config;
+
+    /**
+     * Our TCP's settings for rings of {@code buffer} bytes each way: 4 connections, a 1 s TIME-WAIT, window scaling
+     * and SACK offered. The receive ring is the window: with window scaling it may exceed 64 KiB, but what the kernel
+     * then sends in one burst must fit the card's receive ring (128 descriptors of 1540 bytes) while our thread is
+     * away, or the frames are lost below TCP; 128 KiB (90 segments) does.
+     */
+    public static TcpConfig config(int buffer) {
+        return TcpConfig.defaults().withBuffers(buffer, buffer).withConnections(4)
+            .withTimeWait(TimeUnit.SECONDS.toNanos(1));
+    }
+
+    /** As {@link #TcpKernelInterop(KernelLink, PrintWriter, long, TcpConfig)} with {@link #DEFAULT_BUFFER} rings. */
+    public TcpKernelInterop(KernelLink link, PrintWriter log, long timeoutNanos) {
+        this(link, log, timeoutNanos, config(DEFAULT_BUFFER));
+    }
 
     /**
      * @param link         the kernel link (its backend's faults, if any, are the faults of the run)
      * @param log          progress lines (what runs, each transfer's time)
      * @param timeoutNanos the longest each transfer may take
+     * @param config       our TCP's settings
      */
-    public TcpKernelInterop(KernelLink link, PrintWriter log, long timeoutNanos) {
+    public TcpKernelInterop(KernelLink link, PrintWriter log, long timeoutNanos, TcpConfig config) {
+        this.config = java.util.Objects.requireNonNull(config, "config");
         this.link = link;
         this.stack = link.stack();
         this.log = log;
@@ -91,11 +112,13 @@ public final class TcpKernelInterop {
      * @param tcp           our TCP's counters
      * @param shimFaults    the shim's counters after the run (its fault_* counters: what was injected)
      * @param flagged       TCP analysis flags in the capture, by kind (expert info), flow control included
+     * @param options       the TCP options tshark decoded: both sides' SYNs (window scale, SACK-permitted) and how
+     *                      many of our segments carried SACK blocks
      * @param captureFrames frames in the capture
      * @param failures      every failed check, empty when the run passed
      */
     public record Result(Transfer download, Transfer fetch, TcpCounters tcp, ShimStatistics shimFaults,
-                         Map<String, Long> flagged, long captureFrames, List<String> failures) {
+                         Map<String, Long> flagged, String options, long captureFrames, List<String> failures) {
         public boolean passed() {
             return failures.isEmpty();
         }
@@ -112,8 +135,7 @@ public final class TcpKernelInterop {
         }
         ShimStatistics before = link.shimStatistics();
         try (Arena arena = Arena.ofShared()) {
-            Tcp tcp = new Tcp(new Ipv4SegmentSink(stack), stack.address(),
-                TcpConfig.defaults().withTimeWait(TimeUnit.SECONDS.toNanos(1)), arena);
+            Tcp tcp = new Tcp(new Ipv4SegmentSink(stack), stack.address(), config, arena);
             stack.register(Ipv4Stack.PROTOCOL_TCP, tcp::onSegment);
             Path pcap = workDir.resolve("capture.pcap");
             Files.deleteIfExists(pcap);
@@ -156,9 +178,11 @@ public final class TcpKernelInterop {
             boolean captureDropped = m.find() && Long.parseLong(m.group(1)) > 0;
             Map<String, Long> flagged = new LinkedHashMap<>();
             long probes = tcp.counters().get(TcpCounters.Counter.TAIL_LOSS_PROBES);
-            long frames = checkCapture(pcap, bytes, faulty, injectedCorrupts, probes, captureDropped, flagged,
-                failures);
-            return new Result(download, fetch, tcp.counters(), after, flagged, frames, List.copyOf(failures));
+            StringBuilder options = new StringBuilder();
+            long frames = checkCapture(pcap, tcp, bytes, faulty, injectedCorrupts, probes, captureDropped, flagged,
+                options, failures);
+            return new Result(download, fetch, tcp.counters(), after, flagged, options.toString(), frames,
+                List.copyOf(failures));
         }
     }
 
@@ -394,7 +418,7 @@ public final class TcpKernelInterop {
     /** How tshark sees a tail loss probe: a (spurious) retransmission. */
     private static final List<String> PROBE_FLAGS = List.of("retransmission", "spurious_retransmission");
     /** The fields before the analysis flags in each line of {@link #checkCapture}'s tshark output. */
-    private static final int FIELDS = 13;
+    private static final int FIELDS = 16;
     /** tshark's PI_ERROR expert severity. */
     private static final String SEVERITY_ERROR = "8388608";
 
@@ -403,8 +427,9 @@ public final class TcpKernelInterop {
      * both checksum statuses (0 bad, 1 good, 2 not checked) and each TCP analysis flag ("1" when set). Returns the
      * frame count, fills {@code flagged} with the count of each flag and {@code failures} with what the checks found.
      */
-    private long checkCapture(Path pcap, long bytes, boolean faulty, long corrupts, long probes,
-                              boolean captureDropped, Map<String, Long> flagged, List<String> failures)
+    private long checkCapture(Path pcap, Tcp tcp, long bytes, boolean faulty, long corrupts, long probes,
+                              boolean captureDropped, Map<String, Long> flagged, StringBuilder options,
+                              List<String> failures)
             throws IOException, InterruptedException {
         List<String> kinds = new ArrayList<>(EXPLAINED);
         kinds.addAll(FLOW);
@@ -414,7 +439,8 @@ public final class TcpKernelInterop {
             "-e", "frame.number", "-e", "ip.src", "-e", "_ws.malformed", "-e", "_ws.expert.severity",
             "-e", "ip.checksum.status", "-e", "tcp.checksum.status", "-e", "tcp.analysis.flags",
             "-e", "ip.id", "-e", "tcp.seq", "-e", "tcp.ack", "-e", "tcp.len", "-e", "tcp.window_size_value",
-            "-e", "tcp.flags.str"));
+            "-e", "tcp.flags.str", "-e", "tcp.options.wscale.shift", "-e", "tcp.options.sack_perm",
+            "-e", "tcp.options.sack.count"));
         for (String kind : kinds) {
             cmd.add("-e");
             cmd.add("tcp.analysis." + kind);
@@ -433,6 +459,9 @@ public final class TcpKernelInterop {
         long probeAnswers = 0;
         String[] lastFromUs = null;
         String[] lastFromKernel = null;
+        String ourSyns = "";
+        String kernelSyns = "";
+        long sackFromUs = 0;
         List<String> bad = new ArrayList<>();
         List<String> unexplained = new ArrayList<>();
         try (var reader = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
@@ -445,6 +474,18 @@ public final class TcpKernelInterop {
                 frames++;
                 boolean fromUs = f[1].equals(ours);
                 String[] previous = fromUs ? lastFromUs : lastFromKernel;
+                if (f[12].contains("S")) { // a SYN: the options tshark decoded in it
+                    String opts = (f[13].isEmpty() ? "no window scale" : "window scale " + f[13])
+                        + (f[14].isEmpty() ? ", no SACK-permitted" : ", SACK-permitted");
+                    if (fromUs) {
+                        ourSyns = ourSyns.isEmpty() || ourSyns.equals(opts) ? opts : ourSyns + " / " + opts;
+                    } else {
+                        kernelSyns = kernelSyns.isEmpty() || kernelSyns.equals(opts) ? opts : kernelSyns + " / " + opts;
+                    }
+                }
+                if (fromUs && !f[15].isEmpty() && !f[15].equals("0")) {
+                    sackFromUs++;
+                }
                 if (fromUs) {
                     lastFromUs = f;
                 } else {
@@ -493,6 +534,18 @@ public final class TcpKernelInterop {
         }
         if (p.waitFor() != 0) {
             throw new IOException("tshark -r " + pcap + " failed (exit " + p.exitValue() + ")");
+        }
+        options.append("our SYNs: ").append(ourSyns).append("; the kernel's: ").append(kernelSyns)
+            .append("; our segments with SACK blocks: ").append(sackFromUs);
+        TcpConfig config = tcp.config();
+        String wantSyn = (config.windowScaling() ? "window scale " + config.windowShift() : "no window scale")
+            + (config.sack() ? ", SACK-permitted" : ", no SACK-permitted");
+        if (!ourSyns.equals(wantSyn)) {
+            failures.add("tshark decoded our SYNs as '" + ourSyns + "', the config offers '" + wantSyn + "'");
+        }
+        long outOfOrder = tcp.counters().get(TcpCounters.Counter.OUT_OF_ORDER_SEGMENTS);
+        if (config.sack() && kernelSyns.contains("SACK-permitted") && outOfOrder > 0 && sackFromUs == 0) {
+            failures.add("our TCP held " + outOfOrder + " out-of-order segments but tshark saw no SACK block from it");
         }
         if (!bad.isEmpty()) {
             failures.add(bad.size() + " malformed or error packets in the capture: " + firstLines(bad));

@@ -522,7 +522,7 @@ public final class TcpConnection {
         if (state == TcpState.SYN_SENT) {
             synSent(seq, ack, flags, window, options, now);
         } else if (state != TcpState.CLOSED) {
-            synchronizedInput(f, dataAt, dataLength, seq, ack, flags, window, now);
+            synchronizedInput(f, dataAt, dataLength, seq, ack, flags, window, options, now);
         }
         // The application hears first, so its reads open the window and its writes ride on the ACK owed.
         dispatchEvents(now);
@@ -579,7 +579,7 @@ public final class TcpConnection {
 
     /** RFC 9293 3.10.7.4: every state from SYN-RECEIVED on. */
     private void synchronizedInput(MemorySegment f, int dataAt, int dataLength, int seq, int ack, int flags,
-                                   int windowField, long now) {
+                                   int windowField, TcpOptions options, long now) {
         boolean syn = (flags & SYN) != 0;
         boolean fin = (flags & FIN) != 0;
         boolean rst = (flags & RST) != 0;
@@ -700,7 +700,8 @@ public final class TcpConnection {
         }
         if (ack - sndUna > 0) {
             acknowledge(ack, now);
-        } else if (ack == sndUna && length == 0 && dataLength == 0 && !fin && window == sndWnd && sndMax != sndUna) {
+        } else if (ack == sndUna && length == 0 && dataLength == 0 && !fin && sndMax != sndUna
+            && (window == sndWnd || sacksHeldData(options))) {
             duplicateAck(now);
         }
         if (sndWl1 - seq < 0 || (sndWl1 == seq && sndWl2 - ack <= 0)) { // the window update (3.10.7.4)
@@ -753,6 +754,27 @@ public final class TcpConnection {
                 finPosition = rcvIn + (finSeq - rcvNxt);
             }
         }
+    }
+
+    /**
+     * Whether the segment's SACK blocks report data held above SND.UNA (not a D-SACK of data below it). Such an ACK
+     * counts as a duplicate ACK whatever its window (after RFC 6675 2, which counts ACKs that SACK new data; counting
+     * every SACKing ACK also counts the arrivals that fill a gap between blocks, each a segment that left the
+     * network): a scaled window moves with the receiver's free space, so with window scaling a receiver's duplicate
+     * ACKs rarely repeat the window, and by the window alone fast retransmit seldom triggered - 42 timeouts in a
+     * 20 MB download through 0.5 % drops to the kernel's SACKing receiver, against 1 before window scaling.
+     */
+    private boolean sacksHeldData(TcpOptions options) {
+        if (!sackOk) {
+            return false;
+        }
+        for (int b = 0; b < options.sackBlocks; b++) {
+            if (options.sackLeft[b] - sndUna > 0 && options.sackRight[b] - sndMax <= 0
+                && options.sackRight[b] - options.sackLeft[b] > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean inWindow(int seq, int window) {
