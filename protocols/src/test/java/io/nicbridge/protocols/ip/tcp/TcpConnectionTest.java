@@ -662,6 +662,36 @@ class TcpConnectionTest {
     }
 
     /**
+     * With SACK in use, an ACK at SND.UNA whose SACK block reports data held above it is a duplicate ACK even when
+     * its window moved (a scaled window follows the receiver's free space): three of them start fast retransmit.
+     * Without SACK the same ACKs, each with a new window, are window updates and start nothing.
+     */
+    @Test
+    void duplicateAcksThatSackHeldDataCountWhateverTheirWindow() {
+        for (boolean sack : new boolean[] {true, false}) {
+            TcpConfig a = SegmentPipe.testConfig().withBuffers(65536, 65536).withSack(sack);
+            connect(a, SegmentPipe.testConfig().withBuffers(65536, 65536), s -> s.fromA() && s.dataLength() > 0);
+            connected();
+            client.send(StreamApp.pattern(10 * 1460, 25), false).pump(pipe.now);
+            pipe.run(1_000_000L);
+            List<Seg> data = pipe.sentBy(true).stream().filter(s -> s.dataLength() > 0).toList();
+            assertEquals(3, data.size(), "the initial window: " + data);
+            int bSeq = pipe.log.get(1).seq() + 1;
+            int una = data.getFirst().seq();
+            for (int i = 1; i <= 3; i++) { // the first segment lost, the others held: SACKed, with a moving window
+                Seg held = data.get(Math.min(i, 2));
+                pipe.inject(false, Segments.sackAck(B_ADDRESS, A_ADDRESS, PORT, c.localPort(), bSeq, una,
+                    30000 - 100 * i, data.get(1).seq(), held.seq() + held.dataLength()));
+                pipe.run(100_000L);
+            }
+            assertEquals(sack ? 1 : 0, pipe.a.counters().get(Counter.FAST_RETRANSMISSIONS), "SACK " + sack);
+            assertEquals(sack ? 3 : 0, pipe.a.counters().get(Counter.DUPLICATE_ACKS_RECEIVED), "SACK " + sack);
+            pipe.close();
+        }
+        pipe = null;
+    }
+
+    /**
      * A server that answers a request as it reads it sends the answer with the request's ACK and nothing before it:
      * the SYN-ACK already advertised the whole window, so reading the request opens nothing worth a window update.
      * (Before, the SYN's window was not recorded as advertised, the first read took the whole window for an opening
