@@ -356,6 +356,26 @@ class TcpConnectionTest {
     }
 
     /**
+     * RFC 6582 3.2 step 3: a full ACK that acknowledges everything sent leaves the congestion window at
+     * min(ssthresh, max(FlightSize, SMSS) + SMSS) - two segments, not one, which a delayed-ACK receiver would sit on.
+     */
+    @Test
+    void recoveryEndingWithNothingInFlightLeavesTwoSegmentsOfWindow() {
+        connect(SegmentPipe.testConfig().withBuffers(65536, 65536), SegmentPipe.testConfig().withBuffers(65536,
+            65536));
+        connected();
+        int[] n = {0};
+        pipe.rule = s -> s.fromA() && s.dataLength() > 0 && n[0]++ == 14;
+        byte[] data = StreamApp.pattern(20 * 1460, 8);
+        client.send(data, false).pump(pipe.now);
+        pipe.runUntil(() -> server.received.size() == data.length, 5 * SECOND, "the data");
+        pipe.run(10_000_000L);
+        assertEquals(1, pipe.a.counters().get(Counter.FAST_RETRANSMISSIONS), pipe.a.counters().toString());
+        assertEquals(0, c.unacknowledged());
+        assertEquals(2 * c.mss(), c.congestionWindow());
+    }
+
+    /**
      * A Linux receiver often acknowledges a whole flight with one stretch ACK; when that ACK is lost and the sender has
      * nothing more to send (here: every ACK of the last four segments lost), no duplicate ACK can come. With the RTO's
      * 200 ms floor (the defaults) that stalled the transfer for 200 ms per lost tail (nic tcp interop with 0.5 %
