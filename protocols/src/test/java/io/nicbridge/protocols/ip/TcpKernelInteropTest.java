@@ -41,7 +41,8 @@ class TcpKernelInteropTest {
         for (String tool : new String[] {"python3", "curl", "ethtool"}) { // the kernel-side peer and its offloads
             Requirements.assume(Capability.NET, onPath(tool), () -> tool + " is not on PATH (the kernel-side peer)");
         }
-        Requirements.assume(Capability.TSHARK, onPath("tshark"), () -> "tshark is not on PATH (the capture's check)");
+        Requirements.assume(Capability.TSHARK, onPath("tshark") && onPath("editcap"),
+            () -> "tshark or editcap is not on PATH (the capture's check)");
         dir = Files.createTempDirectory("nicbridge-tcp-");
     }
 

@@ -53,7 +53,7 @@ public final class TcpKernelInterop {
     /** Our TCP's rings by default: 128 KiB each way (see {@link #config}). */
     public static final int DEFAULT_BUFFER = 1 << 17;
     /** What the link's prerequisites include for this experiment. */
-    public static final String[] TOOLS = {"ethtool", "python3", "curl", "tshark"};
+    public static final String[] TOOLS = {"ethtool", "python3", "curl", "tshark", "editcap"};
 
     private final KernelLink link;
     private final Ipv4Stack stack;
@@ -431,6 +431,39 @@ public final class TcpKernelInterop {
                               boolean captureDropped, Map<String, Long> flagged, StringBuilder options,
                               List<String> failures)
             throws IOException, InterruptedException {
+        String ours = Ipv4Address.toString(stack.address());
+        long corruptedOurs = 0;
+        if (corrupts > 0) {
+            // tshark's TCP analysis takes a corrupted frame at its word: a SYN bit flipped on restarts its view of the
+            // stream, and every later frame of it is flagged. The frames with a bad checksum - dropped by their
+            // receiver, so never part of the connection - are counted here, against the shim's count below, and
+            // deleted from the copy the analysis reads.
+            List<String> bad = new ArrayList<>();
+            Process find = new ProcessBuilder("tshark", "-r", pcap.toString(), "-o", "ip.check_checksum:TRUE", "-o",
+                "tcp.check_checksum:TRUE", "-Y", "ip.checksum.status == 0 || tcp.checksum.status == 0", "-T",
+                "fields", "-e", "frame.number", "-e", "ip.src").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            for (String line : new String(find.getInputStream().readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                String[] f = line.split("\t", -1);
+                if (f.length == 2 && !f[0].isEmpty()) {
+                    bad.add(f[0]);
+                    corruptedOurs += f[1].equals(ours) ? 1 : 0;
+                }
+            }
+            if (find.waitFor() != 0) {
+                throw new IOException("tshark -r " + pcap + " failed (exit " + find.exitValue() + ")");
+            }
+            if (!bad.isEmpty()) {
+                Path kept = pcap.resolveSibling("capture-checksums-good.pcap");
+                List<String> edit = new ArrayList<>(List.of("editcap", pcap.toString(), kept.toString()));
+                edit.addAll(bad);
+                Process e = new ProcessBuilder(edit).redirectErrorStream(true).start();
+                String out = new String(e.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (e.waitFor() != 0) {
+                    throw new IOException("editcap failed (exit " + e.exitValue() + "): " + out);
+                }
+                pcap = kept;
+            }
+        }
         List<String> kinds = new ArrayList<>(EXPLAINED);
         kinds.addAll(FLOW);
         kinds.addAll(OTHER);
@@ -446,14 +479,13 @@ public final class TcpKernelInterop {
             cmd.add("tcp.analysis." + kind);
         }
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        String ours = Ipv4Address.toString(stack.address());
         List<String> flow = new ArrayList<>(FLOW);
         if (captureDropped) { // the capture's own gaps: ACKs of segments it never saw
             flow.add("ack_lost_segment");
             flow.add("lost_segment");
         }
         long frames = 0;
-        long badOurs = 0;
+        long badOurs = corruptedOurs;
         long goodOurs = 0;
         long probeCopies = 0;
         long probeAnswers = 0;
