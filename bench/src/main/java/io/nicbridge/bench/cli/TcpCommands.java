@@ -74,6 +74,19 @@ final class TcpCommands extends GroupCommand {
         @Option(names = "--pcap", paramLabel = "FILE", description = "Keep the capture of the kernel's end there.")
         Path pcap;
 
+        @Option(names = "--buffer", defaultValue = "131072", paramLabel = "BYTES", description = "Our TCP's send and"
+            + " receive rings, a power of two from 1024 (the receive ring is the window; window scaling lets it pass"
+            + " 64 KiB) (default: ${DEFAULT-VALUE}).")
+        int buffer;
+
+        @Option(names = "--window-scaling", negatable = true, defaultValue = "true", fallbackValue = "true",
+                description = "Offer window scaling (RFC 7323) in our SYNs (default: on; --no-window-scaling).")
+        boolean windowScaling;
+
+        @Option(names = "--sack", negatable = true, defaultValue = "true", fallbackValue = "true",
+                description = "Offer SACK (RFC 2018) in our SYNs (default: on; --no-sack).")
+        boolean sack;
+
         @Spec
         CommandSpec spec;
 
@@ -82,12 +95,14 @@ final class TcpCommands extends GroupCommand {
             PrintWriter out = spec.commandLine().getOut();
             long bytes;
             String backendSpec;
+            io.nicbridge.protocols.ip.tcp.TcpConfig tcpConfig;
             try {
                 bytes = parseSize(size);
                 backendSpec = backend + (backend.contains("?") ? "&" : "?") + String.format(Locale.ROOT,
                     "drop=%s&dup=%s&reorder=%s&corrupt=%s&seed=%d&faults=%s", drop, dup, reorder, corrupt, seed,
                     directions);
                 KernelLink.checkBackend(backendSpec);
+                tcpConfig = TcpKernelInterop.config(buffer).withWindowScaling(windowScaling).withSack(sack);
                 if (timeoutSeconds < 1) {
                     throw new IllegalArgumentException("--timeout must be at least 1 s, was " + timeoutSeconds);
                 }
@@ -106,8 +121,8 @@ final class TcpCommands extends GroupCommand {
             try (KernelLink link = KernelLink.open(backendSpec)) {
                 out.printf("nic tcp interop: %d B each way, our TCP on %s%n", bytes, link.cardSpec());
                 out.flush();
-                TcpKernelInterop.Result r = new TcpKernelInterop(link, out, TimeUnit.SECONDS.toNanos(timeoutSeconds))
-                    .run(bytes, dir);
+                TcpKernelInterop.Result r = new TcpKernelInterop(link, out, TimeUnit.SECONDS.toNanos(timeoutSeconds),
+                    tcpConfig).run(bytes, dir);
                 print(out, r);
                 if (pcap != null) {
                     Files.copy(dir.resolve("capture.pcap"), pcap, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
@@ -133,6 +148,7 @@ final class TcpCommands extends GroupCommand {
             out.println("our TCP: " + r.tcp());
             out.println("tshark, " + r.captureFrames() + " frames captured at the kernel's end; TCP analysis flags: "
                 + (r.flagged().isEmpty() ? "none" : r.flagged()));
+            out.println("TCP options tshark decoded: " + r.options());
             out.println();
             out.printf("%-36s %12s %9s %9s  %s%n", "transfer", "bytes", "seconds", "MB/s", "SHA-256");
             for (TcpKernelInterop.Transfer t : new TcpKernelInterop.Transfer[] {r.download(), r.fetch()}) {

@@ -25,12 +25,15 @@ import org.junit.jupiter.api.Test;
  * explained by the faults, which the shim counted). {@code nic tcp interop} runs the same at 100 MB each way.
  *
  * <p>Size: {@code -Dnicbridge.tcp.interop.bytes=N} (default 4 MB). Skipped with the reason where the shim,
- * namespaces, python3, curl, ethtool or tshark are missing.
+ * namespaces, python3, curl, ethtool or tshark are missing. A failed run keeps its working directory (the capture,
+ * {@code capture.pcap}) and prints where it is; {@code -Dnicbridge.tcp.interop.keep=true} keeps it after a pass too.
  */
 class TcpKernelInteropTest {
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(120);
 
     private Path dir;
+    /** Set by a test's last line: only then is its capture deleted. */
+    private boolean passed;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -38,13 +41,16 @@ class TcpKernelInteropTest {
         for (String tool : new String[] {"python3", "curl", "ethtool"}) { // the kernel-side peer and its offloads
             Requirements.assume(Capability.NET, onPath(tool), () -> tool + " is not on PATH (the kernel-side peer)");
         }
-        Requirements.assume(Capability.TSHARK, onPath("tshark"), () -> "tshark is not on PATH (the capture's check)");
+        Requirements.assume(Capability.TSHARK, onPath("tshark") && onPath("editcap"),
+            () -> "tshark or editcap is not on PATH (the capture's check)");
         dir = Files.createTempDirectory("nicbridge-tcp-");
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        if (dir != null) {
+        if (dir != null && (!passed || Boolean.getBoolean("nicbridge.tcp.interop.keep"))) {
+            System.out.println("TCP interop: capture and files kept in " + dir + (passed ? "" : " (the test failed)"));
+        } else if (dir != null) {
             try (var files = Files.walk(dir)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
@@ -60,7 +66,7 @@ class TcpKernelInteropTest {
             TcpKernelInterop.Result r = new TcpKernelInterop(link, new PrintWriter(System.out, true), TIMEOUT_NANOS)
                 .run(size(), dir);
             System.out.println("TCP interop " + size() + " B each way on " + link.cardSpec() + ": " + r.tcp()
-                + "; tshark flagged " + r.flagged() + "; " + r.shimFaults());
+                + "; tshark flagged " + r.flagged() + "; " + r.options() + "; " + r.shimFaults());
             return r;
         }
     }
@@ -71,8 +77,14 @@ class TcpKernelInteropTest {
         assertTrue(r.passed(), String.join("\n", r.failures()));
         assertTrue(r.download().intact() && r.fetch().intact());
         assertEquals(0, r.shimFaults().faultsInjected());
+        int shift = TcpKernelInterop.config(TcpKernelInterop.DEFAULT_BUFFER).windowShift();
+        assertTrue(r.options().startsWith("our SYNs: window scale " + shift + ", SACK-permitted; the kernel's: window"
+                + " scale "),
+            "both SYNs offer window scaling and SACK, as tshark decodes them: " + r.options());
+        assertTrue(r.options().contains(", SACK-permitted; our segments"), r.options());
         assertEquals(0, r.tcp().get(Counter.TIMEOUT_RETRANSMISSIONS) + r.tcp().get(Counter.FAST_RETRANSMISSIONS),
             r.tcp().toString());
+        passed = true;
     }
 
     @Test
@@ -86,6 +98,9 @@ class TcpKernelInteropTest {
             r.tcp().toString());
         assertTrue(r.flagged().containsKey("retransmission") || r.flagged().containsKey("fast_retransmission"),
             "the faults show in the capture: " + r.flagged());
+        assertTrue(r.tcp().get(Counter.OUT_OF_ORDER_SEGMENTS) > 0 && !r.options().endsWith("SACK blocks: 0"),
+            "out-of-order data held, and reported in SACK blocks tshark decodes: " + r.options());
+        passed = true;
     }
 
     private static boolean onPath(String tool) {

@@ -50,20 +50,41 @@ public final class TcpKernelInterop {
     public static final int HTTP_PORT = 8080;
     /** The kernel's http.server port. */
     public static final int KERNEL_HTTP_PORT = 8000;
+    /** Our TCP's rings by default: 128 KiB each way (see {@link #config}). */
+    public static final int DEFAULT_BUFFER = 1 << 17;
     /** What the link's prerequisites include for this experiment. */
-    public static final String[] TOOLS = {"ethtool", "python3", "curl", "tshark"};
+    public static final String[] TOOLS = {"ethtool", "python3", "curl", "tshark", "editcap"};
 
     private final KernelLink link;
     private final Ipv4Stack stack;
     private final PrintWriter log;
     private final long timeoutNanos;
+    private final TcpConfig config;
+
+    /**
+     * Our TCP's settings for rings of {@code buffer} bytes each way: 4 connections, a 1 s TIME-WAIT, window scaling
+     * and SACK offered. The receive ring is the window: with window scaling it may exceed 64 KiB, but what the kernel
+     * then sends in one burst must fit the card's receive ring (128 descriptors of 1540 bytes) while our thread is
+     * away, or the frames are lost below TCP; 128 KiB (90 segments) does.
+     */
+    public static TcpConfig config(int buffer) {
+        return TcpConfig.defaults().withBuffers(buffer, buffer).withConnections(4)
+            .withTimeWait(TimeUnit.SECONDS.toNanos(1));
+    }
+
+    /** As {@link #TcpKernelInterop(KernelLink, PrintWriter, long, TcpConfig)} with {@link #DEFAULT_BUFFER} rings. */
+    public TcpKernelInterop(KernelLink link, PrintWriter log, long timeoutNanos) {
+        this(link, log, timeoutNanos, config(DEFAULT_BUFFER));
+    }
 
     /**
      * @param link         the kernel link (its backend's faults, if any, are the faults of the run)
      * @param log          progress lines (what runs, each transfer's time)
      * @param timeoutNanos the longest each transfer may take
+     * @param config       our TCP's settings
      */
-    public TcpKernelInterop(KernelLink link, PrintWriter log, long timeoutNanos) {
+    public TcpKernelInterop(KernelLink link, PrintWriter log, long timeoutNanos, TcpConfig config) {
+        this.config = java.util.Objects.requireNonNull(config, "config");
         this.link = link;
         this.stack = link.stack();
         this.log = log;
@@ -91,11 +112,13 @@ public final class TcpKernelInterop {
      * @param tcp           our TCP's counters
      * @param shimFaults    the shim's counters after the run (its fault_* counters: what was injected)
      * @param flagged       TCP analysis flags in the capture, by kind (expert info), flow control included
+     * @param options       the TCP options tshark decoded: both sides' SYNs (window scale, SACK-permitted) and how
+     *                      many of our segments carried SACK blocks
      * @param captureFrames frames in the capture
      * @param failures      every failed check, empty when the run passed
      */
     public record Result(Transfer download, Transfer fetch, TcpCounters tcp, ShimStatistics shimFaults,
-                         Map<String, Long> flagged, long captureFrames, List<String> failures) {
+                         Map<String, Long> flagged, String options, long captureFrames, List<String> failures) {
         public boolean passed() {
             return failures.isEmpty();
         }
@@ -112,8 +135,7 @@ public final class TcpKernelInterop {
         }
         ShimStatistics before = link.shimStatistics();
         try (Arena arena = Arena.ofShared()) {
-            Tcp tcp = new Tcp(new Ipv4SegmentSink(stack), stack.address(),
-                TcpConfig.defaults().withTimeWait(TimeUnit.SECONDS.toNanos(1)), arena);
+            Tcp tcp = new Tcp(new Ipv4SegmentSink(stack), stack.address(), config, arena);
             stack.register(Ipv4Stack.PROTOCOL_TCP, tcp::onSegment);
             Path pcap = workDir.resolve("capture.pcap");
             Files.deleteIfExists(pcap);
@@ -156,9 +178,11 @@ public final class TcpKernelInterop {
             boolean captureDropped = m.find() && Long.parseLong(m.group(1)) > 0;
             Map<String, Long> flagged = new LinkedHashMap<>();
             long probes = tcp.counters().get(TcpCounters.Counter.TAIL_LOSS_PROBES);
-            long frames = checkCapture(pcap, bytes, faulty, injectedCorrupts, probes, captureDropped, flagged,
-                failures);
-            return new Result(download, fetch, tcp.counters(), after, flagged, frames, List.copyOf(failures));
+            StringBuilder options = new StringBuilder();
+            long frames = checkCapture(pcap, tcp, bytes, faulty, injectedCorrupts, probes, captureDropped, flagged,
+                options, failures);
+            return new Result(download, fetch, tcp.counters(), after, flagged, options.toString(), frames,
+                List.copyOf(failures));
         }
     }
 
@@ -393,6 +417,8 @@ public final class TcpKernelInterop {
     private static final List<String> OTHER = List.of("keep_alive", "keep_alive_ack", "reused_ports");
     /** How tshark sees a tail loss probe: a (spurious) retransmission. */
     private static final List<String> PROBE_FLAGS = List.of("retransmission", "spurious_retransmission");
+    /** The fields before the analysis flags in each line of {@link #checkCapture}'s tshark output. */
+    private static final int FIELDS = 16;
     /** tshark's PI_ERROR expert severity. */
     private static final String SEVERITY_ERROR = "8388608";
 
@@ -401,43 +427,102 @@ public final class TcpKernelInterop {
      * both checksum statuses (0 bad, 1 good, 2 not checked) and each TCP analysis flag ("1" when set). Returns the
      * frame count, fills {@code flagged} with the count of each flag and {@code failures} with what the checks found.
      */
-    private long checkCapture(Path pcap, long bytes, boolean faulty, long corrupts, long probes,
-                              boolean captureDropped, Map<String, Long> flagged, List<String> failures)
+    private long checkCapture(Path pcap, Tcp tcp, long bytes, boolean faulty, long corrupts, long probes,
+                              boolean captureDropped, Map<String, Long> flagged, StringBuilder options,
+                              List<String> failures)
             throws IOException, InterruptedException {
+        String ours = Ipv4Address.toString(stack.address());
+        long corruptedOurs = 0;
+        if (corrupts > 0) {
+            // tshark's TCP analysis takes a corrupted frame at its word: a SYN bit flipped on restarts its view of the
+            // stream, and every later frame of it is flagged. The frames with a bad checksum - dropped by their
+            // receiver, so never part of the connection - are counted here, against the shim's count below, and
+            // deleted from the copy the analysis reads.
+            List<String> bad = new ArrayList<>();
+            Process find = new ProcessBuilder("tshark", "-r", pcap.toString(), "-o", "ip.check_checksum:TRUE", "-o",
+                "tcp.check_checksum:TRUE", "-Y", "ip.checksum.status == 0 || tcp.checksum.status == 0", "-T",
+                "fields", "-e", "frame.number", "-e", "ip.src").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            for (String line : new String(find.getInputStream().readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                String[] f = line.split("\t", -1);
+                if (f.length == 2 && !f[0].isEmpty()) {
+                    bad.add(f[0]);
+                    corruptedOurs += f[1].equals(ours) ? 1 : 0;
+                }
+            }
+            if (find.waitFor() != 0) {
+                throw new IOException("tshark -r " + pcap + " failed (exit " + find.exitValue() + ")");
+            }
+            if (!bad.isEmpty()) {
+                Path kept = pcap.resolveSibling("capture-checksums-good.pcap");
+                List<String> edit = new ArrayList<>(List.of("editcap", pcap.toString(), kept.toString()));
+                edit.addAll(bad);
+                Process e = new ProcessBuilder(edit).redirectErrorStream(true).start();
+                String out = new String(e.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (e.waitFor() != 0) {
+                    throw new IOException("editcap failed (exit " + e.exitValue() + "): " + out);
+                }
+                pcap = kept;
+            }
+        }
         List<String> kinds = new ArrayList<>(EXPLAINED);
         kinds.addAll(FLOW);
         kinds.addAll(OTHER);
         List<String> cmd = new ArrayList<>(List.of("tshark", "-r", pcap.toString(), "-o", "ip.check_checksum:TRUE",
             "-o", "tcp.check_checksum:TRUE", "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,",
             "-e", "frame.number", "-e", "ip.src", "-e", "_ws.malformed", "-e", "_ws.expert.severity",
-            "-e", "ip.checksum.status", "-e", "tcp.checksum.status", "-e", "tcp.analysis.flags"));
+            "-e", "ip.checksum.status", "-e", "tcp.checksum.status", "-e", "tcp.analysis.flags",
+            "-e", "ip.id", "-e", "tcp.seq", "-e", "tcp.ack", "-e", "tcp.len", "-e", "tcp.window_size_value",
+            "-e", "tcp.flags.str", "-e", "tcp.options.wscale.shift", "-e", "tcp.options.sack_perm",
+            "-e", "tcp.options.sack.count"));
         for (String kind : kinds) {
             cmd.add("-e");
             cmd.add("tcp.analysis." + kind);
         }
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        String ours = Ipv4Address.toString(stack.address());
         List<String> flow = new ArrayList<>(FLOW);
         if (captureDropped) { // the capture's own gaps: ACKs of segments it never saw
             flow.add("ack_lost_segment");
             flow.add("lost_segment");
         }
         long frames = 0;
-        long badOurs = 0;
+        long badOurs = corruptedOurs;
         long goodOurs = 0;
         long probeCopies = 0;
         long probeAnswers = 0;
+        String[] lastFromUs = null;
+        String[] lastFromKernel = null;
+        String ourSyns = "";
+        String kernelSyns = "";
+        long sackFromUs = 0;
         List<String> bad = new ArrayList<>();
         List<String> unexplained = new ArrayList<>();
         try (var reader = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
                 StandardCharsets.UTF_8))) {
             for (String line; (line = reader.readLine()) != null; ) {
                 String[] f = line.split("\t", -1);
-                if (f.length < 7 + kinds.size()) {
+                if (f.length < FIELDS + kinds.size()) {
                     continue;
                 }
                 frames++;
                 boolean fromUs = f[1].equals(ours);
+                String[] previous = fromUs ? lastFromUs : lastFromKernel;
+                if (f[12].contains("S")) { // a SYN: the options tshark decoded in it
+                    String opts = (f[13].isEmpty() ? "no window scale" : "window scale " + f[13])
+                        + (f[14].isEmpty() ? ", no SACK-permitted" : ", SACK-permitted");
+                    if (fromUs) {
+                        ourSyns = ourSyns.isEmpty() || ourSyns.equals(opts) ? opts : ourSyns + " / " + opts;
+                    } else {
+                        kernelSyns = kernelSyns.isEmpty() || kernelSyns.equals(opts) ? opts : kernelSyns + " / " + opts;
+                    }
+                }
+                if (fromUs && !f[15].isEmpty() && !f[15].equals("0")) {
+                    sackFromUs++;
+                }
+                if (fromUs) {
+                    lastFromUs = f;
+                } else {
+                    lastFromKernel = f;
+                }
                 boolean badChecksum = hasValue(f[4], "0") || hasValue(f[5], "0");
                 if (fromUs && badChecksum) {
                     badOurs++;
@@ -446,7 +531,7 @@ public final class TcpKernelInterop {
                 }
                 List<String> set = new ArrayList<>();
                 for (int k = 0; k < kinds.size(); k++) {
-                    if (!f[7 + k].isEmpty()) {
+                    if (!f[FIELDS + k].isEmpty()) {
                         set.add(kinds.get(k));
                         flagged.merge(kinds.get(k), 1L, Long::sum);
                     }
@@ -457,7 +542,7 @@ public final class TcpKernelInterop {
                 // judged by the analysis flags below.
                 boolean consequence = faulty && set.stream().anyMatch(EXPLAINED::contains);
                 if ((!f[2].isEmpty() || hasValue(f[3], SEVERITY_ERROR)) && !consequence && !excused) {
-                    bad.add(frameText(f, set));
+                    bad.add(frameText(f, set, previous));
                 }
                 boolean flaggedAtAll = !f[6].isEmpty() || !set.isEmpty();
                 boolean isFlow = set.stream().anyMatch(flow::contains);
@@ -475,12 +560,24 @@ public final class TcpKernelInterop {
                     }
                 }
                 if (flaggedAtAll && !isFlow && !isExplained && !excused) {
-                    unexplained.add(frameText(f, set));
+                    unexplained.add(frameText(f, set, previous));
                 }
             }
         }
         if (p.waitFor() != 0) {
             throw new IOException("tshark -r " + pcap + " failed (exit " + p.exitValue() + ")");
+        }
+        options.append("our SYNs: ").append(ourSyns).append("; the kernel's: ").append(kernelSyns)
+            .append("; our segments with SACK blocks: ").append(sackFromUs);
+        TcpConfig config = tcp.config();
+        String wantSyn = (config.windowScaling() ? "window scale " + config.windowShift() : "no window scale")
+            + (config.sack() ? ", SACK-permitted" : ", no SACK-permitted");
+        if (!ourSyns.equals(wantSyn)) {
+            failures.add("tshark decoded our SYNs as '" + ourSyns + "', the config offers '" + wantSyn + "'");
+        }
+        long outOfOrder = tcp.counters().get(TcpCounters.Counter.OUT_OF_ORDER_SEGMENTS);
+        if (config.sack() && kernelSyns.contains("SACK-permitted") && outOfOrder > 0 && sackFromUs == 0) {
+            failures.add("our TCP held " + outOfOrder + " out-of-order segments but tshark saw no SACK block from it");
         }
         if (!bad.isEmpty()) {
             failures.add(bad.size() + " malformed or error packets in the capture: " + firstLines(bad));
@@ -512,9 +609,20 @@ public final class TcpKernelInterop {
         return false;
     }
 
-    private static String frameText(String[] f, List<String> flags) {
+    /**
+     * A flagged frame for the failure message, with its TCP fields and IP identification and those of the previous
+     * frame from the same sender: a duplicate ACK whose IP id equals the previous one's is one frame sent twice (below
+     * our TCP), a new id is a second segment our TCP built.
+     */
+    private static String frameText(String[] f, List<String> flags, String[] previous) {
         return "frame " + f[0] + " from " + f[1] + (f[2].isEmpty() ? "" : " malformed") + " checksums ip " + f[4]
-            + " tcp " + f[5] + " flags " + flags;
+            + " tcp " + f[5] + " flags " + flags + " " + segmentText(f)
+            + (previous == null ? "" : " (previous from it: frame " + previous[0] + " " + segmentText(previous) + ")");
+    }
+
+    private static String segmentText(String[] f) {
+        return "[" + f[12].replace("\u00b7", "") + " id " + f[7] + " seq " + f[8] + " ack " + f[9] + " len " + f[10]
+            + " win " + f[11] + "]";
     }
 
     private static String firstLines(List<String> lines) {

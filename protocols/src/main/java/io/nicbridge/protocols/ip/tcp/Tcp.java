@@ -52,6 +52,8 @@ public final class Tcp {
     private final TcpCounters counters = new TcpCounters();
     private final TcpConnection[] connections;
     private final TcpHandler[] listeners = new TcpHandler[PORTS];
+    /** The options of the segment being handled: one holder, parsed into for every segment. */
+    private final TcpOptions options = new TcpOptions();
     private int nextEphemeral = EPHEMERAL_FIRST;
     private long issCounter;
     private HostCpu cpu = HostCpu.uncharged("tcp");
@@ -333,8 +335,7 @@ public final class Tcp {
             counters.increment(Counter.BAD_CHECKSUM);
             return;
         }
-        int peerMss = TcpHeader.mssOption(frame, offset, header);
-        if (peerMss == TcpHeader.BAD_OPTIONS) {
+        if (!options.parse(frame, offset, header)) {
             counters.increment(Counter.BAD_OPTIONS);
             return;
         }
@@ -354,7 +355,7 @@ public final class Tcp {
         TcpConnection c = find(destinationPort, source, sourcePort);
         if (c != null) {
             counters.increment(Counter.ACCEPTED);
-            c.onSegment(frame, offset + header, dataLength, seq, ack, flags, window, peerMss, nowNanos);
+            c.onSegment(frame, offset + header, dataLength, seq, ack, flags, window, options, nowNanos);
             return;
         }
         TcpHandler listener = listeners[destinationPort];
@@ -372,7 +373,7 @@ public final class Tcp {
                     return;
                 }
                 counters.increment(Counter.ACCEPTED);
-                fresh.openPassive(destinationPort, source, sourcePort, listener, nextIss(), seq, window, peerMss,
+                fresh.openPassive(destinationPort, source, sourcePort, listener, nextIss(), seq, window, options,
                     nowNanos);
             } else {
                 counters.increment(Counter.ACCEPTED);

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
  * @param sendBuffer         bytes of the off-heap send ring of each connection (a power of two, 1 KiB..1 GiB): what
  *                           the application may have written and the peer not yet acknowledged
  * @param receiveBuffer      bytes of the off-heap receive ring of each connection (a power of two, 1 KiB..1 GiB): the
- *                           receive window is its free space (capped at 65535: no window scaling)
+ *                           receive window is its free space (capped at 65535 unless window scaling is negotiated)
  * @param connections        connection slots (each with its two rings), allocated at setup
  * @param initialRtoNanos    the RTO before the first RTT sample (RFC 6298 2.1: 1 s)
  * @param minRtoNanos        the RTO floor; Linux's 200 ms by default, so a Linux peer's delayed ACK (40..200 ms) never
@@ -23,13 +23,18 @@ import java.util.concurrent.TimeUnit;
  *                           (RFC 9293 3.8.6.3: under 0.5 s)
  * @param timeWaitNanos      the TIME-WAIT length, 2 MSL (Linux: 60 s)
  * @param issSeed            seeds the initial sequence numbers (deterministic under simulation)
+ * @param windowScaling      offer the window-scale option in the SYN (RFC 7323 2) with the shift that lets the
+ *                           window cover the whole receive ring, and accept the peer's; in use only when both SYNs
+ *                           carry it
+ * @param sack               offer SACK-permitted in the SYN (RFC 2018 2); when both SYNs carry it, our ACKs report
+ *                           the out-of-order blocks held in the receive ring
  */
 public record TcpConfig(int mss, int sendBuffer, int receiveBuffer, int connections, long initialRtoNanos,
                         long minRtoNanos, long maxRtoNanos, int maxRetransmissions, long delayedAckNanos,
-                        long timeWaitNanos, long issSeed) {
+                        long timeWaitNanos, long issSeed, boolean windowScaling, boolean sack) {
     /** The RTT and timer granularity G of RFC 6298: 1 ms, as the paper's TCP (section 7.6). */
     public static final long GRANULARITY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** The largest window a segment can advertise without the window-scale option, which this TCP never offers. */
+    /** The largest value of a segment's window field: the largest window without window scaling. */
     public static final int MAX_WINDOW = 65535;
 
     public TcpConfig {
@@ -65,50 +70,76 @@ public record TcpConfig(int mss, int sendBuffer, int receiveBuffer, int connecti
 
     /**
      * MSS from the MTU, 64 KiB rings, 16 connections, RTO 1 s initial / 200 ms floor / 60 s ceiling, 12 retries, no
-     * delayed ACK, Linux's 60 s TIME-WAIT.
+     * delayed ACK, Linux's 60 s TIME-WAIT, window scaling and SACK offered.
      */
     public static TcpConfig defaults() {
         return new TcpConfig(0, 1 << 16, 1 << 16, 16, TimeUnit.SECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(200),
-            TimeUnit.SECONDS.toNanos(60), 12, 0, TimeUnit.SECONDS.toNanos(60), 0x5eed_7cb1L);
+            TimeUnit.SECONDS.toNanos(60), 12, 0, TimeUnit.SECONDS.toNanos(60), 0x5eed_7cb1L, true, true);
+    }
+
+    /**
+     * @return the window-scale shift this side offers: the smallest that lets a 16-bit window field cover the whole
+     *     receive ring (0 for rings up to 64 KiB less one byte), or {@link TcpOptions#NO_WINDOW_SCALE} when window
+     *     scaling is off
+     */
+    public int windowShift() {
+        if (!windowScaling) {
+            return TcpOptions.NO_WINDOW_SCALE;
+        }
+        int shift = 0;
+        while ((receiveBuffer >>> shift) > MAX_WINDOW) {
+            shift++;
+        }
+        return shift;
+    }
+
+    public TcpConfig withWindowScaling(boolean v) {
+        return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
+            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, v, sack);
+    }
+
+    public TcpConfig withSack(boolean v) {
+        return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
+            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, v);
     }
 
     public TcpConfig withMss(int v) {
         return new TcpConfig(v, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed);
+            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack);
     }
 
     public TcpConfig withBuffers(int send, int receive) {
         return new TcpConfig(mss, send, receive, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed);
+            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack);
     }
 
     public TcpConfig withConnections(int v) {
         return new TcpConfig(mss, sendBuffer, receiveBuffer, v, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed);
+            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack);
     }
 
     public TcpConfig withRto(long initial, long min, long max) {
         return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initial, min, max, maxRetransmissions,
-            delayedAckNanos, timeWaitNanos, issSeed);
+            delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack);
     }
 
     public TcpConfig withMaxRetransmissions(int v) {
         return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            v, delayedAckNanos, timeWaitNanos, issSeed);
+            v, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack);
     }
 
     public TcpConfig withDelayedAck(long nanos) {
         return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            maxRetransmissions, nanos, timeWaitNanos, issSeed);
+            maxRetransmissions, nanos, timeWaitNanos, issSeed, windowScaling, sack);
     }
 
     public TcpConfig withTimeWait(long nanos) {
         return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            maxRetransmissions, delayedAckNanos, nanos, issSeed);
+            maxRetransmissions, delayedAckNanos, nanos, issSeed, windowScaling, sack);
     }
 
     public TcpConfig withIssSeed(long seed) {
         return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            maxRetransmissions, delayedAckNanos, timeWaitNanos, seed);
+            maxRetransmissions, delayedAckNanos, timeWaitNanos, seed, windowScaling, sack);
     }
 }

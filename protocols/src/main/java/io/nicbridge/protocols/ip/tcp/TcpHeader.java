@@ -19,9 +19,7 @@ import java.nio.ByteOrder;
  *   data offset: header length in 32-bit words (5..15)
  *   flags: CWR 0x80 ECE 0x40 URG 0x20 ACK 0x10 PSH 0x08 RST 0x04 SYN 0x02 FIN 0x01
  *  Options: kind 0 = end of list, kind 1 = no-op (one byte each), any other kind = kind, length (>= 2, counting
- *  both bytes), value. This TCP understands MSS (kind 2, length 4, a 16-bit value, SYN only) and skips the rest
- *  (window scale, SACK, timestamps ...) without acting on them: never offering them in its own SYN, it never has
- *  them negotiated (RFC 7323, RFC 2018).
+ *  both bytes), value; parsed and written by {@link TcpOptions} (MSS, window scale, SACK-permitted, SACK).
  * </pre>
  */
 final class TcpHeader {
@@ -45,10 +43,8 @@ final class TcpHeader {
     static final int OPTION_END = 0;
     static final int OPTION_NOP = 1;
     static final int OPTION_MSS = 2;
-    /** What {@link #mssOption} returns for "no MSS option" (RFC 9293 MUST-15: then assume 536). */
+    /** {@link TcpOptions#mss} when a segment has no MSS option (RFC 9293 MUST-15: then assume 536). */
     static final int NO_MSS = 0;
-    /** What {@link #mssOption} returns for options that overrun the header or have a bad length. */
-    static final int BAD_OPTIONS = -1;
 
     static final int SOURCE_PORT = 0;
     static final int DESTINATION_PORT = 2;
@@ -65,44 +61,6 @@ final class TcpHeader {
 
     static int headerLength(MemorySegment s, int at) {
         return ((s.get(U8, at + DATA_OFFSET) & 0xF0) >>> 4) * 4;
-    }
-
-    /**
-     * Walks the options of a header of {@code headerLength} bytes at {@code at}.
-     *
-     * @return the MSS option's value (1..65535), {@link #NO_MSS} when there is none, or {@link #BAD_OPTIONS} when an
-     *     option's length is under 2 or runs past the header, or an MSS option is not 4 bytes long (RFC 9293 MUST-7)
-     */
-    static int mssOption(MemorySegment s, int at, int headerLength) {
-        int mss = NO_MSS;
-        int i = at + LENGTH;
-        int end = at + headerLength;
-        while (i < end) {
-            int kind = s.get(U8, i) & 0xFF;
-            if (kind == OPTION_END) {
-                break;
-            }
-            if (kind == OPTION_NOP) {
-                i++;
-                continue;
-            }
-            if (i + 1 >= end) {
-                return BAD_OPTIONS;
-            }
-            int length = s.get(U8, i + 1) & 0xFF;
-            if (length < 2 || i + length > end) {
-                return BAD_OPTIONS;
-            }
-            if (kind == OPTION_MSS) {
-                if (length != 4) {
-                    return BAD_OPTIONS;
-                }
-                int v = Short.toUnsignedInt(s.get(U16, i + 2));
-                mss = v == 0 ? NO_MSS : v;
-            }
-            i += length;
-        }
-        return mss;
     }
 
     /**
@@ -123,9 +81,7 @@ final class TcpHeader {
         s.set(U16, at + WINDOW, (short) window);
         s.set(U32, at + CHECKSUM, 0); // checksum and urgent pointer
         if (mss > 0) {
-            s.set(U8, at + LENGTH, (byte) OPTION_MSS);
-            s.set(U8, at + LENGTH + 1, (byte) 4);
-            s.set(U16, at + LENGTH + 2, (short) mss);
+            TcpOptions.writeSyn(s, at, mss, TcpOptions.NO_WINDOW_SCALE, false);
         }
         return length;
     }

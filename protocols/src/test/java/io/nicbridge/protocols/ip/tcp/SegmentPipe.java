@@ -18,9 +18,12 @@ final class SegmentPipe implements AutoCloseable {
     static final int B_ADDRESS = 0x0A00_0002;
     static final int MTU = 1500;
 
-    /** One logged segment as it left its sender. */
+    /**
+     * One logged segment as it left its sender: {@code window} is the field as sent (unscaled), {@code windowShift}
+     * the window-scale option's shift (-1 without one), {@code sack} its SACK blocks' edges, left and right in turn.
+     */
     record Seg(boolean fromA, int srcPort, int dstPort, int seq, int ack, int flags, int window, int dataLength,
-               int mss, long sentAt) {
+               int mss, int windowShift, boolean sackPermitted, int[] sack, int headerLength, long sentAt) {
         boolean has(int flag) {
             return (flags & flag) != 0;
         }
@@ -34,7 +37,8 @@ final class SegmentPipe implements AutoCloseable {
             if (has(TcpHeader.PSH)) f.append('P');
             if (has(TcpHeader.ACK)) f.append('.');
             return (fromA ? "A>B " : "B>A ") + f + " seq=" + Integer.toUnsignedString(seq) + " ack="
-                + Integer.toUnsignedString(ack) + " win=" + window + " len=" + dataLength + " @" + sentAt / 1000 + "us";
+                + Integer.toUnsignedString(ack) + " win=" + window + " len=" + dataLength
+                + (sack.length > 0 ? " sack=" + java.util.Arrays.toString(sack) : "") + " @" + sentAt / 1000 + "us";
         }
     }
 
@@ -148,11 +152,18 @@ final class SegmentPipe implements AutoCloseable {
 
     static Seg decode(boolean fromA, MemorySegment s, int at, int length, long now) {
         int header = TcpHeader.headerLength(s, at);
-        int mss = TcpHeader.mssOption(s, at, header);
+        TcpOptions options = new TcpOptions();
+        options.parse(s, at, header);
+        int[] sack = new int[2 * options.sackBlocks];
+        for (int i = 0; i < options.sackBlocks; i++) {
+            sack[2 * i] = options.sackLeft[i];
+            sack[2 * i + 1] = options.sackRight[i];
+        }
         return new Seg(fromA, Short.toUnsignedInt(s.get(TcpHeader.U16, at)),
             Short.toUnsignedInt(s.get(TcpHeader.U16, at + 2)), s.get(TcpHeader.U32, at + 4),
             s.get(TcpHeader.U32, at + 8), s.get(TcpHeader.U8, at + 13) & 0x3F,
-            Short.toUnsignedInt(s.get(TcpHeader.U16, at + 14)), length - header, mss, now);
+            Short.toUnsignedInt(s.get(TcpHeader.U16, at + 14)), length - header, options.mss, options.windowShift,
+            options.sackPermitted, sack, header, now);
     }
 
     List<Seg> sentBy(boolean fromA) {

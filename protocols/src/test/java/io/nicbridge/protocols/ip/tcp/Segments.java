@@ -16,4 +16,15 @@ final class Segments {
         TcpHeader.checksum(s, 0, bytes.length, source, destination);
         return bytes;
     }
+
+    /** A segment without data whose options are one SACK block, {@code [left, right)}. */
+    static byte[] sackAck(int source, int destination, int sourcePort, int destinationPort, int seq, int ack,
+                          int window, int left, int right) {
+        byte[] bytes = new byte[TcpHeader.LENGTH + TcpOptions.sackLength(1)];
+        MemorySegment s = MemorySegment.ofArray(bytes);
+        TcpHeader.write(s, 0, sourcePort, destinationPort, seq, ack, TcpHeader.ACK, window, 0);
+        TcpOptions.writeSack(s, 0, new int[] {left}, new int[] {right}, 1);
+        TcpHeader.checksum(s, 0, bytes.length, source, destination);
+        return bytes;
+    }
 }

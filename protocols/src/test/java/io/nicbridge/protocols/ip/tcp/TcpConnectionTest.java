@@ -58,7 +58,7 @@ class TcpConnectionTest {
     }
 
     @Test
-    void threeWayHandshakeOffersTheMssFromTheMtuAndOnlyThatOption() {
+    void threeWayHandshakeOffersTheMssFromTheMtuWindowScaleAndSackPermitted() {
         connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
         connected();
         Seg syn = pipe.log.get(0);
@@ -66,6 +66,12 @@ class TcpConnectionTest {
         Seg ack = pipe.log.get(2);
         assertEquals(TcpHeader.SYN, syn.flags(), syn.toString());
         assertEquals(1460, syn.mss());
+        assertEquals(0, syn.windowShift(), "an 8 KiB ring needs no shift, but the option lets the peer scale");
+        assertTrue(syn.sackPermitted());
+        assertEquals(32, syn.headerLength(), "MSS, NOP + window scale, NOP NOP + SACK-permitted");
+        assertEquals(0, synAck.windowShift());
+        assertTrue(synAck.sackPermitted());
+        assertEquals(20, ack.headerLength(), "no option after the SYNs while nothing is out of order");
         assertEquals(TcpHeader.SYN | TcpHeader.ACK, synAck.flags(), synAck.toString());
         assertEquals(syn.seq() + 1, synAck.ack());
         assertEquals(1460, synAck.mss());
@@ -350,6 +356,26 @@ class TcpConnectionTest {
     }
 
     /**
+     * RFC 6582 3.2 step 3: a full ACK that acknowledges everything sent leaves the congestion window at
+     * min(ssthresh, max(FlightSize, SMSS) + SMSS) - two segments, not one, which a delayed-ACK receiver would sit on.
+     */
+    @Test
+    void recoveryEndingWithNothingInFlightLeavesTwoSegmentsOfWindow() {
+        connect(SegmentPipe.testConfig().withBuffers(65536, 65536), SegmentPipe.testConfig().withBuffers(65536,
+            65536));
+        connected();
+        int[] n = {0};
+        pipe.rule = s -> s.fromA() && s.dataLength() > 0 && n[0]++ == 14;
+        byte[] data = StreamApp.pattern(20 * 1460, 8);
+        client.send(data, false).pump(pipe.now);
+        pipe.runUntil(() -> server.received.size() == data.length, 5 * SECOND, "the data");
+        pipe.run(10_000_000L);
+        assertEquals(1, pipe.a.counters().get(Counter.FAST_RETRANSMISSIONS), pipe.a.counters().toString());
+        assertEquals(0, c.unacknowledged());
+        assertEquals(2 * c.mss(), c.congestionWindow());
+    }
+
+    /**
      * A Linux receiver often acknowledges a whole flight with one stretch ACK; when that ACK is lost and the sender has
      * nothing more to send (here: every ACK of the last four segments lost), no duplicate ACK can come. With the RTO's
      * 200 ms floor (the defaults) that stalled the transfer for 200 ms per lost tail (nic tcp interop with 0.5 %
@@ -555,6 +581,233 @@ class TcpConnectionTest {
         assertEquals(dataSegments, pipe.sentBy(false).size() - acksBefore, "one ACK per data segment");
     }
 
+    /**
+     * RFC 7323 2: with 256 KiB rings both SYNs offer shift 3 (256 KiB >> 3 fits 16 bits), their own windows are
+     * unscaled, every later window field is the window shifted right by 3, and the sender uses the whole 256 KiB:
+     * more than 65535 bytes in flight at once.
+     */
+    @Test
+    void windowScalingLetsTheWindowCoverARingLargerThan64KiB() {
+        TcpConfig big = SegmentPipe.testConfig().withBuffers(1 << 18, 1 << 18);
+        connect(big, big);
+        pipe.delayNanos = 2_000_000L; // a 4 ms round trip: the window, not the pipe, limits the flight
+        connected();
+        Seg syn = pipe.log.get(0);
+        Seg synAck = pipe.log.get(1);
+        assertEquals(3, syn.windowShift());
+        assertEquals(3, synAck.windowShift());
+        assertEquals(65535, synAck.window(), "a SYN's window is not scaled: at most 65535");
+        assertEquals(65535, c.sendWindow(), "from the SYN-ACK, unscaled");
+        byte[] up = StreamApp.pattern(1_500_000, 21);
+        client.send(up, true).pump(pipe.now);
+        long maxFlight = 0;
+        int maxWindow = 0;
+        while (!server.endOfStream) {
+            pipe.run(100_000L);
+            maxFlight = Math.max(maxFlight, c.unacknowledged());
+            maxWindow = Math.max(maxWindow, c.sendWindow());
+            assertTrue(pipe.now < 30 * SECOND, "the transfer ends");
+        }
+        assertArrayEquals(up, bytes(server));
+        assertEquals(1 << 18, maxWindow, "B's window fields up to 32768, shifted left by 3: the whole ring");
+        assertTrue(maxFlight > 65535, "more in flight than an unscaled window allows: " + maxFlight);
+        for (Seg s : pipe.sentBy(false)) {
+            if (!s.has(TcpHeader.SYN)) {
+                assertTrue(s.window() <= (1 << 18) >> 3, s.toString());
+            }
+        }
+    }
+
+    /** RFC 7323 2.2: a side that does not offer the option gets none back, and neither side scales. */
+    @Test
+    void noWindowScalingUnlessBothSynsCarryIt() {
+        TcpConfig big = SegmentPipe.testConfig().withBuffers(1 << 18, 1 << 18);
+        connect(big.withWindowScaling(false), big);
+        connected();
+        assertEquals(-1, pipe.log.get(0).windowShift());
+        assertEquals(-1, pipe.log.get(1).windowShift(), "the SYN-ACK offers only what the SYN did");
+        assertEquals(65535, c.sendWindow(), "B's window field, unscaled");
+        byte[] up = StreamApp.pattern(300_000, 22);
+        client.send(up, true).pump(pipe.now);
+        pipe.runUntil(() -> server.endOfStream, 10 * SECOND, "the data");
+        assertArrayEquals(up, bytes(server));
+        assertTrue(c.unacknowledged() <= 65535);
+        assertTrue(server.connection.sendWindow() <= 65535);
+    }
+
+    /**
+     * RFC 2018: with one data segment lost, every ACK the receiver sends while the out-of-order data waits carries a
+     * SACK block from just past the hole to the end of what arrived, growing with each arrival; none once the hole is
+     * repaired, none when the sender's SYN did not permit SACK. Segments carrying SACK blocks still fit the MTU.
+     */
+    @Test
+    void acksReportOutOfOrderDataInSackBlocks() {
+        for (boolean permitted : new boolean[] {true, false}) {
+            int[] dataSegments = {0};
+            TcpConfig a = SegmentPipe.testConfig().withBuffers(65536, 65536).withSack(permitted);
+            connect(a, SegmentPipe.testConfig().withBuffers(65536, 65536),
+                s -> s.fromA() && s.dataLength() > 0 && ++dataSegments[0] == 3);
+            connected();
+            byte[] up = StreamApp.pattern(40 * 1460, 23);
+            byte[] down = StreamApp.pattern(20_000, 24);
+            client.send(up, true).pump(pipe.now);
+            server.send(down, false).pump(pipe.now);
+            pipe.runUntil(() -> server.endOfStream && client.received.size() == down.length, 10 * SECOND, "data");
+            assertArrayEquals(up, bytes(server));
+            Seg lost = pipe.sentBy(true).stream().filter(s -> s.dataLength() > 0).skip(2).findFirst().orElseThrow();
+            int hole = lost.seq() + lost.dataLength();
+            List<Seg> withSack = pipe.sentBy(false).stream().filter(s -> s.sack().length > 0).toList();
+            if (!permitted) {
+                assertEquals(List.of(), withSack);
+                pipe.close();
+                continue;
+            }
+            assertTrue(withSack.size() >= 3, "the ACKs after the loss: " + withSack);
+            int right = hole;
+            for (Seg s : withSack) {
+                assertEquals(lost.seq(), s.ack(), "the hole stays at the ACK: " + s);
+                assertEquals(hole, s.sack()[0], "the block starts past the hole: " + s);
+                assertTrue(s.sack()[1] - right >= 0, "and grows: " + s);
+                right = s.sack()[1];
+            }
+            int end = right;
+            Seg repaired = pipe.sentBy(false).stream().filter(s -> s.ack() - end >= 0).findFirst().orElseThrow();
+            assertEquals(0, repaired.sack().length, "no block once the hole is filled: " + repaired);
+            for (Seg s : pipe.log) {
+                assertTrue(s.headerLength() + s.dataLength() <= SegmentPipe.MTU - 20, s.toString());
+            }
+            pipe.close();
+        }
+        pipe = null;
+    }
+
+    /**
+     * With SACK in use, an ACK at SND.UNA whose SACK block reports data held above it is a duplicate ACK even when
+     * its window moved (a scaled window follows the receiver's free space): three of them start fast retransmit.
+     * Without SACK the same ACKs, each with a new window, are window updates and start nothing.
+     */
+    @Test
+    void duplicateAcksThatSackHeldDataCountWhateverTheirWindow() {
+        for (boolean sack : new boolean[] {true, false}) {
+            TcpConfig a = SegmentPipe.testConfig().withBuffers(65536, 65536).withSack(sack);
+            connect(a, SegmentPipe.testConfig().withBuffers(65536, 65536), s -> s.fromA() && s.dataLength() > 0);
+            connected();
+            client.send(StreamApp.pattern(10 * 1460, 25), false).pump(pipe.now);
+            pipe.run(1_000_000L);
+            List<Seg> data = pipe.sentBy(true).stream().filter(s -> s.dataLength() > 0).toList();
+            assertEquals(3, data.size(), "the initial window: " + data);
+            int bSeq = pipe.log.get(1).seq() + 1;
+            int una = data.getFirst().seq();
+            for (int i = 1; i <= 3; i++) { // the first segment lost, the others held: SACKed, with a moving window
+                Seg held = data.get(Math.min(i, 2));
+                pipe.inject(false, Segments.sackAck(B_ADDRESS, A_ADDRESS, PORT, c.localPort(), bSeq, una,
+                    30000 - 100 * i, data.get(1).seq(), held.seq() + held.dataLength()));
+                pipe.run(100_000L);
+            }
+            assertEquals(sack ? 1 : 0, pipe.a.counters().get(Counter.FAST_RETRANSMISSIONS), "SACK " + sack);
+            assertEquals(sack ? 3 : 0, pipe.a.counters().get(Counter.DUPLICATE_ACKS_RECEIVED), "SACK " + sack);
+            pipe.close();
+        }
+        pipe = null;
+    }
+
+    /**
+     * A server that answers a request as it reads it sends the answer with the request's ACK and nothing before it:
+     * the SYN-ACK already advertised the whole window, so reading the request opens nothing worth a window update.
+     * (Before, the SYN's window was not recorded as advertised, the first read took the whole window for an opening
+     * and a pure ACK went ahead of the answer - the pure ACK before the response head in a curl download's capture.)
+     */
+    @Test
+    void theFirstReadAfterTheHandshakeSendsNoWindowUpdate() {
+        for (boolean serverAnswers : new boolean[] {true, false}) {
+            TcpConfig config = SegmentPipe.testConfig().withBuffers(65536, 65536);
+            pipe = new SegmentPipe(config, config, 5);
+            client = new StreamApp();
+            TcpHandler answering = new TcpHandler() {
+                private final MemorySegment buffer = Arena.ofAuto().allocate(65536);
+
+                @Override
+                public void onReadable(TcpConnection connection, long now) {
+                    while (connection.read(buffer, 0, (int) buffer.byteSize(), now) > 0) {
+                        if (serverAnswers) {
+                            connection.write(buffer, 0, 200, now);
+                        }
+                    }
+                }
+            };
+            pipe.b.listen(PORT, answering);
+            c = pipe.a.connect(B_ADDRESS, PORT, client, pipe.now);
+            pipe.run(1_000_000L);
+            client.send(StreamApp.pattern(86, 3), false).pump(pipe.now);
+            pipe.run(1_000_000L);
+            List<Seg> fromServer = pipe.sentBy(false);
+            assertEquals(TcpHeader.SYN | TcpHeader.ACK, fromServer.getFirst().flags());
+            assertEquals(65535, fromServer.getFirst().window(), "the SYN-ACK offers the whole window");
+            assertEquals(2, fromServer.size(), "the SYN-ACK and one segment with the request's ACK: " + fromServer);
+            Seg second = fromServer.get(1);
+            assertEquals(fromServer.getFirst().ack() + 86, second.ack(), second.toString());
+            assertEquals(serverAnswers ? 200 : 0, second.dataLength(), "the answer carries the ACK: " + second);
+            pipe.close();
+        }
+        pipe = null;
+    }
+
+    /**
+     * tshark's duplicate-ACK rule applied to everything each side sent in clean transfers (no loss, duplication or
+     * reordering; refused claims and both read patterns): a pure ACK with the ACK number, window and sequence number
+     * of the sender's previous segment is a duplicate ACK, and without a duplicate or out-of-window segment from the
+     * peer a TCP has no cause to send one (the capture check of TcpKernelInteropTest flags it).
+     */
+    @Test
+    void cleanTransfersSendNoDuplicateAck() {
+        for (int seed = 0; seed < 8; seed++) {
+            TcpConfig config = TcpConfig.defaults().withTimeWait(100_000_000L);
+            pipe = new SegmentPipe(config, config, seed);
+            java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+            double refuse = seed % 2 == 0 ? 0 : 0.3;
+            pipe.refusal = fromA -> refuse > 0 && r.nextDouble() < refuse;
+            client = new StreamApp();
+            server = new StreamApp();
+            pipe.b.listen(PORT, server);
+            c = pipe.a.connect(B_ADDRESS, PORT, client, pipe.now);
+            connected();
+            byte[] down = StreamApp.pattern(200_000, seed);
+            byte[] up = StreamApp.pattern(seed * 10_000 + 100, seed + 1);
+            server.send(down, true).pump(pipe.now);
+            client.send(up, true).pump(pipe.now);
+            pipe.runUntil(() -> client.endOfStream && server.endOfStream, 20 * SECOND, "both streams");
+            assertArrayEquals(down, bytes(client));
+            assertArrayEquals(up, bytes(server));
+            for (boolean fromA : new boolean[] {true, false}) {
+                assertEquals(List.of(), tsharkDuplicateAcks(pipe.sentBy(fromA)), "seed " + seed + (fromA ? " A" : " B"));
+            }
+            assertEquals(0, pipe.a.counters().get(Counter.DUPLICATE_SEGMENTS) + pipe.b.counters().get(
+                Counter.DUPLICATE_SEGMENTS));
+            pipe.close();
+        }
+        pipe = null;
+    }
+
+    /** Wireshark's tcp.analysis.duplicate_ack over one sender's segments in order. */
+    private static List<Seg> tsharkDuplicateAcks(List<Seg> sent) {
+        List<Seg> duplicates = new java.util.ArrayList<>();
+        Seg previous = null;
+        int nextSeq = 0;
+        for (Seg s : sent) {
+            boolean control = s.has(TcpHeader.SYN) || s.has(TcpHeader.FIN) || s.has(TcpHeader.RST);
+            if (previous != null && s.dataLength() == 0 && !control && s.window() != 0
+                && s.window() == previous.window() && s.ack() == previous.ack() && s.seq() == nextSeq) {
+                duplicates.add(s);
+            }
+            int end = s.seq() + s.dataLength() + (s.has(TcpHeader.SYN) || s.has(TcpHeader.FIN) ? 1 : 0);
+            if (previous == null || end - nextSeq > 0) {
+                nextSeq = end;
+            }
+            previous = s;
+        }
+        return duplicates;
+    }
+
     @Test
     void segmentsForNobodyAreAnsweredWithResetsAndResetsAreNot() {
         pipe = new SegmentPipe(SegmentPipe.testConfig(), SegmentPipe.testConfig(), 1);
@@ -622,7 +875,7 @@ class TcpConnectionTest {
         assertThrows(IndexOutOfBoundsException.class, () -> x.write(MemorySegment.ofArray(new byte[4]), 2, 4, 0));
         x.close(pipe.now);
         e = assertThrows(IllegalArgumentException.class, () -> new TcpConfig(0, 1000, 4096, 1, 1_000_000_000L,
-            1_000_000L, 2_000_000_000L, 3, 0, 0, 0));
+            1_000_000L, 2_000_000_000L, 3, 0, 0, 0, true, true));
         assertTrue(e.getMessage().contains("sendBuffer"), e.getMessage());
         try (Arena arena = Arena.ofConfined()) {
             e = assertThrows(IllegalArgumentException.class, () -> new Tcp(new SegmentSinkStub(), 1,

@@ -17,15 +17,15 @@ import java.util.List;
  * sum), with coverage guidance. Each input is a segment of any bytes (its data offset, options and flags the
  * fuzzer's), its checksum repaired or not, from any source and to this host's address or another; it must
  * <ul>
- *   <li>give the same header length, MSS option (value, absent or malformed) and checksum verdict from
- *       {@link TcpHeader} as from the oracle;</li>
+ *   <li>give the same header length, options (MSS, window scale, SACK-permitted and SACK blocks - values, absent
+ *       or malformed) and checksum verdict from {@link TcpHeader} and {@link TcpOptions} as from the oracle;</li>
  *   <li>land in exactly the outcome counter the oracle names (bad length, offset, checksum, options, address; a
  *       listener's port; nobody's) and in no other, and never throw;</li>
  *   <li>be answered as RFC 9293 3.10.7.1 says when it is for nobody: no answer to a RST, else a RST from the
  *       segment's destination port to its source port with SEQ = its ACK (when it has one) or SEQ 0, ACK = its SEQ
  *       plus its length (SYN and FIN counted), and a checksum the oracle verifies;</li>
- *   <li>round-trip: the header {@link TcpHeader#write} builds from the fuzzer's fields reads back the same through
- *       the oracle.</li>
+ *   <li>round-trip: the header {@link TcpHeader#write} builds from the fuzzer's fields, with the SYN options or
+ *       the SACK blocks {@link TcpOptions} writes, reads back the same through the oracle.</li>
  * </ul>
  * Corpus: {@code src/test/resources/io/nicbridge/protocols/ip/tcp/TcpHeaderFuzzTestInputs/headers/}.
  */
@@ -104,7 +104,9 @@ class TcpHeaderFuzzTest {
                 destination), "checksum verdict");
             int h = oracleHeaderLength(b);
             if (h >= TcpHeader.LENGTH && h <= b.length) {
-                assertEquals(oracleMss(b, h), TcpHeader.mssOption(s, 0, h), "MSS option");
+                TcpOptions options = new TcpOptions();
+                boolean wellFormed = options.parse(s, 0, h);
+                assertEquals(oracleOptions(b, h), wellFormed ? described(options) : null, "options");
             }
         }
         Outcome expected = classify(b, source, destination);
@@ -181,8 +183,18 @@ class TcpHeaderFuzzTest {
         int flags = data.consumeInt(0, 0x3F);
         int window = data.consumeInt(0, 0xFFFF);
         int mss = data.consumeInt(0, 0xFFFF);
-        byte[] h = new byte[TcpHeader.SYN_LENGTH];
-        int n = TcpHeader.write(MemorySegment.ofArray(h), 0, sp, dp, seq, ack, flags, window, mss);
+        int shift = data.consumeInt(TcpOptions.NO_WINDOW_SCALE, TcpOptions.MAX_WINDOW_SHIFT);
+        boolean sackPermitted = data.consumeBoolean();
+        int blocks = data.consumeInt(0, TcpOptions.MAX_SACK_BLOCKS);
+        int[] left = new int[TcpOptions.MAX_SACK_BLOCKS];
+        int[] right = new int[TcpOptions.MAX_SACK_BLOCKS];
+        for (int i = 0; i < blocks; i++) {
+            left[i] = data.consumeInt();
+            right[i] = data.consumeInt();
+        }
+        byte[] h = new byte[TcpHeader.MAX_LENGTH];
+        MemorySegment m = MemorySegment.ofArray(h);
+        int n = TcpHeader.write(m, 0, sp, dp, seq, ack, flags, window, mss);
         assertEquals(mss > 0 ? 24 : 20, n);
         assertEquals(n, oracleHeaderLength(h));
         assertEquals(sp, u16(h, 0));
@@ -191,7 +203,34 @@ class TcpHeaderFuzzTest {
         assertEquals(ack, u32(h, 8));
         assertEquals(flags, h[13] & 0xFF);
         assertEquals(window, u16(h, 14));
-        assertEquals(mss > 0 ? mss : TcpHeader.NO_MSS, oracleMss(h, n));
+        assertEquals("mss " + (mss > 0 ? mss : TcpHeader.NO_MSS) + " ws -1 sackok false sack", oracleOptions(h, n));
+        if (mss > 0) {
+            n = TcpOptions.writeSyn(m, 0, mss, shift, sackPermitted);
+            assertEquals(24 + (shift >= 0 ? 4 : 0) + (sackPermitted ? 4 : 0), n);
+            assertEquals(n, oracleHeaderLength(h));
+            assertEquals("mss " + mss + " ws " + shift + " sackok " + sackPermitted + " sack", oracleOptions(h, n));
+        } else if (blocks > 0) {
+            n = TcpOptions.writeSack(m, 0, left, right, blocks);
+            assertEquals(TcpHeader.LENGTH + TcpOptions.sackLength(blocks), n);
+            assertEquals(n, oracleHeaderLength(h));
+            StringBuilder want = new StringBuilder("mss 0 ws -1 sackok false sack");
+            for (int i = 0; i < blocks; i++) {
+                want.append(' ').append(Integer.toUnsignedString(left[i])).append('-')
+                    .append(Integer.toUnsignedString(right[i]));
+            }
+            assertEquals(want.toString(), oracleOptions(h, n));
+        }
+    }
+
+    /** {@link TcpOptions} after a parse, in the oracle's words. */
+    private static String described(TcpOptions o) {
+        StringBuilder d = new StringBuilder("mss " + o.mss + " ws " + o.windowShift + " sackok " + o.sackPermitted
+            + " sack");
+        for (int i = 0; i < o.sackBlocks; i++) {
+            d.append(' ').append(Integer.toUnsignedString(o.sackLeft[i])).append('-')
+                .append(Integer.toUnsignedString(o.sackRight[i]));
+        }
+        return d.toString();
     }
 
     // ------------------------------------------------------------------ the independent parser
@@ -207,7 +246,7 @@ class TcpHeaderFuzzTest {
         if (oracleSum(b, source, destination) != 0xFFFF) {
             return Outcome.BAD_CHECKSUM;
         }
-        if (oracleMss(b, h) == TcpHeader.BAD_OPTIONS) {
+        if (oracleOptions(b, h) == null) {
             return Outcome.BAD_OPTIONS;
         }
         if (destination != LOCAL || u16(b, 0) == 0 || u16(b, 2) == 0) {
@@ -220,32 +259,72 @@ class TcpHeaderFuzzTest {
         return (b[12] >> 4 & 0x0F) * 4;
     }
 
-    /** RFC 9293 3.1 options: END stops, NOP is one byte, others kind + length (>= 2, inside the header). */
-    private static int oracleMss(byte[] b, int headerLength) {
-        int mss = TcpHeader.NO_MSS;
+    /**
+     * RFC 9293 3.1 options: END stops, NOP is one byte, others kind + length (>= 2, inside the header); MSS (kind 2)
+     * is 4 bytes, window scale (RFC 7323 2.2, kind 3) 3 bytes with shifts over 14 read as 14, SACK-permitted
+     * (RFC 2018 2, kind 4) 2 bytes, SACK (RFC 2018 3, kind 5) 2 + 8n bytes for 1 to 4 blocks; a later option of a
+     * kind replaces an earlier one.
+     *
+     * @return "mss M ws S sackok B sack L-R ..." (M 0 for none, S -1 for none), or null when malformed
+     */
+    private static String oracleOptions(byte[] b, int headerLength) {
+        int mss = 0;
+        int ws = -1;
+        boolean sackOk = false;
+        String sack = "";
         int i = 20;
         while (i < headerLength) {
             int kind = b[i] & 0xFF;
             if (kind == 0) {
-                return mss;
+                break;
             }
             if (kind == 1) {
                 i += 1;
                 continue;
             }
             if (i + 2 > headerLength) {
-                return TcpHeader.BAD_OPTIONS;
+                return null;
             }
             int len = b[i + 1] & 0xFF;
-            if (len < 2 || i + len > headerLength || kind == 2 && len != 4) {
-                return TcpHeader.BAD_OPTIONS;
+            if (len < 2 || i + len > headerLength) {
+                return null;
             }
-            if (kind == 2) {
-                mss = u16(b, i + 2);
+            switch (kind) {
+                case 2 -> {
+                    if (len != 4) {
+                        return null;
+                    }
+                    mss = u16(b, i + 2);
+                }
+                case 3 -> {
+                    if (len != 3) {
+                        return null;
+                    }
+                    ws = Math.min(b[i + 2] & 0xFF, 14);
+                }
+                case 4 -> {
+                    if (len != 2) {
+                        return null;
+                    }
+                    sackOk = true;
+                }
+                case 5 -> {
+                    if (len < 10 || len > 34 || (len - 2) % 8 != 0) {
+                        return null;
+                    }
+                    StringBuilder blocks = new StringBuilder();
+                    for (int at = i + 2; at < i + len; at += 8) {
+                        blocks.append(' ').append(Integer.toUnsignedString(u32(b, at))).append('-')
+                            .append(Integer.toUnsignedString(u32(b, at + 4)));
+                    }
+                    sack = blocks.toString();
+                }
+                default -> {
+                }
             }
             i += len;
         }
-        return mss;
+        return "mss " + mss + " ws " + ws + " sackok " + sackOk + " sack" + sack;
     }
 
     /** The one's-complement sum of the pseudo-header (RFC 9293 3.1) and the segment, folded to 16 bits. */

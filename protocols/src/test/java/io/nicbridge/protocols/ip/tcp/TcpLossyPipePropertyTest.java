@@ -12,7 +12,8 @@ import net.jqwik.api.constraints.IntRange;
 /**
  * TCP's promise under a hostile pipe: for any seed, loss, duplication and reordering rate and transfer sizes, every
  * byte written on either side arrives exactly once and in order, both FINs are delivered, and both connections
- * close in order. Two cores over {@link SegmentPipe} in virtual time (1 ms one-way delay).
+ * close in order. Two cores over {@link SegmentPipe} in virtual time (1 ms one-way delay), with rings from 8 KiB to
+ * 256 KiB (window shifts 0 to 3) and each side offering window scaling and SACK or not.
  */
 class TcpLossyPipePropertyTest {
     @Property(tries = 100)
@@ -21,12 +22,18 @@ class TcpLossyPipePropertyTest {
                                                 @ForAll @DoubleRange(min = 0, max = 0.2) double duplication,
                                                 @ForAll @DoubleRange(min = 0, max = 0.3) double reordering,
                                                 @ForAll @IntRange(min = 0, max = 60_000) int up,
-                                                @ForAll @IntRange(min = 0, max = 60_000) int down) {
+                                                @ForAll @IntRange(min = 0, max = 60_000) int down,
+                                                @ForAll @IntRange(min = 13, max = 18) int ringLog2,
+                                                @ForAll boolean optionsA,
+                                                @ForAll boolean optionsB) {
         // TIME-WAIT well above the largest RTO: a FIN retransmitted after a lost last ACK must still find the
         // connection (each retransmission restarts TIME-WAIT), or the peer's RST is the right answer.
         TcpConfig config = SegmentPipe.testConfig().withIssSeed(seed).withRto(20_000_000L, 10_000_000L,
-            1_000_000_000L).withTimeWait(10_000_000_000L).withMaxRetransmissions(30);
-        try (SegmentPipe pipe = new SegmentPipe(config, config.withIssSeed(~seed), seed)) {
+            1_000_000_000L).withTimeWait(10_000_000_000L).withMaxRetransmissions(30)
+            .withBuffers(1 << ringLog2, 1 << ringLog2);
+        TcpConfig a = config.withWindowScaling(optionsA).withSack(optionsA);
+        TcpConfig b = config.withIssSeed(~seed).withWindowScaling(optionsB).withSack(optionsB);
+        try (SegmentPipe pipe = new SegmentPipe(a, b, seed)) {
             pipe.delayNanos = 1_000_000L;
             pipe.loss = loss;
             pipe.duplication = duplication;
