@@ -18,6 +18,14 @@
  *               only publishes the descriptor and the wait's poll() transmits it - one system call per hop;
  *   udp-spin, udp-block: kernel UDP, connected sockets, send() and recv(MSG_DONTWAIT) spinning, or a blocking recv()
  *               (UdpBaseline's two waits; no SO_BUSY_POLL, as UdpBaseline sets none).
+ * And the frame-rate ceiling (issue 18, `nic unet real-flood`): A sends ROUND_TRIPS frames as fast as it can, each with
+ * its sequence number, B counts them spinning (its CPU does not wake up, so it costs the sender nothing); the rate is
+ * B's, first to last frame:
+ *   xdp-flood:      the rings as above (4096 entries), 256 descriptors per kick, B publishing RX and FILL once per
+ *                   batch it finds;
+ *   udp-flood:      one send() per datagram (what `nic unet real-flood`'s UDP baseline does), B recv(MSG_DONTWAIT);
+ *   udp-mmsg-flood: sendmmsg() of 256 datagrams per call, B recvmmsg(MSG_DONTWAIT) of up to 256: kernel UDP batched
+ *                   as the AF_XDP sender batches its kicks.
  * BYTES is the frame less its 14-byte Ethernet header (packet and xdp send BYTES + 14, at least 60; udp sends
  * BYTES - 28 of payload, so the frame on the veth is the same; tcp sends BYTES of stream). One-way = RTT / 2; p50
  * and p90 after a 10% warm-up. Run through veth-latency-floor.sh (root: it builds the pair).
@@ -93,7 +101,9 @@ typedef struct { int side; const char *ns, *ifn; int cpu; } arg_t;
 #define SOL_XDP 283
 #endif
 #define XCHUNK 2048u
-#define XRING 64u /* entries of each ring; chunks 0..XRING-1 receive (on FILL), XRING..2*XRING-1 transmit */
+/* Entries of each ring (64 for a ping-pong, 4096 for a flood); chunks 0..XRING-1 receive (on FILL), XRING..2*XRING-1
+ * transmit. */
+static uint32_t XRING = 64;
 typedef struct { uint32_t *prod, *cons, *flags; uint8_t *desc; uint32_t cached; } xring_t;
 typedef struct { int fd, link, map, prog; uint8_t *umem; xring_t fill, comp, rx, tx; uint32_t sent; int poll_tx; } xk_t;
 static pthread_barrier_t ready; /* both sockets open and attached before the first frame */
@@ -124,6 +134,8 @@ static void xk_open(xk_t *k, const char *ifn, int need_wakeup) {
         setsockopt(k->fd, SOL_XDP, XDP_RX_RING, &n, sizeof n) < 0 || setsockopt(k->fd, SOL_XDP, XDP_TX_RING, &n, sizeof n) < 0)
         die("ring sizes");
     struct xdp_mmap_offsets off; socklen_t ol = sizeof off;
+    unsigned budget = XRING; /* one kick may take the whole TX ring (6.18; xsk.c does the same); best effort */
+    (void)setsockopt(k->fd, SOL_XDP, 9 /* XDP_MAX_TX_SKB_BUDGET */, &budget, sizeof budget);
     if (getsockopt(k->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &ol) < 0) die("XDP_MMAP_OFFSETS");
     xmap_ring(k, &k->fill, &off.fr, 8, (off_t)XDP_UMEM_PGOFF_FILL_RING);
     xmap_ring(k, &k->comp, &off.cr, 8, (off_t)XDP_UMEM_PGOFF_COMPLETION_RING);
@@ -247,9 +259,138 @@ static void run_udp(arg_t *a, uint8_t *buf, int block) {
     pthread_barrier_wait(&ready);
     close(fd);
 }
+
+/* ---- floods: the frame-rate ceiling (A sends FRAMES frames as fast as it can, B counts them, spinning) ---- */
+#define FLOOD_BATCH 256 /* frames per kick (xdp) and per sendmmsg (udp-mmsg), as `nic unet real-flood --kick-batch` */
+static volatile int flood_done;
+static uint64_t flood_first, flood_last, flood_received, flood_out_of_order, flood_sent;
+/* B's counting loop: a frame's sequence number is its 4 bytes at `at`; stops 100 ms after A is done and B idle. */
+static void count_frame(const uint8_t *f, int at, uint32_t *highest) {
+    uint32_t seq; memcpy(&seq, f + at, 4);
+    uint64_t t = now();
+    if (flood_received++ == 0) flood_first = t;
+    flood_last = t;
+    if (flood_received > 1 && seq <= *highest) flood_out_of_order++; else *highest = seq;
+}
+static int flood_idle(uint64_t *idle_since) {
+    uint64_t t = now();
+    if (*idle_since == 0) *idle_since = t;
+    __builtin_ia32_pause();
+    return flood_done && t - *idle_since > 100000000ull;
+}
+static void run_xdp_flood(arg_t *a, uint8_t *buf) {
+    xk_t k; xk_open(&k, a->ifn, 0);
+    memcpy(buf, mac[1 - a->side], 6); memcpy(buf + 6, mac[a->side], 6); buf[12] = 0x88; buf[13] = 0xb5;
+    uint32_t len = SIZE + 14 < 60 ? 60 : SIZE + 14;
+    pthread_barrier_wait(&ready);
+    if (a->side == 0) {
+        usleep(20000);
+        uint64_t completed = 0;
+        for (uint32_t seq = 0; seq < (uint32_t)N;) {
+            uint32_t done = __atomic_load_n(k.comp.prod, __ATOMIC_ACQUIRE);
+            completed += done - k.comp.cached; k.comp.cached = done;
+            __atomic_store_n(k.comp.cons, done, __ATOMIC_RELEASE);
+            uint32_t n = 0;
+            while (n < FLOOD_BATCH && seq < (uint32_t)N && k.sent - completed < XRING) {
+                uint64_t addr = (uint64_t)(XRING + k.sent++ % XRING) * XCHUNK;
+                memcpy(k.umem + addr, buf, len); memcpy(k.umem + addr + 14, &seq, 4); seq++;
+                struct xdp_desc *d = (struct xdp_desc *)k.tx.desc + (k.tx.cached++ & (XRING - 1));
+                d->addr = addr; d->len = len; d->options = 0;
+                n++;
+            }
+            __atomic_store_n(k.tx.prod, k.tx.cached, __ATOMIC_RELEASE);
+            if (sendto(k.fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN && errno != EBUSY && errno != ENOBUFS)
+                die("kick");
+        }
+        while (__atomic_load_n(k.tx.cons, __ATOMIC_ACQUIRE) != k.tx.cached) sendto(k.fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+        flood_sent = k.sent;
+        flood_done = 1;
+    } else {
+        uint32_t highest = 0; uint64_t idle_since = 0;
+        for (;;) {
+            uint32_t p = __atomic_load_n(k.rx.prod, __ATOMIC_ACQUIRE);
+            if (p == k.rx.cached) { if (flood_idle(&idle_since)) break; continue; }
+            idle_since = 0;
+            while (k.rx.cached != p) { /* the whole batch, then one publication of RX and FILL each */
+                struct xdp_desc *d = (struct xdp_desc *)k.rx.desc + (k.rx.cached++ & (XRING - 1));
+                const uint8_t *f = k.umem + d->addr;
+                if (d->len >= 18 && f[12] == 0x88 && f[13] == 0xb5) count_frame(f, 14, &highest);
+                ((uint64_t *)k.fill.desc)[k.fill.cached++ & (XRING - 1)] = d->addr - d->addr % XCHUNK;
+            }
+            __atomic_store_n(k.rx.cons, k.rx.cached, __ATOMIC_RELEASE);
+            __atomic_store_n(k.fill.prod, k.fill.cached, __ATOMIC_RELEASE);
+        }
+    }
+    pthread_barrier_wait(&ready);
+    xk_close(&k);
+}
+static volatile int flood_primed;
+static void run_udp_flood(arg_t *a, int mmsg) {
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in me = {.sin_family = AF_INET, .sin_port = htons(7000 + a->side)}, peer = me;
+    inet_pton(AF_INET, a->side == 0 ? "10.99.0.1" : "10.99.0.2", &me.sin_addr);
+    inet_pton(AF_INET, a->side == 0 ? "10.99.0.2" : "10.99.0.1", &peer.sin_addr);
+    peer.sin_port = htons(7001 - a->side);
+    int rcvbuf = 8 << 20;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof rcvbuf);
+    if (bind(fd, (void *)&me, sizeof me) < 0 || connect(fd, (void *)&peer, sizeof peer) < 0) die("udp");
+    int payload = SIZE - 28;
+    uint8_t (*bufs)[2048] = malloc(sizeof(uint8_t[FLOOD_BATCH][2048])); /* each thread its own */
+    if (bufs == NULL) die("malloc");
+    struct mmsghdr mh[FLOOD_BATCH]; struct iovec iov[FLOOD_BATCH];
+    for (int i = 0; i < FLOOD_BATCH; i++) {
+        iov[i].iov_base = bufs[i]; iov[i].iov_len = a->side == 0 ? (size_t)payload : 2048;
+        memset(&mh[i], 0, sizeof mh[i]); mh[i].msg_hdr.msg_iov = &iov[i]; mh[i].msg_hdr.msg_iovlen = 1;
+    }
+    pthread_barrier_wait(&ready);
+    if (a->side == 0) {
+        usleep(20000);
+        /* ARP first: a primer until B has seen one (the flood's frames would queue behind the resolution) */
+        uint32_t primer = 0xffffffffu;
+        while (!flood_primed) { send(fd, &primer, 4 > payload ? payload : 4, 0); usleep(1000); }
+        uint32_t seq = 0;
+        while (seq < (uint32_t)N) {
+            if (mmsg) {
+                int n = N - (int)seq < FLOOD_BATCH ? N - (int)seq : FLOOD_BATCH;
+                for (int i = 0; i < n; i++) { uint32_t q = seq + i; memcpy(bufs[i], &q, 4); }
+                int r = sendmmsg(fd, mh, n, 0);
+                if (r < 0) die("sendmmsg");
+                seq += r;
+            } else {
+                memcpy(bufs[0], &seq, 4);
+                if (send(fd, bufs[0], payload, 0) == payload) seq++;
+            }
+        }
+        flood_sent = seq;
+        flood_done = 1;
+    } else {
+        uint32_t highest = 0; uint64_t idle_since = 0;
+        for (;;) {
+            int n = mmsg ? recvmmsg(fd, mh, FLOOD_BATCH, MSG_DONTWAIT, NULL) : (int)(recv(fd, bufs[0], 2048, MSG_DONTWAIT) >= 0);
+            if (n <= 0) { if (flood_idle(&idle_since)) break; continue; }
+            idle_since = 0;
+            for (int i = 0; i < n; i++) {
+                uint32_t q; memcpy(&q, bufs[i], 4);
+                if (q == 0xffffffffu) { flood_primed = 1; continue; } /* a primer, not counted */
+                count_frame(bufs[i], 0, &highest);
+            }
+        }
+    }
+    pthread_barrier_wait(&ready);
+    close(fd);
+    free(bufs);
+}
 static void *run(void *p) {
     arg_t *a = p; enter(a->ns, a->cpu);
     uint8_t buf[2048] = {0};
+    if (strcmp(mode, "xdp-flood") == 0) {
+        run_xdp_flood(a, buf);
+        return NULL;
+    }
+    if (strcmp(mode, "udp-flood") == 0 || strcmp(mode, "udp-mmsg-flood") == 0) {
+        run_udp_flood(a, strcmp(mode, "udp-mmsg-flood") == 0);
+        return NULL;
+    }
     if (strncmp(mode, "xdp-", 4) == 0) {
         run_xdp(a, buf, strcmp(mode, "xdp-spin") != 0, strcmp(mode, "xdp-poll") == 0);
         return NULL;
@@ -304,15 +445,18 @@ static void *run(void *p) {
 static int cmp(const void *x, const void *y) { double a = *(double *)x, b = *(double *)y; return a < b ? -1 : a > b; }
 int main(int argc, char **argv) {
     if (argc != 10) {
-        fprintf(stderr, "usage: %s packet|tcp|xdp-spin|xdp-block|xdp-poll|udp-spin|udp-block BYTES ROUND_TRIPS MAC_A MAC_B NS_A IF_A NS_B IF_B\n", argv[0]);
+        fprintf(stderr, "usage: %s MODE BYTES ROUND_TRIPS MAC_A MAC_B NS_A IF_A NS_B IF_B\n", argv[0]);
         return 2;
     }
     mode = argv[1]; SIZE = atoi(argv[2]); N = atoi(argv[3]);
-    if (N < 10 || N > 1000000 || SIZE < 1 || SIZE > 1400) { fprintf(stderr, "ROUND_TRIPS 10..1000000, BYTES 1..1400\n"); return 2; }
-    const char *modes[] = {"packet", "tcp", "xdp-spin", "xdp-block", "xdp-poll", "udp-spin", "udp-block"};
+    if (N < 10 || N > (strstr(mode, "-flood") ? 100000000 : 1000000) || SIZE < 1 || SIZE > 1400) { fprintf(stderr, "ROUND_TRIPS 10..1000000, BYTES 1..1400\n"); return 2; }
+    const char *modes[] = {"packet", "tcp", "xdp-spin", "xdp-block", "xdp-poll", "udp-spin", "udp-block", "xdp-flood",
+                           "udp-flood", "udp-mmsg-flood"};
+    int flood = strstr(mode, "-flood") != NULL;
+    if (flood) XRING = 4096;
     int known = 0;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) known |= strcmp(mode, modes[i]) == 0;
-    if (!known) { fprintf(stderr, "MODE: packet, tcp, xdp-spin, xdp-block, xdp-poll, udp-spin or udp-block, was %s\n", mode); return 2; }
+    if (!known) { fprintf(stderr, "MODE: packet, tcp, xdp-spin, xdp-block, xdp-poll, udp-spin, udp-block, xdp-flood, udp-flood or udp-mmsg-flood, was %s\n", mode); return 2; }
     if (strncmp(mode, "udp-", 4) == 0 && SIZE < 29) { fprintf(stderr, "udp: BYTES >= 29 (a 1-byte datagram)\n"); return 2; }
     pthread_barrier_init(&ready, NULL, 2);
     sscanf(argv[4], "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0][0], &mac[0][1], &mac[0][2], &mac[0][3], &mac[0][4], &mac[0][5]);
@@ -320,6 +464,12 @@ int main(int argc, char **argv) {
     arg_t A = {0, argv[6], argv[7], 0}, B = {1, argv[8], argv[9], 1};
     pthread_t ta, tb; pthread_create(&tb, NULL, run, &B); pthread_create(&ta, NULL, run, &A);
     pthread_join(ta, NULL); pthread_join(tb, NULL);
+    if (flood) {
+        printf("%s %d B: %.0f frames/s at B (%llu sent, %llu received, %llu out of order)\n", mode, SIZE,
+               flood_received > 1 ? (flood_received - 1) * 1e9 / (double)(flood_last - flood_first) : 0.0,
+               (unsigned long long)flood_sent, (unsigned long long)flood_received, (unsigned long long)flood_out_of_order);
+        return 0;
+    }
     int w = N / 10; qsort(rtt + w, N - w, sizeof(double), cmp);
     printf("%s %d B: one-way p50 %.2f us, p90 %.2f us (n=%d after %d warm-up)\n", mode, SIZE, rtt[w + (N - w) / 2] / 1000, rtt[w + (N - w) * 9 / 10] / 1000, N - w, w);
     return 0;
