@@ -28,15 +28,23 @@ import java.util.concurrent.TimeUnit;
  * One-way frame rate on one veth pair: the direct-access U-Net endpoint ({@link XskUnetEndpoint}, its send queue the
  * AF_XDP TX ring) beside kernel UDP carrying the same frame, interleaved per trial:
  * <pre>
- *   direct, kick 1   A: send, kick (one sendto per frame)          ===veth===  B: await, count, release
+ *   direct, kick 1   A: send, kick (one sendto per frame)          ===veth===  B: await (or poll), count, release
  *   direct, kick N   A: send N, then one kick (one sendto per N)   ===veth===  B: the same
  *   udp              A: write (one sendto per datagram)            ===veth===  B: read, count (UdpBaseline.frameRate)
  * </pre>
- * One {@code sendto} per UDP datagram is the fair baseline: it is how a UDP application without {@code sendmmsg}
- * sends, and what kernel UDP's per-datagram cost is. AF_XDP's kick is a system call too, but one kick can hand the
- * kernel a whole ring of frames ({@link XskUnetEndpoint#kickBatch}); on a veth (copy mode, no zero-copy) the kernel
- * still builds one skb per frame and copies the frame into it, and the receiving veth copies it into the peer's UMEM.
- * The receiver blocks (as UDP's does) and reads every message's sequence number: lost = sent - received, and a number
+ * One {@code sendto} per UDP datagram is the baseline. It is as strong as a batched one on this path: kernel UDP with
+ * {@code sendmmsg} of 256 datagrams and {@code recvmmsg} (the batching the direct sender's kicks have) moves no more
+ * frames per second on a veth pair than one {@code send} per datagram (bare C, {@code tools/veth-latency-floor.sh}
+ * {@code udp-mmsg-flood} against {@code udp-flood}: within 3 %; README, "Direct-access U-Net on the AF_XDP rings"),
+ * because the cost is the stack's per datagram, not the system call; and Java's {@code DatagramChannel} has no
+ * {@code sendmmsg}. AF_XDP's kick is a system call too, but one kick can hand the kernel a whole ring of frames
+ * ({@link XskUnetEndpoint#kickBatch}); on a veth (copy mode, no zero-copy) the kernel still builds one skb per frame
+ * and copies the frame into it, and the receiving veth copies it into the peer's UMEM, all on the sender's CPU inside
+ * the kick. The receivers wait alike, blocking ({@link XskUnetEndpoint#await}, a blocking read) or busy-polling
+ * ({@code --wait spin}): a blocking receiver costs its sender, since the frames that find it asleep (or woken and not
+ * yet running) take the socket's wait queue and wake it from the sender's CPU, where the scheduler then tends to run
+ * it ({@code --pin yes} keeps every sender on one CPU and every receiver on the other). The receiver reads every
+ * message's sequence number: lost = sent - received, and a number
  * at or below the highest seen is counted as out of order. The rate is taken at the receiver over its receive window,
  * as UDP's is. Target (issue 18): at the 64-byte frame the batched direct endpoint's rate at least
  * {@value #TARGET}x kernel UDP's, judged on the per-trial ratios ({@link TrialRatios}); the rest are comparisons.
@@ -63,10 +71,10 @@ public final class UnetRealFlood {
     private final boolean pinned;
     private final boolean spin;
 
-    /** Every sender and receiver pinned, the receivers blocking. */
+    /** Unpinned, the receivers blocking. */
     public UnetRealFlood(PrintWriter out, int[] sizes, Duration duration, int trials, int kickBatch,
                          boolean acceptInconclusive) {
-        this(out, sizes, duration, trials, kickBatch, acceptInconclusive, true, false);
+        this(out, sizes, duration, trials, kickBatch, acceptInconclusive, false, false);
     }
 
     /**

@@ -38,7 +38,7 @@ public final class UnetRealFloodCommand implements Callable<Integer> {
         + " (default: ${DEFAULT-VALUE}).")
     int kickBatch;
 
-    @Option(names = "--pin", defaultValue = "yes", paramLabel = "yes|no", description = "Every sender on CPU 0 and"
+    @Option(names = "--pin", defaultValue = "no", paramLabel = "yes|no", description = "Every sender on CPU 0 and"
         + " every receiver on CPU 1, direct and UDP alike (default: ${DEFAULT-VALUE}); unpinned, a woken receiver"
         + " mostly shares its sender's CPU.")
     String pin;

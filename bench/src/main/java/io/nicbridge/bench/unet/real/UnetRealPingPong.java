@@ -44,7 +44,8 @@ import org.HdrHistogram.Histogram;
  * <ul>
  *   <li>{@code block}: both sides sleep until a frame is there ({@link Endpoint#await}, a blocking {@code read});
  *   <li>{@code spin}: both sides busy-poll ({@link Endpoint#poll}, a non-blocking {@code read}) with
- *       {@link Thread#onSpinWait()}, yielding after {@value UdpBaseline#SPINS_BEFORE_YIELD} empty polls;
+ *       {@link Thread#onSpinWait()}, yielding after {@link #SPIN_NANOS_BEFORE_YIELD} of polls (the endpoints) or
+ *       {@value UdpBaseline#SPINS_BEFORE_YIELD} empty reads (kernel UDP);
  *   <li>each of them unpinned or {@code pinned}: A's thread on CPU 0, the echo thread on CPU 1 (the card threads of
  *       afpacket and afxdp stay unpinned: they are the card's, not the application's).
  * </ul>
@@ -248,26 +249,40 @@ public final class UnetRealPingPong {
     }
 
     /**
+     * Busy polling spins this long before it starts yielding. Kernel UDP's busy reader yields after
+     * {@value UdpBaseline#SPINS_BEFORE_YIELD} empty non-blocking reads, each a system call: tens of microseconds. A
+     * poll of the RX ring is a load, so as many polls take one or two microseconds - less than a one-way trip - and a
+     * poller that counted them would sit in {@code sched_yield} whenever a frame arrived; the same spin in time keeps
+     * it on the ring.
+     */
+    static final long SPIN_NANOS_BEFORE_YIELD = TimeUnit.MICROSECONDS.toNanos(50);
+
+    /**
      * The next message on {@code ep}, or {@link QueueCode#EMPTY} after {@code timeoutNanos}: blocking in
-     * {@link Endpoint#await}, or busy polling as kernel UDP's busy-polling reader does (spin, then yield).
+     * {@link Endpoint#await}, or busy polling as kernel UDP's busy-polling reader does (spin
+     * {@link #SPIN_NANOS_BEFORE_YIELD}, then yield between polls).
      */
     static long next(Endpoint ep, boolean spin, long timeoutNanos) throws InterruptedException {
         if (!spin) {
             return ep.await(timeoutNanos, TimeUnit.NANOSECONDS);
         }
-        long deadline = System.nanoTime() + timeoutNanos;
-        for (int idle = 0; ; idle++) {
+        long start = System.nanoTime();
+        for (int idle = 1; ; idle++) {
             long d = ep.poll();
             if (d >= 0) {
                 return d;
             }
-            if (idle < UdpBaseline.SPINS_BEFORE_YIELD) {
+            if ((idle & 63) != 0) {
+                Thread.onSpinWait(); // the clock every 64 polls: reading it costs as much as a poll
+                continue;
+            }
+            long waited = System.nanoTime() - start;
+            if (waited < SPIN_NANOS_BEFORE_YIELD) {
                 Thread.onSpinWait();
+            } else if (waited > timeoutNanos) {
+                return QueueCode.EMPTY;
             } else {
                 Thread.yield();
-                if (System.nanoTime() - deadline > 0) {
-                    return QueueCode.EMPTY;
-                }
             }
         }
     }
