@@ -153,7 +153,8 @@ public final class UnetRealFlood {
         public void run() {
             try {
                 if (pinned) {
-                    CpuAffinity.pinCurrentThread(UnetRealPingPong.cpuB()); // a thread of its own: it ends with the flood
+                    // A thread of its own: it ends with the flood, so its affinity needs no undoing.
+                    CpuAffinity.pinCurrentThread(UnetRealPingPong.cpuB());
                 }
                 int highest = -1;
                 long quietSince = System.nanoTime();

@@ -52,7 +52,8 @@ import org.HdrHistogram.Histogram;
  * Each trial opens every backend in turn and closes it before the next, so one XDP program at a time is on the
  * interfaces; within a trial every variant and size runs. The trials are {@link InterleavedTrials}' (the order of the
  * backends reverses from trial to trial, so a drift of the machine's load hits each alike; per trial and (size,
- * variant) the p50 is kept, and every sample goes into the backend's histogram over all trials). The targets (issue 18) are judged on the per-trial ratio kernel UDP p50 / direct p50 at the 64-byte frame
+ * variant) the p50 is kept, and every sample goes into the backend's histogram over all trials). The targets (issue
+ * 18) are judged on the per-trial ratio kernel UDP p50 / direct p50 at the 64-byte frame
  * ({@value #TARGET_MESSAGE}-byte message), pinned: at least {@value #TARGET_BLOCKING}x blocking and at least
  * {@value #TARGET_SPIN}x busy-polling ({@link TrialRatios}: median and bootstrap interval, MET / NOT MET /
  * INCONCLUSIVE, the exit code follows); every other ratio is printed as a comparison.
