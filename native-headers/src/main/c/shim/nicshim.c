@@ -1516,9 +1516,13 @@ int32_t nicshim_start(nicshim_t *shim) {
             }
         }
     }
-    if (rc == NICSHIM_OK) {
+    if (rc == NICSHIM_OK && !shim->direct) {
         /* RX is registered for the link's life; shim_wait changes its events only when the card's needs change. TX
-         * joins the set only while the card waits for room in it (shim_ep_tx). */
+         * joins the set only while the card waits for room in it (shim_ep_tx). Not with direct access: its caller
+         * waits in ppoll (shim_direct_poll), and a registered socket has an epoll entry on its wait queue for good, so
+         * the kernel would take that queue's lock and run the entry's callback for every frame it delivers (the
+         * flush's sock_def_readable) and every transmitted frame it frees (sock_wfree's write_space): a tenth of a
+         * batched flood's sending CPU (README, "Direct-access U-Net on the AF_XDP rings"). */
         struct epoll_event rx_ev = {.events = EPOLLIN | EPOLLET, .data.fd = shim->rx_fd};
         if (epoll_ctl(shim->ep_fd, EPOLL_CTL_ADD, shim->rx_fd, &rx_ev) < 0) {
             rc = shim_errno_code(errno);

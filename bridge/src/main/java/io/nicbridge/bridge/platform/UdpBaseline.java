@@ -210,14 +210,40 @@ public final class UdpBaseline {
      * @throws IOException when a channel fails or no primer gets through within 2 s
      */
     public static FrameRate frameRate(KernelPath pair, int payloadBytes, Duration duration) throws IOException {
+        return frameRate(pair, payloadBytes, duration, NOT_PINNED, NOT_PINNED, false);
+    }
+
+    /**
+     * {@link #frameRate(KernelPath, int, Duration)} with the sending (calling) thread and the counting thread each
+     * pinned to one CPU for the flood ({@link CpuAffinity}; the caller is unpinned again afterwards). Unpinned on a
+     * two-CPU machine, the scheduler's wake-affine placement puts the woken counter on the sender's CPU most of the
+     * time, so the two share one CPU; a user-level flood measured beside it pinned the same way gets the same machine.
+     *
+     * <p>With {@code spin} the counter busy-polls (non-blocking reads, {@link Thread#onSpinWait()}, yielding after
+     * {@value #SPINS_BEFORE_YIELD} empty ones, as {@link #roundTrip}'s busy mode) instead of sleeping in a blocking
+     * read: a sleeping reader costs the sender's CPU a wake-up (the socket's wait queue taken, the reader woken) for
+     * the datagrams that find it asleep, a polling one costs it nothing.
+     *
+     * @param senderCpu  the calling thread's CPU, or {@link #NOT_PINNED}
+     * @param counterCpu the counting thread's CPU, or {@link #NOT_PINNED}
+     * @param spin       the counter busy-polls instead of blocking
+     * @throws IllegalArgumentException for a CPU outside {@code [0, CpuAffinity.cpus())}
+     */
+    public static FrameRate frameRate(KernelPath pair, int payloadBytes, Duration duration, int senderCpu,
+                                      int counterCpu, boolean spin) throws IOException {
         checkPayload(pair, payloadBytes);
+        checkCpu("senderCpu", senderCpu);
+        checkCpu("counterCpu", counterCpu);
         Objects.requireNonNull(duration, "duration");
         if (duration.isNegative() || duration.isZero()) {
             throw new IllegalArgumentException("duration must be positive, got " + duration);
         }
         try (Endpoints ends = Endpoints.open(pair)) {
             ends.server.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER_BYTES);
-            Counter counter = new Counter(ends.server, payloadBytes);
+            if (spin) {
+                ends.server.configureBlocking(false);
+            }
+            Counter counter = new Counter(ends.server, payloadBytes, counterCpu);
             Thread counterThread = pair.namespaceB().newThread("udp-count-" + pair.interfaceB(), counter);
             counterThread.start();
             ByteBuffer out = ByteBuffer.allocateDirect(payloadBytes);
@@ -225,19 +251,28 @@ public final class UdpBaseline {
 
             out.put(0, MEASURED);
             long sendNanos = TimeUnit.NANOSECONDS.convert(duration);
+            if (senderCpu != NOT_PINNED) {
+                CpuAffinity.pinCurrentThread(senderCpu);
+            }
             long start = System.nanoTime();
             long deadline = start + sendNanos;
             long sent = 0;
             long now;
-            do {
-                // Check the clock every 64 datagrams: nanoTime would otherwise be a visible part of the loop.
-                for (int i = 0; i < 64; i++) {
-                    out.clear();
-                    ends.client.write(out);
+            try {
+                do {
+                    // Check the clock every 64 datagrams: nanoTime would otherwise be a visible part of the loop.
+                    for (int i = 0; i < 64; i++) {
+                        out.clear();
+                        ends.client.write(out);
+                    }
+                    sent += 64;
+                    now = System.nanoTime();
+                } while (now < deadline);
+            } finally {
+                if (senderCpu != NOT_PINNED) {
+                    CpuAffinity.unpinCurrentThread();
                 }
-                sent += 64;
-                now = System.nanoTime();
-            } while (now < deadline);
+            }
             long sentFor = now - start;
 
             drain(counter);
@@ -417,18 +452,24 @@ public final class UdpBaseline {
         volatile long lastNanos;
         volatile IOException failure;
 
-        Counter(DatagramChannel channel, int payloadBytes) {
+        private final int cpu;
+
+        Counter(DatagramChannel channel, int payloadBytes, int cpu) {
             this.channel = channel;
             this.buffer = ByteBuffer.allocateDirect(payloadBytes + 1);
+            this.cpu = cpu;
         }
 
         @Override
         public void run() {
             long count = 0;
             try {
+                if (cpu != NOT_PINNED) {
+                    CpuAffinity.pinCurrentThread(cpu); // a thread of its own: it ends with the flood
+                }
                 while (true) {
                     buffer.clear();
-                    channel.read(buffer);
+                    read(channel, buffer); // blocking, or busy-polling when the channel is non-blocking
                     long now = System.nanoTime();
                     if (buffer.get(0) == PRIMER) {
                         primers++;

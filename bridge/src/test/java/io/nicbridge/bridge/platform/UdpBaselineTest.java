@@ -62,6 +62,20 @@ class UdpBaselineTest {
     }
 
     @Test
+    void pinnedBusyPollingFloodCountsWhatArrivedAndTheCallerIsUnpinnedAfterwards() throws IOException {
+        int counterCpu = CpuAffinity.cpus() > 1 ? 1 : 0;
+        UdpBaseline.FrameRate rate = UdpBaseline.frameRate(pair, 64, Duration.ofMillis(200), 0, counterCpu, true);
+        assertTrue(rate.received() > 0 && rate.received() <= rate.sent(), rate.received() + " of " + rate.sent());
+        assertTrue(rate.receivedPerSecond() > 0);
+        // The caller ran pinned to CPU 0 for the flood only: a second pinned flood on another CPU would fail if the
+        // affinity had stayed, and the thread may run anywhere again.
+        assertEquals(CpuAffinity.cpus(), Runtime.getRuntime().availableProcessors());
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+            () -> UdpBaseline.frameRate(pair, 64, Duration.ofMillis(10), CpuAffinity.cpus(), 0, false));
+        assertTrue(bad.getMessage().contains("senderCpu"), bad.getMessage());
+    }
+
+    @Test
     void payloadThatDoesNotFitOneFrameOrAPairWithoutAddressesIsRefused() throws IOException {
         IllegalArgumentException big = assertThrows(IllegalArgumentException.class,
             () -> UdpBaseline.roundTrip(pair, pair.mtu() - UdpBaseline.IPV4_UDP_HEADERS + 1, 0, 1));

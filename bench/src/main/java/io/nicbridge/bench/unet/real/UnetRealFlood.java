@@ -28,15 +28,23 @@ import java.util.concurrent.TimeUnit;
  * One-way frame rate on one veth pair: the direct-access U-Net endpoint ({@link XskUnetEndpoint}, its send queue the
  * AF_XDP TX ring) beside kernel UDP carrying the same frame, interleaved per trial:
  * <pre>
- *   direct, kick 1   A: send, kick (one sendto per frame)          ===veth===  B: await, count, release
+ *   direct, kick 1   A: send, kick (one sendto per frame)          ===veth===  B: await (or poll), count, release
  *   direct, kick N   A: send N, then one kick (one sendto per N)   ===veth===  B: the same
  *   udp              A: write (one sendto per datagram)            ===veth===  B: read, count (UdpBaseline.frameRate)
  * </pre>
- * One {@code sendto} per UDP datagram is the fair baseline: it is how a UDP application without {@code sendmmsg}
- * sends, and what kernel UDP's per-datagram cost is. AF_XDP's kick is a system call too, but one kick can hand the
- * kernel a whole ring of frames ({@link XskUnetEndpoint#kickBatch}); on a veth (copy mode, no zero-copy) the kernel
- * still builds one skb per frame and copies the frame into it, and the receiving veth copies it into the peer's UMEM.
- * The receiver blocks (as UDP's does) and reads every message's sequence number: lost = sent - received, and a number
+ * One {@code sendto} per UDP datagram is the baseline. It is as strong as a batched one on this path: kernel UDP with
+ * {@code sendmmsg} of 256 datagrams and {@code recvmmsg} (the batching the direct sender's kicks have) moves no more
+ * frames per second on a veth pair than one {@code send} per datagram (bare C, {@code tools/veth-latency-floor.sh}
+ * {@code udp-mmsg-flood} against {@code udp-flood}: within 3 %; README, "Direct-access U-Net on the AF_XDP rings"),
+ * because the cost is the stack's per datagram, not the system call; and Java's {@code DatagramChannel} has no
+ * {@code sendmmsg}. AF_XDP's kick is a system call too, but one kick can hand the kernel a whole ring of frames
+ * ({@link XskUnetEndpoint#kickBatch}); on a veth (copy mode, no zero-copy) the kernel still builds one skb per frame
+ * and copies the frame into it, and the receiving veth copies it into the peer's UMEM, all on the sender's CPU inside
+ * the kick. The receivers wait alike, blocking ({@link XskUnetEndpoint#await}, a blocking read) or busy-polling
+ * ({@code --wait spin}): a blocking receiver costs its sender, since the frames that find it asleep (or woken and not
+ * yet running) take the socket's wait queue and wake it from the sender's CPU, where the scheduler then tends to run
+ * it ({@code --pin yes} keeps every sender on one CPU and every receiver on the other). The receiver reads every
+ * message's sequence number: lost = sent - received, and a number
  * at or below the highest seen is counted as out of order. The rate is taken at the receiver over its receive window,
  * as UDP's is. Target (issue 18): at the 64-byte frame the batched direct endpoint's rate at least
  * {@value #TARGET}x kernel UDP's, judged on the per-trial ratios ({@link TrialRatios}); the rest are comparisons.
@@ -60,13 +68,27 @@ public final class UnetRealFlood {
     private final int trials;
     private final int kickBatch;
     private final boolean acceptInconclusive;
+    private final boolean pinned;
+    private final boolean spin;
+
+    /** Unpinned, the receivers blocking. */
+    public UnetRealFlood(PrintWriter out, int[] sizes, Duration duration, int trials, int kickBatch,
+                         boolean acceptInconclusive) {
+        this(out, sizes, duration, trials, kickBatch, acceptInconclusive, false, false);
+    }
 
     /**
      * @param kickBatch sends per kick of the batched direct run (the unbatched run kicks every send)
+     * @param pinned    every sending thread on CPU {@link UnetRealPingPong#cpuA()} and every receiving thread on
+     *                  {@link UnetRealPingPong#cpuB()}, direct and UDP alike; unpinned, the scheduler wakes a receiver
+     *                  on its waker's CPU (wake-affine): on two CPUs the receiver then mostly shares the sender's
+     * @param spin      every receiver busy-polls (the direct one {@link XskUnetEndpoint#poll}, UDP's non-blocking
+     *                  reads; {@link Thread#onSpinWait()}, then {@link Thread#yield()}) instead of sleeping in
+     *                  {@link XskUnetEndpoint#await} and a blocking read
      * @throws IllegalArgumentException naming the first bad argument
      */
     public UnetRealFlood(PrintWriter out, int[] sizes, Duration duration, int trials, int kickBatch,
-                         boolean acceptInconclusive) {
+                         boolean acceptInconclusive, boolean pinned, boolean spin) {
         for (int size : sizes) {
             if (size < UnetRealPingPong.UDP_FRAME_OVERHEAD - UnetRealPingPong.UNET_FRAME_OVERHEAD + 4 || size > 1492) {
                 throw new IllegalArgumentException("--sizes: a message is 24..1492 bytes (a UDP datagram of at least"
@@ -90,6 +112,8 @@ public final class UnetRealFlood {
         this.trials = trials;
         this.kickBatch = kickBatch;
         this.acceptInconclusive = acceptInconclusive;
+        this.pinned = pinned;
+        this.spin = spin;
     }
 
     /** What one direct flood achieved. */
@@ -108,6 +132,8 @@ public final class UnetRealFlood {
     /** Counts what arrives at B until the sender is done and nothing came for {@link #QUIET_NANOS}. */
     private static final class Receiver implements Runnable {
         private final XskUnetEndpoint ep;
+        private final boolean pinned;
+        private final boolean spin;
         /** Where each message's sequence number is copied (the receiver's own: a heap segment any thread may use). */
         private final MemorySegment scratch = MemorySegment.ofArray(new byte[Integer.BYTES]);
         volatile boolean senderDone;
@@ -117,17 +143,23 @@ public final class UnetRealFlood {
         long first;
         long last;
 
-        Receiver(XskUnetEndpoint ep) {
+        Receiver(XskUnetEndpoint ep, boolean pinned, boolean spin) {
             this.ep = ep;
+            this.pinned = pinned;
+            this.spin = spin;
         }
 
         @Override
         public void run() {
             try {
+                if (pinned) {
+                    // A thread of its own: it ends with the flood, so its affinity needs no undoing.
+                    CpuAffinity.pinCurrentThread(UnetRealPingPong.cpuB());
+                }
                 int highest = -1;
                 long quietSince = System.nanoTime();
                 while (true) {
-                    long d = ep.await(QUIET_NANOS, TimeUnit.NANOSECONDS);
+                    long d = UnetRealPingPong.next(ep, spin, QUIET_NANOS);
                     long now = System.nanoTime();
                     if (d < 0) {
                         if (senderDone && now - quietSince >= QUIET_NANOS) {
@@ -178,42 +210,51 @@ public final class UnetRealFlood {
     }
 
     /** One direct flood of {@code size}-byte messages for {@code nanos}, A to B, kicking every {@code batch} sends. */
-    static Result direct(VethPair veth, int size, long nanos, int batch) throws InterruptedException {
+    static Result direct(VethPair veth, int size, long nanos, int batch, boolean pinned, boolean spin)
+        throws InterruptedException, IOException {
         try (XskUnetEndpoint a = open(veth, true);
              XskUnetEndpoint b = open(veth, false)) {
             a.kickBatch(batch);
             MemorySegment source = a.segment();
-            Receiver receiver = new Receiver(b);
+            Receiver receiver = new Receiver(b, pinned, spin);
             long dropsBefore = b.kernelStatistics().rxDropped() + b.kernelStatistics().rxRingFull();
             Thread thread = Thread.ofPlatform().name("flood-rx").start(receiver);
             long sent = 0;
             long backPressure = 0;
-            long start = System.nanoTime();
-            long deadline = start + nanos;
-            int idle = 0;
-            do {
-                for (int i = 0; i < 64; i++) {
-                    source.set(ValueLayout.JAVA_INT_UNALIGNED, 0, (int) sent);
-                    boolean ok = size <= INLINE_MAX
-                        ? a.sendInline(UnetRealPingPong.CHANNEL, source, 0, size)
-                        : a.send(UnetRealPingPong.CHANNEL, 0, size);
-                    if (ok) {
-                        sent++;
-                        idle = 0;
-                    } else {
-                        // The status FIFO or the transmit chunks are used up: reaping kicks what waits for its
-                        // batch and takes the completions (reaping after every send would kick every send).
-                        backPressure++;
-                        a.reapSends();
-                        if (++idle > UdpBaseline.SPINS_BEFORE_YIELD) {
-                            Thread.yield();
+            try {
+                if (pinned) {
+                    CpuAffinity.pinCurrentThread(UnetRealPingPong.cpuA());
+                }
+                long deadline = System.nanoTime() + nanos;
+                int idle = 0;
+                do {
+                    for (int i = 0; i < 64; i++) {
+                        source.set(ValueLayout.JAVA_INT_UNALIGNED, 0, (int) sent);
+                        boolean ok = size <= INLINE_MAX
+                            ? a.sendInline(UnetRealPingPong.CHANNEL, source, 0, size)
+                            : a.send(UnetRealPingPong.CHANNEL, 0, size);
+                        if (ok) {
+                            sent++;
+                            idle = 0;
                         } else {
-                            Thread.onSpinWait();
+                            // The status FIFO or the transmit chunks are used up: reaping kicks what waits for its
+                            // batch and takes the completions (reaping after every send would kick every send).
+                            backPressure++;
+                            a.reapSends();
+                            if (++idle > UdpBaseline.SPINS_BEFORE_YIELD) {
+                                Thread.yield();
+                            } else {
+                                Thread.onSpinWait();
+                            }
                         }
                     }
+                } while (System.nanoTime() < deadline && receiver.failure == null);
+                a.flush();
+            } finally {
+                if (pinned) {
+                    CpuAffinity.unpinCurrentThread();
                 }
-            } while (System.nanoTime() < deadline && receiver.failure == null);
-            a.flush();
+            }
             receiver.senderDone = true;
             thread.join(TimeUnit.SECONDS.toMillis(5));
             if (thread.isAlive() || receiver.failure != null) {
@@ -230,10 +271,13 @@ public final class UnetRealFlood {
         String[] names = {"direct, kick 1", "direct, kick " + kickBatch, "udp"};
         long trialNanos = durationNanos / trials;
         out.printf(Locale.ROOT, "unet real-flood: one-way frame rate on one veth pair, %d trial(s) of %.0f ms per size"
-                + " and sender, order rotating per trial: %s; %d CPUs, load average %.2f at the start%n", trials,
-            trialNanos / 1e6, String.join(", ", names), CpuAffinity.cpus(), loadAverage());
+                + " and sender, order rotating per trial: %s; %d CPUs, load average %.2f at the start; %s%n", trials,
+            trialNanos / 1e6, String.join(", ", names), CpuAffinity.cpus(), loadAverage(), pinned
+                ? "pinned: every sender on CPU " + UnetRealPingPong.cpuA() + ", every receiver on CPU "
+                    + UnetRealPingPong.cpuB() : "unpinned");
         out.println("baseline: kernel UDP, one write (sendto) per datagram, payload = message - 20 so both put the same"
-            + " frame on the veth; the receivers block (await / read) and count at the receiver");
+            + " frame on the veth; the receivers " + (spin ? "busy-poll (poll / non-blocking read, spin then yield)"
+            : "block (await / read)") + " and count at the receiver");
         double[][] rate = new double[sizes.length][3];
         double[][][] ratios = new double[sizes.length][2][trials];
         Result[][] total = new Result[sizes.length][2];
@@ -249,12 +293,13 @@ public final class UnetRealFlood {
                         int m = (t + k) % 3;
                         if (m == 2) {
                             UdpBaseline.FrameRate f = UdpBaseline.frameRate(veth, payload,
-                                Duration.ofNanos(trialNanos));
+                                Duration.ofNanos(trialNanos), pinned ? UnetRealPingPong.cpuA() : UdpBaseline.NOT_PINNED,
+                                pinned ? UnetRealPingPong.cpuB() : UdpBaseline.NOT_PINNED, spin);
                             trialRate[2] = f.receivedPerSecond();
                             udpSent[s] += f.sent();
                             udpReceived[s] += f.received();
                         } else {
-                            Result r = direct(veth, sizes[s], trialNanos, m == 0 ? 1 : kickBatch);
+                            Result r = direct(veth, sizes[s], trialNanos, m == 0 ? 1 : kickBatch, pinned, spin);
                             trialRate[m] = r.framesPerSecond();
                             total[s][m] = total[s][m] == null ? r : total[s][m].plus(r);
                         }

@@ -1,5 +1,6 @@
 package io.nicbridge.bench.unet.real;
 
+import io.nicbridge.bench.real.InterleavedTrials;
 import io.nicbridge.bench.real.RealLinks;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.shim.ShimBackendProvider;
@@ -37,6 +38,16 @@ public final class UnetRealFloodCommand implements Callable<Integer> {
         + " (default: ${DEFAULT-VALUE}).")
     int kickBatch;
 
+    @Option(names = "--pin", defaultValue = "no", paramLabel = "yes|no", description = "Every sender on CPU 0 and"
+        + " every receiver on CPU 1, direct and UDP alike (default: ${DEFAULT-VALUE}); unpinned, a woken receiver"
+        + " mostly shares its sender's CPU.")
+    String pin;
+
+    @Option(names = "--wait", defaultValue = "block", paramLabel = "block|spin", description = "How every receiver"
+        + " waits, direct and UDP alike: sleeping in the socket (await, a blocking read) or busy-polling (poll,"
+        + " non-blocking reads) (default: ${DEFAULT-VALUE}).")
+    String wait;
+
     @Option(names = "--accept-inconclusive", description = "Exit 0 when no check failed but the target was"
         + " INCONCLUSIVE.")
     boolean acceptInconclusive;
@@ -51,8 +62,13 @@ public final class UnetRealFloodCommand implements Callable<Integer> {
             if (!(seconds > 0 && seconds <= 60)) {
                 throw new IllegalArgumentException("--duration must be in (0, 60] seconds, was " + seconds);
             }
+            boolean pinned = switch (pin) {
+                case "yes" -> true;
+                case "no" -> false;
+                default -> throw new IllegalArgumentException("--pin: yes or no, was '" + pin + "'");
+            };
             UnetRealFlood run = new UnetRealFlood(out, sizes, Duration.ofNanos((long) (seconds * 1e9)), trials,
-                kickBatch, acceptInconclusive);
+                kickBatch, acceptInconclusive, pinned, InterleavedTrials.spins(wait));
             String missing = RealLinks.missing();
             Availability xdp = ShimBackendProvider.xdpAvailability();
             if (missing == null && !xdp.available()) {

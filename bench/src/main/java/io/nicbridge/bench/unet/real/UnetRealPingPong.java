@@ -3,6 +3,7 @@ package io.nicbridge.bench.unet.real;
 import static io.nicbridge.contract.Sba200Unet.INLINE_MAX;
 
 import io.nicbridge.bench.pingpong.RttSummary;
+import io.nicbridge.bench.real.InterleavedTrials;
 import io.nicbridge.bench.verdict.CheckLog;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bench.verdict.Outcome;
@@ -43,13 +44,16 @@ import org.HdrHistogram.Histogram;
  * <ul>
  *   <li>{@code block}: both sides sleep until a frame is there ({@link Endpoint#await}, a blocking {@code read});
  *   <li>{@code spin}: both sides busy-poll ({@link Endpoint#poll}, a non-blocking {@code read}) with
- *       {@link Thread#onSpinWait()}, yielding after {@value UdpBaseline#SPINS_BEFORE_YIELD} empty polls;
+ *       {@link Thread#onSpinWait()}, yielding after {@link #SPIN_NANOS_BEFORE_YIELD} of polls (the endpoints) or
+ *       {@value UdpBaseline#SPINS_BEFORE_YIELD} empty reads (kernel UDP);
  *   <li>each of them unpinned or {@code pinned}: A's thread on CPU 0, the echo thread on CPU 1 (the card threads of
  *       afpacket and afxdp stay unpinned: they are the card's, not the application's).
  * </ul>
- * Each trial opens every backend in turn (the order rotates from trial to trial, so each sees the same machine) and
- * closes it before the next, so one XDP program at a time is on the interfaces; within a trial every variant and
- * size runs. The targets (issue 18) are judged on the per-trial ratio kernel UDP p50 / direct p50 at the 64-byte frame
+ * Each trial opens every backend in turn and closes it before the next, so one XDP program at a time is on the
+ * interfaces; within a trial every variant and size runs. The trials are {@link InterleavedTrials}' (the order of the
+ * backends reverses from trial to trial, so a drift of the machine's load hits each alike; per trial and (size,
+ * variant) the p50 is kept, and every sample goes into the backend's histogram over all trials). The targets (issue
+ * 18) are judged on the per-trial ratio kernel UDP p50 / direct p50 at the 64-byte frame
  * ({@value #TARGET_MESSAGE}-byte message), pinned: at least {@value #TARGET_BLOCKING}x blocking and at least
  * {@value #TARGET_SPIN}x busy-polling ({@link TrialRatios}: median and bootstrap interval, MET / NOT MET /
  * INCONCLUSIVE, the exit code follows); every other ratio is printed as a comparison.
@@ -246,26 +250,40 @@ public final class UnetRealPingPong {
     }
 
     /**
+     * Busy polling spins this long before it starts yielding. Kernel UDP's busy reader yields after
+     * {@value UdpBaseline#SPINS_BEFORE_YIELD} empty non-blocking reads, each a system call: tens of microseconds. A
+     * poll of the RX ring is a load, so as many polls take one or two microseconds - less than a one-way trip - and a
+     * poller that counted them would sit in {@code sched_yield} whenever a frame arrived; the same spin in time keeps
+     * it on the ring.
+     */
+    static final long SPIN_NANOS_BEFORE_YIELD = TimeUnit.MICROSECONDS.toNanos(50);
+
+    /**
      * The next message on {@code ep}, or {@link QueueCode#EMPTY} after {@code timeoutNanos}: blocking in
-     * {@link Endpoint#await}, or busy polling as kernel UDP's busy-polling reader does (spin, then yield).
+     * {@link Endpoint#await}, or busy polling as kernel UDP's busy-polling reader does (spin
+     * {@link #SPIN_NANOS_BEFORE_YIELD}, then yield between polls).
      */
     static long next(Endpoint ep, boolean spin, long timeoutNanos) throws InterruptedException {
         if (!spin) {
             return ep.await(timeoutNanos, TimeUnit.NANOSECONDS);
         }
-        long deadline = System.nanoTime() + timeoutNanos;
-        for (int idle = 0; ; idle++) {
+        long start = System.nanoTime();
+        for (int idle = 1; ; idle++) {
             long d = ep.poll();
             if (d >= 0) {
                 return d;
             }
-            if (idle < UdpBaseline.SPINS_BEFORE_YIELD) {
+            if ((idle & 63) != 0) {
+                Thread.onSpinWait(); // the clock every 64 polls: reading it costs as much as a poll
+                continue;
+            }
+            long waited = System.nanoTime() - start;
+            if (waited < SPIN_NANOS_BEFORE_YIELD) {
                 Thread.onSpinWait();
+            } else if (waited > timeoutNanos) {
+                return QueueCode.EMPTY;
             } else {
                 Thread.yield();
-                if (System.nanoTime() - deadline > 0) {
-                    return QueueCode.EMPTY;
-                }
             }
         }
     }
@@ -367,56 +385,52 @@ public final class UnetRealPingPong {
     public int run() throws Exception {
         int nv = variants.size();
         int nb = BACKENDS.length;
-        // [size][variant][backend]: every trial's histogram added; [size][variant][backend][trial]: each trial's p50.
-        Histogram[][][] rtt = new Histogram[sizes.length][nv][nb];
-        double[][][][] p50 = new double[sizes.length][nv][nb][trials];
-        for (Histogram[][] bySize : rtt) {
-            for (Histogram[] byVariant : bySize) {
-                for (int b = 0; b < nb; b++) {
-                    byVariant[b] = RttSummary.newHistogram();
-                }
+        // The stacks of InterleavedTrials are the measured backends; its "sizes" are (size, variant) pairs, index
+        // s * nv + v: each trial's turn of a backend opens its pair once and runs every size in every variant.
+        List<Integer> stacks = new ArrayList<>();
+        int[] stackOf = new int[nb];
+        Arrays.fill(stackOf, -1);
+        for (int b = 0; b < nb; b++) {
+            if (measured[b]) {
+                stackOf[b] = stacks.size();
+                stacks.add(b);
             }
         }
+        InterleavedTrials trial = new InterleavedTrials(sizes.length * nv, trials, stacks.size());
         String[] describe = new String[nb];
         List<String> labels = variants.stream().map(Variant::label).toList();
         out.printf(Locale.ROOT, "unet real-pingpong: U-Net round trips on one veth pair, %d trial(s) x %d round trips"
-            + " (+%d warm-up) per size, wait and backend; waits: %s; backends rotating per trial: %s%n", trials, count,
-            warmup, String.join(", ", labels), String.join(", ", measuredBackends()));
+            + " (+%d warm-up) per size, wait and backend; waits: %s; backends in turn, the order reversing per trial:"
+            + " %s%n", trials, count, warmup, String.join(", ", labels), String.join(", ", measuredBackends()));
         out.printf(Locale.ROOT, "machine: %d CPUs, load average %.2f at the start; pinned: A's thread on CPU %d, the"
             + " echo thread on CPU %d (the shim cards' threads unpinned)%n", CpuAffinity.cpus(), loadAverage(), cpuA(),
             cpuB());
-        Histogram trial = RttSummary.newHistogram();
         try (VethPair veth = VethPair.builder().ipv4(measured[UDP]).create()) {
-            for (int t = 0; t < trials; t++) {
-                for (int k = 0; k < nb; k++) {
-                    int b = (t + k) % nb;
-                    if (!measured[b]) {
-                        continue;
-                    }
+            InterleavedTrials.Turn[] turns = new InterleavedTrials.Turn[stacks.size()];
+            for (int k = 0; k < turns.length; k++) {
+                int b = stacks.get(k);
+                turns[k] = samples -> {
                     if (b == UDP) {
                         describe[b] = "udp: kernel UDP, DatagramChannels in the two namespaces, payload = message - "
                             + (UDP_FRAME_OVERHEAD - UNET_FRAME_OVERHEAD) + " (the same frame)";
                         for (int s = 0; s < sizes.length; s++) {
                             for (int v = 0; v < nv; v++) {
-                                trial.reset();
-                                measureUdp(veth, sizes[s], variants.get(v), warmup, count, trial);
-                                record(trial, rtt[s][v][b], p50[s][v][b], t);
+                                measureUdp(veth, sizes[s], variants.get(v), warmup, count, samples[s * nv + v]);
                             }
                         }
-                        continue;
+                        return;
                     }
                     try (Pair pair = open(BACKENDS[b], veth)) {
                         describe[b] = pair.describe;
                         for (int s = 0; s < sizes.length; s++) {
                             for (int v = 0; v < nv; v++) {
-                                trial.reset();
-                                measure(pair, sizes[s], variants.get(v), warmup, count, trial);
-                                record(trial, rtt[s][v][b], p50[s][v][b], t);
+                                measure(pair, sizes[s], variants.get(v), warmup, count, samples[s * nv + v]);
                             }
                         }
                     }
-                }
+                };
             }
+            trial.run(turns);
         } catch (RuntimeException | IOException e) {
             out.println("unet real-pingpong: run failed: " + e.getMessage());
             out.flush();
@@ -435,27 +449,22 @@ public final class UnetRealPingPong {
                     if (!measured[b]) {
                         continue;
                     }
-                    RttSummary r = RttSummary.of(BACKENDS[b], rtt[s][v][b]);
+                    RttSummary r = RttSummary.of(BACKENDS[b], trial.all(stackOf[b], s * nv + v));
                     String ratio = measured[UDP] ? String.format(Locale.ROOT, "%.2fx",
-                        rtt[s][v][UDP].getValueAtPercentile(50) / (double) r.p50()) : "";
+                        trial.all(stackOf[UDP], s * nv + v).getValueAtPercentile(50) / (double) r.p50()) : "";
                     out.printf(Locale.ROOT, "%6d B %5d B  %-12s %-9s %10.2f %10.2f %10.2f   %s%n", sizes[s],
                         sizes[s] + UNET_FRAME_OVERHEAD, labels.get(v), BACKENDS[b], r.p50() / 1e3, r.p90() / 1e3,
                         r.p99() / 1e3, ratio);
                 }
             }
         }
-        int code = judge(p50, labels);
+        int code = judge(trial, stackOf, labels);
         out.flush();
         return code;
     }
 
-    private static void record(Histogram trial, Histogram total, double[] p50s, int t) {
-        total.add(trial);
-        p50s[t] = trial.getValueAtPercentile(50);
-    }
-
     /** The targets and comparisons on the per-trial ratios UDP p50 / direct p50; returns the exit code. */
-    private int judge(double[][][][] p50, List<String> labels) {
+    private int judge(InterleavedTrials trial, int[] stackOf, List<String> labels) {
         CheckLog checks = new CheckLog(out::println);
         if (!measured[UDP] || !measured[DIRECT]) {
             out.println("targets: not judged: they compare the direct endpoint with kernel UDP, and this run measured"
@@ -483,10 +492,7 @@ public final class UnetRealPingPong {
         int judged = 0;
         for (int s = 0; s < sizes.length; s++) {
             for (int v = 0; v < variants.size(); v++) {
-                double[] ratios = new double[trials];
-                for (int t = 0; t < trials; t++) {
-                    ratios[t] = p50[s][v][UDP][t] / p50[s][v][DIRECT][t];
-                }
+                double[] ratios = trial.ratios(stackOf[UDP], stackOf[DIRECT], s * variants.size() + v);
                 Variant variant = variants.get(v);
                 String name = String.format(Locale.ROOT, "RTT at %d B (%d B frame), %s", sizes[s],
                     sizes[s] + UNET_FRAME_OVERHEAD, labels.get(v));

@@ -35,7 +35,7 @@ public final class UnetRealPingPongCommand implements Callable<Integer> {
         + " backend and trial (default: ${DEFAULT-VALUE}).")
     int warmup;
 
-    @Option(names = "--trials", defaultValue = "5", description = "Trials; the backends' order rotates from trial to"
+    @Option(names = "--trials", defaultValue = "5", description = "Trials; the backends' order reverses from trial to"
         + " trial; at least 5 to judge the targets (default: ${DEFAULT-VALUE}).")
     int trials;
 

@@ -47,6 +47,26 @@ class UnetRealFloodTest {
     }
 
     @Test
+    void busyPollingUnpinnedReceiversCountEveryFrameAndTheHeaderSaysHowTheyWaited() throws Exception {
+        String missing = io.nicbridge.bench.real.RealLinks.missing();
+        Requirements.assume(Capability.NET, missing == null, () -> missing);
+        Availability xdp = ShimBackendProvider.xdpAvailability();
+        Requirements.assume(Capability.SHIM, xdp.available(), xdp::reason);
+        StringWriter text = new StringWriter();
+        int rc = new UnetRealFlood(new PrintWriter(text), new int[] {42}, Duration.ofMillis(300), 1, 64, false, false,
+            true).run();
+        String out = text.toString();
+        assertEquals(ExitCodes.OK, rc, out);
+        assertTrue(out.contains("; unpinned"), out);
+        assertTrue(out.contains("the receivers busy-poll (poll / non-blocking read, spin then yield)"), out);
+        assertTrue(out.contains("-> PASS"), out);
+        Matcher udp = Pattern.compile("42 B    64 B  udp\\s+([0-9]+) .* (\\d+), (\\d+)$", Pattern.MULTILINE)
+            .matcher(out);
+        assertTrue(udp.find(), out);
+        assertTrue(Long.parseLong(udp.group(1)) > 0 && Long.parseLong(udp.group(3)) > 0, out);
+    }
+
+    @Test
     void badArgumentsAreRefusedWithTheLimit() {
         PrintWriter sink = new PrintWriter(new StringWriter());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
