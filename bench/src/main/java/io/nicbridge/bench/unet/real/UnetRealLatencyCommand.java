@@ -41,6 +41,11 @@ public final class UnetRealLatencyCommand implements Callable<Integer> {
                 + " AF_XDP endpoint, no card model; needs XDP) (default: ${DEFAULT-VALUE}).")
     List<String> endpoints;
 
+    @Option(names = "--pinning", split = ",", defaultValue = "unpinned,pinned",
+            description = "unpinned, pinned (both ends of every stack: node A and the kernel's client on CPU 0, node B"
+                + " and the kernel's echo on CPU 1) (default: ${DEFAULT-VALUE}).")
+    List<String> pinning;
+
     @Option(names = "--no-loopback", description = "Leave out the kernel over loopback.")
     boolean noLoopback;
 
@@ -58,7 +63,7 @@ public final class UnetRealLatencyCommand implements Callable<Integer> {
             }
             return new UnetRealLatency(out, sizes != null ? sizes
                 : trials.quick() ? UnetRealLatency.QUICK_SIZES : UnetRealLatency.DEFAULT_SIZES, trials.count(),
-                trials.warmup(), trials.trials(), waits, protocols, endpoints, !noLoopback,
+                trials.warmup(), trials.trials(), waits, protocols, endpoints, pinning, !noLoopback,
                 trials.acceptInconclusive()).run();
         });
     }
