@@ -120,6 +120,16 @@ final class UnetIpShimPair implements AutoCloseable {
      * @throws IllegalArgumentException naming the bad argument
      */
     UnetIpShimPair(VethPair veth, Access access, Wait wait, int window) {
+        this(veth, access, wait, window, true);
+    }
+
+    /**
+     * @param window    bytes of each TCP connection's send and receive ring, a power of two in [1024, 2^30]
+     * @param ackAtPoll TCP acknowledges at the end of the step ({@link TcpConfig#ackAtPoll}, the default), or inside
+     *                  every data segment's arrival (false: the comparison, a pure ACK before each reply)
+     * @throws IllegalArgumentException naming the bad argument
+     */
+    UnetIpShimPair(VethPair veth, Access access, Wait wait, int window, boolean ackAtPoll) {
         this.access = access;
         String[] ifs = {veth.interfaceA(), veth.interfaceB()};
         String[] nss = {veth.namespaceA().name(), veth.namespaceB().name()};
@@ -157,7 +167,7 @@ final class UnetIpShimPair implements AutoCloseable {
                 UnetIpLink ipLink = new UnetIpLink(links[i]).route(i == 0 ? IP_B : IP_A, 1 - i);
                 Ipv4Stack ip = new Ipv4Stack(ipLink, i == 0 ? IP_A : IP_B, 24, mtu);
                 Tcp tcp = Tcp.over(ip, TcpConfig.defaults().withBuffers(window, window).withConnections(2)
-                    .withAckAtPoll(true), arena);
+                    .withAckAtPoll(ackAtPoll), arena);
                 ShimCard card = cards[i];
                 UnetLink link = links[i];
                 Waiter waiter = wait == Wait.SPIN ? null : access == Access.CARD ? card::waitForWork

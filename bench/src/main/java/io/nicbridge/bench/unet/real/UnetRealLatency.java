@@ -14,6 +14,7 @@ import io.nicbridge.bridge.platform.UdpBaseline;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.protocols.ip.UdpPcb;
 import io.nicbridge.protocols.ip.tcp.TcpConnection;
+import io.nicbridge.protocols.ip.tcp.TcpCounters;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
@@ -80,6 +81,8 @@ public final class UnetRealLatency {
     private final List<Boolean> pinnings;
     private final int cpuA = 0;
     private final int cpuB = CpuAffinity.cpus() > 1 ? 1 : 0;
+    /** U-Net TCP acknowledges at the end of the step (the default), or inside each data segment's arrival. */
+    private boolean tcpAckAtPoll = true;
 
     /** Unpinned only. @throws IllegalArgumentException naming the bad argument */
     public UnetRealLatency(PrintWriter out, int[] sizes, int count, int warmup, int trials, List<String> waits,
@@ -140,6 +143,16 @@ public final class UnetRealLatency {
         }
         this.kernelStack = accesses.size();
         this.loopbackStack = kernelStack + 1;
+    }
+
+    /**
+     * U-Net TCP acknowledges every data segment inside its arrival, a pure ACK before the reply (false), instead of
+     * at the end of the step ({@link io.nicbridge.protocols.ip.tcp.TcpConfig#ackAtPoll}, true, the default): the
+     * comparison of the two, on the wire and in the round trip.
+     */
+    public UnetRealLatency tcpAckAtPoll(boolean v) {
+        this.tcpAckAtPoll = v;
+        return this;
     }
 
     /**
@@ -362,13 +375,15 @@ public final class UnetRealLatency {
      */
     private void unetTcp(VethPair veth, Access access, Wait wait, int cpuA, int cpuB, Histogram[] rtt)
         throws Exception {
-        try (UnetIpShimPair pair = new UnetIpShimPair(veth, access, wait, TCP_WINDOW);
+        try (UnetIpShimPair pair = new UnetIpShimPair(veth, access, wait, TCP_WINDOW, tcpAckAtPoll);
              Pinned pin = Pinned.to(cpuA)) {
             try (TcpEcho echo = new TcpEcho(pair.node(1))) {
                 echo.pinTo(cpuB).start(pair);
                 Node a = pair.node(0);
                 a.attach();
                 TcpConnection c = pair.connect(PORT);
+                long sentBefore = a.tcp.counters().get(TcpCounters.Counter.SEGMENTS_SENT);
+                long sentBeforeB = echoSegmentsSent(pair);
                 MemorySegment message = MemorySegment.ofArray(new byte[1472]);
                 MemorySegment answer = MemorySegment.ofArray(new byte[1472]);
                 for (int i = 0; i < sizes.length; i++) {
@@ -409,9 +424,15 @@ public final class UnetRealLatency {
                         }
                     }
                 }
+                long sentA = a.tcp.counters().get(TcpCounters.Counter.SEGMENTS_SENT) - sentBefore;
                 c.abort(System.nanoTime());
                 echo.close();
                 echo.rethrow();
+                long sentB = echoSegmentsSent(pair) - sentBeforeB;
+                long roundTrips = (long) sizes.length * (warmup + count);
+                out.printf(Locale.ROOT, "  U-Net TCP turn, %s: %.2f segments on the wire per round trip (node A %.2f,"
+                    + " node B %.2f)%n", access.label, (double) (sentA + sentB) / roundTrips,
+                    (double) sentA / roundTrips, (double) sentB / roundTrips);
             }
         }
     }
@@ -432,6 +453,14 @@ public final class UnetRealLatency {
                 CpuAffinity.unpinCurrentThread();
             }
         }
+    }
+
+    /**
+     * Node B's TCP segments sent so far: read while its thread runs, a plain long of another thread - a count for a
+     * report, exact once the thread is joined (the second reading, after {@link NodeThread#close}).
+     */
+    private static long echoSegmentsSent(UnetIpShimPair pair) {
+        return pair.node(1).tcp.counters().get(TcpCounters.Counter.SEGMENTS_SENT);
     }
 
     private static void failAfter(long limit, String what, UnetIpShimPair pair) throws IOException {

@@ -46,6 +46,12 @@ public final class UnetRealLatencyCommand implements Callable<Integer> {
                 + " and the kernel's echo on CPU 1) (default: ${DEFAULT-VALUE}).")
     List<String> pinning;
 
+    @Option(names = "--tcp-ack", defaultValue = "at-poll", paramLabel = "WHEN",
+            description = "When U-Net TCP acknowledges a data segment: at-poll (at the end of the step, so that the"
+                + " reply carries the ACK: two segments per round trip) or immediate (inside the segment's arrival: a"
+                + " pure ACK before each reply, four) (default: ${DEFAULT-VALUE}).")
+    String tcpAck;
+
     @Option(names = "--no-loopback", description = "Leave out the kernel over loopback.")
     boolean noLoopback;
 
@@ -64,7 +70,12 @@ public final class UnetRealLatencyCommand implements Callable<Integer> {
             return new UnetRealLatency(out, sizes != null ? sizes
                 : trials.quick() ? UnetRealLatency.QUICK_SIZES : UnetRealLatency.DEFAULT_SIZES, trials.count(),
                 trials.warmup(), trials.trials(), waits, protocols, endpoints, pinning, !noLoopback,
-                trials.acceptInconclusive()).run();
+                trials.acceptInconclusive()).tcpAckAtPoll(switch (tcpAck.trim().toLowerCase(java.util.Locale.ROOT)) {
+                    case "at-poll" -> true;
+                    case "immediate" -> false;
+                    default -> throw new IllegalArgumentException("--tcp-ack: at-poll or immediate, was '" + tcpAck
+                        + "'");
+                }).run();
         });
     }
 }
