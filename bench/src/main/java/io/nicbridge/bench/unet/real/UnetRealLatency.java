@@ -38,8 +38,17 @@ import org.HdrHistogram.Histogram;
  * {@code read} in a spin, {@code SO_BUSY_POLL} for TCP; an inline card polled by a spinning node), each spin backing
  * off to {@link Thread#yield()}.
  *
- * <p>Per protocol and wait mode, {@code trials} interleaved trials ({@link InterleavedTrials}); the U-Net cards are
- * open only during U-Net's turn (their packet sockets would take a copy of every kernel frame). Per trial and size the
+ * <p>Per setting both ends of every stack are unpinned or pinned ({@code pinnings}: U-Net's node A and the kernel's
+ * client on CPU 0, node B and the kernel's echo on CPU 1) - like with like: unpinned, two spinning node threads may
+ * share one CPU for a while and hand it over at each yield (about one context switch per round trip, measured), which
+ * costs U-Net's round trip 3-6x in some turns and not in others. Before the timed trials every stack takes one untimed
+ * turn, the JIT's warm-up. U-Net TCP acknowledges at the end of the node's step
+ * ({@link io.nicbridge.protocols.ip.tcp.TcpConfig#ackAtPoll}), so that the echo's reply carries the ACK of the
+ * request and the next request the ACK of the reply: two segments per round trip, printed per turn
+ * ({@link #tcpAckAtPoll} false: a pure ACK before each, four).
+ *
+ * <p>Per protocol, wait mode and pinning, {@code trials} interleaved trials ({@link InterleavedTrials}); the U-Net
+ * cards are open only during U-Net's turn (their packet sockets would take a copy of every kernel frame). Per trial and size the
  * ratio kernel p50 / U-Net p50; per size its median with a seeded percentile-bootstrap 95% interval. Issue 17's
  * target - "U-Net UDP and TCP round trips lower than the kernel's on the same veth pair in the same run, for small
  * messages, with the same wait mode" - is judged for messages up to {@value #TARGET_MAX_SIZE} B ({@code anchor check}
