@@ -98,8 +98,8 @@ public final class Experiments {
         all.add(command("unet-real-latency", Paper.UNET, "Figure 9 / Table 3 (UDP, TCP rows) in real time: U-Net"
                         + " UDP and TCP on U-Net over Ethernet (the shim card and the direct AF_XDP endpoint) beside"
                         + " kernel UDP and TCP_NODELAY on one veth pair and over loopback, interleaved", "sizes 4, 256,"
-                        + " 1472 B; 200+50 round trips, 3 trials, busy polling", "5 sizes, 2000+300 round trips, 5"
-                        + " trials, busy polling and blocking", 60,
+                        + " 1472 B; 200+50 round trips, 3 trials, busy polling, unpinned and pinned", "5 sizes, 2000+300"
+                        + " round trips, 5 trials, busy polling and blocking, unpinned and pinned", 60,
                 List.of(Need.NET, Need.SHIM, Need.AFXDP),
                 new String[] {"unet", "real-latency", "--quick", "--count", "200", "--warmup", "50", "--trials", "3",
                         "--waits", "spin"},

@@ -33,17 +33,37 @@ class UnetRealCommandsTest {
         String out = r.out();
         assertTrue(out.contains("integrity check: ") && out.contains("every echo arrived whole and byte for byte as"
             + " sent") && out.contains("-> PASS"), out + r.err());
-        assertTrue(out.contains("UDP, busy polling: round trip") && out.contains("TCP, busy polling: round trip")
-            && out.contains("loopback p50"), out);
-        for (String endpoint : new String[] {"shim card", "direct XSK"}) {
-            assertTrue(out.contains("anchor check: UDP, busy polling, 4 B, " + endpoint + ": U-Net UDP round trip lower"
-                + " than kernel UDP's"), endpoint + ": " + out);
-            assertTrue(out.contains("anchor check: TCP, busy polling, 4 B, " + endpoint + ": U-Net TCP round trip lower"
-                + " than kernel TCP_NODELAY's"), endpoint + ": " + out);
-            assertTrue(out.contains("comparison (not a check): TCP, busy polling, 512 B, " + endpoint), "above 256 B:"
-                + " printed, not judged: " + out);
+        for (String pinning : new String[] {"unpinned", "pinned"}) {
+            assertTrue(out.contains("UDP, busy polling, " + pinning + ": round trip") && out.contains("TCP, busy polling, "
+                + pinning + ": round trip") && out.contains("loopback p50"), out);
+            for (String endpoint : new String[] {"shim card", "direct XSK"}) {
+                assertTrue(out.contains("anchor check: UDP, busy polling, " + pinning + ", 4 B, " + endpoint + ": U-Net"
+                    + " UDP round trip lower than kernel UDP's"), endpoint + ": " + out);
+                assertTrue(out.contains("anchor check: TCP, busy polling, " + pinning + ", 4 B, " + endpoint + ": U-Net"
+                    + " TCP round trip lower than kernel TCP_NODELAY's"), endpoint + ": " + out);
+                assertTrue(out.contains("comparison (not a check): TCP, busy polling, " + pinning + ", 512 B, "
+                    + endpoint), "above 256 B: printed, not judged: " + out);
+            }
         }
+        // TCP acknowledges at the end of the step: the echo's reply carries the ACK of the request and the next
+        // request the ACK of the reply - two segments per round trip (a retransmission or a window update adds a
+        // little); inside each arrival (--tcp-ack immediate) a pure ACK goes before each reply: four.
+        assertTrue(segmentsPerRoundTrip(out, "shim card") < 2.2 && segmentsPerRoundTrip(out, "direct XSK") < 2.2, out);
         assertEquals(r.expectedExit(), r.exit(), out + r.err());
+        CliRun immediate = CliRun.of("unet", "real-latency", "--sizes", "4", "--count", "60", "--warmup", "20",
+            "--trials", "1", "--waits", "spin", "--protocols", "tcp", "--endpoints", "card", "--pinning", "unpinned",
+            "--no-loopback", "--tcp-ack", "immediate");
+        assertTrue(segmentsPerRoundTrip(immediate.out(), "shim card") > 3.8, immediate.out() + immediate.err());
+        assertTrue(!immediate.out().contains(", pinned:"), "--pinning unpinned runs unpinned only: " + immediate.out());
+    }
+
+    /** The first "U-Net TCP turn, {endpoint}: N segments on the wire per round trip" of a run's output. */
+    private static double segmentsPerRoundTrip(String out, String endpoint) {
+        String key = "U-Net TCP turn, " + endpoint + ": ";
+        int at = out.indexOf(key);
+        assertTrue(at >= 0, "no segment count for " + endpoint + ": " + out);
+        int from = at + key.length();
+        return Double.parseDouble(out.substring(from, out.indexOf(' ', from)));
     }
 
     @Test
@@ -87,5 +107,11 @@ class UnetRealCommandsTest {
         CliRun e = CliRun.of("unet", "real-latency", "--endpoints", "nic");
         assertEquals(ExitCodes.USAGE, e.exit());
         assertTrue(e.out().contains("--endpoints: card or direct, was 'nic'"), e.out() + e.err());
+        CliRun pin = CliRun.of("unet", "real-latency", "--pinning", "tight");
+        assertEquals(ExitCodes.USAGE, pin.exit());
+        assertTrue(pin.out().contains("--pinning: unpinned or pinned, was 'tight'"), pin.out() + pin.err());
+        CliRun ack = CliRun.of("unet", "real-latency", "--tcp-ack", "later");
+        assertEquals(ExitCodes.USAGE, ack.exit());
+        assertTrue(ack.out().contains("--tcp-ack: at-poll or immediate, was 'later'"), ack.out() + ack.err());
     }
 }

@@ -1,6 +1,7 @@
 package io.nicbridge.bench.unet.real;
 
 import io.nicbridge.bench.unet.real.UnetIpShimPair.Node;
+import io.nicbridge.bridge.platform.CpuAffinity;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -20,10 +21,26 @@ abstract class NodeThread implements Runnable, AutoCloseable {
     private volatile boolean ready;
     private volatile boolean stop;
     private volatile Throwable failure;
+    /** The CPU the thread pins itself to before it attaches, or -1: not pinned. */
+    private int cpu = -1;
 
     NodeThread(Node node, String name) {
         this.node = node;
         this.thread = Thread.ofPlatform().name(name).unstarted(this);
+    }
+
+    /**
+     * Pins the thread to {@code cpu} when it starts (before {@link #start}), or not for -1.
+     *
+     * @throws IllegalArgumentException for a CPU outside {@code [0, CpuAffinity.cpus())} other than -1
+     */
+    NodeThread pinTo(int cpu) {
+        if (cpu != -1 && (cpu < 0 || cpu >= CpuAffinity.cpus())) {
+            throw new IllegalArgumentException("cpu must be -1 (not pinned) or in [0, " + CpuAffinity.cpus()
+                + "), was " + cpu);
+        }
+        this.cpu = cpu;
+        return this;
     }
 
     /** On the node's thread, before the loop: bind or listen. */
@@ -37,6 +54,9 @@ abstract class NodeThread implements Runnable, AutoCloseable {
     @Override
     public final void run() {
         try {
+            if (cpu >= 0) {
+                CpuAffinity.pinCurrentThread(cpu);
+            }
             node.attach();
             setUp();
             ready = true;

@@ -120,6 +120,16 @@ final class UnetIpShimPair implements AutoCloseable {
      * @throws IllegalArgumentException naming the bad argument
      */
     UnetIpShimPair(VethPair veth, Access access, Wait wait, int window) {
+        this(veth, access, wait, window, true);
+    }
+
+    /**
+     * @param window    bytes of each TCP connection's send and receive ring, a power of two in [1024, 2^30]
+     * @param ackAtPoll TCP acknowledges at the end of the step ({@link TcpConfig#ackAtPoll}, the default), or inside
+     *                  every data segment's arrival (false: the comparison, a pure ACK before each reply)
+     * @throws IllegalArgumentException naming the bad argument
+     */
+    UnetIpShimPair(VethPair veth, Access access, Wait wait, int window, boolean ackAtPoll) {
         this.access = access;
         String[] ifs = {veth.interfaceA(), veth.interfaceB()};
         String[] nss = {veth.namespaceA().name(), veth.namespaceB().name()};
@@ -156,7 +166,8 @@ final class UnetIpShimPair implements AutoCloseable {
                 }
                 UnetIpLink ipLink = new UnetIpLink(links[i]).route(i == 0 ? IP_B : IP_A, 1 - i);
                 Ipv4Stack ip = new Ipv4Stack(ipLink, i == 0 ? IP_A : IP_B, 24, mtu);
-                Tcp tcp = Tcp.over(ip, TcpConfig.defaults().withBuffers(window, window).withConnections(2), arena);
+                Tcp tcp = Tcp.over(ip, TcpConfig.defaults().withBuffers(window, window).withConnections(2)
+                    .withAckAtPoll(ackAtPoll), arena);
                 ShimCard card = cards[i];
                 UnetLink link = links[i];
                 Waiter waiter = wait == Wait.SPIN ? null : access == Access.CARD ? card::waitForWork
@@ -294,11 +305,20 @@ final class UnetIpShimPair implements AutoCloseable {
             waiter = Thread.currentThread();
         }
 
-        /** Polls the link (and an inline card) into the stack, then runs TCP's due timers. @return frames taken */
+        /**
+         * Runs TCP's due timers and sends the ACKs the last step's segments still owe, then polls the link (and an
+         * inline card) into the stack. In that order because TCP acknowledges at the end of a step
+         * ({@link TcpConfig#ackAtPoll}): what the caller does between two steps - an echo writing its reply, the
+         * measuring thread writing its next message - carries the ACK of what this step took, so a round trip is two
+         * segments on the wire, not four. A step that took a segment returns non-zero, so the next step (and its
+         * owed ACK) follows at once, with no wait in between.
+         *
+         * @return frames taken
+         */
         int step() {
             long now = System.nanoTime();
-            int n = ip.poll(16, now);
             tcp.poll(now);
+            int n = ip.poll(16, now);
             if (n > 0) {
                 idle = 0;
             }

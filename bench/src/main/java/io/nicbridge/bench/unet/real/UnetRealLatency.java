@@ -6,6 +6,7 @@ import io.nicbridge.bench.unet.real.UnetIpShimPair.Node;
 import io.nicbridge.bench.unet.real.UnetIpShimPair.Wait;
 import io.nicbridge.bench.verdict.BootstrapInterval;
 import io.nicbridge.bench.verdict.CheckLog;
+import io.nicbridge.bridge.platform.CpuAffinity;
 import io.nicbridge.bridge.platform.KernelPath;
 import io.nicbridge.bridge.platform.LoopbackPath;
 import io.nicbridge.bridge.platform.TcpBaseline;
@@ -13,6 +14,7 @@ import io.nicbridge.bridge.platform.UdpBaseline;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.protocols.ip.UdpPcb;
 import io.nicbridge.protocols.ip.tcp.TcpConnection;
+import io.nicbridge.protocols.ip.tcp.TcpCounters;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
@@ -36,8 +38,17 @@ import org.HdrHistogram.Histogram;
  * {@code read} in a spin, {@code SO_BUSY_POLL} for TCP; an inline card polled by a spinning node), each spin backing
  * off to {@link Thread#yield()}.
  *
- * <p>Per protocol and wait mode, {@code trials} interleaved trials ({@link InterleavedTrials}); the U-Net cards are
- * open only during U-Net's turn (their packet sockets would take a copy of every kernel frame). Per trial and size the
+ * <p>Per setting both ends of every stack are unpinned or pinned ({@code pinnings}: U-Net's node A and the kernel's
+ * client on CPU 0, node B and the kernel's echo on CPU 1) - like with like: unpinned, two spinning node threads may
+ * share one CPU for a while and hand it over at each yield (about one context switch per round trip, measured), which
+ * costs U-Net's round trip 3-6x in some turns and not in others. Before the timed trials every stack takes one untimed
+ * turn, the JIT's warm-up. U-Net TCP acknowledges at the end of the node's step
+ * ({@link io.nicbridge.protocols.ip.tcp.TcpConfig#ackAtPoll}), so that the echo's reply carries the ACK of the
+ * request and the next request the ACK of the reply: two segments per round trip, printed per turn
+ * ({@link #tcpAckAtPoll} false: a pure ACK before each, four).
+ *
+ * <p>Per protocol, wait mode and pinning, {@code trials} interleaved trials ({@link InterleavedTrials}); the U-Net
+ * cards are open only during U-Net's turn (their packet sockets would take a copy of every kernel frame). Per trial and size the
  * ratio kernel p50 / U-Net p50; per size its median with a seeded percentile-bootstrap 95% interval. Issue 17's
  * target - "U-Net UDP and TCP round trips lower than the kernel's on the same veth pair in the same run, for small
  * messages, with the same wait mode" - is judged for messages up to {@value #TARGET_MAX_SIZE} B ({@code anchor check}
@@ -75,10 +86,28 @@ public final class UnetRealLatency {
     private final int loopbackStack;
     private final boolean loopback;
     private final boolean acceptInconclusive;
+    /** Per setting: both ends pinned (node A on {@link #cpuA}, node B on {@link #cpuB}, the kernel's the same) or not. */
+    private final List<Boolean> pinnings;
+    private final int cpuA = 0;
+    private final int cpuB = CpuAffinity.cpus() > 1 ? 1 : 0;
+    /** U-Net TCP acknowledges at the end of the step (the default), or inside each data segment's arrival. */
+    private boolean tcpAckAtPoll = true;
 
-    /** @throws IllegalArgumentException naming the bad argument */
+    /** Unpinned only. @throws IllegalArgumentException naming the bad argument */
     public UnetRealLatency(PrintWriter out, int[] sizes, int count, int warmup, int trials, List<String> waits,
                            List<String> protocols, List<String> endpoints, boolean loopback,
+                           boolean acceptInconclusive) {
+        this(out, sizes, count, warmup, trials, waits, protocols, endpoints, List.of("unpinned"), loopback,
+            acceptInconclusive);
+    }
+
+    /**
+     * @param pinnings "unpinned" and/or "pinned": whether both ends of every stack - U-Net's node A (the measuring
+     *                 thread) and node B (the echo), the kernel's client and echo threads - are pinned to CPUs 0 and 1
+     * @throws IllegalArgumentException naming the bad argument
+     */
+    public UnetRealLatency(PrintWriter out, int[] sizes, int count, int warmup, int trials, List<String> waits,
+                           List<String> protocols, List<String> endpoints, List<String> pinnings, boolean loopback,
                            boolean acceptInconclusive) {
         this.out = out;
         InterleavedTrials.checkRoundTrips(sizes, 1472, "one 1500-byte frame for the kernel", count, warmup, trials);
@@ -107,8 +136,32 @@ public final class UnetRealLatency {
             throw new IllegalArgumentException("--protocols must name at least one protocol");
         }
         this.accesses = accesses(endpoints);
+        this.pinnings = new ArrayList<>();
+        for (String p : pinnings) {
+            boolean pinned = switch (p.trim().toLowerCase(Locale.ROOT)) {
+                case "unpinned" -> false;
+                case "pinned" -> true;
+                default -> throw new IllegalArgumentException("--pinning: unpinned or pinned, was '" + p + "'");
+            };
+            if (!this.pinnings.contains(pinned)) {
+                this.pinnings.add(pinned);
+            }
+        }
+        if (this.pinnings.isEmpty()) {
+            throw new IllegalArgumentException("--pinning must name at least one setting");
+        }
         this.kernelStack = accesses.size();
         this.loopbackStack = kernelStack + 1;
+    }
+
+    /**
+     * U-Net TCP acknowledges every data segment inside its arrival, a pure ACK before the reply (false), instead of
+     * at the end of the step ({@link io.nicbridge.protocols.ip.tcp.TcpConfig#ackAtPoll}, true, the default): the
+     * comparison of the two, on the wire and in the round trip.
+     */
+    public UnetRealLatency tcpAckAtPoll(boolean v) {
+        this.tcpAckAtPoll = v;
+        return this;
     }
 
     /**
@@ -142,24 +195,30 @@ public final class UnetRealLatency {
             LoopbackPath lo = LoopbackPath.in(veth.namespaceA());
             out.printf(Locale.ROOT, "unet real-latency: round trips over %s, U-Net %s (the one Ipv4Stack on U-Net over"
                 + " Ethernet) on %s vs the kernel's (UDP: DatagramChannel; TCP: TCP_NODELAY) over the same pair%s; %d"
-                + " trials x %d round trips (+%d warm-up) per size and stack%n", veth, protocols, endpointsLabel(),
-                loopback ? " and over " + lo : "", trials, count, warmup);
+                + " trials x %d round trips (+%d warm-up) per size and stack, after one untimed turn of every stack (the"
+                + " JIT's warm-up); pinned: node A / the kernel's client on CPU %d, node B / its echo on CPU %d%n", veth,
+                protocols, endpointsLabel(), loopback ? " and over " + lo : "", trials, count, warmup, cpuA, cpuB);
             for (Protocol protocol : protocols) {
                 for (Wait wait : waits) {
-                    InterleavedTrials trial = new InterleavedTrials(sizes.length, trials, loopbackStack
-                        + (loopback ? 1 : 0));
-                    List<InterleavedTrials.Turn> turns = new ArrayList<>();
-                    for (Access access : accesses) {
-                        turns.add(protocol == Protocol.UDP ? rtt -> unetUdp(veth, access, wait, rtt)
-                            : rtt -> unetTcp(veth, access, wait, rtt));
+                    for (boolean pinned : pinnings) {
+                        int a = pinned ? cpuA : UdpBaseline.NOT_PINNED;
+                        int b = pinned ? cpuB : UdpBaseline.NOT_PINNED;
+                        InterleavedTrials trial = new InterleavedTrials(sizes.length, trials, loopbackStack
+                            + (loopback ? 1 : 0));
+                        List<InterleavedTrials.Turn> turns = new ArrayList<>();
+                        for (Access access : accesses) {
+                            turns.add(protocol == Protocol.UDP ? rtt -> unetUdp(veth, access, wait, a, b, rtt)
+                                : rtt -> unetTcp(veth, access, wait, a, b, rtt));
+                        }
+                        turns.add(rtt -> kernel(protocol, veth, wait, a, b, rtt));
+                        if (loopback) {
+                            turns.add(rtt -> kernel(protocol, lo, wait, a, b, rtt));
+                        }
+                        warmUp(turns);
+                        trial.run(turns.toArray(InterleavedTrials.Turn[]::new));
+                        report(protocol, wait, pinned, trial, checks);
+                        roundTrips += trial.samples();
                     }
-                    turns.add(rtt -> kernel(protocol, veth, wait, rtt));
-                    if (loopback) {
-                        turns.add(rtt -> kernel(protocol, lo, wait, rtt));
-                    }
-                    trial.run(turns.toArray(InterleavedTrials.Turn[]::new));
-                    report(protocol, wait, trial, checks);
-                    roundTrips += trial.samples();
                 }
             }
         }
@@ -168,19 +227,38 @@ public final class UnetRealLatency {
             acceptInconclusive);
     }
 
-    /** The kernel's turn over {@code path}: every size, the same wait as U-Net's. */
-    private void kernel(Protocol protocol, KernelPath path, Wait wait, Histogram[] rtt) throws IOException {
+    /**
+     * One turn of every stack, not recorded, before the timed trials: the JIT compiles each stack's path in it (the
+     * per-size warm-up of a few hundred round trips is shorter than C2 takes to compile, so the first size of the
+     * first trial ran interpreted and slow - the "4 B three times slower than 256 B" of the direct endpoint).
+     */
+    private void warmUp(List<InterleavedTrials.Turn> turns) throws Exception {
+        if (warmup == 0) {
+            return;
+        }
+        for (InterleavedTrials.Turn turn : turns) {
+            Histogram[] scratch = new Histogram[sizes.length];
+            for (int i = 0; i < sizes.length; i++) {
+                scratch[i] = new Histogram(InterleavedTrials.HIGHEST_VALUE, 3);
+            }
+            turn.run(scratch);
+        }
+    }
+
+    /** The kernel's turn over {@code path}: every size, the same wait and pinning as U-Net's. */
+    private void kernel(Protocol protocol, KernelPath path, Wait wait, int cpuA, int cpuB, Histogram[] rtt)
+        throws IOException {
         boolean spin = wait == Wait.SPIN;
         if (protocol == Protocol.UDP) {
             for (int i = 0; i < sizes.length; i++) {
-                rtt[i].add(UdpBaseline.roundTrip(path, sizes[i], warmup, count, spin));
+                rtt[i].add(UdpBaseline.roundTrip(path, sizes[i], warmup, count, spin, cpuA, cpuB));
             }
             return;
         }
         try (TcpBaseline tcp = TcpBaseline.open(path, spin)) {
             for (int i = 0; i < sizes.length; i++) {
-                tcp.roundTrips(sizes[i], warmup, count, spin ? TcpBaseline.Wait.SPIN : TcpBaseline.Wait.BLOCK, -1, -1,
-                    rtt[i]);
+                tcp.roundTrips(sizes[i], warmup, count, spin ? TcpBaseline.Wait.SPIN : TcpBaseline.Wait.BLOCK, cpuA,
+                    cpuB, rtt[i]);
             }
         }
     }
@@ -200,8 +278,9 @@ public final class UnetRealLatency {
      * blocking node is one thread woken by the kernel, as the kernel's reader is ({@link UnetIpShimPair.Wait#BLOCK});
      * a threaded shim card would add its own thread's wake-up to every hop.
      */
-    private void report(Protocol protocol, Wait wait, InterleavedTrials trial, CheckLog checks) {
-        String label = protocol + ", " + (wait == Wait.SPIN ? "busy polling" : "blocking");
+    private void report(Protocol protocol, Wait wait, boolean pinned, InterleavedTrials trial, CheckLog checks) {
+        String label = protocol + ", " + (wait == Wait.SPIN ? "busy polling" : "blocking") + ", "
+            + (pinned ? "pinned" : "unpinned");
         out.printf(Locale.ROOT, "%n%s: round trip, us (p50 and p99 of all trials); kernel/U-Net per trial, median [95%%"
             + " bootstrap interval]%n", label);
         StringBuilder head = new StringBuilder("  bytes");
@@ -248,10 +327,12 @@ public final class UnetRealLatency {
     }
 
     /** One U-Net UDP turn: fresh endpoints (and cards), an echo thread on node B, every size timed from node A, then closed. */
-    private void unetUdp(VethPair veth, Access access, Wait wait, Histogram[] rtt) throws Exception {
-        try (UnetIpShimPair pair = new UnetIpShimPair(veth, access, wait, TCP_WINDOW)) {
+    private void unetUdp(VethPair veth, Access access, Wait wait, int cpuA, int cpuB, Histogram[] rtt)
+        throws Exception {
+        try (UnetIpShimPair pair = new UnetIpShimPair(veth, access, wait, TCP_WINDOW);
+             Pinned pin = Pinned.to(cpuA)) {
             try (UdpEcho echo = new UdpEcho(pair.node(1), pair.mtu())) {
-                echo.start(pair);
+                echo.pinTo(cpuB).start(pair);
                 Node a = pair.node(0);
                 a.attach();
                 MemorySegment message = MemorySegment.ofArray(new byte[1472]);
@@ -301,13 +382,17 @@ public final class UnetRealLatency {
      * One U-Net TCP turn: fresh cards, node B listening and echoing every byte on its thread, node A connecting, then
      * every size timed from node A (write the message, poll until all of its echo is read), then closed.
      */
-    private void unetTcp(VethPair veth, Access access, Wait wait, Histogram[] rtt) throws Exception {
-        try (UnetIpShimPair pair = new UnetIpShimPair(veth, access, wait, TCP_WINDOW)) {
+    private void unetTcp(VethPair veth, Access access, Wait wait, int cpuA, int cpuB, Histogram[] rtt)
+        throws Exception {
+        try (UnetIpShimPair pair = new UnetIpShimPair(veth, access, wait, TCP_WINDOW, tcpAckAtPoll);
+             Pinned pin = Pinned.to(cpuA)) {
             try (TcpEcho echo = new TcpEcho(pair.node(1))) {
-                echo.start(pair);
+                echo.pinTo(cpuB).start(pair);
                 Node a = pair.node(0);
                 a.attach();
                 TcpConnection c = pair.connect(PORT);
+                long sentBefore = a.tcp.counters().get(TcpCounters.Counter.SEGMENTS_SENT);
+                long sentBeforeB = echoSegmentsSent(pair);
                 MemorySegment message = MemorySegment.ofArray(new byte[1472]);
                 MemorySegment answer = MemorySegment.ofArray(new byte[1472]);
                 for (int i = 0; i < sizes.length; i++) {
@@ -348,11 +433,43 @@ public final class UnetRealLatency {
                         }
                     }
                 }
+                long sentA = a.tcp.counters().get(TcpCounters.Counter.SEGMENTS_SENT) - sentBefore;
                 c.abort(System.nanoTime());
                 echo.close();
                 echo.rethrow();
+                long sentB = echoSegmentsSent(pair) - sentBeforeB;
+                long roundTrips = (long) sizes.length * (warmup + count);
+                out.printf(Locale.ROOT, "  U-Net TCP turn, %s: %.2f segments on the wire per round trip (node A %.2f,"
+                    + " node B %.2f)%n", access.label, (double) (sentA + sentB) / roundTrips,
+                    (double) sentA / roundTrips, (double) sentB / roundTrips);
             }
         }
+    }
+
+    /** The measuring thread pinned to a CPU for a turn (or not, for {@link UdpBaseline#NOT_PINNED}), then unpinned. */
+    private record Pinned(boolean pinned) implements AutoCloseable {
+        static Pinned to(int cpu) throws IOException {
+            if (cpu == UdpBaseline.NOT_PINNED) {
+                return new Pinned(false);
+            }
+            CpuAffinity.pinCurrentThread(cpu);
+            return new Pinned(true);
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (pinned) {
+                CpuAffinity.unpinCurrentThread();
+            }
+        }
+    }
+
+    /**
+     * Node B's TCP segments sent so far: read while its thread runs, a plain long of another thread - a count for a
+     * report, exact once the thread is joined (the second reading, after {@link NodeThread#close}).
+     */
+    private static long echoSegmentsSent(UnetIpShimPair pair) {
+        return pair.node(1).tcp.counters().get(TcpCounters.Counter.SEGMENTS_SENT);
     }
 
     private static void failAfter(long limit, String what, UnetIpShimPair pair) throws IOException {
@@ -407,19 +524,15 @@ public final class UnetRealLatency {
             super(node, "unet-tcp-echo", PORT);
         }
 
-        /** Writes out what is pending, then reads more when all of it went. @return bytes moved */
+        /**
+         * Reads when all that was read before went back, then writes out what is pending - in the same call, so
+         * that the reply leaves in the step that took the message and carries its ACK (TCP acknowledges at the
+         * end of the step, {@link io.nicbridge.protocols.ip.tcp.TcpConfig#ackAtPoll}). @return bytes moved
+         */
         @Override
         int serve(TcpConnection c) {
             long now = System.nanoTime();
             int moved = 0;
-            if (sent < pending) {
-                int n = c.write(buffer, sent, pending - sent, now);
-                if (n < 0) {
-                    return 0;
-                }
-                sent += n;
-                moved += n;
-            }
             if (sent == pending) {
                 int n = c.read(buffer, 0, (int) buffer.byteSize(), now);
                 if (n > 0) {
@@ -427,6 +540,14 @@ public final class UnetRealLatency {
                     sent = 0;
                     moved += n;
                 }
+            }
+            if (sent < pending) {
+                int n = c.write(buffer, sent, pending - sent, now);
+                if (n < 0) {
+                    return 0;
+                }
+                sent += n;
+                moved += n;
             }
             return moved;
         }

@@ -41,6 +41,17 @@ public final class UnetRealLatencyCommand implements Callable<Integer> {
                 + " AF_XDP endpoint, no card model; needs XDP) (default: ${DEFAULT-VALUE}).")
     List<String> endpoints;
 
+    @Option(names = "--pinning", split = ",", defaultValue = "unpinned,pinned",
+            description = "unpinned, pinned (both ends of every stack: node A and the kernel's client on CPU 0, node B"
+                + " and the kernel's echo on CPU 1) (default: ${DEFAULT-VALUE}).")
+    List<String> pinning;
+
+    @Option(names = "--tcp-ack", defaultValue = "at-poll", paramLabel = "WHEN",
+            description = "When U-Net TCP acknowledges a data segment: at-poll (at the end of the step, so that the"
+                + " reply carries the ACK: two segments per round trip) or immediate (inside the segment's arrival: a"
+                + " pure ACK before each reply, four) (default: ${DEFAULT-VALUE}).")
+    String tcpAck;
+
     @Option(names = "--no-loopback", description = "Leave out the kernel over loopback.")
     boolean noLoopback;
 
@@ -58,8 +69,13 @@ public final class UnetRealLatencyCommand implements Callable<Integer> {
             }
             return new UnetRealLatency(out, sizes != null ? sizes
                 : trials.quick() ? UnetRealLatency.QUICK_SIZES : UnetRealLatency.DEFAULT_SIZES, trials.count(),
-                trials.warmup(), trials.trials(), waits, protocols, endpoints, !noLoopback,
-                trials.acceptInconclusive()).run();
+                trials.warmup(), trials.trials(), waits, protocols, endpoints, pinning, !noLoopback,
+                trials.acceptInconclusive()).tcpAckAtPoll(switch (tcpAck.trim().toLowerCase(java.util.Locale.ROOT)) {
+                    case "at-poll" -> true;
+                    case "immediate" -> false;
+                    default -> throw new IllegalArgumentException("--tcp-ack: at-poll or immediate, was '" + tcpAck
+                        + "'");
+                }).run();
         });
     }
 }

@@ -271,12 +271,16 @@ public final class Tcp {
         return open;
     }
 
-    /** @return the earliest timer deadline of any connection, or {@code Long.MAX_VALUE} when none is armed */
+    /**
+     * @return the earliest timer deadline of any connection, {@code Long.MIN_VALUE} when output waits (refused by the
+     *     sink, or an ACK owed at the end of the step: {@link TcpConfig#ackAtPoll}), or {@code Long.MAX_VALUE} when
+     *     none is armed
+     */
     public long nextDeadline() {
         long d = Long.MAX_VALUE;
         for (TcpConnection c : connections) {
             if (c.state() != TcpState.CLOSED) {
-                d = Math.min(d, c.outputPending() ? Long.MIN_VALUE : c.nextDeadline());
+                d = Math.min(d, c.outputPending() || c.ackOwed() ? Long.MIN_VALUE : c.nextDeadline());
             }
         }
         return d;

@@ -28,10 +28,17 @@ import java.util.concurrent.TimeUnit;
  *                           carry it
  * @param sack               offer SACK-permitted in the SYN (RFC 2018 2); when both SYNs carry it, our ACKs report
  *                           the out-of-order blocks held in the receive ring
+ * @param ackAtPoll          with no delayed ACK: the ACK an in-order data segment owes is left for the end of the
+ *                           runner's step - the next {@link Tcp#poll} - so that a reply the application writes before
+ *                           then carries it; a second unacknowledged segment, a gap, a FIN are acknowledged at once.
+ *                           Still "no delayed ACK" (no timer: the ACK leaves within the step that took the segment,
+ *                           as a BSD stack's end-of-input {@code tcp_output}); off by default (every data segment is
+ *                           acknowledged inside {@link Tcp#onSegment}). A runner that sets it polls after every step
+ *                           that took segments ({@link Tcp#nextDeadline} is due at once while an ACK is owed)
  */
 public record TcpConfig(int mss, int sendBuffer, int receiveBuffer, int connections, long initialRtoNanos,
                         long minRtoNanos, long maxRtoNanos, int maxRetransmissions, long delayedAckNanos,
-                        long timeWaitNanos, long issSeed, boolean windowScaling, boolean sack) {
+                        long timeWaitNanos, long issSeed, boolean windowScaling, boolean sack, boolean ackAtPoll) {
     /** The RTT and timer granularity G of RFC 6298: 1 ms, as the paper's TCP (section 7.6). */
     public static final long GRANULARITY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** The largest value of a segment's window field: the largest window without window scaling. */
@@ -62,6 +69,14 @@ public record TcpConfig(int mss, int sendBuffer, int receiveBuffer, int connecti
         }
     }
 
+    /** The settings before {@code ackAtPoll}: every data segment acknowledged inside {@link Tcp#onSegment}. */
+    public TcpConfig(int mss, int sendBuffer, int receiveBuffer, int connections, long initialRtoNanos,
+                     long minRtoNanos, long maxRtoNanos, int maxRetransmissions, long delayedAckNanos,
+                     long timeWaitNanos, long issSeed, boolean windowScaling, boolean sack) {
+        this(mss, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
+            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack, false);
+    }
+
     private static void checkRing(String name, int bytes) {
         if (bytes < 1024 || bytes > (1 << 30) || Integer.bitCount(bytes) != 1) {
             throw new IllegalArgumentException(name + " must be a power of two in [1024, 2^30], was " + bytes);
@@ -70,11 +85,12 @@ public record TcpConfig(int mss, int sendBuffer, int receiveBuffer, int connecti
 
     /**
      * MSS from the MTU, 64 KiB rings, 16 connections, RTO 1 s initial / 200 ms floor / 60 s ceiling, 12 retries, no
-     * delayed ACK, Linux's 60 s TIME-WAIT, window scaling and SACK offered.
+     * delayed ACK (each data segment acknowledged inside onSegment), Linux's 60 s TIME-WAIT, window scaling and SACK
+     * offered.
      */
     public static TcpConfig defaults() {
         return new TcpConfig(0, 1 << 16, 1 << 16, 16, TimeUnit.SECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(200),
-            TimeUnit.SECONDS.toNanos(60), 12, 0, TimeUnit.SECONDS.toNanos(60), 0x5eed_7cb1L, true, true);
+            TimeUnit.SECONDS.toNanos(60), 12, 0, TimeUnit.SECONDS.toNanos(60), 0x5eed_7cb1L, true, true, false);
     }
 
     /**
@@ -95,51 +111,57 @@ public record TcpConfig(int mss, int sendBuffer, int receiveBuffer, int connecti
 
     public TcpConfig withWindowScaling(boolean v) {
         return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, v, sack);
+            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, v, sack, ackAtPoll);
     }
 
     public TcpConfig withSack(boolean v) {
         return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, v);
+            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, v, ackAtPoll);
     }
 
     public TcpConfig withMss(int v) {
         return new TcpConfig(v, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack);
+            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack, ackAtPoll);
     }
 
     public TcpConfig withBuffers(int send, int receive) {
         return new TcpConfig(mss, send, receive, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack);
+            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack, ackAtPoll);
     }
 
     public TcpConfig withConnections(int v) {
         return new TcpConfig(mss, sendBuffer, receiveBuffer, v, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack);
+            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack, ackAtPoll);
     }
 
     public TcpConfig withRto(long initial, long min, long max) {
         return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initial, min, max, maxRetransmissions,
-            delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack);
+            delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack, ackAtPoll);
     }
 
     public TcpConfig withMaxRetransmissions(int v) {
         return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            v, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack);
+            v, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack, ackAtPoll);
     }
 
     public TcpConfig withDelayedAck(long nanos) {
         return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            maxRetransmissions, nanos, timeWaitNanos, issSeed, windowScaling, sack);
+            maxRetransmissions, nanos, timeWaitNanos, issSeed, windowScaling, sack, ackAtPoll);
     }
 
     public TcpConfig withTimeWait(long nanos) {
         return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            maxRetransmissions, delayedAckNanos, nanos, issSeed, windowScaling, sack);
+            maxRetransmissions, delayedAckNanos, nanos, issSeed, windowScaling, sack, ackAtPoll);
+    }
+
+    /** @see TcpConfig the {@code ackAtPoll} component */
+    public TcpConfig withAckAtPoll(boolean v) {
+        return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
+            maxRetransmissions, delayedAckNanos, timeWaitNanos, issSeed, windowScaling, sack, v);
     }
 
     public TcpConfig withIssSeed(long seed) {
         return new TcpConfig(mss, sendBuffer, receiveBuffer, connections, initialRtoNanos, minRtoNanos, maxRtoNanos,
-            maxRetransmissions, delayedAckNanos, timeWaitNanos, seed, windowScaling, sack);
+            maxRetransmissions, delayedAckNanos, timeWaitNanos, seed, windowScaling, sack, ackAtPoll);
     }
 }

@@ -171,6 +171,14 @@ public final class TcpConnection {
 
     // ------------------------------------------------------------------ output and events
     private boolean ackNow;
+    /**
+     * An in-order data segment's ACK left for the end of the runner's step ({@link TcpConfig#ackAtPoll}): the next
+     * segment we send carries it, else the next {@link #onTick} sends it. Not a delayed ACK - no timer, no waiting for
+     * a second segment: the runner polls within the step that took the segment, so the ACK leaves as promptly as one
+     * sent from inside onSegment, and a request the application answers in that step costs one segment, not two
+     * (a pure ACK, then the reply) - the round trip of the paper's TCP ping-pong with no delayed ACK.
+     */
+    private boolean ackOwed;
     /** The persist timer expired on a small window: the next output may send a runt (the SWS override). */
     private boolean swsOverride;
     private boolean outputPending;
@@ -482,6 +490,7 @@ public final class TcpConnection {
         persistShift = 0;
         delackArmed = false;
         ackNow = false;
+        ackOwed = false;
         swsOverride = false;
         outputPending = false;
         unackedSegments = 0;
@@ -924,6 +933,11 @@ public final class TcpConnection {
                     delackArmed = true;
                     delackAt = now + config.delayedAckNanos();
                 }
+            } else if (config.ackAtPoll() && oooCount == 0 && !fin && !finReceived && ++unackedSegments < 2) {
+                // Owed, not sent yet: a reply written before the next poll carries it (ackOwed). A second segment
+                // unacknowledged is acknowledged at once (RFC 5681 4.2's "at least every second full-sized
+                // segment", so a stream's sender still sees its ACK clock), as are a FIN and data behind a gap.
+                ackOwed = true;
             } else {
                 ackNow = true;
             }
@@ -1036,6 +1050,7 @@ public final class TcpConnection {
         persistArmed = false;
         delackArmed = false;
         ackNow = false;
+        ackOwed = false;
         outputPending = false;
         evClosed = true;
     }
@@ -1064,6 +1079,10 @@ public final class TcpConnection {
             }
             if (delackArmed && now - delackAt >= 0) {
                 delackArmed = false;
+                ackNow = true;
+            }
+            if (ackOwed) { // the end of the step that took the segment: nothing carried its ACK, so a pure one goes
+                ackOwed = false;
                 ackNow = true;
             }
             if (ackNow || outputPending) {
@@ -1099,6 +1118,11 @@ public final class TcpConnection {
 
     boolean outputPending() {
         return outputPending;
+    }
+
+    /** @return whether an ACK waits for the next {@link #onTick} ({@link TcpConfig#ackAtPoll}) */
+    boolean ackOwed() {
+        return ackOwed;
     }
 
     private void retransmitTimeout(long now) {
@@ -1367,6 +1391,7 @@ public final class TcpConnection {
         counters.add(Counter.DATA_BYTES_SENT, length);
         if ((flags & ACK) != 0) {
             ackNow = false;
+            ackOwed = false;
             delackArmed = false;
             unackedSegments = 0;
         }

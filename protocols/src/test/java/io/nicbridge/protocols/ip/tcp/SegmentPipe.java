@@ -132,6 +132,14 @@ final class SegmentPipe implements AutoCloseable {
         }
     }
 
+    /**
+     * Hands over the segments due by now without polling either TCP afterwards: a runner's receive step before the
+     * application's turn and the end-of-step poll ({@link TcpConfig#ackAtPoll}).
+     */
+    void deliverDue() {
+        deliver();
+    }
+
     private void deliver() {
         while (!wire.isEmpty() && wire.peek().at - now <= 0) {
             InFlight f = wire.poll();

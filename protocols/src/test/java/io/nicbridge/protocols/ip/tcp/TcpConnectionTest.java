@@ -581,6 +581,80 @@ class TcpConnectionTest {
         assertEquals(dataSegments, pipe.sentBy(false).size() - acksBefore, "one ACK per data segment");
     }
 
+    /** Client A's message of {@code length} bytes, delivered to B with no poll after it: B's receive step. */
+    private void requestDeliveredWithoutPoll(int length) {
+        MemorySegment m = MemorySegment.ofArray(StreamApp.pattern(length, 5));
+        assertEquals(length, c.write(m, 0, length, pipe.now));
+        pipe.now += pipe.delayNanos;
+        pipe.deliverDue();
+    }
+
+    @Test
+    void ackAtPollLetsTheReplyWrittenInTheSameStepCarryTheAck() {
+        TcpConfig config = SegmentPipe.testConfig().withAckAtPoll(true);
+        connect(config, config);
+        connected();
+        int before = pipe.sentBy(false).size();
+        requestDeliveredWithoutPoll(4);
+        assertEquals(4, server.received.size(), "B's application read the request");
+        assertEquals(before, pipe.sentBy(false).size(), "no pure ACK inside onSegment");
+        assertEquals(Long.MIN_VALUE, pipe.b.nextDeadline(), "the owed ACK makes B's next poll due at once");
+
+        MemorySegment reply = MemorySegment.ofArray(new byte[] {9, 8, 7, 6});
+        assertEquals(4, server.connection.write(reply, 0, 4, pipe.now));
+        pipe.b.poll(pipe.now); // the end of the step: nothing left to acknowledge
+        List<Seg> sent = pipe.sentBy(false).subList(before, pipe.sentBy(false).size());
+        assertEquals(1, sent.size(), "one segment for request and reply: " + sent);
+        assertEquals(4, sent.get(0).dataLength());
+        assertTrue(sent.get(0).has(TcpHeader.ACK));
+        Seg request = pipe.sentBy(true).get(pipe.sentBy(true).size() - 1);
+        assertEquals(request.seq() + 4, sent.get(0).ack(), "the reply acknowledges the request");
+        assertTrue(pipe.b.nextDeadline() > pipe.now, "nothing owed any more");
+    }
+
+    @Test
+    void ackAtPollSendsThePureAckAtThePollWhenNoReplyCame() {
+        TcpConfig config = SegmentPipe.testConfig().withAckAtPoll(true);
+        connect(config, config);
+        connected();
+        int before = pipe.sentBy(false).size();
+        requestDeliveredWithoutPoll(4);
+        assertEquals(before, pipe.sentBy(false).size());
+        pipe.b.poll(pipe.now);
+        List<Seg> sent = pipe.sentBy(false).subList(before, pipe.sentBy(false).size());
+        assertEquals(1, sent.size(), "the owed ACK, at the poll: " + sent);
+        assertEquals(0, sent.get(0).dataLength());
+        Seg request = pipe.sentBy(true).get(pipe.sentBy(true).size() - 1);
+        assertEquals(request.seq() + 4, sent.get(0).ack());
+        pipe.b.poll(pipe.now + 1_000);
+        assertEquals(before + 1, pipe.sentBy(false).size(), "once");
+    }
+
+    @Test
+    void ackAtPollAcknowledgesTheSecondSegmentAtOnceAsWithoutIt() {
+        TcpConfig config = SegmentPipe.testConfig().withAckAtPoll(true);
+        connect(config, config);
+        connected();
+        int before = pipe.sentBy(false).size();
+        requestDeliveredWithoutPoll(2 * 1460); // two full segments, one step
+        List<Seg> sent = pipe.sentBy(false).subList(before, pipe.sentBy(false).size());
+        assertEquals(1, sent.size(), "the second segment drew its ACK inside onSegment: " + sent);
+        assertEquals(pipe.sentBy(true).get(pipe.sentBy(true).size() - 1).seq() + 1460, sent.get(0).ack());
+        pipe.b.poll(pipe.now);
+        assertEquals(before + 1, pipe.sentBy(false).size(), "nothing owed after it");
+    }
+
+    @Test
+    void withoutAckAtPollOnSegmentAcknowledgesAtOnce() {
+        TcpConfig config = SegmentPipe.testConfig();
+        connect(config, config);
+        connected();
+        int before = pipe.sentBy(false).size();
+        requestDeliveredWithoutPoll(4);
+        assertEquals(before + 1, pipe.sentBy(false).size(), "the pure ACK left inside onSegment");
+        assertEquals(0, pipe.sentBy(false).get(before).dataLength());
+    }
+
     /**
      * RFC 7323 2: with 256 KiB rings both SYNs offer shift 3 (256 KiB >> 3 fits 16 bits), their own windows are
      * unscaled, every later window field is the window shifted right by 3, and the sender uses the whole 256 KiB:

@@ -25,14 +25,17 @@ class TcpLossyPipePropertyTest {
                                                 @ForAll @IntRange(min = 0, max = 60_000) int down,
                                                 @ForAll @IntRange(min = 13, max = 18) int ringLog2,
                                                 @ForAll boolean optionsA,
-                                                @ForAll boolean optionsB) {
+                                                @ForAll boolean optionsB,
+                                                @ForAll boolean ackAtPollA,
+                                                @ForAll boolean ackAtPollB) {
         // TIME-WAIT well above the largest RTO: a FIN retransmitted after a lost last ACK must still find the
         // connection (each retransmission restarts TIME-WAIT), or the peer's RST is the right answer.
         TcpConfig config = SegmentPipe.testConfig().withIssSeed(seed).withRto(20_000_000L, 10_000_000L,
             1_000_000_000L).withTimeWait(10_000_000_000L).withMaxRetransmissions(30)
             .withBuffers(1 << ringLog2, 1 << ringLog2);
-        TcpConfig a = config.withWindowScaling(optionsA).withSack(optionsA);
-        TcpConfig b = config.withIssSeed(~seed).withWindowScaling(optionsB).withSack(optionsB);
+        TcpConfig a = config.withWindowScaling(optionsA).withSack(optionsA).withAckAtPoll(ackAtPollA);
+        TcpConfig b = config.withIssSeed(~seed).withWindowScaling(optionsB).withSack(optionsB)
+            .withAckAtPoll(ackAtPollB);
         try (SegmentPipe pipe = new SegmentPipe(a, b, seed)) {
             pipe.delayNanos = 1_000_000L;
             pipe.loss = loss;
