@@ -252,6 +252,10 @@ final class UnetCommands extends GroupCommand {
                 + " each row's timed ones, per trial (default: ${DEFAULT-VALUE}).")
         int warmup;
 
+        @Option(names = "--no-direct", description = "With --ethernet: leave out the direct AF_XDP endpoint's rows"
+                + " (without this, where AF_XDP is missing they are skipped with the reason and the exit code is 5).")
+        boolean noDirect;
+
         @Spec
         CommandSpec spec;
 
@@ -264,7 +268,7 @@ final class UnetCommands extends GroupCommand {
             }
             if (ethernet) {
                 PrintWriter out = spec.commandLine().getOut();
-                Table3EthernetReport report = new Table3EthernetReport(out, warmup, n, packets, trials);
+                Table3EthernetReport report = new Table3EthernetReport(out, warmup, n, packets, trials, !noDirect);
                 return RealLinks.run(out, "unet table3 --ethernet", () -> report.run().exitCode());
             }
             return Table3Report.table3(System.out, 2, n, packets, Sba200Timing.I960_25MHZ,

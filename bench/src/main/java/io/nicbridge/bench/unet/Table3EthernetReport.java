@@ -1,6 +1,7 @@
 package io.nicbridge.bench.unet;
 
 import io.nicbridge.bench.real.InterleavedTrials;
+import io.nicbridge.bench.real.RealLinks;
 import io.nicbridge.bench.verdict.BootstrapInterval;
 import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
@@ -8,8 +9,6 @@ import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.platform.CpuAffinity;
 import io.nicbridge.bridge.platform.VethPair;
-import io.nicbridge.bridge.shim.XskUnetEndpoint;
-import io.nicbridge.contract.NicShim;
 import io.nicbridge.protocols.am.AmConfig;
 import io.nicbridge.protocols.ip.Ipv4Stack;
 import io.nicbridge.sim.sba200.Sba200Timing;
@@ -83,9 +82,18 @@ public final class Table3EthernetReport {
         }
     }
 
-    /** What a run produced: per row its p50s (NaN for a row that did not run) and the exit code. */
-    public record Result(int exitCode, double[] rttP50Us, double[] mbitsP50, long datagramsLost, String failure) {
+    /**
+     * What a run produced: per row (in {@link Layer} order) its p50s on the shim card and on the direct endpoint (NaN
+     * for a figure not measured: a row that could not run, or one the direct endpoint cannot carry), the exit code,
+     * and why a part did not run (null when everything asked for ran).
+     */
+    public record Result(int exitCode, double[] rttP50Us, double[] mbitsP50, double[] directRttP50Us,
+                         double[] directMbitsP50, long datagramsLost, String failure) {
     }
+
+    /** The direct endpoint's stacks in its trials: the round trips it carries, then TCP's 4 KB stream (kbit/s). */
+    static final Layer[] DIRECT_RTT_ROWS = {Layer.RAW, Layer.UDP, Layer.TCP};
+    static final int DIRECT_TCP_STREAM = DIRECT_RTT_ROWS.length;
 
     private final PrintWriter out;
     private final int warmup;
@@ -94,6 +102,8 @@ public final class Table3EthernetReport {
     private final int trials;
     /** Builds the medium on the run's veth pair: {@link Timebase#ethernet}, or a test's with faults. */
     private final Function<VethPair, Timebase> medium;
+    /** Whether the direct AF_XDP endpoint's rows run too. */
+    private final boolean direct;
 
     /**
      * @param warmup  untimed round trips before each row's timed ones
@@ -102,12 +112,16 @@ public final class Table3EthernetReport {
      * @param trials  interleaved trials, at least 1 (3 or more for a meaningful interval)
      * @throws IllegalArgumentException naming the bad argument
      */
-    public Table3EthernetReport(PrintWriter out, int warmup, int count, int packets, int trials) {
-        this(out, warmup, count, packets, trials, Timebase::ethernet);
+    public Table3EthernetReport(PrintWriter out, int warmup, int count, int packets, int trials, boolean direct) {
+        this(out, warmup, count, packets, trials, direct, Timebase::ethernet);
     }
 
-    /** @param medium the medium on the run's veth pair (tests: cards with the shim's fault injection) */
-    Table3EthernetReport(PrintWriter out, int warmup, int count, int packets, int trials,
+    /**
+     * @param direct whether the direct AF_XDP endpoint's rows run too (where AF_XDP is missing they are skipped with
+     *               the reason, and the exit code says the run is incomplete)
+     * @param medium the shim cards' medium on the run's veth pair (tests: cards with the shim's fault injection)
+     */
+    Table3EthernetReport(PrintWriter out, int warmup, int count, int packets, int trials, boolean direct,
                          Function<VethPair, Timebase> medium) {
         if (count < 1 || warmup < 0) {
             throw new IllegalArgumentException("--count must be >= 1 and --warmup >= 0, were " + count + ", " + warmup);
@@ -124,47 +138,184 @@ public final class Table3EthernetReport {
         this.packets = packets;
         this.trials = trials;
         this.medium = medium;
+        this.direct = direct;
     }
 
-    /** Runs every row on a fresh veth pair and prints the table. Needs root (namespaces, AF_PACKET) and the shim. */
+    /**
+     * Runs every row on a fresh veth pair - the shim cards' five, then the direct endpoint's - and prints the tables.
+     * Needs root (namespaces, AF_PACKET) and the shim; the direct endpoint needs AF_XDP.
+     */
     public Result run() throws Exception {
         Layer[] layers = Layer.values();
         long[] lost = {0};
+        CheckLog checks = new CheckLog(out::println);
+        StringBuilder failures = new StringBuilder();
+        double[] rtt = nans(layers.length);
+        double[] mbits = nans(layers.length);
+        double[] directRtt = nans(layers.length);
+        double[] directMbits = nans(layers.length);
         try (VethPair veth = VethPair.builder().ipv4(false).mtu(VETH_MTU).create()) {
-            Timebase eth = medium.apply(veth);
-            out.printf(Locale.ROOT, "U-Net paper Table 3 on U-Net over Ethernet, real time: two native-shim SBA-200"
-                    + " contracts across %s (MTU %d: the 9 KB IP MTU + the 8-byte U-Net tag, so every PDU is one"
-                    + " frame); both cards' work and both nodes on one thread, each row the run of 'nic unet table3'%n",
-                    veth, VETH_MTU);
+            out.printf(Locale.ROOT, "U-Net paper Table 3 on U-Net over Ethernet, real time, across %s (MTU %d: the"
+                    + " 9 KB IP MTU + the 8-byte U-Net tag, so every PDU is one frame); both ends' work and both nodes"
+                    + " on one thread, each row the run of 'nic unet table3'%n", veth, VETH_MTU);
             out.printf(Locale.ROOT, "round trips: %d B of application data (%d timed after %d per row and trial);"
                     + " bandwidth: %d packets of %d B one way, to the last byte delivered; %d interleaved trials after"
                     + " one discarded warm-up pass%n", Table3Report.RTT_BYTES, count, warmup, packets,
                     Table3Report.PACKET_BYTES, trials);
-            String failure = null;
+            Timebase cards = medium.apply(veth);
             InterleavedTrials trial = new InterleavedTrials(2, trials, layers.length);
             try {
                 for (Layer l : layers) { // the JIT's pass: discarded
-                    turn(eth, l, WARMUP_COUNT / 10, WARMUP_COUNT, WARMUP_PACKETS, InterleavedTrials.histograms(2),
+                    turn(cards, l, WARMUP_COUNT / 10, WARMUP_COUNT, WARMUP_PACKETS, InterleavedTrials.histograms(2),
                             new long[1]);
                 }
                 InterleavedTrials.Turn[] turns = new InterleavedTrials.Turn[layers.length];
                 for (Layer l : layers) {
-                    turns[l.ordinal()] = h -> turn(eth, l, warmup, count, packets, h, lost);
+                    turns[l.ordinal()] = h -> turn(cards, l, warmup, count, packets, h, lost);
                 }
                 trial.run(turns);
+                cardTable(trial, layers, checks, rtt, mbits);
             } catch (RowFailed e) {
-                failure = e.getMessage();
-            }
-            if (failure != null) {
                 out.println();
-                out.println("a row could not run: " + failure);
-                out.println("result: INCOMPLETE (exit code " + ExitCodes.INCOMPLETE + "): Table 3 on U-Net over"
-                        + " Ethernet needs every row; the rows before it are not printed alone");
-                out.flush();
-                double[] none = nans(layers.length);
-                return new Result(ExitCodes.INCOMPLETE, none, none.clone(), lost[0], failure);
+                out.println("shim SBA-200 cards: a row could not run: " + e.getMessage() + " (Table 3 needs every row:"
+                        + " the rows before it are not printed alone)");
+                failures.append("shim card: ").append(e.getMessage());
             }
-            return report(trial, layers, lost[0]);
+            if (direct) {
+                String why = RealLinks.missingXdp();
+                if (why != null) {
+                    out.println();
+                    out.println("direct AF_XDP endpoint: rows skipped: " + why);
+                    failures.append(failures.isEmpty() ? "" : "; ").append("direct endpoint skipped: ").append(why);
+                } else {
+                    String f = directRows(Timebase.ethernetDirect(veth), checks, directRtt, directMbits);
+                    if (f != null) {
+                        failures.append(failures.isEmpty() ? "" : "; ").append("direct endpoint: ").append(f);
+                    }
+                }
+            }
+        }
+        out.println();
+        checks.comparison("the medium differs: a veth pair between two network namespaces of one host, both ends"
+                + " emulated or served in software on the same thread as both hosts, not a 140 Mbit/s ATM fibre"
+                + " between two SPARCstation 20s - the comparison with the paper is of shape and ordering (raw < UAM <"
+                + " UDP < TCP round trips), not of values; a bandwidth above 140 Mbit/s is this machine's copy speed,"
+                + " not a faster wire");
+        if (lost[0] > 0) {
+            checks.comparison("UDP has no flow control: " + lost[0] + " of " + (long) packets * trials + " 4 KB"
+                    + " datagrams were not delivered (the receiving card or its packet socket dropped them); the UDP"
+                    + " bandwidth counts what arrived");
+        }
+        checks.check(CheckKind.INTEGRITY_CHECK, "every run that ran checked what it carried - raw echoes and messages"
+                + " byte for byte, the Active Messages' arguments and stored blocks, the Split-C store's values read"
+                + " back on the other node, UDP echoes and datagrams, TCP echoes and stream bytes against the pattern"
+                + " sent (a difference ends the run with an error)", true);
+        out.printf(Locale.ROOT, "machine load: load average %.2f at the end on %d CPUs%n",
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), CpuAffinity.cpus());
+        int code = checks.finish(false);
+        String failure = failures.isEmpty() ? null : failures.toString();
+        if (failure != null && code == ExitCodes.OK) {
+            out.println("result: INCOMPLETE (exit code " + ExitCodes.INCOMPLETE + "): " + failure);
+            code = ExitCodes.INCOMPLETE;
+        }
+        out.flush();
+        return new Result(code, rtt, mbits, directRtt, directMbits, lost[0], failure);
+    }
+
+    /**
+     * The direct endpoint's rows: the round trips of raw U-Net, UDP and TCP and TCP's 4 KB stream, the runs of the card
+     * rows on {@link Timebase#ethernetDirect}, in their own interleaved trials; the rows it cannot carry are named
+     * with the reason.
+     *
+     * @return why a row could not run, or null
+     */
+    private String directRows(Timebase xsk, CheckLog checks, double[] rtt, double[] mbits) throws Exception {
+        int stacks = DIRECT_RTT_ROWS.length + 1;
+        InterleavedTrials trial = new InterleavedTrials(1, trials, stacks);
+        InterleavedTrials.Turn[] turns = new InterleavedTrials.Turn[stacks];
+        try {
+            for (int s = 0; s < stacks; s++) { // the JIT's pass: discarded
+                directTurn(xsk, s, WARMUP_COUNT / 10, WARMUP_COUNT, WARMUP_PACKETS, InterleavedTrials.histograms(1));
+            }
+            for (int s = 0; s < stacks; s++) {
+                int stack = s;
+                turns[s] = h -> directTurn(xsk, stack, warmup, count, packets, h);
+            }
+            trial.run(turns);
+        } catch (RowFailed e) {
+            out.println();
+            out.println("direct AF_XDP endpoint: a row could not run: " + e.getMessage());
+            return e.getMessage();
+        }
+        out.println();
+        out.printf(Locale.ROOT, "The same runs on two direct-access AF_XDP endpoints (XskUnetEndpoint: the socket's rings"
+                + " are the U-Net queues, no card model; %d-byte UMEM chunks carry a message of at most %d B; the"
+                + " loop polls both links every pass, a direct endpoint signalling arrivals only to its own wait; as"
+                + " opened on this MTU: %s):%n", UnetEthernetMedium.DIRECT_CHUNK, UnetEthernetMedium.DIRECT_MAX_PDU,
+                xsk instanceof UnetEthernetMedium m ? m.lastDirectEndpoint() : xsk);
+        out.println("  protocol      | RTT p50 us [95% CI]        | p99 us  | paper us | Mbit/s 4 KB p50 [95% CI]  |"
+                + " paper Mbit/s | what the endpoint carries");
+        int amPdu = AmConfig.paper(UamRuns.MEMORY).linkMtu();
+        for (Layer l : Layer.values()) {
+            int s = java.util.Arrays.asList(DIRECT_RTT_ROWS).indexOf(l);
+            String rttText = "       -                   |       - ";
+            if (s >= 0) {
+                BootstrapInterval r = trial.p50Interval(s, 0);
+                rtt[l.ordinal()] = trial.all(s, 0).getValueAtPercentile(50) / 1e3;
+                rttText = String.format(Locale.ROOT, "%7.2f [%7.2f, %7.2f] | %7.2f", rtt[l.ordinal()],
+                        r.lower() / 1e3, r.upper() / 1e3, trial.all(s, 0).getValueAtPercentile(99) / 1e3);
+            }
+            String bwText = "    -                     ";
+            String carries = switch (l) {
+                case RAW -> "the 4-B round trip; not a 4 KB message (a " + Table3Report.PACKET_BYTES + "-B PDU, over "
+                        + UnetEthernetMedium.DIRECT_MAX_PDU + ")";
+                case UDP -> "the 4-B round trip; not a 4 KB datagram (a " + (Table3Report.PACKET_BYTES + 28)
+                        + "-B PDU; IP over U-Net does not fragment)";
+                case TCP -> "both: " + TcpRuns.SEGMENT_BYTES + "-B segments are " + (TcpRuns.SEGMENT_BYTES + 40)
+                        + "-B PDUs";
+                case AM, SPLITC -> "neither: UAM's " + AmConfig.PAPER_BUFFER_BYTES + "-byte buffers need " + amPdu
+                        + "-B PDUs";
+            };
+            if (l == Layer.TCP) {
+                BootstrapInterval b = trial.p50Interval(DIRECT_TCP_STREAM, 0);
+                mbits[l.ordinal()] = trial.all(DIRECT_TCP_STREAM, 0).getValueAtPercentile(50) / 1e3;
+                bwText = String.format(Locale.ROOT, "%8.1f [%7.1f, %7.1f]", mbits[l.ordinal()], b.lower() / 1e3,
+                        b.upper() / 1e3);
+            }
+            out.printf(Locale.ROOT, "  %-13s | %s | %8.0f | %s | %12.0f | %s%n", l.label, rttText, l.paperRttUs, bwText,
+                    l.paperMbits, carries);
+        }
+        out.println();
+        BootstrapInterval udpRaw = trial.interval(1, 0, 0);
+        BootstrapInterval tcpUdp = trial.interval(2, 1, 0);
+        checks.comparison(String.format(Locale.ROOT, "direct endpoint, round trip UDP / raw U-Net per trial: %s;"
+                + " TCP / UDP: %s (the paper: %.2f and %.2f)", udpRaw.describe("x"), tcpUdp.describe("x"),
+                Layer.UDP.paperRttUs / Layer.RAW.paperRttUs, Layer.TCP.paperRttUs / Layer.UDP.paperRttUs));
+        return null;
+    }
+
+    /** The direct endpoint's turn of stack {@code stack}: a row's round trips, or TCP's 4 KB stream in kbit/s. */
+    private static void directTurn(Timebase xsk, int stack, int warmup, int count, int packets, Histogram[] h)
+            throws RowFailed {
+        Sba200Timing timing = Sba200Timing.I960_25MHZ;
+        CostTable costs = CostTable.zero();
+        int size = Table3Report.RTT_BYTES;
+        String what = stack == DIRECT_TCP_STREAM ? "TCP 4 KB stream" : DIRECT_RTT_ROWS[stack].label;
+        try {
+            if (stack == DIRECT_TCP_STREAM) {
+                double mbits = TcpRuns.stream(xsk, (long) packets * Table3Report.PACKET_BYTES,
+                        Table3Report.PACKET_BYTES, TcpRuns.TABLE3_WINDOW, timing, costs).mbits();
+                h[0].recordValue(Math.max(1, Math.round(mbits * 1e3)));
+                return;
+            }
+            h[0].add(switch (DIRECT_RTT_ROWS[stack]) {
+                case RAW -> UamRuns.rawRoundTrip(xsk, size, warmup, count, timing, costs).samples();
+                case UDP -> UdpRuns.roundTrip(xsk, size, true, warmup, count, timing, costs).samples();
+                case TCP -> TcpRuns.roundTrip(xsk, size, warmup, count, timing, costs).samples();
+                default -> throw new IllegalStateException("the direct endpoint runs no " + what);
+            });
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            throw new RowFailed(what + ": " + e.getMessage(), e);
         }
     }
 
@@ -213,11 +364,10 @@ public final class Table3EthernetReport {
         }
     }
 
-    private Result report(InterleavedTrials trial, Layer[] layers, long lost) {
-        CheckLog checks = new CheckLog(out::println);
-        double[] rtt = new double[layers.length];
-        double[] mbits = new double[layers.length];
+    /** The shim cards' table and the layers' order, from the trials; fills {@code rtt} and {@code mbits}. */
+    private void cardTable(InterleavedTrials trial, Layer[] layers, CheckLog checks, double[] rtt, double[] mbits) {
         out.println();
+        out.println("Two native-shim SBA-200 contracts (the C card model on an AF_PACKET socket at each end):");
         out.println("  protocol      | RTT p50 us [95% CI]        | p99 us  | paper us | Mbit/s 4 KB p50 [95% CI]  |"
                 + " paper Mbit/s | how");
         for (Layer l : layers) {
@@ -236,27 +386,6 @@ public final class Table3EthernetReport {
         order(checks, trial, Layer.UDP, Layer.AM);
         order(checks, trial, Layer.TCP, Layer.UDP);
         order(checks, trial, Layer.SPLITC, Layer.RAW);
-        checks.comparison("the medium differs: a veth pair between two network namespaces of one host, both cards"
-                + " emulated in software on the same thread as both hosts, not a 140 Mbit/s ATM fibre between two"
-                + " SPARCstation 20s - the comparison with the paper is of shape and ordering (raw < UAM < UDP < TCP"
-                + " round trips), not of values; a bandwidth above 140 Mbit/s is this machine's copy speed, not a"
-                + " faster wire");
-        out.println(directEndpointNote());
-        if (lost > 0) {
-            checks.comparison("UDP has no flow control: " + lost + " of " + (long) packets * trials + " 4 KB datagrams"
-                    + " were not delivered (the receiving card or its packet socket dropped them); the UDP bandwidth"
-                    + " counts what arrived");
-        }
-        checks.check(CheckKind.INTEGRITY_CHECK, trial.samples() + " samples: every row ran in every trial, and"
-                + " every run checked what it carried - raw echoes and messages byte for byte, the Active Messages'"
-                + " arguments and stored blocks, the Split-C store's values read back on the other node, UDP echoes and"
-                + " datagrams, TCP echoes and stream bytes against the pattern sent (a difference ends the run with"
-                + " an error)", true);
-        out.printf(Locale.ROOT, "machine load: load average %.2f at the end on %d CPUs%n",
-                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), CpuAffinity.cpus());
-        int code = checks.finish(false);
-        out.flush();
-        return new Result(code, rtt, mbits, lost, null);
     }
 
     /** A layer's round trip over the one below it, per trial: printed with its interval, not judged. */
@@ -267,24 +396,6 @@ public final class Table3EthernetReport {
         checks.comparison(String.format(Locale.ROOT, "round trip %s / %s per trial: %s (%s; the paper: %.0f / %.0f us"
                 + " = %.2f)", upper.label, lower.label, ci.describe("x"), side, upper.paperRttUs, lower.paperRttUs,
                 upper.paperRttUs / lower.paperRttUs));
-    }
-
-    /**
-     * What the direct AF_XDP endpoint ({@link XskUnetEndpoint}) could carry of each row, from its buffer arithmetic: a
-     * message lies {@code XDP_RX_OFFSET + FRAME_OVERHEAD} bytes into its UMEM chunk (2048 or 4096 bytes).
-     */
-    static String directEndpointNote() {
-        int offset = NicShim.XDP_RX_OFFSET + XskUnetEndpoint.FRAME_OVERHEAD;
-        int small = 2048 - offset;
-        int large = 4096 - offset;
-        int amPdu = AmConfig.paper(UamRuns.MEMORY).linkMtu();
-        return String.format(Locale.ROOT, "the direct AF_XDP endpoint is not run here: its UMEM chunk (2048 B, or 4096"
-                + " B at most) holds a message of %d (%d) bytes, so of Table 3 it could carry the 4-byte round trips of"
-                + " raw U-Net, UDP and TCP and TCP's 4 KB stream (2048-byte segments: %d-byte PDUs), not a 4 KB raw"
-                + " message or UDP datagram (%d and %d B PDUs; IP over U-Net does not fragment) nor Active Messages or"
-                + " Split-C (%d-byte buffers); the round trips of raw U-Net, UDP and TCP on it are 'nic unet"
-                + " real-pingpong' and 'nic unet real-latency --endpoints direct'", small, large,
-                TcpRuns.SEGMENT_BYTES + 40, Table3Report.PACKET_BYTES, Table3Report.PACKET_BYTES + 28, amPdu);
     }
 
     private static double[] nans(int n) {

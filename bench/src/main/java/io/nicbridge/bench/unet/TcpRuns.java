@@ -79,7 +79,7 @@ public final class TcpRuns {
             this.clock = clock;
             this.link = new UnetIpLink(link).route(link.self() == 0 ? UdpRuns.IP_1 : UdpRuns.IP_0, 1 - link.self());
             this.ip = new Ipv4Stack(this.link, link.self() == 0 ? UdpRuns.IP_0 : UdpRuns.IP_1, 24,
-                    Ipv4Stack.UNET_MTU);
+                    UdpRuns.ipMtu(this.link));
             ip.hostCpu(cpu);
             this.tcp = Tcp.over(ip, config.withIssSeed(config.issSeed() + link.self()), arena);
         }
@@ -354,10 +354,7 @@ public final class TcpRuns {
                         + " B) delivered " + state[1] + " of " + bytes + " bytes: " + w.describe());
             }
             var t = w.core(0).tcp.counters();
-            var st = w.medium.kernel(1).readStatistics();
-            var st0 = w.medium.kernel(0).readStatistics();
-            long drops = st.dropFifoOverflow() + st.dropNoFreeBuffer() + st.dropReceiveQueueFull()
-                    + st0.dropFifoOverflow() + st0.dropNoFreeBuffer() + st0.dropReceiveQueueFull();
+            long drops = w.medium.receiveDrops(0).counted() + w.medium.receiveDrops(1).counted();
             return new Stream(window, writeSize, bytes, state[3] - state[2],
                     t.get(Counter.TIMEOUT_RETRANSMISSIONS) + t.get(Counter.FAST_RETRANSMISSIONS), drops);
         }

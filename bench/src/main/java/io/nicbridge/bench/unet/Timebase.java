@@ -5,6 +5,7 @@ import io.nicbridge.bridge.driver.unet.UnetLink;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.time.EventLoop;
 import io.nicbridge.bridge.time.Scheduler;
+import io.nicbridge.protocols.runner.NodeRunner;
 import io.nicbridge.sim.engine.EngineMode;
 import io.nicbridge.sim.engine.VirtualTimeBase;
 import io.nicbridge.sim.sba200.Sba200Timing;
@@ -42,7 +43,16 @@ public abstract class Timebase {
      * them after. The veth pair stays the caller's; its MTU bounds the largest PDU (one PDU per frame).
      */
     public static Timebase ethernet(VethPair veth) {
-        return new UnetEthernetMedium(veth);
+        return new UnetEthernetMedium(veth, false);
+    }
+
+    /**
+     * U-Net over Ethernet on {@code veth} with direct-access endpoints ({@link io.nicbridge.bridge.shim.XskUnetEndpoint}:
+     * the AF_XDP socket's rings are the U-Net queues, no card model), the same frames on the wire. A link's MTU is
+     * what one 4096-byte UMEM chunk carries ({@link UnetEthernetMedium#DIRECT_MAX_PDU}) when a run asks for more.
+     */
+    public static Timebase ethernetDirect(VethPair veth) {
+        return new UnetEthernetMedium(veth, true);
     }
 
     /**
@@ -58,6 +68,18 @@ public abstract class Timebase {
         return name;
     }
 
+    /** Frames a node's receiving end dropped, {@code counted} in all, {@code where} item by item. */
+    record Drops(long counted, String where) {
+        /** The card's own drop counters, read through its U-Net kernel driver. */
+        static Drops ofCard(UnetKernelDriver kernel) {
+            var st = kernel.readStatistics();
+            return new Drops(st.dropFifoOverflow() + st.dropNoFreeBuffer() + st.dropReceiveQueueFull()
+                    + st.aal5CrcErrors(), String.format(java.util.Locale.ROOT, "receiving card: cell FIFO overflow %d,"
+                    + " no free buffer %d, receive queue full %d, CRC %d", st.dropFifoOverflow(),
+                    st.dropNoFreeBuffer(), st.dropReceiveQueueFull(), st.aal5CrcErrors()));
+        }
+    }
+
     /** One run's two links, its scheduler and how to run it until a condition holds; closed after the run. */
     abstract static class Medium implements AutoCloseable {
         final Scheduler scheduler;
@@ -69,8 +91,8 @@ public abstract class Timebase {
         /** @return node 0's and node 1's link */
         abstract UnetLink[] links();
 
-        /** @return node {@code i}'s U-Net kernel driver (its card's statistics) */
-        abstract UnetKernelDriver kernel(int i);
+        /** @return what node {@code i}'s receiving end dropped so far, counted where it dropped it */
+        abstract Drops receiveDrops(int i);
 
         /**
          * Runs the world until {@code done} or for {@code limitNanos} of its time.
@@ -81,6 +103,10 @@ public abstract class Timebase {
 
         /** @return the longest a run may take on this medium before it counts as lost, nanoseconds of its clock */
         abstract long limitNanos();
+
+        /** The run's node runner, once built: a medium whose links signal no readiness polls them through it. */
+        void attach(NodeRunner runner) {
+        }
 
         @Override
         public abstract void close();
@@ -151,8 +177,8 @@ public abstract class Timebase {
             }
 
             @Override
-            UnetKernelDriver kernel(int i) {
-                return tb.kernel(i);
+            Drops receiveDrops(int i) {
+                return Drops.ofCard(tb.kernel(i));
             }
 
             @Override

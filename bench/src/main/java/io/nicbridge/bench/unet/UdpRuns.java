@@ -44,7 +44,7 @@ public final class UdpRuns {
         UdpCore(Link link, HostCpu cpu) {
             this.cpu = cpu;
             this.link = new UnetIpLink(link).route(link.self() == 0 ? IP_1 : IP_0, 1 - link.self());
-            this.ip = new Ipv4Stack(this.link, link.self() == 0 ? IP_0 : IP_1, 24, Ipv4Stack.UNET_MTU);
+            this.ip = new Ipv4Stack(this.link, link.self() == 0 ? IP_0 : IP_1, 24, ipMtu(this.link));
             ip.hostCpu(cpu);
             this.udp = new Udp(ip);
         }
@@ -185,13 +185,8 @@ public final class UdpRuns {
             if (received[0] == 0) {
                 throw new IllegalStateException("the UDP stream of " + size + " B delivered nothing: " + core(w, 1).ip);
             }
-            var st = w.medium.kernel(1).readStatistics();
-            String drops = String.format(java.util.Locale.ROOT, "receiving card: cell FIFO overflow %d, no free buffer"
-                    + " %d, receive queue full %d, CRC %d", st.dropFifoOverflow(), st.dropNoFreeBuffer(),
-                    st.dropReceiveQueueFull(), st.aal5CrcErrors());
-            long counted = st.dropFifoOverflow() + st.dropNoFreeBuffer() + st.dropReceiveQueueFull()
-                    + st.aal5CrcErrors();
-            return new Stream(size, sent[0], received[0], last[0] - first[0], counted, drops);
+            Timebase.Drops drops = w.medium.receiveDrops(1);
+            return new Stream(size, sent[0], received[0], last[0] - first[0], drops.counted(), drops.where());
         }
     }
 
@@ -201,6 +196,15 @@ public final class UdpRuns {
 
     private static UdpCore core(UnetWorld w, int node) {
         return (UdpCore) w.core(node);
+    }
+
+    /**
+     * @return the IP MTU over {@code link}: the paper's 9 KB ({@link Ipv4Stack#UNET_MTU}), or less where the link's
+     *     buffers are smaller (a direct AF_XDP endpoint's chunk): IP over U-Net does not fragment, so a datagram
+     *     larger than the link's buffer could never go
+     */
+    static int ipMtu(UnetIpLink link) {
+        return Math.min(Ipv4Stack.UNET_MTU, link.maxDatagram());
     }
 
     /** @return {@code size} bytes of a pattern (byte i = 7i + 3): what the runs send and check on arrival */

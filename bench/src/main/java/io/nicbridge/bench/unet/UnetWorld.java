@@ -41,6 +41,7 @@ final class UnetWorld implements AutoCloseable {
             time = medium.scheduler;
             cpus = HostCpu.forNodes(2, costs, time);
             runner = new NodeRunner(time, medium.links(), cpus, cores, app, NodeSlowness.NONE);
+            medium.attach(runner);
         } catch (RuntimeException | Error e) {
             medium.close();
             throw e;

@@ -32,7 +32,7 @@ class Table3EthernetReportTest {
     void everyRowRunsWithItsDataCheckedAndAPositiveRoundTripAndBandwidth() throws Exception {
         assumeRunnable();
         StringWriter text = new StringWriter();
-        Result r = new Table3EthernetReport(new PrintWriter(text), 10, 50, 16, 2).run();
+        Result r = new Table3EthernetReport(new PrintWriter(text), 10, 50, 16, 2, false).run();
         String out = text.toString();
         assertEquals(ExitCodes.OK, r.exitCode(), out);
         for (Layer l : Layer.values()) {
@@ -49,6 +49,26 @@ class Table3EthernetReportTest {
         assertTrue(out.contains("comparison (not a check): the medium differs: a veth pair"), out);
         assertTrue(out.contains("round trip TCP / UDP per trial: median"), out);
         assertTrue(out.contains("checks: 1 passed, 0 failed, 0 inconclusive -> exit code 0"), out);
+        assertTrue(Double.isNaN(r.directRttP50Us()[0]), "the direct endpoint was not asked for");
+    }
+
+    @Test
+    void theDirectEndpointRunsTheRowsItCarriesAndNamesTheOthers() throws Exception {
+        assumeRunnable();
+        String xdp = RealLinks.missingXdp();
+        Requirements.assume(Capability.NET, xdp == null, () -> xdp);
+        StringWriter text = new StringWriter();
+        Result r = new Table3EthernetReport(new PrintWriter(text), 10, 50, 16, 2, true,
+                veth -> new UnetEthernetMedium(veth, false, "", UnetEthernetMedium.LIMIT_NANOS)).run();
+        String out = text.toString();
+        assertEquals(ExitCodes.OK, r.exitCode(), out);
+        for (Layer l : Table3EthernetReport.DIRECT_RTT_ROWS) {
+            assertTrue(r.directRttP50Us()[l.ordinal()] > 0, l + "\n" + out);
+        }
+        assertTrue(r.directMbitsP50()[Layer.TCP.ordinal()] > 0, out);
+        assertTrue(Double.isNaN(r.directRttP50Us()[Layer.AM.ordinal()]), out);
+        assertTrue(Double.isNaN(r.directMbitsP50()[Layer.UDP.ordinal()]), out);
+        assertTrue(out.contains("neither: UAM's 4160-byte buffers need"), out);
     }
 
     @Test
@@ -56,11 +76,12 @@ class Table3EthernetReportTest {
         assumeRunnable();
         StringWriter text = new StringWriter();
         // Both cards drop every frame they send: raw U-Net, the first row, never gets its echo.
-        Result r = new Table3EthernetReport(new PrintWriter(text), 0, 5, 8, 1,
-                veth -> new UnetEthernetMedium(veth, "&drop=1&faults=tx", TimeUnit.MILLISECONDS.toNanos(300))).run();
+        Result r = new Table3EthernetReport(new PrintWriter(text), 0, 5, 8, 1, false,
+                veth -> new UnetEthernetMedium(veth, false, "&drop=1&faults=tx", TimeUnit.MILLISECONDS.toNanos(300))).run();
         String out = text.toString();
         assertEquals(ExitCodes.INCOMPLETE, r.exitCode(), out);
-        assertTrue(out.contains("a row could not run: raw U-Net: raw round trips did not finish"), out);
+        assertTrue(out.contains("shim SBA-200 cards: a row could not run: raw U-Net: raw round trips did not finish"),
+                out);
         assertTrue(out.contains("result: INCOMPLETE (exit code 5)"), out);
         assertTrue(Double.isNaN(r.rttP50Us()[0]), out);
     }
@@ -68,11 +89,11 @@ class Table3EthernetReportTest {
     @Test
     void badArgumentsAreRefusedByName() {
         PrintWriter out = new PrintWriter(new StringWriter());
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new Table3EthernetReport(out, 0, 10, 4, 3))
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new Table3EthernetReport(out, 0, 10, 4, 3, false))
                 .getMessage().contains("--packets must be >= 8, was 4"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new Table3EthernetReport(out, 0, 10, 8, 0))
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new Table3EthernetReport(out, 0, 10, 8, 0, false))
                 .getMessage().contains("--trials must be >= 1, was 0"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new Table3EthernetReport(out, -1, 10, 8, 1))
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new Table3EthernetReport(out, -1, 10, 8, 1, false))
                 .getMessage().contains("--warmup >= 0"));
     }
 
