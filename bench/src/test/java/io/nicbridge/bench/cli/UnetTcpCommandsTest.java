@@ -62,7 +62,7 @@ class UnetTcpCommandsTest {
         String missing = RealLinks.missing();
         Requirements.assume(Capability.NET, missing == null, () -> missing);
         Run r = PingPongCommandTest.run("unet", "table3", "--ethernet", "--count", "20", "--warmup", "5", "--packets",
-                "8", "--trials", "1");
+                "8", "--trials", "1", "--no-direct");
         assertEquals(0, r.exit(), r.out() + r.err());
         for (String row : new String[] {"raw U-Net", "Active Msgs", "UDP", "TCP", "Split-C store"}) {
             assertTrue(r.out().lines().anyMatch(l -> l.startsWith("  " + row + " ") && l.contains(" | ")),
