@@ -125,10 +125,10 @@ public final class Experiments {
                         + " per window beside the kernel's, not judged"));
         all.add(command("unet-table3-ethernet", Paper.UNET, "Table 3 on U-Net over Ethernet in real time: raw U-Net,"
                         + " Active Messages, UDP, TCP and the Split-C store, round trip and 4 KB bandwidth, two shim"
-                        + " SBA-200s across a veth pair (9 KB MTU), interleaved trials", "200+20 round trips and 32"
-                        + " packets of 4 KB per row, 3 trials", "1000+100 round trips and 64 packets per row, 5 trials",
+                        + " SBA-200s across a veth pair (9 KB MTU), interleaved trials", "200+20 round trips and 16"
+                        + " packets of 4 KB per row, 3 trials", "1000+100 round trips and 16 packets per row, 5 trials",
                 30, List.of(Need.NET, Need.SHIM),
-                new String[] {"unet", "table3", "--ethernet", "--count", "200", "--warmup", "20", "--packets", "32",
+                new String[] {"unet", "table3", "--ethernet", "--count", "200", "--warmup", "20", "--packets", "16",
                         "--trials", "3"},
                 new String[] {"unet", "table3", "--ethernet"})
                 .withoutPaperFigure(UNET_REAL_WHY + "; the five rows are printed beside the paper's ATM figures and"

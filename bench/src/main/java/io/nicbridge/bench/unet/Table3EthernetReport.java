@@ -178,7 +178,8 @@ public final class Table3EthernetReport {
             } catch (RowFailed e) {
                 out.println();
                 out.println("shim SBA-200 cards: a row could not run: " + e.getMessage() + " (Table 3 needs every row:"
-                        + " the rows before it are not printed alone)");
+                        + " the rows before it are not printed alone; raw U-Net and UDP have no flow control, so a"
+                        + " long burst - --packets - can lose a message to the receiving card's full free queue)");
                 failures.append("shim card: ").append(e.getMessage());
             }
             if (direct) {

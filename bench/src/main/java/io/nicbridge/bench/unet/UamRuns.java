@@ -129,6 +129,11 @@ public final class UamRuns {
         }
 
         @Override
+        public String toString() {
+            return "raw U-Net node " + link.self() + ": " + sent + " sent, " + arrivals + " arrived";
+        }
+
+        @Override
         public void onFrame(Link from, int rxHandle) {
             int length = from.rxLength(rxHandle);
             if (echo) {
