@@ -227,7 +227,7 @@ final class UnetCommands extends GroupCommand {
                 + " row from its layer's own run on the same emulated SBA-200s, link, runner and cost table, beside"
                 + " the paper's figures. With --ethernet: the same five rows' runs in real time on U-Net over Ethernet,"
                 + " two native-shim SBA-200s across a fresh veth pair (MTU 9224), interleaved trials, p50 with its"
-                + " 95% interval; needs root (namespaces, AF_PACKET) and the native shim.")
+                + " 95%% interval; needs root (namespaces, AF_PACKET) and the native shim.")
     static final class Table3 implements Callable<Integer> {
         @Mixin
         CostsOption costs = new CostsOption();
