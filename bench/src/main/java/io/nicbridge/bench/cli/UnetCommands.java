@@ -1,5 +1,7 @@
 package io.nicbridge.bench.cli;
 
+import io.nicbridge.bench.real.RealLinks;
+import io.nicbridge.bench.unet.Table3EthernetReport;
 import io.nicbridge.bench.unet.Table3Report;
 import io.nicbridge.bench.unet.TcpWindowReport;
 import io.nicbridge.bench.unet.UamReport;
@@ -8,12 +10,15 @@ import io.nicbridge.bench.verdict.PaperPoints;
 import io.nicbridge.bench.unet.UnetReport;
 import io.nicbridge.bench.verdict.ExitCodes;
 import io.nicbridge.bridge.cost.CostTable;
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import io.nicbridge.sim.capture.PcapWriter;
 import io.nicbridge.sim.sba200.Sba200Timing;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code nic unet}: U-Net on two emulated Fore SBA-200s through an ATM switch, beside the U-Net paper. */
 @Command(name = "unet", aliases = "sba200", mixinStandardHelpOptions = true,
@@ -215,31 +220,60 @@ final class UnetCommands extends GroupCommand {
         }
     }
 
-    /** {@code nic unet table3}: {@link Table3Report#table3}. */
+    /** {@code nic unet table3}: {@link Table3Report#table3}, or with {@code --ethernet} {@link Table3EthernetReport}. */
     @Command(name = "table3", mixinStandardHelpOptions = true,
             description = "The U-Net paper's Table 3 complete in virtual time with the host cost model: raw AAL5, Active"
                 + " Messages, UDP, TCP and the Split-C store, round-trip latency and bandwidth with 4 KB packets, each"
                 + " row from its layer's own run on the same emulated SBA-200s, link, runner and cost table, beside"
-                + " the paper's figures.")
+                + " the paper's figures. With --ethernet: the same five rows' runs in real time on U-Net over Ethernet,"
+                + " two native-shim SBA-200s across a fresh veth pair (MTU 9224), interleaved trials, p50 with its"
+                + " 95%% interval; needs root (namespaces, AF_PACKET) and the native shim.")
     static final class Table3 implements Callable<Integer> {
         @Mixin
         CostsOption costs = new CostsOption();
 
-        @Option(names = "--count", defaultValue = "10", description = "Measured round trips per row (default:"
-                + " ${DEFAULT-VALUE}; virtual time is deterministic).")
-        int count;
+        @Option(names = "--count", description = "Measured round trips per row (default: 10 in virtual time, which is"
+                + " deterministic; 1000 per trial with --ethernet).")
+        Integer count;
 
-        @Option(names = "--packets", defaultValue = "64", description = "4 KB packets per bandwidth run, at least 8"
-                + " (default: ${DEFAULT-VALUE}).")
-        int packets;
+        @Option(names = "--packets", description = "4 KB packets per bandwidth run, at least 8 (default: 64 in virtual"
+                + " time; 16 per trial with --ethernet, where raw U-Net and UDP have no flow control and a longer"
+                + " burst loses a message to the receiving card's full free queue).")
+        Integer packets;
+
+        @Option(names = "--ethernet", description = "Run the five rows on U-Net over Ethernet across a veth pair, in"
+                + " real time (exit code 5 when a row could not run, with the reason).")
+        boolean ethernet;
+
+        @Option(names = "--trials", defaultValue = "5", description = "With --ethernet: interleaved trials (default:"
+                + " ${DEFAULT-VALUE}).")
+        int trials;
+
+        @Option(names = "--warmup", defaultValue = "100", description = "With --ethernet: untimed round trips before"
+                + " each row's timed ones, per trial (default: ${DEFAULT-VALUE}).")
+        int warmup;
+
+        @Option(names = "--no-direct", description = "With --ethernet: leave out the direct AF_XDP endpoint's rows"
+                + " (without this, where AF_XDP is missing they are skipped with the reason and the exit code is 5).")
+        boolean noDirect;
+
+        @Spec
+        CommandSpec spec;
 
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
             // a bad argument's IllegalArgumentException is NicCommand's: one line naming it, exit code 2
-            if (count < 1) {
-                throw new IllegalArgumentException("--count must be >= 1, was " + count);
+            int n = count != null ? count : ethernet ? 1000 : 10;
+            if (n < 1) {
+                throw new IllegalArgumentException("--count must be >= 1, was " + n);
             }
-            return Table3Report.table3(System.out, 2, count, packets, Sba200Timing.I960_25MHZ,
+            if (ethernet) {
+                PrintWriter out = spec.commandLine().getOut();
+                Table3EthernetReport report = new Table3EthernetReport(out, warmup, n, packets != null ? packets : 16, trials,
+                        !noDirect);
+                return RealLinks.run(out, "unet table3 --ethernet", () -> report.run().exitCode());
+            }
+            return Table3Report.table3(System.out, 2, n, packets != null ? packets : 64, Sba200Timing.I960_25MHZ,
                     CostTable.named(costs.costs), PaperPoints.NONE);
         }
     }

@@ -157,6 +157,18 @@ public final class InterleavedTrials {
         return r;
     }
 
+    /**
+     * @return stack {@code stack}'s p50 at size index {@code size}, one per trial: their median with its bootstrap
+     *     interval (a stack's own figure with its spread over the trials, where {@link #interval} compares two)
+     */
+    public BootstrapInterval p50Interval(int stack, int size) {
+        double[] v = new double[trials];
+        for (int t = 0; t < trials; t++) {
+            v[t] = p50[stack][size][t];
+        }
+        return BootstrapInterval.ofMedian(v, BOOTSTRAP_SEED);
+    }
+
     /** @return the median of {@link #ratios} with its bootstrap interval */
     public BootstrapInterval interval(int numerator, int denominator, int size) {
         return BootstrapInterval.ofMedian(ratios(numerator, denominator, size), BOOTSTRAP_SEED);

@@ -1,5 +1,6 @@
 package io.nicbridge.bench.unet;
 
+import io.nicbridge.bench.real.InterleavedTrials;
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
@@ -17,11 +18,11 @@ import io.nicbridge.protocols.ip.tcp.TcpHandler;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.NodeRunner;
 import io.nicbridge.sim.sba200.Sba200Timing;
-import io.nicbridge.sim.testbed.UnetLinkTestbed;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
+import org.HdrHistogram.Histogram;
 
 /**
  * TCP over U-Net (the paper's section 7.7, Table 3's TCP row and Figure 8) on two emulated SBA-200s through the ATM
@@ -78,7 +79,7 @@ public final class TcpRuns {
             this.clock = clock;
             this.link = new UnetIpLink(link).route(link.self() == 0 ? UdpRuns.IP_1 : UdpRuns.IP_0, 1 - link.self());
             this.ip = new Ipv4Stack(this.link, link.self() == 0 ? UdpRuns.IP_0 : UdpRuns.IP_1, 24,
-                    Ipv4Stack.UNET_MTU);
+                    UdpRuns.ipMtu(this.link));
             ip.hostCpu(cpu);
             this.tcp = Tcp.over(ip, config.withIssSeed(config.issSeed() + link.self()), arena);
         }
@@ -133,14 +134,14 @@ public final class TcpRuns {
     private static final class World implements AutoCloseable {
         final Arena arena = Arena.ofConfined();
         final UnetWorld unet;
-        final UnetLinkTestbed tb;
+        final Timebase.Medium medium;
         final HostCpu[] cpus;
         final NodeRunner runner;
 
         World(Timebase timebase, Sba200Timing timing, CostTable costs, TcpConfig config) {
             unet = new UnetWorld(timebase, timing, costs, Ipv4Stack.UNET_MTU, TX_BUFFERS, RX_BUFFERS,
                     (link, clock, cpu) -> new TcpCore(link, clock, cpu, config, arena), NodeApplication.NONE);
-            tb = unet.tb;
+            medium = unet.medium;
             cpus = unet.cpus;
             runner = unet.runner;
         }
@@ -165,8 +166,11 @@ public final class TcpRuns {
         }
     }
 
-    /** Round trips: the best and worst of {@code count} after {@code warmup}, simulated nanoseconds. */
-    public record Rtt(long min, long max) {
+    /**
+     * Round trips: the best and worst of {@code count} after {@code warmup}, nanoseconds of the run's clock, and every
+     * one of them in {@code samples} (for percentiles; a sample above 10 s is recorded as 10 s).
+     */
+    public record Rtt(long min, long max, Histogram samples) {
     }
 
     /**
@@ -189,8 +193,10 @@ public final class TcpRuns {
             throw new IllegalArgumentException("count must be >= 1 and warmup >= 0, were " + count + ", " + warmup);
         }
         long[] state = {0, 0, Long.MAX_VALUE, Long.MIN_VALUE, 0}; // done, start, min, max, bytes back
-        MemorySegment message = Arena.ofAuto().allocate(size);
+        Histogram samples = InterleavedTrials.histograms(1)[0];
+        MemorySegment message = Arena.ofAuto().allocate(size).copyFrom(UdpRuns.pattern(size));
         MemorySegment echo = Arena.ofAuto().allocate(size);
+        MemorySegment back = Arena.ofAuto().allocate(size); // node 0's: node 1 echoes through its own buffer
         try (World w = new World(timebase, timing, costs, config(TABLE3_WINDOW))) {
             HostCpu cpu0 = w.cpus[0];
             w.core(1).tcp.listen(PORT, new TcpHandler() {
@@ -210,20 +216,23 @@ public final class TcpRuns {
 
                 @Override
                 public void onReadable(TcpConnection c, long now) {
-                    for (int n = c.read(echo, 0, size, now); n > 0; n = c.read(echo, 0, size, now)) {
+                    int n;
+                    while (state[4] < size && (n = c.read(back, state[4], (int) (size - state[4]), now)) > 0) {
                         state[4] += n;
                     }
                     if (state[4] < size) {
                         return;
                     }
-                    if (state[4] > size) {
-                        throw new IllegalStateException("more echoed than sent: " + state[4] + " of " + size);
+                    if (MemorySegment.mismatch(back, 0, size, message, 0, size) != -1) {
+                        throw new IllegalStateException("echo " + state[0] + " (" + size + " B) differs from the"
+                                + " message sent");
                     }
                     state[4] = 0;
                     long t = cpu0.now();
                     if (state[0] >= warmup) {
                         state[2] = Math.min(state[2], t - state[1]);
                         state[3] = Math.max(state[3], t - state[1]);
+                        samples.recordValue(Math.min(t - state[1], InterleavedTrials.HIGHEST_VALUE));
                     }
                     state[0]++;
                     if (state[0] < warmup + count) {
@@ -239,7 +248,7 @@ public final class TcpRuns {
             if (!done) {
                 throw new IllegalStateException("TCP round trips of " + size + " B did not finish: " + w.describe());
             }
-            return new Rtt(state[2], state[3]);
+            return new Rtt(state[2], state[3], samples);
         }
     }
 
@@ -281,8 +290,12 @@ public final class TcpRuns {
         }
         TcpConfig config = config(window);
         long[] state = {0, 0, 0, 0}; // written, read, start, end
-        MemorySegment chunk = Arena.ofAuto().allocate(writeSize);
+        // Stream byte j is PATTERN's byte j % PERIOD: the writer writes from the chunk at its stream position's phase,
+        // the reader checks every byte at its own.
+        MemorySegment chunk = Arena.ofAuto().allocate(writeSize + PERIOD).copyFrom(streamPattern(writeSize + PERIOD));
         MemorySegment sink = Arena.ofAuto().allocate(Math.max(writeSize, SEGMENT_BYTES));
+        int sinkBytes = (int) sink.byteSize();
+        MemorySegment expected = Arena.ofAuto().allocate(sinkBytes + PERIOD).copyFrom(streamPattern(sinkBytes + PERIOD));
         try (World w = new World(timebase, timing, costs, config)) {
             HostCpu cpu0 = w.cpus[0];
             HostCpu cpu1 = w.cpus[1];
@@ -290,7 +303,13 @@ public final class TcpRuns {
                 @Override
                 public void onReadable(TcpConnection c, long now) {
                     int n;
-                    while ((n = c.read(sink, 0, (int) sink.byteSize(), now)) > 0) {
+                    while ((n = c.read(sink, 0, sinkBytes, now)) > 0) {
+                        long phase = state[1] % PERIOD;
+                        long bad = MemorySegment.mismatch(sink, 0, n, expected, phase, phase + n);
+                        if (bad != -1) {
+                            throw new IllegalStateException("TCP stream byte " + (state[1] + bad) + " differs from"
+                                    + " what was sent");
+                        }
                         state[1] += n;
                     }
                     if (state[1] >= bytes) {
@@ -316,7 +335,7 @@ public final class TcpRuns {
                             return;
                         }
                         n = Math.min(n, room);
-                        require(c.write(chunk, 0, n, now) == n, "a write the ring had room for");
+                        require(c.write(chunk, state[0] % PERIOD, n, now) == n, "a write the ring had room for");
                         state[0] += n;
                     }
                 }
@@ -335,13 +354,22 @@ public final class TcpRuns {
                         + " B) delivered " + state[1] + " of " + bytes + " bytes: " + w.describe());
             }
             var t = w.core(0).tcp.counters();
-            var st = w.tb.kernel(1).readStatistics();
-            var st0 = w.tb.kernel(0).readStatistics();
-            long drops = st.dropFifoOverflow() + st.dropNoFreeBuffer() + st.dropReceiveQueueFull()
-                    + st0.dropFifoOverflow() + st0.dropNoFreeBuffer() + st0.dropReceiveQueueFull();
+            long drops = w.medium.receiveDrops(0).counted() + w.medium.receiveDrops(1).counted();
             return new Stream(window, writeSize, bytes, state[3] - state[2],
                     t.get(Counter.TIMEOUT_RETRANSMISSIONS) + t.get(Counter.FAST_RETRANSMISSIONS), drops);
         }
+    }
+
+    /** The stream pattern's period: a prime, so no segment or write size lines up with it. */
+    private static final int PERIOD = 251;
+
+    /** @return {@code length} bytes of the stream pattern from position 0 */
+    private static MemorySegment streamPattern(int length) {
+        byte[] b = new byte[length];
+        for (int j = 0; j < length; j++) {
+            b[j] = (byte) (j % PERIOD * 7 + 3);
+        }
+        return MemorySegment.ofArray(b);
     }
 
     private static void require(boolean ok, String what) {

@@ -10,8 +10,12 @@ import io.nicbridge.protocols.am.SplitCStore;
 import io.nicbridge.protocols.runner.CoreBuilder;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.sim.sba200.Sba200Timing;
+import io.nicbridge.bench.real.InterleavedTrials;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.function.BooleanSupplier;
+import org.HdrHistogram.Histogram;
 
 /**
  * The U-Net Active Messages experiments of the paper's section 5.2 (Figures 3 and 4, Table 3) on two emulated
@@ -37,12 +41,18 @@ public final class UamRuns {
     static final int SINK = 5;
     static final int TX_BUFFERS = 16;
     static final int RX_BUFFERS = 40;
+    /** Where the Split-C round trips store their word on node 1, and its layout (SplitCStore's: big-endian). */
+    static final int SPLITC_ADDRESS = 64;
+    static final ValueLayout.OfInt SPLITC_WORD = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private UamRuns() {
     }
 
-    /** Round trips: {min, max} in simulated nanoseconds over {@code count} after {@code warmup}. */
-    public record Rtt(long min, long max) {
+    /**
+     * Round trips: {min, max} in nanoseconds of the run's clock over {@code count} after {@code warmup}, and every one of
+     * them in {@code samples} (for percentiles; a sample above 10 s is recorded as 10 s).
+     */
+    public record Rtt(long min, long max, Histogram samples) {
         public double minMicros() {
             return min / 1000.0;
         }
@@ -55,6 +65,7 @@ public final class UamRuns {
         long start;
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
+        final Histogram samples = InterleavedTrials.histograms(1)[0];
 
         Rounds(int warmup, int count) {
             if (count < 1 || warmup < 0) {
@@ -68,6 +79,7 @@ public final class UamRuns {
             if (done >= warmup) {
                 min = Math.min(min, now - start);
                 max = Math.max(max, now - start);
+                samples.recordValue(Math.min(now - start, InterleavedTrials.HIGHEST_VALUE));
             }
             done++;
         }
@@ -77,7 +89,7 @@ public final class UamRuns {
         }
 
         Rtt rtt() {
-            return new Rtt(min, max);
+            return new Rtt(min, max, samples);
         }
     }
 
@@ -94,11 +106,15 @@ public final class UamRuns {
         private final boolean echo;
         long arrivals;
         long lastArrival;
+        private long sent;
+        /** What arrival k must hold, refilled per check (receiving node only). */
+        private final MemorySegment expected;
 
         RawCore(Link link, HostCpu cpu, boolean echo) {
             this.link = link;
             this.cpu = cpu;
             this.echo = echo;
+            this.expected = echo ? null : MemorySegment.ofArray(new byte[link.mtu()]);
         }
 
         boolean send(int size) {
@@ -107,8 +123,14 @@ public final class UamRuns {
                 return false;
             }
             cpu.charge(CostItem.COPY, size);
+            link.txBuffer(h).asSlice(0, size).fill((byte) sent++); // message k's bytes are all k (mod 256)
             link.commit(h, size);
             return true;
+        }
+
+        @Override
+        public String toString() {
+            return "raw U-Net node " + link.self() + ": " + sent + " sent, " + arrivals + " arrived";
         }
 
         @Override
@@ -121,6 +143,8 @@ public final class UamRuns {
                     cpu.charge(CostItem.COPY, length);
                     link.commit(h, length);
                 }
+            } else {
+                checkMessage(from.rxBuffer(rxHandle), length, arrivals, expected);
             }
             from.release(rxHandle);
             arrivals++;
@@ -194,6 +218,23 @@ public final class UamRuns {
         }
     }
 
+    /**
+     * Raw U-Net carries no sequence number: a channel delivers in order, so arrival k is message k, whose bytes are all
+     * {@code (byte) k} (echoed back unchanged on the round trips). Compared against {@code expected} filled with that
+     * byte (fill and mismatch are the JDK's vectorised loops: a 4 KB message costs well under a microsecond).
+     *
+     * @throws IllegalStateException when a byte differs
+     */
+    static void checkMessage(MemorySegment message, int length, long k, MemorySegment expected) {
+        byte b = (byte) k;
+        expected.asSlice(0, length).fill(b);
+        long at = MemorySegment.mismatch(message, 0, length, expected, 0, length);
+        if (at != -1) {
+            throw new IllegalStateException("raw U-Net message " + k + " (" + length + " B) differs at byte " + at
+                    + ": " + message.get(ValueLayout.JAVA_BYTE, at) + " for " + b);
+        }
+    }
+
     // ------------------------------------------------------------------ UAM
 
     private static CoreBuilder amCores(boolean splitC, Object[] splitOut) {
@@ -223,6 +264,10 @@ public final class UamRuns {
             b.register(ECHO, (t, a0, a1, a2, a3) -> b.reply(t, PONG, a0, a1, a2, a3));
             a.register(ECHO, (t, a0, a1, a2, a3) -> { });
             a.register(PONG, (t, a0, a1, a2, a3) -> {
+                if (a0 != r.done || a1 != 1 || a2 != 2 || a3 != 3) {
+                    throw new IllegalStateException("UAM reply " + r.done + " carries (" + a0 + ", " + a1 + ", " + a2
+                            + ", " + a3 + ") for (" + r.done + ", 1, 2, 3)");
+                }
                 r.ended(w.cpus[0].now());
                 if (!r.finished()) {
                     r.start = w.cpus[0].now();
@@ -282,24 +327,31 @@ public final class UamRuns {
         Object[] split = new Object[2];
         HostCpu[] cpu0 = new HostCpu[1];
         boolean[] waiting = {false};
+        MemorySegment[] remote = new MemorySegment[1];
         NodeApplication app = node -> {
             ((AmCore) node.core()).poll();
             SplitCStore store = (SplitCStore) split[0];
             if (node.id() == 0 && waiting[0] && store.sync()) {
                 waiting[0] = false;
+                int stored = remote[0].get(SPLITC_WORD, SPLITC_ADDRESS); // both nodes are in this process
+                if (stored != r.done) {
+                    throw new IllegalStateException("Split-C store " + r.done + " acknowledged, but node 1's word at "
+                            + SPLITC_ADDRESS + " reads " + stored);
+                }
                 r.ended(cpu0[0].now());
                 if (!r.finished()) {
                     r.start = cpu0[0].now();
-                    require(store.put(1, 64, r.done), "the next put");
+                    require(store.put(1, SPLITC_ADDRESS, r.done), "the next put");
                     waiting[0] = true;
                 }
             }
         };
         try (UnetWorld w = world(timebase, timing, costs, amCores(true, split), app)) {
             cpu0[0] = w.cpus[0];
+            remote[0] = am(w, 1).memory();
             w.run(() -> {
                 r.start = w.cpus[0].now();
-                require(((SplitCStore) split[0]).put(1, 64, 0), "the first put");
+                require(((SplitCStore) split[0]).put(1, SPLITC_ADDRESS, 0), "the first put");
                 waiting[0] = true;
                 w.runner.node(0).applicationActed();
             }, r::finished, "Split-C store round trips");
@@ -369,6 +421,12 @@ public final class UamRuns {
                     last[0] = cpu.now();
                 });
             }
+            MemorySegment source = am(w, 0).memory().asSlice(0, size);
+            MemorySegment target = am(w, 1).memory().asSlice(0, size);
+            for (int i = 0; i < size; i++) { // what the stores carry, checked on node 1 at the end
+                source.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 3));
+            }
+            target.fill((byte) 0);
             BooleanSupplier done = kind == Transfer.SPLITC_BULK
                     ? () -> ((SplitCStore) split[0]).acknowledged() >= blocks : () -> completed[0] >= blocks;
             w.run(() -> {
@@ -377,6 +435,11 @@ public final class UamRuns {
                 w.runner.node(0).applicationActed();
             }, done, kind + " stream");
             long end = kind == Transfer.SPLITC_BULK ? w.cpus[0].now() : last[0];
+            long bad = kind == Transfer.GET ? -1 : MemorySegment.mismatch(source, 0, size, target, 0, size);
+            if (bad != -1) {
+                throw new IllegalStateException(kind + " stream: node 1's memory differs from the " + size
+                        + "-byte block stored, at byte " + bad);
+            }
             return new Bandwidth(size, blocks, end - start[0]);
         }
     }

@@ -1,5 +1,6 @@
 package io.nicbridge.bench.unet;
 
+import io.nicbridge.bench.real.InterleavedTrials;
 import io.nicbridge.bridge.cost.CostTable;
 import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.link.Link;
@@ -13,6 +14,7 @@ import io.nicbridge.protocols.ip.UnetIpLink;
 import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.sim.sba200.Sba200Timing;
 import java.lang.foreign.MemorySegment;
+import org.HdrHistogram.Histogram;
 
 /**
  * UDP over U-Net (the paper's section 7.6, Table 3's UDP row and Figure 7) on two emulated SBA-200s through the ATM
@@ -42,7 +44,7 @@ public final class UdpRuns {
         UdpCore(Link link, HostCpu cpu) {
             this.cpu = cpu;
             this.link = new UnetIpLink(link).route(link.self() == 0 ? IP_1 : IP_0, 1 - link.self());
-            this.ip = new Ipv4Stack(this.link, link.self() == 0 ? IP_0 : IP_1, 24, Ipv4Stack.UNET_MTU);
+            this.ip = new Ipv4Stack(this.link, link.self() == 0 ? IP_0 : IP_1, 24, ipMtu(this.link));
             ip.hostCpu(cpu);
             this.udp = new Udp(ip);
         }
@@ -53,8 +55,11 @@ public final class UdpRuns {
         }
     }
 
-    /** Round trips: the best and worst of {@code count} after {@code warmup}, simulated nanoseconds. */
-    public record Rtt(long min, long max) {
+    /**
+     * Round trips: the best and worst of {@code count} after {@code warmup}, nanoseconds of the run's clock, and every
+     * one of them in {@code samples} (for percentiles; a sample above 10 s is recorded as 10 s).
+     */
+    public record Rtt(long min, long max, Histogram samples) {
     }
 
     /**
@@ -76,18 +81,21 @@ public final class UdpRuns {
             throw new IllegalArgumentException("count must be >= 1 and warmup >= 0, were " + count + ", " + warmup);
         }
         long[] state = {0, 0, Long.MAX_VALUE, Long.MIN_VALUE}; // done, start, min, max
-        MemorySegment message = MemorySegment.ofArray(new byte[size]);
+        Histogram samples = InterleavedTrials.histograms(1)[0];
+        MemorySegment message = pattern(size);
         try (UnetWorld w = new UnetWorld(timebase, timing, costs, Ipv4Stack.UNET_MTU, TX_BUFFERS, RX_BUFFERS, UdpRuns::core,
                 NodeApplication.NONE)) {
             UdpPcb[] pa = new UdpPcb[1];
             UdpReceiver atZero = (pcb, src, sp, d, off, len, now) -> {
                 long t = w.cpus[0].now();
-                if (len != size) {
-                    throw new IllegalStateException("echo of " + len + " bytes for " + size);
+                if (len != size || MemorySegment.mismatch(d, off, off + len, message, 0, size) != -1) {
+                    throw new IllegalStateException("echo " + state[0] + " of " + len + " bytes for " + size
+                            + " differs from the datagram sent");
                 }
                 if (state[0] >= warmup) {
                     state[2] = Math.min(state[2], t - state[1]);
                     state[3] = Math.max(state[3], t - state[1]);
+                    samples.recordValue(Math.min(t - state[1], InterleavedTrials.HIGHEST_VALUE));
                 }
                 state[0]++;
                 if (state[0] < warmup + count) {
@@ -107,7 +115,7 @@ public final class UdpRuns {
                 throw new IllegalStateException("UDP round trips of " + size + " B did not finish (a datagram lost?): "
                         + core(w, 0).ip + " / " + core(w, 1).ip);
             }
-            return new Rtt(state[2], state[3]);
+            return new Rtt(state[2], state[3], samples);
         }
     }
 
@@ -144,7 +152,7 @@ public final class UdpRuns {
         int[] received = {0};
         long[] first = {0};
         long[] last = {0};
-        MemorySegment message = MemorySegment.ofArray(new byte[size]);
+        MemorySegment message = pattern(size);
         UdpPcb[] pa = new UdpPcb[1];
         NodeApplication app = node -> {
             if (node.id() != 0 || pa[0] == null) {
@@ -158,6 +166,10 @@ public final class UdpRuns {
                 app)) {
             pa[0] = core(w, 0).udp.bind(PORT_0, (pcb, src, sp, d, off, len, now) -> { }, checksum);
             core(w, 1).udp.bind(PORT_1, (pcb, src, sp, d, off, len, now) -> {
+                if (len != size || MemorySegment.mismatch(d, off, off + len, message, 0, size) != -1) {
+                    throw new IllegalStateException("datagram " + received[0] + " of the stream (" + len + " B for "
+                            + size + ") differs from what was sent");
+                }
                 received[0]++;
                 last[0] = w.cpus[1].now();
             }, checksum);
@@ -173,13 +185,8 @@ public final class UdpRuns {
             if (received[0] == 0) {
                 throw new IllegalStateException("the UDP stream of " + size + " B delivered nothing: " + core(w, 1).ip);
             }
-            var st = w.tb.kernel(1).readStatistics();
-            String drops = String.format(java.util.Locale.ROOT, "receiving card: cell FIFO overflow %d, no free buffer"
-                    + " %d, receive queue full %d, CRC %d", st.dropFifoOverflow(), st.dropNoFreeBuffer(),
-                    st.dropReceiveQueueFull(), st.aal5CrcErrors());
-            long counted = st.dropFifoOverflow() + st.dropNoFreeBuffer() + st.dropReceiveQueueFull()
-                    + st.aal5CrcErrors();
-            return new Stream(size, sent[0], received[0], last[0] - first[0], counted, drops);
+            Timebase.Drops drops = w.medium.receiveDrops(1);
+            return new Stream(size, sent[0], received[0], last[0] - first[0], drops.counted(), drops.where());
         }
     }
 
@@ -189,6 +196,24 @@ public final class UdpRuns {
 
     private static UdpCore core(UnetWorld w, int node) {
         return (UdpCore) w.core(node);
+    }
+
+    /**
+     * @return the IP MTU over {@code link}: the paper's 9 KB ({@link Ipv4Stack#UNET_MTU}), or less where the link's
+     *     buffers are smaller (a direct AF_XDP endpoint's chunk): IP over U-Net does not fragment, so a datagram
+     *     larger than the link's buffer could never go
+     */
+    static int ipMtu(UnetIpLink link) {
+        return Math.min(Ipv4Stack.UNET_MTU, link.maxDatagram());
+    }
+
+    /** @return {@code size} bytes of a pattern (byte i = 7i + 3): what the runs send and check on arrival */
+    static MemorySegment pattern(int size) {
+        byte[] b = new byte[size];
+        for (int i = 0; i < size; i++) {
+            b[i] = (byte) (i * 7 + 3);
+        }
+        return MemorySegment.ofArray(b);
     }
 
     private static void checkSize(int size) {

@@ -10,41 +10,42 @@ import io.nicbridge.protocols.runner.NodeApplication;
 import io.nicbridge.protocols.runner.NodeRunner;
 import io.nicbridge.protocols.runner.NodeSlowness;
 import io.nicbridge.sim.sba200.Sba200Timing;
-import io.nicbridge.sim.testbed.UnetLinkTestbed;
 import java.util.function.BooleanSupplier;
 
 /**
- * The two-node world of the U-Net experiments ({@link UamRuns}, {@link UdpRuns}): two emulated SBA-200s through the
- * ATM switch ({@link UnetLinkTestbed}) on a {@link Timebase} (virtual, or the real clock on one thread), each node's
- * CPU priced by a host cost table,
+ * The two-node world of the U-Net experiments ({@link UamRuns}, {@link UdpRuns}, {@link TcpRuns}): the two links of a
+ * {@link Timebase}'s medium (two emulated SBA-200s through the ATM switch in virtual time or on the real clock on one
+ * thread, or two shim SBA-200s across a veth pair), each node's CPU priced by a host cost table,
  * and a {@link NodeRunner} driving one core per node - the same for raw U-Net, Active Messages and UDP, so that the
  * experiments differ only by their cores.
  */
 final class UnetWorld implements AutoCloseable {
-    /** A run that has not finished after this much simulated time has lost a message. */
-    private static final long LIMIT_NANOS = 30_000_000_000L;
     private static final int RECEIVE_QUEUE = 128;
 
-    final UnetLinkTestbed tb;
-    final Timebase.World world;
+    final Timebase.Medium medium;
     final Scheduler time;
     final HostCpu[] cpus;
     final NodeRunner runner;
 
     /**
-     * @param timebase    virtual time (host work charged by {@code costs}) or the real clock on this thread
+     * @param timebase    virtual time (host work charged by {@code costs}), or the real clock on this thread with the
+     *                    emulated cards or U-Net over Ethernet
      * @param bufferBytes the size of each U-Net buffer (the link's MTU)
      * @param txBuffers   transmit buffers per node
      * @param rxBuffers   receive (free-queue) buffers per node
      */
     UnetWorld(Timebase timebase, Sba200Timing timing, CostTable costs, int bufferBytes, int txBuffers, int rxBuffers,
               CoreBuilder cores, NodeApplication app) {
-        tb = timebase.testbed().timing(timing).buffers(bufferBytes, txBuffers, rxBuffers).receiveQueue(RECEIVE_QUEUE)
-                .build();
-        world = timebase.world(tb);
-        time = world.scheduler;
-        cpus = HostCpu.forNodes(2, costs, time);
-        runner = new NodeRunner(time, tb.links(), cpus, cores, app, NodeSlowness.NONE);
+        medium = timebase.open(timing, bufferBytes, txBuffers, rxBuffers, RECEIVE_QUEUE);
+        try {
+            time = medium.scheduler;
+            cpus = HostCpu.forNodes(2, costs, time);
+            runner = new NodeRunner(time, medium.links(), cpus, cores, app, NodeSlowness.NONE);
+            medium.attach(runner);
+        } catch (RuntimeException | Error e) {
+            medium.close();
+            throw e;
+        }
     }
 
     ProtocolCore core(int node) {
@@ -52,14 +53,15 @@ final class UnetWorld implements AutoCloseable {
     }
 
     /**
-     * Runs {@code start} on the world's thread, then the world until {@code done} or the limit.
+     * Runs {@code start} on the world's thread, then the world until {@code done} or the medium's limit (beyond it a
+     * message counts as lost).
      *
      * @return whether {@code done} came true
      */
     boolean runUntil(Runnable start, BooleanSupplier done) {
         Timer t = time.newTimer("start", start);
         t.armAfter(0);
-        return world.runUntil(done, LIMIT_NANOS);
+        return medium.runUntil(done, medium.limitNanos());
     }
 
     /**
@@ -75,6 +77,6 @@ final class UnetWorld implements AutoCloseable {
 
     @Override
     public void close() {
-        tb.close();
+        medium.close();
     }
 }

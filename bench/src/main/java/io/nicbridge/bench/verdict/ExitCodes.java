@@ -19,6 +19,11 @@ public final class ExitCodes {
     public static final int INCONCLUSIVE = 3;
     /** The run itself broke with an unexpected error (printed with its stack trace). */
     public static final int RUN_ERROR = 4;
+    /**
+     * Part of the experiment could not run here now - a row whose run lost a message, or rows skipped for want of
+     * AF_XDP - and the command printed why; what did run is printed and checked as usual.
+     */
+    public static final int INCOMPLETE = 5;
 
     /** The codes and what they mean, for the commands' help (picocli format strings: {@code %%} is a percent sign). */
     public static final Map<String, String> HELP = helpText();
@@ -36,6 +41,8 @@ public final class ExitCodes {
         m.put(Integer.toString(INCONCLUSIVE), "no check failed, but a target was INCONCLUSIVE (its 95%% interval"
             + " straddles it); nic shim pingpong --accept-inconclusive makes this 0");
         m.put(Integer.toString(RUN_ERROR), "the run broke with an unexpected error (stack trace on stderr)");
+        m.put(Integer.toString(INCOMPLETE), "part of the experiment could not run here now (a row lost a message, or"
+            + " rows needing AF_XDP were skipped); the reason is printed (nic unet table3 --ethernet)");
         return Collections.unmodifiableMap(m);
     }
 }

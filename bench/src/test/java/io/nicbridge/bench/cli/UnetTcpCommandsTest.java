@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nicbridge.bench.cli.PingPongCommandTest.Run;
+import io.nicbridge.bench.real.RealLinks;
+import io.nicbridge.testing.Capability;
+import io.nicbridge.testing.Requirements;
 import org.junit.jupiter.api.Test;
 
 /** {@code nic unet table3} and {@code nic unet tcp-window}: Table 3 complete and Figure 8, their checks and exit. */
@@ -49,5 +52,22 @@ class UnetTcpCommandsTest {
         r = PingPongCommandTest.run("unet", "table3", "--packets", "2");
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("packets must be >= 8, was 2"), r.err());
+        r = PingPongCommandTest.run("unet", "table3", "--ethernet", "--trials", "0");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("--trials must be >= 1, was 0"), r.err());
+    }
+
+    @Test
+    void table3OnEthernetRunsEveryRowAcrossAVethPairAndExitsZero() {
+        String missing = RealLinks.missing();
+        Requirements.assume(Capability.NET, missing == null, () -> missing);
+        Run r = PingPongCommandTest.run("unet", "table3", "--ethernet", "--count", "20", "--warmup", "5", "--packets",
+                "8", "--trials", "1", "--no-direct");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        for (String row : new String[] {"raw U-Net", "Active Msgs", "UDP", "TCP", "Split-C store"}) {
+            assertTrue(r.out().lines().anyMatch(l -> l.startsWith("  " + row + " ") && l.contains(" | ")),
+                    row + "\n" + r.out());
+        }
+        assertTrue(r.out().contains("U-Net paper Table 3 on U-Net over Ethernet, real time"), r.out());
     }
 }

@@ -88,6 +88,23 @@ public final class NodeRunner {
         return nodes[i];
     }
 
+    /**
+     * Polls every node's link once, handing what it has to the node's core (then the node's application, and re-arms
+     * its deadline), besides the readiness notifications: for a link whose endpoint announces arrivals on no thread
+     * this runner's scheduler runs (a direct-access AF_XDP endpoint is told only by its own blocking wait). A real-time
+     * loop calls it every pass (e.g. as an {@link io.nicbridge.bridge.time.EventLoop} source). Not traced: in real
+     * time there is no trace to compare. Scheduler's thread; allocation-free.
+     *
+     * @return frames handed to the cores
+     */
+    public int pollLinks() {
+        int n = 0;
+        for (NodeDispatch d : nodes) {
+            n += d.pollLink();
+        }
+        return n;
+    }
+
     /** @return a digest of every dispatch so far (time, node, kind): equal digests = equal traces */
     public long traceDigest() {
         return digest;
