@@ -124,6 +124,10 @@ final class PupaShimPair implements AutoCloseable {
             return core;
         }
 
+        ShimCard card() {
+            return card;
+        }
+
         /**
          * Polls the card and the link into the core, runs the core's timer when due, delivers to {@code handler}.
          *
