@@ -5,8 +5,9 @@
  *   packet: each message as Pupa frames it - fragments of at most 1436 bytes, each in one Ethernet frame with a 48-byte
  *           header (Pupa's 20-byte frame and 28-byte message headers) - all fragments of a message with one sendmmsg()
  *           on an AF_PACKET socket (as the shim's tx=send does per card round); the body copied into each frame; the
- *           receiver on a TPACKET_V2 RX ring copying every body out into the message; no ACKs, no window, no
- *           protocol: the kernel's per-frame work and two copies, which any user-level stack on AF_PACKET pays;
+ *           receiver on a TPACKET_V2 RX ring copying every body out into the message; a window of 15 messages (Pupa's
+ *           64 KB send pool at 4 KB) kept through shared memory, so no ACK frames and no protocol: the kernel's
+ *           per-frame work and two copies, which any user-level stack on AF_PACKET pays;
  *   tcp:    TCP_NODELAY, one send() of BYTES per message, the receiver reading exactly BYTES per message, as
  *           TcpBaseline.stream does.
  * WAIT block: the receiver sleeps in poll() (packet) / a blocking recv() (tcp) when it has caught up, as both stacks
@@ -48,6 +49,10 @@ static const char *mode;
 static uint8_t mac[2][6];
 static uint64_t first, last;
 static volatile int ready;
+/* Messages the packet receiver has taken: the sender keeps at most WINDOW ahead of it, as Pupa's 64 KB send pool keeps
+ * 15 4 KB messages in flight - but learns it through memory, so the floor pays nothing for acknowledgements. */
+static long taken;
+#define WINDOW 15
 
 static uint64_t now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000ull + t.tv_nsec; }
 static void enter(const char *ns) {
@@ -64,7 +69,8 @@ static void *packet_side(arg_t *a) {
     if (fd < 0) die("socket");
     int ifindex = if_nametoindex(a->ifn);
     int frags = (SIZE + FRAGMENT - 1) / FRAGMENT;
-    static uint8_t message[MAX_FRAGS * FRAGMENT];
+    static uint8_t messages[2][MAX_FRAGS * FRAGMENT]; /* one per thread */
+    uint8_t *message = messages[a->side];
     if (a->side == 1) {
         int v = TPACKET_V2; setsockopt(fd, SOL_PACKET, PACKET_VERSION, &v, sizeof v);
         struct tpacket_req r = {.tp_block_size = 4096 * 16, .tp_block_nr = RING_FRAMES / 32, .tp_frame_size = 2048,
@@ -97,9 +103,16 @@ static void *packet_side(arg_t *a) {
                     if (got == 0) first = t;
                     last = t;
                     long n; memcpy(&n, message, sizeof n);
-                    if (n != got) { fprintf(stderr, "message %ld arrived as %ld (a frame was dropped)\n", got, n); exit(1); }
+                    if (n != got) {
+                        struct tpacket_stats st; socklen_t sl = sizeof st;
+                        getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &sl);
+                        fprintf(stderr, "message %ld arrived as %ld (a frame was lost; ring: %u frames, %u dropped)\n",
+                                got, n, st.tp_packets, st.tp_drops);
+                        exit(1);
+                    }
                     frag = 0;
                     got++;
+                    __atomic_store_n(&taken, got, __ATOMIC_RELEASE);
                 }
             }
             __atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
@@ -123,6 +136,7 @@ static void *packet_side(arg_t *a) {
     while (!ready) usleep(1000);
     usleep(100000);
     for (long m = 0; m < N; m++) {
+        while (m - __atomic_load_n(&taken, __ATOMIC_ACQUIRE) >= WINDOW) sched_yield();
         memcpy(message, &m, sizeof m);
         for (int i = 0; i < frags; i++) memcpy(frames[i] + HEADERS, message + (size_t)i * FRAGMENT, iov[i].iov_len - HEADERS);
         int done = 0;
@@ -131,14 +145,14 @@ static void *packet_side(arg_t *a) {
             if (s < 0 && errno != ENOBUFS && errno != EAGAIN) die("sendmmsg");
             if (s > 0) done += s;
         }
-        /* No window: a receiver that falls 2048 frames behind loses one, which ends the run (see the check above). */
     }
     return NULL;
 }
 
 static void *tcp_side(arg_t *a) {
     int one = 1, busy = 50;
-    static uint8_t buf[65536];
+    static uint8_t bufs[2][65536];
+    uint8_t *buf = bufs[a->side];
     int fd;
     if (a->side == 1) {
         int l = socket(AF_INET, SOCK_STREAM, 0); setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
