@@ -46,8 +46,8 @@ import java.util.zip.CRC32C;
  * the sender back to it; NACKs are numbered and DATA frames echo the last one acted on, so the frames already in
  * flight behind a loss draw one NACK, and a resent message lost again draws the next at once ({@link #rejected}). Every frame carries the cumulative acknowledgement (piggy-backed). Sender-controlled ACKs:
  * below a low-water mark of free send-FIFO entries (15 of 63), or of available send-pool buffers (an eighth), every
- * message asks for an acknowledgement (on its last fragment: the receiver answers a message, not each frame of it)
- * until one lifts the free space above the high-water mark (31 entries, a quarter of the pool); when the pool runs low, explicit ACK requests go to every peer holding pool buffers
+ * message asks for an acknowledgement until one lifts the free space above the high-water mark (31 entries, a
+ * quarter of the pool); when the pool runs low, explicit ACK requests go to every peer holding pool buffers
  * unacknowledged. The receiver acknowledges a request at once and everything else on the ACK timer (10 ms), and
  * sends a broadcast ACK (all peers' expected numbers and credits in one frame, where the link can broadcast) every 50
  * expirations. The oldest unacknowledged message times out after {@code rtoNanos}; the sender then resends from it,
@@ -1536,7 +1536,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
             probe[peer] = false;
         }
         int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
-        boolean ask = resend || asksForAck(peer, flags);
+        boolean ask = resend || ackRequired[peer] || config.ackEveryMessage();
         MemorySegment.copy(s, e, buf, off, MESSAGE_HEADER);
         buf.set(U16, off + PupaWire.M_FLAGS,
                 (short) ((flags & PupaWire.WIRE_FLAGS) | (ask ? PupaWire.F_ACK_REQUESTED : 0)));
@@ -1548,18 +1548,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
             counters.multicastUnicasts++; // a multicast copy was counted once, when it was queued
         }
         return ask ? 1 : 0;
-    }
-
-    /**
-     * Whether a first transmission of the fragment with {@code flags} asks {@code peer} for an acknowledgement: only a
-     * message's last fragment does, in the acknowledgement-required state or in the per-message mode. The paper's
-     * request is per message ("every subsequent message is sent with an acknowledgment requested flag", and the
-     * receiver acknowledges "when a message with the flag arrives"), and a fragmented message has arrived with its
-     * last fragment; a flag on every fragment drew an ACK per frame - three per 4 KB message, not Figure 4's "every
-     * message individually acknowledged". A resent fragment asks regardless ({@link #headerOut}).
-     */
-    private boolean asksForAck(int peer, int flags) {
-        return (flags & PupaWire.F_LAST) != 0 && (ackRequired[peer] || config.ackEveryMessage());
     }
 
     /** pack, first half: the data frame's header (count, cumulative ACK, credit, payload length up to {@code end}). */
@@ -1728,21 +1716,20 @@ public final class PupaCore implements MessageCore, BufferAudit {
             return false;
         }
         MemorySegment buf = link.txBuffer(h);
-        // every destination's copy of the fragment is alike but for seq and destination: take the first one's
-        int d0 = Long.numberOfTrailingZeros(ready);
-        PrimaryFifo f = sendFifo[d0];
-        MemorySegment s = f.segment();
-        long e = PrimaryFifo.entry(PrimaryFifo.advance(f.low(), nextSeq[d0] - lowSeq[d0]));
-        boolean last = (PupaWire.u16(s, e + PupaWire.M_FLAGS) & PupaWire.F_LAST) != 0;
         long at = FRAME_HEADER + PupaWire.MC_HEADER;
         long asked = 0;
         for (long m = ready; m != 0; m &= m - 1, at += PupaWire.MC_ENTRY) {
             int d = Long.numberOfTrailingZeros(m);
             opMulticastEntry.charge();
-            if (multicastEntry(d, buf, at, last)) {
+            if (multicastEntry(d, buf, at)) {
                 asked |= 1L << d;
             }
         }
+        // every destination's copy of the fragment is alike but for seq and destination: take the first one's
+        int d0 = Long.numberOfTrailingZeros(ready);
+        PrimaryFifo f = sendFifo[d0];
+        MemorySegment s = f.segment();
+        long e = PrimaryFifo.entry(PrimaryFifo.advance(f.low(), nextSeq[d0] - lowSeq[d0]));
         opMulticastPack.charge();
         long body = multicastPack(buf, Long.bitCount(ready), s, e);
         int fragLength = PupaWire.u16(s, e + PupaWire.M_FRAG_LENGTH);
@@ -1760,19 +1747,18 @@ public final class PupaCore implements MessageCore, BufferAudit {
     /**
      * multicast-entry, first half: takes a credit for {@code peer}'s copy (ready: not at zero) and writes its
      * destination entry at {@code at}: its sequence number, the piggy-backed ACK and credit, the NACK echo, whether it
-     * asks for an acknowledgement - on the message's {@code last} fragment only, as a unicast ({@code asksForAck}) - (the
-     * second half is {@link #framed}, as for a unicast frame's peer).
+     * asks for an acknowledgement (the second half is {@link #framed}, as for a unicast frame's peer).
      *
      * @return true when it asks for an acknowledgement
      */
-    boolean multicastEntry(int peer, MemorySegment buf, long at, boolean last) {
+    boolean multicastEntry(int peer, MemorySegment buf, long at) {
         if (config.flowControl() && credit[peer] != UNLIMITED) {
             if (credit[peer] > 0) {
                 credit[peer]--;
             }
             probe[peer] = false;
         }
-        boolean ask = asksForAck(peer, last ? PupaWire.F_LAST : 0);
+        boolean ask = ackRequired[peer] || config.ackEveryMessage();
         buf.set(ValueLayout.JAVA_BYTE, at + PupaWire.MC_NODE, (byte) peer);
         buf.set(ValueLayout.JAVA_BYTE, at + PupaWire.MC_FLAGS, (byte) (ask ? PupaWire.F_ACK_REQUESTED : 0));
         buf.set(U16, at + PupaWire.MC_NACK, nackHeard[peer]); // the peer's copy echoes like a DATA frame to it

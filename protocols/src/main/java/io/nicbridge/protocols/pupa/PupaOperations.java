@@ -256,7 +256,7 @@ public final class PupaOperations {
 
     /** Node 1's destination entry in a broadcast frame, and its half of the frame's pointer work. */
     public boolean multicastEntry() {
-        boolean ask = sender.multicastEntry(1, frame, FRAME_HEADER + PupaWire.MC_HEADER, true);
+        boolean ask = sender.multicastEntry(1, frame, FRAME_HEADER + PupaWire.MC_HEADER);
         sender.sendSequences(1, seqs);
         sender.framed(1, seqs[1], ask);
         return ask;

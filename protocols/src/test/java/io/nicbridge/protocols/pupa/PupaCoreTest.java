@@ -184,46 +184,6 @@ class PupaCoreTest {
     }
 
     @Test
-    void aFragmentedMessageAsksForItsAcknowledgementOnItsLastFragmentOnly() {
-        for (boolean perMessage : new boolean[] {true, false}) {
-            long[] flagged = new long[4]; // first, middle, last fragments sent with ACK-requested; explicit requests
-            PupaConfig config = CONFIG.withAckEveryMessage(perMessage).withSendPool(32, 512); // 4 x 4 KB: ACK-required
-            PupaWorld w = PupaWorld.wrapped(2, 1498, config, (node, link) -> node != 0 ? link : new ForwardingLink(link) {
-                @Override
-                public void commit(int txHandle, int length) {
-                    MemorySegment f = txBuffer(txHandle);
-                    if (f.get(ValueLayout.JAVA_BYTE, PupaWire.OFF_TYPE) == PupaWire.ACK_REQUEST) {
-                        flagged[3]++;
-                    } else if (f.get(ValueLayout.JAVA_BYTE, PupaWire.OFF_TYPE) == PupaWire.DATA) {
-                        int flags = PupaWire.u16(f, PupaWire.FRAME_HEADER + PupaWire.M_FLAGS);
-                        if ((flags & PupaWire.F_ACK_REQUESTED) != 0) {
-                            flagged[(flags & PupaWire.F_FIRST) != 0 ? 0 : (flags & PupaWire.F_LAST) != 0 ? 2 : 1]++;
-                        }
-                    }
-                    super.commit(txHandle, length);
-                }
-            });
-            for (int i = 0; i < 100; i++) {
-                w.sendBlocking(0, 1, 4096, true); // three fragments: 1436 + 1436 + 1224
-            }
-            assertClean(w);
-            PupaCounters rx = w.core(1).counters();
-            String what = (perMessage ? "per-message" : "sender-controlled") + ": flagged first/middle/last "
-                + flagged[0] + "/" + flagged[1] + "/" + flagged[2] + ", explicit requests " + flagged[3] + ", " + rx;
-            assertEquals(0, flagged[0] + flagged[1], what);
-            assertEquals(0, w.core(0).counters().messagesRetransmitted(), what);
-            if (perMessage) {
-                assertEquals(100, flagged[2], "every message asks once: " + what);
-                assertTrue(rx.requestedAcks() > 0 && rx.requestedAcks() <= flagged[2] + flagged[3], "at most one"
-                    + " requested ACK per message and explicit request, not one per frame (300): "
-                    + rx.requestedAcks() + " requested; " + what);
-            } else {
-                assertTrue(flagged[2] > 0 && flagged[2] < 100, "asked only while ACKs are required: " + what);
-            }
-        }
-    }
-
-    @Test
     void theSenderEntersAckRequiredBelowTheLowWaterMarkAndLeavesAboveTheHighOne() {
         PupaWorld w = new PupaWorld(2, 1498, CONFIG.withTimers(50 * MS, 10 * MS, 1_000_000), FrameFaults.NONE);
         for (int i = 0; i < 50; i++) { // packed, not yet sent: the FIFO fills to 13 free
