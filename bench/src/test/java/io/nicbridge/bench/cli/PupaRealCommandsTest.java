@@ -40,6 +40,21 @@ class PupaRealCommandsTest {
         assertTrue(r.out().contains("messages streamed: every one arrived once, in order and intact") && r.out()
             .contains("-> PASS"), r.out() + r.err());
         assertTrue(r.out().contains("anchor check: offloads off, 4096 B: sender-controlled / TCP"), r.out());
+        assertTrue(r.out().contains("Pupa sender-controlled, per message: sender ") && r.out().contains(" waits |"
+            + " receiver "), "the per-side breakdown under each size: " + r.out());
+        assertEquals(r.expectedExit(), r.exit(), r.out() + r.err());
+    }
+
+    @Test
+    void realBandwidthBusyPollingBothRunsTheChosenOffloadSettingOnly() {
+        CliRun.assumeRealLinks();
+        CliRun r = CliRun.of("pupa", "real-bandwidth", "--sizes", "4096", "--count", "400", "--trials", "3",
+            "--offloads", "off", "--waits", "spin");
+        assertTrue(r.out().contains("busy polling both (not the paper's way)") && r.out().contains("offloads off"
+            + " (ethtool") && !r.out().contains("offloads on (ethtool"), r.out() + r.err());
+        assertTrue(r.out().contains("anchor check: busy polling both, offloads off, 4096 B: sender-controlled / TCP"),
+            r.out());
+        assertTrue(r.out().contains("messages streamed: every one arrived once, in order and intact"), r.out());
         assertEquals(r.expectedExit(), r.exit(), r.out() + r.err());
     }
 
@@ -68,5 +83,11 @@ class PupaRealCommandsTest {
         CliRun t = CliRun.of("pupa", "real-bandwidth", "--transport", "udp");
         assertEquals(ExitCodes.USAGE, t.exit());
         assertTrue(t.err().contains("--transport: afpacket or afxdp, was 'udp'"), t.err());
+        CliRun o = CliRun.of("pupa", "real-bandwidth", "--offloads", "sideways");
+        assertEquals(ExitCodes.USAGE, o.exit());
+        assertTrue(o.err().contains("--offloads: off, on or off,on, was 'sideways'"), o.err());
+        CliRun w = CliRun.of("pupa", "real-bandwidth", "--waits", "doze");
+        assertEquals(ExitCodes.USAGE, w.exit());
+        assertTrue(w.err().contains("--waits: block or spin, was 'doze'"), w.err());
     }
 }

@@ -197,7 +197,17 @@ public final class TcpBaseline implements AutoCloseable {
      * @throws IOException when a call fails or the bytes arrive damaged (every message carries its number)
      */
     public long stream(int size, long count) throws IOException {
+        return stream(size, count, Wait.BLOCK);
+    }
+
+    /**
+     * {@link #stream(int, long)} with the receiver waiting the given way: {@link Wait#BLOCK} in {@code recv}, or
+     * {@link Wait#SPIN} with non-blocking {@code recv} calls (and {@code SO_BUSY_POLL} when this baseline was opened
+     * with it).
+     */
+    public long stream(int size, long count, Wait wait) throws IOException {
         checkOpen();
+        Objects.requireNonNull(wait, "wait");
         if (size < 8 || count < 1) {
             throw new IllegalArgumentException("size must be >= 8 and count >= 1, were " + size + ", " + count);
         }
@@ -208,7 +218,7 @@ public final class TcpBaseline implements AutoCloseable {
                 MemorySegment st = Libc.newCallState(t);
                 MemorySegment buf = t.allocate(size, 64);
                 for (long i = 0; i < count; i++) {
-                    receive(st, server, buf, size, Wait.BLOCK);
+                    receive(st, server, buf, size, wait);
                     long now = System.nanoTime();
                     if (i == 0) {
                         window[0] = now;

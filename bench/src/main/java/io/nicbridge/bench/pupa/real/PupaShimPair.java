@@ -4,6 +4,7 @@ import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.driver.tulip.TulipLink;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.shim.ShimCard;
+import io.nicbridge.bridge.shim.ShimStatistics;
 import io.nicbridge.bridge.shim.ShimTulipLinks;
 import io.nicbridge.protocols.core.MessageHandler;
 import io.nicbridge.protocols.core.ProtocolCore;
@@ -107,6 +108,7 @@ final class PupaShimPair implements AutoCloseable {
         private final Runnable cardProgress;
         private final Wait wait;
         private int idle;
+        private long waits;
 
         Node(TulipLink link, PupaCore core, ShimCard card, Wait wait) {
             this.link = link;
@@ -153,6 +155,7 @@ final class PupaShimPair implements AutoCloseable {
          * ({@link Wait#BLOCK}, at most {@link #MAX_PARK_NANOS}), or spin then yield ({@link Wait#SPIN}).
          */
         void idle() {
+            waits++;
             if (wait == Wait.SPIN) {
                 if (++idle < SPINS_BEFORE_YIELD) {
                     Thread.onSpinWait();
@@ -167,6 +170,16 @@ final class PupaShimPair implements AutoCloseable {
                 timeout = Math.max(0, Math.min(timeout, deadline - System.nanoTime()));
             }
             card.waitForWork(timeout);
+        }
+
+        /** @return how often {@link #idle} was called: blocking, one wait in the kernel (epoll) each */
+        long waits() {
+            return waits;
+        }
+
+        /** @return this node's card's counters (frames, kicks, polls, interrupts) */
+        ShimStatistics cardStatistics() {
+            return card.statistics();
         }
 
         @Override

@@ -17,6 +17,7 @@ import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -51,10 +52,18 @@ public final class RealBandwidth {
     private final int trials;
     private final boolean acceptInconclusive;
     private final ShimTulipLinks.Transport transport;
+    private final boolean[] offloadSettings;
+    private final boolean spin;
 
-    /** @throws IllegalArgumentException naming the bad argument */
+    /**
+     * @param offloadSettings the offload settings to run, in order (false = off, true = on)
+     * @param spin            both stacks busy-poll (Pupa's nodes poll their cards, TCP's receiver spins on a
+     *                        non-blocking {@code recv} with {@code SO_BUSY_POLL}) instead of blocking, the default and
+     *                        the paper's way
+     * @throws IllegalArgumentException naming the bad argument
+     */
     public RealBandwidth(PrintWriter out, int[] sizes, long count, int trials, boolean acceptInconclusive,
-                         ShimTulipLinks.Transport transport) {
+                         ShimTulipLinks.Transport transport, boolean[] offloadSettings, boolean spin) {
         for (int s : sizes) {
             if (s < 8 || s > PupaConfig.defaults().maxMessage()) {
                 throw new IllegalArgumentException("--sizes must be 8.." + PupaConfig.defaults().maxMessage()
@@ -70,6 +79,33 @@ public final class RealBandwidth {
         this.trials = trials;
         this.acceptInconclusive = acceptInconclusive;
         this.transport = java.util.Objects.requireNonNull(transport, "transport");
+        if (offloadSettings.length < 1 || offloadSettings.length > 2
+            || offloadSettings.length == 2 && offloadSettings[0] == offloadSettings[1]) {
+            throw new IllegalArgumentException("--offloads: off, on or off,on");
+        }
+        this.offloadSettings = offloadSettings.clone();
+        this.spin = spin;
+    }
+
+    /**
+     * @param text "off", "on" or "off,on" (the command's {@code --offloads})
+     * @return the settings in order
+     * @throws IllegalArgumentException naming {@code --offloads} for anything else
+     */
+    public static boolean[] offloadSettings(String text) {
+        String[] parts = text.split(",");
+        boolean[] settings = new boolean[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            settings[i] = switch (parts[i].trim().toLowerCase(Locale.ROOT)) {
+                case "off" -> false;
+                case "on" -> true;
+                default -> throw new IllegalArgumentException("--offloads: off, on or off,on, was '" + text + "'");
+            };
+        }
+        if (settings.length > 2 || settings.length == 2 && settings[0] == settings[1]) {
+            throw new IllegalArgumentException("--offloads: off, on or off,on, was '" + text + "'");
+        }
+        return settings;
     }
 
     /** @return the exit code: 0 all checks passed, 1 a check failed or the target NOT MET, 3 INCONCLUSIVE */
@@ -77,17 +113,20 @@ public final class RealBandwidth {
         CheckLog checks = new CheckLog(out::println);
         long delivered = 0;
         try (VethPair veth = VethPair.builder().ipv4(true).create();
-             TcpBaseline tcp = TcpBaseline.open(veth, false)) {
+             TcpBaseline tcp = TcpBaseline.open(veth, spin)) {
             out.printf(Locale.ROOT, "pupa real-bandwidth: %d messages one way per size and stack over %s, %d trials;"
                 + " Pupa's cards over %s; Mb/s = message bytes x 8 / (last - first arrival); the veth moves frames at"
-                + " memory speed, not 100 Mb/s%n", count, veth, trials, RealLatency.transportName(transport));
+                + " memory speed, not 100 Mb/s; %s%n", count, veth, trials, RealLatency.transportName(transport),
+                spin ? "busy polling both (not the paper's way): Pupa's nodes poll their cards, TCP's receiver spins on"
+                    + " recv(MSG_DONTWAIT) with SO_BUSY_POLL " + TcpBaseline.BUSY_POLL_MICROS + " us"
+                    : "both blocking, as the paper's were: Pupa's nodes in epoll inside their cards, TCP in recv");
             // One unmeasured stream of each stack first: the first trial would otherwise carry the JIT's compilation
             // of Pupa's paths (3x the CPU per message of a warm one here) and make the first ratio an outlier.
             long warm = Math.min(count, WARMUP_MESSAGES);
-            pupaStream(veth, sizes[sizes.length - 1], false, warm);
+            pupaStream(veth, sizes[sizes.length - 1], false, warm, new StreamCosts());
             out.println("Pupa's cards move frames by " + lastTransport);
-            tcp.stream(sizes[sizes.length - 1], warm);
-            for (boolean offloads : new boolean[] {false, true}) {
+            tcp.stream(sizes[sizes.length - 1], warm, tcpWait());
+            for (boolean offloads : offloadSettings) {
                 String state = offloads(veth, offloads);
                 out.printf(Locale.ROOT, "%noffloads %s (ethtool -K tso/gso/gro %s on both ends): %s%n",
                     offloads ? "on" : "off", offloads ? "on" : "off", state);
@@ -99,15 +138,16 @@ public final class RealBandwidth {
                     double[][] cpuPerMessage = new double[3][trials];
                     double[] ratio = new double[trials];
                     long[] ackOnly = new long[2];
+                    StreamCosts[] costs = {new StreamCosts(), new StreamCosts()};
                     for (int t = 0; t < trials; t++) {
                         for (int k = 0; k < 3; k++) {
                             int stack = (k + t) % 3;
                             long nanos;
                             long cpuBefore = processCpuNanos();
                             if (stack == 2) {
-                                nanos = tcp.stream(size, count);
+                                nanos = tcp.stream(size, count, tcpWait());
                             } else {
-                                PupaCounters c = pupaStream(veth, size, stack == 0, count);
+                                PupaCounters c = pupaStream(veth, size, stack == 0, count, costs[stack]);
                                 nanos = c == null ? 0 : lastWindow;
                                 ackOnly[stack] += c == null ? 0 : lastAckOnly;
                             }
@@ -123,11 +163,13 @@ public final class RealBandwidth {
                         median(mbps[0]), median(mbps[1]), median(mbps[2]), ci.median(), ci.lower(), ci.upper(),
                         ackOnly[0] / (double) (count * trials), ackOnly[1] / (double) (count * trials),
                         median(cpuPerMessage[0]), median(cpuPerMessage[1]), median(cpuPerMessage[2]));
+                    out.println(costs[0].describe(STACKS[0]));
+                    out.println(costs[1].describe(STACKS[1]));
                     String shape = size < 256 ? "paper: Pupa behind TCP below 256 B"
                         : size >= 1024 ? "paper: Pupa ahead of TCP from 1 KB" : "paper: the curves cross here";
-                    String what = String.format(Locale.ROOT, "offloads %s, %d B: sender-controlled / TCP %s (%s; here"
-                        + " %s)", offloads ? "on" : "off", size, ci.describe("x"), shape, ci.median() >= 1 ? "ahead"
-                        : "behind");
+                    String what = String.format(Locale.ROOT, "%soffloads %s, %d B: sender-controlled / TCP %s (%s; here"
+                        + " %s)", spin ? "busy polling both, " : "", offloads ? "on" : "off", size, ci.describe("x"),
+                        shape, ci.median() >= 1 ? "ahead" : "behind");
                     if (!offloads && size == TARGET_SIZE && trials >= 3) {
                         checks.target(CheckKind.ANCHOR_CHECK, what + "; target >= " + TARGET_RATIO + "x (the paper: 62"
                             + " vs 44 Mb/s; anchor: kernel TCP on the same veth pair, this run)",
@@ -151,6 +193,10 @@ public final class RealBandwidth {
         return code;
     }
 
+    private TcpBaseline.Wait tcpWait() {
+        return spin ? TcpBaseline.Wait.SPIN : TcpBaseline.Wait.BLOCK;
+    }
+
     private long lastWindow;
     private long lastAckOnly;
     private String lastTransport;
@@ -161,15 +207,18 @@ public final class RealBandwidth {
      * @return the receiver's counters; {@link #lastWindow} = first to last arrival, {@link #lastAckOnly} = ACK-only
      *     frames the receiver sent
      */
-    private PupaCounters pupaStream(VethPair veth, int size, boolean ackEveryMessage, long messages) throws Exception {
+    private PupaCounters pupaStream(VethPair veth, int size, boolean ackEveryMessage, long messages,
+                                    StreamCosts costs) throws Exception {
         PupaConfig config = PupaShimPair.realTime(PupaConfig.defaults().withAckEveryMessage(ackEveryMessage));
-        try (PupaShimPair pair = new PupaShimPair(veth, Wait.BLOCK, config, transport)) {
+        try (PupaShimPair pair = new PupaShimPair(veth, spin ? Wait.SPIN : Wait.BLOCK, config, transport)) {
             Sink sink = new Sink(pair.node(1), size, messages);
             Thread sinkThread = Thread.ofPlatform().name("pupa-sink").start(sink);
             Node a = pair.node(0);
             MemorySegment message = MemorySegment.ofArray(new byte[size]);
             MessageHandler none = (peer, data, off, len) -> { };
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            long cpuStart = THREADS.getCurrentThreadCpuTime();
+            long senderCpu;
             try {
                 for (long i = 0; i < messages; i++) {
                     message.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
@@ -193,11 +242,17 @@ public final class RealBandwidth {
                             + "; " + pair.node(1) + "; " + pair.cardStatistics(), sink.failure);
                     }
                 }
+                senderCpu = THREADS.getCurrentThreadCpuTime() - cpuStart;
             } finally {
                 sink.stop = true;
                 LockSupport.unpark(sinkThread);
                 sinkThread.join(10_000);
             }
+            costs.messages(messages);
+            costs.add(StreamCosts.SENDER, senderCpu, pair.node(0).cardStatistics(), a.core().counters(),
+                a.waits());
+            costs.add(StreamCosts.RECEIVER, sink.cpu, pair.node(1).cardStatistics(), pair.node(1).core().counters(),
+                sink.waitsAtDone);
             lastWindow = sink.last - sink.first;
             lastTransport = pair.transportText();
             lastAckOnly = pair.node(1).core().counters().ackPacketsSent();
@@ -206,6 +261,8 @@ public final class RealBandwidth {
     }
 
     /** Node B of a stream: receives, checks number and last byte, times the first and last arrival. */
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
     private static final class Sink implements Runnable {
         private final Node node;
         private final int size;
@@ -216,6 +273,9 @@ public final class RealBandwidth {
         volatile Throwable failure;
         long first;
         long last;
+        /** This thread's CPU from its start to the last arrival, and its node's waits then. */
+        volatile long cpu;
+        volatile long waitsAtDone;
 
         Sink(Node node, int size, long count) {
             this.node = node;
@@ -239,13 +299,16 @@ public final class RealBandwidth {
                 last = now;
                 next[0]++;
             };
+            long cpuStart = THREADS.getCurrentThreadCpuTime();
             try {
                 while (!stop) {
                     if (node.step(check) == 0) {
                         node.idle();
                     }
                     received = next[0];
-                    if (next[0] == count) {
+                    if (next[0] == count && !done) {
+                        cpu = THREADS.getCurrentThreadCpuTime() - cpuStart;
+                        waitsAtDone = node.waits();
                         done = true;
                     }
                 }

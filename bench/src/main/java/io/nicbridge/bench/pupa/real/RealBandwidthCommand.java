@@ -1,5 +1,6 @@
 package io.nicbridge.bench.pupa.real;
 
+import io.nicbridge.bench.real.InterleavedTrials;
 import io.nicbridge.bench.verdict.ExitCodes;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -33,6 +34,15 @@ public final class RealBandwidthCommand implements Callable<Integer> {
         + " ${DEFAULT-VALUE}).")
     String transport;
 
+    @Option(names = "--waits", defaultValue = "block", description = "How both stacks wait: block (Pupa in epoll"
+        + " inside its cards, TCP in recv: the paper's way) or spin (Pupa polls its cards, TCP spins on"
+        + " recv(MSG_DONTWAIT) with SO_BUSY_POLL) (default: ${DEFAULT-VALUE}).")
+    String waits;
+
+    @Option(names = "--offloads", defaultValue = "off,on", description = "The pair's TSO/GSO/GRO settings to run:"
+        + " off, on or off,on (default: ${DEFAULT-VALUE}); the target is judged with them off.")
+    String offloads;
+
     @Option(names = "--accept-inconclusive", description = "Exit 0 instead of 3 when the target is INCONCLUSIVE.")
     boolean acceptInconclusive;
 
@@ -50,6 +60,7 @@ public final class RealBandwidthCommand implements Callable<Integer> {
         }
         return new RealBandwidth(out, sizes != null ? sizes : quick ? RealBandwidth.QUICK_SIZES
             : RealBandwidth.DEFAULT_SIZES, count != null ? count : quick ? 5_000 : 100_000,
-            trials != null ? trials : 3, acceptInconclusive, RealLatencyCommand.transport(transport)).run();
+            trials != null ? trials : 3, acceptInconclusive, RealLatencyCommand.transport(transport),
+            RealBandwidth.offloadSettings(offloads), InterleavedTrials.spins(waits)).run();
     }
 }
