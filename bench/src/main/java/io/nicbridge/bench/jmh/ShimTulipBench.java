@@ -27,6 +27,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Timeout;
 
 /**
  * A round trip over a real veth pair (two network namespaces) on ONE thread, through the native shim and, as the
@@ -48,6 +49,9 @@ import org.openjdk.jmh.annotations.TearDown;
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
+// A datagram lost on the veth leaves udpRoundTrip's blocking read waiting for ever (it once held a shared machine for
+// 20 minutes): JMH interrupts an iteration past this bound, which closes the interruptible channel and fails the run.
+@Timeout(time = 60, timeUnit = TimeUnit.SECONDS)
 public class ShimTulipBench {
     /** Ethernet II + IPv4 + UDP headers in front of a UDP payload. */
     static final int UDP_FRAME_OVERHEAD = 14 + 20 + 8;
