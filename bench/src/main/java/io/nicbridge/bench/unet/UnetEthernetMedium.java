@@ -1,14 +1,9 @@
 package io.nicbridge.bench.unet;
 
-import io.nicbridge.bridge.driver.unet.UnetEndpoint;
-import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
 import io.nicbridge.bridge.driver.unet.UnetLink;
-import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.platform.VethPair;
-import io.nicbridge.bridge.shim.ShimBackendProvider;
-import io.nicbridge.bridge.shim.ShimCard;
 import io.nicbridge.bridge.shim.XskUnetEndpoint;
-import io.nicbridge.bridge.spi.Backends;
+import io.nicbridge.bench.unet.real.UnetVethEndpoints;
 import io.nicbridge.bridge.time.EventLoop;
 import io.nicbridge.contract.NicShim;
 import io.nicbridge.protocols.runner.NodeRunner;
@@ -104,31 +99,21 @@ final class UnetEthernetMedium extends Timebase {
     }
 
     private final class Cards extends Medium {
-        private final ShimCard[] cards = new ShimCard[2];
-        private final UnetKernelDriver[] kernels = new UnetKernelDriver[2];
-        private final CommSegment[] segments = new CommSegment[2];
+        private final UnetVethEndpoints ends;
         private final UnetLink[] links = new UnetLink[2];
         private final EventLoop loop;
 
         Cards(int bufferBytes, int txBuffers, int rxBuffers, int receiveQueue) {
             super(new EventLoop("unet-ethernet-one-thread", 1_000_000L));
             loop = (EventLoop) scheduler;
-            String[] ifs = {veth.interfaceA(), veth.interfaceB()};
-            String[] nss = {veth.namespaceA().name(), veth.namespaceB().name()};
-            String[] peers = {veth.macB().toString().replace(':', '-'), veth.macA().toString().replace(':', '-')};
             long stride = (bufferBytes + 63) & -64;
             try {
+                ends = UnetVethEndpoints.cards(veth, "unet-eth", VCI_0_TO_1, VCI_1_TO_0,
+                    "&frame-size=" + frameSize + cardOptions, stride * (txBuffers + rxBuffers), receiveQueue);
                 for (int i = 0; i < 2; i++) {
-                    cards[i] = (ShimCard) Backends.open("shim:afpacket?if=" + ifs[i] + "&card=sba200&netns=" + nss[i]
-                        + "&mode=inline&peer=" + peers[i] + "&frame-size=" + frameSize + cardOptions);
-                    kernels[i] = UnetKernelDriver.open(cards[i], cards[i].bcr(), cards[i].progress());
-                    segments[i] = CommSegment.allocate("unet-eth-" + i, stride * (txBuffers + rxBuffers));
-                    UnetEndpoint ep = kernels[i].createEndpoint(0, segments[i], receiveQueue);
-                    kernels[i].openChannel(ep, CHANNEL, 0, i == 0 ? VCI_0_TO_1 : VCI_1_TO_0,
-                        i == 0 ? VCI_1_TO_0 : VCI_0_TO_1);
-                    links[i] = new UnetLink("unet-eth-" + i, ep, i, new int[] {CHANNEL, CHANNEL}, 0, bufferBytes,
-                        txBuffers, rxBuffers);
-                    Runnable progress = cards[i].progress();
+                    links[i] = new UnetLink("unet-eth-" + i, ends.endpoint(i), i, new int[] {CHANNEL, CHANNEL}, 0,
+                        bufferBytes, txBuffers, rxBuffers);
+                    Runnable progress = ends.card(i).progress();
                     links[i].progress(progress);
                     loop.addSource(() -> {
                         progress.run();
@@ -151,8 +136,8 @@ final class UnetEthernetMedium extends Timebase {
         /** The card's counters and, before it, the packet socket's: frames the kernel dropped for a full ring. */
         @Override
         Drops receiveDrops(int i) {
-            Drops card = Drops.ofCard(kernels[i]);
-            var socket = cards[i].statistics();
+            Drops card = Drops.ofCard(ends.kernel(i));
+            var socket = ends.card(i).statistics();
             long kernel = socket.rxDropKernel() + socket.rxMissed();
             return new Drops(card.counted() + kernel, "packet socket " + kernel + ", " + card.where());
         }
@@ -169,19 +154,13 @@ final class UnetEthernetMedium extends Timebase {
 
         @Override
         public void close() {
-            for (int i = 0; i < 2; i++) { // each link before its driver, the driver before its card, the segment last
+            for (int i = 0; i < 2; i++) {
                 if (links[i] != null) {
                     links[i].close();
                 }
-                if (kernels[i] != null) {
-                    kernels[i].close();
-                }
-                if (cards[i] != null) {
-                    cards[i].close();
-                }
-                if (segments[i] != null) {
-                    segments[i].close();
-                }
+            }
+            if (ends != null) {
+                ends.close(); // the links before the endpoints: each driver before its card, the segment last
             }
             loop.close();
         }
@@ -193,28 +172,22 @@ final class UnetEthernetMedium extends Timebase {
      * polls both links every pass through the runner ({@link NodeRunner#pollLinks}), as a busy-polling node would.
      */
     private final class Directs extends Medium {
-        private final XskUnetEndpoint[] endpoints = new XskUnetEndpoint[2];
+        private final UnetVethEndpoints ends;
         private final UnetLink[] links = new UnetLink[2];
         private final EventLoop loop;
 
         Directs(int mtu, int txBuffers, int rxBuffers) {
             super(new EventLoop("unet-direct-one-thread", 1_000_000L));
             loop = (EventLoop) scheduler;
-            String[] ifs = {veth.interfaceA(), veth.interfaceB()};
-            String[] nss = {veth.namespaceA().name(), veth.namespaceB().name()};
-            String[] peers = {veth.macB().toString().replace(':', '-'), veth.macA().toString().replace(':', '-')};
             // Every chunk the link posts or sends from, and at least the RX ring's worth (the endpoint's rule).
             long bytes = (long) DIRECT_CHUNK * Math.max(txBuffers + rxBuffers, NicShim.DEFAULT_RING_FRAMES);
             try {
+                ends = UnetVethEndpoints.directs(veth, VCI_0_TO_1, VCI_1_TO_0, "&frame-size=" + DIRECT_CHUNK
+                    + cardOptions, bytes);
+                lastDirectEndpoint = ends.direct(1).toString();
                 for (int i = 0; i < 2; i++) {
-                    endpoints[i] = ShimBackendProvider.openUnetEndpoint("shim:afxdp?if=" + ifs[i]
-                        + "&card=unet-direct&netns=" + nss[i] + "&peer=" + peers[i] + "&frame-size=" + DIRECT_CHUNK
-                        + cardOptions, bytes);
-                    lastDirectEndpoint = endpoints[i].toString();
-                    endpoints[i].openChannel(CHANNEL, 0, i == 0 ? VCI_0_TO_1 : VCI_1_TO_0,
-                        i == 0 ? VCI_1_TO_0 : VCI_0_TO_1);
-                    links[i] = new UnetLink("unet-direct-" + i, endpoints[i], i, new int[] {CHANNEL, CHANNEL}, 0, mtu,
-                        txBuffers, rxBuffers);
+                    links[i] = new UnetLink("unet-direct-" + i, ends.endpoint(i), i, new int[] {CHANNEL, CHANNEL}, 0,
+                        mtu, txBuffers, rxBuffers);
                     links[i].writableProbe(loop, 20_000L);
                 }
             } catch (RuntimeException | Error e) {
@@ -231,8 +204,8 @@ final class UnetEthernetMedium extends Timebase {
         /** The kernel's XDP statistics (no FILL chunk, RX ring full) and the endpoint's own filter drops. */
         @Override
         Drops receiveDrops(int i) {
-            var k = endpoints[i].kernelStatistics();
-            XskUnetEndpoint e = endpoints[i];
+            XskUnetEndpoint e = ends.direct(i);
+            var k = e.kernelStatistics();
             long own = e.rxDropBadFrame() + e.rxDropNoChannel();
             return new Drops(k.rxDropped() + k.rxRingFull() + own, String.format(java.util.Locale.ROOT, "receiving"
                 + " endpoint: no FILL chunk %d, RX ring full %d, bad frame or no channel %d", k.rxDropped(),
@@ -260,9 +233,9 @@ final class UnetEthernetMedium extends Timebase {
                 if (links[i] != null) {
                     links[i].close();
                 }
-                if (endpoints[i] != null) {
-                    endpoints[i].close();
-                }
+            }
+            if (ends != null) {
+                ends.close();
             }
             loop.close();
         }

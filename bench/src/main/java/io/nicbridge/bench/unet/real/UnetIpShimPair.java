@@ -1,15 +1,11 @@
 package io.nicbridge.bench.unet.real;
 
 import io.nicbridge.bridge.driver.unet.Endpoint;
-import io.nicbridge.bridge.driver.unet.UnetEndpoint;
 import io.nicbridge.bridge.driver.unet.UnetKernelDriver;
 import io.nicbridge.bridge.driver.unet.UnetLink;
-import io.nicbridge.bridge.memory.CommSegment;
 import io.nicbridge.bridge.platform.VethPair;
-import io.nicbridge.bridge.shim.ShimBackendProvider;
 import io.nicbridge.bridge.shim.ShimCard;
 import io.nicbridge.bridge.shim.XskUnetEndpoint;
-import io.nicbridge.bridge.spi.Backends;
 import io.nicbridge.contract.NicShim;
 import io.nicbridge.contract.Sba200Unet;
 import io.nicbridge.protocols.ip.Ipv4Address;
@@ -97,10 +93,10 @@ final class UnetIpShimPair implements AutoCloseable {
     static final int DIRECT_CHUNK = 2048;
 
     private final Access access;
+    private final UnetVethEndpoints ends;
     private final ShimCard[] cards = new ShimCard[2];
     private final XskUnetEndpoint[] directs = new XskUnetEndpoint[2];
     private final UnetKernelDriver[] kernels = new UnetKernelDriver[2];
-    private final CommSegment[] segments = new CommSegment[2];
     private final UnetLink[] links = new UnetLink[2];
     private final Node[] nodes = new Node[2];
     private final int mtu;
@@ -131,32 +127,20 @@ final class UnetIpShimPair implements AutoCloseable {
      */
     UnetIpShimPair(VethPair veth, Access access, Wait wait, int window, boolean ackAtPoll) {
         this.access = access;
-        String[] ifs = {veth.interfaceA(), veth.interfaceB()};
-        String[] nss = {veth.namespaceA().name(), veth.namespaceB().name()};
-        String[] peers = {veth.macB().toString().replace(':', '-'), veth.macA().toString().replace(':', '-')};
         this.mtu = Math.min(veth.mtu() - TAG, Ipv4Stack.UNET_MTU);
         int stride = (mtu + 63) & -64;
         try {
+            this.ends = access == Access.DIRECT
+                ? UnetVethEndpoints.directs(veth, VCI_A_TO_B, VCI_B_TO_A, "", Math.max((long) DIRECT_CHUNK
+                    * (TX_BUFFERS + DIRECT_RX_BUFFERS), (long) DIRECT_CHUNK * NicShim.DEFAULT_RING_FRAMES))
+                : UnetVethEndpoints.cards(veth, "ip-real", VCI_A_TO_B, VCI_B_TO_A, "",
+                    (long) stride * (TX_BUFFERS + RX_BUFFERS), RECEIVE_QUEUE);
             Endpoint[] eps = new Endpoint[2];
             for (int i = 0; i < 2; i++) {
-                if (access == Access.DIRECT) {
-                    long bytes = Math.max((long) DIRECT_CHUNK * (TX_BUFFERS + DIRECT_RX_BUFFERS),
-                        (long) DIRECT_CHUNK * NicShim.DEFAULT_RING_FRAMES);
-                    directs[i] = ShimBackendProvider.openUnetEndpoint("shim:afxdp?if=" + ifs[i]
-                        + "&card=unet-direct&netns=" + nss[i] + "&peer=" + peers[i], bytes);
-                    directs[i].openChannel(CHANNEL, 0, i == 0 ? VCI_A_TO_B : VCI_B_TO_A,
-                        i == 0 ? VCI_B_TO_A : VCI_A_TO_B);
-                    eps[i] = directs[i];
-                    continue;
-                }
-                cards[i] = (ShimCard) Backends.open("shim:afpacket?if=" + ifs[i] + "&card=sba200&netns=" + nss[i]
-                    + "&mode=inline&peer=" + peers[i]);
-                kernels[i] = UnetKernelDriver.open(cards[i], cards[i].bcr(), cards[i].progress());
-                segments[i] = CommSegment.allocate("ip-real-" + i, (long) stride * (TX_BUFFERS + RX_BUFFERS));
-                UnetEndpoint ep = kernels[i].createEndpoint(0, segments[i], RECEIVE_QUEUE);
-                kernels[i].openChannel(ep, CHANNEL, 0, i == 0 ? VCI_A_TO_B : VCI_B_TO_A,
-                    i == 0 ? VCI_B_TO_A : VCI_A_TO_B);
-                eps[i] = ep;
+                cards[i] = ends.card(i);
+                kernels[i] = ends.kernel(i);
+                directs[i] = ends.direct(i);
+                eps[i] = ends.endpoint(i);
             }
             for (int i = 0; i < 2; i++) {
                 links[i] = new UnetLink("ip-real-" + i, eps[i], i, new int[] {CHANNEL, CHANNEL}, 0, mtu, TX_BUFFERS,
@@ -255,18 +239,9 @@ final class UnetIpShimPair implements AutoCloseable {
             if (links[i] != null) {
                 links[i].close();
             }
-            if (kernels[i] != null) {
-                kernels[i].close();
-            }
-            if (cards[i] != null) {
-                cards[i].close();
-            }
-            if (directs[i] != null) {
-                directs[i].close();
-            }
-            if (segments[i] != null) {
-                segments[i].close();
-            }
+        }
+        if (ends != null) {
+            ends.close(); // each end's driver before its card, the segment last
         }
         arena.close();
     }
