@@ -45,7 +45,8 @@ public final class SimTestCommand implements Callable<Integer> {
     private static final String DRIVER_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.nicbridge.bridge.driver";
 
     @Option(names = "--protocol", defaultValue = "gbn", description = "The core under test (default:"
-            + " ${DEFAULT-VALUE}; known: am, careful, gbn, pupa, tcp, traditional).")
+            + " ${DEFAULT-VALUE}; known: am, careful, gbn, pupa, tcp, tcp-ack-at-poll,"
+            + " traditional; tcp-ack-at-poll is TCP with TcpConfig.ackAtPoll, as the U-Net real-time stacks run it).")
     String protocol;
 
     @Option(names = "--medium", defaultValue = "memory", description = "The medium every schedule runs on:"
@@ -139,7 +140,7 @@ public final class SimTestCommand implements Callable<Integer> {
             SimulationRun.Outcome o = tester.run(replayed);
             out.println("replay: " + replayed.encode());
             out.printf(Locale.ROOT, "  %d of %d %s delivered, %d events, %d frames (%d faulted), ended at %d ns,"
-                    + " trace digest %016x%n", o.delivered(), o.messages(), protocol.equals("tcp")
+                    + " trace digest %016x%n", o.delivered(), o.messages(), protocol.startsWith("tcp")
                     ? "bytes and orderly closes" : "messages", o.dispatches(), o.framesCarried(),
                     o.framesFaulted(), o.endNanos(), o.traceDigest());
             out.println(o.medium());
@@ -172,7 +173,7 @@ public final class SimTestCommand implements Callable<Integer> {
         checks.check(CheckKind.INTEGRITY_CHECK, protocol + switch (protocol) {
             case "careful" -> " failed nowhere silently (every break a later frame exposes reported, bounded memory;"
                     + " trailing losses counted above) over ";
-            case "tcp" -> " delivered every byte exactly once and in order, closed every connection orderly (no RST,"
+            case "tcp", "tcp-ack-at-poll" -> " delivered every byte exactly once and in order, closed every connection orderly (no RST,"
                     + " time-out or abort), made progress and gave every buffer back over ";
             default -> " kept exactly-once, per-peer order, progress and bounded memory over ";
         } + s.schedules() + " fault schedules on " + media.name(), s.passed());
@@ -215,14 +216,15 @@ public final class SimTestCommand implements Callable<Integer> {
                         c.ackLowWater(), c.receiveBuffers(), c.copyOutThreshold(), c.hostBuffers(), c.highLoad(),
                         c.timeoutNanos() / 1000);
             }
-            case "tcp" -> {
-                TcpConfig c = SimProtocols.tcp(s);
+            case "tcp", "tcp-ack-at-poll" -> {
+                TcpConfig c = SimProtocols.tcp(s).withAckAtPoll(protocol.equals("tcp-ack-at-poll"));
                 yield String.format(Locale.ROOT, "TCP over IPv4: a byte stream each way on one connection per node,"
                         + " chunks of up to %d bytes, MSS from the medium's MTU, %d-byte send and %d-byte receive"
                         + " rings, RTO %d us initial / %d us floor / %d us ceiling, %d retransmissions, TIME-WAIT %d"
-                        + " us, no delayed ACK", s.maxMessage(), c.sendBuffer(), c.receiveBuffer(),
+                        + " us, no delayed ACK%s", s.maxMessage(), c.sendBuffer(), c.receiveBuffer(),
                         c.initialRtoNanos() / 1000, c.minRtoNanos() / 1000, c.maxRtoNanos() / 1000,
-                        c.maxRetransmissions(), c.timeWaitNanos() / 1000);
+                        c.maxRetransmissions(), c.timeWaitNanos() / 1000,
+                        c.ackAtPoll() ? " (an in-order segment's ACK at the end of the step)" : "");
             }
             case "careful" -> String.format(Locale.ROOT, "careful C*: %d-byte fragments, of %d receive buffers per node"
                     + " R = %d - (P - 1) as static windows of floor(R/P) frames (P = 2..4 nodes a schedule), %d event"

@@ -98,14 +98,54 @@ final class UnetEthernetMedium extends Timebase {
         return new Cards(bufferBytes, txBuffers, rxBuffers, receiveQueue);
     }
 
-    private final class Cards extends Medium {
-        private final UnetVethEndpoints ends;
-        private final UnetLink[] links = new UnetLink[2];
-        private final EventLoop loop;
+    /**
+     * What both kinds of end share: the two links, the veth fixture under them and the one loop that runs them on the
+     * calling thread. A subclass's constructor opens {@link #ends} and {@link #links} and, if a step fails, closes
+     * what it opened with {@link #close} (which skips what is still null) before it rethrows.
+     */
+    private abstract class VethEnds extends Medium {
+        final UnetLink[] links = new UnetLink[2];
+        final EventLoop loop;
+        /** Set by the subclass's constructor; null until then, or if opening them failed. */
+        UnetVethEndpoints ends;
 
-        Cards(int bufferBytes, int txBuffers, int rxBuffers, int receiveQueue) {
-            super(new EventLoop("unet-ethernet-one-thread", 1_000_000L));
+        VethEnds(String loopName) {
+            super(new EventLoop(loopName, 1_000_000L));
             loop = (EventLoop) scheduler;
+        }
+
+        @Override
+        final UnetLink[] links() {
+            return links.clone();
+        }
+
+        @Override
+        final boolean runUntil(BooleanSupplier done, long limitNanos) {
+            return runLoop(loop, done, limitNanos);
+        }
+
+        @Override
+        final long limitNanos() {
+            return limitNanos;
+        }
+
+        @Override
+        public final void close() {
+            for (UnetLink link : links) {
+                if (link != null) {
+                    link.close();
+                }
+            }
+            if (ends != null) {
+                ends.close(); // the links before the endpoints: each driver before its card, the segment last
+            }
+            loop.close();
+        }
+    }
+
+    private final class Cards extends VethEnds {
+        Cards(int bufferBytes, int txBuffers, int rxBuffers, int receiveQueue) {
+            super("unet-ethernet-one-thread");
             long stride = (bufferBytes + 63) & -64;
             try {
                 ends = UnetVethEndpoints.cards(veth, "unet-eth", VCI_0_TO_1, VCI_1_TO_0,
@@ -128,11 +168,6 @@ final class UnetEthernetMedium extends Timebase {
             }
         }
 
-        @Override
-        UnetLink[] links() {
-            return links.clone();
-        }
-
         /** The card's counters and, before it, the packet socket's: frames the kernel dropped for a full ring. */
         @Override
         Drops receiveDrops(int i) {
@@ -141,29 +176,6 @@ final class UnetEthernetMedium extends Timebase {
             long kernel = socket.rxDropKernel() + socket.rxMissed();
             return new Drops(card.counted() + kernel, "packet socket " + kernel + ", " + card.where());
         }
-
-        @Override
-        boolean runUntil(BooleanSupplier done, long limitNanos) {
-            return runLoop(loop, done, limitNanos);
-        }
-
-        @Override
-        long limitNanos() {
-            return limitNanos;
-        }
-
-        @Override
-        public void close() {
-            for (int i = 0; i < 2; i++) {
-                if (links[i] != null) {
-                    links[i].close();
-                }
-            }
-            if (ends != null) {
-                ends.close(); // the links before the endpoints: each driver before its card, the segment last
-            }
-            loop.close();
-        }
     }
 
     /**
@@ -171,14 +183,9 @@ final class UnetEthernetMedium extends Timebase {
      * each. Such an endpoint announces arrivals only to a thread blocked in its own wait, never to the loop: the loop
      * polls both links every pass through the runner ({@link NodeRunner#pollLinks}), as a busy-polling node would.
      */
-    private final class Directs extends Medium {
-        private final UnetVethEndpoints ends;
-        private final UnetLink[] links = new UnetLink[2];
-        private final EventLoop loop;
-
+    private final class Directs extends VethEnds {
         Directs(int mtu, int txBuffers, int rxBuffers) {
-            super(new EventLoop("unet-direct-one-thread", 1_000_000L));
-            loop = (EventLoop) scheduler;
+            super("unet-direct-one-thread");
             // Every chunk the link posts or sends from, and at least the RX ring's worth (the endpoint's rule).
             long bytes = (long) DIRECT_CHUNK * Math.max(txBuffers + rxBuffers, NicShim.DEFAULT_RING_FRAMES);
             try {
@@ -196,11 +203,6 @@ final class UnetEthernetMedium extends Timebase {
             }
         }
 
-        @Override
-        UnetLink[] links() {
-            return links.clone();
-        }
-
         /** The kernel's XDP statistics (no FILL chunk, RX ring full) and the endpoint's own filter drops. */
         @Override
         Drops receiveDrops(int i) {
@@ -215,29 +217,6 @@ final class UnetEthernetMedium extends Timebase {
         @Override
         void attach(NodeRunner runner) {
             loop.addSource(runner::pollLinks);
-        }
-
-        @Override
-        boolean runUntil(BooleanSupplier done, long limitNanos) {
-            return runLoop(loop, done, limitNanos);
-        }
-
-        @Override
-        long limitNanos() {
-            return limitNanos;
-        }
-
-        @Override
-        public void close() {
-            for (int i = 0; i < 2; i++) {
-                if (links[i] != null) {
-                    links[i].close();
-                }
-            }
-            if (ends != null) {
-                ends.close();
-            }
-            loop.close();
         }
     }
 }

@@ -60,6 +60,22 @@ class SimTestCommandTest {
                 replay.out());
     }
 
+    /**
+     * TCP as the U-Net real-time stacks run it (an in-order segment's ACK left for the end of the step) keeps the same
+     * promise, and says in its header which ACK rule it runs.
+     */
+    @Test
+    void tcpWithTheAckAtTheEndOfTheStepKeepsItsPromise() {
+        var settings = io.nicbridge.protocols.dst.SimProtocols.settings("tcp-ack-at-poll");
+        assertTrue(SimTestCommand.protocolSettings("tcp-ack-at-poll", settings)
+                .endsWith("no delayed ACK (an in-order segment's ACK at the end of the step)"));
+        assertTrue(SimTestCommand.protocolSettings("tcp", settings).endsWith("no delayed ACK"));
+        Run r = run("--protocol", "tcp-ack-at-poll", "--medium", "ethernet", "--seeds", "20");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("integrity check: tcp-ack-at-poll delivered every byte"
+                + " exactly once and in order, closed every connection orderly") && l.endsWith("-> PASS")), r.out());
+    }
+
     /** The header names what each core runs with: a window only where the protocol has one. */
     @Test
     void theHeaderPrintsEachProtocolsOwnSettings() {
@@ -148,7 +164,7 @@ class SimTestCommandTest {
         Run r = run("--protocol", "quic");
         assertEquals(2, r.exit());
         assertTrue(r.err().startsWith("nic simtest: unknown protocol 'quic'"), r.err());
-        assertTrue(r.err().contains("known: [am, careful, gbn, pupa, tcp, traditional]"), r.err());
+        assertTrue(r.err().contains("known: [am, careful, gbn, pupa, tcp, tcp-ack-at-poll, traditional]"), r.err());
         r = run("--faults", "drop,meteor");
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("unknown fault family 'meteor'"), r.err());

@@ -26,14 +26,18 @@ public final class SimProtocols {
             "pupa", (link, clock, cpu, s) -> new PupaCore(link, clock, pupa(s), cpu),
             "careful", (link, clock, cpu, s) -> new CarefulCore(link, careful(s, link), cpu),
             "am", (link, clock, cpu, s) -> new AmMessageChannel(link, clock, am(s), cpu, s.maxMessage()),
-            "tcp", (link, clock, cpu, s) -> new TcpNode(link, clock, tcp(s).withIssSeed(ISS_SEED + link.self())));
+            "tcp", (link, clock, cpu, s) -> new TcpNode(link, clock, tcp(s).withIssSeed(ISS_SEED + link.self())),
+            // the U-Net real-time stacks' setting: an in-order segment's ACK left for the end of the step
+            "tcp-ack-at-poll", (link, clock, cpu, s) -> new TcpNode(link, clock,
+                    tcp(s).withAckAtPoll(true).withIssSeed(ISS_SEED + link.self())));
     private static final Map<String, SimSettings> SETTINGS = Map.of(
             "gbn", SimSettings.defaults(),
             "traditional", SimSettings.cstar(),
             "pupa", SimSettings.defaults(),
             "careful", SimSettings.cstar(),
             "am", SimSettings.defaults(),
-            "tcp", SimSettings.tcp());
+            "tcp", SimSettings.tcp(),
+            "tcp-ack-at-poll", SimSettings.tcp());
 
     /**
      * The traditional core's configuration in a simulated world: fragments of up to {@code maxMessage} bytes, the
