@@ -96,8 +96,10 @@ public final class TcpNode implements ProtocolCore, BufferAudit {
     }
 
     /**
-     * The TCP's earliest timer; while output the link pushed back is pending ({@link Tcp#nextDeadline()} in the
-     * past), one timer granularity from now: the link's {@link #onWritable} normally comes first.
+     * The TCP's earliest timer; now, when an ACK is owed for the end of the step ({@link TcpConfig#ackAtPoll}: the
+     * world runs the timer right after the event that took the segment, as a real runner polls at the end of its
+     * step); while output the link pushed back is pending ({@link Tcp#nextDeadline()} in the past), one timer
+     * granularity from now: the link's {@link #onWritable} normally comes first.
      */
     @Override
     public long nextDeadline() {
@@ -106,6 +108,9 @@ public final class TcpNode implements ProtocolCore, BufferAudit {
             return NO_DEADLINE;
         }
         long now = clock.nanoTime();
+        if (tcp.ackOwed()) {
+            return now; // its onTimer sends the ACK and clears it, so this cannot spin
+        }
         return d > now ? d : now + TcpConfig.GRANULARITY_NANOS; // d may be Long.MIN_VALUE: no wrapping difference
     }
 

@@ -286,6 +286,19 @@ public final class Tcp {
         return d;
     }
 
+    /**
+     * @return whether an open connection owes an ACK for the end of the step ({@link TcpConfig#ackAtPoll}): the
+     *     runner's next {@link #poll} sends it, and should come at once, not a timer granularity later
+     */
+    public boolean ackOwed() {
+        for (TcpConnection c : connections) {
+            if (c.state() != TcpState.CLOSED && c.ackOwed()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return connection slots in use: open, closing, or closed and not yet released by the application */
     public int slotsInUse() {
         int n = 0;

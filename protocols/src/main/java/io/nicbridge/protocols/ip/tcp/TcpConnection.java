@@ -11,6 +11,7 @@ import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.protocols.ip.tcp.TcpCounters.Counter;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One TCP connection (its transmission control block) as a sans-I/O state machine: segments in
@@ -179,6 +180,14 @@ public final class TcpConnection {
      * (a pure ACK, then the reply) - the round trip of the paper's TCP ping-pong with no delayed ACK.
      */
     private boolean ackOwed;
+    /**
+     * The least time between two ACKs answering out-of-window pure ACKs or SYNs on one connection: Linux's
+     * {@code net.ipv4.tcp_invalid_ratelimit} default, 500 ms.
+     */
+    static final long OUT_OF_WINDOW_ACK_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** Whether an ACK answering an out-of-window pure ACK or SYN went out, and when (for the rate limit). */
+    private boolean outOfWindowAckSent;
+    private long lastOutOfWindowAckAt;
     /** The persist timer expired on a small window: the next output may send a runt (the SWS override). */
     private boolean swsOverride;
     private boolean outputPending;
@@ -491,6 +500,7 @@ public final class TcpConnection {
         delackArmed = false;
         ackNow = false;
         ackOwed = false;
+        outOfWindowAckSent = false;
         swsOverride = false;
         outputPending = false;
         unackedSegments = 0;
@@ -615,7 +625,14 @@ public final class TcpConnection {
                 } else {
                     counters.increment(Counter.OUT_OF_WINDOW);
                 }
-                ackNow = true;
+                // Data or a FIN outside the window always gets its ACK: the sender needs it, and an ACK draws no data
+                // back. A pure ACK or a SYN gets one at most every OUT_OF_WINDOW_ACK_INTERVAL_NANOS: two ends that
+                // each find the other's ACKs out of window (a TIME-WAIT meeting a SYN-RECEIVED that an old duplicate
+                // SYN opened: nic simtest --protocol tcp-ack-at-poll, seed 264425) would answer each other's ACKs
+                // forever and fill the link (Linux's tcp_oow_rate_limited, RFC 5961 10).
+                if (segLength > 0 && !syn || outOfWindowAckAllowed(now)) {
+                    ackNow = true;
+                }
                 if (state == TcpState.TIME_WAIT && fin) { // a retransmitted FIN: ACK it and restart 2 MSL
                     timeWaitAt = now + config.timeWaitNanos();
                 }
@@ -814,6 +831,20 @@ public final class TcpConnection {
     private void challengeAck() {
         counters.increment(Counter.CHALLENGE_ACKS);
         ackNow = true;
+    }
+
+    /**
+     * @return whether an ACK answering an out-of-window pure ACK or SYN may go now: the first one does, then one per
+     *     {@link #OUT_OF_WINDOW_ACK_INTERVAL_NANOS}; one refused is counted
+     */
+    private boolean outOfWindowAckAllowed(long now) {
+        if (outOfWindowAckSent && now - lastOutOfWindowAckAt < OUT_OF_WINDOW_ACK_INTERVAL_NANOS) {
+            counters.increment(Counter.OUT_OF_WINDOW_ACKS_SKIPPED);
+            return false;
+        }
+        outOfWindowAckSent = true;
+        lastOutOfWindowAckAt = now;
+        return true;
     }
 
     /** New data acknowledged (SND.UNA < SEG.ACK <= SND.MAX). */

@@ -29,6 +29,11 @@ public final class TcpCounters {
         ACCEPTED,
         /** Of the accepted: outside the receive window (answered with an ACK unless it was a RST). */
         OUT_OF_WINDOW,
+        /**
+         * Of the out-of-window: pure ACKs and SYNs left unanswered, because this connection answered one less than
+         * 500 ms before (the ACK-loop rate limit).
+         */
+        OUT_OF_WINDOW_ACKS_SKIPPED,
         /** Of the accepted: data entirely already received. */
         DUPLICATE_SEGMENTS,
         /** Of the accepted: data queued ahead of a gap. */

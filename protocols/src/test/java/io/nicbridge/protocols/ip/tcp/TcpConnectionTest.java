@@ -512,6 +512,44 @@ class TcpConnectionTest {
         assertEquals(TcpCloseReason.RESET, server.closed);
     }
 
+    /**
+     * Out-of-window pure ACKs are answered at most once per 500 ms (Linux's tcp_invalid_ratelimit), or two ends that
+     * each find the other's ACKs out of window answer each other forever (nic simtest --protocol tcp-ack-at-poll,
+     * seed 264425: a TIME-WAIT against a SYN-RECEIVED opened by an old duplicate SYN filled the link with 87,000
+     * ACKs); out-of-window data is answered every time.
+     */
+    @Test
+    void outOfWindowPureAcksAreAnsweredAtMostOncePerHalfSecondAndDataAlways() {
+        connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
+        connected();
+        int rcvNxt = pipe.sentBy(true).getLast().seq();
+        int ack = pipe.sentBy(false).getLast().seq();
+        int before = pipe.sentBy(false).size();
+        for (int i = 0; i < 3; i++) {
+            pipe.inject(true, Segments.build(A_ADDRESS, B_ADDRESS, c.localPort(), PORT, rcvNxt + 1_000_000, ack,
+                TcpHeader.ACK, 1000, new byte[0]));
+            pipe.run(10_000_000L);
+        }
+        assertEquals(1, pipe.sentBy(false).size() - before, "one ACK for three out-of-window ACKs in 30 ms");
+        assertEquals(2, pipe.b.counters().get(Counter.OUT_OF_WINDOW_ACKS_SKIPPED));
+        Seg answer = pipe.sentBy(false).get(before);
+        assertEquals(TcpHeader.ACK, answer.flags());
+        assertEquals(rcvNxt, answer.ack());
+        for (int i = 0; i < 2; i++) { // old data: its sender needs the ACK, and an ACK draws no data back
+            pipe.inject(true, Segments.build(A_ADDRESS, B_ADDRESS, c.localPort(), PORT, rcvNxt - 100, ack,
+                TcpHeader.ACK, 1000, new byte[10]));
+            pipe.run(1_000_000L);
+        }
+        assertEquals(3, pipe.sentBy(false).size() - before, "every out-of-window data segment answered");
+        pipe.run(SECOND / 2);
+        pipe.inject(true, Segments.build(A_ADDRESS, B_ADDRESS, c.localPort(), PORT, rcvNxt + 1_000_000, ack,
+            TcpHeader.ACK, 1000, new byte[0]));
+        pipe.run(1_000_000L);
+        assertEquals(4, pipe.sentBy(false).size() - before, "answered again once 500 ms have passed");
+        assertEquals(2, pipe.b.counters().get(Counter.OUT_OF_WINDOW_ACKS_SKIPPED));
+        assertEquals(TcpState.ESTABLISHED, server.connection.state());
+    }
+
     @Test
     void synInEstablishedDrawsAChallengeAck() {
         connect(SegmentPipe.testConfig(), SegmentPipe.testConfig());
