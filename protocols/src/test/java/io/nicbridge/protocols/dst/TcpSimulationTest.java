@@ -62,6 +62,27 @@ class TcpSimulationTest {
         assertEquals(o.messages(), o.delivered(), "every byte read and every end closed orderly");
     }
 
+    /**
+     * The schedules that found bugs with {@code TcpConfig.ackAtPoll} on (the U-Net real-time stacks' setting), each
+     * fixed in {@code TcpConnection}:
+     * <ul>
+     *   <li>seed 264425: a TIME-WAIT and a SYN-RECEIVED that an old duplicate SYN had opened each found the other's
+     *       ACKs out of window and answered every one: 87,000 ACKs filled the link and starved the other connections
+     *       (out-of-window pure ACKs and SYNs are now answered at most once per 500 ms);</li>
+     *   <li>seed 25 (no fault): an ACK owed at the end of the step, refused by a full transmit queue, survived the
+     *       FIN that moved the connection to TIME-WAIT, whose tick never turned it into an ACK to send: the node
+     *       asked for its timer again and again at the same instant.</li>
+     * </ul>
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"25/4/11/", "264425/3/19/corrupt@98:8061350,drop@20:0,duplicate@146:1648083,"
+        + "partition@2356800:9878985:5,delay@110:1154668,partition@8817765:18960151:4"})
+    void theSchedulesThatFoundAckAtPollBugsPass(String schedule) {
+        SimulationRun.Outcome o = tester(SimProtocols.byName("tcp-ack-at-poll")).run(Schedule.parse(schedule));
+        assertTrue(o.passed(), () -> String.valueOf(o.violation()));
+        assertEquals(o.messages(), o.delivered(), "every byte read and every end closed orderly");
+    }
+
     @Test
     void theSameSeedReplaysTheSameTraceAndOtherSeedsDiffer() {
         SimTest t = tester(SimProtocols.byName("tcp"));

@@ -1090,6 +1090,10 @@ public final class TcpConnection {
 
     /** Runs the timers that are due and any output the sink refused before. */
     void onTick(long now) {
+        if (ackOwed) { // the end of the step that took the segment: nothing carried its ACK, so a pure one goes
+            ackOwed = false; // in every state: a FIN behind the data may have moved us to TIME-WAIT meanwhile
+            ackNow = true;
+        }
         if (state == TcpState.TIME_WAIT) {
             if (now - timeWaitAt >= 0) {
                 closeWith(TcpCloseReason.ORDERLY);
@@ -1110,10 +1114,6 @@ public final class TcpConnection {
             }
             if (delackArmed && now - delackAt >= 0) {
                 delackArmed = false;
-                ackNow = true;
-            }
-            if (ackOwed) { // the end of the step that took the segment: nothing carried its ACK, so a pure one goes
-                ackOwed = false;
                 ackNow = true;
             }
             if (ackNow || outputPending) {
