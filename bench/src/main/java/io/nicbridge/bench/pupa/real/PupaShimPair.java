@@ -4,7 +4,6 @@ import io.nicbridge.bridge.cost.HostCpu;
 import io.nicbridge.bridge.driver.tulip.TulipConfig;
 import io.nicbridge.bridge.driver.tulip.TulipDriver;
 import io.nicbridge.bridge.driver.tulip.TulipLink;
-import io.nicbridge.bridge.platform.TcpBaseline;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.shim.ShimCard;
 import io.nicbridge.bridge.shim.ShimStatistics;
@@ -41,19 +40,16 @@ final class PupaShimPair implements AutoCloseable {
     enum Wait { BLOCK, SPIN }
 
     /**
-     * How long a spinning node polls its card ({@link Thread#onSpinWait()} between looks) after its last work before
-     * it yields on every further look: the busy-poll budget of the kernel TCP it is compared with
-     * ({@link TcpBaseline#BUSY_POLL_MICROS}). A count of looks would not do: a look here takes tens of nanoseconds
-     * where TCP's spinning {@code recv} is a system call of a microsecond, so TCP's 64 tries before it yields last
-     * about 50 us, and 64 of Pupa's looks about 5 us - shorter than a ping-pong's round trip, so a Pupa node yielded
-     * some 20 times per round trip (counted with {@code perf record -e syscalls:sys_enter_sched_yield}: 492 262 yields
-     * for 25 000 round trips, TCP's echo 73) and a frame landing during a yield waited for the system call to return.
+     * Looks a spinning node makes ({@link Thread#onSpinWait()} between them) after its last work before it yields on
+     * every further look. Counted in looks, not in time: on this 2-CPU machine both nodes are pinned spinners, and the
+     * JIT's compiler threads get a CPU only when a node yields. A node that spun 50 us (the busy-poll budget of the
+     * TCP it is compared with) before yielding starved them: the command's 300 warm-up round trips then ended long
+     * before the hop was compiled, and its busy pinned p50 went from 3.5-3.8 to 6.2-7.4 us (quiet, README). Warm, 64
+     * looks (about 5 us) outlast a node's idle time in a ping-pong (a hop, about 2 us), so it rarely yields.
      */
-    static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(TcpBaseline.BUSY_POLL_MICROS);
+    static final int SPINS_BEFORE_YIELD = 64;
     /** Looks that found work between two looks at the core's timers ({@link Node#step}). */
     static final int TIMER_LOOKS = 16;
-    /** Looks between two readings of the clock while spinning (a reading costs about as much as a look). */
-    static final int LOOKS_PER_CLOCK = 64;
     /**
      * A blocked node wakes at least this often (its core's deadline may come sooner; a frame or a doorbell ends the
      * wait at once): only so that a stopped node notices. A 1 ms cap cost a timer wake-up per millisecond per node.
@@ -145,7 +141,6 @@ final class PupaShimPair implements AutoCloseable {
         private final Wait wait;
         private int idle;
         private int busyLooks;
-        private long spinSince;
         private long waits;
 
         Node(TulipLink link, PupaCore core, ShimCard card, Wait wait) {
@@ -201,15 +196,11 @@ final class PupaShimPair implements AutoCloseable {
         void idle() {
             waits++;
             if (wait == Wait.SPIN) {
-                int looks = ++idle;
-                if (looks == 1) {
-                    spinSince = System.nanoTime();
-                } else if (looks % LOOKS_PER_CLOCK == 0 && System.nanoTime() - spinSince > SPIN_NANOS) {
-                    idle = looks - 1; // past the budget: yield on every further look until work comes
+                if (++idle < SPINS_BEFORE_YIELD) {
+                    Thread.onSpinWait();
+                } else {
                     Thread.yield();
-                    return;
                 }
-                Thread.onSpinWait();
                 return;
             }
             long deadline = core.nextDeadline();
