@@ -42,10 +42,10 @@ final class PupaShimPair implements AutoCloseable {
     /**
      * Looks a spinning node makes ({@link Thread#onSpinWait()} between them) after its last work before it yields on
      * every further look. Counted in looks, not in time: on this 2-CPU machine both nodes are pinned spinners, and the
-     * JIT's compiler threads get a CPU only when a node yields. A node that spun 50 us (the busy-poll budget of the
-     * TCP it is compared with) before yielding starved them: the command's 300 warm-up round trips then ended long
-     * before the hop was compiled, and its busy pinned p50 went from 3.5-3.8 to 6.2-7.4 us (quiet, README). Warm, 64
-     * looks (about 5 us) outlast a node's idle time in a ping-pong (a hop, about 2 us), so it rarely yields.
+     * JIT's compiler threads get a CPU mostly when a node yields. A node that spun 50 us (the busy-poll budget of the
+     * TCP it is compared with) before yielding was tried and dropped: it leaves them less (README, issue 15's fourth
+     * pass). Warm, 64 looks (about 5 us) outlast a node's idle time in a ping-pong (a hop, about 2 us), so a warm
+     * node rarely yields.
      */
     static final int SPINS_BEFORE_YIELD = 64;
     /** Looks that found work between two looks at the core's timers ({@link Node#step}). */

@@ -49,8 +49,8 @@ public final class RealLatency {
      * Round trips of the unmeasured run of each stack before a setting's trials, spread over the sizes: the JIT's
      * compilation of the hop. Without it the first trials measured the compiler: on this 2-CPU machine the pinned
      * spinning nodes leave the compiler threads only their yields, so the command's 300 warm-up round trips per size
-     * ended long before the hop was compiled, and the same code gave busy pinned p50s from 2.2 to 6 us from run to run
-     * (quiet, 2300 round trips per size and trial; warm, after 25 000 round trips, 2.2 us every time; README).
+     * ended long before the hop was compiled, and the same code gave busy pinned p50s from 2.3 to 9 us from run to run
+     * (quiet, 2300 round trips per size and trial; warm, after 50 000 round trips, 2.2-2.6 us every time; README).
      */
     static final int JIT_WARMUP_ROUND_TRIPS = 60_000;
     /** The stacks' indices in the trials. */
