@@ -70,8 +70,18 @@ public final class ShimTulipLinks implements AutoCloseable {
 
     /** Both ends of {@code veth}, each card over {@code transport}: station 0 is end A. */
     public static ShimTulipLinks on(VethPair veth, Mode mode, Transport transport) {
+        return on(veth, mode, transport, TulipConfig.defaults());
+    }
+
+    /**
+     * Both ends of {@code veth}, each card over {@code transport} and its driver opened with {@code driverConfig}
+     * (e.g. {@link TulipConfig.InterruptMode#POLLING} for nodes that busy-poll their rings, as Linux masks a NIC's
+     * interrupts while it busy-polls): station 0 is end A.
+     */
+    public static ShimTulipLinks on(VethPair veth, Mode mode, Transport transport, TulipConfig driverConfig) {
         return new ShimTulipLinks(new String[] {veth.namespaceA().name(), veth.namespaceB().name()},
-            new String[] {veth.interfaceA(), veth.interfaceB()}, List.of(veth.macA(), veth.macB()), mode, transport);
+            new String[] {veth.interfaceA(), veth.interfaceB()}, List.of(veth.macA(), veth.macB()), mode, transport,
+            driverConfig);
     }
 
     /** Every station of {@code segment}, in station order. */
@@ -83,13 +93,15 @@ public final class ShimTulipLinks implements AutoCloseable {
             namespaces[i] = segment.namespace().name();
             interfaces[i] = segment.interfaceName(i);
         }
-        return new ShimTulipLinks(namespaces, interfaces, segment.macs(), mode, Transport.AF_PACKET);
+        return new ShimTulipLinks(namespaces, interfaces, segment.macs(), mode, Transport.AF_PACKET,
+            TulipConfig.defaults());
     }
 
     private ShimTulipLinks(String[] namespaces, String[] interfaces, List<MacAddress> macs, Mode mode,
-                           Transport transport) {
+                           Transport transport, TulipConfig driverConfig) {
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(transport, "transport");
+        Objects.requireNonNull(driverConfig, "driverConfig");
         int n = interfaces.length;
         cards = new ShimCard[n];
         drivers = new TulipDriver[n];
@@ -98,7 +110,7 @@ public final class ShimTulipLinks implements AutoCloseable {
             for (int i = 0; i < n; i++) {
                 cards[i] = (ShimCard) Backends.open("shim:" + transport.target + "?if=" + interfaces[i]
                     + "&card=dec21140&netns=" + namespaces[i] + "&mode=" + mode.option + transport.options);
-                drivers[i] = TulipDriver.open(cards[i], TulipConfig.defaults());
+                drivers[i] = TulipDriver.open(cards[i], driverConfig);
             }
             for (int i = 0; i < n; i++) {
                 // Frames sent before a chip took its setup frame would meet the old (empty) filter.

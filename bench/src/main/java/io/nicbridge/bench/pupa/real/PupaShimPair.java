@@ -1,6 +1,8 @@
 package io.nicbridge.bench.pupa.real;
 
 import io.nicbridge.bridge.cost.HostCpu;
+import io.nicbridge.bridge.driver.tulip.TulipConfig;
+import io.nicbridge.bridge.driver.tulip.TulipDriver;
 import io.nicbridge.bridge.driver.tulip.TulipLink;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.shim.ShimCard;
@@ -37,7 +39,17 @@ final class PupaShimPair implements AutoCloseable {
     /** How a node waits for its card. */
     enum Wait { BLOCK, SPIN }
 
+    /**
+     * Looks a spinning node makes ({@link Thread#onSpinWait()} between them) after its last work before it yields on
+     * every further look. Counted in looks, not in time: on this 2-CPU machine both nodes are pinned spinners, and the
+     * JIT's compiler threads get a CPU mostly when a node yields. A node that spun 50 us (the busy-poll budget of the
+     * TCP it is compared with) before yielding was tried and dropped: it leaves them less (README, issue 15's fourth
+     * pass). Warm, 64 looks (about 5 us) outlast a node's idle time in a ping-pong (a hop, about 2 us), so a warm
+     * node rarely yields.
+     */
     static final int SPINS_BEFORE_YIELD = 64;
+    /** Looks that found work between two looks at the core's timers ({@link Node#step}). */
+    static final int TIMER_LOOKS = 16;
     /**
      * A blocked node wakes at least this often (its core's deadline may come sooner; a frame or a doorbell ends the
      * wait at once): only so that a stopped node notices. A 1 ms cap cost a timer wake-up per millisecond per node.
@@ -62,7 +74,7 @@ final class PupaShimPair implements AutoCloseable {
 
     PupaShimPair(VethPair veth, Wait wait, PupaConfig config, ShimTulipLinks.Transport transport) {
         this.wait = wait;
-        stations = ShimTulipLinks.on(veth, ShimTulipLinks.Mode.INLINE, transport);
+        stations = ShimTulipLinks.on(veth, ShimTulipLinks.Mode.INLINE, transport, driverConfig(wait));
         try {
             for (int i = 0; i < 2; i++) {
                 TulipLink link = stations.link(i);
@@ -77,8 +89,28 @@ final class PupaShimPair implements AutoCloseable {
         }
     }
 
+    /**
+     * The drivers' configuration for {@code wait}: a blocking node's card raises the 21140's interrupt (CSR7 enables
+     * RI/TI/TU...), whose line its wait in the shim ends on and whose handler acknowledges CSR5; a spinning node's
+     * driver runs the chip with CSR7 = 0 ({@link TulipConfig.InterruptMode#POLLING}) and reads the descriptors'
+     * ownership bits, as Linux masks a NIC's interrupts while it busy-polls. Same rings, same descriptors and
+     * CSRs, no interrupt: per hop, the line's edge, its handler and two CSR5 writes into the shim (one on each side
+     * of the {@code send()}) are gone, one of them from the receiver's path between a frame's arrival and its answer
+     * (README, issue 15's fourth pass, for what that measured).
+     */
+    static TulipConfig driverConfig(Wait wait) {
+        return wait == Wait.SPIN
+            ? TulipConfig.defaults().toBuilder().interruptMode(TulipConfig.InterruptMode.POLLING).build()
+            : TulipConfig.defaults();
+    }
+
     Node node(int i) {
         return nodes[i];
+    }
+
+    /** @return node {@code i}'s driver (its configuration, statistics) */
+    TulipDriver driver(int i) {
+        return stations.driver(i);
     }
 
     Wait waitMode() {
@@ -108,6 +140,7 @@ final class PupaShimPair implements AutoCloseable {
         private final Runnable cardProgress;
         private final Wait wait;
         private int idle;
+        private int busyLooks;
         private long waits;
 
         Node(TulipLink link, PupaCore core, ShimCard card, Wait wait) {
@@ -116,9 +149,9 @@ final class PupaShimPair implements AutoCloseable {
             this.card = card;
             this.cardProgress = card.progress();
             this.wait = wait;
-            // The link's readiness needs a listener for the driver to acknowledge the card's interrupt (so that the
-            // line can rise again); the card's work runs on this node's thread, which looks at the rings after every
-            // wait anyway, so there is nobody to wake.
+            // A blocking node's link needs a readiness listener for the driver to acknowledge the card's interrupt (so
+            // that the line can rise again); the card's work runs on this node's thread, which looks at the rings
+            // after every wait anyway, so there is nobody to wake. (A spinning node's driver has no line: POLLING.)
             link.readinessListener(() -> { });
         }
 
@@ -138,12 +171,18 @@ final class PupaShimPair implements AutoCloseable {
         int step(MessageHandler handler) {
             cardProgress.run();
             int work = link.poll(core, Integer.MAX_VALUE); // everything the card has: one look per wake-up
-            long deadline = core.nextDeadline();
-            if (deadline != ProtocolCore.NO_DEADLINE && deadline - System.nanoTime() <= 0) {
-                core.onTimer();
-                work++;
-            }
             work += core.deliver(handler, Integer.MAX_VALUE);
+            // The timers after the work, and on a look that had some only every TIMER_LOOKS-th time: the clock's
+            // reading (a vDSO call of 20-30 ns here) is not spent between a frame's arrival and the answer the caller
+            // sends after this step; a timer is late by at most that many looks (its periods are milliseconds).
+            if (work == 0 || ++busyLooks >= TIMER_LOOKS) {
+                busyLooks = 0;
+                long deadline = core.nextDeadline();
+                if (deadline != ProtocolCore.NO_DEADLINE && deadline - System.nanoTime() <= 0) {
+                    core.onTimer();
+                    work++;
+                }
+            }
             if (work > 0) {
                 idle = 0;
             }

@@ -45,6 +45,14 @@ public final class RealLatency {
     /** Target: TCP one-way / Pupa one-way at least this for messages up to {@link #TARGET_MAX_SIZE}, busy polling. */
     static final double TARGET_RATIO = 2.0;
     static final int TARGET_MAX_SIZE = 256;
+    /**
+     * Round trips of the unmeasured run of each stack before a setting's trials, spread over the sizes: the JIT's
+     * compilation of the hop. Without it the first trials measured the compiler: on this 2-CPU machine the pinned
+     * spinning nodes leave the compiler threads only their yields, so the command's 300 warm-up round trips per size
+     * ended long before the hop was compiled, and the same code gave busy pinned p50s from 2.3 to 9 us from run to run
+     * (quiet, 2300 round trips per size and trial; warm, after 50 000 round trips, 2.2-2.6 us every time; README).
+     */
+    static final int JIT_WARMUP_ROUND_TRIPS = 60_000;
     /** The stacks' indices in the trials. */
     private static final int PUPA = 0;
     private static final int TCP = 1;
@@ -113,16 +121,22 @@ public final class RealLatency {
              TcpBaseline tcpBlock = TcpBaseline.open(veth, false);
              TcpBaseline tcpBusy = TcpBaseline.open(veth, true)) {
             out.printf(Locale.ROOT, "pupa real-latency: one-way latency (RTT/2) over %s, Pupa on two native-shim 21140s"
-                + " (%s) vs kernel TCP_NODELAY; %d trials x %d round trips (+%d warm-up) per size and stack;"
-                + " pinned = node A on CPU %d, node B on CPU %d; each node does its own card's work%n",
-                veth, transportName(transport), trials, count, warmup, cpuA, cpuB);
+                + " (%s) vs kernel TCP_NODELAY; %d trials x %d round trips (+%d warm-up) per size and stack, after"
+                + " %d unmeasured round trips of each stack per setting (the JIT); pinned = node A on CPU %d, node B on"
+                + " CPU %d; each node does its own card's work%n",
+                veth, transportName(transport), trials, count, warmup, JIT_WARMUP_ROUND_TRIPS, cpuA, cpuB);
             for (Setting s : settings) {
                 int a = s.pinned() ? cpuA : -1;
                 int b = s.pinned() ? cpuB : -1;
                 TcpBaseline stack = s.waitMode() == Wait.SPIN ? tcpBusy : tcpBlock;
                 TcpBaseline.Wait tcpWait = s.waitMode() == Wait.SPIN ? TcpBaseline.Wait.SPIN : TcpBaseline.Wait.BLOCK;
+                int jit = Math.max(1, JIT_WARMUP_ROUND_TRIPS / sizes.length);
+                pupaTrial(veth, s, a, b, jit, 1, unmeasured(), false);
+                for (int size : sizes) {
+                    stack.roundTrips(size, jit, 1, tcpWait, a, b, unmeasured()[0]);
+                }
                 InterleavedTrials trial = new InterleavedTrials(sizes.length, trials, 2);
-                trial.run(pupa -> pupaTrial(veth, s, a, b, pupa), tcp -> {
+                trial.run(pupa -> pupaTrial(veth, s, a, b, warmup, count, pupa, true), tcp -> {
                     for (int i = 0; i < sizes.length; i++) {
                         stack.roundTrips(sizes[i], warmup, count, tcpWait, a, b, tcp[i]);
                     }
@@ -171,8 +185,21 @@ public final class RealLatency {
         return "-";
     }
 
-    /** One Pupa trial: fresh (inline) cards, every size, then closed. */
-    private void pupaTrial(VethPair veth, Setting s, int cpuA, int cpuB, Histogram[] rtt) throws Exception {
+    /** Round-trip times nobody reads: the JIT's warm-up run. */
+    private Histogram[] unmeasured() {
+        Histogram[] h = new Histogram[sizes.length];
+        for (int i = 0; i < h.length; i++) {
+            h[i] = new Histogram(TimeUnit.SECONDS.toNanos(60), 2);
+        }
+        return h;
+    }
+
+    /**
+     * One Pupa trial: fresh (inline) cards, every size ({@code warm + timed} round trips each, the last
+     * {@code timed} timed into {@code rtt}), then closed; {@code report}: print its retransmission counters.
+     */
+    private void pupaTrial(VethPair veth, Setting s, int cpuA, int cpuB, int warm, int timed, Histogram[] rtt,
+                           boolean report) throws Exception {
         PupaConfig config = PupaShimPair.realTime(PupaConfig.defaults());
         try (PupaShimPair pair = new PupaShimPair(veth, s.waitMode(), config, transport)) {
             Echo echo = new Echo(pair.node(1), cpuB, config.maxMessage());
@@ -191,7 +218,7 @@ public final class RealLatency {
                 };
                 for (int i = 0; i < sizes.length; i++) {
                     int size = sizes[i];
-                    for (int k = 0; k < warmup + count; k++) {
+                    for (int k = 0; k < warm + timed; k++) {
                         message.fill((byte) k);
                         message.set(ValueLayout.JAVA_BYTE, 0, (byte) (k * 7 + size));
                         got[0] = -1;
@@ -214,7 +241,7 @@ public final class RealLatency {
                             throw new IOException("Pupa echo of message " + k + " differs: " + got[0] + " bytes for "
                                 + size);
                         }
-                        if (k >= warmup) {
+                        if (k >= warm) {
                             rtt[i].recordValue(elapsed);
                         }
                     }
@@ -229,6 +256,9 @@ public final class RealLatency {
             }
             if (echo.failure != null) {
                 throw new IOException("the Pupa echo node failed", echo.failure);
+            }
+            if (!report) {
+                return;
             }
             // What a tail could be made of besides waiting for a CPU: a retransmission (RTO), a NACKed go-back, a
             // duplicate. Printed per trial so that a slow round trip can be told from a lost frame.
