@@ -86,10 +86,8 @@ public final class UnetRealLatency {
     private final int loopbackStack;
     private final boolean loopback;
     private final boolean acceptInconclusive;
-    /** Per setting: both ends pinned (node A on {@link #cpuA}, node B on {@link #cpuB}, the kernel's the same) or not. */
-    private final List<Boolean> pinnings;
-    private final int cpuA = 0;
-    private final int cpuB = CpuAffinity.cpus() > 1 ? 1 : 0;
+    /** Per setting: where both ends of every stack run (U-Net's node A and node B, the kernel's client and echo). */
+    private final List<Placement> pinnings;
     /** U-Net TCP acknowledges at the end of the step (the default), or inside each data segment's arrival. */
     private boolean tcpAckAtPoll = true;
 
@@ -102,8 +100,9 @@ public final class UnetRealLatency {
     }
 
     /**
-     * @param pinnings "unpinned" and/or "pinned": whether both ends of every stack - U-Net's node A (the measuring
-     *                 thread) and node B (the echo), the kernel's client and echo threads - are pinned to CPUs 0 and 1
+     * @param pinnings "unpinned", "pinned" and/or "one-cpu" ({@link Placement}): whether both ends of every stack -
+     *                 U-Net's node A (the measuring thread) and node B (the echo), the kernel's client and echo
+     *                 threads - are pinned to CPUs 0 and 1, both to CPU 0, or not at all
      * @throws IllegalArgumentException naming the bad argument
      */
     public UnetRealLatency(PrintWriter out, int[] sizes, int count, int warmup, int trials, List<String> waits,
@@ -138,13 +137,9 @@ public final class UnetRealLatency {
         this.accesses = accesses(endpoints);
         this.pinnings = new ArrayList<>();
         for (String p : pinnings) {
-            boolean pinned = switch (p.trim().toLowerCase(Locale.ROOT)) {
-                case "unpinned" -> false;
-                case "pinned" -> true;
-                default -> throw new IllegalArgumentException("--pinning: unpinned or pinned, was '" + p + "'");
-            };
-            if (!this.pinnings.contains(pinned)) {
-                this.pinnings.add(pinned);
+            Placement placement = Placement.of(p);
+            if (!this.pinnings.contains(placement)) {
+                this.pinnings.add(placement);
             }
         }
         if (this.pinnings.isEmpty()) {
@@ -152,6 +147,39 @@ public final class UnetRealLatency {
         }
         this.kernelStack = accesses.size();
         this.loopbackStack = kernelStack + 1;
+    }
+
+    /**
+     * Where the two ends of every stack run in a setting ({@code --pinning}): unpinned (the scheduler's choice, as a user
+     * runs it), pinned to two CPUs (node A and the kernel's client on CPU 0, node B and the kernel's echo on CPU 1),
+     * or both on CPU 0 ({@code one-cpu}: a diagnosis, every hop a wake-up on the waker's own CPU - where an unpinned
+     * pair lands while a third thread, such as the JIT's compiler, keeps the other CPU busy).
+     */
+    enum Placement {
+        UNPINNED("unpinned", UdpBaseline.NOT_PINNED, UdpBaseline.NOT_PINNED),
+        PINNED("pinned", 0, CpuAffinity.cpus() > 1 ? 1 : 0),
+        ONE_CPU("one CPU", 0, 0);
+
+        final String label;
+        final int cpuA;
+        final int cpuB;
+
+        Placement(String label, int cpuA, int cpuB) {
+            this.label = label;
+            this.cpuA = cpuA;
+            this.cpuB = cpuB;
+        }
+
+        /** @throws IllegalArgumentException for a word other than unpinned, pinned or one-cpu */
+        static Placement of(String word) {
+            return switch (word.trim().toLowerCase(Locale.ROOT)) {
+                case "unpinned" -> UNPINNED;
+                case "pinned" -> PINNED;
+                case "one-cpu" -> ONE_CPU;
+                default -> throw new IllegalArgumentException("--pinning: unpinned, pinned or one-cpu, was '" + word
+                    + "'");
+            };
+        }
     }
 
     /**
@@ -197,12 +225,13 @@ public final class UnetRealLatency {
                 + " Ethernet) on %s vs the kernel's (UDP: DatagramChannel; TCP: TCP_NODELAY) over the same pair%s; %d"
                 + " trials x %d round trips (+%d warm-up) per size and stack, after one untimed turn of every stack (the"
                 + " JIT's warm-up); pinned: node A / the kernel's client on CPU %d, node B / its echo on CPU %d%n", veth,
-                protocols, endpointsLabel(), loopback ? " and over " + lo : "", trials, count, warmup, cpuA, cpuB);
+                protocols, endpointsLabel(), loopback ? " and over " + lo : "", trials, count, warmup,
+                Placement.PINNED.cpuA, Placement.PINNED.cpuB);
             for (Protocol protocol : protocols) {
                 for (Wait wait : waits) {
-                    for (boolean pinned : pinnings) {
-                        int a = pinned ? cpuA : UdpBaseline.NOT_PINNED;
-                        int b = pinned ? cpuB : UdpBaseline.NOT_PINNED;
+                    for (Placement pinned : pinnings) {
+                        int a = pinned.cpuA;
+                        int b = pinned.cpuB;
                         InterleavedTrials trial = new InterleavedTrials(sizes.length, trials, loopbackStack
                             + (loopback ? 1 : 0));
                         List<InterleavedTrials.Turn> turns = new ArrayList<>();
@@ -278,9 +307,8 @@ public final class UnetRealLatency {
      * blocking node is one thread woken by the kernel, as the kernel's reader is ({@link UnetIpShimPair.Wait#BLOCK});
      * a threaded shim card would add its own thread's wake-up to every hop.
      */
-    private void report(Protocol protocol, Wait wait, boolean pinned, InterleavedTrials trial, CheckLog checks) {
-        String label = protocol + ", " + (wait == Wait.SPIN ? "busy polling" : "blocking") + ", "
-            + (pinned ? "pinned" : "unpinned");
+    private void report(Protocol protocol, Wait wait, Placement pinned, InterleavedTrials trial, CheckLog checks) {
+        String label = protocol + ", " + (wait == Wait.SPIN ? "busy polling" : "blocking") + ", " + pinned.label;
         out.printf(Locale.ROOT, "%n%s: round trip, us (p50 and p99 of all trials); kernel/U-Net per trial, median [95%%"
             + " bootstrap interval]%n", label);
         StringBuilder head = new StringBuilder("  bytes");
