@@ -109,7 +109,7 @@ class UnetRealCommandsTest {
         assertTrue(e.out().contains("--endpoints: card or direct, was 'nic'"), e.out() + e.err());
         CliRun pin = CliRun.of("unet", "real-latency", "--pinning", "tight");
         assertEquals(ExitCodes.USAGE, pin.exit());
-        assertTrue(pin.out().contains("--pinning: unpinned or pinned, was 'tight'"), pin.out() + pin.err());
+        assertTrue(pin.out().contains("--pinning: unpinned, pinned or one-cpu, was 'tight'"), pin.out() + pin.err());
         CliRun ack = CliRun.of("unet", "real-latency", "--tcp-ack", "later");
         assertEquals(ExitCodes.USAGE, ack.exit());
         assertTrue(ack.out().contains("--tcp-ack: at-poll or immediate, was 'later'"), ack.out() + ack.err());
