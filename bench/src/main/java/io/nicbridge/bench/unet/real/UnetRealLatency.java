@@ -19,6 +19,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -60,6 +62,9 @@ public final class UnetRealLatency {
     public static final int[] QUICK_SIZES = {4, 256, 1472};
     static final double TARGET_RATIO = 1.0;
     static final int TARGET_MAX_SIZE = 256;
+    /** Warm-up rounds repeat while the JIT compiled for this long during the last one ({@link #warmUp}). */
+    static final long JIT_BUSY_MILLIS = 100;
+    static final int MAX_WARM_UP_ROUNDS = 4;
     static final int PORT = 7007;
     /** Each U-Net TCP connection's rings: one message in flight needs little; 64 KB is the kernel's usual window. */
     static final int TCP_WINDOW = 1 << 16;
@@ -223,7 +228,7 @@ public final class UnetRealLatency {
             LoopbackPath lo = LoopbackPath.in(veth.namespaceA());
             out.printf(Locale.ROOT, "unet real-latency: round trips over %s, U-Net %s (the one Ipv4Stack on U-Net over"
                 + " Ethernet) on %s vs the kernel's (UDP: DatagramChannel; TCP: TCP_NODELAY) over the same pair%s; %d"
-                + " trials x %d round trips (+%d warm-up) per size and stack, after one untimed turn of every stack (the"
+                + " trials x %d round trips (+%d warm-up) per size and stack, after untimed turns of every stack (the"
                 + " JIT's warm-up); pinned: node A / the kernel's client on CPU %d, node B / its echo on CPU %d%n", veth,
                 protocols, endpointsLabel(), loopback ? " and over " + lo : "", trials, count, warmup,
                 Placement.PINNED.cpuA, Placement.PINNED.cpuB);
@@ -257,21 +262,38 @@ public final class UnetRealLatency {
     }
 
     /**
-     * One turn of every stack, not recorded, before the timed trials: the JIT compiles each stack's path in it (the
-     * per-size warm-up of a few hundred round trips is shorter than C2 takes to compile, so the first size of the
-     * first trial ran interpreted and slow - the "4 B three times slower than 256 B" of the direct endpoint).
+     * Untimed turns of every stack before the timed trials (the JIT's warm-up): the per-size warm-up of a few hundred
+     * round trips is shorter than C2 takes to compile (the first size of the first trial ran interpreted - the "4 B
+     * three times slower than 256 B" of the direct endpoint). Rounds repeat while the JIT compiled for at least
+     * {@value #JIT_BUSY_MILLIS} ms during the last one, at most {@value #MAX_WARM_UP_ROUNDS}: unpinned, a compiler
+     * thread busy on one CPU leaves both ends of every stack the other, so two spinning ends hand one CPU back and
+     * forth at each yield (busy UDP 17-30 us against 5 us on two CPUs, quiet) and two blocking ends switch on one CPU
+     * instead of waking an idle vCPU - the first setting of a run, timed while the JIT was still compiling, was a
+     * different machine from the later ones. (The JIT never goes fully quiet here - every turn opens fresh endpoints -
+     * so the bound is a burst, not zero.)
      */
     private void warmUp(List<InterleavedTrials.Turn> turns) throws Exception {
         if (warmup == 0) {
             return;
         }
-        for (InterleavedTrials.Turn turn : turns) {
-            Histogram[] scratch = new Histogram[sizes.length];
-            for (int i = 0; i < sizes.length; i++) {
-                scratch[i] = new Histogram(InterleavedTrials.HIGHEST_VALUE, 3);
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long compiled;
+        int rounds = 0;
+        do {
+            long before = timed ? jit.getTotalCompilationTime() : 0;
+            for (InterleavedTrials.Turn turn : turns) {
+                Histogram[] scratch = new Histogram[sizes.length];
+                for (int i = 0; i < sizes.length; i++) {
+                    scratch[i] = new Histogram(InterleavedTrials.HIGHEST_VALUE, 3);
+                }
+                turn.run(scratch);
             }
-            turn.run(scratch);
-        }
+            compiled = timed ? jit.getTotalCompilationTime() - before : 0;
+            rounds++;
+        } while (compiled >= JIT_BUSY_MILLIS && rounds < MAX_WARM_UP_ROUNDS);
+        out.printf(Locale.ROOT, "  warm-up: %d untimed round(s) of every stack, the JIT compiling for %d ms in the"
+            + " last%s%n", rounds, compiled, timed ? "" : " (compilation time not monitored by this JVM)");
     }
 
     /** The kernel's turn over {@code path}: every size, the same wait and pinning as U-Net's. */
