@@ -35,16 +35,18 @@ import org.HdrHistogram.Histogram;
  * process and the wire), and two direct-access endpoints on AF_XDP sockets (no card model) - beside kernel UDP ({@link UdpBaseline}) and kernel TCP with TCP_NODELAY
  * ({@link TcpBaseline}) over the same pair in the same run, and beside the same kernel stacks over loopback
  * ({@link LoopbackPath}: no device in the path), per message size, every stack waiting the same way: all blocking
- * (kernel {@code read}; on the shim card a threaded card whose signal unparks the node, on the direct endpoint ppoll
- * on its socket), or all busy polling (non-blocking kernel
+ * (kernel {@code read}; on the shim card the node asleep in the shim's epoll, doing its inline card's work itself, on
+ * the direct endpoint ppoll on its socket and the shim's timerfd), or all busy polling (non-blocking kernel
  * {@code read} in a spin, {@code SO_BUSY_POLL} for TCP; an inline card polled by a spinning node), each spin backing
  * off to {@link Thread#yield()}.
  *
  * <p>Per setting both ends of every stack are unpinned or pinned ({@code pinnings}: U-Net's node A and the kernel's
- * client on CPU 0, node B and the kernel's echo on CPU 1) - like with like: unpinned, two spinning node threads may
- * share one CPU for a while and hand it over at each yield (about one context switch per round trip, measured), which
- * costs U-Net's round trip 3-6x in some turns and not in others. Before the timed trials every stack takes one untimed
- * turn, the JIT's warm-up. U-Net TCP acknowledges at the end of the node's step
+ * client on CPU 0, node B and the kernel's echo on CPU 1; {@code one-cpu}, a diagnosis: both on CPU 0) - like with
+ * like: unpinned, two spinning node threads may share one CPU for a while and hand it over at each yield (about one
+ * context switch per round trip, measured), and two blocking ones either switch on one CPU or wake an idle vCPU at
+ * every hop, 10 against 45 us per kernel UDP round trip on the 2-vCPU VM. Which one mostly depends on whether a third
+ * thread keeps a CPU busy - the JIT's compiler - so before the timed trials every stack takes untimed turns until the
+ * JIT is nearly done ({@link #warmUp}). U-Net TCP acknowledges at the end of the node's step
  * ({@link io.nicbridge.protocols.ip.tcp.TcpConfig#ackAtPoll}), so that the echo's reply carries the ACK of the
  * request and the next request the ACK of the reply: two segments per round trip, printed per turn
  * ({@link #tcpAckAtPoll} false: a pure ACK before each, four).
