@@ -1025,6 +1025,15 @@ static void test_xdp_direct_leaves_the_rings_to_the_caller(void) {
     CHECK_EQ(nicshim_kick(shim, NICSHIM_KICK_TX), NICSHIM_OK); /* an empty TX: the kernel has nothing to send */
     CHECK_EQ(nicshim_poll(shim, 1000000), 0);                /* RX empty: times out with no event */
     CHECK_EQ(__atomic_load_n(fill_prod, __ATOMIC_ACQUIRE), 0u); /* and neither touched a ring */
+    /* The timeout is the shim's timerfd, armed only when it would fire late or has fired: a wait whose timer is still
+     * armed for an earlier, shorter wait's deadline is woken there and waits on - never returns before its own. */
+    int64_t t0 = now_ns();
+    CHECK_EQ(nicshim_poll(shim, 20 * MS), 0);
+    int64_t t1 = now_ns();
+    CHECK(t1 - t0 >= 20 * MS && t1 - t0 < 500 * MS);
+    CHECK_EQ(nicshim_poll(shim, 60 * MS), 0); /* the timer fired: re-armed for this wait */
+    int64_t t2 = now_ns();
+    CHECK(t2 - t1 >= 60 * MS && t2 - t1 < 500 * MS);
     CHECK_EQ(nicshim_stop(shim), NICSHIM_OK);
     CHECK_EQ(nicshim_kick(shim, NICSHIM_KICK_TX), NICSHIM_ERR_STATE);
     nicshim_close(shim);

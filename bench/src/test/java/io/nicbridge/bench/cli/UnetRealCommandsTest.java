@@ -8,6 +8,8 @@ import io.nicbridge.bridge.shim.ShimBackendProvider;
 import io.nicbridge.bridge.spi.Availability;
 import io.nicbridge.testing.Capability;
 import io.nicbridge.testing.Requirements;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,6 +47,16 @@ class UnetRealCommandsTest {
                     + endpoint), "above 256 B: printed, not judged: " + out);
             }
         }
+        // Every setting warms the JIT up with untimed rounds of every stack, while it still compiles, at most 4.
+        Matcher warm = Pattern.compile("warm-up: (\\d+) untimed round\\(s\\) of every"
+            + " stack, the JIT compiling for \\d+ ms in the last").matcher(out);
+        int settings = 0;
+        while (warm.find()) {
+            int rounds = Integer.parseInt(warm.group(1));
+            assertTrue(rounds >= 1 && rounds <= 4, warm.group() + ": " + out);
+            settings++;
+        }
+        assertEquals(4, settings, "one warm-up per protocol and pinning: " + out);
         // TCP acknowledges at the end of the step: the echo's reply carries the ACK of the request and the next
         // request the ACK of the reply - two segments per round trip (a retransmission or a window update adds a
         // little); inside each arrival (--tcp-ack immediate) a pure ACK goes before each reply: four.
@@ -109,7 +121,7 @@ class UnetRealCommandsTest {
         assertTrue(e.out().contains("--endpoints: card or direct, was 'nic'"), e.out() + e.err());
         CliRun pin = CliRun.of("unet", "real-latency", "--pinning", "tight");
         assertEquals(ExitCodes.USAGE, pin.exit());
-        assertTrue(pin.out().contains("--pinning: unpinned or pinned, was 'tight'"), pin.out() + pin.err());
+        assertTrue(pin.out().contains("--pinning: unpinned, pinned or one-cpu, was 'tight'"), pin.out() + pin.err());
         CliRun ack = CliRun.of("unet", "real-latency", "--tcp-ack", "later");
         assertEquals(ExitCodes.USAGE, ack.exit());
         assertTrue(ack.out().contains("--tcp-ack: at-poll or immediate, was 'later'"), ack.out() + ack.err());

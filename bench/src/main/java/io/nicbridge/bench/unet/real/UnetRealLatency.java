@@ -19,6 +19,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -33,16 +35,18 @@ import org.HdrHistogram.Histogram;
  * process and the wire), and two direct-access endpoints on AF_XDP sockets (no card model) - beside kernel UDP ({@link UdpBaseline}) and kernel TCP with TCP_NODELAY
  * ({@link TcpBaseline}) over the same pair in the same run, and beside the same kernel stacks over loopback
  * ({@link LoopbackPath}: no device in the path), per message size, every stack waiting the same way: all blocking
- * (kernel {@code read}; on the shim card a threaded card whose signal unparks the node, on the direct endpoint ppoll
- * on its socket), or all busy polling (non-blocking kernel
+ * (kernel {@code read}; on the shim card the node asleep in the shim's epoll, doing its inline card's work itself, on
+ * the direct endpoint ppoll on its socket and the shim's timerfd), or all busy polling (non-blocking kernel
  * {@code read} in a spin, {@code SO_BUSY_POLL} for TCP; an inline card polled by a spinning node), each spin backing
  * off to {@link Thread#yield()}.
  *
  * <p>Per setting both ends of every stack are unpinned or pinned ({@code pinnings}: U-Net's node A and the kernel's
- * client on CPU 0, node B and the kernel's echo on CPU 1) - like with like: unpinned, two spinning node threads may
- * share one CPU for a while and hand it over at each yield (about one context switch per round trip, measured), which
- * costs U-Net's round trip 3-6x in some turns and not in others. Before the timed trials every stack takes one untimed
- * turn, the JIT's warm-up. U-Net TCP acknowledges at the end of the node's step
+ * client on CPU 0, node B and the kernel's echo on CPU 1; {@code one-cpu}, a diagnosis: both on CPU 0) - like with
+ * like: unpinned, two spinning node threads may share one CPU for a while and hand it over at each yield (about one
+ * context switch per round trip, measured), and two blocking ones either switch on one CPU or wake an idle vCPU at
+ * every hop, 10 against 45 us per kernel UDP round trip on the 2-vCPU VM. Which one mostly depends on whether a third
+ * thread keeps a CPU busy - the JIT's compiler - so before the timed trials every stack takes untimed turns until the
+ * JIT is nearly done ({@link #warmUp}). U-Net TCP acknowledges at the end of the node's step
  * ({@link io.nicbridge.protocols.ip.tcp.TcpConfig#ackAtPoll}), so that the echo's reply carries the ACK of the
  * request and the next request the ACK of the reply: two segments per round trip, printed per turn
  * ({@link #tcpAckAtPoll} false: a pure ACK before each, four).
@@ -60,6 +64,9 @@ public final class UnetRealLatency {
     public static final int[] QUICK_SIZES = {4, 256, 1472};
     static final double TARGET_RATIO = 1.0;
     static final int TARGET_MAX_SIZE = 256;
+    /** Warm-up rounds repeat while the JIT compiled for this long during the last one ({@link #warmUp}). */
+    static final long JIT_BUSY_MILLIS = 100;
+    static final int MAX_WARM_UP_ROUNDS = 4;
     static final int PORT = 7007;
     /** Each U-Net TCP connection's rings: one message in flight needs little; 64 KB is the kernel's usual window. */
     static final int TCP_WINDOW = 1 << 16;
@@ -86,10 +93,8 @@ public final class UnetRealLatency {
     private final int loopbackStack;
     private final boolean loopback;
     private final boolean acceptInconclusive;
-    /** Per setting: both ends pinned (node A on {@link #cpuA}, node B on {@link #cpuB}, the kernel's the same) or not. */
-    private final List<Boolean> pinnings;
-    private final int cpuA = 0;
-    private final int cpuB = CpuAffinity.cpus() > 1 ? 1 : 0;
+    /** Per setting: where both ends of every stack run (U-Net's node A and node B, the kernel's client and echo). */
+    private final List<Placement> pinnings;
     /** U-Net TCP acknowledges at the end of the step (the default), or inside each data segment's arrival. */
     private boolean tcpAckAtPoll = true;
 
@@ -102,8 +107,9 @@ public final class UnetRealLatency {
     }
 
     /**
-     * @param pinnings "unpinned" and/or "pinned": whether both ends of every stack - U-Net's node A (the measuring
-     *                 thread) and node B (the echo), the kernel's client and echo threads - are pinned to CPUs 0 and 1
+     * @param pinnings "unpinned", "pinned" and/or "one-cpu" ({@link Placement}): whether both ends of every stack -
+     *                 U-Net's node A (the measuring thread) and node B (the echo), the kernel's client and echo
+     *                 threads - are pinned to CPUs 0 and 1, both to CPU 0, or not at all
      * @throws IllegalArgumentException naming the bad argument
      */
     public UnetRealLatency(PrintWriter out, int[] sizes, int count, int warmup, int trials, List<String> waits,
@@ -138,13 +144,9 @@ public final class UnetRealLatency {
         this.accesses = accesses(endpoints);
         this.pinnings = new ArrayList<>();
         for (String p : pinnings) {
-            boolean pinned = switch (p.trim().toLowerCase(Locale.ROOT)) {
-                case "unpinned" -> false;
-                case "pinned" -> true;
-                default -> throw new IllegalArgumentException("--pinning: unpinned or pinned, was '" + p + "'");
-            };
-            if (!this.pinnings.contains(pinned)) {
-                this.pinnings.add(pinned);
+            Placement placement = Placement.of(p);
+            if (!this.pinnings.contains(placement)) {
+                this.pinnings.add(placement);
             }
         }
         if (this.pinnings.isEmpty()) {
@@ -152,6 +154,39 @@ public final class UnetRealLatency {
         }
         this.kernelStack = accesses.size();
         this.loopbackStack = kernelStack + 1;
+    }
+
+    /**
+     * Where the two ends of every stack run in a setting ({@code --pinning}): unpinned (the scheduler's choice, as a user
+     * runs it), pinned to two CPUs (node A and the kernel's client on CPU 0, node B and the kernel's echo on CPU 1),
+     * or both on CPU 0 ({@code one-cpu}: a diagnosis, every hop a wake-up on the waker's own CPU - where an unpinned
+     * pair lands while a third thread, such as the JIT's compiler, keeps the other CPU busy).
+     */
+    enum Placement {
+        UNPINNED("unpinned", UdpBaseline.NOT_PINNED, UdpBaseline.NOT_PINNED),
+        PINNED("pinned", 0, CpuAffinity.cpus() > 1 ? 1 : 0),
+        ONE_CPU("one CPU", 0, 0);
+
+        final String label;
+        final int cpuA;
+        final int cpuB;
+
+        Placement(String label, int cpuA, int cpuB) {
+            this.label = label;
+            this.cpuA = cpuA;
+            this.cpuB = cpuB;
+        }
+
+        /** @throws IllegalArgumentException for a word other than unpinned, pinned or one-cpu */
+        static Placement of(String word) {
+            return switch (word.trim().toLowerCase(Locale.ROOT)) {
+                case "unpinned" -> UNPINNED;
+                case "pinned" -> PINNED;
+                case "one-cpu" -> ONE_CPU;
+                default -> throw new IllegalArgumentException("--pinning: unpinned, pinned or one-cpu, was '" + word
+                    + "'");
+            };
+        }
     }
 
     /**
@@ -195,14 +230,15 @@ public final class UnetRealLatency {
             LoopbackPath lo = LoopbackPath.in(veth.namespaceA());
             out.printf(Locale.ROOT, "unet real-latency: round trips over %s, U-Net %s (the one Ipv4Stack on U-Net over"
                 + " Ethernet) on %s vs the kernel's (UDP: DatagramChannel; TCP: TCP_NODELAY) over the same pair%s; %d"
-                + " trials x %d round trips (+%d warm-up) per size and stack, after one untimed turn of every stack (the"
+                + " trials x %d round trips (+%d warm-up) per size and stack, after untimed turns of every stack (the"
                 + " JIT's warm-up); pinned: node A / the kernel's client on CPU %d, node B / its echo on CPU %d%n", veth,
-                protocols, endpointsLabel(), loopback ? " and over " + lo : "", trials, count, warmup, cpuA, cpuB);
+                protocols, endpointsLabel(), loopback ? " and over " + lo : "", trials, count, warmup,
+                Placement.PINNED.cpuA, Placement.PINNED.cpuB);
             for (Protocol protocol : protocols) {
                 for (Wait wait : waits) {
-                    for (boolean pinned : pinnings) {
-                        int a = pinned ? cpuA : UdpBaseline.NOT_PINNED;
-                        int b = pinned ? cpuB : UdpBaseline.NOT_PINNED;
+                    for (Placement pinned : pinnings) {
+                        int a = pinned.cpuA;
+                        int b = pinned.cpuB;
                         InterleavedTrials trial = new InterleavedTrials(sizes.length, trials, loopbackStack
                             + (loopback ? 1 : 0));
                         List<InterleavedTrials.Turn> turns = new ArrayList<>();
@@ -228,21 +264,38 @@ public final class UnetRealLatency {
     }
 
     /**
-     * One turn of every stack, not recorded, before the timed trials: the JIT compiles each stack's path in it (the
-     * per-size warm-up of a few hundred round trips is shorter than C2 takes to compile, so the first size of the
-     * first trial ran interpreted and slow - the "4 B three times slower than 256 B" of the direct endpoint).
+     * Untimed turns of every stack before the timed trials (the JIT's warm-up): the per-size warm-up of a few hundred
+     * round trips is shorter than C2 takes to compile (the first size of the first trial ran interpreted - the "4 B
+     * three times slower than 256 B" of the direct endpoint). Rounds repeat while the JIT compiled for at least
+     * {@value #JIT_BUSY_MILLIS} ms during the last one, at most {@value #MAX_WARM_UP_ROUNDS}: unpinned, a compiler
+     * thread busy on one CPU leaves both ends of every stack the other, so two spinning ends hand one CPU back and
+     * forth at each yield (busy UDP 17-30 us against 5 us on two CPUs, quiet) and two blocking ends switch on one CPU
+     * instead of waking an idle vCPU - the first setting of a run, timed while the JIT was still compiling, was a
+     * different machine from the later ones. (The JIT never goes fully quiet here - every turn opens fresh endpoints -
+     * so the bound is a burst, not zero.)
      */
     private void warmUp(List<InterleavedTrials.Turn> turns) throws Exception {
         if (warmup == 0) {
             return;
         }
-        for (InterleavedTrials.Turn turn : turns) {
-            Histogram[] scratch = new Histogram[sizes.length];
-            for (int i = 0; i < sizes.length; i++) {
-                scratch[i] = new Histogram(InterleavedTrials.HIGHEST_VALUE, 3);
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long compiled;
+        int rounds = 0;
+        do {
+            long before = timed ? jit.getTotalCompilationTime() : 0;
+            for (InterleavedTrials.Turn turn : turns) {
+                Histogram[] scratch = new Histogram[sizes.length];
+                for (int i = 0; i < sizes.length; i++) {
+                    scratch[i] = new Histogram(InterleavedTrials.HIGHEST_VALUE, 3);
+                }
+                turn.run(scratch);
             }
-            turn.run(scratch);
-        }
+            compiled = timed ? jit.getTotalCompilationTime() - before : 0;
+            rounds++;
+        } while (compiled >= JIT_BUSY_MILLIS && rounds < MAX_WARM_UP_ROUNDS);
+        out.printf(Locale.ROOT, "  warm-up: %d untimed round(s) of every stack, the JIT compiling for %d ms in the"
+            + " last%s%n", rounds, compiled, timed ? "" : " (compilation time not monitored by this JVM)");
     }
 
     /** The kernel's turn over {@code path}: every size, the same wait and pinning as U-Net's. */
@@ -278,9 +331,8 @@ public final class UnetRealLatency {
      * blocking node is one thread woken by the kernel, as the kernel's reader is ({@link UnetIpShimPair.Wait#BLOCK});
      * a threaded shim card would add its own thread's wake-up to every hop.
      */
-    private void report(Protocol protocol, Wait wait, boolean pinned, InterleavedTrials trial, CheckLog checks) {
-        String label = protocol + ", " + (wait == Wait.SPIN ? "busy polling" : "blocking") + ", "
-            + (pinned ? "pinned" : "unpinned");
+    private void report(Protocol protocol, Wait wait, Placement pinned, InterleavedTrials trial, CheckLog checks) {
+        String label = protocol + ", " + (wait == Wait.SPIN ? "busy polling" : "blocking") + ", " + pinned.label;
         out.printf(Locale.ROOT, "%n%s: round trip, us (p50 and p99 of all trials); kernel/U-Net per trial, median [95%%"
             + " bootstrap interval]%n", label);
         StringBuilder head = new StringBuilder("  bytes");

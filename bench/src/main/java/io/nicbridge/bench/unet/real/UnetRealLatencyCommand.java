@@ -43,7 +43,8 @@ public final class UnetRealLatencyCommand implements Callable<Integer> {
 
     @Option(names = "--pinning", split = ",", defaultValue = "unpinned,pinned",
             description = "unpinned, pinned (both ends of every stack: node A and the kernel's client on CPU 0, node B"
-                + " and the kernel's echo on CPU 1) (default: ${DEFAULT-VALUE}).")
+                + " and the kernel's echo on CPU 1), one-cpu (a diagnosis: both ends on CPU 0) (default:"
+                + " ${DEFAULT-VALUE}).")
     List<String> pinning;
 
     @Option(names = "--tcp-ack", defaultValue = "at-poll", paramLabel = "WHEN",
