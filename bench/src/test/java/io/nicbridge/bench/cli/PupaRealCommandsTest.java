@@ -59,6 +59,20 @@ class PupaRealCommandsTest {
     }
 
     @Test
+    void realBandwidthWithReceiveSteeringJudgesTheTargetUnderEachSetting() {
+        CliRun.assumeRealLinks();
+        CliRun r = CliRun.of("pupa", "real-bandwidth", "--sizes", "4096", "--count", "400", "--trials", "3",
+            "--offloads", "off", "--rx-steering", "none,rps");
+        assertTrue(r.out().contains("no receive steering (a veth's input runs on the sending CPU); threads unpinned")
+            && r.out().contains("receive steering: RPS: ") && r.out().contains("senders pinned to CPU 0, receivers to"
+            + " CPU 1"), r.out() + r.err());
+        assertTrue(r.out().contains("anchor check: offloads off, 4096 B: sender-controlled / TCP") && r.out().contains(
+            "anchor check: RPS, offloads off, 4096 B: sender-controlled / TCP"), "one target per setting: " + r.out());
+        assertTrue(r.out().contains("messages streamed: every one arrived once, in order and intact"), r.out());
+        assertEquals(r.expectedExit(), r.exit(), r.out() + r.err());
+    }
+
+    @Test
     void realLatencyRunsPupaOnAfXdpCardsToo() {
         CliRun.assumeRealLinks();
         Availability xdp = ShimBackendProvider.xdpAvailability(); // asked first: a run that fails is a failure
@@ -89,5 +103,8 @@ class PupaRealCommandsTest {
         CliRun w = CliRun.of("pupa", "real-bandwidth", "--waits", "doze");
         assertEquals(ExitCodes.USAGE, w.exit());
         assertTrue(w.err().contains("--waits: block or spin, was 'doze'"), w.err());
+        CliRun s = CliRun.of("pupa", "real-bandwidth", "--rx-steering", "rfs");
+        assertEquals(ExitCodes.USAGE, s.exit());
+        assertTrue(s.err().contains("--rx-steering: none, rps or none,rps, was 'rfs'"), s.err());
     }
 }

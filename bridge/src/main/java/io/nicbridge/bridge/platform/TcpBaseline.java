@@ -206,6 +206,15 @@ public final class TcpBaseline implements AutoCloseable {
      * with it).
      */
     public long stream(int size, long count, Wait wait) throws IOException {
+        return stream(size, count, wait, -1, -1);
+    }
+
+    /**
+     * {@link #stream(int, long, Wait)} with the sending (calling) thread pinned to {@code clientCpu} and the receiving
+     * thread to {@code serverCpu} (-1: not pinned), e.g. the CPUs a {@link ReceiveSteering} sends each end's receive
+     * processing to. The calling thread is unpinned again at the end.
+     */
+    public long stream(int size, long count, Wait wait, int clientCpu, int serverCpu) throws IOException {
         checkOpen();
         Objects.requireNonNull(wait, "wait");
         if (size < 8 || count < 1) {
@@ -215,6 +224,7 @@ public final class TcpBaseline implements AutoCloseable {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread sink = Thread.ofPlatform().name("tcp-sink").unstarted(() -> {
             try (Arena t = Arena.ofConfined()) {
+                pin(serverCpu);
                 MemorySegment st = Libc.newCallState(t);
                 MemorySegment buf = t.allocate(size, 64);
                 for (long i = 0; i < count; i++) {
@@ -235,6 +245,7 @@ public final class TcpBaseline implements AutoCloseable {
         });
         sink.start();
         try (Arena t = Arena.ofConfined()) {
+            pin(clientCpu);
             MemorySegment st = Libc.newCallState(t);
             MemorySegment out = t.allocate(size, 64);
             for (long i = 0; i < count; i++) {
@@ -242,6 +253,7 @@ public final class TcpBaseline implements AutoCloseable {
                 send(st, client, out, size);
             }
         } finally {
+            unpin(clientCpu);
             join(sink, failure);
         }
         return window[1] - window[0];
