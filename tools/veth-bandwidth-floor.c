@@ -8,7 +8,8 @@
  *           receiver on a TPACKET_V2 RX ring copying every body out into the message; a window of 15 messages (Pupa's
  *           64 KB send pool at 4 KB) kept through shared memory, so no ACK frames and no protocol: the kernel's
  *           per-frame work and two copies, which any user-level stack on AF_PACKET pays;
- *   tcp:    TCP_NODELAY, one send() of BYTES per message, the receiver reading exactly BYTES per message, as
+ *   tcp:    TCP_NODELAY (NAGLE=1 in the environment: Nagle's algorithm on, as a bulk sender would leave it), one send()
+ *           of BYTES per message, the receiver reading exactly BYTES per message, as
  *           TcpBaseline.stream does.
  * WAIT block: the receiver sleeps in poll() (packet) / a blocking recv() (tcp) when it has caught up, as both stacks
  * do in `nic pupa real-bandwidth`; spin: it never sleeps (tcp: recv(MSG_DONTWAIT) with SO_BUSY_POLL 50 us).
@@ -169,7 +170,7 @@ static void *packet_side(arg_t *a) {
 }
 
 static void *tcp_side(arg_t *a) {
-    int one = 1, busy = 50;
+    int one = 1, busy = 50, nodelay = getenv("NAGLE") && strcmp(getenv("NAGLE"), "1") == 0 ? 0 : 1;
     static uint8_t bufs[2][65536];
     uint8_t *buf = bufs[a->side];
     int fd;
@@ -179,7 +180,7 @@ static void *tcp_side(arg_t *a) {
         if (bind(l, (void *)&s, sizeof s) < 0 || listen(l, 1) < 0) die("listen");
         ready = 1;
         fd = accept(l, NULL, NULL);
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
         if (SPIN) setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &busy, sizeof busy);
         for (long m = 0; m < N; m++) {
             int got = 0;
@@ -202,7 +203,7 @@ static void *tcp_side(arg_t *a) {
     struct sockaddr_in s = {.sin_family = AF_INET, .sin_port = htons(7778)};
     inet_pton(AF_INET, "10.99.1.2" /* veth-bandwidth-floor.sh: end B */, &s.sin_addr);
     if (connect(fd, (void *)&s, sizeof s) < 0) die("connect");
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
     for (long m = 0; m < N; m++) {
         memcpy(buf, &m, sizeof m);
         int sent = 0;

@@ -130,6 +130,23 @@ public final class TcpBaseline implements AutoCloseable {
     }
 
     /**
+     * Turns TCP_NODELAY on (as opened: a segment per {@code send()} when nothing is in flight) or off (Nagle's
+     * algorithm: small writes wait for the ACK of what is in flight and go out coalesced, as a bulk sender would leave
+     * it) on both sockets. Setup-time.
+     *
+     * @throws IOException naming the call and errno when the kernel refuses
+     */
+    public void noDelay(boolean on) throws IOException {
+        checkOpen();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment state = Libc.newCallState(a);
+            for (int fd : new int[] {client, server}) {
+                one(state, fd, Libc.IPPROTO_TCP, Libc.TCP_NODELAY, on ? 1 : 0, "TCP_NODELAY");
+            }
+        }
+    }
+
+    /**
      * Ping-pong of {@code size}-byte messages: the calling thread (pinned to {@code clientCpu}, or not when -1) sends
      * one and waits for its echo from a thread pinned to {@code serverCpu}; records the RTT of the last {@code count}
      * of {@code warmup + count} round trips, checking every echo byte for byte.
