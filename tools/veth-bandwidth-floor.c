@@ -8,13 +8,15 @@
  *           receiver on a TPACKET_V2 RX ring copying every body out into the message; a window of 15 messages (Pupa's
  *           64 KB send pool at 4 KB) kept through shared memory, so no ACK frames and no protocol: the kernel's
  *           per-frame work and two copies, which any user-level stack on AF_PACKET pays;
- *   tcp:    TCP_NODELAY, one send() of BYTES per message, the receiver reading exactly BYTES per message, as
+ *   tcp:    TCP_NODELAY (NAGLE=1 in the environment: Nagle's algorithm on, as a bulk sender would leave it), one send()
+ *           of BYTES per message, the receiver reading exactly BYTES per message, as
  *           TcpBaseline.stream does.
  * WAIT block: the receiver sleeps in poll() (packet) / a blocking recv() (tcp) when it has caught up, as both stacks
  * do in `nic pupa real-bandwidth`; spin: it never sleeps (tcp: recv(MSG_DONTWAIT) with SO_BUSY_POLL 50 us).
- * Threads unpinned, as in the command. Mb/s = messages x BYTES x 8 / (last - first arrival); the process's CPU per
+ * Threads unpinned, as in the command, unless CPUS (A,B) pins the sender (A's thread) and the receiver (B's thread) - what
+ * receive steering (veth-bandwidth-floor.sh STEER=rps) needs, since it sends each end's receive work to a named CPU. Mb/s = messages x BYTES x 8 / (last - first arrival); the process's CPU per
  * message (both threads, getrusage) beside it. Run through veth-bandwidth-floor.sh (root: it builds the pair).
- * Usage: veth-bandwidth-floor packet|tcp block|spin BYTES MESSAGES MAC_A MAC_B NS_A IF_A NS_B IF_B
+ * Usage: veth-bandwidth-floor packet|tcp block|spin BYTES MESSAGES MAC_A MAC_B NS_A IF_A NS_B IF_B [CPU_A,CPU_B]
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -61,8 +63,25 @@ static void enter(const char *ns) {
     close(fd);
 }
 static void die(const char *what) { perror(what); exit(1); }
+/* Per thread (sender 0, receiver 1): its own CPU time, ns. Softirq work the kernel runs on a CPU in the context of whatever
+ * is running there is charged to that thread - on a veth the receiver's packet path lands on the sender's thread - and work
+ * run while the CPU idles is charged to no thread: hence the per-CPU busy time beside it (/proc/stat, all of it). */
+static uint64_t thread_cpu[2];
+/* Busy jiffies of CPU 0 and 1 at the first and at the last arrival. */
+static uint64_t busy0[2], busy1[2];
+static void cpu_busy(uint64_t *busy) {
+    FILE *f = fopen("/proc/stat", "r");
+    char line[512];
+    busy[0] = busy[1] = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        int cpu; unsigned long long u, n, s, idle, io, irq, sirq, st;
+        if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &u, &n, &s, &idle, &io, &irq, &sirq, &st) == 9
+            && cpu >= 0 && cpu < 2) busy[cpu] = u + n + s + irq + sirq + st;
+    }
+    if (f) fclose(f);
+}
 
-typedef struct { const char *ns, *ifn; int side; } arg_t;
+typedef struct { const char *ns, *ifn; int side, cpu; } arg_t;
 
 static void *packet_side(arg_t *a) {
     int fd = socket(AF_PACKET, SOCK_RAW, 0);
@@ -100,8 +119,9 @@ static void *packet_side(arg_t *a) {
                 memcpy(message + (size_t)frag * FRAGMENT, f + HEADERS, body);
                 if (++frag == frags) {
                     uint64_t t = now();
-                    if (got == 0) first = t;
+                    if (got == 0) { first = t; cpu_busy(busy0); }
                     last = t;
+                    if (got == N - 1) cpu_busy(busy1);
                     long n; memcpy(&n, message, sizeof n);
                     if (n != got) {
                         struct tpacket_stats st; socklen_t sl = sizeof st;
@@ -150,7 +170,7 @@ static void *packet_side(arg_t *a) {
 }
 
 static void *tcp_side(arg_t *a) {
-    int one = 1, busy = 50;
+    int one = 1, busy = 50, nodelay = getenv("NAGLE") && strcmp(getenv("NAGLE"), "1") == 0 ? 0 : 1;
     static uint8_t bufs[2][65536];
     uint8_t *buf = bufs[a->side];
     int fd;
@@ -160,7 +180,7 @@ static void *tcp_side(arg_t *a) {
         if (bind(l, (void *)&s, sizeof s) < 0 || listen(l, 1) < 0) die("listen");
         ready = 1;
         fd = accept(l, NULL, NULL);
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
         if (SPIN) setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &busy, sizeof busy);
         for (long m = 0; m < N; m++) {
             int got = 0;
@@ -172,8 +192,9 @@ static void *tcp_side(arg_t *a) {
             long n; memcpy(&n, buf, sizeof n);
             if (n != m) { fprintf(stderr, "tcp: message %ld arrived as %ld\n", m, n); exit(1); }
             uint64_t t = now();
-            if (m == 0) first = t;
+            if (m == 0) { first = t; cpu_busy(busy0); }
             last = t;
+            if (m == N - 1) cpu_busy(busy1);
         }
         return NULL;
     }
@@ -182,7 +203,7 @@ static void *tcp_side(arg_t *a) {
     struct sockaddr_in s = {.sin_family = AF_INET, .sin_port = htons(7778)};
     inet_pton(AF_INET, "10.99.1.2" /* veth-bandwidth-floor.sh: end B */, &s.sin_addr);
     if (connect(fd, (void *)&s, sizeof s) < 0) die("connect");
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
     for (long m = 0; m < N; m++) {
         memcpy(buf, &m, sizeof m);
         int sent = 0;
@@ -198,21 +219,30 @@ static void *tcp_side(arg_t *a) {
 static void *run(void *p) {
     arg_t *a = p;
     enter(a->ns);
-    return strcmp(mode, "packet") == 0 ? packet_side(a) : tcp_side(a);
+    if (a->cpu >= 0) {
+        cpu_set_t set; CPU_ZERO(&set); CPU_SET(a->cpu, &set);
+        if (sched_setaffinity(0, sizeof set, &set) < 0) die("sched_setaffinity");
+    }
+    void *r = strcmp(mode, "packet") == 0 ? packet_side(a) : tcp_side(a);
+    struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    thread_cpu[a->side] = t.tv_sec * 1000000000ull + t.tv_nsec;
+    return r;
 }
 
 int main(int argc, char **argv) {
-    if (argc != 11 || (strcmp(argv[1], "packet") && strcmp(argv[1], "tcp")) || (strcmp(argv[2], "block") && strcmp(argv[2], "spin"))) {
-        fprintf(stderr, "usage: %s packet|tcp block|spin BYTES MESSAGES MAC_A MAC_B NS_A IF_A NS_B IF_B\n", argv[0]);
+    if ((argc != 11 && argc != 12) || (strcmp(argv[1], "packet") && strcmp(argv[1], "tcp")) || (strcmp(argv[2], "block") && strcmp(argv[2], "spin"))) {
+        fprintf(stderr, "usage: %s packet|tcp block|spin BYTES MESSAGES MAC_A MAC_B NS_A IF_A NS_B IF_B [CPU_A,CPU_B]\n", argv[0]);
         return 2;
     }
     mode = argv[1]; SPIN = strcmp(argv[2], "spin") == 0; SIZE = atoi(argv[3]); N = atol(argv[4]);
     if (N < 10 || SIZE < 8 || SIZE > MAX_FRAGS * FRAGMENT) { fprintf(stderr, "MESSAGES >= 10, BYTES 8..%d\n", MAX_FRAGS * FRAGMENT); return 2; }
     sscanf(argv[5], "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0][0], &mac[0][1], &mac[0][2], &mac[0][3], &mac[0][4], &mac[0][5]);
     sscanf(argv[6], "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[1][0], &mac[1][1], &mac[1][2], &mac[1][3], &mac[1][4], &mac[1][5]);
-    arg_t A = {argv[7], argv[8], 0}, B = {argv[9], argv[10], 1};
+    arg_t A = {argv[7], argv[8], 0, -1}, B = {argv[9], argv[10], 1, -1};
+    if (argc == 12 && sscanf(argv[11], "%d,%d", &A.cpu, &B.cpu) != 2) { fprintf(stderr, "CPUS must be A,B\n"); return 2; }
     alarm(120); /* a run that loses its last frames would wait for them for ever */
     struct rusage r0, r1;
+    double tick = 1e6 / sysconf(_SC_CLK_TCK);
     getrusage(RUSAGE_SELF, &r0);
     pthread_t ta, tb;
     pthread_create(&tb, NULL, run, &B); pthread_create(&ta, NULL, run, &A);
@@ -220,7 +250,9 @@ int main(int argc, char **argv) {
     getrusage(RUSAGE_SELF, &r1);
     double cpu = (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec + r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) * 1e6
         + (r1.ru_utime.tv_usec - r0.ru_utime.tv_usec + r1.ru_stime.tv_usec - r0.ru_stime.tv_usec);
-    printf("%s %s %d B: %.1f Mb/s, %.2f us CPU per message (both threads; %ld messages)\n", mode, argv[2], SIZE,
-           N * (double)SIZE * 8e3 / (double)(last - first), cpu / N, N);
+    printf("%s %s%s %d B: %.1f Mb/s, %.2f us CPU per message (both threads; %ld messages); thread CPU us/msg sender %.2f,"
+           " receiver %.2f; busy us/msg CPU0 %.2f, CPU1 %.2f\n", mode, argv[2], A.cpu >= 0 ? " pinned" : "", SIZE,
+           N * (double)SIZE * 8e3 / (double)(last - first), cpu / N, N, thread_cpu[0] / 1e3 / N, thread_cpu[1] / 1e3 / N, (busy1[0] - busy0[0]) * tick / (N - 1),
+           (busy1[1] - busy0[1]) * tick / (N - 1));
     return 0;
 }

@@ -39,9 +39,10 @@ class PupaRealCommandsTest {
             + r.err());
         assertTrue(r.out().contains("messages streamed: every one arrived once, in order and intact") && r.out()
             .contains("-> PASS"), r.out() + r.err());
-        assertTrue(r.out().contains("anchor check: offloads off, 4096 B: sender-controlled / TCP"), r.out());
+        assertTrue(r.out().contains("anchor check: offloads off, 4096 B: sender-controlled / best TCP"), r.out());
         assertTrue(r.out().contains("Pupa sender-controlled, per message: sender ") && r.out().contains(" waits |"
             + " receiver "), "the per-side breakdown under each size: " + r.out());
+        assertTrue(r.out().contains("| TCP NODELAY  |  TCP Nagle   | sender-ctl/best TCP"), "both TCPs: " + r.out());
         assertEquals(r.expectedExit(), r.exit(), r.out() + r.err());
     }
 
@@ -52,8 +53,24 @@ class PupaRealCommandsTest {
             "--offloads", "off", "--waits", "spin");
         assertTrue(r.out().contains("busy polling both (not the paper's way)") && r.out().contains("offloads off"
             + " (ethtool") && !r.out().contains("offloads on (ethtool"), r.out() + r.err());
-        assertTrue(r.out().contains("anchor check: busy polling both, offloads off, 4096 B: sender-controlled / TCP"),
+        assertTrue(r.out().contains("anchor check: busy polling both, offloads off, 4096 B: sender-controlled / best"
+            + " TCP"),
             r.out());
+        assertTrue(r.out().contains("messages streamed: every one arrived once, in order and intact"), r.out());
+        assertEquals(r.expectedExit(), r.exit(), r.out() + r.err());
+    }
+
+    @Test
+    void realBandwidthWithReceiveSteeringJudgesTheTargetUnderEachSetting() {
+        CliRun.assumeRealLinks();
+        CliRun r = CliRun.of("pupa", "real-bandwidth", "--sizes", "4096", "--count", "400", "--trials", "3",
+            "--offloads", "off", "--rx-steering", "none,rps");
+        assertTrue(r.out().contains("no receive steering (a veth's input runs on the sending CPU); threads unpinned")
+            && r.out().contains("receive steering: RPS: ") && r.out().contains("senders pinned to CPU 0, receivers to"
+            + " CPU 1"), r.out() + r.err());
+        assertTrue(r.out().contains("anchor check: offloads off, 4096 B: sender-controlled / best TCP")
+            && r.out().contains("anchor check: RPS, offloads off, 4096 B: sender-controlled / best TCP"),
+            "one target per setting: " + r.out());
         assertTrue(r.out().contains("messages streamed: every one arrived once, in order and intact"), r.out());
         assertEquals(r.expectedExit(), r.exit(), r.out() + r.err());
     }
@@ -89,5 +106,8 @@ class PupaRealCommandsTest {
         CliRun w = CliRun.of("pupa", "real-bandwidth", "--waits", "doze");
         assertEquals(ExitCodes.USAGE, w.exit());
         assertTrue(w.err().contains("--waits: block or spin, was 'doze'"), w.err());
+        CliRun s = CliRun.of("pupa", "real-bandwidth", "--rx-steering", "rfs");
+        assertEquals(ExitCodes.USAGE, s.exit());
+        assertTrue(s.err().contains("--rx-steering: none, rps or none,rps, was 'rfs'"), s.err());
     }
 }

@@ -130,6 +130,23 @@ public final class TcpBaseline implements AutoCloseable {
     }
 
     /**
+     * Turns TCP_NODELAY on (as opened: a segment per {@code send()} when nothing is in flight) or off (Nagle's
+     * algorithm: small writes wait for the ACK of what is in flight and go out coalesced, as a bulk sender would leave
+     * it) on both sockets. Setup-time.
+     *
+     * @throws IOException naming the call and errno when the kernel refuses
+     */
+    public void noDelay(boolean on) throws IOException {
+        checkOpen();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment state = Libc.newCallState(a);
+            for (int fd : new int[] {client, server}) {
+                one(state, fd, Libc.IPPROTO_TCP, Libc.TCP_NODELAY, on ? 1 : 0, "TCP_NODELAY");
+            }
+        }
+    }
+
+    /**
      * Ping-pong of {@code size}-byte messages: the calling thread (pinned to {@code clientCpu}, or not when -1) sends
      * one and waits for its echo from a thread pinned to {@code serverCpu}; records the RTT of the last {@code count}
      * of {@code warmup + count} round trips, checking every echo byte for byte.
@@ -206,6 +223,15 @@ public final class TcpBaseline implements AutoCloseable {
      * with it).
      */
     public long stream(int size, long count, Wait wait) throws IOException {
+        return stream(size, count, wait, -1, -1);
+    }
+
+    /**
+     * {@link #stream(int, long, Wait)} with the sending (calling) thread pinned to {@code clientCpu} and the receiving
+     * thread to {@code serverCpu} (-1: not pinned), e.g. the CPUs a {@link ReceiveSteering} sends each end's receive
+     * processing to. The calling thread is unpinned again at the end.
+     */
+    public long stream(int size, long count, Wait wait, int clientCpu, int serverCpu) throws IOException {
         checkOpen();
         Objects.requireNonNull(wait, "wait");
         if (size < 8 || count < 1) {
@@ -215,6 +241,7 @@ public final class TcpBaseline implements AutoCloseable {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread sink = Thread.ofPlatform().name("tcp-sink").unstarted(() -> {
             try (Arena t = Arena.ofConfined()) {
+                pin(serverCpu);
                 MemorySegment st = Libc.newCallState(t);
                 MemorySegment buf = t.allocate(size, 64);
                 for (long i = 0; i < count; i++) {
@@ -235,6 +262,7 @@ public final class TcpBaseline implements AutoCloseable {
         });
         sink.start();
         try (Arena t = Arena.ofConfined()) {
+            pin(clientCpu);
             MemorySegment st = Libc.newCallState(t);
             MemorySegment out = t.allocate(size, 64);
             for (long i = 0; i < count; i++) {
@@ -242,6 +270,7 @@ public final class TcpBaseline implements AutoCloseable {
                 send(st, client, out, size);
             }
         } finally {
+            unpin(clientCpu);
             join(sink, failure);
         }
         return window[1] - window[0];

@@ -57,6 +57,20 @@ class KernelBaselinesOverLoopbackTest {
     }
 
     @Test
+    void aPinnedStreamWithNagleOnAndOffArrivesWholeAndAClosedBaselineRefuses() throws IOException {
+        int receiver = CpuAffinity.cpus() > 1 ? 1 : 0;
+        TcpBaseline t = TcpBaseline.open(pair, false);
+        try (t) {
+            t.noDelay(false); // Nagle: 64-byte writes coalesced while one is unacknowledged
+            assertTrue(t.stream(64, 2000, TcpBaseline.Wait.BLOCK, 0, receiver) > 0, "every message read, in order");
+            t.noDelay(true);
+            assertTrue(t.stream(64, 2000, TcpBaseline.Wait.BLOCK, 0, receiver) > 0);
+            assertEquals(CpuAffinity.cpus(), Runtime.getRuntime().availableProcessors(), "the caller unpinned again");
+        }
+        assertThrows(IllegalStateException.class, () -> t.noDelay(true));
+    }
+
+    @Test
     void aSocketBufferOutsideItsRangeIsRefusedNamingIt() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> TcpBaseline.open(lo, false, 100));

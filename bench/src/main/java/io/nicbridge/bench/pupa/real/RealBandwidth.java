@@ -5,6 +5,8 @@ import io.nicbridge.bench.pupa.real.PupaShimPair.Wait;
 import io.nicbridge.bench.verdict.BootstrapInterval;
 import io.nicbridge.bench.verdict.CheckKind;
 import io.nicbridge.bench.verdict.CheckLog;
+import io.nicbridge.bridge.platform.CpuAffinity;
+import io.nicbridge.bridge.platform.ReceiveSteering;
 import io.nicbridge.bridge.platform.TcpBaseline;
 import io.nicbridge.bridge.platform.VethPair;
 import io.nicbridge.bridge.shim.ShimTulipLinks;
@@ -31,10 +33,20 @@ import java.util.concurrent.locks.LockSupport;
  * stacks block (the paper's were interrupt-driven): each Pupa node waits in its inline shim card
  * ({@link PupaShimPair}).
  *
- * <p>Per offload setting and size, {@code trials} trials, the three in rotating order; the target "sender-controlled
+ * <p>Kernel TCP runs twice per trial: with TCP_NODELAY (a segment per {@code send()}) and with Nagle's algorithm (small
+ * writes coalesced while a segment is unacknowledged - the paper's explanation for TCP's lead below 256 B is this
+ * coalescing, and its TCP ran with the system's defaults); Pupa is compared with the faster of the two in each trial,
+ * the strongest TCP this link offers.
+ *
+ * <p>Per offload setting and size, {@code trials} trials, the four in rotating order; the target "sender-controlled
  * at least 1.4x TCP at 4 KB with offloads off" (the paper: 62 vs 44 Mb/s) is an {@code anchor check} on the per-trial
  * ratios' median and bootstrap interval; the paper's shape (behind TCP below 256 B, ahead from 1 KB) is printed as a
  * comparison per size.
+ *
+ * <p>Receive steering ({@link RxSteering}): on a veth the receiving end's input runs in the sender's transmit call, on
+ * the sender's CPU; {@link RxSteering#RPS} moves each end's receive processing to its own thread's CPU (senders on CPU
+ * 0, receivers on CPU 1, pinned) for every stack alike. With both settings in one run the target is judged under
+ * each (Pupa against TCP on the same link configuration).
  */
 public final class RealBandwidth {
     public static final int[] DEFAULT_SIZES = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
@@ -44,7 +56,46 @@ public final class RealBandwidth {
     static final long BOOTSTRAP_SEED = 1;
     /** Messages of the unmeasured warm-up stream of each stack. */
     static final long WARMUP_MESSAGES = 20_000;
-    static final String[] STACKS = {"Pupa per-message ACK", "Pupa sender-controlled", "kernel TCP"};
+    static final String[] STACKS = {"Pupa per-message ACK", "Pupa sender-controlled", "kernel TCP, TCP_NODELAY",
+        "kernel TCP, Nagle"};
+    /** The stacks' indexes in {@link #STACKS}. */
+    static final int PER_MESSAGE = 0;
+    static final int SENDER_CONTROLLED = 1;
+    static final int TCP_NODELAY = 2;
+    static final int TCP_NAGLE = 3;
+    /** With receive steering: the senders' CPU (node A, TCP's client) and the receivers' (node B, TCP's sink). */
+    static final int SENDER_CPU = 0;
+    static final int RECEIVER_CPU = 1;
+
+    /** Where each end of the veth pair does its receive processing. */
+    public enum RxSteering {
+        /** The kernel's default on a veth: in the sender's transmit call, on the sender's CPU; threads unpinned. */
+        NONE,
+        /** RPS on both ends' rx queue: end B's input on the receivers' CPU, end A's on the senders'; threads pinned. */
+        RPS;
+
+        /**
+         * @param text "none", "rps" or both, comma-separated (the command's {@code --rx-steering})
+         * @return the settings in order
+         * @throws IllegalArgumentException naming {@code --rx-steering} for anything else
+         */
+        public static RxSteering[] parse(String text) {
+            String[] parts = text.split(",");
+            RxSteering[] settings = new RxSteering[parts.length];
+            for (int i = 0; i < parts.length; i++) {
+                settings[i] = switch (parts[i].trim().toLowerCase(Locale.ROOT)) {
+                    case "none" -> NONE;
+                    case "rps" -> RPS;
+                    default -> throw new IllegalArgumentException("--rx-steering: none, rps or none,rps, was '"
+                        + text + "'");
+                };
+            }
+            if (settings.length > 2 || settings.length == 2 && settings[0] == settings[1]) {
+                throw new IllegalArgumentException("--rx-steering: none, rps or none,rps, was '" + text + "'");
+            }
+            return settings;
+        }
+    }
 
     private final PrintWriter out;
     private final int[] sizes;
@@ -54,16 +105,22 @@ public final class RealBandwidth {
     private final ShimTulipLinks.Transport transport;
     private final boolean[] offloadSettings;
     private final boolean spin;
+    private final RxSteering[] steerings;
+    /** The CPUs of the current setting's sending and receiving threads, -1 when unpinned. */
+    private int senderCpu = -1;
+    private int receiverCpu = -1;
 
     /**
      * @param offloadSettings the offload settings to run, in order (false = off, true = on)
      * @param spin            both stacks busy-poll (Pupa's nodes poll their cards, TCP's receiver spins on a
      *                        non-blocking {@code recv} with {@code SO_BUSY_POLL}) instead of blocking, the default and
      *                        the paper's way
+     * @param steerings       the receive steering settings to run, in order ({@link RxSteering#parse})
      * @throws IllegalArgumentException naming the bad argument
      */
     public RealBandwidth(PrintWriter out, int[] sizes, long count, int trials, boolean acceptInconclusive,
-                         ShimTulipLinks.Transport transport, boolean[] offloadSettings, boolean spin) {
+                         ShimTulipLinks.Transport transport, boolean[] offloadSettings, boolean spin,
+                         RxSteering[] steerings) {
         for (int s : sizes) {
             if (s < 8 || s > PupaConfig.defaults().maxMessage()) {
                 throw new IllegalArgumentException("--sizes must be 8.." + PupaConfig.defaults().maxMessage()
@@ -85,6 +142,16 @@ public final class RealBandwidth {
         }
         this.offloadSettings = offloadSettings.clone();
         this.spin = spin;
+        if (steerings.length < 1 || steerings.length > 2 || steerings.length == 2 && steerings[0] == steerings[1]) {
+            throw new IllegalArgumentException("--rx-steering: none, rps or none,rps");
+        }
+        for (RxSteering r : steerings) {
+            if (r == RxSteering.RPS && CpuAffinity.cpus() <= RECEIVER_CPU) {
+                throw new IllegalArgumentException("--rx-steering rps needs CPUs " + SENDER_CPU + " and " + RECEIVER_CPU
+                    + " (one per end); this JVM has " + CpuAffinity.cpus());
+            }
+        }
+        this.steerings = steerings.clone();
     }
 
     /**
@@ -126,56 +193,19 @@ public final class RealBandwidth {
             pupaStream(veth, sizes[sizes.length - 1], false, warm, new StreamCosts());
             out.println("Pupa's cards move frames by " + lastTransport);
             tcp.stream(sizes[sizes.length - 1], warm, tcpWait());
-            for (boolean offloads : offloadSettings) {
-                String state = offloads(veth, offloads);
-                out.printf(Locale.ROOT, "%noffloads %s (ethtool -K tso/gso/gro %s on both ends): %s%n",
-                    offloads ? "on" : "off", offloads ? "on" : "off", state);
-                out.println("  bytes | Pupa per-msg ACK | Pupa sender-ctl |  kernel TCP  | sender-ctl/TCP median [95% CI]"
-                    + " | ACK-only frames per message (per-msg / sender-ctl) | CPU us per message (per-msg /"
-                    + " sender-ctl / TCP)");
-                for (int size : sizes) {
-                    double[][] mbps = new double[3][trials];
-                    double[][] cpuPerMessage = new double[3][trials];
-                    double[] ratio = new double[trials];
-                    long[] ackOnly = new long[2];
-                    StreamCosts[] costs = {new StreamCosts(), new StreamCosts()};
-                    for (int t = 0; t < trials; t++) {
-                        for (int k = 0; k < 3; k++) {
-                            int stack = (k + t) % 3;
-                            long nanos;
-                            long cpuBefore = processCpuNanos();
-                            if (stack == 2) {
-                                nanos = tcp.stream(size, count, tcpWait());
-                            } else {
-                                PupaCounters c = pupaStream(veth, size, stack == 0, count, costs[stack]);
-                                nanos = c == null ? 0 : lastWindow;
-                                ackOnly[stack] += c == null ? 0 : lastAckOnly;
-                            }
-                            cpuPerMessage[stack][t] = (processCpuNanos() - cpuBefore) / 1e3 / count;
-                            mbps[stack][t] = count * size * 8e3 / Math.max(1, nanos);
-                            delivered += count;
-                        }
-                        ratio[t] = mbps[1][t] / mbps[2][t];
-                    }
-                    BootstrapInterval ci = BootstrapInterval.ofMedian(ratio, BOOTSTRAP_SEED);
-                    out.printf(Locale.ROOT, "  %5d | %11.1f Mb/s | %10.1f Mb/s | %7.1f Mb/s | %5.2f [%5.2f, %5.2f]"
-                        + "            | %.3f / %.3f                                     | %.2f / %.2f / %.2f%n", size,
-                        median(mbps[0]), median(mbps[1]), median(mbps[2]), ci.median(), ci.lower(), ci.upper(),
-                        ackOnly[0] / (double) (count * trials), ackOnly[1] / (double) (count * trials),
-                        median(cpuPerMessage[0]), median(cpuPerMessage[1]), median(cpuPerMessage[2]));
-                    out.println(costs[0].describe(STACKS[0]));
-                    out.println(costs[1].describe(STACKS[1]));
-                    String shape = size < 256 ? "paper: Pupa behind TCP below 256 B"
-                        : size >= 1024 ? "paper: Pupa ahead of TCP from 1 KB" : "paper: the curves cross here";
-                    String what = String.format(Locale.ROOT, "%soffloads %s, %d B: sender-controlled / TCP %s (%s; here"
-                        + " %s)", spin ? "busy polling both, " : "", offloads ? "on" : "off", size, ci.describe("x"),
-                        shape, ci.median() >= 1 ? "ahead" : "behind");
-                    if (!offloads && size == TARGET_SIZE && trials >= 3) {
-                        checks.target(CheckKind.ANCHOR_CHECK, what + "; target >= " + TARGET_RATIO + "x (the paper: 62"
-                            + " vs 44 Mb/s; anchor: kernel TCP on the same veth pair, this run)",
-                            ci.atLeast(TARGET_RATIO));
-                    } else {
-                        checks.comparison(what);
+            for (RxSteering steering : steerings) {
+                try (ReceiveSteering rps = steering == RxSteering.RPS
+                    ? ReceiveSteering.rps(veth, SENDER_CPU, RECEIVER_CPU) : null) {
+                    senderCpu = rps != null ? SENDER_CPU : -1;
+                    receiverCpu = rps != null ? RECEIVER_CPU : -1;
+                    out.println();
+                    out.println(rps == null
+                        ? "no receive steering (a veth's input runs on the sending CPU); threads unpinned"
+                        : "receive steering: " + rps + "; senders pinned to CPU " + SENDER_CPU + ", receivers to CPU "
+                        + RECEIVER_CPU + (transport == ShimTulipLinks.Transport.AF_XDP ? " (Pupa's AF_XDP frames"
+                        + " are received by XDP in the veth's NAPI poll, before RPS: only TCP's are steered)" : ""));
+                    for (boolean offloads : offloadSettings) {
+                        delivered += measure(veth, tcp, checks, rps != null, offloads);
                     }
                 }
             }
@@ -191,6 +221,73 @@ public final class RealBandwidth {
         int code = checks.finish(acceptInconclusive);
         out.flush();
         return code;
+    }
+
+    /**
+     * Every size under one receive steering and offload setting: the three stacks' trials, the table row, the costs
+     * and the check (the target's anchor check at 4 KB with offloads off).
+     *
+     * @return messages delivered
+     */
+    private long measure(VethPair veth, TcpBaseline tcp, CheckLog checks, boolean steered, boolean offloads)
+        throws Exception {
+        long delivered = 0;
+        String state = offloads(veth, offloads);
+        out.printf(Locale.ROOT, "%soffloads %s (ethtool -K tso/gso/gro %s on both ends): %s%n",
+            steered ? "RPS, " : "", offloads ? "on" : "off", offloads ? "on" : "off", state);
+        out.println("  bytes | Pupa per-msg ACK | Pupa sender-ctl | TCP NODELAY  |  TCP Nagle   | sender-ctl/best TCP"
+            + " median [95% CI] | ACK-only frames per message (per-msg / sender-ctl) | CPU us per message (per-msg /"
+            + " sender-ctl / TCP NODELAY / TCP Nagle)");
+        for (int size : sizes) {
+            double[][] mbps = new double[STACKS.length][trials];
+            double[][] cpuPerMessage = new double[STACKS.length][trials];
+            double[] ratio = new double[trials];
+            long[] ackOnly = new long[2];
+            StreamCosts[] costs = {new StreamCosts(), new StreamCosts()};
+            for (int t = 0; t < trials; t++) {
+                for (int k = 0; k < STACKS.length; k++) {
+                    int stack = (k + t) % STACKS.length;
+                    long nanos;
+                    long cpuBefore = processCpuNanos();
+                    if (stack == TCP_NODELAY || stack == TCP_NAGLE) {
+                        tcp.noDelay(stack == TCP_NODELAY);
+                        nanos = tcp.stream(size, count, tcpWait(), senderCpu, receiverCpu);
+                    } else {
+                        PupaCounters c = pupaStream(veth, size, stack == PER_MESSAGE, count, costs[stack]);
+                        nanos = c == null ? 0 : lastWindow;
+                        ackOnly[stack] += c == null ? 0 : lastAckOnly;
+                    }
+                    cpuPerMessage[stack][t] = (processCpuNanos() - cpuBefore) / 1e3 / count;
+                    mbps[stack][t] = count * size * 8e3 / Math.max(1, nanos);
+                    delivered += count;
+                }
+                ratio[t] = mbps[SENDER_CONTROLLED][t] / Math.max(mbps[TCP_NODELAY][t], mbps[TCP_NAGLE][t]);
+            }
+            BootstrapInterval ci = BootstrapInterval.ofMedian(ratio, BOOTSTRAP_SEED);
+            out.printf(Locale.ROOT, "  %5d | %11.1f Mb/s | %10.1f Mb/s | %7.1f Mb/s | %7.1f Mb/s | %5.2f [%5.2f,"
+                + " %5.2f]              | %.3f / %.3f                                     | %.2f / %.2f / %.2f / %.2f%n",
+                size, median(mbps[0]), median(mbps[1]), median(mbps[2]), median(mbps[3]), ci.median(), ci.lower(),
+                ci.upper(), ackOnly[0] / (double) (count * trials), ackOnly[1] / (double) (count * trials),
+                median(cpuPerMessage[0]), median(cpuPerMessage[1]), median(cpuPerMessage[2]),
+                median(cpuPerMessage[3]));
+            out.println(costs[0].describe(STACKS[0]));
+            out.println(costs[1].describe(STACKS[1]));
+            String shape = size < 256 ? "paper: Pupa behind TCP below 256 B"
+                : size >= 1024 ? "paper: Pupa ahead of TCP from 1 KB" : "paper: the curves cross here";
+            String what = String.format(Locale.ROOT, "%s%soffloads %s, %d B: sender-controlled / best TCP %s (%s;"
+                + " here %s)", spin ? "busy polling both, " : "", steered ? "RPS, " : "",
+                offloads ? "on" : "off", size, ci.describe("x"),
+                shape, ci.median() >= 1 ? "ahead" : "behind");
+            if (!offloads && size == TARGET_SIZE && trials >= 3) {
+                checks.target(CheckKind.ANCHOR_CHECK, what + "; target >= " + TARGET_RATIO + "x (the paper: 62"
+                    + " vs 44 Mb/s; anchor: kernel TCP, the faster of TCP_NODELAY and Nagle in each trial, on the same"
+                    + " veth pair, this run)",
+                    ci.atLeast(TARGET_RATIO));
+            } else {
+                checks.comparison(what);
+            }
+        }
+        return delivered;
     }
 
     private TcpBaseline.Wait tcpWait() {
@@ -211,14 +308,17 @@ public final class RealBandwidth {
                                     StreamCosts costs) throws Exception {
         PupaConfig config = PupaShimPair.realTime(PupaConfig.defaults().withAckEveryMessage(ackEveryMessage));
         try (PupaShimPair pair = new PupaShimPair(veth, spin ? Wait.SPIN : Wait.BLOCK, config, transport)) {
-            Sink sink = new Sink(pair.node(1), size, messages);
+            Sink sink = new Sink(pair.node(1), size, messages, receiverCpu);
             Thread sinkThread = Thread.ofPlatform().name("pupa-sink").start(sink);
+            if (senderCpu >= 0) {
+                CpuAffinity.pinCurrentThread(senderCpu);
+            }
             Node a = pair.node(0);
             MemorySegment message = MemorySegment.ofArray(new byte[size]);
             MessageHandler none = (peer, data, off, len) -> { };
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             long cpuStart = THREADS.getCurrentThreadCpuTime();
-            long senderCpu;
+            long senderCpuNanos;
             try {
                 for (long i = 0; i < messages; i++) {
                     message.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
@@ -242,14 +342,17 @@ public final class RealBandwidth {
                             + "; " + pair.node(1) + "; " + pair.cardStatistics(), sink.failure);
                     }
                 }
-                senderCpu = THREADS.getCurrentThreadCpuTime() - cpuStart;
+                senderCpuNanos = THREADS.getCurrentThreadCpuTime() - cpuStart;
             } finally {
+                if (senderCpu >= 0) {
+                    CpuAffinity.unpinCurrentThread();
+                }
                 sink.stop = true;
                 LockSupport.unpark(sinkThread);
                 sinkThread.join(10_000);
             }
             costs.messages(messages);
-            costs.add(StreamCosts.SENDER, senderCpu, pair.node(0).cardStatistics(), a.core().counters(),
+            costs.add(StreamCosts.SENDER, senderCpuNanos, pair.node(0).cardStatistics(), a.core().counters(),
                 a.waits());
             costs.add(StreamCosts.RECEIVER, sink.cpu, pair.node(1).cardStatistics(), pair.node(1).core().counters(),
                 sink.waitsAtDone);
@@ -277,10 +380,14 @@ public final class RealBandwidth {
         volatile long cpu;
         volatile long waitsAtDone;
 
-        Sink(Node node, int size, long count) {
+        /** The CPU to pin this thread to, -1 for none. */
+        private final int pinTo;
+
+        Sink(Node node, int size, long count, int pinTo) {
             this.node = node;
             this.size = size;
             this.count = count;
+            this.pinTo = pinTo;
         }
 
         @Override
@@ -301,6 +408,9 @@ public final class RealBandwidth {
             };
             long cpuStart = THREADS.getCurrentThreadCpuTime();
             try {
+                if (pinTo >= 0) {
+                    CpuAffinity.pinCurrentThread(pinTo);
+                }
                 while (!stop) {
                     if (node.step(check) == 0) {
                         node.idle();

@@ -43,6 +43,12 @@ public final class RealBandwidthCommand implements Callable<Integer> {
         + " off, on or off,on (default: ${DEFAULT-VALUE}); the target is judged with them off.")
     String offloads;
 
+    @Option(names = "--rx-steering", defaultValue = "none", description = "Where each end of the veth pair does its"
+        + " receive processing, for all three stacks alike: none (the kernel's default: in the sender's transmit call, on"
+        + " the sender's CPU; threads unpinned), rps (receive packet steering: end B's input on CPU 1 with the"
+        + " receivers pinned there, end A's on CPU 0 with the senders) or none,rps (default: ${DEFAULT-VALUE}).")
+    String rxSteering;
+
     @Option(names = "--accept-inconclusive", description = "Exit 0 instead of 3 when the target is INCONCLUSIVE.")
     boolean acceptInconclusive;
 
@@ -61,6 +67,7 @@ public final class RealBandwidthCommand implements Callable<Integer> {
         return new RealBandwidth(out, sizes != null ? sizes : quick ? RealBandwidth.QUICK_SIZES
             : RealBandwidth.DEFAULT_SIZES, count != null ? count : quick ? 5_000 : 100_000,
             trials != null ? trials : 3, acceptInconclusive, RealLatencyCommand.transport(transport),
-            RealBandwidth.offloadSettings(offloads), InterleavedTrials.spins(waits)).run();
+            RealBandwidth.offloadSettings(offloads), InterleavedTrials.spins(waits),
+            RealBandwidth.RxSteering.parse(rxSteering)).run();
     }
 }
