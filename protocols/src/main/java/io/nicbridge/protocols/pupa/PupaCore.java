@@ -52,8 +52,8 @@ import java.util.zip.CRC32C;
  * to that peer until it has answered (or the ACK timer finds it still unanswered), as paper 2.2.1 describes the two
  * mechanisms. (Until issue 15's fourth pass a low pool put every such peer into the ACK-required state, until the pool
  * was above a quarter: a sender streaming large messages then kept the pool near its low mark and asked for an
- * acknowledgement on nearly every frame.) The receiver acknowledges a request at once and everything else on the ACK
- * timer (10 ms), and sends a broadcast ACK (all peers' expected numbers and credits in one frame, where the link can broadcast) every 50
+ * acknowledgement on nearly every frame.) The receiver acknowledges a request at once and everything else on the ACK timer (10 ms), and
+ * sends a broadcast ACK (all peers' expected numbers and credits in one frame, where the link can broadcast) every 50
  * expirations. The oldest unacknowledged message times out after {@code rtoNanos}; the sender then resends from it,
  * each resent message asking for an acknowledgement.
  *
@@ -138,9 +138,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final boolean[] requestNow;
     /** A pool-low ACK request to the peer is out (or queued) and not yet answered by an acknowledgement. */
     private final boolean[] poolRequested;
-    /** A pool request was just queued for the peer, and the operation that asked has still to pump it: {@link #poolLow}. */
-    private final boolean[] askedUnpumped;
-    private boolean anyAskedUnpumped;
 
     // receive side, per peer
     private final int[] expected;
@@ -278,7 +275,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
         probe = new boolean[peers];
         requestNow = new boolean[peers];
         poolRequested = new boolean[peers];
-        askedUnpumped = new boolean[peers];
         expected = new int[peers];
         ackPending = new boolean[peers];
         ackNow = new boolean[peers];
@@ -391,7 +387,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
         if (!inline) {
             first = takeChain(src, offset, length);
             if (first == NO_SLOT) {
-                pumpAsked();
                 return BACK_PRESSURE;
             }
         }
@@ -405,7 +400,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
             flush[peer] = true;
         }
         pump(peer, false);
-        pumpAsked();
         armAckTimer();
         return OK;
     }
@@ -466,7 +460,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
         if (!inline) {
             first = takeChain(src, offset, length);
             if (first == NO_SLOT) {
-                pumpAsked();
                 return BACK_PRESSURE;
             }
             chainRefs[first] = fanout;
@@ -494,7 +487,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
             multicastNext = 0;
             flushMulticast();
         }
-        pumpAsked();
         armAckTimer();
         return OK;
     }
@@ -762,7 +754,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
         endFrame();
         flushMulticast();
         pump(peer, false);
-        pumpAsked(); // an acknowledgement that left the pool low asked its sender again
         armAckTimer();
     }
 
@@ -1360,28 +1351,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
             if (p != self && poolHeld[p] > 0 && !poolRequested[p]) {
                 poolRequested[p] = true;
                 requestNow[p] = true;
-                askedUnpumped[p] = true;
-                anyAskedUnpumped = true;
-            }
-        }
-    }
-
-    /**
-     * Pumps the peers {@link #poolLow} just asked, so each request leaves now (on a frame or as one) rather than with
-     * the next frame that happens to go to that peer - which, from a sender the empty pool holds back, can be the ACK
-     * timer's, 10 ms later. A blocked link pumps every peer when it is writable again.
-     */
-    private void pumpAsked() {
-        if (!anyAskedUnpumped) {
-            return;
-        }
-        anyAskedUnpumped = false;
-        for (int p = 0; p < peers; p++) {
-            if (askedUnpumped[p]) {
-                askedUnpumped[p] = false;
-                if (!linkBlocked) {
-                    pump(p, false);
-                }
             }
         }
     }
@@ -1476,10 +1445,8 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 return;
             }
             counters.ackRequestsSent++;
-            requestNow[peer] = false;
-        } else if (!poolRequested[peer]) {
-            requestNow[peer] = false; // nothing out to acknowledge
-        } // else a pool request whose messages wait unsent (packing, credit): the first frame to the peer carries it
+        }
+        requestNow[peer] = false;
         if (ackNow[peer] || creditDirty[peer]) {
             byte type = ackNow[peer] ? PupaWire.ACK : PupaWire.CREDIT;
             boolean byTimer = ackByTimer[peer];

@@ -45,7 +45,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Receive steering ({@link RxSteering}): on a veth the receiving end's input runs in the sender's transmit call, on
  * the sender's CPU; {@link RxSteering#RPS} moves each end's receive processing to its own thread's CPU (senders on CPU
- * 0, receivers on CPU 1, pinned) for every stack alike. With both settings in one run the target is judged under
+ * 0, receivers on CPU 1, pinned) for all three stacks alike. With both settings in one run the target is judged under
  * each (Pupa against TCP on the same link configuration).
  */
 public final class RealBandwidth {
