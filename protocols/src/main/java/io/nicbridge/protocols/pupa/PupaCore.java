@@ -45,14 +45,10 @@ import java.util.zip.CRC32C;
  * or one that finds no room is dropped and answered at once with a NACK carrying the expected number, which sends
  * the sender back to it; NACKs are numbered and DATA frames echo the last one acted on, so the frames already in
  * flight behind a loss draw one NACK, and a resent message lost again draws the next at once ({@link #rejected}). Every frame carries the cumulative acknowledgement (piggy-backed). Sender-controlled ACKs:
- * below a low-water mark of free send-FIFO entries (15 of 63) the sender enters the ACK-required state towards that
- * peer: every message asks for an acknowledgement until one lifts the free entries above the high-water mark (31).
- * When the send pool falls below its low-water mark (an eighth of its buffers), an ACK request goes to every peer
- * holding pool buffers unacknowledged - once: on the next frame to it, or as a frame of its own - and is not repeated
- * to that peer until it has answered (or the ACK timer finds it still unanswered), as paper 2.2.1 describes the two
- * mechanisms. (Until issue 15's fourth pass a low pool put every such peer into the ACK-required state, until the pool
- * was above a quarter: a sender streaming large messages then kept the pool near its low mark and asked for an
- * acknowledgement on nearly every frame.) The receiver acknowledges a request at once and everything else on the ACK timer (10 ms), and
+ * below a low-water mark of free send-FIFO entries (15 of 63), or of available send-pool buffers (an eighth), every
+ * message asks for an acknowledgement until one lifts the free space above the high-water mark (31 entries, a
+ * quarter of the pool); when the pool runs low, explicit ACK requests go to every peer holding pool buffers
+ * unacknowledged. The receiver acknowledges a request at once and everything else on the ACK timer (10 ms), and
  * sends a broadcast ACK (all peers' expected numbers and credits in one frame, where the link can broadcast) every 50
  * expirations. The oldest unacknowledged message times out after {@code rtoNanos}; the sender then resends from it,
  * each resent message asking for an acknowledgement.
@@ -112,6 +108,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final int fragment;
     private final int maxMessage;
     private final int poolLowWater;
+    private final int poolHighWater;
     private final boolean broadcastAck;
     private final int multicastFragment;
     private final int maxMulticast;
@@ -136,8 +133,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final boolean[] flush;
     private final boolean[] probe;
     private final boolean[] requestNow;
-    /** A pool-low ACK request to the peer is out (or queued) and not yet answered by an acknowledgement. */
-    private final boolean[] poolRequested;
 
     // receive side, per peer
     private final int[] expected;
@@ -177,6 +172,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private long viewOffset;
 
     private long ackTimerDeadline = NO_DEADLINE;
+    private boolean poolLow;
     private long ticks;
     private boolean linkBlocked;
     private int deliverCursor;
@@ -235,6 +231,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         this.maxMessage = Math.min(config.maxMessage(), Math.min(
                 (config.sendBuffers() - 1) * config.sendBufferSize(), (PrimaryFifo.ENTRIES - 1) * fragment));
         this.poolLowWater = Math.max(1, config.sendBuffers() / 8);
+        this.poolHighWater = Math.max(poolLowWater + 1, config.sendBuffers() / 4);
         this.broadcastAck = link.canBroadcast() && FRAME_HEADER + 8L * peers <= link.mtu();
         int multicastRoom = link.mtu() - FRAME_HEADER - PupaWire.MC_HEADER - PupaWire.MC_ENTRY * (peers - 1)
                 - MESSAGE_HEADER;
@@ -274,7 +271,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
         flush = new boolean[peers];
         probe = new boolean[peers];
         requestNow = new boolean[peers];
-        poolRequested = new boolean[peers];
         expected = new int[peers];
         ackPending = new boolean[peers];
         ackNow = new boolean[peers];
@@ -853,8 +849,8 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 ackByTimer[p] |= !ackNow[p];
                 ackNow[p] = true;
             }
-            if ((ackRequired[p] || poolRequested[p]) && sentSeq[p] != lowSeq[p]) {
-                requestNow[p] = true; // a request or its answer may have been lost: ask again
+            if (ackRequired[p] && sentSeq[p] != lowSeq[p]) {
+                requestNow[p] = true;
             }
             if (zeroed[p]) {
                 creditDirty[p] = true;
@@ -904,12 +900,6 @@ public final class PupaCore implements MessageCore, BufferAudit {
     public int credit(int peer) {
         checkPeer(peer);
         return credit[peer];
-    }
-
-    /** @return whether a pool-low ACK request to {@code peer} is out and not yet answered (tests, diagnostics) */
-    public boolean poolAckRequested(int peer) {
-        checkPeer(peer);
-        return poolRequested[peer];
     }
 
     /** @return true while this node asks {@code peer} to acknowledge every message (sender-controlled ACKs) */
@@ -1291,12 +1281,11 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 nextSeq[peer] = ack; // acknowledged beyond where a resend had restarted
             }
             rtoDeadline[peer] = sentSeq[peer] == ack ? NO_DEADLINE : clock.nanoTime() + config.rtoNanos();
-            if (ackRequired[peer] && f.free() >= SEND_HIGH_WATER) {
-                ackRequired[peer] = false;
+            if (poolLow && sendPool.available() >= poolHighWater) {
+                poolLow = false;
             }
-            poolRequested[peer] = false; // answered
-            if (sendPool.available() < poolLowWater) {
-                poolLow(); // still low: ask this peer again (the others' requests are still out)
+            if (ackRequired[peer] && f.free() >= SEND_HIGH_WATER && sendPool.available() >= poolHighWater) {
+                ackRequired[peer] = false;
             }
         }
         writePointers(peer);
@@ -1342,15 +1331,21 @@ public final class PupaCore implements MessageCore, BufferAudit {
     }
 
     /**
-     * The send pool is below its low-water mark: ask every peer holding pool buffers unacknowledged, and not already
-     * asked, for an acknowledgement (paper 2.2.1) - on the next frame to it ({@link #headerOut} sets the flag), or in
-     * an ACK_REQUEST frame of its own when nothing else goes ({@link #pump}). One request per peer until it answers.
+     * The send pool runs low: on entering that state (not again until the pool has recovered above its high-water
+     * mark, and the ACK timer repeats the requests meanwhile) ask every peer holding pool buffers unacknowledged for
+     * an acknowledgement.
      */
     private void poolLow() {
+        if (poolLow) {
+            return;
+        }
+        poolLow = true;
         for (int p = 0; p < peers; p++) {
-            if (p != self && poolHeld[p] > 0 && !poolRequested[p]) {
-                poolRequested[p] = true;
-                requestNow[p] = true;
+            if (p != self && poolHeld[p] > 0) {
+                ackRequired[p] = true;
+                if (sentSeq[p] != lowSeq[p]) {
+                    requestNow[p] = true;
+                }
             }
         }
     }
@@ -1541,7 +1536,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
             probe[peer] = false;
         }
         int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
-        boolean ask = resend || ackRequired[peer] || requestNow[peer] || config.ackEveryMessage();
+        boolean ask = resend || ackRequired[peer] || config.ackEveryMessage();
         MemorySegment.copy(s, e, buf, off, MESSAGE_HEADER);
         buf.set(U16, off + PupaWire.M_FLAGS,
                 (short) ((flags & PupaWire.WIRE_FLAGS) | (ask ? PupaWire.F_ACK_REQUESTED : 0)));
