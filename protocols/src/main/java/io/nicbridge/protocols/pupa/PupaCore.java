@@ -4,6 +4,7 @@ import static io.nicbridge.protocols.pupa.PupaWire.FRAME_HEADER;
 import static io.nicbridge.protocols.pupa.PupaWire.MESSAGE_HEADER;
 import static io.nicbridge.protocols.pupa.PupaWire.U16;
 import static io.nicbridge.protocols.pupa.PupaWire.U32;
+import static io.nicbridge.protocols.pupa.PupaWire.U64;
 import static io.nicbridge.protocols.pupa.PupaWire.UNLIMITED;
 
 import io.nicbridge.bridge.cost.CostItem;
@@ -208,6 +209,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private int rxCount;
     private int rxAck;
     private int rxGrant;
+    private short rxNack;
     private int mFragLength;
     private int mFlags;
 
@@ -583,15 +585,13 @@ public final class PupaCore implements MessageCore, BufferAudit {
     /** header-build: the 28-byte message header of one fragment, in send-FIFO entry {@code e}. */
     static void buildHeader(MemorySegment s, long e, int seq, int length, int fragOffset, int fragLength, int flags,
                             int index, int count, int source, int dest, int tag) {
-        s.set(U32, e + PupaWire.M_SEQ, seq);
-        s.set(U32, e + PupaWire.M_LENGTH, length);
-        s.set(U32, e + PupaWire.M_FRAG_OFFSET, fragOffset);
-        s.set(U16, e + PupaWire.M_FRAG_LENGTH, (short) fragLength);
-        s.set(U16, e + PupaWire.M_FLAGS, (short) flags);
-        s.set(U16, e + PupaWire.M_INDEX, (short) index);
-        s.set(U16, e + PupaWire.M_COUNT, (short) count);
-        s.set(U16, e + PupaWire.M_SOURCE, (short) source);
-        s.set(U16, e + PupaWire.M_DEST, (short) dest);
+        // ten fields in four writes (PupaWire.U64): seq and length, fragment offset, length and flags, index,
+        // count, source and destination, then the tag
+        s.set(U64, e + PupaWire.M_SEQ, (long) seq << 32 | (length & 0xffffffffL));
+        s.set(U64, e + PupaWire.M_FRAG_OFFSET, (long) fragOffset << 32 | (fragLength & 0xffffL) << 16
+                | (flags & 0xffffL));
+        s.set(U64, e + PupaWire.M_INDEX, (index & 0xffffL) << 48 | (count & 0xffffL) << 32
+                | (source & 0xffffL) << 16 | (dest & 0xffffL));
         s.set(U32, e + PupaWire.M_TAG, tag);
     }
 
@@ -720,13 +720,12 @@ public final class PupaCore implements MessageCore, BufferAudit {
         switch (type) {
             case PupaWire.DATA -> {
                 acknowledged(peer, ack, grant);
-                receive(peer, buf, length, count, rxHandle, FRAME_HEADER, 0, false, false,
-                        (short) PupaWire.u16(buf, PupaWire.OFF_NACK));
+                receive(peer, buf, length, count, rxHandle, FRAME_HEADER, 0, false, false, rxNack);
             }
             case PupaWire.ACK, PupaWire.CREDIT -> acknowledged(peer, ack, grant);
             case PupaWire.NACK -> {
                 acknowledged(peer, ack, grant);
-                nacked(peer, ack, (short) PupaWire.u16(buf, PupaWire.OFF_NACK));
+                nacked(peer, ack, rxNack);
             }
             case PupaWire.ACK_REQUEST -> {
                 acknowledged(peer, ack, grant);
@@ -755,22 +754,28 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /**
      * frame-parse: checks a frame's header (length, peer, magic, payload length) and reads its type, count,
-     * acknowledgement and credit into rxType, rxCount, rxAck, rxGrant.
+     * acknowledgement, credit and NACK word into rxType, rxCount, rxAck, rxGrant, rxNack.
      *
      * @return false, counted as malformed, when the header is not a Pupa frame header from a peer
      */
     boolean parseFrame(MemorySegment buf, int length, int peer) {
         counters.framesReceived++;
-        if (length < FRAME_HEADER || peer < 0 || peer >= peers || peer == self
-                || buf.get(ValueLayout.JAVA_BYTE, PupaWire.OFF_MAGIC) != PupaWire.MAGIC
-                || PupaWire.u16(buf, PupaWire.OFF_PAYLOAD) != length - FRAME_HEADER) {
+        if (length < FRAME_HEADER || peer < 0 || peer >= peers || peer == self) {
             counters.malformed++;
             return false;
         }
-        rxType = buf.get(ValueLayout.JAVA_BYTE, PupaWire.OFF_TYPE);
-        rxCount = PupaWire.u16(buf, PupaWire.OFF_COUNT);
-        rxAck = buf.get(U32, PupaWire.OFF_ACK);
-        rxGrant = buf.get(U32, PupaWire.OFF_CREDIT);
+        // bytes 0..7 (magic, type, count, ack) and 8..15 (credit, payload length, nack) in one read each
+        long w0 = buf.get(U64, PupaWire.OFF_MAGIC);
+        long w1 = buf.get(U64, PupaWire.OFF_CREDIT);
+        if ((byte) (w0 >>> 56) != PupaWire.MAGIC || (int) (w1 >>> 16 & 0xffff) != length - FRAME_HEADER) {
+            counters.malformed++;
+            return false;
+        }
+        rxType = (byte) (w0 >>> 48);
+        rxCount = (int) (w0 >>> 32 & 0xffff);
+        rxAck = (int) w0;
+        rxGrant = (int) (w1 >>> 32);
+        rxNack = (short) w1;
         return true;
     }
 
@@ -1115,17 +1120,22 @@ public final class PupaCore implements MessageCore, BufferAudit {
             mFlags = 0;
             return MALFORMED;
         }
-        int seq = multicast ? multicastSeq : buf.get(U32, off + PupaWire.M_SEQ);
-        int fragLength = PupaWire.u16(buf, off + PupaWire.M_FRAG_LENGTH);
-        int flags = PupaWire.u16(buf, off + PupaWire.M_FLAGS);
-        int index = PupaWire.u16(buf, off + PupaWire.M_INDEX);
-        int frags = PupaWire.u16(buf, off + PupaWire.M_COUNT);
-        int msgLength = buf.get(U32, off + PupaWire.M_LENGTH);
-        int fragOffset = buf.get(U32, off + PupaWire.M_FRAG_OFFSET);
+        // the header's first 24 bytes in three reads (PupaWire.U64): seq and length, fragment offset, length and
+        // flags, index, count, source and destination
+        long w0 = buf.get(U64, off + PupaWire.M_SEQ);
+        long w1 = buf.get(U64, off + PupaWire.M_FRAG_OFFSET);
+        long w2 = buf.get(U64, off + PupaWire.M_INDEX);
+        int seq = multicast ? multicastSeq : (int) (w0 >>> 32);
+        int fragLength = (int) (w1 >>> 16 & 0xffff);
+        int flags = (int) (w1 & 0xffff);
+        int index = (int) (w2 >>> 48);
+        int frags = (int) (w2 >>> 32 & 0xffff);
+        int msgLength = (int) w0;
+        int fragOffset = (int) (w1 >>> 32);
         mFragLength = fragLength;
         mFlags = flags;
-        if (body + fragLength > length || PupaWire.u16(buf, off + PupaWire.M_SOURCE) != peer
-                || PupaWire.u16(buf, off + PupaWire.M_DEST) != (multicast ? PupaWire.MULTICAST_DEST : self)
+        if (body + fragLength > length || (int) (w2 >>> 16 & 0xffff) != peer
+                || (int) (w2 & 0xffff) != (multicast ? PupaWire.MULTICAST_DEST : self)
                 || frags < 1 || index >= frags
                 || frags >= PrimaryFifo.ENTRIES || msgLength < 0 || msgLength > maxMessage || fragOffset < 0
                 || fragOffset + fragLength > msgLength && !(msgLength == 0 && fragLength == 0)
@@ -1552,8 +1562,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /** pack, first half: the data frame's header (count, cumulative ACK, credit, payload length up to {@code end}). */
     void packFrame(int peer, MemorySegment buf, int count, int end) {
-        PupaWire.frameHeader(buf, PupaWire.DATA, count, expected[peer], grant(peer), end - FRAME_HEADER);
-        buf.set(U16, PupaWire.OFF_NACK, nackHeard[peer]); // the last NACK acted on ({@link #rejected})
+        // the last NACK acted on ({@link #rejected}), written with the rest of the header
+        PupaWire.frameHeader(buf, PupaWire.DATA, count, expected[peer], grant(peer), end - FRAME_HEADER,
+                nackHeard[peer]);
     }
 
     /** pack, second half: the messages up to {@code seq} are out; the handler's next and sent pointers follow. */
@@ -1611,10 +1622,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /** control: a frame without messages: the cumulative ACK and the credit, which is all the peer is owed now. */
     void controlFrame(int peer, MemorySegment buf, byte type) {
-        PupaWire.frameHeader(buf, type, 0, expected[peer], grant(peer), 0);
-        if (type == PupaWire.NACK) {
-            buf.set(U16, PupaWire.OFF_NACK, nackSent[peer]); // this NACK's number ({@link #rejected})
-        }
+        // a NACK carries its number ({@link #rejected}), the other control frames 0
+        PupaWire.frameHeader(buf, type, 0, expected[peer], grant(peer), 0,
+                type == PupaWire.NACK ? nackSent[peer] : 0);
         counters.ackPacketsSent++;
         carried(peer);
     }
