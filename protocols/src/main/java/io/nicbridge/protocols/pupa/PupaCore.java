@@ -1033,13 +1033,14 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 rejected(peer, nackEcho);
                 return; // the rest of the frame is later still
             }
+            boolean inline = fragLength < PupaWire.INLINE_LIMIT;
             opHeaderIn.charge();
-            long e = headerIn(peer, buf, off, multicast);
+            long e = headerIn(peer, buf, off, multicast, inline ? fragLength : 0);
             MemorySegment s = receiveFifo[peer].segment();
             int kind;
-            if (fragLength < PupaWire.INLINE_LIMIT) {
-                MemorySegment.copy(buf, body, s, e + PrimaryFifo.BODY, fragLength);
-                kind = 0;
+            if (inline) {
+                kind = 0; // the body came with the header
+
                 counters.inPrimary++;
             } else if (fragLength <= receivePool.size()) {
                 opPoolAlloc.charge();
@@ -1157,14 +1158,16 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /**
      * header-in, first half: copies the message header at {@code off} into the next receive entry (one of a
-     * {@code multicast} frame then reads as the unicast one would: this pair's sequence number, this node).
+     * {@code multicast} frame then reads as the unicast one would: this pair's sequence number, this node), and
+     * {@code inlineBody} bytes of an inline body with it: the body follows its header in the frame and in the entry
+     * alike, so one copy moves both.
      * @return the entry
      */
-    long headerIn(int peer, MemorySegment buf, long off, boolean multicast) {
+    long headerIn(int peer, MemorySegment buf, long off, boolean multicast, int inlineBody) {
         PrimaryFifo f = receiveFifo[peer];
         long e = PrimaryFifo.entry(f.high());
         MemorySegment s = f.segment();
-        MemorySegment.copy(buf, off, s, e, MESSAGE_HEADER);
+        MemorySegment.copy(buf, off, s, e, MESSAGE_HEADER + inlineBody);
         if (multicast) {
             s.set(U32, e + PupaWire.M_SEQ, expected[peer]); // accepted: the expected one
             s.set(U16, e + PupaWire.M_DEST, (short) self);
@@ -1505,13 +1508,17 @@ public final class PupaCore implements MessageCore, BufferAudit {
             if (off + MESSAGE_HEADER + fragLength > link.mtu()) {
                 break;
             }
+            int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
+            boolean inline = (flags & K_POOL) == 0;
             opHeaderOut.charge();
-            int ask = headerOut(peer, s, e, seq, buf, off);
+            int ask = headerOut(peer, s, e, seq, buf, off, inline ? fragLength : 0);
             if (ask < 0) {
                 break; // no credit
             }
             requested |= ask != 0;
-            copyBody(s, e, PupaWire.u16(s, e + PupaWire.M_FLAGS), fragLength, buf, off + MESSAGE_HEADER);
+            if (!inline) {
+                copyBody(s, e, flags, fragLength, buf, off + MESSAGE_HEADER);
+            }
             cpu.charge(CostItem.COPY, fragLength);
             off += MESSAGE_HEADER + fragLength;
             count++;
@@ -1530,11 +1537,13 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /**
      * header-out: takes a credit for the message in send entry {@code e} (sequence {@code seq}), decides whether it
-     * asks for an acknowledgement, and copies its header into the frame at {@code off} with the wire's flags.
+     * asks for an acknowledgement, and copies its header into the frame at {@code off} with the wire's flags, and
+     * {@code inlineBody} bytes of an inline body with it (the body follows its header in the entry and in the frame
+     * alike: one copy moves both).
      *
      * @return 1 when it asks for an acknowledgement, 0 when not, -1 when there is no credit (nothing written)
      */
-    int headerOut(int peer, MemorySegment s, long e, int seq, MemorySegment buf, long off) {
+    int headerOut(int peer, MemorySegment s, long e, int seq, MemorySegment buf, long off, int inlineBody) {
         boolean resend = seq - sentSeq[peer] < 0;
         if (config.flowControl() && credit[peer] != UNLIMITED) {
             if (credit[peer] == 0 && !probe[peer]) {
@@ -1547,7 +1556,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         }
         int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
         boolean ask = resend || ackRequired[peer] || config.ackEveryMessage();
-        MemorySegment.copy(s, e, buf, off, MESSAGE_HEADER);
+        MemorySegment.copy(s, e, buf, off, MESSAGE_HEADER + inlineBody);
         buf.set(U16, off + PupaWire.M_FLAGS,
                 (short) ((flags & PupaWire.WIRE_FLAGS) | (ask ? PupaWire.F_ACK_REQUESTED : 0)));
         if (resend) {
