@@ -86,12 +86,19 @@ final class PrimaryFifo {
         return ENTRIES - size();
     }
 
-    /** Producer: entries up to (not including) {@code newHigh} are written; publish them. */
-    void publishHigh(int newHigh) {
-        if (newHigh == low()) {
+    /**
+     * Producer: entries up to (not including) {@code newHigh} are written; publish them.
+     *
+     * @return the free entries now, from the low pointer this call read anyway (so that a producer that wants them
+     *     does not read both pointers again; the consumer may only have freed more since)
+     */
+    int publishHigh(int newHigh) {
+        int low = low();
+        if (newHigh == low) {
             INT.setRelease(segment, FULL, 1);
         }
         INT.setRelease(segment, HIGH, newHigh);
+        return newHigh == low ? 0 : newHigh < low ? low - newHigh : low - newHigh + ENTRIES;
     }
 
     /** Consumer: the {@code freed} entries before {@code newLow} are done with; give them back. */

@@ -106,6 +106,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final PupaConfig config;
     private final int self;
     private final int peers;
+    private final int mtu; // the link's, read once: sendData asks per message packed
     private final int fragment;
     private final int maxMessage;
     private final int poolLowWater;
@@ -224,7 +225,8 @@ public final class PupaCore implements MessageCore, BufferAudit {
         this.self = link.self();
         this.peers = link.peers();
         this.burst = link.capability(TransmitBurst.class);
-        int room = link.mtu() - FRAME_HEADER - MESSAGE_HEADER;
+        this.mtu = link.mtu();
+        int room = mtu - FRAME_HEADER - MESSAGE_HEADER;
         if (room < 1) {
             throw new IllegalArgumentException("link " + link.name() + " carries " + link.mtu() + " bytes, too few for"
                     + " Pupa's " + FRAME_HEADER + "-byte frame and " + MESSAGE_HEADER + "-byte message headers");
@@ -553,9 +555,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /** fifo-enqueue, first half: room in the send FIFO for {@code k} entries (else ACKs are now required). */
     boolean sendRoom(int peer, int k) {
-        PrimaryFifo f = sendFifo[peer];
-        if (f.free() < k) {
-            enterAckRequired(peer, f);
+        int free = sendFifo[peer].free();
+        if (free < k) {
+            enterAckRequired(peer, free);
             return false;
         }
         return true;
@@ -563,14 +565,13 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /** fifo-enqueue, second half: publishes the entries up to {@code pos} (the library's high pointer). */
     void enqueued(int peer, int pos, int k, boolean inline) {
-        PrimaryFifo f = sendFifo[peer];
-        f.publishHigh(pos);
+        int free = sendFifo[peer].publishHigh(pos); // (not f.free() again: two more pointer reads per message)
         highSeq[peer] += k;
         buffered++;
         if (!inline) {
             poolHeld[peer]++; // the caller checks the pool's low-water mark once the message is in every FIFO
         }
-        enterAckRequired(peer, f);
+        enterAckRequired(peer, free);
     }
 
     /** pool-alloc: takes a send-pool buffer and chains it after {@code prev} (unless END). */
@@ -1337,8 +1338,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
         writePointers(peer);
     }
 
-    private void enterAckRequired(int peer, PrimaryFifo f) {
-        if (f.free() < SEND_LOW_WATER) {
+    /** @param free the free entries of the send FIFO to {@code peer} */
+    private void enterAckRequired(int peer, int free) {
+        if (free < SEND_LOW_WATER) {
             ackRequired[peer] = true;
         }
     }
@@ -1478,7 +1480,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         int pos = PrimaryFifo.advance(f.low(), nextSeq[peer] - lowSeq[peer]);
         for (int seq = nextSeq[peer]; seq != highSeq[peer]; seq++, pos = PrimaryFifo.advance(pos, 1)) {
             bytes += MESSAGE_HEADER + PupaWire.u16(s, PrimaryFifo.entry(pos) + PupaWire.M_FRAG_LENGTH);
-            if (bytes > link.mtu()) {
+            if (bytes > mtu) {
                 return true;
             }
         }
@@ -1505,7 +1507,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         while (seq != highSeq[peer] && !atHold(peer, seq)) {
             long e = PrimaryFifo.entry(pos);
             int fragLength = PupaWire.u16(s, e + PupaWire.M_FRAG_LENGTH);
-            if (off + MESSAGE_HEADER + fragLength > link.mtu()) {
+            if (off + MESSAGE_HEADER + fragLength > mtu) {
                 break;
             }
             int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
