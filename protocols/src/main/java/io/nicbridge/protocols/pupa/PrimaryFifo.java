@@ -55,6 +55,11 @@ final class PrimaryFifo {
         return STATE + (long) position * ENTRY;
     }
 
+    /** @return the position of the entry at offset {@code entry} ({@link #entry}'s inverse) */
+    static int position(long entry) {
+        return (int) ((entry - STATE) / ENTRY);
+    }
+
     static int advance(int position, int by) {
         int p = position + by;
         return p >= ENTRIES ? p - ENTRIES : p;

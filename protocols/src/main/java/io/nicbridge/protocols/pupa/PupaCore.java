@@ -609,7 +609,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
             MemorySegment s = f.segment();
             while (done < limit) {
                 int pos = f.low();
-                int k = head(f);
+                int k = head(f, pos);
                 if (k == 0) {
                     break; // empty, or the rest of the message's fragments have not arrived yet
                 }
@@ -652,13 +652,17 @@ public final class PupaCore implements MessageCore, BufferAudit {
         return done;
     }
 
-    /** fifo-dequeue, first half: @return the fragments of the whole message at the head of {@code f}, or 0 */
-    static int head(PrimaryFifo f) {
+    /**
+     * fifo-dequeue, first half: @return the fragments of the whole message at the head of {@code f}, or 0
+     *
+     * @param low the low pointer the caller just read (its consumer alone moves it: not read again here)
+     */
+    static int head(PrimaryFifo f, int low) {
         int size = f.size();
         if (size == 0) {
             return 0;
         }
-        int k = PupaWire.u16(f.segment(), PrimaryFifo.entry(f.low()) + PupaWire.M_COUNT);
+        int k = PupaWire.u16(f.segment(), PrimaryFifo.entry(low) + PupaWire.M_COUNT);
         return size < k ? 0 : k;
     }
 
@@ -1180,7 +1184,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     void received(int peer, long e, int flags, boolean requested) {
         PrimaryFifo f = receiveFifo[peer];
         f.segment().set(U16, e + PupaWire.M_FLAGS, (short) flags);
-        f.publishHigh(PrimaryFifo.advance(f.high(), 1));
+        f.publishHigh(PrimaryFifo.advance(PrimaryFifo.position(e), 1)); // e is the entry at high (headerIn)
         expected[peer]++;
         counters.messagesReceived++;
         if ((flags & PupaWire.F_LAST) != 0) {

@@ -399,7 +399,7 @@ public final class PupaOperations {
     public int fifoDequeue() {
         PrimaryFifo f = receiver.receiveFifo(0);
         int pos = f.low();
-        int k = PupaCore.head(f);
+        int k = PupaCore.head(f, pos);
         long e = PrimaryFifo.entry(pos);
         int length = receiver.front(f.segment(), e);
         receiver.body(f.segment(), e);
