@@ -55,6 +55,11 @@ final class PrimaryFifo {
         return STATE + (long) position * ENTRY;
     }
 
+    /** @return the position of the entry at offset {@code entry} ({@link #entry}'s inverse) */
+    static int position(long entry) {
+        return (int) ((entry - STATE) / ENTRY);
+    }
+
     static int advance(int position, int by) {
         int p = position + by;
         return p >= ENTRIES ? p - ENTRIES : p;
@@ -86,12 +91,19 @@ final class PrimaryFifo {
         return ENTRIES - size();
     }
 
-    /** Producer: entries up to (not including) {@code newHigh} are written; publish them. */
-    void publishHigh(int newHigh) {
-        if (newHigh == low()) {
+    /**
+     * Producer: entries up to (not including) {@code newHigh} are written; publish them.
+     *
+     * @return the free entries now, from the low pointer this call read anyway (so that a producer that wants them
+     *     does not read both pointers again; the consumer may only have freed more since)
+     */
+    int publishHigh(int newHigh) {
+        int low = low();
+        if (newHigh == low) {
             INT.setRelease(segment, FULL, 1);
         }
         INT.setRelease(segment, HIGH, newHigh);
+        return newHigh == low ? 0 : newHigh < low ? low - newHigh : low - newHigh + ENTRIES;
     }
 
     /** Consumer: the {@code freed} entries before {@code newLow} are done with; give them back. */

@@ -4,6 +4,7 @@ import static io.nicbridge.protocols.pupa.PupaWire.FRAME_HEADER;
 import static io.nicbridge.protocols.pupa.PupaWire.MESSAGE_HEADER;
 import static io.nicbridge.protocols.pupa.PupaWire.U16;
 import static io.nicbridge.protocols.pupa.PupaWire.U32;
+import static io.nicbridge.protocols.pupa.PupaWire.U64;
 import static io.nicbridge.protocols.pupa.PupaWire.UNLIMITED;
 
 import io.nicbridge.bridge.cost.CostItem;
@@ -105,6 +106,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private final PupaConfig config;
     private final int self;
     private final int peers;
+    private final int mtu; // the link's, read once: sendData asks per message packed
     private final int fragment;
     private final int maxMessage;
     private final int poolLowWater;
@@ -208,6 +210,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     private int rxCount;
     private int rxAck;
     private int rxGrant;
+    private short rxNack;
     private int mFragLength;
     private int mFlags;
 
@@ -222,7 +225,8 @@ public final class PupaCore implements MessageCore, BufferAudit {
         this.self = link.self();
         this.peers = link.peers();
         this.burst = link.capability(TransmitBurst.class);
-        int room = link.mtu() - FRAME_HEADER - MESSAGE_HEADER;
+        this.mtu = link.mtu();
+        int room = mtu - FRAME_HEADER - MESSAGE_HEADER;
         if (room < 1) {
             throw new IllegalArgumentException("link " + link.name() + " carries " + link.mtu() + " bytes, too few for"
                     + " Pupa's " + FRAME_HEADER + "-byte frame and " + MESSAGE_HEADER + "-byte message headers");
@@ -551,9 +555,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /** fifo-enqueue, first half: room in the send FIFO for {@code k} entries (else ACKs are now required). */
     boolean sendRoom(int peer, int k) {
-        PrimaryFifo f = sendFifo[peer];
-        if (f.free() < k) {
-            enterAckRequired(peer, f);
+        int free = sendFifo[peer].free();
+        if (free < k) {
+            enterAckRequired(peer, free);
             return false;
         }
         return true;
@@ -561,14 +565,13 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /** fifo-enqueue, second half: publishes the entries up to {@code pos} (the library's high pointer). */
     void enqueued(int peer, int pos, int k, boolean inline) {
-        PrimaryFifo f = sendFifo[peer];
-        f.publishHigh(pos);
+        int free = sendFifo[peer].publishHigh(pos); // (not f.free() again: two more pointer reads per message)
         highSeq[peer] += k;
         buffered++;
         if (!inline) {
             poolHeld[peer]++; // the caller checks the pool's low-water mark once the message is in every FIFO
         }
-        enterAckRequired(peer, f);
+        enterAckRequired(peer, free);
     }
 
     /** pool-alloc: takes a send-pool buffer and chains it after {@code prev} (unless END). */
@@ -583,15 +586,13 @@ public final class PupaCore implements MessageCore, BufferAudit {
     /** header-build: the 28-byte message header of one fragment, in send-FIFO entry {@code e}. */
     static void buildHeader(MemorySegment s, long e, int seq, int length, int fragOffset, int fragLength, int flags,
                             int index, int count, int source, int dest, int tag) {
-        s.set(U32, e + PupaWire.M_SEQ, seq);
-        s.set(U32, e + PupaWire.M_LENGTH, length);
-        s.set(U32, e + PupaWire.M_FRAG_OFFSET, fragOffset);
-        s.set(U16, e + PupaWire.M_FRAG_LENGTH, (short) fragLength);
-        s.set(U16, e + PupaWire.M_FLAGS, (short) flags);
-        s.set(U16, e + PupaWire.M_INDEX, (short) index);
-        s.set(U16, e + PupaWire.M_COUNT, (short) count);
-        s.set(U16, e + PupaWire.M_SOURCE, (short) source);
-        s.set(U16, e + PupaWire.M_DEST, (short) dest);
+        // ten fields in four writes (PupaWire.U64): seq and length, fragment offset, length and flags, index,
+        // count, source and destination, then the tag
+        s.set(U64, e + PupaWire.M_SEQ, (long) seq << 32 | (length & 0xffffffffL));
+        s.set(U64, e + PupaWire.M_FRAG_OFFSET, (long) fragOffset << 32 | (fragLength & 0xffffL) << 16
+                | (flags & 0xffffL));
+        s.set(U64, e + PupaWire.M_INDEX, (index & 0xffffL) << 48 | (count & 0xffffL) << 32
+                | (source & 0xffffL) << 16 | (dest & 0xffffL));
         s.set(U32, e + PupaWire.M_TAG, tag);
     }
 
@@ -608,7 +609,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
             MemorySegment s = f.segment();
             while (done < limit) {
                 int pos = f.low();
-                int k = head(f);
+                int k = head(f, pos);
                 if (k == 0) {
                     break; // empty, or the rest of the message's fragments have not arrived yet
                 }
@@ -651,13 +652,17 @@ public final class PupaCore implements MessageCore, BufferAudit {
         return done;
     }
 
-    /** fifo-dequeue, first half: @return the fragments of the whole message at the head of {@code f}, or 0 */
-    static int head(PrimaryFifo f) {
+    /**
+     * fifo-dequeue, first half: @return the fragments of the whole message at the head of {@code f}, or 0
+     *
+     * @param low the low pointer the caller just read (its consumer alone moves it: not read again here)
+     */
+    static int head(PrimaryFifo f, int low) {
         int size = f.size();
         if (size == 0) {
             return 0;
         }
-        int k = PupaWire.u16(f.segment(), PrimaryFifo.entry(f.low()) + PupaWire.M_COUNT);
+        int k = PupaWire.u16(f.segment(), PrimaryFifo.entry(low) + PupaWire.M_COUNT);
         return size < k ? 0 : k;
     }
 
@@ -720,13 +725,12 @@ public final class PupaCore implements MessageCore, BufferAudit {
         switch (type) {
             case PupaWire.DATA -> {
                 acknowledged(peer, ack, grant);
-                receive(peer, buf, length, count, rxHandle, FRAME_HEADER, 0, false, false,
-                        (short) PupaWire.u16(buf, PupaWire.OFF_NACK));
+                receive(peer, buf, length, count, rxHandle, FRAME_HEADER, 0, false, false, rxNack);
             }
             case PupaWire.ACK, PupaWire.CREDIT -> acknowledged(peer, ack, grant);
             case PupaWire.NACK -> {
                 acknowledged(peer, ack, grant);
-                nacked(peer, ack, (short) PupaWire.u16(buf, PupaWire.OFF_NACK));
+                nacked(peer, ack, rxNack);
             }
             case PupaWire.ACK_REQUEST -> {
                 acknowledged(peer, ack, grant);
@@ -755,22 +759,28 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /**
      * frame-parse: checks a frame's header (length, peer, magic, payload length) and reads its type, count,
-     * acknowledgement and credit into rxType, rxCount, rxAck, rxGrant.
+     * acknowledgement, credit and NACK word into rxType, rxCount, rxAck, rxGrant, rxNack.
      *
      * @return false, counted as malformed, when the header is not a Pupa frame header from a peer
      */
     boolean parseFrame(MemorySegment buf, int length, int peer) {
         counters.framesReceived++;
-        if (length < FRAME_HEADER || peer < 0 || peer >= peers || peer == self
-                || buf.get(ValueLayout.JAVA_BYTE, PupaWire.OFF_MAGIC) != PupaWire.MAGIC
-                || PupaWire.u16(buf, PupaWire.OFF_PAYLOAD) != length - FRAME_HEADER) {
+        if (length < FRAME_HEADER || peer < 0 || peer >= peers || peer == self) {
             counters.malformed++;
             return false;
         }
-        rxType = buf.get(ValueLayout.JAVA_BYTE, PupaWire.OFF_TYPE);
-        rxCount = PupaWire.u16(buf, PupaWire.OFF_COUNT);
-        rxAck = buf.get(U32, PupaWire.OFF_ACK);
-        rxGrant = buf.get(U32, PupaWire.OFF_CREDIT);
+        // bytes 0..7 (magic, type, count, ack) and 8..15 (credit, payload length, nack) in one read each
+        long w0 = buf.get(U64, PupaWire.OFF_MAGIC);
+        long w1 = buf.get(U64, PupaWire.OFF_CREDIT);
+        if ((byte) (w0 >>> 56) != PupaWire.MAGIC || (int) (w1 >>> 16 & 0xffff) != length - FRAME_HEADER) {
+            counters.malformed++;
+            return false;
+        }
+        rxType = (byte) (w0 >>> 48);
+        rxCount = (int) (w0 >>> 32 & 0xffff);
+        rxAck = (int) w0;
+        rxGrant = (int) (w1 >>> 32);
+        rxNack = (short) w1;
         return true;
     }
 
@@ -1028,13 +1038,14 @@ public final class PupaCore implements MessageCore, BufferAudit {
                 rejected(peer, nackEcho);
                 return; // the rest of the frame is later still
             }
+            boolean inline = fragLength < PupaWire.INLINE_LIMIT;
             opHeaderIn.charge();
-            long e = headerIn(peer, buf, off, multicast);
+            long e = headerIn(peer, buf, off, multicast, inline ? fragLength : 0);
             MemorySegment s = receiveFifo[peer].segment();
             int kind;
-            if (fragLength < PupaWire.INLINE_LIMIT) {
-                MemorySegment.copy(buf, body, s, e + PrimaryFifo.BODY, fragLength);
-                kind = 0;
+            if (inline) {
+                kind = 0; // the body came with the header
+
                 counters.inPrimary++;
             } else if (fragLength <= receivePool.size()) {
                 opPoolAlloc.charge();
@@ -1115,17 +1126,22 @@ public final class PupaCore implements MessageCore, BufferAudit {
             mFlags = 0;
             return MALFORMED;
         }
-        int seq = multicast ? multicastSeq : buf.get(U32, off + PupaWire.M_SEQ);
-        int fragLength = PupaWire.u16(buf, off + PupaWire.M_FRAG_LENGTH);
-        int flags = PupaWire.u16(buf, off + PupaWire.M_FLAGS);
-        int index = PupaWire.u16(buf, off + PupaWire.M_INDEX);
-        int frags = PupaWire.u16(buf, off + PupaWire.M_COUNT);
-        int msgLength = buf.get(U32, off + PupaWire.M_LENGTH);
-        int fragOffset = buf.get(U32, off + PupaWire.M_FRAG_OFFSET);
+        // the header's first 24 bytes in three reads (PupaWire.U64): seq and length, fragment offset, length and
+        // flags, index, count, source and destination
+        long w0 = buf.get(U64, off + PupaWire.M_SEQ);
+        long w1 = buf.get(U64, off + PupaWire.M_FRAG_OFFSET);
+        long w2 = buf.get(U64, off + PupaWire.M_INDEX);
+        int seq = multicast ? multicastSeq : (int) (w0 >>> 32);
+        int fragLength = (int) (w1 >>> 16 & 0xffff);
+        int flags = (int) (w1 & 0xffff);
+        int index = (int) (w2 >>> 48);
+        int frags = (int) (w2 >>> 32 & 0xffff);
+        int msgLength = (int) w0;
+        int fragOffset = (int) (w1 >>> 32);
         mFragLength = fragLength;
         mFlags = flags;
-        if (body + fragLength > length || PupaWire.u16(buf, off + PupaWire.M_SOURCE) != peer
-                || PupaWire.u16(buf, off + PupaWire.M_DEST) != (multicast ? PupaWire.MULTICAST_DEST : self)
+        if (body + fragLength > length || (int) (w2 >>> 16 & 0xffff) != peer
+                || (int) (w2 & 0xffff) != (multicast ? PupaWire.MULTICAST_DEST : self)
                 || frags < 1 || index >= frags
                 || frags >= PrimaryFifo.ENTRIES || msgLength < 0 || msgLength > maxMessage || fragOffset < 0
                 || fragOffset + fragLength > msgLength && !(msgLength == 0 && fragLength == 0)
@@ -1147,14 +1163,16 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /**
      * header-in, first half: copies the message header at {@code off} into the next receive entry (one of a
-     * {@code multicast} frame then reads as the unicast one would: this pair's sequence number, this node).
+     * {@code multicast} frame then reads as the unicast one would: this pair's sequence number, this node), and
+     * {@code inlineBody} bytes of an inline body with it: the body follows its header in the frame and in the entry
+     * alike, so one copy moves both.
      * @return the entry
      */
-    long headerIn(int peer, MemorySegment buf, long off, boolean multicast) {
+    long headerIn(int peer, MemorySegment buf, long off, boolean multicast, int inlineBody) {
         PrimaryFifo f = receiveFifo[peer];
         long e = PrimaryFifo.entry(f.high());
         MemorySegment s = f.segment();
-        MemorySegment.copy(buf, off, s, e, MESSAGE_HEADER);
+        MemorySegment.copy(buf, off, s, e, MESSAGE_HEADER + inlineBody);
         if (multicast) {
             s.set(U32, e + PupaWire.M_SEQ, expected[peer]); // accepted: the expected one
             s.set(U16, e + PupaWire.M_DEST, (short) self);
@@ -1166,7 +1184,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
     void received(int peer, long e, int flags, boolean requested) {
         PrimaryFifo f = receiveFifo[peer];
         f.segment().set(U16, e + PupaWire.M_FLAGS, (short) flags);
-        f.publishHigh(PrimaryFifo.advance(f.high(), 1));
+        f.publishHigh(PrimaryFifo.advance(PrimaryFifo.position(e), 1)); // e is the entry at high (headerIn)
         expected[peer]++;
         counters.messagesReceived++;
         if ((flags & PupaWire.F_LAST) != 0) {
@@ -1324,8 +1342,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
         writePointers(peer);
     }
 
-    private void enterAckRequired(int peer, PrimaryFifo f) {
-        if (f.free() < SEND_LOW_WATER) {
+    /** @param free the free entries of the send FIFO to {@code peer} */
+    private void enterAckRequired(int peer, int free) {
+        if (free < SEND_LOW_WATER) {
             ackRequired[peer] = true;
         }
     }
@@ -1465,7 +1484,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         int pos = PrimaryFifo.advance(f.low(), nextSeq[peer] - lowSeq[peer]);
         for (int seq = nextSeq[peer]; seq != highSeq[peer]; seq++, pos = PrimaryFifo.advance(pos, 1)) {
             bytes += MESSAGE_HEADER + PupaWire.u16(s, PrimaryFifo.entry(pos) + PupaWire.M_FRAG_LENGTH);
-            if (bytes > link.mtu()) {
+            if (bytes > mtu) {
                 return true;
             }
         }
@@ -1492,16 +1511,20 @@ public final class PupaCore implements MessageCore, BufferAudit {
         while (seq != highSeq[peer] && !atHold(peer, seq)) {
             long e = PrimaryFifo.entry(pos);
             int fragLength = PupaWire.u16(s, e + PupaWire.M_FRAG_LENGTH);
-            if (off + MESSAGE_HEADER + fragLength > link.mtu()) {
+            if (off + MESSAGE_HEADER + fragLength > mtu) {
                 break;
             }
+            int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
+            boolean inline = (flags & K_POOL) == 0;
             opHeaderOut.charge();
-            int ask = headerOut(peer, s, e, seq, buf, off);
+            int ask = headerOut(peer, s, e, seq, buf, off, inline ? fragLength : 0);
             if (ask < 0) {
                 break; // no credit
             }
             requested |= ask != 0;
-            copyBody(s, e, PupaWire.u16(s, e + PupaWire.M_FLAGS), fragLength, buf, off + MESSAGE_HEADER);
+            if (!inline) {
+                copyBody(s, e, flags, fragLength, buf, off + MESSAGE_HEADER);
+            }
             cpu.charge(CostItem.COPY, fragLength);
             off += MESSAGE_HEADER + fragLength;
             count++;
@@ -1520,11 +1543,13 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /**
      * header-out: takes a credit for the message in send entry {@code e} (sequence {@code seq}), decides whether it
-     * asks for an acknowledgement, and copies its header into the frame at {@code off} with the wire's flags.
+     * asks for an acknowledgement, and copies its header into the frame at {@code off} with the wire's flags, and
+     * {@code inlineBody} bytes of an inline body with it (the body follows its header in the entry and in the frame
+     * alike: one copy moves both).
      *
      * @return 1 when it asks for an acknowledgement, 0 when not, -1 when there is no credit (nothing written)
      */
-    int headerOut(int peer, MemorySegment s, long e, int seq, MemorySegment buf, long off) {
+    int headerOut(int peer, MemorySegment s, long e, int seq, MemorySegment buf, long off, int inlineBody) {
         boolean resend = seq - sentSeq[peer] < 0;
         if (config.flowControl() && credit[peer] != UNLIMITED) {
             if (credit[peer] == 0 && !probe[peer]) {
@@ -1537,7 +1562,7 @@ public final class PupaCore implements MessageCore, BufferAudit {
         }
         int flags = PupaWire.u16(s, e + PupaWire.M_FLAGS);
         boolean ask = resend || ackRequired[peer] || config.ackEveryMessage();
-        MemorySegment.copy(s, e, buf, off, MESSAGE_HEADER);
+        MemorySegment.copy(s, e, buf, off, MESSAGE_HEADER + inlineBody);
         buf.set(U16, off + PupaWire.M_FLAGS,
                 (short) ((flags & PupaWire.WIRE_FLAGS) | (ask ? PupaWire.F_ACK_REQUESTED : 0)));
         if (resend) {
@@ -1552,8 +1577,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /** pack, first half: the data frame's header (count, cumulative ACK, credit, payload length up to {@code end}). */
     void packFrame(int peer, MemorySegment buf, int count, int end) {
-        PupaWire.frameHeader(buf, PupaWire.DATA, count, expected[peer], grant(peer), end - FRAME_HEADER);
-        buf.set(U16, PupaWire.OFF_NACK, nackHeard[peer]); // the last NACK acted on ({@link #rejected})
+        // the last NACK acted on ({@link #rejected}), written with the rest of the header
+        PupaWire.frameHeader(buf, PupaWire.DATA, count, expected[peer], grant(peer), end - FRAME_HEADER,
+                nackHeard[peer]);
     }
 
     /** pack, second half: the messages up to {@code seq} are out; the handler's next and sent pointers follow. */
@@ -1611,10 +1637,9 @@ public final class PupaCore implements MessageCore, BufferAudit {
 
     /** control: a frame without messages: the cumulative ACK and the credit, which is all the peer is owed now. */
     void controlFrame(int peer, MemorySegment buf, byte type) {
-        PupaWire.frameHeader(buf, type, 0, expected[peer], grant(peer), 0);
-        if (type == PupaWire.NACK) {
-            buf.set(U16, PupaWire.OFF_NACK, nackSent[peer]); // this NACK's number ({@link #rejected})
-        }
+        // a NACK carries its number ({@link #rejected}), the other control frames 0
+        PupaWire.frameHeader(buf, type, 0, expected[peer], grant(peer), 0,
+                type == PupaWire.NACK ? nackSent[peer] : 0);
         counters.ackPacketsSent++;
         carried(peer);
     }

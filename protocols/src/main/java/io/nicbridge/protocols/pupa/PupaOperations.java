@@ -242,10 +242,11 @@ public final class PupaOperations {
         sender.framed(1, seqs[1], false);
     }
 
+    /** The header alone (no inline body with it: body bytes are priced as {@code CostItem.COPY}). */
     public int headerOut() {
         PrimaryFifo sf = sender.sendFifo(1);
         sender.sendSequences(1, seqs);
-        return sender.headerOut(1, sf.segment(), PrimaryFifo.entry(sf.high()), seqs[2], frame, FRAME_HEADER);
+        return sender.headerOut(1, sf.segment(), PrimaryFifo.entry(sf.high()), seqs[2], frame, FRAME_HEADER, 0);
     }
 
     /** A broadcast frame's header and message header, for nine destinations. @return where the body goes */
@@ -334,7 +335,7 @@ public final class PupaOperations {
 
     /** Up to {@link #BATCH} calls after {@link #prepareHeaderIns()}. */
     public void headerIn() {
-        long e = receiver.headerIn(0, dataFrame, FRAME_HEADER, false);
+        long e = receiver.headerIn(0, dataFrame, FRAME_HEADER, false, 0); // the header alone, as headerOut()
         receiver.received(0, e, FLAGS, false);
     }
 
@@ -398,7 +399,7 @@ public final class PupaOperations {
     public int fifoDequeue() {
         PrimaryFifo f = receiver.receiveFifo(0);
         int pos = f.low();
-        int k = PupaCore.head(f);
+        int k = PupaCore.head(f, pos);
         long e = PrimaryFifo.entry(pos);
         int length = receiver.front(f.segment(), e);
         receiver.body(f.segment(), e);
